@@ -1,0 +1,17 @@
+package daemonset
+
+import v1 "k8s.io/api/core/v1"
+
+// Eligibility is the controller's two answers for one node (ELIG-1) and why.
+type Eligibility struct {
+	ShouldRun             bool
+	ShouldContinueRunning bool
+	// Reason is empty when ShouldRun is true, else the first failing check (ELIG-6).
+	Reason Reason
+	// Taint is the untolerated taint behind ReasonTaintNotTolerated and
+	// ReasonNoExecuteTaintNotTolerated (TAINT-9).
+	Taint v1.Taint
+}
+
+// Eligibility decides node (ELIG-*). It allocates nothing.
+func (p *Planner) Eligibility(node *v1.Node) Eligibility { panic("daemonset: not implemented yet") }

@@ -1,0 +1,19 @@
+package daemonset
+
+import "time"
+
+// Options are the explicit inputs of a plan that are not API objects. The zero value of every
+// field except Now means the Kubernetes v1.36 default.
+type Options struct {
+	// Now is the instant at which readiness and minReadySeconds are judged (UPD-12). It has no
+	// default: a zero Now is a programming error and Compile panics.
+	Now time.Time
+
+	// BurstLimit caps the creates and the deletes of one action list, as the controller's
+	// BurstReplicas (250) does (DIFF-10). Zero reports the whole diff. Negative panics.
+	BurstLimit int
+
+	// TolerationComparisonOperators enables the Lt and Gt toleration operators (feature gate
+	// TaintTolerationComparisonOperators, off by default in v1.36; TAINT-10, D-7).
+	TolerationComparisonOperators bool
+}

@@ -1,0 +1,57 @@
+package daemonset
+
+// Reason is a stable machine code that says why a node is left out, or why a pod is created or
+// deleted. Codes are CamelCase and never renamed once released; reason_test.go lists them all.
+type Reason string
+
+// Eligibility reasons (ELIG-2..ELIG-6): why a node should not run, or not keep, a daemon pod.
+const (
+	// ReasonNodeNameMismatch: the template names another node in spec.nodeName (ELIG-2).
+	ReasonNodeNameMismatch Reason = "NodeNameMismatch"
+	// ReasonNodeSelectorMismatch: the node fails spec.nodeSelector (NSEL-2).
+	ReasonNodeSelectorMismatch Reason = "NodeSelectorMismatch"
+	// ReasonNodeAffinityMismatch: no required node affinity term matches the node (AFF-3).
+	ReasonNodeAffinityMismatch Reason = "NodeAffinityMismatch"
+	// ReasonTaintNotTolerated: an untolerated NoSchedule taint blocks new pods, existing pods
+	// may stay (ELIG-4).
+	ReasonTaintNotTolerated Reason = "TaintNotTolerated"
+	// ReasonNoExecuteTaintNotTolerated: an untolerated NoExecute taint blocks new pods and
+	// evicts existing ones (TAINT-5).
+	ReasonNoExecuteTaintNotTolerated Reason = "NoExecuteTaintNotTolerated"
+)
+
+// Create reasons.
+const (
+	// ReasonMissingPod: the node should run a daemon pod and has none running (DIFF-2, DIFF-6).
+	ReasonMissingPod Reason = "MissingPod"
+	// ReasonSurgeOldUnavailable: rolling update with surge, the node's old pod is not available,
+	// so its replacement is created without spending the surge budget (UPD-11).
+	ReasonSurgeOldUnavailable Reason = "SurgeOldUnavailable"
+	// ReasonSurgeCandidate: rolling update with surge, a new pod beside an available old one,
+	// within maxSurge (UPD-11).
+	ReasonSurgeCandidate Reason = "SurgeCandidate"
+)
+
+// Delete reasons (DIFF-16).
+const (
+	ReasonNodeNotEligible          Reason = "NodeNotEligible"          // DIFF-4
+	ReasonFailedPod                Reason = "FailedPod"                // DIFF-3
+	ReasonSucceededPod             Reason = "SucceededPod"             // DIFF-3
+	ReasonDuplicatePod             Reason = "DuplicatePod"             // DIFF-5, DIFF-6
+	ReasonSurgeOldNotReady         Reason = "SurgeOldNotReady"         // DIFF-6
+	ReasonSurgeNewAvailable        Reason = "SurgeNewAvailable"        // DIFF-6
+	ReasonUnscheduledOnMissingNode Reason = "UnscheduledOnMissingNode" // DIFF-8
+
+	ReasonUpdateOldUnavailable          Reason = "UpdateOldUnavailable"          // UPD-8
+	ReasonUpdateOldCandidate            Reason = "UpdateOldCandidate"            // UPD-8
+	ReasonSurgeOldUnavailableIneligible Reason = "SurgeOldUnavailableIneligible" // UPD-11
+	ReasonSurgeReplaced                 Reason = "SurgeReplaced"                 // UPD-11
+	ReasonSurgeIneligibleExcess         Reason = "SurgeIneligibleExcess"         // UPD-11
+)
+
+// Event reasons the controller would emit (D-8).
+const (
+	ReasonFailedDaemonPod    Reason = "FailedDaemonPod"
+	ReasonSucceededDaemonPod Reason = "SucceededDaemonPod"
+	ReasonSelectingAll       Reason = "SelectingAll"
+)

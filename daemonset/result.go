@@ -1,0 +1,95 @@
+package daemonset
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+)
+
+// Result is the plan of one sync of one DaemonSet. Its JSON form is the oracle contract
+// documented in the README; every slice is sorted so that equal snapshots give byte-equal plans.
+type Result struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// RevisionHash is the controller-revision-hash the created pods carry (UPD-14, UPD-15).
+	// Empty when Skipped is set (D-11).
+	RevisionHash string `json:"revisionHash"`
+	// Skipped names the rule under which the sync does nothing: "SYNC-3", "SYNC-4", "SYNC-5"
+	// or "UPD-21" (D-9, D-10, D-11). Empty otherwise.
+	Skipped string `json:"skipped,omitempty"`
+
+	Create  []Creation `json:"create"`  // sorted by node
+	Delete  []Deletion `json:"delete"`  // sorted by namespace, name
+	Adopt   []PodRef   `json:"adopt"`   // sorted by namespace, name
+	Release []PodRef   `json:"release"` // sorted by namespace, name
+
+	// RollingUpdate says what the rolling-update step did (issue 4); nil under Skipped.
+	RollingUpdate *RollingUpdate `json:"rollingUpdate,omitempty"`
+
+	// Status is the status the sync writes (STAT-*); nil under Skipped (D-11).
+	Status *appsv1.DaemonSetStatus `json:"status"`
+
+	// CollisionCount is the status.collisionCount the sync writes when it finds a hash
+	// collision (UPD-21, D-10); nil otherwise.
+	CollisionCount *int32 `json:"collisionCount,omitempty"`
+
+	// Events are the events the controller would emit, as explanations (D-8), sorted.
+	Events []Event `json:"events,omitempty"`
+
+	// Invalid lists, rendered, what API validation would reject in the DaemonSet (VAL-*). The
+	// plan is still the controller's answer for the object as stored (VAL-22, D-4).
+	Invalid []string `json:"invalid,omitempty"`
+}
+
+// Creation is one daemon pod to create.
+type Creation struct {
+	Node   string `json:"node"`
+	Reason Reason `json:"reason"`
+	// Interchangeable marks a create chosen among equal candidates (D-1): compare counts, not
+	// identities, with other implementations.
+	Interchangeable bool `json:"interchangeable,omitempty"`
+	// Pod is the object the controller submits (POD-*), with metadata.namespace set (D-3).
+	Pod *v1.Pod `json:"pod"`
+}
+
+// Deletion is one pod to delete.
+type Deletion struct {
+	Namespace       string `json:"namespace"`
+	Name            string `json:"name"`
+	Node            string `json:"node"`
+	Reason          Reason `json:"reason"`
+	Interchangeable bool   `json:"interchangeable,omitempty"`
+}
+
+// PodRef names a pod.
+type PodRef struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+}
+
+// Event is an event the controller would emit (D-8).
+type Event struct {
+	Type    string `json:"type"` // Normal or Warning
+	Reason  Reason `json:"reason"`
+	Pod     string `json:"pod,omitempty"` // namespace/name
+	Node    string `json:"node,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// RollingUpdate reports the rolling-update step of one sync (UPD-*).
+type RollingUpdate struct {
+	// Acted is true when the step ran (RollingUpdate strategy, base diff empty, no error).
+	Acted bool `json:"acted"`
+	// Reason says why the step did not act: "OnDelete", "BaseDiffNotEmpty" (UPD-2) or
+	// "Error"; empty when it acted.
+	Reason string `json:"reason,omitempty"`
+	// Error is the upstream error that stopped the step (UPD-5, UPD-11), if any.
+	Error string `json:"error,omitempty"`
+	// MaxUnavailable and MaxSurge are the resolved budgets (UPD-5, UPD-6).
+	MaxUnavailable int `json:"maxUnavailable"`
+	MaxSurge       int `json:"maxSurge"`
+}
+
+// ClusterResult is the plan of every DaemonSet of a snapshot (D-2, D-12).
+type ClusterResult struct {
+	DaemonSets []*Result `json:"daemonSets"` // sorted by namespace, name
+}
