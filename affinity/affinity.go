@@ -13,8 +13,11 @@ import (
 type Required struct{}
 
 // Compile compiles spec.nodeSelector and the required node affinity of spec. It never fails:
-// a malformed term is recorded and never matches (AFF-8), as upstream.
-func Compile(spec *v1.PodSpec) *Required { panic("affinity: not implemented yet") }
+// a malformed term is recorded (with its path under fldPath) and never matches (AFF-8), as
+// upstream. fldPath may be nil.
+func Compile(spec *v1.PodSpec, fldPath *field.Path) *Required {
+	panic("affinity: not implemented yet")
+}
 
 // Validate reports what API validation rejects in the node selector and node affinity of spec
 // (VAL-18, VAL-19).

@@ -15,3 +15,17 @@ type Eligibility struct {
 
 // Eligibility decides node (ELIG-*). It allocates nothing.
 func (p *Planner) Eligibility(node *v1.Node) Eligibility { panic("daemonset: not implemented yet") }
+
+// Explanation is the evidence behind an Eligibility, for people: the failing affinity term and
+// requirement with the node's actual value, the untolerated taint, or the template nodeName.
+type Explanation struct {
+	Eligibility
+	Node string
+}
+
+// Explain decides node like Eligibility, which it always agrees with, and keeps the evidence.
+// It may allocate.
+func (p *Planner) Explain(node *v1.Node) Explanation { panic("daemonset: not implemented yet") }
+
+// String renders the explanation in plain words, one sentence per finding.
+func (e Explanation) String() string { panic("daemonset: not implemented yet") }

@@ -1,6 +1,7 @@
 package daemonset
 
 import (
+	"github.com/daemonsched/daemonsched/selector"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 )
@@ -20,6 +21,6 @@ type revisionOutcome struct {
 
 // currentRevision claims the revisions of ds (OWN-12) and returns the current hash (UPD-14;
 // UPD-15 when none matches). sel is the compiled DaemonSet selector.
-func currentRevision(ds *appsv1.DaemonSet, revisions []*appsv1.ControllerRevision, matches func(map[string]string) bool) revisionOutcome {
+func currentRevision(ds *appsv1.DaemonSet, revisions []*appsv1.ControllerRevision, sel *selector.Selector) revisionOutcome {
 	panic("daemonset: not implemented yet")
 }
