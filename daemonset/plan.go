@@ -3,7 +3,6 @@ package daemonset
 import (
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // Snapshot is what the controller's caches hold: every node, pod and ControllerRevision (and,
@@ -13,18 +12,6 @@ type Snapshot struct {
 	Nodes      []*v1.Node
 	Pods       []*v1.Pod
 	Revisions  []*appsv1.ControllerRevision
-}
-
-// Planner is a compiled DaemonSet. It is immutable and safe for concurrent use.
-type Planner struct {
-	ds   *appsv1.DaemonSet // as given; never modified
-	opts Options
-}
-
-// Compile compiles ds. errs lists what API validation would reject (VAL-*); the Planner is
-// returned even then and plans the object as stored, as the controller would (VAL-22, D-4).
-func Compile(ds *appsv1.DaemonSet, opts Options) (*Planner, field.ErrorList) {
-	panic("daemonset: not implemented yet")
 }
 
 // Plan compiles ds and plans one sync on nodes and pods. The error reports an inconsistent

@@ -1,0 +1,120 @@
+package daemonset
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/daemonsched/daemonsched/affinity"
+	"github.com/daemonsched/daemonsched/selector"
+	"github.com/daemonsched/daemonsched/taints"
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Planner is a compiled DaemonSet. It is immutable and safe for concurrent use: everything the
+// plan needs per node or per pod (selector, placement, merged tolerations, daemon pod prototype)
+// is computed once by [Compile].
+type Planner struct {
+	ds   *appsv1.DaemonSet // as given; never modified
+	opts Options
+	errs field.ErrorList
+
+	// skip is the rule under which every sync of this DaemonSet does nothing ("SYNC-3",
+	// "SYNC-4", "SYNC-5"), or "".
+	skip string
+
+	sel *selector.Selector // nil when the selector does not convert (SYNC-5)
+	req *affinity.Required
+	// nodeSelector is spec.template.spec.nodeSelector sorted by key, so that the first
+	// mismatch is stable (ELIG-6) and the hot path walks a slice instead of a map.
+	nodeSelector []labelPair
+	// nodeName is spec.template.spec.nodeName (ELIG-2).
+	nodeName string
+
+	// tolerations is the template's list with the default daemon tolerations merged in
+	// (DEFTOL-1..3); tols is its compiled form (TAINT-8).
+	tolerations []v1.Toleration
+	tols        *taints.Tolerations
+
+	// proto is the daemon pod without its hash label and without the node binding (POD-1..7).
+	proto *v1.Pod
+	// freshHash is the hash computed from the template (UPD-15), used by NewPod.
+	freshHash string
+}
+
+type labelPair struct{ key, value string }
+
+// Compile compiles ds. errs lists what API validation would reject (VAL-*); the Planner is
+// returned even then and plans the object as stored, as the controller would (VAL-22, D-4).
+//
+// Compile panics on misuse: a nil ds, a zero opts.Now or a negative opts.BurstLimit.
+func Compile(ds *appsv1.DaemonSet, opts Options) (*Planner, field.ErrorList) {
+	checkOptions(opts)
+	if ds == nil {
+		panic("daemonset: nil DaemonSet")
+	}
+	p := &Planner{ds: ds, opts: opts}
+	p.errs = Validate(ds, opts)
+
+	// The selector is converted even when SYNC-3 or SYNC-4 applies, so that the Planner is
+	// complete; only the order of the skip checks follows SYNC-2.
+	sel, selErrs := selector.Compile(ds.Spec.Selector, field.NewPath("spec", "selector"))
+	if len(selErrs) == 0 {
+		p.sel = sel
+	}
+	switch {
+	case isSelectingAll(ds.Spec.Selector):
+		p.skip = SkipSelectingAll
+	case ds.DeletionTimestamp != nil:
+		p.skip = SkipBeingDeleted
+	case len(selErrs) > 0:
+		p.skip = SkipInvalidSelector
+	}
+
+	spec := &ds.Spec.Template.Spec
+	p.req = affinity.Compile(spec, field.NewPath("spec", "template", "spec"))
+	p.nodeName = spec.NodeName
+	p.nodeSelector = make([]labelPair, 0, len(spec.NodeSelector))
+	for k, v := range spec.NodeSelector {
+		p.nodeSelector = append(p.nodeSelector, labelPair{k, v})
+	}
+	slices.SortFunc(p.nodeSelector, func(a, b labelPair) int { return strings.Compare(a.key, b.key) })
+
+	p.tolerations = mergeDaemonTolerations(spec.Tolerations, spec.HostNetwork)
+	p.tols = taints.Compile(p.tolerations, taints.Options{ComparisonOperators: opts.TolerationComparisonOperators})
+
+	p.proto = buildPrototype(ds, p.tolerations)
+	p.freshHash = ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
+	return p, p.errs
+}
+
+// Skip codes: the rule under which a sync does nothing (D-9, D-10, D-11).
+const (
+	SkipSelectingAll    = "SYNC-3"
+	SkipBeingDeleted    = "SYNC-4"
+	SkipInvalidSelector = "SYNC-5"
+	SkipHashCollision   = "UPD-21"
+)
+
+// isSelectingAll is the SYNC-3 guard: Go deep equality with an empty LabelSelector, so a
+// non-nil empty matchLabels map or matchExpressions slice does not trip it.
+func isSelectingAll(ls *metav1.LabelSelector) bool {
+	return ls != nil && ls.MatchLabels == nil && ls.MatchExpressions == nil
+}
+
+func checkOptions(opts Options) {
+	if opts.Now.IsZero() {
+		panic("daemonset: Options.Now is zero")
+	}
+	if opts.BurstLimit < 0 {
+		panic("daemonset: negative Options.BurstLimit")
+	}
+}
+
+// Errors returns what API validation would reject in the DaemonSet, as Compile returned it.
+func (p *Planner) Errors() field.ErrorList { return p.errs }
+
+// DaemonSet returns the DaemonSet the Planner was compiled from. It must not be modified.
+func (p *Planner) DaemonSet() *appsv1.DaemonSet { return p.ds }

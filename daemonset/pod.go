@@ -1,0 +1,134 @@
+package daemonset
+
+import (
+	"strconv"
+
+	"github.com/daemonsched/daemonsched/affinity"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Label and annotation keys the controller reads or writes.
+const (
+	// LabelRevisionHash is the pod and ControllerRevision label carrying the revision hash.
+	LabelRevisionHash = appsv1.DefaultDaemonSetUniqueLabelKey // "controller-revision-hash"
+	// LabelTemplateGeneration is the pod label carrying the template generation (POD-3).
+	LabelTemplateGeneration = podTemplateGenerationLabel // "pod-template-generation"
+	// AnnotationTemplateGeneration is the DaemonSet annotation the generation is read from
+	// (templateGeneration, shared with UPD-3).
+	AnnotationTemplateGeneration = appsv1.DeprecatedTemplateGeneration
+)
+
+// daemonTolerations are the defaults of DEFTOL-1 in their merge order; the last one applies
+// only to host-network pods.
+var daemonTolerations = [...]v1.Toleration{
+	{Key: v1.TaintNodeNotReady, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute},
+	{Key: v1.TaintNodeUnreachable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute},
+	{Key: v1.TaintNodeDiskPressure, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
+	{Key: v1.TaintNodeMemoryPressure, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
+	{Key: v1.TaintNodePIDPressure, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
+	{Key: v1.TaintNodeUnschedulable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
+	{Key: v1.TaintNodeNetworkUnavailable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
+}
+
+// mergeDaemonTolerations returns a new list: tols with the default daemon tolerations merged in
+// (DEFTOL-1..3). Each default replaces, in place, every entry identical to it on key, operator,
+// value and effect (tolerationSeconds is not part of the identity and is lost); a default
+// without such an entry is appended. The network-unavailable default applies only with
+// hostNetwork (DEFTOL-6). tols is not modified.
+func mergeDaemonTolerations(tols []v1.Toleration, hostNetwork bool) []v1.Toleration {
+	defaults := daemonTolerations[:len(daemonTolerations)-1]
+	if hostNetwork {
+		defaults = daemonTolerations[:]
+	}
+	out := make([]v1.Toleration, len(tols), len(tols)+len(defaults))
+	for i := range tols {
+		tols[i].DeepCopyInto(&out[i])
+	}
+	for _, d := range defaults {
+		found := false
+		for i := range out {
+			// v1.Toleration.MatchToleration: the four identity fields. Upstream's "already
+			// equal" shortcut compares a pointer with a value and never fires (DEFTOL-2).
+			if out[i].Key == d.Key && out[i].Operator == d.Operator && out[i].Value == d.Value && out[i].Effect == d.Effect {
+				out[i] = d
+				found = true
+			}
+		}
+		if !found {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// buildPrototype builds, once per Compile, the daemon pod without its hash label and without
+// the node binding (POD-1..POD-7). As in the v1.36 controller (GetPodFromTemplate), labels,
+// annotations and finalizers are always non-nil copies, even when the template has none.
+func buildPrototype(ds *appsv1.DaemonSet, tolerations []v1.Toleration) *v1.Pod {
+	tmpl := &ds.Spec.Template
+	labels := make(map[string]string, len(tmpl.Labels)+2)
+	for k, v := range tmpl.Labels {
+		labels[k] = v
+	}
+	if g, ok := templateGeneration(ds); ok {
+		labels[LabelTemplateGeneration] = strconv.FormatInt(g, 10)
+	}
+	annotations := make(map[string]string, len(tmpl.Annotations))
+	for k, v := range tmpl.Annotations {
+		annotations[k] = v
+	}
+	finalizers := make([]string, len(tmpl.Finalizers))
+	copy(finalizers, tmpl.Finalizers)
+
+	pod := &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			GenerateName:    ds.Name + "-",
+			Namespace:       ds.Namespace,
+			Labels:          labels,
+			Annotations:     annotations,
+			Finalizers:      finalizers,
+			OwnerReferences: []metav1.OwnerReference{controllerRef(ds)},
+		},
+	}
+	tmpl.Spec.DeepCopyInto(&pod.Spec)
+	pod.Spec.Tolerations = make([]v1.Toleration, len(tolerations))
+	for i := range tolerations {
+		tolerations[i].DeepCopyInto(&pod.Spec.Tolerations[i])
+	}
+	return pod
+}
+
+// controllerRef is the owner reference of POD-5, also added by adoption (OWN-4).
+func controllerRef(ds *appsv1.DaemonSet) metav1.OwnerReference {
+	yes := true
+	return metav1.OwnerReference{
+		APIVersion:         "apps/v1",
+		Kind:               "DaemonSet",
+		Name:               ds.Name,
+		UID:                ds.UID,
+		Controller:         &yes,
+		BlockOwnerDeletion: &yes,
+	}
+}
+
+// NewPod returns the daemon pod the controller would submit for nodeName (POD-1..POD-8), with
+// metadata.namespace set to the DaemonSet's (D-3). Its controller-revision-hash is the one
+// computed from the template (UPD-15): NewPod sees no ControllerRevisions, so when the snapshot
+// holds a matching revision with another hash label (UPD-14, D-6) the pods of [Planner.Plan]
+// carry that label instead. Each call returns a new object that shares nothing with the
+// Planner or with other pods.
+func (p *Planner) NewPod(nodeName string) *v1.Pod { return p.newPod(nodeName, p.freshHash) }
+
+// newPod builds the daemon pod for nodeName with hash as its revision hash: a deep copy of the
+// prototype, the hash label (only when non-empty, as upstream CreatePodTemplate) and the node
+// binding of POD-6.
+func (p *Planner) newPod(nodeName, hash string) *v1.Pod {
+	pod := p.proto.DeepCopy()
+	if hash != "" {
+		pod.Labels[LabelRevisionHash] = hash
+	}
+	pod.Spec.Affinity = affinity.BindToNode(pod.Spec.Affinity, nodeName)
+	return pod
+}
