@@ -1,21 +1,107 @@
 // Package selector decides whether a set of labels satisfies a Kubernetes label selector
-// (metav1.LabelSelector) or a single node selector requirement, exactly as Kubernetes v1.36 does.
-// It never contacts an API server and never mutates its inputs.
+// (metav1.LabelSelector) or a single selector requirement (In, NotIn, Exists, DoesNotExist, and
+// for node selectors Gt and Lt), exactly as Kubernetes v1.36 does. It never contacts an API
+// server, never validates the labels it is matched against, and never mutates its inputs.
 package selector
 
 import (
+	"cmp"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/api/validate/content"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // Selector is a compiled metav1.LabelSelector. It is immutable and safe for concurrent use.
-type Selector struct{}
+// A nil *Selector matches nothing, like a nil metav1.LabelSelector (SEL-1).
+type Selector struct {
+	// nothing is set for a nil metav1.LabelSelector (SEL-1).
+	nothing bool
+	// reqs are ANDed (SEL-3), sorted by key as upstream's labels.Selector is, so that Explain
+	// reports the first failing requirement in key order (SEL-12). Ties keep matchLabels first,
+	// then matchExpressions in input order.
+	reqs []Requirement
+}
 
 // Compile validates ls (SEL-6..SEL-9) and compiles it. A nil ls compiles to a selector that
 // matches nothing (SEL-1); a non-nil one with no requirements matches everything (SEL-2).
+//
+// Compile fails exactly when apimachinery's metav1.LabelSelectorAsSelector fails (SEL-7), and
+// then returns a nil *Selector and every problem, with the paths and types of API validation
+// (VAL-4): a bad matchLabels key or value is Invalid at fldPath.matchLabels; a matchExpressions
+// entry reports Invalid .operator (Gt and Lt included, SEL-6), Required or Forbidden .values,
+// Invalid .key and Invalid .values[j]. fldPath may be nil.
 func Compile(ls *metav1.LabelSelector, fldPath *field.Path) (*Selector, field.ErrorList) {
-	panic("selector: not implemented yet")
+	if ls == nil {
+		return &Selector{nothing: true}, nil
+	}
+	var errs field.ErrorList
+	reqs := make([]Requirement, 0, len(ls.MatchLabels)+len(ls.MatchExpressions))
+
+	labelsPath := fldPath.Child("matchLabels")
+	keys := make([]string, 0, len(ls.MatchLabels))
+	for k := range ls.MatchLabels {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		v := ls.MatchLabels[k]
+		// As metav1 validation (ValidateLabels) does, both problems are reported at the
+		// matchLabels path, with the bad key or the bad value as the value (VAL-4).
+		for _, msg := range content.IsLabelKey(k) {
+			errs = append(errs, field.Invalid(labelsPath, k, msg).WithOrigin("format=k8s-label-key"))
+		}
+		for _, msg := range content.IsLabelValue(v) {
+			errs = append(errs, field.Invalid(labelsPath, v, msg).WithOrigin("format=k8s-label-value"))
+		}
+		reqs = append(reqs, Requirement{key: k, op: In, values: []string{v}})
+	}
+
+	exprsPath := fldPath.Child("matchExpressions")
+	for i, expr := range ls.MatchExpressions {
+		r, rErrs := NewRequirement(expr.Key, string(expr.Operator), expr.Values, LabelSelectorOperators, exprsPath.Index(i))
+		errs = append(errs, rErrs...)
+		reqs = append(reqs, r)
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	slices.SortStableFunc(reqs, func(a, b Requirement) int { return cmp.Compare(a.key, b.key) })
+	return &Selector{reqs: reqs}, nil
 }
 
-// Matches reports whether labels satisfy every requirement. It allocates nothing.
-func (s *Selector) Matches(labels map[string]string) bool { panic("selector: not implemented yet") }
+// Matches reports whether labels satisfy every requirement (SEL-3). A nil map is an empty
+// label set (SEL-10: labels are never validated). It allocates nothing.
+func (s *Selector) Matches(labels map[string]string) bool {
+	if s == nil || s.nothing {
+		return false
+	}
+	for i := range s.reqs {
+		if !s.reqs[i].Matches(labels) {
+			return false
+		}
+	}
+	return true
+}
+
+// Empty reports whether s matches every label set: it was compiled from a non-nil selector
+// with no requirements (SEL-2).
+func (s *Selector) Empty() bool {
+	return s != nil && !s.nothing && len(s.reqs) == 0
+}
+
+// Nothing reports whether s matches no label set because it was compiled from a nil selector
+// (SEL-1), or is itself nil.
+func (s *Selector) Nothing() bool {
+	return s == nil || s.nothing
+}
+
+// Requirements returns a copy of the compiled requirements in key order (SEL-12); matchLabels
+// entries appear as In with one value. Nil for a selector that matches everything or nothing.
+func (s *Selector) Requirements() []Requirement {
+	if s == nil || len(s.reqs) == 0 {
+		return nil
+	}
+	return slices.Clone(s.reqs)
+}

@@ -1,0 +1,276 @@
+package selector
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/validate/content"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Operator is one requirement operator. Each operator is a distinct bit, so that operators
+// combine into an [Operators] set. The zero Operator is no operator at all.
+type Operator uint8
+
+// The requirement operators of Kubernetes label and node selectors. Their names are the API
+// spellings, which are exact and case-sensitive (SEL-6).
+const (
+	// In holds when the label is present and its value is one of the requirement's values.
+	In Operator = 1 << iota
+	// NotIn holds when the label is absent or its value is none of the requirement's values.
+	NotIn
+	// Exists holds when the label is present, whatever its value.
+	Exists
+	// DoesNotExist holds when the label is absent.
+	DoesNotExist
+	// Gt holds when the label is present, its value parses as a base-10 int64, and it is
+	// greater than the requirement's single integer (AFF-7). Node selectors only.
+	Gt
+	// Lt is Gt with "less than" (AFF-7). Node selectors only.
+	Lt
+)
+
+// Operators is a set of operators. A requirement constructor takes the set its caller accepts,
+// so label selectors reject Gt and Lt (SEL-6) while node selectors accept them (AFF-7).
+type Operators uint8
+
+const (
+	// LabelSelectorOperators are the operators of a metav1.LabelSelector (SEL-5, SEL-6).
+	LabelSelectorOperators = Operators(In | NotIn | Exists | DoesNotExist)
+	// NodeSelectorOperators are the operators of a v1.NodeSelectorRequirement in
+	// matchExpressions (AFF-6, AFF-7).
+	NodeSelectorOperators = LabelSelectorOperators | Operators(Gt|Lt)
+)
+
+var operatorNames = [...]struct {
+	op   Operator
+	name string
+}{
+	{In, "In"},
+	{NotIn, "NotIn"},
+	{Exists, "Exists"},
+	{DoesNotExist, "DoesNotExist"},
+	{Gt, "Gt"},
+	{Lt, "Lt"},
+}
+
+// String returns the API spelling of o ("In", "Gt", ...), or "Operator(n)" for a value that is
+// not a single known operator.
+func (o Operator) String() string {
+	for _, n := range operatorNames {
+		if n.op == o {
+			return n.name
+		}
+	}
+	return "Operator(" + strconv.Itoa(int(o)) + ")"
+}
+
+// ParseOperator returns the operator spelled exactly s (case-sensitive, SEL-6) and whether s
+// names one.
+func ParseOperator(s string) (Operator, bool) {
+	for _, n := range operatorNames {
+		if n.name == s {
+			return n.op, true
+		}
+	}
+	return 0, false
+}
+
+// Has reports whether op is in the set.
+func (s Operators) Has(op Operator) bool {
+	return op != 0 && Operators(op)&s == Operators(op)
+}
+
+// names returns the API spellings of the operators in s, in declaration order.
+func (s Operators) names() []string {
+	var out []string
+	for _, n := range operatorNames {
+		if s.Has(n.op) {
+			out = append(out, n.name)
+		}
+	}
+	return out
+}
+
+// Requirement is one compiled selector requirement: a key, an operator and its values, as in
+// a metav1.LabelSelectorRequirement, a matchLabels entry (In with one value) or a
+// v1.NodeSelectorRequirement in matchExpressions. It is immutable and safe for concurrent
+// use. The zero Requirement matches nothing.
+type Requirement struct {
+	key    string
+	op     Operator
+	values []string
+	// bound is the integer of a Gt or Lt requirement, parsed once by NewRequirement (AFF-7)
+	// instead of on every match as upstream's labels.Requirement does.
+	bound int64
+}
+
+// NewRequirement validates and compiles one requirement. operator is the API spelling; it must
+// name an operator in allowed. The checks are those of apimachinery's labels.NewRequirement
+// (SEL-7, AFF-7, AFF-8): the key must be a label key (SEL-8); In and NotIn need at least one
+// value; Exists and DoesNotExist take none; Gt and Lt take exactly one value that parses as a
+// base-10 int64; every value must be a label value (SEL-9). Errors are reported under fldPath
+// with the paths and types of API validation (VAL-4, VAL-18): Invalid .operator, Required or
+// Forbidden .values, Invalid .key, Invalid .values[j]. values is copied, never kept.
+func NewRequirement(key, operator string, values []string, allowed Operators, fldPath *field.Path) (Requirement, field.ErrorList) {
+	var errs field.ErrorList
+	op, known := ParseOperator(operator)
+	valuesPath := fldPath.Child("values")
+	switch {
+	case !known || !allowed.Has(op):
+		errs = append(errs, field.Invalid(fldPath.Child("operator"), operator,
+			"not a valid selector operator, must be one of "+strings.Join(allowed.names(), ", ")))
+	case op == In || op == NotIn:
+		if len(values) == 0 {
+			errs = append(errs, field.Required(valuesPath, "must be specified when `operator` is 'In' or 'NotIn'"))
+		}
+	case op == Exists || op == DoesNotExist:
+		if len(values) > 0 {
+			errs = append(errs, field.Forbidden(valuesPath, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
+		}
+	case op == Gt || op == Lt:
+		if len(values) != 1 {
+			errs = append(errs, field.Required(valuesPath, "must be specified single value when `operator` is 'Lt' or 'Gt'"))
+		}
+		for j, v := range values {
+			if _, ok := parseInt64(v); !ok {
+				errs = append(errs, field.Invalid(valuesPath.Index(j), v, "for 'Gt', 'Lt' operators, the value must be a base-10 integer"))
+			}
+		}
+	}
+	for _, msg := range content.IsLabelKey(key) {
+		errs = append(errs, field.Invalid(fldPath.Child("key"), key, msg).WithOrigin("format=k8s-label-key"))
+	}
+	for j, v := range values {
+		for _, msg := range content.IsLabelValue(v) {
+			errs = append(errs, field.Invalid(valuesPath.Index(j), v, msg))
+		}
+	}
+	if len(errs) > 0 {
+		return Requirement{}, errs
+	}
+	r := Requirement{key: key, op: op, values: slices.Clone(values)}
+	if op == Gt || op == Lt {
+		r.bound, _ = parseInt64(values[0])
+	}
+	return r, nil
+}
+
+// Key returns the label key the requirement tests.
+func (r Requirement) Key() string { return r.key }
+
+// Operator returns the requirement's operator (zero for the zero Requirement).
+func (r Requirement) Operator() Operator { return r.op }
+
+// Values returns a copy of the requirement's values, in the order given.
+func (r Requirement) Values() []string { return slices.Clone(r.values) }
+
+// Matches reports whether labels satisfy the requirement (SEL-4, SEL-5, AFF-6, AFF-7). A nil
+// map is an empty label set. It allocates nothing.
+func (r Requirement) Matches(labels map[string]string) bool {
+	v, ok := labels[r.key]
+	return r.MatchesValue(v, ok)
+}
+
+// MatchesValue reports whether a label whose value is value (meaningful only when present)
+// satisfies the requirement. It allocates nothing.
+func (r Requirement) MatchesValue(value string, present bool) bool {
+	switch r.op {
+	case In:
+		return present && slices.Contains(r.values, value)
+	case NotIn:
+		return !present || !slices.Contains(r.values, value)
+	case Exists:
+		return present
+	case DoesNotExist:
+		return !present
+	case Gt, Lt:
+		if !present {
+			return false
+		}
+		// Node label values are parsed as upstream does at match time: strconv.ParseInt
+		// base 10, so "016" is 16 and "+5" is 5 (AFF-7). parseInt64 does the same without
+		// allocating the *strconv.NumError that ParseInt builds for every non-numeric label.
+		n, ok := parseInt64(value)
+		if !ok {
+			return false
+		}
+		if r.op == Gt {
+			return n > r.bound
+		}
+		return n < r.bound
+	default:
+		return false
+	}
+}
+
+// String renders the requirement in plain words, such as `zone In [a, b]` or `gpu Exists`.
+func (r Requirement) String() string {
+	var b strings.Builder
+	b.WriteString(r.key)
+	b.WriteByte(' ')
+	b.WriteString(r.op.String())
+	if r.op == Exists || r.op == DoesNotExist {
+		return b.String()
+	}
+	b.WriteString(" [")
+	for i, v := range r.values {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(quoteIfNeeded(v))
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// quoteIfNeeded quotes the empty string so that it stays visible in rendered text.
+func quoteIfNeeded(s string) string {
+	if s == "" {
+		return `""`
+	}
+	return s
+}
+
+// parseInt64 accepts exactly what strconv.ParseInt(s, 10, 64) accepts (an optional sign,
+// then one or more ASCII digits, within the int64 range) and returns the same value, without
+// allocating on failure. A differential test holds it to strconv.
+func parseInt64(s string) (int64, bool) {
+	if s == "" {
+		return 0, false
+	}
+	neg := false
+	switch s[0] {
+	case '+':
+		s = s[1:]
+	case '-':
+		neg = true
+		s = s[1:]
+	}
+	if s == "" {
+		return 0, false
+	}
+	const cutoff = uint64(1) << 63 // |min int64|
+	var n uint64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		if n > cutoff/10 {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+		if n > cutoff {
+			return 0, false
+		}
+	}
+	if neg {
+		return -int64(n), true // n == cutoff wraps to min int64, which is right
+	}
+	if n == cutoff {
+		return 0, false
+	}
+	return int64(n), true
+}
