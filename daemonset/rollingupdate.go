@@ -1,6 +1,10 @@
 package daemonset
 
-import v1 "k8s.io/api/core/v1"
+import (
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+)
 
 // nodeState is one entry of the rolling update's per-node map (UPD-4).
 type nodeState struct {
@@ -13,15 +17,270 @@ type nodeState struct {
 }
 
 // rollingStep is what the rolling-update step decides (UPD-5..UPD-13).
+//
+// creates are in node-name order (the order of states) and deletes in node-name order, then
+// pod namespace/name, which is also the order D-1 asks the caller's burst cap (DIFF-10) to take
+// them in.
 type rollingStep struct {
 	report  RollingUpdate
 	creates []Creation // Pod left nil: the caller builds it
 	deletes []Deletion
 }
 
+// RollingUpdate.Reason values set by the step itself.
+const rollingReasonError = "Error"
+
+// nodeShape is how the non-terminating pods of one map entry split into updated and old pods
+// (UPD-3), as the v1.36 controller sees them (pkg/controller/daemon: findUpdatedPodsOnNode).
+type nodeShape struct {
+	// excess: more than one old or more than one updated pod; newPod and oldPod are then nil.
+	excess         bool
+	newPod, oldPod *v1.Pod
+}
+
+// shapeOf classifies pods, ignoring terminating ones (UPD-8, UPD-11).
+func shapeOf(pods []*v1.Pod, hash string, gen int64, hasGen bool) nodeShape {
+	var s nodeShape
+	for _, pod := range pods {
+		if pod.DeletionTimestamp != nil {
+			continue
+		}
+		if podUpdated(pod, hash, gen, hasGen) {
+			if s.newPod != nil {
+				return nodeShape{excess: true}
+			}
+			s.newPod = pod
+		} else {
+			if s.oldPod != nil {
+				return nodeShape{excess: true}
+			}
+			s.oldPod = pod
+		}
+	}
+	return s
+}
+
 // rollingUpdate runs the step for a RollingUpdate DaemonSet whose base diff is empty. states
 // holds one entry per node of the map of UPD-4 (every shouldRun node, plus nodes holding pods),
 // sorted by name; desired is the number of shouldRun nodes.
+//
+// Budgets are resolved first (UPD-5, UPD-6); a resolution error stops the step (Acted false,
+// Reason "Error", both budgets reported as 0). A resolved maxSurge of 0 runs the non-surge
+// algorithm (UPD-8), any other value the surge algorithm (UPD-11, UPD-7).
+//
+// Where upstream walks a Go map and so picks candidates at random (UPD-9, UPD-23), the step
+// walks states in name order and takes candidates from the front (D-1). Every action chosen that
+// way is marked Interchangeable exactly when fewer candidates were chosen than were offered in
+// its class (available old pods without surge, surge candidate nodes, ineligible candidates);
+// when the whole class is taken the choice is determined and nothing is marked. Budget-free
+// actions (unavailable old pods, allowed nodes, surge replacements) are never marked.
 func (p *Planner) rollingUpdate(states []nodeState, desired int, hash string) rollingStep {
-	panic("daemonset: not implemented yet")
+	maxUnavailable, maxSurge, err := rollingBudgets(p.ds, desired)
+	if err != nil {
+		return rollingStep{report: RollingUpdate{Reason: rollingReasonError, Error: err.Error()}}
+	}
+	if maxSurge == 0 {
+		return p.rollingNoSurge(states, hash, maxUnavailable)
+	}
+	return p.rollingSurge(states, desired, hash, maxUnavailable, maxSurge)
+}
+
+// rollingNoSurge is UPD-8: delete every old pod that is not available (budget-free), then as many
+// available old pods (candidates) as maxUnavailable leaves once every unavailable node is
+// counted.
+//
+// As upstream, a candidate is only recorded while the running unavailable count is below
+// maxUnavailable. Because the count never decreases, this gives the same number as
+// max(0, min(maxUnavailable - U, C)) with the final U, whatever the walk order: if the final U is
+// below the budget every candidate was recorded, otherwise none is used.
+func (p *Planner) rollingNoSurge(states []nodeState, hash string, maxUnavailable int) rollingStep {
+	gen, hasGen := templateGeneration(p.ds)
+	minReady, now := p.ds.Spec.MinReadySeconds, p.opts.Now
+
+	// Pass 1: counts only, so that pass 2 can emit in node order without scratch slices.
+	unavailable, recorded, unavailableOld := 0, 0, 0
+	for i := range states {
+		s := shapeOf(states[i].pods, hash, gen, hasGen)
+		switch {
+		case s.excess, s.oldPod == nil && s.newPod == nil, s.oldPod != nil && s.newPod != nil:
+			// The base diff of a later sync settles the node; it counts as unavailable, also
+			// when it only holds terminating pods.
+			unavailable++
+		case s.newPod != nil:
+			if !isPodAvailable(s.newPod, minReady, now) {
+				unavailable++
+			}
+		case !isPodAvailable(s.oldPod, minReady, now):
+			unavailableOld++
+			unavailable++
+		case unavailable >= maxUnavailable:
+			// Upstream stops recording candidates once the budget is spent.
+		default:
+			recorded++
+		}
+	}
+	take := min(max(maxUnavailable-unavailable, 0), recorded)
+	step := rollingStep{report: RollingUpdate{Acted: true, MaxUnavailable: maxUnavailable}}
+	if unavailableOld+take == 0 {
+		return step
+	}
+	interchangeable := take < recorded
+
+	// Pass 2: the same walk, emitting. The running count evolves exactly as in pass 1, so the
+	// candidates recorded here are the ones counted there, and the first take of them go.
+	step.deletes = make([]Deletion, 0, unavailableOld+take)
+	unavailable, recorded = 0, 0
+	for i := range states {
+		s := shapeOf(states[i].pods, hash, gen, hasGen)
+		switch {
+		case s.excess, s.oldPod == nil && s.newPod == nil, s.oldPod != nil && s.newPod != nil:
+			unavailable++
+		case s.newPod != nil:
+			if !isPodAvailable(s.newPod, minReady, now) {
+				unavailable++
+			}
+		case !isPodAvailable(s.oldPod, minReady, now):
+			unavailable++
+			step.deletes = append(step.deletes, deletionOf(s.oldPod, states[i].name, ReasonUpdateOldUnavailable, false))
+		case unavailable >= maxUnavailable:
+		default:
+			if recorded < take {
+				step.deletes = append(step.deletes, deletionOf(s.oldPod, states[i].name, ReasonUpdateOldCandidate, interchangeable))
+			}
+			recorded++
+		}
+	}
+	return step
+}
+
+// surgeTally is what pass 1 of the surge algorithm counts.
+type surgeTally struct {
+	surge, available       int // S and A of UPD-11
+	allowed, candidates    int // allowed nodes; surge candidates recorded while S < maxSurge
+	ineligible, oldDeletes int // ineligible candidates; budget-free old-pod deletions
+	missing                string
+	missingFound           bool
+}
+
+// rollingSurge is UPD-11: replace unavailable old pods at once, surge onto up to maxSurge nodes
+// with an available old pod, delete old pods whose new pod is available, and delete old pods of
+// nodes that should no longer run only while more pods are available than desired.
+// maxUnavailable is only reported (UPD-7).
+//
+// As upstream, a surge candidate is recorded only while the running surge count S is below
+// maxSurge; S never decreases, so the number created is max(0, min(maxSurge - S, K)) with the
+// final S whatever the walk order. A node missing from the node list with an old pod and no new
+// pod fails the whole step; upstream fails at the first such node its map walk meets, which
+// always happens before anything is submitted, so the step fails whenever one exists (the error
+// names the first by name).
+func (p *Planner) rollingSurge(states []nodeState, desired int, hash string, maxUnavailable, maxSurge int) rollingStep {
+	gen, hasGen := templateGeneration(p.ds)
+	minReady, now := p.ds.Spec.MinReadySeconds, p.opts.Now
+	budgets := RollingUpdate{MaxUnavailable: maxUnavailable, MaxSurge: maxSurge}
+
+	var t surgeTally
+	for i := range states {
+		st := &states[i]
+		s := shapeOf(st.pods, hash, gen, hasGen)
+		if s.excess {
+			t.surge++
+			continue
+		}
+		if s.oldPod != nil {
+			if isPodAvailable(s.oldPod, minReady, now) {
+				t.available++
+			}
+		} else if s.newPod != nil && isPodAvailable(s.newPod, minReady, now) {
+			t.available++
+		}
+		switch {
+		case s.oldPod == nil:
+		case s.newPod == nil:
+			if st.node == nil {
+				if !t.missingFound {
+					t.missing, t.missingFound = st.name, true
+				}
+				continue
+			}
+			switch {
+			case !isPodAvailable(s.oldPod, minReady, now) && !st.shouldRun:
+				t.oldDeletes++
+			case !isPodAvailable(s.oldPod, minReady, now):
+				t.allowed++
+			case !st.shouldRun:
+				t.ineligible++
+			case t.surge < maxSurge:
+				t.candidates++
+			}
+		case !isPodAvailable(s.newPod, minReady, now):
+			t.surge++
+		default:
+			t.oldDeletes++
+		}
+	}
+	if t.missingFound {
+		// The text of the v1.36 controller's error, with the node lister's NotFound message.
+		budgets.Reason = rollingReasonError
+		budgets.Error = fmt.Sprintf("couldn't get node for nodeName %q: node %q not found", t.missing, t.missing)
+		return rollingStep{report: budgets}
+	}
+
+	takeIneligible := min(max(t.available-desired, 0), t.ineligible)
+	takeSurge := min(max(maxSurge-t.surge, 0), t.candidates)
+	budgets.Acted = true
+	step := rollingStep{report: budgets}
+	nDeletes, nCreates := t.oldDeletes+takeIneligible, t.allowed+takeSurge
+	if nDeletes+nCreates == 0 {
+		return step
+	}
+	if nDeletes > 0 {
+		step.deletes = make([]Deletion, 0, nDeletes)
+	}
+	if nCreates > 0 {
+		step.creates = make([]Creation, 0, nCreates)
+	}
+	ineligibleMarked := takeIneligible < t.ineligible
+	surgeMarked := takeSurge < t.candidates
+
+	// Pass 2: the same walk, emitting; the running S evolves exactly as in pass 1.
+	surge, ineligible, candidates := 0, 0, 0
+	for i := range states {
+		st := &states[i]
+		s := shapeOf(st.pods, hash, gen, hasGen)
+		if s.excess {
+			surge++
+			continue
+		}
+		switch {
+		case s.oldPod == nil:
+		case s.newPod == nil:
+			oldAvailable := isPodAvailable(s.oldPod, minReady, now)
+			switch {
+			case !oldAvailable && !st.shouldRun:
+				step.deletes = append(step.deletes, deletionOf(s.oldPod, st.name, ReasonSurgeOldUnavailableIneligible, false))
+			case !oldAvailable:
+				step.creates = append(step.creates, Creation{Node: st.name, Reason: ReasonSurgeOldUnavailable})
+			case !st.shouldRun:
+				if ineligible < takeIneligible {
+					step.deletes = append(step.deletes, deletionOf(s.oldPod, st.name, ReasonSurgeIneligibleExcess, ineligibleMarked))
+				}
+				ineligible++
+			case surge < maxSurge:
+				if candidates < takeSurge {
+					step.creates = append(step.creates, Creation{Node: st.name, Reason: ReasonSurgeCandidate, Interchangeable: surgeMarked})
+				}
+				candidates++
+			}
+		case !isPodAvailable(s.newPod, minReady, now):
+			surge++
+		default:
+			step.deletes = append(step.deletes, deletionOf(s.oldPod, st.name, ReasonSurgeReplaced, false))
+		}
+	}
+	return step
+}
+
+// deletionOf names pod, grouped under node, for deletion.
+func deletionOf(pod *v1.Pod, node string, reason Reason, interchangeable bool) Deletion {
+	return Deletion{Namespace: pod.Namespace, Name: pod.Name, Node: node, Reason: reason, Interchangeable: interchangeable}
 }
