@@ -8,8 +8,8 @@ import (
 	"github.com/daemonsched/daemonsched/selector"
 	"github.com/daemonsched/daemonsched/taints"
 	appsv1 "k8s.io/api/apps/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 

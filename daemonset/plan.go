@@ -1,8 +1,13 @@
 package daemonset
 
 import (
+	"cmp"
+	"slices"
+	"strings"
+
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // Snapshot is what the controller's caches hold: every node, pod and ControllerRevision (and,
@@ -14,16 +19,385 @@ type Snapshot struct {
 	Revisions  []*appsv1.ControllerRevision
 }
 
-// Plan compiles ds and plans one sync on nodes and pods. The error reports an inconsistent
-// snapshot (nil entries, duplicate node or pod names), never a controller decision.
-func Plan(ds *appsv1.DaemonSet, nodes []*v1.Node, pods []*v1.Pod, opts Options) (*Result, error) {
-	panic("daemonset: not implemented yet")
+// CheckSnapshot reports what makes s inconsistent, something no informer cache can hold: nil
+// entries, two nodes with one name, two pods, revisions or DaemonSets with one
+// namespace/name. Paths are rooted at the snapshot ("nodes[3]").
+func CheckSnapshot(s Snapshot) field.ErrorList {
+	var errs field.ErrorList
+	checkNamed(&errs, field.NewPath("daemonSets"), s.DaemonSets)
+	checkNamed(&errs, field.NewPath("nodes"), s.Nodes)
+	checkNamed(&errs, field.NewPath("pods"), s.Pods)
+	checkNamed(&errs, field.NewPath("revisions"), s.Revisions)
+	return errs
 }
 
-// Plan plans one sync on s (s.DaemonSets is ignored).
-func (p *Planner) Plan(s Snapshot) *Result { panic("daemonset: not implemented yet") }
+type namedObject interface {
+	comparable
+	GetNamespace() string
+	GetName() string
+}
 
-// PlanCluster plans every DaemonSet of s, giving each orphan to at most one (D-2, D-12).
+func checkNamed[T namedObject](errs *field.ErrorList, fldPath *field.Path, objs []T) {
+	var zero T
+	seen := make(map[string]bool, len(objs))
+	for i, o := range objs {
+		if o == zero {
+			*errs = append(*errs, field.Required(fldPath.Index(i), "must not be nil"))
+			continue
+		}
+		key := o.GetNamespace() + "/" + o.GetName()
+		if seen[key] {
+			*errs = append(*errs, field.Duplicate(fldPath.Index(i), key))
+		}
+		seen[key] = true
+	}
+}
+
+// Plan compiles ds and plans one sync on nodes and pods. The error reports an inconsistent
+// snapshot (nil entries, duplicate node or pod names), never a controller decision; what API
+// validation would reject in ds is reported in Result.Invalid instead. It panics on misuse
+// (nil ds, zero opts.Now, negative opts.BurstLimit).
+func Plan(ds *appsv1.DaemonSet, nodes []*v1.Node, pods []*v1.Pod, opts Options) (*Result, error) {
+	checkOptions(opts)
+	if ds == nil {
+		panic("daemonset: nil DaemonSet")
+	}
+	s := Snapshot{Nodes: nodes, Pods: pods}
+	if errs := CheckSnapshot(s); len(errs) > 0 {
+		return nil, errs.ToAggregate()
+	}
+	p, _ := Compile(ds, opts)
+	return p.Plan(s), nil
+}
+
+// Plan plans one sync on s (s.DaemonSets is ignored), following SYNC-2: the skip rules
+// (SYNC-3, SYNC-4, SYNC-5), the current hash (UPD-14, UPD-21), claiming (OWN-*), the base
+// diff (DIFF-*), the rolling-update step when the base diff is empty (UPD-2) and the status
+// (STAT-*). s should pass [CheckSnapshot]; nil entries are skipped, and with duplicate names
+// the plan is deterministic but not meaningful.
+func (p *Planner) Plan(s Snapshot) *Result { return p.plan(s, nil) }
+
+// plan is Plan where lost, when non-nil, lists orphans that a cluster-wide plan gives to
+// another DaemonSet (D-2): they are reported as conflicts instead of adopted.
+func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
+	res := p.newResult()
+	if p.skip != "" {
+		return p.skipped(res, p.skip)
+	}
+	rev := currentRevision(p.ds, nonNil(s.Revisions), p.sel)
+	if rev.collision {
+		res = p.skipped(res, SkipHashCollision)
+		next := int32(1)
+		if c := p.ds.Status.CollisionCount; c != nil {
+			next = *c + 1
+		}
+		res.CollisionCount = &next
+		return res
+	}
+	hash := rev.hash
+	res.RevisionHash = hash
+
+	claimed := p.claim(res, s.Pods, lost)
+	ix := newPodIndex(p, s.Nodes, claimed)
+
+	// Base diff (DIFF-1..DIFF-17).
+	surge := allowsSurge(p.ds)
+	var d diffState
+	for i, node := range ix.nodes {
+		p.diffNode(&d, node.Name, ix.elig[i], ix.podsOf(i), hash, surge)
+	}
+	diffMissing(&d, ix.missing)
+	baseEmpty := len(d.creates) == 0 && len(d.deletes) == 0
+
+	slices.Sort(d.creates)
+	for _, n := range d.creates {
+		res.Create = append(res.Create, Creation{Node: n, Reason: ReasonMissingPod, Pod: p.newPod(n, hash)})
+	}
+	res.Create = capCreates(res.Create, p.opts.BurstLimit)
+	res.Delete = capDeletes(d.deletes, p.opts.BurstLimit)
+	if res.Delete == nil {
+		res.Delete = []Deletion{}
+	}
+	slices.SortFunc(d.events, func(a, b Event) int {
+		return cmp.Or(strings.Compare(a.Pod, b.Pod), strings.Compare(string(a.Reason), string(b.Reason)))
+	})
+	res.Events = append(res.Events, d.events...)
+
+	// Rolling-update step (UPD-1, UPD-2).
+	switch {
+	case p.ds.Spec.UpdateStrategy.Type != appsv1.RollingUpdateDaemonSetStrategyType:
+		res.RollingUpdate = &RollingUpdate{Reason: "OnDelete"}
+	case !baseEmpty:
+		res.RollingUpdate = &RollingUpdate{Reason: "BaseDiffNotEmpty"}
+	default:
+		states, desired := ix.nodeStates()
+		step := p.rollingUpdate(states, desired, hash)
+		report := step.report
+		res.RollingUpdate = &report
+		creates := slices.Clone(step.creates)
+		slices.SortFunc(creates, func(a, b Creation) int { return strings.Compare(a.Node, b.Node) })
+		for i := range creates {
+			creates[i].Pod = p.newPod(creates[i].Node, hash)
+		}
+		res.Create = append(res.Create, capCreates(creates, p.opts.BurstLimit)...)
+		res.Delete = append(res.Delete, capDeletes(slices.Clone(step.deletes), p.opts.BurstLimit)...)
+		slices.SortFunc(res.Delete, compareDeletions)
+	}
+
+	res.Status = p.status(ix, hash)
+	return res
+}
+
+// newResult returns a Result with its identity, the rendered validation errors and every
+// list initialised, so that JSON shows [] rather than null.
+func (p *Planner) newResult() *Result {
+	res := &Result{
+		Namespace: p.ds.Namespace,
+		Name:      p.ds.Name,
+		Create:    []Creation{},
+		Delete:    []Deletion{},
+		Adopt:     []PodRef{},
+		Release:   []PodRef{},
+	}
+	for _, e := range p.errs {
+		res.Invalid = append(res.Invalid, e.Error())
+	}
+	return res
+}
+
+// skipped fills res for a sync that does nothing (D-9, D-10, D-11).
+func (p *Planner) skipped(res *Result, rule string) *Result {
+	res.Skipped = rule
+	if rule == SkipSelectingAll {
+		res.Events = append(res.Events, Event{Type: v1.EventTypeWarning, Reason: ReasonSelectingAll,
+			Message: "the DaemonSet selects all pods; a non-empty selector is required"})
+	}
+	return res
+}
+
+// claim classifies every pod (OWN-1..OWN-6), records adoptions, releases and (cluster-wide)
+// conflicts in res, and returns the claimed pods.
+func (p *Planner) claim(res *Result, pods []*v1.Pod, lost map[*v1.Pod]string) []*v1.Pod {
+	claimed := make([]*v1.Pod, 0, len(pods))
+	for _, pod := range pods {
+		if pod == nil {
+			continue
+		}
+		switch p.classify(pod) {
+		case claimOwned:
+			claimed = append(claimed, pod)
+		case claimAdopt:
+			if winner, ok := lost[pod]; ok {
+				res.Conflicts = append(res.Conflicts, Conflict{Namespace: pod.Namespace, Name: pod.Name, AdoptedBy: winner})
+				continue
+			}
+			res.Adopt = append(res.Adopt, podRef(pod))
+			claimed = append(claimed, pod)
+		case claimRelease:
+			res.Release = append(res.Release, podRef(pod))
+		}
+	}
+	byName := func(a, b PodRef) int {
+		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
+	}
+	slices.SortFunc(res.Adopt, byName)
+	slices.SortFunc(res.Release, byName)
+	slices.SortFunc(res.Conflicts, func(a, b Conflict) int {
+		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
+	})
+	return claimed
+}
+
+func nonNil[T comparable](objs []T) []T {
+	var zero T
+	if !slices.Contains(objs, zero) {
+		return objs
+	}
+	out := make([]T, 0, len(objs))
+	for _, o := range objs {
+		if o != zero {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// eligBits packs the two answers of ELIG-1 for one node.
+type eligBits uint8
+
+const (
+	eligShouldRun eligBits = 1 << iota
+	eligShouldContinue
+)
+
+func (e eligBits) shouldRun() bool             { return e&eligShouldRun != 0 }
+func (e eligBits) shouldContinueRunning() bool { return e&eligShouldContinue != 0 }
+
+// nodeGroup is the grouped pods of a node name absent from the node list.
+type nodeGroup struct {
+	name string
+	pods []*v1.Pod
+}
+
+// podIndex is the one index of grouped pods by node built per plan (OWN-9, OWN-10): the
+// pods of node i are pods[start[i]:start[i+1]], in DIFF-7 order. It costs a fixed number of
+// allocations whatever the cluster size: no map or slice per node.
+type podIndex struct {
+	nodes   []*v1.Node
+	elig    []eligBits
+	start   []int32
+	pods    []*v1.Pod
+	missing []nodeGroup // sorted by name
+}
+
+func (ix *podIndex) podsOf(i int) []*v1.Pod { return ix.pods[ix.start[i]:ix.start[i+1]] }
+
+func newPodIndex(p *Planner, nodes []*v1.Node, claimed []*v1.Pod) *podIndex {
+	ix := &podIndex{nodes: nonNil(nodes)}
+	n := len(ix.nodes)
+	ix.elig = make([]eligBits, n)
+	byName := make(map[string]int32, n)
+	for i, node := range ix.nodes {
+		e := p.Eligibility(node)
+		var b eligBits
+		if e.ShouldRun {
+			b |= eligShouldRun
+		}
+		if e.ShouldContinueRunning {
+			b |= eligShouldContinue
+		}
+		ix.elig[i] = b
+		if _, dup := byName[node.Name]; !dup {
+			byName[node.Name] = int32(i)
+		}
+	}
+
+	// Counting sort of the grouped pods by node index; -1 marks pods left out (OWN-9,
+	// OWN-10), -2 pods under a missing node name.
+	where := make([]int32, len(claimed))
+	ix.start = make([]int32, n+1)
+	var missing map[string][]*v1.Pod
+	grouped := 0
+	for j, pod := range claimed {
+		target, ok := groupable(pod)
+		if !ok {
+			where[j] = -1
+			continue
+		}
+		i, found := byName[target]
+		if !found {
+			where[j] = -2
+			if missing == nil {
+				missing = map[string][]*v1.Pod{}
+			}
+			missing[target] = append(missing[target], pod)
+			continue
+		}
+		where[j] = i
+		ix.start[i+1]++
+		grouped++
+	}
+	for i := 1; i <= n; i++ {
+		ix.start[i] += ix.start[i-1]
+	}
+	ix.pods = make([]*v1.Pod, grouped)
+	next := slices.Clone(ix.start[:n])
+	for j, pod := range claimed {
+		if i := where[j]; i >= 0 {
+			ix.pods[next[i]] = pod
+			next[i]++
+		}
+	}
+	for i := 0; i < n; i++ {
+		if pods := ix.podsOf(i); len(pods) > 1 {
+			slices.SortFunc(pods, podCompare)
+		}
+	}
+	for name, pods := range missing {
+		slices.SortFunc(pods, podCompare)
+		ix.missing = append(ix.missing, nodeGroup{name: name, pods: pods})
+	}
+	slices.SortFunc(ix.missing, func(a, b nodeGroup) int { return strings.Compare(a.name, b.name) })
+	return ix
+}
+
+// nodeStates builds the per-node map of UPD-4, sorted by name: every shouldRun node, every
+// node holding grouped pods, and every missing node name holding grouped pods. desired is
+// the number of shouldRun nodes.
+func (ix *podIndex) nodeStates() ([]nodeState, int) {
+	states := make([]nodeState, 0, len(ix.nodes)+len(ix.missing))
+	desired := 0
+	for i, node := range ix.nodes {
+		run := ix.elig[i].shouldRun()
+		if run {
+			desired++
+		}
+		if pods := ix.podsOf(i); run || len(pods) > 0 {
+			states = append(states, nodeState{name: node.Name, node: node, shouldRun: run, pods: pods})
+		}
+	}
+	for _, g := range ix.missing {
+		states = append(states, nodeState{name: g.name, pods: g.pods})
+	}
+	slices.SortFunc(states, func(a, b nodeState) int { return strings.Compare(a.name, b.name) })
+	return states, desired
+}
+
+// PlanCluster plans every DaemonSet of s, giving each orphan to at most one (D-2, D-12): among
+// the DaemonSets that would adopt it (same namespace, selector matching, sync not skipped),
+// the one with the oldest creationTimestamp, then the smallest namespace/name, adopts it; the
+// others report it in Result.Conflicts. The error reports an inconsistent snapshot.
 func PlanCluster(s Snapshot, opts Options) (*ClusterResult, error) {
-	panic("daemonset: not implemented yet")
+	checkOptions(opts)
+	if errs := CheckSnapshot(s); len(errs) > 0 {
+		return nil, errs.ToAggregate()
+	}
+	dss := slices.Clone(s.DaemonSets)
+	slices.SortFunc(dss, compareAge)
+	planners := make([]*Planner, len(dss))
+	adopting := make([]*Planner, 0, len(dss)) // in D-2 priority order
+	for i, ds := range dss {
+		planners[i], _ = Compile(ds, opts)
+		if planners[i].skip == "" && !currentRevision(ds, s.Revisions, planners[i].sel).collision {
+			adopting = append(adopting, planners[i])
+		}
+	}
+	// An orphan goes to the first adopting DaemonSet (oldest) that would adopt it; every other
+	// DaemonSet that would adopt it loses it.
+	lost := make([]map[*v1.Pod]string, len(dss))
+	lostOf := map[*Planner]map[*v1.Pod]string{}
+	for _, pod := range s.Pods {
+		var winner *Planner
+		for _, p := range adopting {
+			if p.classify(pod) != claimAdopt {
+				continue
+			}
+			if winner == nil {
+				winner = p
+				continue
+			}
+			if lostOf[p] == nil {
+				lostOf[p] = map[*v1.Pod]string{}
+			}
+			lostOf[p][pod] = winner.ds.Namespace + "/" + winner.ds.Name
+		}
+	}
+	for i, p := range planners {
+		lost[i] = lostOf[p]
+	}
+	out := &ClusterResult{DaemonSets: make([]*Result, 0, len(dss))}
+	for i, p := range planners {
+		out.DaemonSets = append(out.DaemonSets, p.plan(s, lost[i]))
+	}
+	slices.SortFunc(out.DaemonSets, func(a, b *Result) int {
+		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
+	})
+	return out, nil
+}
+
+// compareAge orders DaemonSets by D-2 priority: older creationTimestamp first, then
+// namespace/name.
+func compareAge(a, b *appsv1.DaemonSet) int {
+	return cmp.Or(a.CreationTimestamp.Time.Compare(b.CreationTimestamp.Time),
+		strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
 }

@@ -35,6 +35,11 @@ type Result struct {
 	// Events are the events the controller would emit, as explanations (D-8), sorted.
 	Events []Event `json:"events,omitempty"`
 
+	// Conflicts lists, in a cluster-wide plan, the orphans this DaemonSet's selector matches
+	// but that an older DaemonSet adopts (D-2); sorted by namespace, name. An explanation, not
+	// an action.
+	Conflicts []Conflict `json:"conflicts,omitempty"`
+
 	// Invalid lists, rendered, what API validation would reject in the DaemonSet (VAL-*). The
 	// plan is still the controller's answer for the object as stored (VAL-22, D-4).
 	Invalid []string `json:"invalid,omitempty"`
@@ -64,6 +69,14 @@ type Deletion struct {
 type PodRef struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
+}
+
+// Conflict is an orphan that several DaemonSets would adopt (D-2).
+type Conflict struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// AdoptedBy is the namespace/name of the DaemonSet that adopts the pod.
+	AdoptedBy string `json:"adoptedBy"`
 }
 
 // Event is an event the controller would emit (D-8).
