@@ -1,0 +1,257 @@
+package daemonset
+
+// Internal tests: the helpers under test are unexported (STYLE section 6).
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// ruT0 is the instant every test pod of the rolling-update tests turned Ready, unless told.
+var ruT0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func ruAt(sec float64) time.Time { return ruT0.Add(time.Duration(sec * float64(time.Second))) }
+
+func ruPodWithConditions(conds ...v1.PodCondition) *v1.Pod {
+	return &v1.Pod{Status: v1.PodStatus{Phase: v1.PodRunning, Conditions: conds}}
+}
+
+func ruReadyCond(status v1.ConditionStatus, since time.Time) v1.PodCondition {
+	return v1.PodCondition{Type: v1.PodReady, Status: status, LastTransitionTime: metav1.NewTime(since)}
+}
+
+func TestIsPodReady(t *testing.T) {
+	t.Parallel()
+	terminating := ruPodWithConditions(ruReadyCond(v1.ConditionTrue, ruT0))
+	terminating.DeletionTimestamp = &metav1.Time{Time: ruT0}
+	terminating.Status.Phase = v1.PodFailed
+	tests := []struct {
+		name string
+		pod  *v1.Pod
+		want bool
+	}{
+		{name: "UPD-13 pod without conditions is not ready", pod: ruPodWithConditions(), want: false},
+		{name: "UPD-13 Ready True is ready", pod: ruPodWithConditions(ruReadyCond(v1.ConditionTrue, ruT0)), want: true},
+		{name: "UPD-13 Ready False is not ready", pod: ruPodWithConditions(ruReadyCond(v1.ConditionFalse, ruT0)), want: false},
+		{name: "UPD-13 Ready Unknown is not ready", pod: ruPodWithConditions(ruReadyCond(v1.ConditionUnknown, ruT0)), want: false},
+		{
+			name: "UPD-13 only the first Ready condition counts",
+			pod:  ruPodWithConditions(ruReadyCond(v1.ConditionFalse, ruT0), ruReadyCond(v1.ConditionTrue, ruT0)),
+			want: false,
+		},
+		{
+			name: "UPD-13 other condition types are skipped",
+			pod: ruPodWithConditions(
+				v1.PodCondition{Type: v1.ContainersReady, Status: v1.ConditionFalse},
+				ruReadyCond(v1.ConditionTrue, ruT0)),
+			want: true,
+		},
+		{
+			name: "UPD-13 ContainersReady alone is not ready",
+			pod:  ruPodWithConditions(v1.PodCondition{Type: v1.ContainersReady, Status: v1.ConditionTrue}),
+			want: false,
+		},
+		{name: "UPD-13 a terminating failed pod with a stale Ready True is ready", pod: terminating, want: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			require.Equal(t, tt.want, isPodReady(tt.pod))
+		})
+	}
+}
+
+func TestIsPodAvailable(t *testing.T) {
+	t.Parallel()
+	ready100 := ruPodWithConditions(ruReadyCond(v1.ConditionTrue, ruAt(100)))
+	readyZero := ruPodWithConditions(v1.PodCondition{Type: v1.PodReady, Status: v1.ConditionTrue})
+	tests := []struct {
+		name     string
+		pod      *v1.Pod
+		minReady int32
+		now      time.Time
+		want     bool
+	}{
+		{name: "UPD-12 minReadySeconds 0 and Ready is available at once", pod: ready100, minReady: 0, now: ruAt(100), want: true},
+		{name: "UPD-12 minReadySeconds 0 ignores a zero lastTransitionTime", pod: readyZero, minReady: 0, now: ruAt(0), want: true},
+		{name: "UPD-12 not Ready is never available", pod: ruPodWithConditions(ruReadyCond(v1.ConditionFalse, ruAt(0))), minReady: 0, now: ruAt(1000), want: false},
+		{name: "UPD-12 SCN-99 one second before the boundary is not available", pod: ready100, minReady: 10, now: ruAt(109), want: false},
+		{name: "UPD-12 SCN-99 the boundary instant is available", pod: ready100, minReady: 10, now: ruAt(110), want: true},
+		{name: "UPD-12 SCN-99 after the boundary is available", pod: ready100, minReady: 10, now: ruAt(111), want: true},
+		{name: "UPD-12 one nanosecond before the boundary is not available", pod: ready100, minReady: 10, now: ruAt(110).Add(-time.Nanosecond), want: false},
+		{name: "UPD-12 SCN-100 Ready with zero lastTransitionTime and minReadySeconds 10 is never available", pod: readyZero, minReady: 10, now: ruAt(1e6), want: false},
+		{name: "UPD-12 a negative minReadySeconds moves the boundary into the past", pod: ready100, minReady: -5, now: ruAt(95), want: true},
+		{name: "UPD-12 a negative minReadySeconds still needs a transition time", pod: readyZero, minReady: -5, now: ruAt(95), want: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			require.Equal(t, tt.want, isPodAvailable(tt.pod, tt.minReady, tt.now))
+		})
+	}
+}
+
+func TestIsPodUpdated(t *testing.T) {
+	t.Parallel()
+	pod := func(labels map[string]string) *v1.Pod {
+		return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Labels: labels}}
+	}
+	dsWithGen := func(gen string) *appsv1.DaemonSet {
+		return &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{appsv1.DeprecatedTemplateGeneration: gen}}}
+	}
+	hashLabel := appsv1.DefaultDaemonSetUniqueLabelKey
+	tests := []struct {
+		name string
+		pod  *v1.Pod
+		hash string
+		ds   *appsv1.DaemonSet
+		want bool
+	}{
+		{name: "UPD-3 matching hash label is updated", pod: pod(map[string]string{hashLabel: "abc"}), hash: "abc", ds: &appsv1.DaemonSet{}, want: true},
+		{name: "UPD-3 other hash label is old", pod: pod(map[string]string{hashLabel: "old"}), hash: "abc", ds: &appsv1.DaemonSet{}, want: false},
+		{name: "UPD-3 missing labels mean old", pod: pod(nil), hash: "abc", ds: &appsv1.DaemonSet{}, want: false},
+		{name: "UPD-3 an empty hash never matches, even an empty label", pod: pod(map[string]string{hashLabel: ""}), hash: "", ds: &appsv1.DaemonSet{}, want: false},
+		{name: "UPD-3 SCN-81 old hash but pod-template-generation equal to the annotation is updated", pod: pod(map[string]string{hashLabel: "old", podTemplateGenerationLabel: "5"}), hash: "abc", ds: dsWithGen("5"), want: true},
+		{name: "UPD-3 the annotation is compared in canonical decimal", pod: pod(map[string]string{podTemplateGenerationLabel: "5"}), hash: "abc", ds: dsWithGen("05"), want: true},
+		{name: "UPD-3 a non-canonical label never matches", pod: pod(map[string]string{podTemplateGenerationLabel: "05"}), hash: "abc", ds: dsWithGen("05"), want: false},
+		{name: "UPD-3 a plus-signed annotation parses", pod: pod(map[string]string{podTemplateGenerationLabel: "5"}), hash: "abc", ds: dsWithGen("+5"), want: true},
+		{name: "UPD-3 a negative annotation matches its decimal", pod: pod(map[string]string{podTemplateGenerationLabel: "-3"}), hash: "abc", ds: dsWithGen("-3"), want: true},
+		{name: "UPD-3 a large annotation matches its decimal", pod: pod(map[string]string{podTemplateGenerationLabel: "1234567890123"}), hash: "abc", ds: dsWithGen("1234567890123"), want: true},
+		{name: "UPD-3 an unparsable annotation is ignored", pod: pod(map[string]string{podTemplateGenerationLabel: "x"}), hash: "abc", ds: dsWithGen("x"), want: false},
+		{name: "UPD-3 an annotation beyond int64 is ignored", pod: pod(map[string]string{podTemplateGenerationLabel: "99999999999999999999"}), hash: "abc", ds: dsWithGen("99999999999999999999"), want: false},
+		{name: "UPD-3 a generation label without the annotation is old", pod: pod(map[string]string{podTemplateGenerationLabel: "5"}), hash: "abc", ds: &appsv1.DaemonSet{}, want: false},
+		{name: "UPD-3 the annotation without a pod label is old", pod: pod(map[string]string{hashLabel: "old"}), hash: "abc", ds: dsWithGen("5"), want: false},
+		{name: "UPD-3 the generation matches even with an empty hash", pod: pod(map[string]string{podTemplateGenerationLabel: "7"}), hash: "", ds: dsWithGen("7"), want: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			require.Equal(t, tt.want, isPodUpdated(tt.pod, tt.hash, tt.ds))
+		})
+	}
+}
+
+func TestIsPodUpdatedAllocatesNothing(t *testing.T) {
+	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{appsv1.DeprecatedTemplateGeneration: "123456"}}}
+	pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{podTemplateGenerationLabel: "123456"}}}
+	var got bool
+	allocs := testing.AllocsPerRun(100, func() { got = isPodUpdated(pod, "abc", ds) })
+	require.True(t, got)
+	require.Zero(t, allocs)
+}
+
+// ruStrategy builds a DaemonSet with the RollingUpdate strategy and the given budgets.
+func ruStrategy(mu, ms *intstr.IntOrString) *appsv1.DaemonSet {
+	return &appsv1.DaemonSet{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "ds"},
+		Spec: appsv1.DaemonSetSpec{UpdateStrategy: appsv1.DaemonSetUpdateStrategy{
+			Type:          appsv1.RollingUpdateDaemonSetStrategyType,
+			RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxUnavailable: mu, MaxSurge: ms},
+		}},
+	}
+}
+
+func ruInt(i int) *intstr.IntOrString { v := intstr.FromInt32(int32(i)); return &v }
+func ruStr(s string) *intstr.IntOrString {
+	v := intstr.FromString(s)
+	return &v
+}
+
+func ruNilRollingUpdate() *appsv1.DaemonSet {
+	ds := ruStrategy(nil, nil)
+	ds.Spec.UpdateStrategy.RollingUpdate = nil
+	return ds
+}
+
+func TestAllowsSurge(t *testing.T) {
+	t.Parallel()
+	onDelete := ruStrategy(ruInt(0), ruInt(1))
+	onDelete.Spec.UpdateStrategy.Type = appsv1.OnDeleteDaemonSetStrategyType
+	tests := []struct {
+		name string
+		ds   *appsv1.DaemonSet
+		want bool
+	}{
+		{name: "DIFF-9 maxSurge 1 allows surge", ds: ruStrategy(ruInt(0), ruInt(1)), want: true},
+		{name: "DIFF-9 maxSurge 1% rounds up to one node", ds: ruStrategy(ruInt(0), ruStr("1%")), want: true},
+		{name: "DIFF-9 maxSurge 0 does not allow surge", ds: ruStrategy(ruInt(1), ruInt(0)), want: false},
+		{name: "DIFF-9 maxSurge 0% does not allow surge", ds: ruStrategy(ruInt(1), ruStr("0%")), want: false},
+		{name: "DIFF-9 negative maxSurge does not allow surge", ds: ruStrategy(ruInt(1), ruInt(-1)), want: false},
+		{name: "DIFF-9 negative percentage does not allow surge", ds: ruStrategy(ruInt(1), ruStr("-50%")), want: false},
+		{name: "DIFF-9 an unresolvable maxSurge does not allow surge", ds: ruStrategy(ruInt(1), ruStr("5")), want: false},
+		{name: "DIFF-9 nil maxSurge does not allow surge", ds: ruStrategy(ruInt(1), nil), want: false},
+		{name: "DIFF-9 a nil maxUnavailable does not matter", ds: ruStrategy(nil, ruInt(1)), want: true},
+		{name: "DIFF-9 nil rollingUpdate does not allow surge", ds: ruNilRollingUpdate(), want: false},
+		{name: "DIFF-9 OnDelete never allows surge", ds: onDelete, want: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			require.Equal(t, tt.want, allowsSurge(tt.ds))
+		})
+	}
+}
+
+func TestRollingBudgets(t *testing.T) {
+	t.Parallel()
+	onDelete := ruStrategy(nil, nil)
+	onDelete.Spec.UpdateStrategy.Type = appsv1.OnDeleteDaemonSetStrategyType
+	tests := []struct {
+		name            string
+		ds              *appsv1.DaemonSet
+		desired         int
+		wantMU, wantMS  int
+		wantErrContains string
+	}{
+		{name: "UPD-5 integers are taken as they are", ds: ruStrategy(ruInt(2), ruInt(0)), desired: 5, wantMU: 2},
+		{name: "UPD-5 integers above desired are kept", ds: ruStrategy(ruInt(0), ruInt(9)), desired: 5, wantMS: 9},
+		{name: "UPD-5 SCN-77 1% of 3 rounds up to 1", ds: ruStrategy(ruStr("1%"), nil), desired: 3, wantMU: 1},
+		{name: "UPD-5 SCN-77 10% of 5 rounds up to 1", ds: ruStrategy(ruStr("10%"), nil), desired: 5, wantMU: 1},
+		{name: "UPD-5 SCN-77 50% of 5 rounds up to 3", ds: ruStrategy(ruStr("50%"), nil), desired: 5, wantMU: 3},
+		{name: "UPD-5 SCN-77 99% of 3 rounds up to 3", ds: ruStrategy(ruStr("99%"), nil), desired: 3, wantMU: 3},
+		{name: "UPD-5 100% of 4 is 4", ds: ruStrategy(ruStr("100%"), nil), desired: 4, wantMU: 4},
+		{name: "UPD-5 10% of 10 is exactly 1", ds: ruStrategy(ruStr("10%"), nil), desired: 10, wantMU: 1},
+		{name: "UPD-5 10% of 11 rounds up to 2", ds: ruStrategy(ruStr("10%"), nil), desired: 11, wantMU: 2},
+		{name: "UPD-5 200% of 3 is 6", ds: ruStrategy(ruStr("200%"), nil), desired: 3, wantMU: 6},
+		{name: "UPD-5 SCN-92 maxSurge 25% of 4 is 1", ds: ruStrategy(ruInt(0), ruStr("25%")), desired: 4, wantMS: 1},
+		{name: "UPD-5 SCN-92 maxSurge 100% of 4 is 4", ds: ruStrategy(ruInt(0), ruStr("100%")), desired: 4, wantMS: 4},
+		{name: "UPD-5 maxSurge 1% of 1000 rounds up to 10", ds: ruStrategy(ruInt(0), ruStr("1%")), desired: 1000, wantMS: 10},
+		{name: "UPD-5 maxUnavailable 0 with surge stays 0", ds: ruStrategy(ruInt(0), ruInt(1)), desired: 3, wantMU: 0, wantMS: 1},
+		{name: "UPD-5 a nil maxSurge means 0", ds: ruStrategy(ruInt(2), nil), desired: 3, wantMU: 2},
+		{name: "UPD-5 SCN-80 a negative maxUnavailable is used as it is", ds: ruStrategy(ruInt(-1), nil), desired: 3, wantMU: -1},
+		{name: "UPD-5 a negative maxSurge is used as it is", ds: ruStrategy(ruInt(0), ruInt(-2)), desired: 3, wantMS: -2},
+		{name: "UPD-5 a negative percentage rounds up towards 0, then UPD-6 applies", ds: ruStrategy(ruStr("-10%"), nil), desired: 5, wantMU: 1},
+		{name: "UPD-5 a percentage of 0 desired nodes is 0", ds: ruStrategy(ruStr("50%"), ruStr("50%")), desired: 0},
+		{name: "UPD-5 SCN-79 nil maxUnavailable with rollingUpdate present is an error", ds: ruStrategy(nil, ruInt(1)), desired: 3, wantErrContains: "invalid value for MaxUnavailable: nil value for IntOrString"},
+		{name: "UPD-5 SCN-79 maxUnavailable \"2\" is an error", ds: ruStrategy(ruStr("2"), nil), desired: 3, wantErrContains: "couldn't get unavailable numbers: invalid value for MaxUnavailable: invalid value for IntOrString: invalid type: string is not a percentage"},
+		{name: "UPD-5 maxUnavailable \"x%\" is an error", ds: ruStrategy(ruStr("x%"), nil), desired: 3, wantErrContains: "invalid value for MaxUnavailable: invalid value for IntOrString: invalid value \"x%\""},
+		{name: "UPD-5 maxSurge \"5\" is an error", ds: ruStrategy(ruInt(0), ruStr("5")), desired: 3, wantErrContains: "invalid value for MaxSurge: invalid value for IntOrString: invalid type: string is not a percentage"},
+		{name: "UPD-5 maxUnavailable is resolved before maxSurge", ds: ruStrategy(ruStr("5"), ruStr("5")), desired: 3, wantErrContains: "MaxUnavailable"},
+		{name: "UPD-6 SCN-78 0 and 0 become maxUnavailable 1", ds: ruStrategy(ruInt(0), ruInt(0)), desired: 3, wantMU: 1},
+		{name: "UPD-6 SCN-78 0% and 0% become maxUnavailable 1", ds: ruStrategy(ruStr("0%"), ruStr("0%")), desired: 3, wantMU: 1},
+		{name: "UPD-6 SCN-78 a nil rollingUpdate becomes maxUnavailable 1", ds: ruNilRollingUpdate(), desired: 3, wantMU: 1},
+		{name: "UPD-6 does not apply without desired nodes", ds: ruNilRollingUpdate(), desired: 0},
+		{name: "UPD-6 a non-RollingUpdate type resolves like a nil rollingUpdate", ds: onDelete, desired: 2, wantMU: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			mu, ms, err := rollingBudgets(tt.ds, tt.desired)
+			if tt.wantErrContains != "" {
+				require.ErrorContains(t, err, tt.wantErrContains)
+				require.Zero(t, mu)
+				require.Zero(t, ms)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tt.wantMU, mu, "maxUnavailable")
+			require.Equal(t, tt.wantMS, ms, "maxSurge")
+		})
+	}
+}

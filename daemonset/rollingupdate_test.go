@@ -1,0 +1,751 @@
+package daemonset
+
+// Internal tests of the rolling-update step (UPD-4..UPD-11, UPD-23, D-1): they drive
+// rollingUpdate with hand-built per-node states, so every rule is checked apart from the base
+// diff that normally gates it (UPD-2). The scenarios whose outcome is a base diff (SCN-85,
+// SCN-89, SCN-90, SCN-91, SCN-97) go through Plan at the end of the file.
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+const (
+	ruHash    = "newhash"
+	ruOldHash = "oldhash"
+)
+
+// ruNow is the instant of every step in these tests: an hour after the pods turned Ready.
+var ruNow = ruT0.Add(time.Hour)
+
+// ruPod is a running pod in namespace ns carrying the given hash label; ready says whether
+// it has been Ready since ruT0 (so Available for any minReadySeconds up to an hour).
+func ruPod(name, hash string, ready bool) *v1.Pod {
+	status := v1.ConditionFalse
+	if ready {
+		status = v1.ConditionTrue
+	}
+	return &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace:         "ns",
+			Name:              name,
+			Labels:            map[string]string{appsv1.DefaultDaemonSetUniqueLabelKey: hash},
+			CreationTimestamp: metav1.NewTime(ruT0.Add(-time.Minute)),
+		},
+		Status: v1.PodStatus{Phase: v1.PodRunning, Conditions: []v1.PodCondition{ruReadyCond(status, ruT0)}},
+	}
+}
+
+func ruOld(name string) *v1.Pod         { return ruPod(name, ruOldHash, true) }
+func ruOldNotReady(name string) *v1.Pod { return ruPod(name, ruOldHash, false) }
+func ruNew(name string) *v1.Pod         { return ruPod(name, ruHash, true) }
+func ruNewNotReady(name string) *v1.Pod { return ruPod(name, ruHash, false) }
+
+// ruReadySince moves the Ready transition of pod to t.
+func ruReadySince(pod *v1.Pod, t time.Time) *v1.Pod {
+	pod.Status.Conditions[0].LastTransitionTime = metav1.NewTime(t)
+	return pod
+}
+
+func ruTerminating(pod *v1.Pod) *v1.Pod {
+	pod.DeletionTimestamp = &metav1.Time{Time: ruT0}
+	return pod
+}
+
+func ruNodeObj(name string) *v1.Node { return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}} }
+
+// ruRun is a node that should run a daemon pod; ruIneligible one that should not (but may keep
+// its pods, e.g. an untolerated NoSchedule taint); ruMissing a node name absent from the node
+// list.
+func ruRun(name string, pods ...*v1.Pod) nodeState {
+	return nodeState{name: name, node: ruNodeObj(name), shouldRun: true, pods: pods}
+}
+
+func ruIneligible(name string, pods ...*v1.Pod) nodeState {
+	return nodeState{name: name, node: ruNodeObj(name), pods: pods}
+}
+
+func ruMissing(name string, pods ...*v1.Pod) nodeState { return nodeState{name: name, pods: pods} }
+
+// ruOldNodes is n nodes n0, n1, ... each holding one old Available pod named p-<node>.
+func ruOldNodes(n int) []nodeState {
+	states := make([]nodeState, n)
+	for i := range states {
+		name := fmt.Sprintf("n%d", i)
+		states[i] = ruRun(name, ruOld("p-"+name))
+	}
+	return states
+}
+
+func ruDel(pod, node string, reason Reason, interchangeable bool) Deletion {
+	return Deletion{Namespace: "ns", Name: pod, Node: node, Reason: reason, Interchangeable: interchangeable}
+}
+
+func ruCreate(node string, reason Reason, interchangeable bool) Creation {
+	return Creation{Node: node, Reason: reason, Interchangeable: interchangeable}
+}
+
+func ruActed(mu, ms int) RollingUpdate {
+	return RollingUpdate{Acted: true, MaxUnavailable: mu, MaxSurge: ms}
+}
+
+func ruWithMinReady(ds *appsv1.DaemonSet, s int32) *appsv1.DaemonSet {
+	ds.Spec.MinReadySeconds = s
+	return ds
+}
+
+func ruWithGeneration(ds *appsv1.DaemonSet, gen string) *appsv1.DaemonSet {
+	ds.Annotations = map[string]string{appsv1.DeprecatedTemplateGeneration: gen}
+	return ds
+}
+
+func ruWithGenerationLabel(pod *v1.Pod, gen string) *v1.Pod {
+	pod.Labels[podTemplateGenerationLabel] = gen
+	return pod
+}
+
+// ruDesired counts the shouldRun states, as the caller does (UPD-4).
+func ruDesired(states []nodeState) int {
+	n := 0
+	for _, s := range states {
+		if s.shouldRun {
+			n++
+		}
+	}
+	return n
+}
+
+type ruCase struct {
+	name        string
+	ds          *appsv1.DaemonSet
+	states      []nodeState
+	now         time.Time // ruNow when zero
+	wantReport  RollingUpdate
+	wantCreates []Creation
+	wantDeletes []Deletion
+}
+
+func runRollingCases(t *testing.T, tests []ruCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			now := tt.now
+			if now.IsZero() {
+				now = ruNow
+			}
+			dsBefore := tt.ds.DeepCopy()
+			podsBefore := make([][]*v1.Pod, len(tt.states))
+			for i, s := range tt.states {
+				for _, pod := range s.pods {
+					podsBefore[i] = append(podsBefore[i], pod.DeepCopy())
+				}
+			}
+			p := &Planner{ds: tt.ds, opts: Options{Now: now}}
+			got := p.rollingUpdate(tt.states, ruDesired(tt.states), ruHash)
+
+			require.Equal(t, tt.wantReport, got.report, "report")
+			require.Equal(t, tt.wantCreates, got.creates, "creates")
+			require.Equal(t, tt.wantDeletes, got.deletes, "deletes")
+			require.Equal(t, dsBefore, tt.ds, "the DaemonSet was mutated")
+			for i, s := range tt.states {
+				for j, pod := range s.pods {
+					require.Equal(t, podsBefore[i][j], pod, "pod %s was mutated", pod.Name)
+				}
+			}
+		})
+	}
+}
+
+// TestRollingUpdateWithoutSurge covers UPD-8, UPD-9 and UPD-10 and the scenarios SCN-72..SCN-84
+// reduced to the step.
+func TestRollingUpdateWithoutSurge(t *testing.T) {
+	t.Parallel()
+	runRollingCases(t, []ruCase{
+		{
+			name:        "UPD-8 UPD-9 SCN-72 3 old Available pods and mu 1 delete the first by node name, interchangeably",
+			ds:          ruStrategy(ruInt(1), nil),
+			states:      ruOldNodes(3),
+			wantReport:  ruActed(1, 0),
+			wantDeletes: []Deletion{ruDel("p-n0", "n0", ReasonUpdateOldCandidate, true)},
+		},
+		{
+			name:       "UPD-9 SCN-73 6 old Available pods and mu 2 delete exactly two, interchangeably",
+			ds:         ruStrategy(ruInt(2), nil),
+			states:     ruOldNodes(6),
+			wantReport: ruActed(2, 0),
+			wantDeletes: []Deletion{
+				ruDel("p-n0", "n0", ReasonUpdateOldCandidate, true),
+				ruDel("p-n1", "n1", ReasonUpdateOldCandidate, true),
+			},
+		},
+		{
+			name:       "UPD-9 a budget covering every candidate deletes them all, not interchangeable",
+			ds:         ruStrategy(ruInt(5), nil),
+			states:     ruOldNodes(3),
+			wantReport: ruActed(5, 0),
+			wantDeletes: []Deletion{
+				ruDel("p-n0", "n0", ReasonUpdateOldCandidate, false),
+				ruDel("p-n1", "n1", ReasonUpdateOldCandidate, false),
+				ruDel("p-n2", "n2", ReasonUpdateOldCandidate, false),
+			},
+		},
+		{
+			name:        "UPD-9 a budget equal to the candidates deletes them all, not interchangeable",
+			ds:          ruStrategy(ruInt(1), nil),
+			states:      []nodeState{ruRun("n0", ruNew("a")), ruRun("n1", ruOld("b"))},
+			wantReport:  ruActed(1, 0),
+			wantDeletes: []Deletion{ruDel("b", "n1", ReasonUpdateOldCandidate, false)},
+		},
+		{
+			name: "UPD-8 SCN-74 an unavailable new pod spends one of mu 2",
+			ds:   ruStrategy(ruInt(2), nil),
+			states: []nodeState{
+				ruRun("n0", ruNewNotReady("a")), ruRun("n1", ruOld("b")), ruRun("n2", ruOld("c")),
+				ruRun("n3", ruOld("d")), ruRun("n4", ruOld("e")),
+			},
+			wantReport:  ruActed(2, 0),
+			wantDeletes: []Deletion{ruDel("b", "n1", ReasonUpdateOldCandidate, true)},
+		},
+		{
+			name: "UPD-8 an available new pod spends nothing",
+			ds:   ruStrategy(ruInt(1), nil),
+			states: []nodeState{
+				ruRun("n0", ruNew("a")), ruRun("n1", ruOld("b")), ruRun("n2", ruOld("c")),
+			},
+			wantReport:  ruActed(1, 0),
+			wantDeletes: []Deletion{ruDel("b", "n1", ReasonUpdateOldCandidate, true)},
+		},
+		{
+			name: "UPD-8 SCN-75 unavailable old pods are deleted budget-free and spend the budget",
+			ds:   ruStrategy(ruInt(1), nil),
+			states: []nodeState{
+				ruRun("n0", ruOldNotReady("a")), ruRun("n1", ruOldNotReady("b")), ruRun("n2", ruOld("c")),
+			},
+			wantReport: ruActed(1, 0),
+			wantDeletes: []Deletion{
+				ruDel("a", "n0", ReasonUpdateOldUnavailable, false),
+				ruDel("b", "n1", ReasonUpdateOldUnavailable, false),
+			},
+		},
+		{
+			name: "UPD-8 unavailable old pods are deleted even under a negative budget",
+			ds:   ruStrategy(ruInt(-1), nil),
+			states: []nodeState{
+				ruRun("n0", ruOld("a")), ruRun("n1", ruOldNotReady("b")),
+			},
+			wantReport:  ruActed(-1, 0),
+			wantDeletes: []Deletion{ruDel("b", "n1", ReasonUpdateOldUnavailable, false)},
+		},
+		{
+			name: "UPD-8 SCN-76 a node holding only a terminating old pod spends the budget",
+			ds:   ruStrategy(ruInt(1), nil),
+			states: []nodeState{
+				ruRun("n0", ruTerminating(ruOld("a"))), ruRun("n1", ruOld("b")), ruRun("n2", ruOld("c")),
+			},
+			wantReport: ruActed(1, 0),
+		},
+		{
+			name: "UPD-8 a terminating pod beside an old one is ignored, the old one is a candidate",
+			ds:   ruStrategy(ruInt(1), nil),
+			states: []nodeState{
+				ruRun("n0", ruTerminating(ruOld("a")), ruOld("b")),
+			},
+			wantReport:  ruActed(1, 0),
+			wantDeletes: []Deletion{ruDel("b", "n0", ReasonUpdateOldCandidate, false)},
+		},
+		{
+			name: "UPD-8 UPD-10 a desired node without pods spends the budget",
+			ds:   ruStrategy(ruInt(1), nil),
+			states: []nodeState{
+				ruRun("n0"), ruRun("n1", ruOld("b")),
+			},
+			wantReport: ruActed(1, 0),
+		},
+		{
+			name: "UPD-8 two old pods on a node spend the budget and are left to the base diff",
+			ds:   ruStrategy(ruInt(1), nil),
+			states: []nodeState{
+				ruRun("n0", ruOld("a1"), ruOld("a2")), ruRun("n1", ruOld("b")),
+			},
+			wantReport: ruActed(1, 0),
+		},
+		{
+			name: "UPD-8 two new pods on a node spend the budget",
+			ds:   ruStrategy(ruInt(1), nil),
+			states: []nodeState{
+				ruRun("n0", ruNew("a1"), ruNew("a2")), ruRun("n1", ruOld("b")),
+			},
+			wantReport: ruActed(1, 0),
+		},
+		{
+			name: "UPD-8 UPD-24 an old and a new pod on a node spend the budget",
+			ds:   ruStrategy(ruInt(1), nil),
+			states: []nodeState{
+				ruRun("n0", ruOld("a1"), ruNew("a2")), ruRun("n1", ruOld("b")),
+			},
+			wantReport: ruActed(1, 0),
+		},
+		{
+			name: "UPD-8 mu 2 with one node spent leaves one deletion",
+			ds:   ruStrategy(ruInt(2), nil),
+			states: []nodeState{
+				ruRun("n0", ruOld("a1"), ruNew("a2")), ruRun("n1", ruOld("b")), ruRun("n2", ruOld("c")),
+			},
+			wantReport:  ruActed(2, 0),
+			wantDeletes: []Deletion{ruDel("b", "n1", ReasonUpdateOldCandidate, true)},
+		},
+		{
+			name: "UPD-8 candidates met before the unavailable nodes still count, then U is subtracted",
+			ds:   ruStrategy(ruInt(2), nil),
+			states: []nodeState{
+				ruRun("a", ruOld("pa")), ruRun("b", ruOld("pb")), ruRun("c", ruNewNotReady("pc")),
+			},
+			wantReport:  ruActed(2, 0),
+			wantDeletes: []Deletion{ruDel("pa", "a", ReasonUpdateOldCandidate, true)},
+		},
+		{
+			name: "UPD-8 candidates met after the budget is spent are not recorded and nothing is deleted",
+			ds:   ruStrategy(ruInt(1), nil),
+			states: []nodeState{
+				ruRun("a", ruNewNotReady("pa")), ruRun("b", ruOld("pb")),
+			},
+			wantReport: ruActed(1, 0),
+		},
+		{
+			name: "UPD-8 UPD-12 an old Ready pod within minReadySeconds is unavailable and deleted budget-free",
+			ds:   ruWithMinReady(ruStrategy(ruInt(1), nil), 30),
+			states: []nodeState{
+				ruRun("n0", ruReadySince(ruOld("a"), ruNow.Add(-29*time.Second))), ruRun("n1", ruOld("b")),
+			},
+			wantReport:  ruActed(1, 0),
+			wantDeletes: []Deletion{ruDel("a", "n0", ReasonUpdateOldUnavailable, false)},
+		},
+		{
+			name: "UPD-8 UPD-12 an old pod Ready exactly minReadySeconds ago is a candidate",
+			ds:   ruWithMinReady(ruStrategy(ruInt(1), nil), 30),
+			states: []nodeState{
+				ruRun("n0", ruReadySince(ruOld("a"), ruNow.Add(-30*time.Second))),
+			},
+			wantReport:  ruActed(1, 0),
+			wantDeletes: []Deletion{ruDel("a", "n0", ReasonUpdateOldCandidate, false)},
+		},
+		{
+			name: "UPD-8 UPD-12 a new pod Ready one second short of minReadySeconds spends the budget",
+			ds:   ruWithMinReady(ruStrategy(ruInt(1), nil), 30),
+			states: []nodeState{
+				ruRun("n0", ruReadySince(ruNew("a"), ruNow.Add(-29*time.Second))), ruRun("n1", ruOld("b")),
+			},
+			wantReport: ruActed(1, 0),
+		},
+		{
+			name: "UPD-8 UPD-12 a new pod Ready with a zero transition time and minReadySeconds spends the budget",
+			ds:   ruWithMinReady(ruStrategy(ruInt(1), nil), 1),
+			states: []nodeState{
+				ruRun("n0", ruReadySince(ruNew("a"), time.Time{})), ruRun("n1", ruOld("b")),
+			},
+			wantReport: ruActed(1, 0),
+		},
+		{
+			name: "UPD-13 a Ready condition set to False makes an old pod unavailable",
+			ds:   ruStrategy(ruInt(0), ruInt(0)),
+			states: []nodeState{
+				ruRun("n0", ruOldNotReady("a")), ruRun("n1", ruOld("b")),
+			},
+			wantReport:  ruActed(1, 0),
+			wantDeletes: []Deletion{ruDel("a", "n0", ReasonUpdateOldUnavailable, false)},
+		},
+		{
+			name:       "UPD-5 SCN-77 mu 10% of 5 deletes 1",
+			ds:         ruStrategy(ruStr("10%"), nil),
+			states:     ruOldNodes(5),
+			wantReport: ruActed(1, 0),
+			wantDeletes: []Deletion{
+				ruDel("p-n0", "n0", ReasonUpdateOldCandidate, true),
+			},
+		},
+		{
+			name:       "UPD-5 SCN-77 mu 50% of 5 deletes 3",
+			ds:         ruStrategy(ruStr("50%"), nil),
+			states:     ruOldNodes(5),
+			wantReport: ruActed(3, 0),
+			wantDeletes: []Deletion{
+				ruDel("p-n0", "n0", ReasonUpdateOldCandidate, true),
+				ruDel("p-n1", "n1", ReasonUpdateOldCandidate, true),
+				ruDel("p-n2", "n2", ReasonUpdateOldCandidate, true),
+			},
+		},
+		{
+			name:       "UPD-5 SCN-77 mu 99% of 3 deletes 3",
+			ds:         ruStrategy(ruStr("99%"), nil),
+			states:     ruOldNodes(3),
+			wantReport: ruActed(3, 0),
+			wantDeletes: []Deletion{
+				ruDel("p-n0", "n0", ReasonUpdateOldCandidate, false),
+				ruDel("p-n1", "n1", ReasonUpdateOldCandidate, false),
+				ruDel("p-n2", "n2", ReasonUpdateOldCandidate, false),
+			},
+		},
+		{
+			name:        "UPD-5 SCN-77 mu 1% of 3 deletes 1",
+			ds:          ruStrategy(ruStr("1%"), nil),
+			states:      ruOldNodes(3),
+			wantReport:  ruActed(1, 0),
+			wantDeletes: []Deletion{ruDel("p-n0", "n0", ReasonUpdateOldCandidate, true)},
+		},
+		{
+			name:        "UPD-6 SCN-78 mu 0 and ms 0 delete 1",
+			ds:          ruStrategy(ruInt(0), ruInt(0)),
+			states:      ruOldNodes(3),
+			wantReport:  ruActed(1, 0),
+			wantDeletes: []Deletion{ruDel("p-n0", "n0", ReasonUpdateOldCandidate, true)},
+		},
+		{
+			name:        "UPD-6 SCN-78 mu 0% and ms 0% delete 1",
+			ds:          ruStrategy(ruStr("0%"), ruStr("0%")),
+			states:      ruOldNodes(3),
+			wantReport:  ruActed(1, 0),
+			wantDeletes: []Deletion{ruDel("p-n0", "n0", ReasonUpdateOldCandidate, true)},
+		},
+		{
+			name:        "UPD-6 SCN-78 a nil rollingUpdate deletes 1",
+			ds:          ruNilRollingUpdate(),
+			states:      ruOldNodes(3),
+			wantReport:  ruActed(1, 0),
+			wantDeletes: []Deletion{ruDel("p-n0", "n0", ReasonUpdateOldCandidate, true)},
+		},
+		{
+			name:       "UPD-6 without desired nodes a nil rollingUpdate deletes nothing",
+			ds:         ruNilRollingUpdate(),
+			states:     []nodeState{ruIneligible("n0", ruOld("a"))},
+			wantReport: ruActed(0, 0),
+		},
+		{
+			name:       "UPD-5 SCN-79 a nil maxUnavailable with rollingUpdate present is an error and no action",
+			ds:         ruStrategy(nil, nil),
+			states:     []nodeState{ruRun("n0", ruOldNotReady("a")), ruRun("n1", ruOld("b"))},
+			wantReport: RollingUpdate{Reason: "Error", Error: "couldn't get unavailable numbers: invalid value for MaxUnavailable: nil value for IntOrString"},
+		},
+		{
+			name:       "UPD-5 SCN-79 maxUnavailable \"2\" is an error and no action",
+			ds:         ruStrategy(ruStr("2"), nil),
+			states:     ruOldNodes(3),
+			wantReport: RollingUpdate{Reason: "Error", Error: "couldn't get unavailable numbers: invalid value for MaxUnavailable: invalid value for IntOrString: invalid type: string is not a percentage"},
+		},
+		{
+			name:       "UPD-5 maxSurge \"5\" is an error and no action",
+			ds:         ruStrategy(ruInt(1), ruStr("5")),
+			states:     ruOldNodes(3),
+			wantReport: RollingUpdate{Reason: "Error", Error: "couldn't get unavailable numbers: invalid value for MaxSurge: invalid value for IntOrString: invalid type: string is not a percentage"},
+		},
+		{
+			name:       "UPD-5 SCN-80 mu -1 deletes nothing",
+			ds:         ruStrategy(ruInt(-1), nil),
+			states:     ruOldNodes(3),
+			wantReport: ruActed(-1, 0),
+		},
+		{
+			name: "UPD-3 SCN-81 a pod whose pod-template-generation equals the annotation is not replaced",
+			ds:   ruWithGeneration(ruStrategy(ruInt(1), nil), "4"),
+			states: []nodeState{
+				ruRun("n0", ruWithGenerationLabel(ruOld("a"), "4")), ruRun("n1", ruWithGenerationLabel(ruOld("b"), "3")),
+			},
+			wantReport:  ruActed(1, 0),
+			wantDeletes: []Deletion{ruDel("b", "n1", ReasonUpdateOldCandidate, false)},
+		},
+		{
+			name: "UPD-10 SCN-83 an old pod on an ineligible node that may continue is a candidate (first by name)",
+			ds:   ruStrategy(ruInt(1), nil),
+			states: []nodeState{
+				ruIneligible("n0", ruOld("a")), ruRun("n1", ruOld("b")), ruRun("n2", ruOld("c")),
+			},
+			wantReport:  ruActed(1, 0),
+			wantDeletes: []Deletion{ruDel("a", "n0", ReasonUpdateOldCandidate, true)},
+		},
+		{
+			name: "UPD-10 SCN-84 an old pod bound to a missing node is a candidate",
+			ds:   ruStrategy(ruInt(1), nil),
+			states: []nodeState{
+				ruRun("n0", ruNew("a")), ruRun("n1", ruNew("b")), ruMissing("n9", ruOld("c")),
+			},
+			wantReport:  ruActed(1, 0),
+			wantDeletes: []Deletion{ruDel("c", "n9", ReasonUpdateOldCandidate, false)},
+		},
+		{
+			name:       "UPD-8 a rollout that is complete does nothing",
+			ds:         ruStrategy(ruInt(1), nil),
+			states:     []nodeState{ruRun("n0", ruNew("a")), ruRun("n1", ruNew("b"))},
+			wantReport: ruActed(1, 0),
+		},
+		{
+			name:       "UPD-8 an empty map does nothing",
+			ds:         ruStrategy(ruInt(1), nil),
+			wantReport: ruActed(1, 0),
+		},
+	})
+}
+
+// TestRollingUpdateWithSurge covers UPD-7 and UPD-11 and the scenarios SCN-86..SCN-98 reduced to
+// the step.
+func TestRollingUpdateWithSurge(t *testing.T) {
+	t.Parallel()
+	runRollingCases(t, []ruCase{
+		{
+			name:        "UPD-11 SCN-86 4 old Available pods and ms 1 create on the first node by name, interchangeably",
+			ds:          ruStrategy(ruInt(0), ruInt(1)),
+			states:      ruOldNodes(4),
+			wantReport:  ruActed(0, 1),
+			wantCreates: []Creation{ruCreate("n0", ReasonSurgeCandidate, true)},
+		},
+		{
+			name: "UPD-11 SCN-87 an unavailable old pod gets its create budget-free, plus one surge candidate",
+			ds:   ruStrategy(ruInt(0), ruInt(1)),
+			states: []nodeState{
+				ruRun("n0", ruOld("a")), ruRun("n1", ruOldNotReady("b")), ruRun("n2", ruOld("c")), ruRun("n3", ruOld("d")),
+			},
+			wantReport: ruActed(0, 1),
+			wantCreates: []Creation{
+				ruCreate("n0", ReasonSurgeCandidate, true),
+				ruCreate("n1", ReasonSurgeOldUnavailable, false),
+			},
+		},
+		{
+			name: "UPD-11 SCN-88 a new pod not yet Available spends the surge; unavailable old pods still get creates",
+			ds:   ruStrategy(ruInt(0), ruInt(1)),
+			states: []nodeState{
+				ruRun("n0", ruOld("a1"), ruNewNotReady("a2")), ruRun("n1", ruOld("b")), ruRun("n2", ruOld("c")), ruRun("n3", ruOldNotReady("d")),
+			},
+			wantReport:  ruActed(0, 1),
+			wantCreates: []Creation{ruCreate("n3", ReasonSurgeOldUnavailable, false)},
+		},
+		{
+			name: "UPD-11 a candidate met before the surge is spent is recorded, but S is final when counting",
+			ds:   ruStrategy(ruInt(0), ruInt(1)),
+			states: []nodeState{
+				ruRun("a", ruOld("pa")), ruRun("b", ruOld("pb1"), ruNewNotReady("pb2")),
+			},
+			wantReport: ruActed(0, 1),
+		},
+		{
+			name: "UPD-11 an old pod beside an Available new pod is deleted",
+			ds:   ruWithGeneration(ruStrategy(ruInt(0), ruInt(1)), "2"),
+			states: []nodeState{
+				// New by pod-template-generation only, so the base diff (hash only) keeps both.
+				ruRun("n0", ruOld("a1"), ruWithGenerationLabel(ruOld("a2"), "2")),
+			},
+			wantReport:  ruActed(0, 1),
+			wantDeletes: []Deletion{ruDel("a1", "n0", ReasonSurgeReplaced, false)},
+		},
+		{
+			name: "UPD-11 two old pods on a node spend the surge",
+			ds:   ruStrategy(ruInt(0), ruInt(1)),
+			states: []nodeState{
+				ruRun("n0", ruOld("a1"), ruOld("a2")), ruRun("n1", ruOld("b")),
+			},
+			wantReport: ruActed(0, 1),
+		},
+		{
+			name: "UPD-11 two new pods on a node spend the surge",
+			ds:   ruStrategy(ruInt(0), ruInt(2)),
+			states: []nodeState{
+				ruRun("n0", ruNew("a1"), ruNew("a2")), ruRun("n1", ruOld("b")), ruRun("n2", ruOld("c")),
+			},
+			wantReport:  ruActed(0, 2),
+			wantCreates: []Creation{ruCreate("n1", ReasonSurgeCandidate, true)},
+		},
+		{
+			name: "UPD-11 nodes without an old pod do nothing, also empty ones",
+			ds:   ruStrategy(ruInt(0), ruInt(1)),
+			states: []nodeState{
+				ruRun("n0"), ruRun("n1", ruNewNotReady("b")), ruRun("n2", ruNew("c")),
+			},
+			wantReport: ruActed(0, 1),
+		},
+		{
+			name: "UPD-11 terminating pods are ignored",
+			ds:   ruStrategy(ruInt(0), ruInt(1)),
+			states: []nodeState{
+				ruRun("n0", ruTerminating(ruOld("a1")), ruNewNotReady("a2")), ruRun("n1", ruOld("b")),
+			},
+			wantReport:  ruActed(0, 1),
+			wantCreates: []Creation{ruCreate("n1", ReasonSurgeCandidate, false)},
+		},
+		{
+			name:       "UPD-5 SCN-92 ms 25% of 4 creates one",
+			ds:         ruStrategy(ruInt(0), ruStr("25%")),
+			states:     ruOldNodes(4),
+			wantReport: ruActed(0, 1),
+			wantCreates: []Creation{
+				ruCreate("n0", ReasonSurgeCandidate, true),
+			},
+		},
+		{
+			name:       "UPD-5 SCN-92 ms 100% of 4 creates four, not interchangeable",
+			ds:         ruStrategy(ruInt(0), ruStr("100%")),
+			states:     ruOldNodes(4),
+			wantReport: ruActed(0, 4),
+			wantCreates: []Creation{
+				ruCreate("n0", ReasonSurgeCandidate, false),
+				ruCreate("n1", ReasonSurgeCandidate, false),
+				ruCreate("n2", ReasonSurgeCandidate, false),
+				ruCreate("n3", ReasonSurgeCandidate, false),
+			},
+		},
+		{
+			name: "UPD-11 SCN-93 an ineligible old Available pod goes once more pods are available than desired",
+			ds:   ruStrategy(ruInt(0), ruInt(1)),
+			states: []nodeState{
+				ruIneligible("n0", ruOld("a")), ruRun("n1", ruNew("b")), ruRun("n2", ruNew("c")),
+			},
+			wantReport:  ruActed(0, 1),
+			wantDeletes: []Deletion{ruDel("a", "n0", ReasonSurgeIneligibleExcess, false)},
+		},
+		{
+			name: "UPD-11 SCN-94 an ineligible old pod stays while a new pod is not Available",
+			ds:   ruStrategy(ruInt(0), ruInt(1)),
+			states: []nodeState{
+				ruIneligible("n0", ruOld("a")), ruRun("n1", ruNew("b")), ruRun("n2", ruNewNotReady("c")),
+			},
+			wantReport: ruActed(0, 1),
+		},
+		{
+			name: "UPD-11 SCN-95 an ineligible old pod that is not Available is deleted at once",
+			ds:   ruStrategy(ruInt(0), ruInt(1)),
+			states: []nodeState{
+				ruIneligible("n0", ruOldNotReady("a")), ruRun("n1", ruNew("b")), ruRun("n2", ruNewNotReady("c")),
+			},
+			wantReport:  ruActed(0, 1),
+			wantDeletes: []Deletion{ruDel("a", "n0", ReasonSurgeOldUnavailableIneligible, false)},
+		},
+		{
+			name: "UPD-11 only A minus desired ineligible candidates go, the first by name, interchangeably",
+			ds:   ruStrategy(ruInt(0), ruInt(1)),
+			states: []nodeState{
+				ruIneligible("n0", ruOld("a")), ruIneligible("n1", ruOld("b")),
+				ruRun("n2", ruNew("c")), ruRun("n3", ruNewNotReady("d")),
+			},
+			wantReport:  ruActed(0, 1),
+			wantDeletes: []Deletion{ruDel("a", "n0", ReasonSurgeIneligibleExcess, true)},
+		},
+		{
+			name: "UPD-11 all ineligible candidates go when A minus desired covers them",
+			ds:   ruStrategy(ruInt(0), ruInt(1)),
+			states: []nodeState{
+				ruIneligible("n0", ruOld("a")), ruIneligible("n1", ruOld("b")),
+				ruRun("n2", ruNew("c")), ruRun("n3", ruNew("d")),
+			},
+			wantReport: ruActed(0, 1),
+			wantDeletes: []Deletion{
+				ruDel("a", "n0", ReasonSurgeIneligibleExcess, false),
+				ruDel("b", "n1", ReasonSurgeIneligibleExcess, false),
+			},
+		},
+		{
+			name: "UPD-11 availability of old pods counts towards A even beside a new pod",
+			ds:   ruStrategy(ruInt(0), ruInt(1)),
+			states: []nodeState{
+				ruIneligible("n0", ruOld("a")), ruRun("n1", ruOld("b1"), ruNewNotReady("b2")), ruRun("n2", ruNew("c")),
+			},
+			wantReport:  ruActed(0, 1),
+			wantDeletes: []Deletion{ruDel("a", "n0", ReasonSurgeIneligibleExcess, false)},
+		},
+		{
+			name:       "UPD-11 SCN-96 an old Available pod bound to a missing node fails the step",
+			ds:         ruStrategy(ruInt(0), ruInt(1)),
+			states:     []nodeState{ruRun("n0", ruOldNotReady("a")), ruRun("n1", ruOld("b")), ruMissing("n9", ruOld("c"))},
+			wantReport: RollingUpdate{Reason: "Error", Error: `couldn't get node for nodeName "n9": node "n9" not found`, MaxSurge: 1},
+		},
+		{
+			name:       "UPD-11 an old unavailable pod bound to a missing node fails the step, naming the first such node",
+			ds:         ruStrategy(ruInt(0), ruInt(1)),
+			states:     []nodeState{ruMissing("m1", ruOldNotReady("a")), ruMissing("m2", ruOld("b"))},
+			wantReport: RollingUpdate{Reason: "Error", Error: `couldn't get node for nodeName "m1": node "m1" not found`, MaxSurge: 1},
+		},
+		{
+			name: "UPD-11 a missing node with an old and an Available new pod deletes the old one without looking the node up",
+			ds:   ruWithGeneration(ruStrategy(ruInt(0), ruInt(1)), "2"),
+			states: []nodeState{
+				ruMissing("n9", ruOld("a1"), ruWithGenerationLabel(ruOld("a2"), "2")),
+			},
+			wantReport:  ruActed(0, 1),
+			wantDeletes: []Deletion{ruDel("a1", "n9", ReasonSurgeReplaced, false)},
+		},
+		{
+			name:       "UPD-11 a missing node with only a new pod is not looked up",
+			ds:         ruStrategy(ruInt(0), ruInt(1)),
+			states:     []nodeState{ruMissing("n9", ruNew("a")), ruRun("n0", ruOld("b"))},
+			wantReport: ruActed(0, 1),
+			wantCreates: []Creation{
+				ruCreate("n0", ReasonSurgeCandidate, false),
+			},
+		},
+		{
+			name:        "UPD-7 SCN-98 mu 2 and ms 1 together run the surge algorithm: one create",
+			ds:          ruStrategy(ruInt(2), ruInt(1)),
+			states:      ruOldNodes(3),
+			wantReport:  ruActed(2, 1),
+			wantCreates: []Creation{ruCreate("n0", ReasonSurgeCandidate, true)},
+		},
+		{
+			name: "UPD-7 a negative maxSurge runs the surge algorithm with no surge candidates",
+			ds:   ruStrategy(ruInt(1), ruInt(-1)),
+			states: []nodeState{
+				ruRun("n0", ruOld("a")), ruRun("n1", ruOldNotReady("b")),
+			},
+			wantReport:  ruActed(1, -1),
+			wantCreates: []Creation{ruCreate("n1", ReasonSurgeOldUnavailable, false)},
+		},
+		{
+			name: "UPD-11 UPD-12 a new pod one second short of minReadySeconds spends the surge",
+			ds:   ruWithMinReady(ruStrategy(ruInt(0), ruInt(1)), 10),
+			states: []nodeState{
+				ruRun("n0", ruOld("a1"), ruReadySince(ruNew("a2"), ruNow.Add(-9*time.Second))), ruRun("n1", ruOld("b")),
+			},
+			wantReport: ruActed(0, 1),
+		},
+		{
+			name: "UPD-11 ms 0 with mu 0 falls back to the non-surge algorithm (UPD-6)",
+			ds:   ruStrategy(ruInt(0), ruInt(0)),
+			states: []nodeState{
+				ruRun("n0", ruOld("a")),
+			},
+			wantReport:  ruActed(1, 0),
+			wantDeletes: []Deletion{ruDel("a", "n0", ReasonUpdateOldCandidate, false)},
+		},
+	})
+}
+
+// TestRollingUpdateNeverTouchesTerminatingPods checks that the step never deletes a terminating pod
+// (UPD-8, UPD-11), whatever the strategy, on random mixes.
+func TestRollingUpdateNeverTouchesTerminatingPods(t *testing.T) {
+	t.Parallel()
+	for _, ds := range []*appsv1.DaemonSet{ruStrategy(ruInt(3), nil), ruStrategy(ruInt(0), ruInt(3))} {
+		var states []nodeState
+		for i := range 12 {
+			name := fmt.Sprintf("n%02d", i)
+			pods := []*v1.Pod{ruTerminating(ruOld("t-" + name))}
+			switch i % 4 {
+			case 1:
+				pods = append(pods, ruOld("o-"+name))
+			case 2:
+				pods = append(pods, ruOldNotReady("o-"+name))
+			case 3:
+				pods = append(pods, ruOld("o-"+name), ruNew("w-"+name))
+			}
+			states = append(states, ruRun(name, pods...))
+		}
+		p := &Planner{ds: ds, opts: Options{Now: ruNow}}
+		got := p.rollingUpdate(states, len(states), ruHash)
+		require.True(t, got.report.Acted)
+		require.NotEmpty(t, got.deletes)
+		for _, d := range got.deletes {
+			require.NotEqual(t, "t-", d.Name[:2], "terminating pod %s deleted", d.Name)
+		}
+	}
+}
