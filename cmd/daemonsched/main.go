@@ -1,0 +1,307 @@
+// Command daemonsched prints what the Kubernetes v1.36 DaemonSet controller would do in one sync
+// of every DaemonSet of a snapshot (plan), and why a DaemonSet does or does not run on a node
+// (explain). It reads what `kubectl get -o yaml|json` prints, or hand-written manifests, and
+// never contacts an API server.
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+
+// Exit codes.
+const (
+	exitOK       = 0
+	exitBadInput = 1
+	exitUsage    = 2
+)
+
+// errUsage marks a command line that cannot be run (unknown subcommand or flag, bad flag value);
+// run prints the usage and exits 2. Every other error is bad input and exits 1.
+var errUsage = errors.New("usage")
+
+const usageText = `Usage:
+  daemonsched plan    [-f FILE]... [--now RFC3339] [-o table|json|yaml] [--burst N] [--strict]
+  daemonsched explain [-f FILE]... --node NAME [--daemonset NAMESPACE/NAME] [--now RFC3339]
+
+daemonsched prints what the Kubernetes v1.36 DaemonSet controller would do in one sync of every
+DaemonSet of a snapshot (plan), and why a DaemonSet does or does not run on a node (explain).
+
+Input (-f, repeatable; "-" reads stdin): YAML or JSON, several documents separated by "---",
+and lists (kind: List, as "kubectl get nodes,pods,daemonsets,controllerrevisions -A -o yaml"
+prints). apps/v1 DaemonSet and ControllerRevision and v1 Node and Pod are read; other kinds are
+skipped with a warning. Without -f, a built-in example cluster is used.
+
+Hand-written manifests: every DaemonSet gets the API server's DaemonSet defaults (update
+strategy, revisionHistoryLimit); objects without metadata.namespace are in "default"; a
+DaemonSet without metadata.uid gets one derived from its namespace and name (with a warning).
+Pods belong to a DaemonSet only through an ownerReference carrying its uid: an ownerReference
+with the right name but no or another uid makes the pod invisible to that DaemonSet, as in a
+real cluster.
+
+--now defaults, for reproducible output, to the latest timestamp in the input (creationTimestamp,
+pod startTime, condition lastTransitionTime and lastHeartbeatTime), or 1970-01-01T00:00:00Z if
+the input has none.
+
+Exit status: 0 success, 1 bad input, 2 usage.
+`
+
+// run is the whole command: it parses args, reads the input and writes the result. It writes
+// nothing to stdout unless it succeeds.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usageText)
+		return exitUsage
+	}
+	var (
+		out bytes.Buffer
+		err error
+	)
+	switch args[0] {
+	case "plan":
+		err = runPlan(args[1:], stdin, &out, stderr)
+	case "explain":
+		err = runExplain(args[1:], stdin, &out, stderr)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usageText)
+		return exitOK
+	default:
+		fmt.Fprintf(stderr, "daemonsched: unknown command %q\n%s", args[0], usageText)
+		return exitUsage
+	}
+	switch {
+	case err == nil:
+		if _, err := stdout.Write(out.Bytes()); err != nil {
+			fmt.Fprintf(stderr, "daemonsched: %v\n", err)
+			return exitBadInput
+		}
+		return exitOK
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case errors.Is(err, errUsage):
+		return exitUsage
+	default:
+		fmt.Fprintf(stderr, "daemonsched: %v\n", err)
+		return exitBadInput
+	}
+}
+
+// fileList is the repeatable -f flag.
+type fileList []string
+
+func (f *fileList) String() string { return strings.Join(*f, ",") }
+
+func (f *fileList) Set(s string) error {
+	if s == "" {
+		return errors.New("empty file name")
+	}
+	*f = append(*f, s)
+	return nil
+}
+
+// outputFormat is the -o flag.
+type outputFormat string
+
+const (
+	formatTable outputFormat = "table"
+	formatJSON  outputFormat = "json"
+	formatYAML  outputFormat = "yaml"
+)
+
+func (o *outputFormat) String() string { return string(*o) }
+
+func (o *outputFormat) Set(s string) error {
+	switch f := outputFormat(s); f {
+	case formatTable, formatJSON, formatYAML:
+		*o = f
+		return nil
+	}
+	return fmt.Errorf("unsupported output format %q: want table, json or yaml", s)
+}
+
+// timeFlag is --now; zero when not given.
+type timeFlag struct{ t time.Time }
+
+func (f *timeFlag) String() string {
+	if f.t.IsZero() {
+		return ""
+	}
+	return f.t.Format(time.RFC3339)
+}
+
+func (f *timeFlag) Set(s string) error {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return fmt.Errorf("not an RFC 3339 time (like 2026-03-02T10:00:00Z): %q", s)
+	}
+	*f = timeFlag{t: t.UTC()}
+	return nil
+}
+
+// newFlagSet returns the flag set of one subcommand; parse errors print the usage on stderr.
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("daemonsched "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usageText) }
+	return fs
+}
+
+// parseFlags parses args into fs and rejects positional arguments; every failure is errUsage.
+func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "daemonsched: unexpected argument %q\n", fs.Arg(0))
+		fs.Usage()
+		return errUsage
+	}
+	return nil
+}
+
+func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var (
+		files  fileList
+		format = formatTable
+		now    timeFlag
+	)
+	fs := newFlagSet("plan", stderr)
+	fs.Var(&files, "f", "input `FILE` (repeatable; - reads stdin)")
+	fs.Var(&now, "now", "the instant readiness is judged at (`RFC3339`)")
+	fs.Var(&format, "o", "output `format`: table, json or yaml")
+	burst := fs.Int("burst", 0, "cap creates and deletes of each action list at `N` (0: no cap; the controller uses 250)")
+	strict := fs.Bool("strict", false, "treat what API validation would reject as an error")
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	if *burst < 0 {
+		fmt.Fprintf(stderr, "daemonsched: --burst must not be negative, got %d\n", *burst)
+		fs.Usage()
+		return errUsage
+	}
+
+	in, err := load(files, stdin)
+	if err != nil {
+		return err
+	}
+	opts := daemonset.Options{Now: now.t, BurstLimit: *burst}
+	if opts.Now.IsZero() {
+		opts.Now = in.latest()
+	}
+
+	problems := in.validate(opts)
+	if *strict && len(problems) > 0 {
+		return problems
+	}
+	cluster, err := daemonset.PlanCluster(in.snapshot(), opts)
+	if err != nil {
+		return fmt.Errorf("inconsistent snapshot: %w", err)
+	}
+	var out bytes.Buffer
+	switch format {
+	case formatJSON:
+		err = renderJSON(&out, cluster)
+	case formatYAML:
+		err = renderYAML(&out, cluster)
+	default:
+		renderTable(&out, cluster)
+	}
+	if err != nil {
+		return err
+	}
+	in.writeWarnings(stderr)
+	for _, p := range problems {
+		fmt.Fprintf(stderr, "daemonsched: warning: %v\n", p)
+	}
+	_, err = stdout.Write(out.Bytes())
+	return err
+}
+
+// problemList is every validation problem, one line each (VAL-23), when --strict makes them
+// errors.
+type problemList []error
+
+func (l problemList) Error() string {
+	msgs := make([]string, len(l))
+	for i, p := range l {
+		msgs[i] = p.Error()
+	}
+	return strings.Join(msgs, "\ndaemonsched: ")
+}
+
+func (l problemList) Unwrap() []error { return l }
+
+func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var (
+		files fileList
+		now   timeFlag
+	)
+	fs := newFlagSet("explain", stderr)
+	fs.Var(&files, "f", "input `FILE` (repeatable; - reads stdin)")
+	fs.Var(&now, "now", "the instant readiness is judged at (`RFC3339`)")
+	nodeName := fs.String("node", "", "the node to explain (`NAME`, required)")
+	dsName := fs.String("daemonset", "", "explain only this DaemonSet (`NAMESPACE/NAME`)")
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	if *nodeName == "" {
+		fmt.Fprintln(stderr, "daemonsched: explain needs --node NAME")
+		fs.Usage()
+		return errUsage
+	}
+	if *dsName != "" && strings.Count(*dsName, "/") != 1 {
+		fmt.Fprintf(stderr, "daemonsched: --daemonset wants NAMESPACE/NAME, got %q\n", *dsName)
+		fs.Usage()
+		return errUsage
+	}
+
+	in, err := load(files, stdin)
+	if err != nil {
+		return err
+	}
+	opts := daemonset.Options{Now: now.t}
+	if opts.Now.IsZero() {
+		opts.Now = in.latest()
+	}
+	node := in.node(*nodeName)
+	if node == nil {
+		return fmt.Errorf("node %q not found in the input", *nodeName)
+	}
+	dss := in.daemonSets
+	if *dsName != "" {
+		ns, name, _ := strings.Cut(*dsName, "/")
+		dss = nil
+		for _, d := range in.daemonSets {
+			if d.obj.Namespace == ns && d.obj.Name == name {
+				dss = append(dss, d)
+			}
+		}
+		if len(dss) == 0 {
+			return fmt.Errorf("DaemonSet %s not found in the input", strconv.Quote(*dsName))
+		}
+	}
+	problems := in.validateSome(dss, opts)
+
+	var out bytes.Buffer
+	renderExplain(&out, node, dss, in.pods, opts)
+	in.writeWarnings(stderr)
+	for _, p := range problems {
+		fmt.Fprintf(stderr, "daemonsched: warning: %v\n", p)
+	}
+	_, err = stdout.Write(out.Bytes())
+	return err
+}

@@ -1,0 +1,295 @@
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// renderJSON writes the plan as one JSON document, the oracle contract.
+func renderJSON(w io.Writer, c *daemonset.ClusterResult) error {
+	data, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return fmt.Errorf("rendering JSON: %w", err)
+	}
+	_, err = w.Write(append(data, '\n'))
+	return err
+}
+
+// renderYAML writes the JSON document as YAML.
+func renderYAML(w io.Writer, c *daemonset.ClusterResult) error {
+	data, err := yaml.Marshal(c)
+	if err != nil {
+		return fmt.Errorf("rendering YAML: %w", err)
+	}
+	_, err = w.Write(data)
+	return err
+}
+
+// newTabWriter aligns columns as kubectl does.
+func newTabWriter(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 6, 4, 3, ' ', 0) }
+
+// renderTable writes one kubectl-like row per DaemonSet, then the actions of each.
+func renderTable(w io.Writer, c *daemonset.ClusterResult) {
+	if len(c.DaemonSets) == 0 {
+		fmt.Fprintln(w, "No DaemonSets in the input.")
+		return
+	}
+	tw := newTabWriter(w)
+	fmt.Fprintln(tw, "NAMESPACE\tNAME\tDESIRED\tCURRENT\tREADY\tUP-TO-DATE\tAVAILABLE")
+	for _, r := range c.DaemonSets {
+		if s := r.Status; s != nil {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\n", r.Namespace, r.Name, s.DesiredNumberScheduled,
+				s.CurrentNumberScheduled, s.NumberReady, s.UpdatedNumberScheduled, s.NumberAvailable)
+		} else {
+			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t-\t-\n", r.Namespace, r.Name)
+		}
+	}
+	tw.Flush()
+	for _, r := range c.DaemonSets {
+		fmt.Fprintln(w)
+		renderActions(w, r)
+	}
+}
+
+// skipText says in words what each Result.Skipped rule means.
+var skipText = map[string]string{
+	"SYNC-3": "the selector is empty and would select every pod; the controller emits SelectingAll and does nothing",
+	"SYNC-4": "the DaemonSet is being deleted; the controller does nothing",
+	"SYNC-5": "the selector cannot be converted; the sync fails before any pod work",
+	"UPD-21": "a ControllerRevision of the current hash holds another template (hash collision); the sync stops",
+}
+
+// renderActions writes the plan of one DaemonSet, one action per line.
+func renderActions(w io.Writer, r *daemonset.Result) {
+	fmt.Fprintf(w, "DaemonSet %s/%s", r.Namespace, r.Name)
+	if r.RevisionHash != "" {
+		fmt.Fprintf(w, " (revision %s)", r.RevisionHash)
+	}
+	fmt.Fprintln(w, ":")
+	tw := newTabWriter(w)
+	n := 0
+	line := func(verb, format string, a ...any) {
+		fmt.Fprintf(tw, "  %s\t"+format+"\n", append([]any{verb}, a...)...)
+		n++
+	}
+	if r.Skipped != "" {
+		text, ok := skipText[r.Skipped]
+		if !ok {
+			text = "the controller does nothing"
+		}
+		line("SKIPPED", "%s: %s", r.Skipped, text)
+	}
+	if r.CollisionCount != nil {
+		line("COLLISION", "status.collisionCount becomes %d", *r.CollisionCount)
+	}
+	for _, c := range r.Create {
+		line("CREATE", "pod on node %s (%s)", c.Node, reasonText(c.Reason, c.Interchangeable))
+	}
+	for _, d := range r.Delete {
+		node := ""
+		if d.Node != "" {
+			node = " on node " + d.Node
+		}
+		line("DELETE", "%s/%s%s (%s)", d.Namespace, d.Name, node, reasonText(d.Reason, d.Interchangeable))
+	}
+	for _, p := range r.Adopt {
+		line("ADOPT", "%s/%s (orphan matching the selector gets this DaemonSet as controller)", p.Namespace, p.Name)
+	}
+	for _, p := range r.Release {
+		line("RELEASE", "%s/%s (labels no longer match the selector)", p.Namespace, p.Name)
+	}
+	for _, c := range r.Conflicts {
+		line("CONFLICT", "%s/%s (orphan this selector also matches; adopted by the older DaemonSet %s)", c.Namespace, c.Name, c.AdoptedBy)
+	}
+	if ru := r.RollingUpdate; ru != nil {
+		budget := fmt.Sprintf("maxUnavailable %d, maxSurge %d", ru.MaxUnavailable, ru.MaxSurge)
+		switch {
+		case ru.Acted:
+			line("ROLLOUT", "acted (%s)", budget)
+		case ru.Reason == "BaseDiffNotEmpty":
+			line("ROLLOUT", "waits: the nodes first need the creates and deletes above (%s)", budget)
+		case ru.Reason == "OnDelete":
+			line("ROLLOUT", "none: updateStrategy OnDelete replaces pods only when they are deleted")
+		case ru.Error != "":
+			line("ROLLOUT", "stopped: %s (%s)", ru.Error, budget)
+		default:
+			line("ROLLOUT", "waits: %s (%s)", ru.Reason, budget)
+		}
+	}
+	for _, e := range r.Events {
+		subject := ""
+		if e.Pod != "" {
+			subject += " pod " + e.Pod
+		}
+		if e.Node != "" {
+			subject += " on node " + e.Node
+		}
+		msg := ""
+		if e.Message != "" {
+			msg = ": " + e.Message
+		}
+		line("EVENT", "%s %s%s%s", e.Type, e.Reason, subject, msg)
+	}
+	for _, msg := range r.Invalid {
+		line("INVALID", "%s", msg)
+	}
+	if n == 0 {
+		line("NOTHING", "to do: every node that should run a daemon pod runs an up-to-date one")
+	}
+	tw.Flush()
+}
+
+func reasonText(r daemonset.Reason, interchangeable bool) string {
+	if interchangeable {
+		return string(r) + ", one of equal candidates"
+	}
+	return string(r)
+}
+
+// renderExplain writes, for node and every DaemonSet of dss, whether a daemon pod would be
+// created there, whether a running one may stay, why, and the DaemonSet's pods on the node.
+func renderExplain(w io.Writer, node *v1.Node, dss []located[*appsv1.DaemonSet], pods []located[*v1.Pod], opts daemonset.Options) {
+	fmt.Fprintf(w, "Node %s\n", node.Name)
+	if len(dss) == 0 {
+		fmt.Fprintln(w, "\nNo DaemonSets in the input.")
+		return
+	}
+	sorted := slices.Clone(dss)
+	slices.SortFunc(sorted, func(a, b located[*appsv1.DaemonSet]) int {
+		return cmp.Or(strings.Compare(a.obj.Namespace, b.obj.Namespace), strings.Compare(a.obj.Name, b.obj.Name))
+	})
+	for _, d := range sorted {
+		ds := d.obj
+		p, _ := daemonset.Compile(ds, opts)
+		ex := p.Explain(node)
+		fmt.Fprintf(w, "\nDaemonSet %s/%s\n", ds.Namespace, ds.Name)
+		tw := newTabWriter(w)
+		fmt.Fprintf(tw, "  new daemon pod:\t%s\n", yesNo(ex.ShouldRun, "yes, it should run here", "no"))
+		fmt.Fprintf(tw, "  running pod:\t%s\n", yesNo(ex.ShouldContinueRunning, "may stay", "would be deleted"))
+		if ex.Reason != "" {
+			fmt.Fprintf(tw, "  reason:\t%s\n", ex.Reason)
+		}
+		why := strings.Split(strings.TrimSpace(ex.String()), "\n")
+		for i, l := range why {
+			label := ""
+			if i == 0 {
+				label = "why:"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\n", label, l)
+		}
+		owned := podsOnNode(ds, node.Name, pods)
+		if len(owned) == 0 {
+			fmt.Fprintf(tw, "  pods on the node:\tnone\n")
+		}
+		for i, pod := range owned {
+			label := ""
+			if i == 0 {
+				label = "pods on the node:"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\n", label, describePod(pod))
+		}
+		tw.Flush()
+	}
+}
+
+func yesNo(b bool, yes, no string) string {
+	if b {
+		return yes
+	}
+	return no
+}
+
+// podsOnNode returns the pods controlled by ds (controller ownerReference of kind DaemonSet
+// with its name and uid, OWN-1) that target nodeName, sorted by name.
+func podsOnNode(ds *appsv1.DaemonSet, nodeName string, pods []located[*v1.Pod]) []*v1.Pod {
+	var out []*v1.Pod
+	for _, l := range pods {
+		pod := l.obj
+		if pod.Namespace != ds.Namespace || targetNode(pod) != nodeName {
+			continue
+		}
+		ref := controllerOf(pod)
+		if ref == nil || ref.Kind != "DaemonSet" || ref.Name != ds.Name || ref.UID != ds.UID {
+			continue
+		}
+		out = append(out, pod)
+	}
+	slices.SortFunc(out, func(a, b *v1.Pod) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// controllerOf returns the first ownerReference with controller true (OWN-7), or nil.
+func controllerOf(pod *v1.Pod) *metav1.OwnerReference {
+	for i := range pod.OwnerReferences {
+		if ref := &pod.OwnerReferences[i]; ref.Controller != nil && *ref.Controller {
+			return ref
+		}
+	}
+	return nil
+}
+
+// targetNode is the node a daemon pod is bound to (OWN-9): spec.nodeName, else the single
+// value of the first required node-affinity matchFields metadata.name In requirement.
+func targetNode(pod *v1.Pod) string {
+	if pod.Spec.NodeName != "" {
+		return pod.Spec.NodeName
+	}
+	a := pod.Spec.Affinity
+	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return ""
+	}
+	for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+		for _, req := range term.MatchFields {
+			if req.Key == "metadata.name" && req.Operator == v1.NodeSelectorOpIn {
+				if len(req.Values) == 1 {
+					return req.Values[0]
+				}
+				return ""
+			}
+		}
+	}
+	return ""
+}
+
+// describePod says what matters about a daemon pod in one line.
+func describePod(pod *v1.Pod) string {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s/%s", pod.Namespace, pod.Name)
+	phase := string(pod.Status.Phase)
+	if phase == "" {
+		phase = "Pending"
+	}
+	b.WriteString(" " + phase)
+	ready := "not ready"
+	for _, c := range pod.Status.Conditions {
+		if c.Type == v1.PodReady && c.Status == v1.ConditionTrue {
+			ready = "ready"
+		}
+	}
+	b.WriteString(", " + ready)
+	if h, ok := pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey]; ok {
+		b.WriteString(", revision " + h)
+	}
+	if g, ok := pod.Labels["pod-template-generation"]; ok {
+		if _, err := strconv.Atoi(g); err == nil {
+			b.WriteString(", template generation " + g)
+		}
+	}
+	if pod.DeletionTimestamp != nil {
+		b.WriteString(", terminating")
+	}
+	return b.String()
+}
