@@ -205,7 +205,7 @@ func (r Requirement) MatchesValue(value string, present bool) bool {
 	}
 }
 
-// String renders the requirement in plain words, such as `zone In [a, b]` or `gpu Exists`.
+// String renders the requirement in plain words, such as `zone In ["a", "b"]` or `gpu Exists`.
 func (r Requirement) String() string {
 	var b strings.Builder
 	b.WriteString(r.key)
@@ -219,18 +219,10 @@ func (r Requirement) String() string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(quoteIfNeeded(v))
+		b.WriteString(strconv.Quote(v))
 	}
 	b.WriteByte(']')
 	return b.String()
-}
-
-// quoteIfNeeded quotes the empty string so that it stays visible in rendered text.
-func quoteIfNeeded(s string) string {
-	if s == "" {
-		return `""`
-	}
-	return s
 }
 
 // parseInt64 accepts exactly what strconv.ParseInt(s, 10, 64) accepts (an optional sign,

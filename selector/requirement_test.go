@@ -1,0 +1,119 @@
+package selector_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/daemonsched/daemonsched/selector"
+)
+
+func TestRequirementMatches(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		key, op string
+		values  []string
+		labels  map[string]string
+		want    bool
+	}{
+		{name: "AFF-7 Gt holds for a larger node value", key: "cpus", op: "Gt", values: []string{"8"}, labels: map[string]string{"cpus": "16"}, want: true},
+		{name: "AFF-7 Gt fails on equality", key: "cpus", op: "Gt", values: []string{"8"}, labels: map[string]string{"cpus": "8"}, want: false},
+		{name: "AFF-7 Gt reads a node value with leading zeros as base 10", key: "cpus", op: "Gt", values: []string{"8"}, labels: map[string]string{"cpus": "016"}, want: true},
+		{name: "AFF-7 Gt fails on a non-numeric node value", key: "cpus", op: "Gt", values: []string{"8"}, labels: map[string]string{"cpus": "abc"}, want: false},
+		{name: "AFF-7 Gt fails on an absent label", key: "cpus", op: "Gt", values: []string{"8"}, labels: nil, want: false},
+		{name: "AFF-7 Gt accepts a signed node value as strconv does", key: "cpus", op: "Gt", values: []string{"8"}, labels: map[string]string{"cpus": "+9"}, want: true},
+		{name: "AFF-7 Lt accepts a negative node value", key: "cpus", op: "Lt", values: []string{"0"}, labels: map[string]string{"cpus": "-1"}, want: true},
+		{name: "AFF-7 Lt fails on equality", key: "cpus", op: "Lt", values: []string{"8"}, labels: map[string]string{"cpus": "08"}, want: false},
+		{name: "AFF-7 Lt fails on a node value beyond int64", key: "cpus", op: "Lt", values: []string{"8"}, labels: map[string]string{"cpus": "-9223372036854775809"}, want: false},
+		{name: "AFF-7 Gt reads the requirement value with leading zeros", key: "cpus", op: "Gt", values: []string{"007"}, labels: map[string]string{"cpus": "8"}, want: true},
+		{name: "AFF-7 Lt bound at the largest int64", key: "n", op: "Lt", values: []string{"9223372036854775807"}, labels: map[string]string{"n": "9223372036854775806"}, want: true},
+		{name: "AFF-6 In against node labels as SEL-5", key: "zone", op: "In", values: []string{"a"}, labels: map[string]string{"zone": "a"}, want: true},
+		{name: "AFF-6 NotIn holds on an absent label", key: "zone", op: "NotIn", values: []string{"a"}, labels: nil, want: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r, errs := selector.NewRequirement(tt.key, tt.op, tt.values, selector.NodeSelectorOperators, nil)
+			require.Empty(t, errs)
+			require.Equal(t, tt.want, r.Matches(tt.labels))
+			v, ok := tt.labels[tt.key]
+			require.Equal(t, tt.want, r.MatchesValue(v, ok))
+		})
+	}
+}
+
+func TestNewRequirementErrors(t *testing.T) {
+	t.Parallel()
+	p := field.NewPath("term").Child("matchExpressions").Index(2)
+	tests := []struct {
+		name     string
+		key, op  string
+		values   []string
+		allowed  selector.Operators
+		wantErrs field.ErrorList
+	}{
+		{name: "SEL-6 Gt is rejected by the label selector operator set", key: "cpus", op: "Gt", values: []string{"8"}, allowed: selector.LabelSelectorOperators,
+			wantErrs: field.ErrorList{field.Invalid(p.Child("operator"), "Gt", "")}},
+		{name: "AFF-7 Gt is accepted by the node selector operator set", key: "cpus", op: "Gt", values: []string{"8"}, allowed: selector.NodeSelectorOperators},
+		{name: "AFF-7 Gt with two values is an error", key: "cpus", op: "Gt", values: []string{"1", "2"}, allowed: selector.NodeSelectorOperators,
+			wantErrs: field.ErrorList{field.Required(p.Child("values"), "")}},
+		{name: "AFF-7 Lt with no value is an error", key: "cpus", op: "Lt", allowed: selector.NodeSelectorOperators,
+			wantErrs: field.ErrorList{field.Required(p.Child("values"), "")}},
+		{name: "AFF-7 Lt with a non-integer value is an error (Surprise 13)", key: "cpus", op: "Lt", values: []string{"x"}, allowed: selector.NodeSelectorOperators,
+			wantErrs: field.ErrorList{field.Invalid(p.Child("values").Index(0), "x", "")}},
+		{name: "AFF-7 a negative bound parses but is not a label value", key: "cpus", op: "Gt", values: []string{"-1"}, allowed: selector.NodeSelectorOperators,
+			wantErrs: field.ErrorList{field.Invalid(p.Child("values").Index(0), "-1", "")}},
+		{name: "AFF-7 a bound beyond int64 is not an integer", key: "cpus", op: "Gt", values: []string{"9223372036854775808"}, allowed: selector.NodeSelectorOperators,
+			wantErrs: field.ErrorList{field.Invalid(p.Child("values").Index(0), "9223372036854775808", "")}},
+		{name: "AFF-7 an empty bound is neither an integer nor rejected as a label value", key: "cpus", op: "Gt", values: []string{""}, allowed: selector.NodeSelectorOperators,
+			wantErrs: field.ErrorList{field.Invalid(p.Child("values").Index(0), "", "")}},
+		{name: "AFF-8 an unknown operator is Invalid at operator", key: "cpus", op: "Ge", values: []string{"1"}, allowed: selector.NodeSelectorOperators,
+			wantErrs: field.ErrorList{field.Invalid(p.Child("operator"), "Ge", "")}},
+		{name: "SEL-8 a bad key is reported with the operator problem", key: "a b", op: "In", allowed: selector.NodeSelectorOperators,
+			wantErrs: field.ErrorList{field.Required(p.Child("values"), ""), field.Invalid(p.Child("key"), "a b", "")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			values := append([]string(nil), tt.values...)
+			r, errs := selector.NewRequirement(tt.key, tt.op, values, tt.allowed, p)
+			field.ErrorMatcher{}.ByType().ByField().ByValue().Test(t, tt.wantErrs, errs)
+			if len(errs) > 0 {
+				require.Equal(t, selector.Requirement{}, r, "a failed requirement is the zero Requirement")
+				require.False(t, r.Matches(map[string]string{tt.key: "1"}), "the zero Requirement matches nothing")
+			}
+			require.Equal(t, tt.values, []string(values), "NewRequirement must not mutate values")
+		})
+	}
+}
+
+func TestRequirementKeepsACopyOfValues(t *testing.T) {
+	t.Parallel()
+	values := []string{"a"}
+	r, errs := selector.NewRequirement("zone", "In", values, selector.LabelSelectorOperators, nil)
+	require.Empty(t, errs)
+	values[0] = "b"
+	require.True(t, r.Matches(map[string]string{"zone": "a"}), "the caller's slice is not kept")
+	got := r.Values()
+	got[0] = "c"
+	require.Equal(t, []string{"a"}, r.Values(), "Values returns a copy")
+}
+
+func TestOperators(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"} {
+		op, ok := selector.ParseOperator(name)
+		require.True(t, ok, name)
+		require.Equal(t, name, op.String())
+		require.True(t, selector.NodeSelectorOperators.Has(op), name)
+		require.Equal(t, name != "Gt" && name != "Lt", selector.LabelSelectorOperators.Has(op), name)
+	}
+	for _, name := range []string{"in", "", "NOTIN", "exists", "gt", " In"} {
+		_, ok := selector.ParseOperator(name)
+		require.False(t, ok, "SEL-6 operators are exact and case-sensitive: %q", name)
+	}
+	require.False(t, selector.NodeSelectorOperators.Has(0), "the zero Operator is in no set")
+	require.Equal(t, "Operator(3)", selector.Operator(3).String())
+}
