@@ -1,0 +1,163 @@
+// Command controller shows the reconcile step of a custom controller that imports the daemonset
+// library instead of re-deriving the DaemonSet rules: it plans one sync on its cache and turns
+// the plan into the API requests the controller would send. Here they are printed, not sent.
+package main
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/yaml"
+)
+
+//go:embed testdata/cluster.yaml
+var clusterYAML []byte
+
+func main() {
+	if err := run(os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "controller:", err)
+		os.Exit(1)
+	}
+}
+
+// request is one API call of the reconcile step.
+type request struct {
+	method, path, contentType string
+	body                      any
+}
+
+func run(w io.Writer) error {
+	snap, err := decode(clusterYAML)
+	if err != nil {
+		return err
+	}
+	if len(snap.DaemonSets) != 1 {
+		return fmt.Errorf("want one DaemonSet, got %d", len(snap.DaemonSets))
+	}
+	ds := snap.DaemonSets[0]
+	// A real controller reads its clock once per sync; the example fixes it.
+	now := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	p, errs := daemonset.Compile(ds, daemonset.Options{Now: now, BurstLimit: 250})
+	if len(errs) > 0 {
+		// The controller acts on objects as stored (VAL-22); it only logs what validation rejects.
+		fmt.Fprintf(w, "# warning: %v\n", errs.ToAggregate())
+	}
+	res := p.Plan(snap)
+	for _, r := range reconcile(ds, snap.Pods, res) {
+		body, err := json.Marshal(r.body)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%s %s\n", r.method, r.path)
+		if r.contentType != "" {
+			fmt.Fprintf(w, "Content-Type: %s\n", r.contentType)
+		}
+		if r.body != nil {
+			fmt.Fprintf(w, "%s\n", body)
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
+}
+
+// reconcile turns a plan into requests, in the order the controller sends them: adoptions and
+// releases while it claims pods, then deletes and creates, then the status.
+func reconcile(ds *appsv1.DaemonSet, pods []*v1.Pod, res *daemonset.Result) []request {
+	podsPath := "/api/v1/namespaces/" + ds.Namespace + "/pods"
+	uidOf := func(ref daemonset.PodRef) types.UID {
+		for _, p := range pods {
+			if p.Namespace == ref.Namespace && p.Name == ref.Name {
+				return p.UID
+			}
+		}
+		return ""
+	}
+	var reqs []request
+	for _, ref := range res.Adopt {
+		// Adoption adds the controller reference; the pod's uid in the patch makes the API
+		// server refuse it if the pod was replaced meanwhile.
+		reqs = append(reqs, request{
+			method: "PATCH", path: podsPath + "/" + ref.Name, contentType: string(types.StrategicMergePatchType),
+			body: map[string]any{"metadata": map[string]any{
+				"ownerReferences": []metav1.OwnerReference{*metav1.NewControllerRef(ds, appsv1.SchemeGroupVersion.WithKind("DaemonSet"))},
+				"uid":             uidOf(ref),
+			}},
+		})
+	}
+	for _, ref := range res.Release {
+		reqs = append(reqs, request{
+			method: "PATCH", path: podsPath + "/" + ref.Name, contentType: string(types.StrategicMergePatchType),
+			body: map[string]any{"metadata": map[string]any{
+				"ownerReferences": []map[string]any{{"$patch": "delete", "uid": ds.UID}},
+				"uid":             uidOf(ref),
+			}},
+		})
+	}
+	for _, d := range res.Delete {
+		reqs = append(reqs, request{method: "DELETE", path: "/api/v1/namespaces/" + d.Namespace + "/pods/" + d.Name + "  # on " + d.Node + ": " + string(d.Reason)})
+	}
+	for _, c := range res.Create {
+		reqs = append(reqs, request{method: "POST", path: podsPath + "  # for " + c.Node + ": " + string(c.Reason), contentType: "application/json", body: c.Pod})
+	}
+	if res.Status != nil {
+		st := ds.DeepCopy()
+		st.Status = *res.Status
+		if res.CollisionCount != nil {
+			st.Status.CollisionCount = res.CollisionCount
+		}
+		reqs = append(reqs, request{
+			method: "PUT", path: "/apis/apps/v1/namespaces/" + ds.Namespace + "/daemonsets/" + ds.Name + "/status",
+			contentType: "application/json", body: map[string]any{"status": st.Status},
+		})
+	}
+	return reqs
+}
+
+// decode reads the cache: DaemonSets, Nodes and Pods, one object per YAML document.
+func decode(data []byte) (daemonset.Snapshot, error) {
+	var s daemonset.Snapshot
+	dec := yaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	for {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); errors.Is(err, io.EOF) {
+			return s, nil
+		} else if err != nil {
+			return s, err
+		}
+		var tm metav1.TypeMeta
+		if err := json.Unmarshal(raw, &tm); err != nil {
+			return s, err
+		}
+		var err error
+		switch tm.Kind {
+		case "DaemonSet":
+			ds := &appsv1.DaemonSet{}
+			err = json.Unmarshal(raw, ds)
+			s.DaemonSets = append(s.DaemonSets, ds)
+		case "Node":
+			n := &v1.Node{}
+			err = json.Unmarshal(raw, n)
+			s.Nodes = append(s.Nodes, n)
+		case "Pod":
+			p := &v1.Pod{}
+			err = json.Unmarshal(raw, p)
+			s.Pods = append(s.Pods, p)
+		default:
+			err = fmt.Errorf("unexpected kind %q", tm.Kind)
+		}
+		if err != nil {
+			return s, err
+		}
+	}
+}
