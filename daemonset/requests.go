@@ -1,0 +1,269 @@
+package daemonset
+
+import (
+	"math"
+	"slices"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// PodRequests returns the effective resource requests of a pod with spec, counted as the
+// scheduler counts them when it fits the pod on a node (component-helpers resource.PodRequests
+// with pod-level resources enabled, as the v1.36 scheduler's NodeResourcesFit calls it):
+//
+//   - the requests of the regular containers are summed;
+//   - init containers run one at a time before them: while init container i runs, the pod
+//     uses its requests plus those of every restartable init container (sidecar,
+//     restartPolicy Always) declared before it, and the pod reserves the maximum of that over
+//     all init containers;
+//   - a sidecar keeps running beside the regular containers, so its requests are also added
+//     to the sum;
+//   - per resource, the larger of the sum and the init maximum counts;
+//   - pod-level requests (spec.resources.requests) of cpu, memory and hugepages-* replace the
+//     container figure for that resource;
+//   - the pod overhead (spec.overhead) is added.
+//
+// The daemon pod is counted as the API server stores it when the controller creates it
+// (core/v1 SetDefaults_Pod): a container that sets a limit but no request for a resource
+// requests its limit. The pod-level request defaulting of the PodLevelResources feature is not
+// applied (spec.resources is taken as given). A resource appears in the result when any part of
+// the pod names it, even with a zero quantity. spec is not modified; nil means an empty pod.
+func PodRequests(spec *v1.PodSpec) v1.ResourceList {
+	reqs := v1.ResourceList{}
+	if spec == nil {
+		return reqs
+	}
+	for i := range spec.Containers {
+		addTo(reqs, &spec.Containers[i].Resources)
+	}
+	sidecars := v1.ResourceList{}
+	initMax := v1.ResourceList{}
+	for i := range spec.InitContainers {
+		c := &spec.InitContainers[i]
+		if c.RestartPolicy != nil && *c.RestartPolicy == v1.ContainerRestartPolicyAlways {
+			addTo(reqs, &c.Resources)
+			addTo(sidecars, &c.Resources)
+			maxInto(initMax, sidecars)
+			continue
+		}
+		running := v1.ResourceList{}
+		addTo(running, &c.Resources)
+		addList(running, sidecars)
+		maxInto(initMax, running)
+	}
+	maxInto(reqs, initMax)
+	if spec.Resources != nil {
+		for name, q := range spec.Resources.Requests {
+			if podLevelResource(name) {
+				reqs[name] = q.DeepCopy()
+			}
+		}
+	}
+	addList(reqs, spec.Overhead)
+	return reqs
+}
+
+// podLevelResource reports whether pod-level requests of name override the containers' (cpu,
+// memory and hugepages-*, component-helpers resource.IsSupportedPodLevelResource).
+func podLevelResource(name v1.ResourceName) bool {
+	return name == v1.ResourceCPU || name == v1.ResourceMemory || strings.HasPrefix(string(name), v1.ResourceHugePagesPrefix)
+}
+
+// addTo adds the effective requests of one container to list: its requests, and its limits
+// for resources it sets no request for (SetDefaults_Pod).
+func addTo(list v1.ResourceList, r *v1.ResourceRequirements) {
+	addList(list, r.Requests)
+	for name, q := range r.Limits {
+		if _, ok := r.Requests[name]; !ok {
+			addOne(list, name, q)
+		}
+	}
+}
+
+func addList(list, add v1.ResourceList) {
+	for name, q := range add {
+		addOne(list, name, q)
+	}
+}
+
+func addOne(list v1.ResourceList, name v1.ResourceName, q resource.Quantity) {
+	if cur, ok := list[name]; ok {
+		cur.Add(q)
+		list[name] = cur
+		return
+	}
+	list[name] = q.DeepCopy()
+}
+
+// maxInto raises every resource of list to at least its quantity in other.
+func maxInto(list, other v1.ResourceList) {
+	for name, q := range other {
+		if cur, ok := list[name]; !ok || q.Cmp(cur) > 0 {
+			list[name] = q.DeepCopy()
+		}
+	}
+}
+
+// HostPort is a host port a pod claims on its node, as the scheduler's NodePorts filter sees it:
+// IP "" is normalised to "0.0.0.0" (every address) and Protocol "" to TCP.
+type HostPort struct {
+	IP       string
+	Protocol v1.Protocol
+	Port     int32
+}
+
+// Conflicts reports whether two pods claiming p and o could not share a node (the scheduler's
+// HostPortInfo.CheckConflict): same protocol and port, and the same IP or either one 0.0.0.0.
+func (p HostPort) Conflicts(o HostPort) bool {
+	if p.Port != o.Port || p.Protocol != o.Protocol {
+		return false
+	}
+	return p.IP == o.IP || p.IP == anyIP || o.IP == anyIP
+}
+
+const anyIP = "0.0.0.0"
+
+// PodHostPorts returns the host ports a pod with spec claims, in declaration order (restartable
+// init containers first, then regular containers), as the scheduler's NodePorts filter reads
+// them (scheduler util.GetHostPorts): every port with a hostPort above zero of the regular
+// containers and of the restartable init containers (sidecars); ordinary init containers have
+// finished before the pod runs and claim nothing. With spec.hostNetwork the API server defaults
+// a zero hostPort to the containerPort (core/v1 SetDefaults_Pod), so every containerPort above
+// zero is claimed. spec is not modified; nil claims nothing.
+func PodHostPorts(spec *v1.PodSpec) []HostPort {
+	var out []HostPort
+	if spec == nil {
+		return out
+	}
+	add := func(c *v1.Container) {
+		for _, p := range c.Ports {
+			port := p.HostPort
+			if port == 0 && spec.HostNetwork {
+				port = p.ContainerPort
+			}
+			if port <= 0 {
+				continue
+			}
+			hp := HostPort{IP: p.HostIP, Protocol: p.Protocol, Port: port}
+			if hp.IP == "" {
+				hp.IP = anyIP
+			}
+			if hp.Protocol == "" {
+				hp.Protocol = v1.ProtocolTCP
+			}
+			out = append(out, hp)
+		}
+	}
+	for i := range spec.InitContainers {
+		c := &spec.InitContainers[i]
+		if c.RestartPolicy != nil && *c.RestartPolicy == v1.ContainerRestartPolicyAlways {
+			add(c)
+		}
+	}
+	for i := range spec.Containers {
+		add(&spec.Containers[i])
+	}
+	return out
+}
+
+// resourceTable is the Set's compiled view of its DaemonSets' requests: one column per resource
+// name any of them requests, each summed as an int64 count of 10^scale units, so that a
+// per-node total is a few integer additions instead of resource.Quantity arithmetic.
+type resourceTable struct {
+	names   []v1.ResourceName // sorted
+	scales  []resource.Scale
+	formats []resource.Format
+	// exact is false for a column whose quantities are not all whole multiples of 10^scale;
+	// its totals are then rounded up per DaemonSet, as Quantity.ScaledValue rounds.
+	exact []bool
+	// perDS[i] is the request vector of DaemonSet i, sparse.
+	perDS [][]resourceAmount
+}
+
+type resourceAmount struct {
+	col int
+	v   int64
+}
+
+// newResourceTable compiles the requests of every DaemonSet.
+func newResourceTable(reqs []v1.ResourceList) *resourceTable {
+	t := &resourceTable{perDS: make([][]resourceAmount, len(reqs))}
+	col := map[v1.ResourceName]int{}
+	for _, rl := range reqs {
+		for name := range rl {
+			if _, ok := col[name]; !ok {
+				col[name] = 0
+				t.names = append(t.names, name)
+			}
+		}
+	}
+	slices.Sort(t.names)
+	for i, name := range t.names {
+		col[name] = i
+	}
+	n := len(t.names)
+	t.scales = make([]resource.Scale, n)
+	t.formats = make([]resource.Format, n)
+	t.exact = make([]bool, n)
+	for c, name := range t.names {
+		t.scales[c], t.exact[c], t.formats[c] = chooseScale(name, reqs)
+	}
+	for i, rl := range reqs {
+		amounts := make([]resourceAmount, 0, len(rl))
+		for name, q := range rl {
+			c := col[name]
+			amounts = append(amounts, resourceAmount{col: c, v: q.ScaledValue(t.scales[c])})
+		}
+		slices.SortFunc(amounts, func(a, b resourceAmount) int { return a.col - b.col })
+		t.perDS[i] = amounts
+	}
+	return t
+}
+
+// chooseScale picks, for one resource, the coarsest scale among 1, milli, micro and nano at
+// which every DaemonSet's quantity is a whole number and the sum of all of them still fits an
+// int64. format is the first DaemonSet's, so that memory prints as binary-SI like its inputs.
+func chooseScale(name v1.ResourceName, reqs []v1.ResourceList) (scale resource.Scale, exact bool, format resource.Format) {
+	var sum float64
+	for _, rl := range reqs {
+		if q, ok := rl[name]; ok {
+			if format == "" {
+				format = q.Format
+			}
+			sum += math.Abs(q.AsApproximateFloat64())
+		}
+	}
+	for _, s := range []resource.Scale{0, resource.Milli, resource.Micro, resource.Nano} {
+		// Keep two decimal orders of headroom below MaxInt64 (9.2e18) for the float estimate.
+		if sum*math.Pow10(-int(s)) >= 9e16 {
+			break
+		}
+		all := true
+		for _, rl := range reqs {
+			if q, ok := rl[name]; ok && !wholeAt(q, s) {
+				all = false
+				break
+			}
+		}
+		scale = s
+		if all {
+			return s, true, format
+		}
+	}
+	return scale, false, format
+}
+
+func wholeAt(q resource.Quantity, s resource.Scale) bool {
+	return resource.NewScaledQuantity(q.ScaledValue(s), s).Cmp(q) == 0
+}
+
+// quantity converts a column total back to a Quantity.
+func (t *resourceTable) quantity(c int, v int64) resource.Quantity {
+	q := *resource.NewScaledQuantity(v, t.scales[c])
+	if t.formats[c] != "" {
+		q.Format = t.formats[c]
+	}
+	return q
+}

@@ -1,0 +1,336 @@
+package daemonset_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	resourcehelper "k8s.io/component-helpers/resource"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+)
+
+func reqList(kv ...string) v1.ResourceList {
+	out := v1.ResourceList{}
+	for i := 0; i < len(kv); i += 2 {
+		out[v1.ResourceName(kv[i])] = resource.MustParse(kv[i+1])
+	}
+	return out
+}
+
+func reqContainer(name string, requests, limits v1.ResourceList) v1.Container {
+	return v1.Container{Name: name, Resources: v1.ResourceRequirements{Requests: requests, Limits: limits}}
+}
+
+func reqSidecar(name string, requests v1.ResourceList) v1.Container {
+	always := v1.ContainerRestartPolicyAlways
+	c := reqContainer(name, requests, nil)
+	c.RestartPolicy = &always
+	return c
+}
+
+// reqEqual compares resource lists by keys and quantity values (Cmp), not by formatting.
+func reqEqual(a, b v1.ResourceList) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for name, q := range a {
+		o, ok := b[name]
+		if !ok || q.Cmp(o) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func reqString(l v1.ResourceList) string {
+	names := make([]string, 0, len(l))
+	for n := range l {
+		names = append(names, string(n))
+	}
+	slices.Sort(names)
+	s := ""
+	for _, n := range names {
+		q := l[v1.ResourceName(n)]
+		s += fmt.Sprintf("%s=%s ", n, q.String())
+	}
+	return s
+}
+
+func TestPodRequests(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		spec *v1.PodSpec
+		want v1.ResourceList
+	}{
+		{
+			name: "nil spec requests nothing",
+			spec: nil,
+			want: v1.ResourceList{},
+		},
+		{
+			name: "regular containers are summed",
+			spec: &v1.PodSpec{Containers: []v1.Container{
+				reqContainer("a", reqList("cpu", "100m", "memory", "64Mi"), nil),
+				reqContainer("b", reqList("cpu", "250m"), nil),
+			}},
+			want: reqList("cpu", "350m", "memory", "64Mi"),
+		},
+		{
+			name: "an init container larger than the containers sets the request",
+			spec: &v1.PodSpec{
+				InitContainers: []v1.Container{reqContainer("init", reqList("cpu", "2", "memory", "1Mi"), nil)},
+				Containers:     []v1.Container{reqContainer("a", reqList("cpu", "1", "memory", "1Gi"), nil)},
+			},
+			want: reqList("cpu", "2", "memory", "1Gi"),
+		},
+		{
+			name: "sidecars add to the containers and to every later init container",
+			// The sidecar KEP example: sidecar 1 CPU, then init 2 CPU runs beside it (3),
+			// then containers 1 CPU beside the sidecar (2): the maximum, 3, counts.
+			spec: &v1.PodSpec{
+				InitContainers: []v1.Container{reqSidecar("proxy", reqList("cpu", "1")), reqContainer("migrate", reqList("cpu", "2"), nil)},
+				Containers:     []v1.Container{reqContainer("app", reqList("cpu", "1"), nil)},
+			},
+			want: reqList("cpu", "3"),
+		},
+		{
+			name: "a sidecar declared after an init container does not add to it",
+			spec: &v1.PodSpec{
+				InitContainers: []v1.Container{reqContainer("migrate", reqList("cpu", "2"), nil), reqSidecar("proxy", reqList("cpu", "1"))},
+				Containers:     []v1.Container{reqContainer("app", reqList("cpu", "500m"), nil)},
+			},
+			want: reqList("cpu", "2"),
+		},
+		{
+			name: "a container with only a limit requests its limit as the API server defaults it",
+			spec: &v1.PodSpec{Containers: []v1.Container{
+				reqContainer("a", reqList("cpu", "100m"), reqList("cpu", "1", "memory", "256Mi")),
+			}},
+			want: reqList("cpu", "100m", "memory", "256Mi"),
+		},
+		{
+			name: "pod-level requests replace cpu and memory but not other resources",
+			spec: &v1.PodSpec{
+				Resources:  &v1.ResourceRequirements{Requests: reqList("cpu", "4", "ephemeral-storage", "1Gi")},
+				Containers: []v1.Container{reqContainer("a", reqList("cpu", "1", "memory", "1Gi", "ephemeral-storage", "2Gi"), nil)},
+			},
+			want: reqList("cpu", "4", "memory", "1Gi", "ephemeral-storage", "2Gi"),
+		},
+		{
+			name: "overhead is added last",
+			spec: &v1.PodSpec{
+				Overhead:   reqList("cpu", "250m", "memory", "120Mi"),
+				Resources:  &v1.ResourceRequirements{Requests: reqList("cpu", "1")},
+				Containers: []v1.Container{reqContainer("a", reqList("memory", "8Mi"), nil)},
+			},
+			want: reqList("cpu", "1250m", "memory", "128Mi"),
+		},
+		{
+			name: "an explicit zero request is reported",
+			spec: &v1.PodSpec{Containers: []v1.Container{reqContainer("a", reqList("example.com/gpu", "0"), nil)}},
+			want: reqList("example.com/gpu", "0"),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var before *v1.PodSpec
+			if tt.spec != nil {
+				before = tt.spec.DeepCopy()
+			}
+			got := daemonset.PodRequests(tt.spec)
+			require.True(t, reqEqual(tt.want, got), "PodRequests() = %s, want %s", reqString(got), reqString(tt.want))
+			if diff := cmp.Diff(before, tt.spec); diff != "" {
+				t.Errorf("PodRequests() modified its input (-before +after):\n%s", diff)
+			}
+		})
+	}
+}
+
+// reqDefaulted applies what core/v1 SetDefaults_Pod does to container requests: a
+// limit without a request becomes the request. The test's own reading of upstream, used to
+// feed the differential oracle the pod the API server would store.
+func reqDefaulted(spec *v1.PodSpec) *v1.PodSpec {
+	out := spec.DeepCopy()
+	for _, list := range [][]v1.Container{out.Containers, out.InitContainers} {
+		for i := range list {
+			r := &list[i].Resources
+			if r.Limits == nil {
+				continue
+			}
+			if r.Requests == nil {
+				r.Requests = v1.ResourceList{}
+			}
+			for name, q := range r.Limits {
+				if _, ok := r.Requests[name]; !ok {
+					r.Requests[name] = q.DeepCopy()
+				}
+			}
+		}
+	}
+	return out
+}
+
+var reqResources = []v1.ResourceName{"cpu", "memory", "ephemeral-storage", "hugepages-2Mi", "example.com/gpu"}
+
+func reqRandomList(r *rand.Rand) v1.ResourceList {
+	if r.IntN(5) == 0 {
+		return nil
+	}
+	out := v1.ResourceList{}
+	for _, name := range reqResources {
+		if r.IntN(3) != 0 {
+			continue
+		}
+		switch r.IntN(4) {
+		case 0:
+			out[name] = *resource.NewMilliQuantity(r.Int64N(5000), resource.DecimalSI)
+		case 1:
+			out[name] = *resource.NewQuantity(r.Int64N(1<<34), resource.BinarySI)
+		case 2:
+			out[name] = *resource.NewScaledQuantity(r.Int64N(1000), resource.Scale(-9+3*r.IntN(4)))
+		default:
+			out[name] = resource.Quantity{Format: resource.DecimalSI} // an explicit zero
+		}
+	}
+	return out
+}
+
+func reqRandomContainer(r *rand.Rand, name string, init bool) v1.Container {
+	c := reqContainer(name, reqRandomList(r), reqRandomList(r))
+	if init && r.IntN(3) == 0 {
+		p := v1.ContainerRestartPolicyAlways
+		if r.IntN(8) == 0 {
+			p = v1.ContainerRestartPolicy("OnFailure") // not a sidecar: only Always is
+		}
+		c.RestartPolicy = &p
+	}
+	if r.IntN(3) == 0 {
+		c.Ports = append(c.Ports, v1.ContainerPort{ContainerPort: int32(r.IntN(4)), HostPort: int32(r.IntN(3) - 1)})
+	}
+	return c
+}
+
+func reqRandomPodSpec(r *rand.Rand) *v1.PodSpec {
+	spec := &v1.PodSpec{HostNetwork: r.IntN(4) == 0}
+	for i := range r.IntN(4) {
+		spec.InitContainers = append(spec.InitContainers, reqRandomContainer(r, fmt.Sprintf("i%d", i), true))
+	}
+	for i := range r.IntN(4) {
+		spec.Containers = append(spec.Containers, reqRandomContainer(r, fmt.Sprintf("c%d", i), false))
+	}
+	if r.IntN(4) == 0 {
+		spec.Resources = &v1.ResourceRequirements{Requests: reqRandomList(r), Limits: reqRandomList(r)}
+	}
+	if r.IntN(4) == 0 {
+		spec.Overhead = reqRandomList(r)
+	}
+	return spec
+}
+
+// TestPodRequestsDifferential checks PodRequests against component-helpers resource.PodRequests
+// with the options of the v1.36 scheduler's NodeResourcesFit (pod-level resources on), on
+// random pods after the API server's container request defaulting.
+func TestPodRequestsDifferential(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(6, 6))
+	for range 20000 {
+		spec := reqRandomPodSpec(r)
+		before := spec.DeepCopy()
+		got := daemonset.PodRequests(spec)
+		want := resourcehelper.PodRequests(&v1.Pod{Spec: *reqDefaulted(spec)}, resourcehelper.PodResourcesOptions{})
+		if !reqEqual(want, got) {
+			t.Fatalf("PodRequests(%s) = %s, component-helpers says %s", spec.String(), reqString(got), reqString(want))
+		}
+		if diff := cmp.Diff(before, spec); diff != "" {
+			t.Fatalf("PodRequests() modified its input (-before +after):\n%s", diff)
+		}
+	}
+}
+
+func TestPodHostPorts(t *testing.T) {
+	t.Parallel()
+	always := v1.ContainerRestartPolicyAlways
+	tests := []struct {
+		name string
+		spec *v1.PodSpec
+		want []daemonset.HostPort
+	}{
+		{
+			name: "a container port without hostPort claims nothing",
+			spec: &v1.PodSpec{Containers: []v1.Container{{Name: "a", Ports: []v1.ContainerPort{{ContainerPort: 80}}}}},
+			want: nil,
+		},
+		{
+			name: "a hostPort claims every address over TCP when IP and protocol are empty",
+			spec: &v1.PodSpec{Containers: []v1.Container{{Name: "a", Ports: []v1.ContainerPort{{ContainerPort: 80, HostPort: 8080}}}}},
+			want: []daemonset.HostPort{{IP: "0.0.0.0", Protocol: v1.ProtocolTCP, Port: 8080}},
+		},
+		{
+			name: "hostNetwork claims every container port, as the API server defaults hostPort",
+			spec: &v1.PodSpec{HostNetwork: true, Containers: []v1.Container{{Name: "a", Ports: []v1.ContainerPort{
+				{ContainerPort: 53, Protocol: v1.ProtocolUDP}, {ContainerPort: 9100, HostPort: 9101, HostIP: "10.0.0.1"},
+			}}}},
+			want: []daemonset.HostPort{{IP: "0.0.0.0", Protocol: v1.ProtocolUDP, Port: 53}, {IP: "10.0.0.1", Protocol: v1.ProtocolTCP, Port: 9101}},
+		},
+		{
+			name: "sidecar ports come first and ordinary init container ports are never claimed",
+			spec: &v1.PodSpec{
+				HostNetwork: true,
+				InitContainers: []v1.Container{
+					{Name: "init", Ports: []v1.ContainerPort{{ContainerPort: 1000, HostPort: 1000}}},
+					{Name: "proxy", RestartPolicy: &always, Ports: []v1.ContainerPort{{ContainerPort: 15000}}},
+				},
+				Containers: []v1.Container{{Name: "a", Ports: []v1.ContainerPort{{ContainerPort: 80}}}},
+			},
+			want: []daemonset.HostPort{{IP: "0.0.0.0", Protocol: v1.ProtocolTCP, Port: 15000}, {IP: "0.0.0.0", Protocol: v1.ProtocolTCP, Port: 80}},
+		},
+		{
+			name: "a negative hostPort claims nothing",
+			spec: &v1.PodSpec{Containers: []v1.Container{{Name: "a", Ports: []v1.ContainerPort{{ContainerPort: 80, HostPort: -1}}}}},
+			want: nil,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			before := tt.spec.DeepCopy()
+			if diff := cmp.Diff(tt.want, daemonset.PodHostPorts(tt.spec)); diff != "" {
+				t.Errorf("PodHostPorts() mismatch (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(before, tt.spec); diff != "" {
+				t.Errorf("PodHostPorts() modified its input (-before +after):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestHostPortConflicts(t *testing.T) {
+	t.Parallel()
+	tcp := func(ip string, port int32) daemonset.HostPort { return daemonset.HostPort{IP: ip, Protocol: v1.ProtocolTCP, Port: port} }
+	tests := []struct {
+		name string
+		a, b daemonset.HostPort
+		want bool
+	}{
+		{name: "same address, protocol and port conflict", a: tcp("10.0.0.1", 80), b: tcp("10.0.0.1", 80), want: true},
+		{name: "every address conflicts with one address", a: tcp("0.0.0.0", 80), b: tcp("10.0.0.1", 80), want: true},
+		{name: "one address conflicts with every address", a: tcp("10.0.0.1", 80), b: tcp("0.0.0.0", 80), want: true},
+		{name: "two different addresses share a port", a: tcp("10.0.0.1", 80), b: tcp("10.0.0.2", 80), want: false},
+		{name: "TCP and UDP share a port", a: tcp("0.0.0.0", 53), b: daemonset.HostPort{IP: "0.0.0.0", Protocol: v1.ProtocolUDP, Port: 53}, want: false},
+		{name: "different ports never conflict", a: tcp("0.0.0.0", 80), b: tcp("0.0.0.0", 81), want: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			require.Equal(t, tt.want, tt.a.Conflicts(tt.b))
+		})
+	}
+}
