@@ -314,7 +314,9 @@ func TestPodHostPorts(t *testing.T) {
 
 func TestHostPortConflicts(t *testing.T) {
 	t.Parallel()
-	tcp := func(ip string, port int32) daemonset.HostPort { return daemonset.HostPort{IP: ip, Protocol: v1.ProtocolTCP, Port: port} }
+	tcp := func(ip string, port int32) daemonset.HostPort {
+		return daemonset.HostPort{IP: ip, Protocol: v1.ProtocolTCP, Port: port}
+	}
 	tests := []struct {
 		name string
 		a, b daemonset.HostPort
