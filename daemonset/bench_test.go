@@ -1,0 +1,123 @@
+package daemonset_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+)
+
+// realisticDS is the benchmark DaemonSet: nodeSelector os=linux, a two-term required
+// affinity and three tolerations, defaulted as the API server stores it.
+func realisticDS() *appsv1.DaemonSet {
+	return daemonset.WithDefaults(newDS(
+		nodeSelector("kubernetes.io/os", "linux"),
+		requiredTerms(
+			term(expr("node.kubernetes.io/instance-type", v1.NodeSelectorOpIn, "m5.large", "m5.xlarge", "m6i.large"),
+				expr("topology.kubernetes.io/zone", v1.NodeSelectorOpNotIn, "zone-x")),
+			term(expr("node-role.kubernetes.io/gpu", v1.NodeSelectorOpExists)),
+		),
+		tolerations(
+			tol("dedicated", v1.TolerationOpEqual, "infra", v1.TaintEffectNoSchedule),
+			tol("node-role.kubernetes.io/control-plane", v1.TolerationOpExists, "", v1.TaintEffectNoSchedule),
+			tol("example.com/maintenance", v1.TolerationOpExists, "", v1.TaintEffectNoExecute),
+		),
+	))
+}
+
+// realisticNodes returns n nodes with about 15 labels and 0 to 3 taints each.
+func realisticNodes(n int) []*v1.Node {
+	types := []string{"m5.large", "m5.xlarge", "m6i.large", "c5.2xlarge"}
+	out := make([]*v1.Node, n)
+	for i := range out {
+		name := fmt.Sprintf("node-%06d", i)
+		nd := node(name, labels(
+			"kubernetes.io/os", "linux",
+			"kubernetes.io/arch", "amd64",
+			"kubernetes.io/hostname", name,
+			"node.kubernetes.io/instance-type", types[i%len(types)],
+			"beta.kubernetes.io/instance-type", types[i%len(types)],
+			"beta.kubernetes.io/os", "linux",
+			"beta.kubernetes.io/arch", "amd64",
+			"topology.kubernetes.io/zone", fmt.Sprintf("zone-%d", i%3),
+			"topology.kubernetes.io/region", "region-1",
+			"failure-domain.beta.kubernetes.io/zone", fmt.Sprintf("zone-%d", i%3),
+			"failure-domain.beta.kubernetes.io/region", "region-1",
+			"node.kubernetes.io/pool", fmt.Sprintf("pool-%d", i%7),
+			"example.com/team", "platform",
+			"example.com/cost-center", "cc-42",
+			"example.com/generation", "g3",
+		))
+		switch i % 4 {
+		case 1:
+			nd.Spec.Taints = []v1.Taint{{Key: "dedicated", Value: "infra", Effect: v1.TaintEffectNoSchedule}}
+		case 2:
+			nd.Spec.Taints = []v1.Taint{
+				{Key: "example.com/spot", Effect: v1.TaintEffectPreferNoSchedule},
+				{Key: v1.TaintNodeUnschedulable, Effect: v1.TaintEffectNoSchedule},
+			}
+		case 3:
+			nd.Spec.Taints = []v1.Taint{
+				{Key: "example.com/spot", Effect: v1.TaintEffectPreferNoSchedule},
+				{Key: "example.com/maintenance", Effect: v1.TaintEffectNoExecute},
+				{Key: "gpu", Value: "true", Effect: v1.TaintEffectNoSchedule},
+			}
+		}
+		out[i] = nd
+	}
+	return out
+}
+
+// realisticPods returns one current, Ready daemon pod per node.
+func realisticPods(ds *appsv1.DaemonSet, ns []*v1.Node) []*v1.Pod {
+	hash := hashOf(ds)
+	out := make([]*v1.Pod, len(ns))
+	for i, n := range ns {
+		out[i] = pod("foo-"+n.Name, n.Name, hashLabel(hash), ready)
+	}
+	return out
+}
+
+var eligSink daemonset.Eligibility
+
+func BenchmarkEligibility(b *testing.B) {
+	p, errs := daemonset.Compile(realisticDS(), opts())
+	if len(errs) > 0 {
+		b.Fatal(errs)
+	}
+	ns := realisticNodes(1000)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		eligSink = p.Eligibility(ns[i%len(ns)])
+		i++
+	}
+}
+
+var planSink *daemonset.Result
+
+// BenchmarkPlan plans one DaemonSet with one pod per node; ns/node and B/node divide the
+// whole plan by the node count.
+func BenchmarkPlan(b *testing.B) {
+	for _, n := range []int{1000, 10000, 100000} {
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			ds := realisticDS()
+			ns := realisticNodes(n)
+			pods := realisticPods(ds, ns)
+			p, _ := daemonset.Compile(ds, opts())
+			s := daemonset.Snapshot{Nodes: ns, Pods: pods}
+			b.ReportAllocs()
+			b.ResetTimer()
+			var ms runtimeMem
+			ms.start()
+			for b.Loop() {
+				planSink = p.Plan(s)
+			}
+			bytes := ms.stop()
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/node")
+			b.ReportMetric(float64(bytes)/float64(b.N)/float64(n), "B/node")
+		})
+	}
+}
