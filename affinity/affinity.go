@@ -120,8 +120,8 @@ func compileTerm(t *v1.NodeSelectorTerm, index int, fldPath *field.Path) term {
 		case v1.NodeSelectorOpNotIn:
 			notIn = true
 		default:
-			ct.errs = append(ct.errs, field.NotSupported(p.Child("operator"), f.Operator,
-				[]v1.NodeSelectorOperator{v1.NodeSelectorOpIn, v1.NodeSelectorOpNotIn}))
+			ct.errs = append(ct.errs, field.Invalid(p.Child("operator"), string(f.Operator),
+				"not a valid field selector operator, must be In or NotIn"))
 			continue
 		}
 		if len(f.Values) != 1 {

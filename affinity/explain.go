@@ -1,0 +1,205 @@
+package affinity
+
+import (
+	"strconv"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Explanation says why a node does or does not satisfy a pod's required placement. Matched
+// always equals what [Required.Matches] returns for the same node. Upstream reports no reason;
+// this is the project's own evidence (AFF-15).
+type Explanation struct {
+	// Matched is the verdict.
+	Matched bool
+	// NodeSelectorFailed is set when spec.nodeSelector rejected the node; NodeSelector then
+	// holds the first failing entry in key order. The affinity terms were not evaluated
+	// (AFF-12), so Terms is empty.
+	NodeSelectorFailed bool
+	NodeSelector       LabelMismatch
+	// AffinityFailed is set when the node selector held but no required node affinity term
+	// matched (AFF-3). Terms then explains every entry of nodeSelectorTerms, in order; it is
+	// empty when the required selector has no terms at all (AFF-2).
+	AffinityFailed bool
+	Terms          []TermExplanation
+}
+
+// LabelMismatch is a spec.nodeSelector entry key=Want that the node's labels do not satisfy.
+type LabelMismatch struct {
+	Key, Want string
+	// Value and Present are the node's actual label.
+	Value   string
+	Present bool
+}
+
+// TermExplanation says why one node selector term does not match the node. Exactly one of
+// Empty, Errors and Failed describes it.
+type TermExplanation struct {
+	// Index is the term's position in nodeSelectorTerms.
+	Index int
+	// Empty is set for a term with neither matchExpressions nor matchFields, which matches no
+	// node (AFF-4).
+	Empty bool
+	// Errors are the term's parse errors; such a term never matches (AFF-8).
+	Errors field.ErrorList
+	// Failed is the first requirement of the term, matchExpressions before matchFields and each
+	// in input order, that the node does not satisfy.
+	Failed FailedRequirement
+}
+
+// FailedRequirement is one node selector requirement that a node does not satisfy, with the
+// node's actual value.
+type FailedRequirement struct {
+	// Path is the requirement's field path, such as
+	// spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[1].
+	Path string
+	// Field is set for a matchFields requirement (tested against the node's fields), and
+	// unset for a matchExpressions one (tested against the node's labels).
+	Field    bool
+	Key      string
+	Operator v1.NodeSelectorOperator
+	Values   []string
+	// Value and Present are the node's actual label or field. Only metadata.name is a
+	// present field (AFF-9).
+	Value   string
+	Present bool
+}
+
+// Explain evaluates node like [Required.Matches] and also says which part failed: the first
+// failing node selector entry, or for each required term its first failing requirement with
+// the node's actual value, or the term's recorded parse errors (AFF-15). It may allocate.
+// Explain panics if node is nil.
+func (r *Required) Explain(node *v1.Node) Explanation {
+	if node == nil {
+		panic("affinity: Explain called with a nil node")
+	}
+	if r == nil {
+		return Explanation{Matched: true}
+	}
+	if i, failed := r.failedNodeSelector(node.Labels); failed {
+		e := r.nodeSelector[i]
+		v, ok := node.Labels[e.key]
+		return Explanation{NodeSelectorFailed: true, NodeSelector: LabelMismatch{Key: e.key, Want: e.value, Value: v, Present: ok}}
+	}
+	if !r.hasAffinity {
+		return Explanation{Matched: true}
+	}
+	var terms []TermExplanation
+	next := 0 // next compiled term
+	for i := 0; i < r.termCount; i++ {
+		if next >= len(r.terms) || r.terms[next].index != i {
+			terms = append(terms, TermExplanation{Index: i, Empty: true})
+			continue
+		}
+		t := &r.terms[next]
+		next++
+		kind, j, failed := t.firstFailure(node)
+		if !failed {
+			return Explanation{Matched: true}
+		}
+		te := TermExplanation{Index: i}
+		termPath := r.termsPath.Index(i)
+		switch kind {
+		case failParse:
+			te.Errors = append(field.ErrorList(nil), t.errs...)
+		case failExpression:
+			req := t.exprs[j]
+			v, ok := node.Labels[req.Key()]
+			te.Failed = FailedRequirement{
+				Path:     termPath.Child("matchExpressions").Index(j).String(),
+				Key:      req.Key(),
+				Operator: v1.NodeSelectorOperator(req.Operator().String()),
+				Values:   req.Values(),
+				Value:    v,
+				Present:  ok,
+			}
+		case failField:
+			f := t.fields[j]
+			op := v1.NodeSelectorOpIn
+			if f.notIn {
+				op = v1.NodeSelectorOpNotIn
+			}
+			te.Failed = FailedRequirement{
+				Path:     termPath.Child("matchFields").Index(j).String(),
+				Field:    true,
+				Key:      f.key,
+				Operator: op,
+				Values:   []string{f.value},
+				Value:    nodeField(node, f.key),
+				Present:  f.key == "metadata.name",
+			}
+		}
+		terms = append(terms, te)
+	}
+	return Explanation{AffinityFailed: true, Terms: terms}
+}
+
+// String renders the explanation in plain words.
+func (e Explanation) String() string {
+	switch {
+	case e.Matched:
+		return "node satisfies the node selector and the required node affinity"
+	case e.NodeSelectorFailed:
+		m := e.NodeSelector
+		return "node label " + describe(m.Key, m.Value, m.Present) + ", but spec.nodeSelector requires " +
+			m.Key + "=" + strconv.Quote(m.Want)
+	case len(e.Terms) == 0:
+		return "required node affinity has no node selector terms, so it matches no node"
+	}
+	var b strings.Builder
+	b.WriteString("no required node affinity term matches the node")
+	for _, t := range e.Terms {
+		b.WriteString("; ")
+		b.WriteString(t.String())
+	}
+	return b.String()
+}
+
+// String renders the term's explanation in plain words.
+func (t TermExplanation) String() string {
+	prefix := "term " + strconv.Itoa(t.Index) + ": "
+	switch {
+	case t.Empty:
+		return prefix + "empty, so it matches no node"
+	case len(t.Errors) > 0:
+		return prefix + "invalid, so it never matches: " + t.Errors.ToAggregate().Error()
+	default:
+		return prefix + t.Failed.String()
+	}
+}
+
+// String renders the failed requirement in plain words.
+func (f FailedRequirement) String() string {
+	kind := "node label "
+	if f.Field {
+		kind = "node field "
+	}
+	var b strings.Builder
+	b.WriteString(kind)
+	b.WriteString(describe(f.Key, f.Value, f.Present))
+	b.WriteString(", which does not satisfy ")
+	b.WriteString(f.Key)
+	b.WriteByte(' ')
+	b.WriteString(string(f.Operator))
+	if f.Operator != v1.NodeSelectorOpExists && f.Operator != v1.NodeSelectorOpDoesNotExist {
+		b.WriteString(" [")
+		for i, v := range f.Values {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(strconv.Quote(v))
+		}
+		b.WriteByte(']')
+	}
+	return b.String()
+}
+
+// describe renders a label or field and its presence, e.g. `zone is "a"` or `zone is absent`.
+func describe(key, value string, present bool) string {
+	if !present {
+		return key + " is absent"
+	}
+	return key + " is " + strconv.Quote(value)
+}
