@@ -194,7 +194,10 @@ func TestPlanD4ObjectsAsStored(t *testing.T) {
 	t.Parallel()
 	// An undefaulted DaemonSet (empty strategy type) keeps its old pods; the defaulted copy
 	// (RollingUpdate, maxUnavailable 1) replaces one of them.
-	ds := newDS(func(ds *appsv1.DaemonSet) { ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{}; ds.Spec.RevisionHistoryLimit = nil })
+	ds := newDS(func(ds *appsv1.DaemonSet) {
+		ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{}
+		ds.Spec.RevisionHistoryLimit = nil
+	})
 	pods := []*v1.Pod{pod("p0", "n0", oldHash, ready), pod("p1", "n1", oldHash, ready)}
 	raw, err := daemonset.Plan(ds, nodes(2), pods, opts())
 	require.NoError(t, err)

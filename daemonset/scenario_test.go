@@ -65,7 +65,7 @@ func rolling(mu, ms *intstr.IntOrString) dsMod {
 	}
 }
 
-func ios(i int) *intstr.IntOrString    { v := intstr.FromInt32(int32(i)); return &v }
+func ios(i int) *intstr.IntOrString      { v := intstr.FromInt32(int32(i)); return &v }
 func iostr(s string) *intstr.IntOrString { v := intstr.FromString(s); return &v }
 
 var surgeDS = rolling(ios(0), ios(1))
@@ -133,7 +133,9 @@ func labels(kv ...string) nodeMod {
 }
 
 func taint(key, value string, effect v1.TaintEffect) nodeMod {
-	return func(n *v1.Node) { n.Spec.Taints = append(n.Spec.Taints, v1.Taint{Key: key, Value: value, Effect: effect}) }
+	return func(n *v1.Node) {
+		n.Spec.Taints = append(n.Spec.Taints, v1.Taint{Key: key, Value: value, Effect: effect})
+	}
 }
 
 type podMod func(*v1.Pod)
@@ -525,7 +527,7 @@ func scenarios() []scenario {
 			pods:  []*v1.Pod{pod("p0", "n0")},
 			want:  sum(nil, list("p0:NodeNotEligible"), st(0, 0, 1, 0, 0, 0, 0))},
 		{name: "SCN-29 TAINT-7 tolerationSeconds is ignored: a 1s NoExecute toleration fully tolerates", surprises: []int{10},
-			ds: newDS(tolerations(v1.Toleration{Key: "k", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute, TolerationSeconds: ptr[int64](1)})),
+			ds:    newDS(tolerations(v1.Toleration{Key: "k", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute, TolerationSeconds: ptr[int64](1)})),
 			nodes: []*v1.Node{node("n0", taint("k", "", v1.TaintEffectNoExecute))},
 			want:  sum(list("n0"), nil, st(1, 0, 0, 0, 0, 0, 1))},
 		{name: "SCN-30 TAINT-1 D-7 a Gt toleration tolerates nothing with the gate off",
