@@ -1,10 +1,14 @@
 // Package taints decides which of a node's taints a pod's tolerations leave untolerated, exactly
 // as Kubernetes v1.36 does. It never contacts an API server and never mutates its inputs.
+//
+// [Compile] turns a pod's tolerations into an immutable [Tolerations] value once; its hot-path
+// methods ([Tolerations.Tolerates], [Tolerations.FirstUntolerated]) then answer for any number of
+// nodes without allocating. Matching follows v1.Toleration.ToleratesTaint (TAINT-1, TAINT-2,
+// TAINT-10) even for tolerations that API validation rejects; [Validate] reports those (VAL-17).
 package taints
 
 import (
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // Effects is a set of taint effects.
@@ -17,6 +21,56 @@ const (
 	NoExecute
 )
 
+// The effect sets the DaemonSet controller filters taints with.
+const (
+	// Placement is the set of effects whose untolerated taints keep a new daemon pod off a node
+	// (TAINT-4; pkg/controller/daemon: predicates).
+	Placement = NoSchedule | NoExecute
+	// Eviction is the set of effects whose untolerated taints make a running daemon pod leave a
+	// node (TAINT-5; pkg/controller/daemon: NodeShouldRunDaemonPod).
+	Eviction = NoExecute
+)
+
+// EffectOf returns the single-bit set for effect, or the empty set for an empty or unknown
+// effect. An empty or unknown effect is therefore never selected by any Effects filter, which
+// is why the controller ignores such taints (TAINT-6).
+func EffectOf(effect v1.TaintEffect) Effects {
+	switch effect {
+	case v1.TaintEffectNoSchedule:
+		return NoSchedule
+	case v1.TaintEffectPreferNoSchedule:
+		return PreferNoSchedule
+	case v1.TaintEffectNoExecute:
+		return NoExecute
+	default:
+		return 0
+	}
+}
+
+// Has reports whether effect is in the set. It is false for an empty or unknown effect.
+func (e Effects) Has(effect v1.TaintEffect) bool {
+	return e&EffectOf(effect) != 0
+}
+
+// String lists the effects of the set in the order NoSchedule, PreferNoSchedule, NoExecute,
+// joined by "|", or "" for the empty set. Bits outside the three effects are ignored.
+func (e Effects) String() string {
+	s := ""
+	for _, b := range [...]struct {
+		bit  Effects
+		name v1.TaintEffect
+	}{{NoSchedule, v1.TaintEffectNoSchedule}, {PreferNoSchedule, v1.TaintEffectPreferNoSchedule}, {NoExecute, v1.TaintEffectNoExecute}} {
+		if e&b.bit == 0 {
+			continue
+		}
+		if s != "" {
+			s += "|"
+		}
+		s += string(b.name)
+	}
+	return s
+}
+
 // Options holds the feature gates that change toleration matching. The zero value is the
 // Kubernetes v1.36 default.
 type Options struct {
@@ -25,20 +79,166 @@ type Options struct {
 	ComparisonOperators bool
 }
 
+// opKind is how a compiled toleration compares values.
+type opKind uint8
+
+const (
+	opEqual  opKind = iota // "" or Equal: byte-equal values
+	opExists               // any value
+	opLt                   // taint value < toleration value, both canonical integers
+	opGt                   // taint value > toleration value, both canonical integers
+)
+
+// toleration is one toleration that can tolerate something, with its operator decoded and, for
+// Lt and Gt, its value parsed once.
+type toleration struct {
+	key    string
+	value  string
+	effect v1.TaintEffect
+	op     opKind
+	num    int64
+}
+
 // Tolerations is a compiled list of tolerations. It is immutable and safe for concurrent use.
-type Tolerations struct{}
+// A nil *Tolerations tolerates nothing, like an empty list.
+type Tolerations struct {
+	tols []toleration
+}
 
 // Compile compiles tols. Matching follows v1.Toleration.ToleratesTaint even for tolerations
-// that API validation would reject (TAINT-2); see Validate for those.
-func Compile(tols []v1.Toleration, opts Options) *Tolerations { panic("taints: not implemented yet") }
+// that API validation would reject (TAINT-2); see Validate for those. A nil or empty tols
+// tolerates nothing. Compile copies what it keeps, so tols may be changed afterwards.
+func Compile(tols []v1.Toleration, opts Options) *Tolerations {
+	out := &Tolerations{tols: make([]toleration, 0, len(tols))}
+	for i := range tols {
+		t := &tols[i]
+		c := toleration{key: t.Key, value: t.Value, effect: t.Effect}
+		switch t.Operator {
+		case "", v1.TolerationOpEqual:
+			c.op = opEqual
+		case v1.TolerationOpExists:
+			c.op = opExists
+		case v1.TolerationOpLt, v1.TolerationOpGt:
+			// With the gate off, or with a toleration value that is not a canonical int64, upstream
+			// never tolerates (TAINT-1, TAINT-10), so the toleration is dropped here; parsing it
+			// now saves upstream's per-match ParseInt and its error allocation.
+			if !opts.ComparisonOperators {
+				continue
+			}
+			n, ok := parseDecimal(t.Value)
+			if !ok {
+				continue
+			}
+			c.num = n
+			c.op = opGt
+			if t.Operator == v1.TolerationOpLt {
+				c.op = opLt
+			}
+		default:
+			// Any other operator never tolerates (TAINT-1).
+			continue
+		}
+		out.tols = append(out.tols, c)
+	}
+	return out
+}
 
-// Validate reports what API validation rejects in tols (VAL-17).
-func Validate(tols []v1.Toleration, fldPath *field.Path, opts Options) field.ErrorList {
-	panic("taints: not implemented yet")
+// Tolerates reports whether any toleration tolerates taint (TAINT-1, TAINT-3). tolerationSeconds
+// and the taint's timeAdded play no part (TAINT-7). It allocates nothing.
+func (t *Tolerations) Tolerates(taint *v1.Taint) bool {
+	if t == nil {
+		return false
+	}
+	// The taint's value is parsed at most once, and only if an Lt or Gt toleration reaches it.
+	parsed, numOK := false, false
+	var num int64
+	for i := range t.tols {
+		c := &t.tols[i]
+		if c.effect != "" && c.effect != taint.Effect {
+			continue
+		}
+		if c.key != "" && c.key != taint.Key {
+			continue
+		}
+		switch c.op {
+		case opEqual:
+			if c.value == taint.Value {
+				return true
+			}
+		case opExists:
+			return true
+		case opLt, opGt:
+			if !parsed {
+				num, numOK = parseDecimal(taint.Value)
+				parsed = true
+			}
+			if !numOK {
+				continue
+			}
+			if (c.op == opLt && num < c.num) || (c.op == opGt && num > c.num) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // FirstUntolerated returns the first taint of taints, in order, whose effect is in effects and
-// that no toleration tolerates (TAINT-9). It allocates nothing.
+// that no toleration tolerates (TAINT-9). It allocates nothing. Taints with an empty or unknown
+// effect are never returned (TAINT-6). A nil taints has nothing untolerated.
 func (t *Tolerations) FirstUntolerated(taints []v1.Taint, effects Effects) (v1.Taint, bool) {
-	panic("taints: not implemented yet")
+	for i := range taints {
+		taint := &taints[i]
+		if !effects.Has(taint.Effect) {
+			continue
+		}
+		if !t.Tolerates(taint) {
+			return *taint, true
+		}
+	}
+	return v1.Taint{}, false
+}
+
+// parseDecimal parses s as v1.36 parses Lt/Gt operands (TAINT-10): a canonical decimal integer
+// (an optional "-", then "0" alone or a first digit 1-9, no "+", no "-0") that fits an int64,
+// as apimachinery's content.IsDecimalInteger followed by strconv.ParseInt. Unlike ParseInt it
+// allocates nothing on failure.
+func parseDecimal(s string) (int64, bool) {
+	if s == "0" {
+		return 0, true
+	}
+	neg := false
+	digits := s
+	if len(digits) > 0 && digits[0] == '-' {
+		neg = true
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || digits[0] < '1' || digits[0] > '9' {
+		return 0, false
+	}
+	// Accumulate as a negative number so that the int64 minimum fits.
+	const minInt64 = -1 << 63
+	var n int64
+	for i := 0; i < len(digits); i++ {
+		d := digits[i]
+		if d < '0' || d > '9' {
+			return 0, false
+		}
+		if n < minInt64/10 {
+			return 0, false
+		}
+		n *= 10
+		v := int64(d - '0')
+		if n < minInt64+v {
+			return 0, false
+		}
+		n -= v
+	}
+	if neg {
+		return n, true
+	}
+	if n == minInt64 {
+		return 0, false
+	}
+	return -n, true
 }
