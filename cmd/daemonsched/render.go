@@ -79,10 +79,9 @@ func renderActions(w io.Writer, r *daemonset.Result) {
 		fmt.Fprintf(w, " (revision %s)", r.RevisionHash)
 	}
 	fmt.Fprintln(w, ":")
-	tw := newTabWriter(w)
 	n := 0
 	line := func(verb, format string, a ...any) {
-		fmt.Fprintf(tw, "  %s\t"+format+"\n", append([]any{verb}, a...)...)
+		fmt.Fprintf(w, "  %-9s  "+format+"\n", append([]any{verb}, a...)...)
 		n++
 	}
 	if r.Skipped != "" {
@@ -149,7 +148,6 @@ func renderActions(w io.Writer, r *daemonset.Result) {
 	if n == 0 {
 		line("NOTHING", "to do: every node that should run a daemon pod runs an up-to-date one")
 	}
-	tw.Flush()
 }
 
 func reasonText(r daemonset.Reason, interchangeable bool) string {

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// handBuilt is a plan with one of every kind of line the table prints.
+func handBuilt() *daemonset.ClusterResult {
+	collision := int32(3)
+	return &daemonset.ClusterResult{DaemonSets: []*daemonset.Result{
+		{
+			Namespace: "default", Name: "ssd-monitor", RevisionHash: "6d9f7c8b5",
+			Create: []daemonset.Creation{{Node: "worker-2", Reason: daemonset.ReasonMissingPod, Pod: &v1.Pod{
+				ObjectMeta: metav1.ObjectMeta{GenerateName: "ssd-monitor-", Namespace: "default"},
+			}}},
+			Delete: []daemonset.Deletion{
+				{Namespace: "default", Name: "ssd-monitor-9zt2m", Node: "worker-1", Reason: daemonset.ReasonDuplicatePod},
+				{Namespace: "default", Name: "ssd-monitor-old", Node: "worker-3", Reason: daemonset.ReasonUpdateOldCandidate, Interchangeable: true},
+			},
+			Adopt:         []daemonset.PodRef{{Namespace: "default", Name: "ssd-monitor-manual"}},
+			Release:       []daemonset.PodRef{{Namespace: "default", Name: "ssd-monitor-debug"}},
+			Conflicts:     []daemonset.Conflict{{Namespace: "default", Name: "orphan", AdoptedBy: "default/older"}},
+			RollingUpdate: &daemonset.RollingUpdate{Reason: "BaseDiffNotEmpty", MaxUnavailable: 1},
+			Status: &appsv1.DaemonSetStatus{
+				DesiredNumberScheduled: 3, CurrentNumberScheduled: 3, NumberReady: 2, UpdatedNumberScheduled: 3, NumberAvailable: 2,
+			},
+			Events: []daemonset.Event{{Type: "Warning", Reason: daemonset.ReasonFailedDaemonPod, Pod: "default/ssd-monitor-kc2vd", Node: "worker-2", Message: "Found failed daemon pod"}},
+			Invalid: []string{"spec.template.metadata.labels: Invalid value: {\"app\":\"x\"}: `selector` does not match template `labels`"},
+		},
+		{Namespace: "kube-system", Name: "collides", Skipped: "UPD-21", CollisionCount: &collision},
+		{
+			Namespace: "kube-system", Name: "quiet", RevisionHash: "abc",
+			RollingUpdate: &daemonset.RollingUpdate{Acted: true, MaxUnavailable: 1},
+			Status:        &appsv1.DaemonSetStatus{},
+		},
+	}}
+}
+
+func TestRenderTable(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	renderTable(&b, handBuilt())
+	want := `NAMESPACE     NAME          DESIRED   CURRENT   READY   UP-TO-DATE   AVAILABLE
+default       ssd-monitor   3         3         2       3            2
+kube-system   collides      -         -         -       -            -
+kube-system   quiet         0         0         0       0            0
+
+DaemonSet default/ssd-monitor (revision 6d9f7c8b5):
+  CREATE     pod on node worker-2 (MissingPod)
+  DELETE     default/ssd-monitor-9zt2m on node worker-1 (DuplicatePod)
+  DELETE     default/ssd-monitor-old on node worker-3 (UpdateOldCandidate, one of equal candidates)
+  ADOPT      default/ssd-monitor-manual (orphan matching the selector gets this DaemonSet as controller)
+  RELEASE    default/ssd-monitor-debug (labels no longer match the selector)
+  CONFLICT   default/orphan (orphan this selector also matches; adopted by the older DaemonSet default/older)
+  ROLLOUT    waits: the nodes first need the creates and deletes above (maxUnavailable 1, maxSurge 0)
+  EVENT      Warning FailedDaemonPod pod default/ssd-monitor-kc2vd on node worker-2: Found failed daemon pod
+  INVALID    spec.template.metadata.labels: Invalid value: {"app":"x"}: ` + "`selector` does not match template `labels`" + `
+
+DaemonSet kube-system/collides:
+  SKIPPED    UPD-21: a ControllerRevision of the current hash holds another template (hash collision); the sync stops
+  COLLISION  status.collisionCount becomes 3
+
+DaemonSet kube-system/quiet (revision abc):
+  ROLLOUT    acted (maxUnavailable 1, maxSurge 0)
+`
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Errorf("renderTable() mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestRenderTableWithoutDaemonSets(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	renderTable(&b, &daemonset.ClusterResult{})
+	require.Equal(t, "No DaemonSets in the input.\n", b.String())
+}
+
+// The JSON output is one document, indented by two spaces, with a trailing newline, that
+// decodes back into the same ClusterResult.
+func TestRenderJSONRoundTrips(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	require.NoError(t, renderJSON(&b, handBuilt()))
+	require.Equal(t, "{\n  \"daemonSets\": [\n    {\n", b.String()[:len("{\n  \"daemonSets\": [\n    {\n")])
+	require.Equal(t, byte('\n'), b.Bytes()[b.Len()-1])
+	var got daemonset.ClusterResult
+	dec := json.NewDecoder(&b)
+	dec.DisallowUnknownFields()
+	require.NoError(t, dec.Decode(&got))
+	require.False(t, dec.More(), "exactly one JSON document")
+	if diff := cmp.Diff(handBuilt(), &got); diff != "" {
+		t.Errorf("JSON round trip mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestRenderYAMLIsTheJSONDocument(t *testing.T) {
+	t.Parallel()
+	var j, y bytes.Buffer
+	require.NoError(t, renderJSON(&j, handBuilt()))
+	require.NoError(t, renderYAML(&y, handBuilt()))
+	var fromJSON, fromYAML any
+	require.NoError(t, json.Unmarshal(j.Bytes(), &fromJSON))
+	require.NoError(t, yaml.Unmarshal(y.Bytes(), &fromYAML))
+	if diff := cmp.Diff(fromJSON, fromYAML); diff != "" {
+		t.Errorf("YAML and JSON documents differ (-json +yaml):\n%s", diff)
+	}
+}
