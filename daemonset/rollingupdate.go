@@ -85,6 +85,22 @@ func (p *Planner) rollingUpdate(states []nodeState, desired int, hash string) ro
 	return p.rollingSurge(states, desired, hash, maxUnavailable, maxSurge)
 }
 
+// nodeAction is what pass 1 of the step decided for one entry of the map, so that pass 2 emits
+// the actions in node order without looking at the pods of the other nodes again (one byte per
+// node instead of a second walk over every pod: about half the cost at 100,000 nodes).
+type nodeAction uint8
+
+const (
+	actNone nodeAction = iota
+	actDeleteUnavailableOld
+	actDeleteCandidate
+	actDeleteIneligibleUnavailable
+	actDeleteIneligibleCandidate
+	actDeleteReplaced
+	actCreateAllowed
+	actCreateCandidate
+)
+
 // rollingNoSurge is UPD-8: delete every old pod that is not available (budget-free), then as many
 // available old pods (candidates) as maxUnavailable leaves once every unavailable node is
 // counted.
@@ -97,7 +113,13 @@ func (p *Planner) rollingNoSurge(states []nodeState, hash string, maxUnavailable
 	gen, hasGen := templateGeneration(p.ds)
 	minReady, now := p.ds.Spec.MinReadySeconds, p.opts.Now
 
-	// Pass 1: counts only, so that pass 2 can emit in node order without scratch slices.
+	var acts []nodeAction // allocated at the first action
+	mark := func(i int, a nodeAction) {
+		if acts == nil {
+			acts = make([]nodeAction, len(states))
+		}
+		acts[i] = a
+	}
 	unavailable, recorded, unavailableOld := 0, 0, 0
 	for i := range states {
 		s := shapeOf(states[i].pods, hash, gen, hasGen)
@@ -111,11 +133,13 @@ func (p *Planner) rollingNoSurge(states []nodeState, hash string, maxUnavailable
 				unavailable++
 			}
 		case !isPodAvailable(s.oldPod, minReady, now):
+			mark(i, actDeleteUnavailableOld)
 			unavailableOld++
 			unavailable++
 		case unavailable >= maxUnavailable:
 			// Upstream stops recording candidates once the budget is spent.
 		default:
+			mark(i, actDeleteCandidate)
 			recorded++
 		}
 	}
@@ -126,40 +150,20 @@ func (p *Planner) rollingNoSurge(states []nodeState, hash string, maxUnavailable
 	}
 	interchangeable := take < recorded
 
-	// Pass 2: the same walk, emitting. The running count evolves exactly as in pass 1, so the
-	// candidates recorded here are the ones counted there, and the first take of them go.
 	step.deletes = make([]Deletion, 0, unavailableOld+take)
-	unavailable, recorded = 0, 0
-	for i := range states {
-		s := shapeOf(states[i].pods, hash, gen, hasGen)
-		switch {
-		case s.excess, s.oldPod == nil && s.newPod == nil, s.oldPod != nil && s.newPod != nil:
-			unavailable++
-		case s.newPod != nil:
-			if !isPodAvailable(s.newPod, minReady, now) {
-				unavailable++
+	taken := 0
+	for i, a := range acts {
+		switch a {
+		case actDeleteUnavailableOld:
+			step.deletes = append(step.deletes, p.deletionAt(&states[i], hash, gen, hasGen, ReasonUpdateOldUnavailable, false))
+		case actDeleteCandidate:
+			if taken < take {
+				taken++
+				step.deletes = append(step.deletes, p.deletionAt(&states[i], hash, gen, hasGen, ReasonUpdateOldCandidate, interchangeable))
 			}
-		case !isPodAvailable(s.oldPod, minReady, now):
-			unavailable++
-			step.deletes = append(step.deletes, deletionOf(s.oldPod, states[i].name, ReasonUpdateOldUnavailable, false))
-		case unavailable >= maxUnavailable:
-		default:
-			if recorded < take {
-				step.deletes = append(step.deletes, deletionOf(s.oldPod, states[i].name, ReasonUpdateOldCandidate, interchangeable))
-			}
-			recorded++
 		}
 	}
 	return step
-}
-
-// surgeTally is what pass 1 of the surge algorithm counts.
-type surgeTally struct {
-	surge, available       int // S and A of UPD-11
-	allowed, candidates    int // allowed nodes; surge candidates recorded while S < maxSurge
-	ineligible, oldDeletes int // ineligible candidates; budget-free old-pod deletions
-	missing                string
-	missingFound           bool
 }
 
 // rollingSurge is UPD-11: replace unavailable old pods at once, surge onto up to maxSurge nodes
@@ -176,60 +180,77 @@ type surgeTally struct {
 func (p *Planner) rollingSurge(states []nodeState, desired int, hash string, maxUnavailable, maxSurge int) rollingStep {
 	gen, hasGen := templateGeneration(p.ds)
 	minReady, now := p.ds.Spec.MinReadySeconds, p.opts.Now
-	budgets := RollingUpdate{MaxUnavailable: maxUnavailable, MaxSurge: maxSurge}
+	report := RollingUpdate{MaxUnavailable: maxUnavailable, MaxSurge: maxSurge}
 
-	var t surgeTally
+	var acts []nodeAction // allocated at the first action
+	mark := func(i int, a nodeAction) {
+		if acts == nil {
+			acts = make([]nodeAction, len(states))
+		}
+		acts[i] = a
+	}
+	surge, available := 0, 0       // S and A of UPD-11
+	allowed, candidates := 0, 0    // allowed nodes; surge candidates recorded while S < maxSurge
+	ineligible, oldDeletes := 0, 0 // ineligible candidates; budget-free old-pod deletions
+	missing := -1                  // index of the first missing node with an old pod only
 	for i := range states {
 		st := &states[i]
 		s := shapeOf(st.pods, hash, gen, hasGen)
 		if s.excess {
-			t.surge++
+			surge++
 			continue
 		}
 		if s.oldPod != nil {
 			if isPodAvailable(s.oldPod, minReady, now) {
-				t.available++
+				available++
 			}
 		} else if s.newPod != nil && isPodAvailable(s.newPod, minReady, now) {
-			t.available++
+			available++
 		}
 		switch {
 		case s.oldPod == nil:
 		case s.newPod == nil:
 			if st.node == nil {
-				if !t.missingFound {
-					t.missing, t.missingFound = st.name, true
+				if missing < 0 {
+					missing = i
 				}
 				continue
 			}
+			oldAvailable := isPodAvailable(s.oldPod, minReady, now)
 			switch {
-			case !isPodAvailable(s.oldPod, minReady, now) && !st.shouldRun:
-				t.oldDeletes++
-			case !isPodAvailable(s.oldPod, minReady, now):
-				t.allowed++
+			case !oldAvailable && !st.shouldRun:
+				mark(i, actDeleteIneligibleUnavailable)
+				oldDeletes++
+			case !oldAvailable:
+				mark(i, actCreateAllowed)
+				allowed++
 			case !st.shouldRun:
-				t.ineligible++
-			case t.surge < maxSurge:
-				t.candidates++
+				mark(i, actDeleteIneligibleCandidate)
+				ineligible++
+			case surge < maxSurge:
+				mark(i, actCreateCandidate)
+				candidates++
 			}
 		case !isPodAvailable(s.newPod, minReady, now):
-			t.surge++
+			surge++
 		default:
-			t.oldDeletes++
+			mark(i, actDeleteReplaced)
+			oldDeletes++
 		}
 	}
-	if t.missingFound {
+	if missing >= 0 {
 		// The text of the v1.36 controller's error, with the node lister's NotFound message.
-		budgets.Reason = rollingReasonError
-		budgets.Error = fmt.Sprintf("couldn't get node for nodeName %q: node %q not found", t.missing, t.missing)
-		return rollingStep{report: budgets}
+		name := states[missing].name
+		report.Reason = rollingReasonError
+		report.Error = fmt.Sprintf("couldn't get node for nodeName %q: node %q not found", name, name)
+		return rollingStep{report: report}
 	}
 
-	takeIneligible := min(max(t.available-desired, 0), t.ineligible)
-	takeSurge := min(max(maxSurge-t.surge, 0), t.candidates)
-	budgets.Acted = true
-	step := rollingStep{report: budgets}
-	nDeletes, nCreates := t.oldDeletes+takeIneligible, t.allowed+takeSurge
+	takeIneligible := min(max(available-desired, 0), ineligible)
+	takeSurge := min(max(maxSurge-surge, 0), candidates)
+	report.Acted = true
+	step := rollingStep{report: report}
+	nDeletes, nCreates := oldDeletes+takeIneligible, allowed+takeSurge
 	if nDeletes+nCreates == 0 {
 		return step
 	}
@@ -239,48 +260,37 @@ func (p *Planner) rollingSurge(states []nodeState, desired int, hash string, max
 	if nCreates > 0 {
 		step.creates = make([]Creation, 0, nCreates)
 	}
-	ineligibleMarked := takeIneligible < t.ineligible
-	surgeMarked := takeSurge < t.candidates
+	ineligibleMarked := takeIneligible < ineligible
+	surgeMarked := takeSurge < candidates
 
-	// Pass 2: the same walk, emitting; the running S evolves exactly as in pass 1.
-	surge, ineligible, candidates := 0, 0, 0
-	for i := range states {
+	takenIneligible, takenSurge := 0, 0
+	for i, a := range acts {
 		st := &states[i]
-		s := shapeOf(st.pods, hash, gen, hasGen)
-		if s.excess {
-			surge++
-			continue
-		}
-		switch {
-		case s.oldPod == nil:
-		case s.newPod == nil:
-			oldAvailable := isPodAvailable(s.oldPod, minReady, now)
-			switch {
-			case !oldAvailable && !st.shouldRun:
-				step.deletes = append(step.deletes, deletionOf(s.oldPod, st.name, ReasonSurgeOldUnavailableIneligible, false))
-			case !oldAvailable:
-				step.creates = append(step.creates, Creation{Node: st.name, Reason: ReasonSurgeOldUnavailable})
-			case !st.shouldRun:
-				if ineligible < takeIneligible {
-					step.deletes = append(step.deletes, deletionOf(s.oldPod, st.name, ReasonSurgeIneligibleExcess, ineligibleMarked))
-				}
-				ineligible++
-			case surge < maxSurge:
-				if candidates < takeSurge {
-					step.creates = append(step.creates, Creation{Node: st.name, Reason: ReasonSurgeCandidate, Interchangeable: surgeMarked})
-				}
-				candidates++
+		switch a {
+		case actDeleteIneligibleUnavailable:
+			step.deletes = append(step.deletes, p.deletionAt(st, hash, gen, hasGen, ReasonSurgeOldUnavailableIneligible, false))
+		case actDeleteReplaced:
+			step.deletes = append(step.deletes, p.deletionAt(st, hash, gen, hasGen, ReasonSurgeReplaced, false))
+		case actDeleteIneligibleCandidate:
+			if takenIneligible < takeIneligible {
+				takenIneligible++
+				step.deletes = append(step.deletes, p.deletionAt(st, hash, gen, hasGen, ReasonSurgeIneligibleExcess, ineligibleMarked))
 			}
-		case !isPodAvailable(s.newPod, minReady, now):
-			surge++
-		default:
-			step.deletes = append(step.deletes, deletionOf(s.oldPod, st.name, ReasonSurgeReplaced, false))
+		case actCreateAllowed:
+			step.creates = append(step.creates, Creation{Node: st.name, Reason: ReasonSurgeOldUnavailable})
+		case actCreateCandidate:
+			if takenSurge < takeSurge {
+				takenSurge++
+				step.creates = append(step.creates, Creation{Node: st.name, Reason: ReasonSurgeCandidate, Interchangeable: surgeMarked})
+			}
 		}
 	}
 	return step
 }
 
-// deletionOf names pod, grouped under node, for deletion.
-func deletionOf(pod *v1.Pod, node string, reason Reason, interchangeable bool) Deletion {
-	return Deletion{Namespace: pod.Namespace, Name: pod.Name, Node: node, Reason: reason, Interchangeable: interchangeable}
+// deletionAt names the old pod of st (every deletion of the step is of the node's only old pod)
+// for deletion.
+func (p *Planner) deletionAt(st *nodeState, hash string, gen int64, hasGen bool, reason Reason, interchangeable bool) Deletion {
+	pod := shapeOf(st.pods, hash, gen, hasGen).oldPod
+	return Deletion{Namespace: pod.Namespace, Name: pod.Name, Node: st.name, Reason: reason, Interchangeable: interchangeable}
 }

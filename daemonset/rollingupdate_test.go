@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
@@ -150,13 +152,16 @@ func runRollingCases(t *testing.T, tests []ruCase) {
 			p := &Planner{ds: tt.ds, opts: Options{Now: now}}
 			got := p.rollingUpdate(tt.states, ruDesired(tt.states), ruHash)
 
-			require.Equal(t, tt.wantReport, got.report, "report")
-			require.Equal(t, tt.wantCreates, got.creates, "creates")
-			require.Equal(t, tt.wantDeletes, got.deletes, "deletes")
-			require.Equal(t, dsBefore, tt.ds, "the DaemonSet was mutated")
+			want := rollingStep{report: tt.wantReport, creates: tt.wantCreates, deletes: tt.wantDeletes}
+			if diff := cmp.Diff(want, got, cmp.AllowUnexported(rollingStep{})); diff != "" {
+				t.Errorf("rollingUpdate() mismatch (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(dsBefore, tt.ds); diff != "" {
+				t.Errorf("rollingUpdate() mutated the DaemonSet (-before +after):\n%s", diff)
+			}
 			for i, s := range tt.states {
-				for j, pod := range s.pods {
-					require.Equal(t, podsBefore[i][j], pod, "pod %s was mutated", pod.Name)
+				if diff := cmp.Diff(podsBefore[i], s.pods, cmpopts.EquateEmpty()); diff != "" {
+					t.Errorf("rollingUpdate() mutated the pods of %s (-before +after):\n%s", s.name, diff)
 				}
 			}
 		})
@@ -747,5 +752,46 @@ func TestRollingUpdateNeverTouchesTerminatingPods(t *testing.T) {
 		for _, d := range got.deletes {
 			require.NotEqual(t, "t-", d.Name[:2], "terminating pod %s deleted", d.Name)
 		}
+	}
+}
+
+// TestRollingUpdateAllocatesOnlyItsOutput checks that the step allocates nothing but its action
+// slices, one per non-empty list, and one byte per node recording pass 1's decisions when
+// there is any, whatever the number of nodes (STYLE: zero-alloc hot paths).
+func TestRollingUpdateAllocatesOnlyItsOutput(t *testing.T) {
+	tests := []struct {
+		name       string
+		ds         *appsv1.DaemonSet
+		states     []nodeState
+		wantAllocs float64
+	}{
+		{
+			name:       "a step with nothing to do allocates nothing",
+			ds:         ruWithGeneration(ruStrategy(ruInt(1), nil), "4"),
+			states:     []nodeState{ruRun("n0", ruNewNotReady("a")), ruRun("n1", ruOld("b"))},
+			wantAllocs: 0,
+		},
+		{
+			name:       "a non-surge step mid-rollout allocates its delete list and its scratch only",
+			ds:         ruWithGeneration(ruStrategy(ruStr("25%"), nil), "4"),
+			states:     ruMidRollout(1000, false),
+			wantAllocs: 2,
+		},
+		{
+			name:       "a surge step mid-rollout allocates its create and delete lists and its scratch only",
+			ds:         ruWithGeneration(ruStrategy(ruInt(0), ruStr("25%")), "4"),
+			states:     append(ruMidRollout(1000, true), ruIneligible("zz", ruOld("x")), ruRun("zz2", ruOld("y1"), ruNew("y2"))),
+			wantAllocs: 3,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := &Planner{ds: tt.ds, opts: Options{Now: ruNow}}
+			desired := ruDesired(tt.states)
+			var got rollingStep
+			allocs := testing.AllocsPerRun(20, func() { got = p.rollingUpdate(tt.states, desired, ruHash) })
+			require.True(t, got.report.Acted)
+			require.Equal(t, tt.wantAllocs, allocs)
+		})
 	}
 }
