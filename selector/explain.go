@@ -24,10 +24,11 @@ func (s *Selector) Explain(labels map[string]string) Explanation {
 	if s == nil || s.nothing {
 		return Explanation{Nothing: true}
 	}
-	for _, r := range s.reqs {
+	for i := range s.reqs {
+		r := &s.reqs[i]
 		v, ok := labels[r.key]
 		if !r.MatchesValue(v, ok) {
-			return Explanation{Failed: r, Value: v, Present: ok}
+			return Explanation{Failed: *r, Value: v, Present: ok}
 		}
 	}
 	return Explanation{Matched: true}
