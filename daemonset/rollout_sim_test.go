@@ -163,17 +163,25 @@ func (c *simCluster) advance() {
 // simCensus is what the invariants look at. Terminating pods are counted nowhere: they are on
 // their way out and the rolling update ignores them too (UPD-8, UPD-11).
 type simCensus struct {
-	unavailableNodes int // nodes without an available, non-terminating daemon pod
+	unavailableNodes int // untainted nodes without an available, non-terminating daemon pod
 	extraPods        int // non-terminating pods beyond one per node
-	updatedAvailable int // nodes whose only pod is of hash and available
+	updatedAvailable int // untainted nodes whose only pod is of hash and available
+	onTainted        int // non-terminating pods on tainted nodes
 	terminating      int
 }
 
+// simTainted reports whether the node carries the NoSchedule taint of the simulation: such a
+// node should not run the daemon but may keep its pod (ELIG-4).
+func simTainted(n *v1.Node) bool { return len(n.Spec.Taints) > 0 }
+
 func (c *simCluster) census(hash string) simCensus {
-	type nodeView struct{ pods, available, updatedAvailable int }
+	type nodeView struct {
+		tainted                           bool
+		pods, available, updatedAvailable int
+	}
 	views := make(map[string]*nodeView, len(c.nodes))
 	for _, n := range c.nodes {
-		views[n.Name] = &nodeView{}
+		views[n.Name] = &nodeView{tainted: simTainted(n)}
 	}
 	var s simCensus
 	for _, sp := range c.pods {
@@ -191,11 +199,15 @@ func (c *simCluster) census(hash string) simCensus {
 		}
 	}
 	for _, v := range views {
-		if v.available == 0 {
-			s.unavailableNodes++
-		}
 		if v.pods > 1 {
 			s.extraPods += v.pods - 1
+		}
+		if v.tainted {
+			s.onTainted += v.pods
+			continue
+		}
+		if v.available == 0 {
+			s.unavailableNodes++
 		}
 		if v.pods == 1 && v.updatedAvailable == 1 {
 			s.updatedAvailable++
@@ -262,6 +274,9 @@ func TestRolloutSimulation(t *testing.T) {
 		nodes       int
 		minReady    int32
 		brokenEvery int // every brokenEvery-th pod of revision A never turns Ready
+		// taintEvery > 0 taints every taintEvery-th node NoSchedule with the template change:
+		// its old pod is replaced by nothing (UPD-10, UPD-11 ineligible candidates).
+		taintEvery int
 	}
 	var cases []simCase
 	for _, s := range strategies {
@@ -275,10 +290,12 @@ func TestRolloutSimulation(t *testing.T) {
 		}
 		cases = append(cases,
 			simCase{strategy: s, nodes: 20, minReady: 15},
-			simCase{strategy: s, nodes: 20, minReady: 5, brokenEvery: 7})
+			simCase{strategy: s, nodes: 20, minReady: 5, brokenEvery: 7},
+			simCase{strategy: s, nodes: 30, taintEvery: 4},
+			simCase{strategy: s, nodes: 30, minReady: 5, brokenEvery: 5, taintEvery: 3})
 	}
 	for _, tc := range cases {
-		name := fmt.Sprintf("%s/nodes=%d/minReady=%d/brokenEvery=%d", tc.strategy.name, tc.nodes, tc.minReady, tc.brokenEvery)
+		name := fmt.Sprintf("%s/nodes=%d/minReady=%d/brokenEvery=%d/taintEvery=%d", tc.strategy.name, tc.nodes, tc.minReady, tc.brokenEvery, tc.taintEvery)
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			dsA := simDaemonSet(tc.strategy, "agent:1.0", tc.minReady)
@@ -288,10 +305,18 @@ func TestRolloutSimulation(t *testing.T) {
 
 			// The template changes: a new hash (UPD-19).
 			c.ds = simDaemonSet(tc.strategy, "agent:2.0", tc.minReady)
+			tainted := 0
+			for i, n := range c.nodes {
+				if tc.taintEvery > 0 && i%tc.taintEvery == 0 {
+					n.Spec.Taints = []v1.Taint{{Key: "maintenance", Effect: v1.TaintEffectNoSchedule}}
+					tainted++
+				}
+			}
+			desired := tc.nodes - tainted
 			hashB := c.plan().RevisionHash
 			require.NotEqual(t, hashA, hashB)
 
-			mu, ms := tc.strategy.resolve(tc.nodes)
+			mu, ms := tc.strategy.resolve(desired)
 			start := c.census(hashB)
 			require.Zero(t, start.extraPods)
 			if tc.brokenEvery == 0 {
@@ -327,7 +352,7 @@ func TestRolloutSimulation(t *testing.T) {
 					require.LessOrEqual(t, got.extraPods, ms+start.unavailableNodes,
 						"step %d: more extra pods than maxSurge", step)
 				}
-				if got.updatedAvailable == tc.nodes && got.terminating == 0 && got.extraPods == 0 {
+				if got.updatedAvailable == desired && got.onTainted == 0 && got.terminating == 0 && got.extraPods == 0 {
 					break
 				}
 				c.advance()
