@@ -2,6 +2,7 @@ package daemonset_test
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/daemonsched/daemonsched/daemonset"
@@ -9,13 +10,14 @@ import (
 	v1 "k8s.io/api/core/v1"
 )
 
-// realisticDS is the benchmark DaemonSet: nodeSelector os=linux, a two-term required
+// realisticDS is the benchmark DaemonSet: RollingUpdate, nodeSelector os=linux, a two-term required
 // affinity and three tolerations, defaulted as the API server stores it.
 func realisticDS() *appsv1.DaemonSet {
 	return daemonset.WithDefaults(newDS(
+		rolling(ios(1), ios(0)),
 		nodeSelector("kubernetes.io/os", "linux"),
 		requiredTerms(
-			term(expr("node.kubernetes.io/instance-type", v1.NodeSelectorOpIn, "m5.large", "m5.xlarge", "m6i.large"),
+			term(expr("node.kubernetes.io/instance-type", v1.NodeSelectorOpIn, "m5.large", "m5.xlarge", "m6i.large", "c5.2xlarge"),
 				expr("topology.kubernetes.io/zone", v1.NodeSelectorOpNotIn, "zone-x")),
 			term(expr("node-role.kubernetes.io/gpu", v1.NodeSelectorOpExists)),
 		),
@@ -108,6 +110,7 @@ func BenchmarkPlan(b *testing.B) {
 			pods := realisticPods(ds, ns)
 			p, _ := daemonset.Compile(ds, opts())
 			s := daemonset.Snapshot{Nodes: ns, Pods: pods}
+			runtime.GC() // collect the set-up garbage before timing
 			b.ReportAllocs()
 			b.ResetTimer()
 			var ms runtimeMem

@@ -27,10 +27,12 @@ func (p *Planner) Eligibility(node *v1.Node) Eligibility {
 	if p.nodeName != "" && p.nodeName != node.Name {
 		return Eligibility{Reason: ReasonNodeNameMismatch}
 	}
-	if _, ok := p.firstNodeSelectorMismatch(node); ok {
-		return Eligibility{Reason: ReasonNodeSelectorMismatch}
-	}
 	if !p.req.Matches(node) {
+		// The node selector is checked first (AFF-12); looking at it again only on failure
+		// saves one label lookup per eligible node.
+		if _, ok := p.firstNodeSelectorMismatch(node); ok {
+			return Eligibility{Reason: ReasonNodeSelectorMismatch}
+		}
 		return Eligibility{Reason: ReasonNodeAffinityMismatch}
 	}
 	t, ok := p.tols.FirstUntolerated(node.Spec.Taints, taints.NoSchedule|taints.NoExecute)

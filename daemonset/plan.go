@@ -97,14 +97,17 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 	hash := rev.hash
 	res.RevisionHash = hash
 
-	claimed := p.claim(res, s.Pods, lost)
-	ix := newPodIndex(p, s.Nodes, claimed)
+	ix := newPodIndex(p, res, s.Nodes, s.Pods, lost)
 
-	// Base diff (DIFF-1..DIFF-17).
+	// Base diff (DIFF-1..DIFF-17) and status counters (STAT-1: the snapshot before acting),
+	// in one walk over the nodes.
 	surge := allowsSurge(p.ds)
 	var d diffState
+	counts := p.newStatusCounts(hash)
 	for i, node := range ix.nodes {
-		p.diffNode(&d, node.Name, ix.elig[i], ix.podsOf(i), hash, surge)
+		pods := ix.podsOf(i)
+		p.diffNode(&d, node.Name, ix.elig[i], pods, hash, surge)
+		counts.add(p, ix.elig[i], pods)
 	}
 	diffMissing(&d, ix.missing)
 	baseEmpty := len(d.creates) == 0 && len(d.deletes) == 0
@@ -144,7 +147,7 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 		slices.SortFunc(res.Delete, compareDeletions)
 	}
 
-	res.Status = p.status(ix, hash)
+	res.Status = p.status(&counts)
 	return res
 }
 
@@ -175,28 +178,8 @@ func (p *Planner) skipped(res *Result, rule string) *Result {
 	return res
 }
 
-// claim classifies every pod (OWN-1..OWN-6), records adoptions, releases and (cluster-wide)
-// conflicts in res, and returns the claimed pods.
-func (p *Planner) claim(res *Result, pods []*v1.Pod, lost map[*v1.Pod]string) []*v1.Pod {
-	claimed := make([]*v1.Pod, 0, len(pods))
-	for _, pod := range pods {
-		if pod == nil {
-			continue
-		}
-		switch p.classify(pod) {
-		case claimOwned:
-			claimed = append(claimed, pod)
-		case claimAdopt:
-			if winner, ok := lost[pod]; ok {
-				res.Conflicts = append(res.Conflicts, Conflict{Namespace: pod.Namespace, Name: pod.Name, AdoptedBy: winner})
-				continue
-			}
-			res.Adopt = append(res.Adopt, podRef(pod))
-			claimed = append(claimed, pod)
-		case claimRelease:
-			res.Release = append(res.Release, podRef(pod))
-		}
-	}
+// sortClaims sorts the adoptions, releases and conflicts recorded while indexing.
+func sortClaims(res *Result) {
 	byName := func(a, b PodRef) int {
 		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
 	}
@@ -205,7 +188,6 @@ func (p *Planner) claim(res *Result, pods []*v1.Pod, lost map[*v1.Pod]string) []
 	slices.SortFunc(res.Conflicts, func(a, b Conflict) int {
 		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
 	})
-	return claimed
 }
 
 func nonNil[T comparable](objs []T) []T {
@@ -252,7 +234,10 @@ type podIndex struct {
 
 func (ix *podIndex) podsOf(i int) []*v1.Pod { return ix.pods[ix.start[i]:ix.start[i+1]] }
 
-func newPodIndex(p *Planner, nodes []*v1.Node, claimed []*v1.Pod) *podIndex {
+// newPodIndex decides every node (ELIG-*), claims every pod (OWN-1..OWN-6, recording
+// adoptions, releases and, cluster-wide, conflicts in res) and groups the claimed pods by
+// target node (OWN-9, OWN-10). lost lists orphans another DaemonSet adopts (D-2).
+func newPodIndex(p *Planner, res *Result, nodes []*v1.Node, pods []*v1.Pod, lost map[*v1.Pod]string) *podIndex {
 	ix := &podIndex{nodes: nonNil(nodes)}
 	n := len(ix.nodes)
 	ix.elig = make([]eligBits, n)
@@ -272,41 +257,57 @@ func newPodIndex(p *Planner, nodes []*v1.Node, claimed []*v1.Pod) *podIndex {
 		}
 	}
 
-	// Counting sort of the grouped pods by node index; -1 marks pods left out (OWN-9,
-	// OWN-10), -2 pods under a missing node name.
-	where := make([]int32, len(claimed))
+	// One pass over the pods claims them and finds their node; then a counting sort by node
+	// index. groupedPod keeps the node index of each grouped pod for the second pass.
+	type groupedPod struct {
+		pod  *v1.Pod
+		node int32
+	}
+	grouped := make([]groupedPod, 0, len(pods))
 	ix.start = make([]int32, n+1)
 	var missing map[string][]*v1.Pod
-	grouped := 0
-	for j, pod := range claimed {
+	for _, pod := range pods {
+		if pod == nil {
+			continue
+		}
+		switch p.classify(pod) {
+		case claimOwned:
+		case claimAdopt:
+			if winner, ok := lost[pod]; ok {
+				res.Conflicts = append(res.Conflicts, Conflict{Namespace: pod.Namespace, Name: pod.Name, AdoptedBy: winner})
+				continue
+			}
+			res.Adopt = append(res.Adopt, podRef(pod))
+		case claimRelease:
+			res.Release = append(res.Release, podRef(pod))
+			continue
+		default:
+			continue
+		}
 		target, ok := groupable(pod)
 		if !ok {
-			where[j] = -1
 			continue
 		}
 		i, found := byName[target]
 		if !found {
-			where[j] = -2
 			if missing == nil {
 				missing = map[string][]*v1.Pod{}
 			}
 			missing[target] = append(missing[target], pod)
 			continue
 		}
-		where[j] = i
+		grouped = append(grouped, groupedPod{pod, i})
 		ix.start[i+1]++
-		grouped++
 	}
+	sortClaims(res)
 	for i := 1; i <= n; i++ {
 		ix.start[i] += ix.start[i-1]
 	}
-	ix.pods = make([]*v1.Pod, grouped)
+	ix.pods = make([]*v1.Pod, len(grouped))
 	next := slices.Clone(ix.start[:n])
-	for j, pod := range claimed {
-		if i := where[j]; i >= 0 {
-			ix.pods[next[i]] = pod
-			next[i]++
-		}
+	for _, g := range grouped {
+		ix.pods[next[g.node]] = g.pod
+		next[g.node]++
 	}
 	for i := 0; i < n; i++ {
 		if pods := ix.podsOf(i); len(pods) > 1 {

@@ -1,52 +1,69 @@
 package daemonset
 
-import appsv1 "k8s.io/api/apps/v1"
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+)
 
-// status computes the counters of STAT-1..STAT-12 from the grouped pods as they were before
-// the sync acted. Only shouldRun matters (STAT-12); pods grouped under missing node names are
-// counted nowhere (STAT-7). collisionCount and conditions are carried over untouched
-// (STAT-11); observedGeneration is the DaemonSet's generation (STAT-8).
-func (p *Planner) status(ix *podIndex, hash string) *appsv1.DaemonSetStatus {
+// statusCounts accumulates the counters of STAT-1..STAT-12, node by node, from the grouped
+// pods as they were before the sync acted. Only shouldRun matters (STAT-12); pods grouped under
+// missing node names are never added (STAT-7). The plan feeds it in the same walk as the base
+// diff, so that each pod is read once while it is in cache.
+type statusCounts struct {
+	hash                                                      string
+	gen                                                       int64
+	hasGen                                                    bool
+	desired, current, misscheduled, ready, updated, available int32
+}
+
+func (p *Planner) newStatusCounts(hash string) statusCounts {
 	gen, hasGen := templateGeneration(p.ds)
-	var desired, current, misscheduled, ready, updated, available int32
-	for i := range ix.nodes {
-		pods := ix.podsOf(i)
-		if !ix.elig[i].shouldRun() {
-			if len(pods) > 0 {
-				misscheduled++ // STAT-4
-			}
-			continue
+	return statusCounts{hash: hash, gen: gen, hasGen: hasGen}
+}
+
+// add counts one node of the node list with its grouped pods in DIFF-7 order.
+func (c *statusCounts) add(p *Planner, e eligBits, pods []*v1.Pod) {
+	if !e.shouldRun() {
+		if len(pods) > 0 {
+			c.misscheduled++ // STAT-4
 		}
-		desired++ // STAT-2
-		if len(pods) == 0 {
-			continue
-		}
-		current++ // STAT-3
-		// STAT-5: only the first pod in DIFF-7 order counts.
-		oldest := pods[0]
-		if isPodReady(oldest) {
-			ready++
-			if isPodAvailable(oldest, p.ds.Spec.MinReadySeconds, p.opts.Now) {
-				available++
-			}
-		}
-		if podUpdated(oldest, hash, gen, hasGen) {
-			updated++
+		return
+	}
+	c.desired++ // STAT-2
+	if len(pods) == 0 {
+		return
+	}
+	c.current++ // STAT-3
+	// STAT-5: only the first pod in DIFF-7 order counts.
+	oldest := pods[0]
+	if isPodReady(oldest) {
+		c.ready++
+		if isPodAvailable(oldest, p.ds.Spec.MinReadySeconds, p.opts.Now) {
+			c.available++
 		}
 	}
+	if podUpdated(oldest, c.hash, c.gen, c.hasGen) {
+		c.updated++
+	}
+}
+
+// status returns the status the sync writes: the counters, numberUnavailable (STAT-6),
+// observedGeneration = metadata.generation (STAT-8), and collisionCount and conditions carried
+// over untouched (STAT-11).
+func (p *Planner) status(c *statusCounts) *appsv1.DaemonSetStatus {
 	st := &appsv1.DaemonSetStatus{
-		CurrentNumberScheduled: current,
-		NumberMisscheduled:     misscheduled,
-		DesiredNumberScheduled: desired,
-		NumberReady:            ready,
+		CurrentNumberScheduled: c.current,
+		NumberMisscheduled:     c.misscheduled,
+		DesiredNumberScheduled: c.desired,
+		NumberReady:            c.ready,
 		ObservedGeneration:     p.ds.Generation,
-		UpdatedNumberScheduled: updated,
-		NumberAvailable:        available,
-		NumberUnavailable:      max(0, desired-available), // STAT-6
+		UpdatedNumberScheduled: c.updated,
+		NumberAvailable:        c.available,
+		NumberUnavailable:      max(0, c.desired-c.available), // STAT-6
 	}
-	if c := p.ds.Status.CollisionCount; c != nil {
+	if cc := p.ds.Status.CollisionCount; cc != nil {
 		st.CollisionCount = new(int32)
-		*st.CollisionCount = *c
+		*st.CollisionCount = *cc
 	}
 	for i := range p.ds.Status.Conditions {
 		st.Conditions = append(st.Conditions, *p.ds.Status.Conditions[i].DeepCopy())
