@@ -3,7 +3,9 @@ package daemonset
 // Internal tests of the rolling-update step (UPD-4..UPD-11, UPD-23, D-1): they drive
 // rollingUpdate with hand-built per-node states, so every rule is checked apart from the base
 // diff that normally gates it (UPD-2). The scenarios whose outcome is a base diff (SCN-85,
-// SCN-89, SCN-90, SCN-91, SCN-97) go through Plan at the end of the file.
+// SCN-89, SCN-90, SCN-91, SCN-97) go through Plan in TestRollingUpdateThroughPlan, and
+// TestRollingUpdateAgainstReference compares the step with a model of upstream walked in random
+// map orders.
 
 import (
 	"fmt"
