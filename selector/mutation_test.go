@@ -1,0 +1,54 @@
+package selector_test
+
+import (
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/daemonsched/daemonsched/selector"
+)
+
+// TestInputsAreNeverMutated deep-copies random inputs, runs every exported function on them
+// and compares with go-cmp (STYLE section 3).
+func TestInputsAreNeverMutated(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(21, 22))
+	for i := range 5_000 {
+		ls, lbls := randomSelector(r), randomLabels(r)
+		lsBefore, labelsBefore := ls.DeepCopy(), maps.Clone(lbls)
+
+		s, _ := selector.Compile(ls, field.NewPath("spec", "selector"))
+		_ = s.Matches(lbls)
+		_ = s.Explain(lbls).String()
+		_, _ = s.Empty(), s.Nothing()
+		for _, req := range s.Requirements() {
+			_ = req.Matches(lbls)
+			_ = req.String()
+			if vs := req.Values(); len(vs) > 0 {
+				vs[0] = "scribbled" // Values returns a copy
+			}
+		}
+		if ls != nil {
+			for _, e := range ls.MatchExpressions {
+				values := slices.Clone(e.Values)
+				_, _ = selector.NewRequirement(e.Key, string(e.Operator), values, selector.NodeSelectorOperators, nil)
+				if diff := cmp.Diff(e.Values, values); diff != "" {
+					t.Fatalf("case %d: NewRequirement mutated values (-before +after):\n%s", i, diff)
+				}
+			}
+		}
+		if diff := cmp.Diff(lsBefore, ls); diff != "" {
+			t.Fatalf("case %d: selector mutated (-before +after):\n%s", i, diff)
+		}
+		if diff := cmp.Diff(labelsBefore, lbls); diff != "" {
+			t.Fatalf("case %d: labels mutated (-before +after):\n%s", i, diff)
+		}
+		if s2, _ := selector.Compile(ls, nil); s2 != nil && s2.Matches(lbls) != s.Matches(lbls) {
+			t.Fatalf("case %d: scribbling over Values() changed the compiled selector", i)
+		}
+	}
+}
