@@ -295,9 +295,14 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		}
 	}
 	problems := in.validateSome(dss, opts)
+	// The cluster-wide plan says what this sync does on the node (D-12).
+	plan, err := daemonset.PlanCluster(in.snapshot(), opts)
+	if err != nil {
+		return fmt.Errorf("inconsistent snapshot: %w", err)
+	}
 
 	var out bytes.Buffer
-	renderExplain(&out, node, dss, in.pods, opts)
+	renderExplain(&out, node, dss, in.pods, plan, opts)
 	in.writeWarnings(stderr)
 	for _, p := range problems {
 		fmt.Fprintf(stderr, "daemonsched: warning: %v\n", p)

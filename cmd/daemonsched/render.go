@@ -114,33 +114,31 @@ func renderActions(w io.Writer, r *daemonset.Result) {
 		line("CONFLICT", "%s/%s (orphan this selector also matches; adopted by the older DaemonSet %s)", c.Namespace, c.Name, c.AdoptedBy)
 	}
 	if ru := r.RollingUpdate; ru != nil {
-		budget := fmt.Sprintf("maxUnavailable %d, maxSurge %d", ru.MaxUnavailable, ru.MaxSurge)
 		switch {
 		case ru.Acted:
-			line("ROLLOUT", "acted (%s)", budget)
+			line("ROLLOUT", "acted (maxUnavailable %d, maxSurge %d)", ru.MaxUnavailable, ru.MaxSurge)
 		case ru.Reason == "BaseDiffNotEmpty":
-			line("ROLLOUT", "waits: the nodes first need the creates and deletes above (%s)", budget)
+			line("ROLLOUT", "waits: the creates and deletes above come first (UPD-2)")
 		case ru.Reason == "OnDelete":
 			line("ROLLOUT", "none: updateStrategy OnDelete replaces pods only when they are deleted")
 		case ru.Error != "":
-			line("ROLLOUT", "stopped: %s (%s)", ru.Error, budget)
+			line("ROLLOUT", "stopped: %s", ru.Error)
 		default:
-			line("ROLLOUT", "waits: %s (%s)", ru.Reason, budget)
+			line("ROLLOUT", "waits: %s", ru.Reason)
 		}
 	}
 	for _, e := range r.Events {
-		subject := ""
-		if e.Pod != "" {
-			subject += " pod " + e.Pod
+		// The message names the pod and node when there are any; without one, the line does.
+		text := e.Message
+		if text == "" {
+			if e.Pod != "" {
+				text += "pod " + e.Pod
+			}
+			if e.Node != "" {
+				text += " on node " + e.Node
+			}
 		}
-		if e.Node != "" {
-			subject += " on node " + e.Node
-		}
-		msg := ""
-		if e.Message != "" {
-			msg = ": " + e.Message
-		}
-		line("EVENT", "%s %s%s%s", e.Type, e.Reason, subject, msg)
+		line("EVENT", "%s %s: %s", e.Type, e.Reason, strings.TrimSpace(text))
 	}
 	for _, msg := range r.Invalid {
 		line("INVALID", "%s", msg)
@@ -159,7 +157,7 @@ func reasonText(r daemonset.Reason, interchangeable bool) string {
 
 // renderExplain writes, for node and every DaemonSet of dss, whether a daemon pod would be
 // created there, whether a running one may stay, why, and the DaemonSet's pods on the node.
-func renderExplain(w io.Writer, node *v1.Node, dss []located[*appsv1.DaemonSet], pods []located[*v1.Pod], opts daemonset.Options) {
+func renderExplain(w io.Writer, node *v1.Node, dss []located[*appsv1.DaemonSet], pods []located[*v1.Pod], plan *daemonset.ClusterResult, opts daemonset.Options) {
 	fmt.Fprintf(w, "Node %s\n", node.Name)
 	if len(dss) == 0 {
 		fmt.Fprintln(w, "\nNo DaemonSets in the input.")
@@ -175,11 +173,8 @@ func renderExplain(w io.Writer, node *v1.Node, dss []located[*appsv1.DaemonSet],
 		ex := p.Explain(node)
 		fmt.Fprintf(w, "\nDaemonSet %s/%s\n", ds.Namespace, ds.Name)
 		tw := newTabWriter(w)
-		fmt.Fprintf(tw, "  new daemon pod:\t%s\n", yesNo(ex.ShouldRun, "yes, it should run here", "no"))
+		fmt.Fprintf(tw, "  should run here:\t%s\n", yesNo(ex.ShouldRun, "yes", "no"))
 		fmt.Fprintf(tw, "  running pod:\t%s\n", yesNo(ex.ShouldContinueRunning, "may stay", "would be deleted"))
-		if ex.Reason != "" {
-			fmt.Fprintf(tw, "  reason:\t%s\n", ex.Reason)
-		}
 		why := strings.Split(strings.TrimSpace(ex.String()), "\n")
 		for i, l := range why {
 			label := ""
@@ -199,8 +194,42 @@ func renderExplain(w io.Writer, node *v1.Node, dss []located[*appsv1.DaemonSet],
 			}
 			fmt.Fprintf(tw, "  %s\t%s\n", label, describePod(pod))
 		}
+		for i, action := range nodeActions(plan, ds, node.Name) {
+			label := ""
+			if i == 0 {
+				label = "this sync:"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\n", label, action)
+		}
 		tw.Flush()
 	}
+}
+
+// nodeActions lists what the plan of ds does on nodeName.
+func nodeActions(plan *daemonset.ClusterResult, ds *appsv1.DaemonSet, nodeName string) []string {
+	var out []string
+	for _, r := range plan.DaemonSets {
+		if r.Namespace != ds.Namespace || r.Name != ds.Name {
+			continue
+		}
+		if r.Skipped != "" {
+			out = append(out, "nothing: "+r.Skipped+" applies to the whole DaemonSet")
+		}
+		for _, c := range r.Create {
+			if c.Node == nodeName {
+				out = append(out, "CREATE a pod ("+reasonText(c.Reason, c.Interchangeable)+")")
+			}
+		}
+		for _, d := range r.Delete {
+			if d.Node == nodeName {
+				out = append(out, "DELETE "+d.Namespace+"/"+d.Name+" ("+reasonText(d.Reason, d.Interchangeable)+")")
+			}
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, "nothing")
+	}
+	return out
 }
 
 func yesNo(b bool, yes, no string) string {

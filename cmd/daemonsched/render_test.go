@@ -62,8 +62,8 @@ DaemonSet default/ssd-monitor (revision 6d9f7c8b5):
   ADOPT      default/ssd-monitor-manual (orphan matching the selector gets this DaemonSet as controller)
   RELEASE    default/ssd-monitor-debug (labels no longer match the selector)
   CONFLICT   default/orphan (orphan this selector also matches; adopted by the older DaemonSet default/older)
-  ROLLOUT    waits: the nodes first need the creates and deletes above (maxUnavailable 1, maxSurge 0)
-  EVENT      Warning FailedDaemonPod pod default/ssd-monitor-kc2vd on node worker-2: Found failed daemon pod
+  ROLLOUT    waits: the creates and deletes above come first (UPD-2)
+  EVENT      Warning FailedDaemonPod: Found failed daemon pod
   INVALID    spec.template.metadata.labels: Invalid value: {"app":"x"}: ` + "`selector` does not match template `labels`" + `
 
 DaemonSet kube-system/collides:
