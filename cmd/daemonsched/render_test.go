@@ -34,7 +34,7 @@ func handBuilt() *daemonset.ClusterResult {
 			Status: &appsv1.DaemonSetStatus{
 				DesiredNumberScheduled: 3, CurrentNumberScheduled: 3, NumberReady: 2, UpdatedNumberScheduled: 3, NumberAvailable: 2,
 			},
-			Events: []daemonset.Event{{Type: "Warning", Reason: daemonset.ReasonFailedDaemonPod, Pod: "default/ssd-monitor-kc2vd", Node: "worker-2", Message: "Found failed daemon pod"}},
+			Events:  []daemonset.Event{{Type: "Warning", Reason: daemonset.ReasonFailedDaemonPod, Pod: "default/ssd-monitor-kc2vd", Node: "worker-2", Message: "Found failed daemon pod"}},
 			Invalid: []string{"spec.template.metadata.labels: Invalid value: {\"app\":\"x\"}: `selector` does not match template `labels`"},
 		},
 		{Namespace: "kube-system", Name: "collides", Skipped: "UPD-21", CollisionCount: &collision},
