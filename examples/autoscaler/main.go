@@ -47,7 +47,10 @@ func run(w io.Writer) error {
 	// Eligibility does not depend on time, but Options.Now must be set.
 	opts := daemonset.Options{Now: time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)}
 	planners := make([]*daemonset.Planner, len(dss))
-	for i, ds := range dss {
+	for i := range dss {
+		// The manifests are hand-written: give them the defaults the API server would (D-4).
+		dss[i] = daemonset.WithDefaults(dss[i])
+		ds := dss[i]
 		p, errs := daemonset.Compile(ds, opts)
 		if len(errs) > 0 {
 			return fmt.Errorf("DaemonSet %s/%s: %w", ds.Namespace, ds.Name, errs.ToAggregate())
@@ -61,7 +64,7 @@ func run(w io.Writer) error {
 		}
 		fmt.Fprintf(w, "Node shape %q\n", node.Annotations["shape"])
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "  DAEMONSET\tRUNS\tCPU\tMEMORY")
+		fmt.Fprintln(tw, "  DAEMONSET\tCPU\tMEMORY\tRUNS HERE")
 		var total v1.ResourceList
 		n := 0
 		for j, p := range planners {
@@ -72,15 +75,15 @@ func run(w io.Writer) error {
 				if e.Taint.Key != "" {
 					why += " " + e.Taint.ToString()
 				}
-				fmt.Fprintf(tw, "  %s/%s\tno: %s\t\t\n", ds.Namespace, ds.Name, why)
+				fmt.Fprintf(tw, "  %s/%s\t-\t-\tno: %s\n", ds.Namespace, ds.Name, why)
 				continue
 			}
 			req := podRequests(&ds.Spec.Template.Spec)
 			total = add(total, req)
 			n++
-			fmt.Fprintf(tw, "  %s/%s\tyes\t%s\t%s\n", ds.Namespace, ds.Name, quantity(req, v1.ResourceCPU), quantity(req, v1.ResourceMemory))
+			fmt.Fprintf(tw, "  %s/%s\t%s\t%s\tyes\n", ds.Namespace, ds.Name, quantity(req, v1.ResourceCPU), quantity(req, v1.ResourceMemory))
 		}
-		fmt.Fprintf(tw, "  total: %d daemon pods\t\t%s\t%s\n", n, quantity(total, v1.ResourceCPU), quantity(total, v1.ResourceMemory))
+		fmt.Fprintf(tw, "  total of %d daemon pods\t%s\t%s\n", n, quantity(total, v1.ResourceCPU), quantity(total, v1.ResourceMemory))
 		if err := tw.Flush(); err != nil {
 			return err
 		}
