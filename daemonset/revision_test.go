@@ -1,0 +1,570 @@
+package daemonset
+
+// Internal tests: currentRevision and revisionOutcome are unexported.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/daemonsched/daemonsched/selector"
+)
+
+func revPtr[T any](v T) *T { return &v }
+
+// revTemplates are the templates whose hashes TestComputeHashGolden pins. The tagged test
+// revision_fuzz_test.go recomputes every pinned value with go-spew (UPD-15).
+func revTemplates() map[string]v1.PodTemplateSpec {
+	typical := v1.PodTemplateSpec{
+		ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "d"}},
+		Spec: v1.PodSpec{
+			Containers: []v1.Container{{
+				Name:  "agent",
+				Image: "registry.example.com/agent:1.2.3",
+				Resources: v1.ResourceRequirements{
+					Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("100m"), v1.ResourceMemory: resource.MustParse("64Mi")},
+				},
+				Ports: []v1.ContainerPort{{ContainerPort: 9100, HostPort: 9100, Protocol: v1.ProtocolTCP}},
+			}},
+			NodeSelector:                  map[string]string{"kubernetes.io/os": "linux", "disk": "ssd"},
+			HostNetwork:                   true,
+			RestartPolicy:                 v1.RestartPolicyAlways,
+			TerminationGracePeriodSeconds: revPtr[int64](30),
+			Tolerations: []v1.Toleration{
+				{Key: "node-role.kubernetes.io/control-plane", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
+				{Key: "k", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute, TolerationSeconds: revPtr[int64](300)},
+			},
+			Affinity: &v1.Affinity{NodeAffinity: &v1.NodeAffinity{
+				RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
+					MatchExpressions: []v1.NodeSelectorRequirement{{Key: "zone", Operator: v1.NodeSelectorOpIn, Values: []string{"a", "b"}}},
+				}}},
+			}},
+		},
+	}
+	emptyTolerations := typical
+	emptyTolerations.Spec.Tolerations = []v1.Toleration{}
+	noTolerations := typical
+	noTolerations.Spec.Tolerations = nil
+	withTime := v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{
+		Labels:            map[string]string{"app": "d"},
+		CreationTimestamp: metav1.NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)),
+		Annotations:       map[string]string{"z": "1", "a": "<&>"},
+	}}
+	return map[string]v1.PodTemplateSpec{
+		"empty":             {},
+		"typical":           typical,
+		"empty tolerations": emptyTolerations,
+		"nil tolerations":   noTolerations,
+		"creation time":     withTime,
+	}
+}
+
+// revGolden pins ComputeHash for revTemplates and a few collision counts (nil, 0, 1, -1), as
+// computed by the upstream formula with go-spew (see revision_fuzz_test.go).
+var revGolden = []struct {
+	template       string
+	collisionCount *int32
+	want           string
+}{
+	{"empty", nil, "85748b7f68"},
+	{"empty", revPtr[int32](0), "777dfcd544"},
+	{"empty", revPtr[int32](1), "b54bc767c"},
+	{"empty", revPtr[int32](-1), "86946576b8"},
+	{"typical", nil, "848cdb76f4"},
+	{"typical", revPtr[int32](0), "5f47544c74"},
+	{"typical", revPtr[int32](7), "674d564c77"},
+	{"empty tolerations", nil, "59d77d9b97"},
+	{"nil tolerations", nil, "6f695f7fc6"},
+	{"creation time", nil, "845f6bd4ff"},
+}
+
+func TestComputeHashGolden(t *testing.T) {
+	t.Parallel()
+	templates := revTemplates()
+	for _, tt := range revGolden {
+		cc := "nil"
+		if tt.collisionCount != nil {
+			cc = fmt.Sprint(*tt.collisionCount)
+		}
+		t.Run(fmt.Sprintf("UPD-15 %s template with collisionCount %s", tt.template, cc), func(t *testing.T) {
+			t.Parallel()
+			tmpl := templates[tt.template]
+			before := tmpl.DeepCopy()
+			got := ComputeHash(&tmpl, tt.collisionCount)
+			require.Equal(t, tt.want, got)
+			require.NotEmpty(t, got)
+			require.Empty(t, strings.Trim(got, "456789bcdf"), "UPD-15 hashes use the digits 456789bcdf only")
+			if diff := cmp.Diff(before, &tmpl); diff != "" {
+				t.Errorf("ComputeHash mutated the template (-before +after):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestComputeHashProperties checks the hash rules that need no pinned value.
+func TestComputeHashProperties(t *testing.T) {
+	t.Parallel()
+	templates := revTemplates()
+	typical := templates["typical"]
+
+	t.Run("SCN-105 UPD-15 nil, 0 and 1 collision counts give three different hashes", func(t *testing.T) {
+		hashes := map[string]bool{
+			ComputeHash(&typical, nil):              true,
+			ComputeHash(&typical, revPtr[int32](0)): true,
+			ComputeHash(&typical, revPtr[int32](1)): true,
+		}
+		require.Len(t, hashes, 3)
+	})
+	t.Run("SCN-106 UPD-17 empty and nil tolerations hash differently", func(t *testing.T) {
+		empty, absent := templates["empty tolerations"], templates["nil tolerations"]
+		require.NotEqual(t, ComputeHash(&empty, nil), ComputeHash(&absent, nil))
+	})
+	t.Run("SCN-106 UPD-17 equal after normalising empty to nil", func(t *testing.T) {
+		empty, absent := templates["empty tolerations"], templates["nil tolerations"]
+		empty.Spec.Tolerations = nil
+		require.Equal(t, ComputeHash(&absent, nil), ComputeHash(&empty, nil))
+	})
+	t.Run("UPD-19 every template change changes the hash", func(t *testing.T) {
+		changed := *typical.DeepCopy()
+		changed.Spec.Containers[0].Image = "registry.example.com/agent:1.2.4"
+		require.NotEqual(t, ComputeHash(&typical, nil), ComputeHash(&changed, nil))
+	})
+	t.Run("UPD-15 equal templates in different memory hash equally", func(t *testing.T) {
+		copied := *typical.DeepCopy()
+		require.Equal(t, ComputeHash(&typical, nil), ComputeHash(&copied, nil))
+	})
+	t.Run("UPD-15 map insertion order does not matter", func(t *testing.T) {
+		a := v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{}}}
+		b := v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{}}}
+		for i := range 50 {
+			a.Labels[fmt.Sprint("k", i)] = "v"
+			b.Labels[fmt.Sprint("k", 49-i)] = "v"
+		}
+		require.Equal(t, ComputeHash(&a, nil), ComputeHash(&b, nil))
+	})
+	t.Run("SCN-107 strategy and minReadySeconds play no part", func(t *testing.T) {
+		ds := revDS()
+		other := ds.DeepCopy()
+		other.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType}
+		other.Spec.MinReadySeconds = 30
+		require.Equal(t, ComputeHash(&ds.Spec.Template, nil), ComputeHash(&other.Spec.Template, nil))
+	})
+	t.Run("ComputeHash panics on a nil template", func(t *testing.T) {
+		require.PanicsWithValue(t, "daemonset: ComputeHash: nil template", func() { ComputeHash(nil, nil) })
+	})
+}
+
+// revDS is the DaemonSet of the revision tests: foo in default, selector app=d.
+func revDS() *appsv1.DaemonSet {
+	return &appsv1.DaemonSet{
+		TypeMeta:   metav1.TypeMeta{Kind: "DaemonSet", APIVersion: "apps/v1"},
+		ObjectMeta: metav1.ObjectMeta{Name: "foo", Namespace: "default", UID: "ds-uid", Annotations: map[string]string{"note": "x"}},
+		Spec: appsv1.DaemonSetSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "d"}},
+			Template: v1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "d"}},
+				Spec:       v1.PodSpec{Containers: []v1.Container{{Name: "c", Image: "img:1"}}},
+			},
+			UpdateStrategy: appsv1.DaemonSetUpdateStrategy{
+				Type:          appsv1.RollingUpdateDaemonSetStrategyType,
+				RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxUnavailable: revPtr(intstr.FromInt32(1))},
+			},
+		},
+	}
+}
+
+// revPatchIndependently builds the UPD-16 patch another way than RevisionPatch: the whole
+// DaemonSet is encoded, decoded with json.Number (which keeps every number's text), given
+// "$patch", and encoded again.
+func revPatchIndependently(t *testing.T, ds *appsv1.DaemonSet) []byte {
+	t.Helper()
+	whole, err := json.Marshal(ds)
+	require.NoError(t, err)
+	dec := json.NewDecoder(bytes.NewReader(whole))
+	dec.UseNumber()
+	var obj map[string]any
+	require.NoError(t, dec.Decode(&obj))
+	tmpl := obj["spec"].(map[string]any)["template"].(map[string]any)
+	tmpl["$patch"] = "replace"
+	out, err := json.Marshal(map[string]any{"spec": map[string]any{"template": tmpl}})
+	require.NoError(t, err)
+	return out
+}
+
+func TestRevisionPatch(t *testing.T) {
+	t.Parallel()
+	t.Run("UPD-16 the patch of a small DaemonSet has exactly these bytes", func(t *testing.T) {
+		got, err := RevisionPatch(revDS())
+		require.NoError(t, err)
+		want := `{"spec":{"template":{"$patch":"replace","metadata":{"labels":{"app":"d"}},` +
+			`"spec":{"containers":[{"image":"img:1","name":"c","resources":{}}]}}}}`
+		require.Equal(t, want, string(got))
+	})
+	templates := revTemplates()
+	for _, name := range []string{"empty", "typical", "empty tolerations", "nil tolerations", "creation time"} {
+		t.Run("UPD-16 the patch equals an independent computation for the "+name+" template", func(t *testing.T) {
+			ds := revDS()
+			ds.Spec.Template = templates[name]
+			ds.Spec.Template.Spec.Containers = append(ds.Spec.Template.Spec.Containers, v1.Container{
+				Name: "unicode-é-<&>", Image: "x", Args: []string{"\u2028", "\"quoted\"", "\x7f"},
+				Resources: v1.ResourceRequirements{Limits: v1.ResourceList{"example.com/big": resource.MustParse("9007199254740993")}},
+			})
+			ds.Spec.Template.Spec.ActiveDeadlineSeconds = revPtr[int64](1 << 62)
+			ds.Status.NumberReady = 3
+			before := ds.DeepCopy()
+			got, err := RevisionPatch(ds)
+			require.NoError(t, err)
+			require.Equal(t, string(revPatchIndependently(t, ds)), string(got))
+			if diff := cmp.Diff(before, ds); diff != "" {
+				t.Errorf("RevisionPatch mutated the DaemonSet (-before +after):\n%s", diff)
+			}
+		})
+	}
+	t.Run("UPD-16 SCN-107 strategy, minReadySeconds, selector and status leave the patch unchanged", func(t *testing.T) {
+		a, err := RevisionPatch(revDS())
+		require.NoError(t, err)
+		ds := revDS()
+		ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType}
+		ds.Spec.MinReadySeconds = 10
+		ds.Spec.Selector.MatchLabels["extra"] = "y"
+		ds.Status.CollisionCount = revPtr[int32](4)
+		ds.Annotations = map[string]string{"changed": "yes"}
+		b, err := RevisionPatch(ds)
+		require.NoError(t, err)
+		require.Equal(t, string(a), string(b))
+	})
+	t.Run("UPD-16 large integers stay integral", func(t *testing.T) {
+		ds := revDS()
+		ds.Spec.Template.Spec.ActiveDeadlineSeconds = revPtr[int64](9007199254740993)
+		got, err := RevisionPatch(ds)
+		require.NoError(t, err)
+		require.Contains(t, string(got), `"activeDeadlineSeconds":9007199254740993`)
+	})
+}
+
+func TestNewRevision(t *testing.T) {
+	t.Parallel()
+	ds := revDS()
+	before := ds.DeepCopy()
+	got, err := NewRevision(ds, "abc", 3)
+	require.NoError(t, err)
+	patch, err := RevisionPatch(ds)
+	require.NoError(t, err)
+	want := &appsv1.ControllerRevision{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:        "foo-abc",
+			Namespace:   "default",
+			Labels:      map[string]string{"app": "d", appsv1.DefaultDaemonSetUniqueLabelKey: "abc"},
+			Annotations: map[string]string{"note": "x"},
+			OwnerReferences: []metav1.OwnerReference{{
+				APIVersion: "apps/v1", Kind: "DaemonSet", Name: "foo", UID: "ds-uid",
+				Controller: revPtr(true), BlockOwnerDeletion: revPtr(true),
+			}},
+		},
+		Data:     runtime.RawExtension{Raw: patch},
+		Revision: 3,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("NewRevision() mismatch (-want +got):\n%s", diff)
+	}
+	got.Labels["mutated"] = "y"
+	got.Annotations["mutated"] = "y"
+	if diff := cmp.Diff(before, ds); diff != "" {
+		t.Errorf("NewRevision shares maps with the DaemonSet (-before +after):\n%s", diff)
+	}
+}
+
+// revOwned returns a revision of ds named name with the given data source, revision number and
+// hash label (none when hash is "-"), controlled by ds.
+func revOwned(t *testing.T, ds *appsv1.DaemonSet, name string, number int64, hash string) *appsv1.ControllerRevision {
+	t.Helper()
+	r, err := NewRevision(ds, "unused", number)
+	require.NoError(t, err)
+	r.Name = name
+	if hash == "-" {
+		delete(r.Labels, appsv1.DefaultDaemonSetUniqueLabelKey)
+	} else {
+		r.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = hash
+	}
+	return r
+}
+
+// revOldTemplate is ds with another image: its revisions are not current for ds.
+func revOldTemplate(ds *appsv1.DaemonSet) *appsv1.DaemonSet {
+	old := ds.DeepCopy()
+	old.Spec.Template.Spec.Containers[0].Image = "img:0"
+	return old
+}
+
+func TestCurrentRevision(t *testing.T) {
+	t.Parallel()
+	ds := revDS()
+	fresh := ComputeHash(&ds.Spec.Template, nil)
+	old := revOldTemplate(ds)
+	mod := func(r *appsv1.ControllerRevision, f func(*appsv1.ControllerRevision)) *appsv1.ControllerRevision {
+		f(r)
+		return r
+	}
+	type want struct {
+		hash, name        string
+		revision          int64
+		create, collision bool
+		old, duplicates   []string
+	}
+	tests := []struct {
+		name      string
+		ds        *appsv1.DaemonSet
+		revisions func(t *testing.T) []*appsv1.ControllerRevision
+		want      want
+	}{
+		{name: "D-6 UPD-15 no revisions gives the fresh hash and a new revision 1",
+			revisions: func(t *testing.T) []*appsv1.ControllerRevision { return nil },
+			want:      want{hash: fresh, name: "foo-" + fresh, revision: 1, create: true}},
+		{name: "UPD-14 SCN-104 a matching owned revision gives its label even when it differs from the fresh hash",
+			revisions: func(t *testing.T) []*appsv1.ControllerRevision {
+				return []*appsv1.ControllerRevision{revOwned(t, ds, "foo-custom", 4, "custom")}
+			},
+			want: want{hash: "custom", name: "foo-custom", revision: 4}},
+		{name: "UPD-14 a matching revision without the hash label gives its name",
+			revisions: func(t *testing.T) []*appsv1.ControllerRevision {
+				return []*appsv1.ControllerRevision{revOwned(t, ds, "foo-unlabelled", 1, "-")}
+			},
+			want: want{hash: "foo-unlabelled", name: "foo-unlabelled", revision: 1}},
+		{name: "UPD-14 a matching revision with an empty hash label gives the empty hash",
+			revisions: func(t *testing.T) []*appsv1.ControllerRevision {
+				return []*appsv1.ControllerRevision{revOwned(t, ds, "foo-empty", 1, "")}
+			},
+			want: want{hash: "", name: "foo-empty", revision: 1}},
+		{name: "UPD-14 only old revisions give the fresh hash and the next revision number",
+			revisions: func(t *testing.T) []*appsv1.ControllerRevision {
+				return []*appsv1.ControllerRevision{revOwned(t, old, "foo-old5", 5, "old5"), revOwned(t, old, "foo-old2", 2, "old2")}
+			},
+			want: want{hash: fresh, name: "foo-" + fresh, revision: 6, create: true, old: []string{"foo-old2", "foo-old5"}}},
+		{name: "UPD-14 a current revision numbered below the old ones is bumped",
+			revisions: func(t *testing.T) []*appsv1.ControllerRevision {
+				return []*appsv1.ControllerRevision{revOwned(t, ds, "foo-cur", 1, "cur"), revOwned(t, old, "foo-old", 7, "old")}
+			},
+			want: want{hash: "cur", name: "foo-cur", revision: 8, old: []string{"foo-old"}}},
+		{name: "UPD-14 among several current revisions the highest revision wins",
+			revisions: func(t *testing.T) []*appsv1.ControllerRevision {
+				return []*appsv1.ControllerRevision{revOwned(t, ds, "foo-a", 2, "a"), revOwned(t, ds, "foo-b", 9, "b"), revOwned(t, ds, "foo-c", 3, "c")}
+			},
+			want: want{hash: "b", name: "foo-b", revision: 9, duplicates: []string{"foo-a", "foo-c"}}},
+		{name: "D-1 UPD-14 among equally numbered current revisions the smallest name wins",
+			revisions: func(t *testing.T) []*appsv1.ControllerRevision {
+				return []*appsv1.ControllerRevision{revOwned(t, ds, "foo-z", 3, "z"), revOwned(t, ds, "foo-m", 3, "m"), revOwned(t, ds, "foo-y", 3, "y")}
+			},
+			want: want{hash: "m", name: "foo-m", revision: 3, duplicates: []string{"foo-y", "foo-z"}}},
+		{name: "OWN-12 a matching revision controlled by another uid is not claimed",
+			revisions: func(t *testing.T) []*appsv1.ControllerRevision {
+				return []*appsv1.ControllerRevision{mod(revOwned(t, ds, "foo-other", 3, "other"), func(r *appsv1.ControllerRevision) {
+					r.OwnerReferences[0].UID = "another-uid"
+				})}
+			},
+			want: want{hash: fresh, name: "foo-" + fresh, revision: 1, create: true}},
+		{name: "OWN-12 a controller reference with the DaemonSet uid claims whatever its kind and name",
+			revisions: func(t *testing.T) []*appsv1.ControllerRevision {
+				return []*appsv1.ControllerRevision{mod(revOwned(t, ds, "foo-rs", 3, "rs"), func(r *appsv1.ControllerRevision) {
+					r.OwnerReferences[0].Kind = "ReplicaSet"
+					r.OwnerReferences[0].Name = "bar"
+				})}
+			},
+			want: want{hash: "rs", name: "foo-rs", revision: 3}},
+		{name: "OWN-12 an owned revision whose labels the selector no longer matches is released",
+			revisions: func(t *testing.T) []*appsv1.ControllerRevision {
+				return []*appsv1.ControllerRevision{mod(revOwned(t, ds, "foo-released", 3, "released"), func(r *appsv1.ControllerRevision) {
+					r.Labels["app"] = "other"
+				})}
+			},
+			want: want{hash: fresh, name: "foo-" + fresh, revision: 1, create: true}},
+		{name: "OWN-12 a terminating owned revision is still claimed",
+			revisions: func(t *testing.T) []*appsv1.ControllerRevision {
+				return []*appsv1.ControllerRevision{mod(revOwned(t, ds, "foo-dying", 3, "dying"), func(r *appsv1.ControllerRevision) {
+					r.DeletionTimestamp = &metav1.Time{}
+				})}
+			},
+			want: want{hash: "dying", name: "foo-dying", revision: 3}},
+		{name: "OWN-12 a matching orphan is adopted",
+			revisions: func(t *testing.T) []*appsv1.ControllerRevision {
+				return []*appsv1.ControllerRevision{mod(revOwned(t, ds, "foo-orphan", 2, "orphan"), func(r *appsv1.ControllerRevision) {
+					r.OwnerReferences = nil
+				})}
+			},
+			want: want{hash: "orphan", name: "foo-orphan", revision: 2}},
+		{name: "OWN-12 an owner reference that is not a controller leaves an orphan",
+			revisions: func(t *testing.T) []*appsv1.ControllerRevision {
+				return []*appsv1.ControllerRevision{mod(revOwned(t, ds, "foo-weak", 2, "weak"), func(r *appsv1.ControllerRevision) {
+					r.OwnerReferences[0].UID = "another-uid"
+					r.OwnerReferences[0].Controller = revPtr(false)
+				})}
+			},
+			want: want{hash: "weak", name: "foo-weak", revision: 2}},
+		{name: "OWN-12 a terminating orphan is not adopted",
+			revisions: func(t *testing.T) []*appsv1.ControllerRevision {
+				return []*appsv1.ControllerRevision{mod(revOwned(t, ds, "foo-orphan", 2, "orphan"), func(r *appsv1.ControllerRevision) {
+					r.OwnerReferences = nil
+					r.DeletionTimestamp = &metav1.Time{}
+				})}
+			},
+			want: want{hash: fresh, name: "foo-" + fresh, revision: 1, create: true}},
+		{name: "OWN-12 an orphan the selector does not match is not adopted",
+			revisions: func(t *testing.T) []*appsv1.ControllerRevision {
+				return []*appsv1.ControllerRevision{mod(revOwned(t, ds, "foo-orphan", 2, "orphan"), func(r *appsv1.ControllerRevision) {
+					r.OwnerReferences = nil
+					r.Labels = nil
+				})}
+			},
+			want: want{hash: fresh, name: "foo-" + fresh, revision: 1, create: true}},
+		{name: "OWN-12 a revision in another namespace is invisible",
+			revisions: func(t *testing.T) []*appsv1.ControllerRevision {
+				return []*appsv1.ControllerRevision{mod(revOwned(t, ds, "foo-elsewhere", 2, "elsewhere"), func(r *appsv1.ControllerRevision) {
+					r.Namespace = "other"
+				})}
+			},
+			want: want{hash: fresh, name: "foo-" + fresh, revision: 1, create: true}},
+		{name: "nil revisions are skipped",
+			revisions: func(t *testing.T) []*appsv1.ControllerRevision {
+				return []*appsv1.ControllerRevision{nil, revOwned(t, ds, "foo-x", 1, "x"), nil}
+			},
+			want: want{hash: "x", name: "foo-x", revision: 1}},
+		{name: "UPD-21 D-10 an old claimed revision holding the new name is a collision",
+			revisions: func(t *testing.T) []*appsv1.ControllerRevision {
+				return []*appsv1.ControllerRevision{revOwned(t, old, "foo-"+fresh, 1, fresh)}
+			},
+			want: want{hash: fresh, name: "foo-" + fresh, revision: 2, collision: true, old: []string{"foo-" + fresh}}},
+		{name: "UPD-21 D-10 a revision of another owner holding the new name is a collision",
+			revisions: func(t *testing.T) []*appsv1.ControllerRevision {
+				return []*appsv1.ControllerRevision{mod(revOwned(t, old, "foo-"+fresh, 1, fresh), func(r *appsv1.ControllerRevision) {
+					r.OwnerReferences[0].UID = "another-uid"
+				})}
+			},
+			want: want{hash: fresh, name: "foo-" + fresh, revision: 1, collision: true}},
+		{name: "UPD-21 a terminating orphan holding the new name with other data is a collision",
+			revisions: func(t *testing.T) []*appsv1.ControllerRevision {
+				return []*appsv1.ControllerRevision{mod(revOwned(t, old, "foo-"+fresh, 1, fresh), func(r *appsv1.ControllerRevision) {
+					r.OwnerReferences = nil
+					r.DeletionTimestamp = &metav1.Time{}
+				})}
+			},
+			want: want{hash: fresh, name: "foo-" + fresh, revision: 1, collision: true}},
+		{name: "UPD-14 an unclaimed revision holding the new name with the same data is reused with its label",
+			revisions: func(t *testing.T) []*appsv1.ControllerRevision {
+				return []*appsv1.ControllerRevision{mod(revOwned(t, ds, "foo-"+fresh, 4, "its-label"), func(r *appsv1.ControllerRevision) {
+					r.OwnerReferences[0].UID = "another-uid"
+				})}
+			},
+			want: want{hash: "its-label", name: "foo-" + fresh, revision: 4}},
+		{name: "UPD-14 a reused unclaimed revision without the hash label gives the empty hash as upstream",
+			revisions: func(t *testing.T) []*appsv1.ControllerRevision {
+				return []*appsv1.ControllerRevision{mod(revOwned(t, ds, "foo-"+fresh, 4, "-"), func(r *appsv1.ControllerRevision) {
+					r.OwnerReferences[0].UID = "another-uid"
+				})}
+			},
+			want: want{hash: "", name: "foo-" + fresh, revision: 4}},
+		{name: "UPD-21 a revision of the new name in another namespace is no collision",
+			revisions: func(t *testing.T) []*appsv1.ControllerRevision {
+				return []*appsv1.ControllerRevision{mod(revOwned(t, old, "foo-"+fresh, 1, fresh), func(r *appsv1.ControllerRevision) {
+					r.Namespace = "other"
+				})}
+			},
+			want: want{hash: fresh, name: "foo-" + fresh, revision: 1, create: true}},
+		{name: "SCN-105 UPD-15 collisionCount enters the fresh hash",
+			ds: func() *appsv1.DaemonSet { d := revDS(); d.Status.CollisionCount = revPtr[int32](0); return d }(),
+			revisions: func(t *testing.T) []*appsv1.ControllerRevision {
+				return []*appsv1.ControllerRevision{revOwned(t, old, "foo-"+fresh, 1, fresh)}
+			},
+			want: want{hash: ComputeHash(&ds.Spec.Template, revPtr[int32](0)), name: "foo-" + ComputeHash(&ds.Spec.Template, revPtr[int32](0)),
+				revision: 2, create: true, old: []string{"foo-" + fresh}}},
+		{name: "SCN-107 UPD-16 a revision written before a strategy and minReadySeconds change is still current",
+			ds: func() *appsv1.DaemonSet {
+				d := revDS()
+				d.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType}
+				d.Spec.MinReadySeconds = 30
+				return d
+			}(),
+			revisions: func(t *testing.T) []*appsv1.ControllerRevision {
+				return []*appsv1.ControllerRevision{revOwned(t, ds, "foo-before", 1, "before")}
+			},
+			want: want{hash: "before", name: "foo-before", revision: 1}},
+	}
+	sel, errs := selector.Compile(ds.Spec.Selector, field.NewPath("spec", "selector"))
+	require.Empty(t, errs)
+	names := func(rs []*appsv1.ControllerRevision) []string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.Name)
+		}
+		return out
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			d := ds
+			if tt.ds != nil {
+				d = tt.ds
+			}
+			revs := tt.revisions(t)
+			dsBefore := d.DeepCopy()
+			var revsBefore []*appsv1.ControllerRevision
+			for _, r := range revs {
+				revsBefore = append(revsBefore, r.DeepCopy())
+			}
+			out := currentRevision(d, revs, sel)
+			got := want{
+				hash: out.hash, name: out.name, revision: out.revision, create: out.create, collision: out.collision,
+				old: names(out.old), duplicates: names(out.duplicates),
+			}
+			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("currentRevision() mismatch (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(dsBefore, d); diff != "" {
+				t.Errorf("currentRevision mutated the DaemonSet (-before +after):\n%s", diff)
+			}
+			if diff := cmp.Diff(revsBefore, revs); diff != "" {
+				t.Errorf("currentRevision mutated the revisions (-before +after):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestCurrentRevisionRoundTrip checks that the revision NewRevision builds for the outcome of
+// a first sync is current in the next one (UPD-14 step 5, then step 2).
+func TestCurrentRevisionRoundTrip(t *testing.T) {
+	t.Parallel()
+	ds := revDS()
+	sel, errs := selector.Compile(ds.Spec.Selector, nil)
+	require.Empty(t, errs)
+	first := currentRevision(ds, nil, sel)
+	require.True(t, first.create)
+	rev, err := NewRevision(ds, first.hash, first.revision)
+	require.NoError(t, err)
+	second := currentRevision(ds, []*appsv1.ControllerRevision{rev}, sel)
+	require.False(t, second.create)
+	require.False(t, second.collision)
+	require.Equal(t, first.hash, second.hash)
+	require.Equal(t, first.name, second.name)
+}
+
+// TestCurrentRevisionNilSelector checks that a nil selector claims nothing (SEL-1): only the
+// name lookup of UPD-21 still sees revisions.
+func TestCurrentRevisionNilSelector(t *testing.T) {
+	t.Parallel()
+	ds := revDS()
+	rev := revOwned(t, ds, "foo-custom", 3, "custom")
+	out := currentRevision(ds, []*appsv1.ControllerRevision{rev}, nil)
+	require.Equal(t, ComputeHash(&ds.Spec.Template, nil), out.hash)
+	require.True(t, out.create)
+}
