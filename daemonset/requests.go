@@ -169,27 +169,35 @@ func PodHostPorts(spec *v1.PodSpec) []HostPort {
 }
 
 // resourceTable is the Set's compiled view of its DaemonSets' requests: one column per resource
-// name any of them requests, each summed as an int64 count of 10^scale units, so that a
-// per-node total is a few integer additions instead of resource.Quantity arithmetic.
+// name any of them requests. A column whose quantities are all whole multiples of a common
+// scale (1, milli, micro or nano) and whose grand total fits an int64 at that scale is summed
+// as int64 counts of 10^scale units, so that a per-node total is a few integer additions
+// instead of resource.Quantity arithmetic. Any other column (nano-precision values in the
+// exabytes) is summed as Quantities, exactly and more slowly.
 type resourceTable struct {
 	names   []v1.ResourceName // sorted
 	scales  []resource.Scale
 	formats []resource.Format
-	// exact is false for a column whose quantities are not all whole multiples of 10^scale;
-	// its totals are then rounded up per DaemonSet, as Quantity.ScaledValue rounds.
-	exact []bool
-	// perDS[i] is the request vector of DaemonSet i, sparse.
-	perDS [][]resourceAmount
+	exact   []bool // false: summed as Quantities
+	// perDS[i] is the request vector of DaemonSet i on exact columns, sparse, in column
+	// order; perDSQuantity[i] the rest.
+	perDS         [][]resourceAmount
+	perDSQuantity [][]resourceQuantity
 }
 
 type resourceAmount struct {
 	col int
-	v   int64
+	v   int64 // the quantity in 10^scale units
+}
+
+type resourceQuantity struct {
+	col int
+	q   resource.Quantity
 }
 
 // newResourceTable compiles the requests of every DaemonSet.
 func newResourceTable(reqs []v1.ResourceList) *resourceTable {
-	t := &resourceTable{perDS: make([][]resourceAmount, len(reqs))}
+	t := &resourceTable{perDS: make([][]resourceAmount, len(reqs)), perDSQuantity: make([][]resourceQuantity, len(reqs))}
 	col := map[v1.ResourceName]int{}
 	for _, rl := range reqs {
 		for name := range rl {
@@ -211,20 +219,27 @@ func newResourceTable(reqs []v1.ResourceList) *resourceTable {
 		t.scales[c], t.exact[c], t.formats[c] = chooseScale(name, reqs)
 	}
 	for i, rl := range reqs {
-		amounts := make([]resourceAmount, 0, len(rl))
+		var amounts []resourceAmount
+		var quantities []resourceQuantity
 		for name, q := range rl {
 			c := col[name]
-			amounts = append(amounts, resourceAmount{col: c, v: q.ScaledValue(t.scales[c])})
+			if t.exact[c] {
+				amounts = append(amounts, resourceAmount{col: c, v: q.ScaledValue(t.scales[c])})
+			} else {
+				quantities = append(quantities, resourceQuantity{col: c, q: q.DeepCopy()})
+			}
 		}
 		slices.SortFunc(amounts, func(a, b resourceAmount) int { return a.col - b.col })
-		t.perDS[i] = amounts
+		slices.SortFunc(quantities, func(a, b resourceQuantity) int { return a.col - b.col })
+		t.perDS[i], t.perDSQuantity[i] = amounts, quantities
 	}
 	return t
 }
 
 // chooseScale picks, for one resource, the coarsest scale among 1, milli, micro and nano at
-// which every DaemonSet's quantity is a whole number and the sum of all of them still fits an
-// int64. format is the first DaemonSet's, so that memory prints as binary-SI like its inputs.
+// which every DaemonSet's quantity is a whole number, provided the sum of all of them still
+// fits an int64 there (exact); otherwise the column is summed as Quantities. format is the
+// first DaemonSet's, so that memory prints as binary-SI like its inputs.
 func chooseScale(name v1.ResourceName, reqs []v1.ResourceList) (scale resource.Scale, exact bool, format resource.Format) {
 	var sum float64
 	for _, rl := range reqs {
@@ -247,19 +262,18 @@ func chooseScale(name v1.ResourceName, reqs []v1.ResourceList) (scale resource.S
 				break
 			}
 		}
-		scale = s
 		if all {
 			return s, true, format
 		}
 	}
-	return scale, false, format
+	return 0, false, format
 }
 
 func wholeAt(q resource.Quantity, s resource.Scale) bool {
 	return resource.NewScaledQuantity(q.ScaledValue(s), s).Cmp(q) == 0
 }
 
-// quantity converts a column total back to a Quantity.
+// quantity converts the total of an exact column back to a Quantity.
 func (t *resourceTable) quantity(c int, v int64) resource.Quantity {
 	q := *resource.NewScaledQuantity(v, t.scales[c])
 	if t.formats[c] != "" {

@@ -1,0 +1,168 @@
+package daemonset
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Change is one decision of a [Decisions] matrix that an update changed. A node that was
+// added has the zero Before (no decision: ShouldRun and ShouldContinueRunning false, no
+// reason); a node that was removed has the zero After.
+type Change struct {
+	Node      string
+	DaemonSet int // index in the Set
+	Before    Eligibility
+	After     Eligibility
+}
+
+// UpdateNode re-decides every DaemonSet on node, which replaces the node of the same name or,
+// if there is none, is added (into a removed row if any, else a new last row). It appends to
+// into the decisions that changed, in DaemonSet order, and returns it; other nodes are not
+// looked at. When nothing changes it allocates nothing. The node object is kept and must not
+// be modified while kept; pass a new object for the next change. A nil node panics.
+func (d *Decisions) UpdateNode(node *v1.Node, into []Change) []Change {
+	if node == nil {
+		panic("daemonset: nil node")
+	}
+	s, n := d.set, d.set.Len()
+	if cap(d.row) < n {
+		d.row = make([]cell, n)
+	}
+	d.row = d.row[:n]
+	s.decide(node, d.row, &d.sc)
+	r, ok := d.index[node.Name]
+	if !ok {
+		r = d.addRow(node)
+		for i, c := range d.row {
+			into = append(into, Change{Node: node.Name, DaemonSet: i, After: s.eligibility(i, c, node.Spec.Taints)})
+		}
+		copy(d.cells[r*n:(r+1)*n], d.row)
+		return into
+	}
+	old := d.nodes[r]
+	cells := d.cells[r*n : (r+1)*n]
+	for i, c := range d.row {
+		if !s.sameDecision(i, cells[i], old.Spec.Taints, c, node.Spec.Taints) {
+			into = append(into, Change{
+				Node: node.Name, DaemonSet: i,
+				Before: s.eligibility(i, cells[i], old.Spec.Taints),
+				After:  s.eligibility(i, c, node.Spec.Taints),
+			})
+		}
+	}
+	copy(cells, d.row)
+	d.nodes[r] = node
+	return into
+}
+
+func (d *Decisions) addRow(node *v1.Node) int {
+	var r int
+	if k := len(d.free); k > 0 {
+		r, d.free = d.free[k-1], d.free[:k-1]
+		d.nodes[r] = node
+	} else {
+		r = len(d.nodes)
+		d.nodes = append(d.nodes, node)
+		d.cells = append(d.cells, make([]cell, d.set.Len())...)
+	}
+	d.index[node.Name] = r
+	return r
+}
+
+// RemoveNode removes the node named name and appends to into its decisions, each with a zero
+// After, in DaemonSet order. An unknown name changes nothing.
+func (d *Decisions) RemoveNode(name string, into []Change) []Change {
+	r, ok := d.index[name]
+	if !ok {
+		return into
+	}
+	s, n := d.set, d.set.Len()
+	node := d.nodes[r]
+	for i, c := range d.cells[r*n : (r+1)*n] {
+		into = append(into, Change{Node: name, DaemonSet: i, Before: s.eligibility(i, c, node.Spec.Taints)})
+	}
+	d.nodes[r] = nil
+	delete(d.index, name)
+	d.free = append(d.free, r)
+	return into
+}
+
+// UpdateDaemonSet replaces the DaemonSet with ds's namespace and name by ds, re-decides that
+// one column on every node and appends to into the decisions that changed, in row order. The
+// Set of d becomes a new Set (the old one is not modified). errs holds what API validation
+// would reject in ds, as [Compile] reports it (the update still happens, D-4), or a NotFound
+// error, and no update, when the Set has no such DaemonSet: adding or removing DaemonSets
+// needs a new Set. ds is not modified.
+func (d *Decisions) UpdateDaemonSet(ds *appsv1.DaemonSet, into []Change) ([]Change, field.ErrorList) {
+	if ds == nil {
+		panic("daemonset: nil DaemonSet")
+	}
+	prev := d.set
+	i, ok := prev.Index(ds.Namespace, ds.Name)
+	if !ok {
+		return into, field.ErrorList{field.NotFound(field.NewPath("metadata", "name"), ds.Namespace+"/"+ds.Name)}
+	}
+	p, errs := Compile(ds, prev.opts)
+	planners := make([]*Planner, len(prev.planners))
+	copy(planners, prev.planners)
+	planners[i] = p
+	s := newSet(planners, prev.opts, prev)
+	n := s.Len()
+	for r, node := range d.nodes {
+		if node == nil {
+			continue
+		}
+		old := d.cells[r*n+i]
+		c := encode(p.Eligibility(node), node.Spec.Taints)
+		if !sameCell(prev, s, i, old, c, node.Spec.Taints) {
+			into = append(into, Change{
+				Node: node.Name, DaemonSet: i,
+				Before: prev.eligibility(i, old, node.Spec.Taints),
+				After:  s.eligibility(i, c, node.Spec.Taints),
+			})
+		}
+		d.cells[r*n+i] = c
+	}
+	d.set = s
+	return into, errs
+}
+
+// encode turns any Eligibility on a node with taints into a cell.
+func encode(e Eligibility, taints []v1.Taint) cell {
+	switch e.Reason {
+	case ReasonTaintNotTolerated, ReasonNoExecuteTaintNotTolerated:
+		return taintCell(e, taints)
+	default:
+		return placementCell(e)
+	}
+}
+
+// sameDecision reports whether cell a on a node with taints ta and cell b on a node with
+// taints tb are the same decision of DaemonSet i: the same code and, for the taint codes, an
+// equal taint (key, value, effect and timeAdded).
+func (s *Set) sameDecision(i int, a cell, ta []v1.Taint, b cell, tb []v1.Taint) bool {
+	if a.code() != b.code() {
+		return false
+	}
+	if a.code() != cellTaint && a.code() != cellNoExecute {
+		return true
+	}
+	x, y := s.eligibility(i, a, ta).Taint, s.eligibility(i, b, tb).Taint
+	return x.Key == y.Key && x.Value == y.Value && x.Effect == y.Effect && x.TimeAdded.Equal(y.TimeAdded)
+}
+
+// sameCell is sameDecision for one node whose cell a was decided by Set prev and b by s.
+func sameCell(prev, s *Set, i int, a, b cell, taints []v1.Taint) bool {
+	if a.code() != b.code() {
+		return false
+	}
+	if a.code() != cellTaint && a.code() != cellNoExecute {
+		return true
+	}
+	if a.taintIndex() != cellTaintUnknown && a == b {
+		return true
+	}
+	x, y := prev.eligibility(i, a, taints).Taint, s.eligibility(i, b, taints).Taint
+	return x.Key == y.Key && x.Value == y.Value && x.Effect == y.Effect && x.TimeAdded.Equal(y.TimeAdded)
+}

@@ -1,0 +1,816 @@
+package daemonset
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Set is a compiled set of DaemonSets that answers, for any node, which of them would run
+// there, which may keep running, why the others do not, and what their daemon pods would
+// request and which host ports they would claim. It is built for simulators and autoscalers
+// that ask that question many times per decision, for real or hypothetical nodes.
+//
+// A Set gives exactly the decisions of (*Planner).Eligibility for each of its DaemonSets, but
+// shares the work between them: DaemonSets whose placement (spec.nodeName, spec.nodeSelector
+// and required node affinity) is identical are evaluated once per node, and so are DaemonSets
+// whose tolerations (after the default daemon tolerations are merged, DEFTOL-1..3) are
+// identical; each DaemonSet's pod requests and host ports are computed once, by [NewSet].
+//
+// The DaemonSets are ordered by namespace, then name; index i in every method refers to that
+// order. A Set is immutable and safe for concurrent use.
+type Set struct {
+	opts     Options
+	planners []*Planner
+
+	// placeOf maps a DaemonSet to its placement class; placeRep holds one Planner per class,
+	// evaluated on a node stripped of its taints. placeKeys[i] is DaemonSet i's class key.
+	placeOf   []int32
+	placeRep  []*Planner
+	placeKeys []string
+	// tolOf maps a DaemonSet to its toleration class; tolRep holds one Planner per class,
+	// compiled from a DaemonSet that has only those tolerations (and hostNetwork), evaluated
+	// on a node that has only the taints.
+	tolOf   []int32
+	tolRep  []*Planner
+	tolKeys []string
+
+	// keys are the label keys any name-independent placement class reads, sorted; byName
+	// lists the classes that read the node name (spec.nodeName or matchFields), which the
+	// memo never covers.
+	keys   []string
+	byName []int
+
+	res      *resourceTable
+	requests []v1.ResourceList
+	ports    [][]HostPort
+}
+
+// NewSet compiles dss. A nil entry or two DaemonSets with the same namespace and name make the
+// set inconsistent: NewSet then returns nil and those errors (paths daemonSets[i]). Otherwise
+// it returns the Set and what API validation would reject in each DaemonSet (as [Compile]
+// reports it, with paths rooted at daemonSets[i]); the Set decides the objects as stored, as
+// the controller would (D-4). dss is not modified; an empty dss gives an empty Set.
+//
+// NewSet panics on misuse of opts, as [Compile] does.
+func NewSet(dss []*appsv1.DaemonSet, opts Options) (*Set, field.ErrorList) {
+	checkOptions(opts)
+	root := field.NewPath("daemonSets")
+	var errs field.ErrorList
+	order := make([]int, 0, len(dss))
+	for i, ds := range dss {
+		if ds == nil {
+			errs = append(errs, field.Required(root.Index(i), "a DaemonSet"))
+			continue
+		}
+		order = append(order, i)
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return compareIdentity(dss[a], dss[b]) })
+	for k := 1; k < len(order); k++ {
+		if compareIdentity(dss[order[k-1]], dss[order[k]]) == 0 {
+			ds := dss[order[k]]
+			errs = append(errs, field.Duplicate(root.Index(order[k]), ds.Namespace+"/"+ds.Name))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	planners := make([]*Planner, len(order))
+	for k, i := range order {
+		p, perrs := Compile(dss[i], opts)
+		planners[k] = p
+		errs = append(errs, rootErrors(root.Index(i), perrs)...)
+	}
+	return newSet(planners, opts, nil), errs
+}
+
+func compareIdentity(a, b *appsv1.DaemonSet) int {
+	if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Name, b.Name)
+}
+
+// rootErrors returns errs with fldPath prepended to each path.
+func rootErrors(fldPath *field.Path, errs field.ErrorList) field.ErrorList {
+	out := make(field.ErrorList, 0, len(errs))
+	for _, e := range errs {
+		c := *e
+		if c.Field == "" {
+			c.Field = fldPath.String()
+		} else {
+			c.Field = fldPath.String() + "." + c.Field
+		}
+		out = append(out, &c)
+	}
+	return out
+}
+
+// newSet builds the classes, requests and ports of planners. prev, when not nil, is a Set
+// whose toleration-class Planners may be reused (they depend only on their key).
+func newSet(planners []*Planner, opts Options, prev *Set) *Set {
+	n := len(planners)
+	s := &Set{
+		opts:      opts,
+		planners:  planners,
+		placeOf:   make([]int32, n),
+		placeKeys: make([]string, n),
+		tolOf:     make([]int32, n),
+		tolKeys:   make([]string, n),
+		requests:  make([]v1.ResourceList, n),
+		ports:     make([][]HostPort, n),
+	}
+	reuse := map[string]*Planner{}
+	if prev != nil {
+		for c, p := range prev.tolRep {
+			reuse[prev.tolKeys[slices.Index(prev.tolOf, int32(c))]] = p
+		}
+	}
+	placeClass := map[string]int32{}
+	tolClass := map[string]int32{}
+	for i, p := range planners {
+		spec := &p.ds.Spec.Template.Spec
+		if prev != nil && i < len(prev.planners) && prev.planners[i] == p {
+			s.placeKeys[i], s.tolKeys[i] = prev.placeKeys[i], prev.tolKeys[i]
+		} else {
+			s.placeKeys[i], s.tolKeys[i] = placementKey(spec), tolerationKey(spec)
+		}
+		c, ok := placeClass[s.placeKeys[i]]
+		if !ok {
+			c = int32(len(s.placeRep))
+			placeClass[s.placeKeys[i]] = c
+			s.placeRep = append(s.placeRep, p)
+		}
+		s.placeOf[i] = c
+		c, ok = tolClass[s.tolKeys[i]]
+		if !ok {
+			c = int32(len(s.tolRep))
+			tolClass[s.tolKeys[i]] = c
+			rep := reuse[s.tolKeys[i]]
+			if rep == nil {
+				rep = tolerationPlanner(spec, opts)
+			}
+			s.tolRep = append(s.tolRep, rep)
+		}
+		s.tolOf[i] = c
+		if prev != nil && i < len(prev.planners) && prev.planners[i] == p {
+			s.requests[i], s.ports[i] = prev.requests[i], prev.ports[i]
+		} else {
+			s.requests[i], s.ports[i] = PodRequests(spec), PodHostPorts(spec)
+		}
+	}
+	s.res = newResourceTable(s.requests)
+	keys := map[string]bool{}
+	for c, rep := range s.placeRep {
+		spec := &rep.ds.Spec.Template.Spec
+		if readsName(spec) {
+			s.byName = append(s.byName, c)
+			continue
+		}
+		for k := range spec.NodeSelector {
+			keys[k] = true
+		}
+		if spec.Affinity != nil && spec.Affinity.NodeAffinity != nil && spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+			for _, term := range spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+				for _, r := range term.MatchExpressions {
+					keys[r.Key] = true
+				}
+			}
+		}
+	}
+	for k := range keys {
+		s.keys = append(s.keys, k)
+	}
+	slices.Sort(s.keys)
+	return s
+}
+
+// readsName reports whether the placement of spec reads the node's name: spec.nodeName
+// (ELIG-2) or any matchFields requirement (AFF-9). Every other placement reads only the
+// labels its nodeSelector and matchExpressions name (NSEL-2, AFF-6, AFF-11).
+func readsName(spec *v1.PodSpec) bool {
+	if spec.NodeName != "" {
+		return true
+	}
+	if spec.Affinity == nil || spec.Affinity.NodeAffinity == nil || spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return false
+	}
+	for _, term := range spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+		if len(term.MatchFields) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// placementKey identifies what the placement checks ELIG-2 and ELIG-3 read: spec.nodeName,
+// spec.nodeSelector and the required node affinity. Two specs with equal keys are decided
+// alike on every node. JSON sorts map keys, so the key is deterministic; it only merges nil
+// and empty lists and maps, which NSEL-1, AFF-2 and AFF-4 treat alike.
+func placementKey(spec *v1.PodSpec) string {
+	key := struct {
+		NodeName     string
+		NodeSelector map[string]string
+		Required     *v1.NodeSelector
+	}{NodeName: spec.NodeName, NodeSelector: spec.NodeSelector}
+	if spec.Affinity != nil && spec.Affinity.NodeAffinity != nil {
+		key.Required = spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+	}
+	return mustJSON(key)
+}
+
+// tolerationKey identifies what ELIG-4 reads: the template's tolerations and hostNetwork,
+// from which the merged tolerations follow (DEFTOL-1..3, DEFTOL-6).
+func tolerationKey(spec *v1.PodSpec) string {
+	return mustJSON(struct {
+		Tolerations []v1.Toleration
+		HostNetwork bool
+	}{spec.Tolerations, spec.HostNetwork})
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		// API types always marshal; failing here is a bug, not bad data.
+		panic(fmt.Sprintf("daemonset: marshal class key: %v", err))
+	}
+	return string(b)
+}
+
+// tolerationPlanner compiles a DaemonSet with no placement at all and the tolerations and
+// hostNetwork of spec, so that its Eligibility on a node carrying only taints is exactly the
+// taint part (ELIG-4, ELIG-5) of any DaemonSet with those tolerations.
+func tolerationPlanner(spec *v1.PodSpec, opts Options) *Planner {
+	ds := &appsv1.DaemonSet{Spec: appsv1.DaemonSetSpec{Template: v1.PodTemplateSpec{Spec: v1.PodSpec{
+		Tolerations: spec.Tolerations,
+		HostNetwork: spec.HostNetwork,
+	}}}}
+	p, _ := Compile(ds, opts)
+	return p
+}
+
+// Len returns the number of DaemonSets in the set.
+func (s *Set) Len() int { return len(s.planners) }
+
+// Planner returns the compiled i-th DaemonSet.
+func (s *Set) Planner(i int) *Planner { return s.planners[i] }
+
+// Index returns the position of the DaemonSet namespace/name.
+func (s *Set) Index(namespace, name string) (int, bool) {
+	return slices.BinarySearchFunc(s.planners, [2]string{namespace, name}, func(p *Planner, id [2]string) int {
+		if c := strings.Compare(p.ds.Namespace, id[0]); c != 0 {
+			return c
+		}
+		return strings.Compare(p.ds.Name, id[1])
+	})
+}
+
+// Requests returns a copy of the effective requests of one daemon pod of the i-th DaemonSet
+// ([PodRequests]).
+func (s *Set) Requests(i int) v1.ResourceList { return s.requests[i].DeepCopy() }
+
+// HostPorts returns a copy of the host ports one daemon pod of the i-th DaemonSet claims
+// ([PodHostPorts]).
+func (s *Set) HostPorts(i int) []HostPort { return slices.Clone(s.ports[i]) }
+
+// Classes returns how many distinct placements and distinct toleration lists the set
+// evaluates per node (at most Len each); the fewer, the cheaper a node is to decide.
+func (s *Set) Classes() (placements, tolerations int) { return len(s.placeRep), len(s.tolRep) }
+
+// cell is one compact decision: the low 3 bits are a decision code, the others the index of
+// the untolerated taint in the node's spec.taints (for the two taint codes).
+type cell uint16
+
+const (
+	cellRun cell = iota
+	cellNodeName
+	cellNodeSelector
+	cellNodeAffinity
+	cellTaint
+	cellNoExecute
+
+	cellCodeBits = 3
+	cellCodeMask = 1<<cellCodeBits - 1
+	// cellTaintUnknown is stored as the taint index when it does not fit; the taint is then
+	// found again when the decision is read.
+	cellTaintUnknown = 1<<(16-cellCodeBits) - 1
+)
+
+func (c cell) code() cell      { return c & cellCodeMask }
+func (c cell) taintIndex() int { return int(c >> cellCodeBits) }
+
+// placementCell encodes the answer of a placement representative on a node without taints.
+func placementCell(e Eligibility) cell {
+	switch e.Reason {
+	case "":
+		return cellRun
+	case ReasonNodeNameMismatch:
+		return cellNodeName
+	case ReasonNodeSelectorMismatch:
+		return cellNodeSelector
+	default:
+		return cellNodeAffinity
+	}
+}
+
+// taintCell encodes the answer of a toleration representative, with the index of its taint
+// in taints (same key, value, effect and timeAdded pointer: the very element, TAINT-9).
+func taintCell(e Eligibility, taints []v1.Taint) cell {
+	var code cell
+	switch e.Reason {
+	case "":
+		return cellRun
+	case ReasonTaintNotTolerated:
+		code = cellTaint
+	default:
+		code = cellNoExecute
+	}
+	idx := cell(cellTaintUnknown)
+	for j := range taints {
+		t := &taints[j]
+		if t.Key == e.Taint.Key && t.Value == e.Taint.Value && t.Effect == e.Taint.Effect && t.TimeAdded == e.Taint.TimeAdded {
+			if j < cellTaintUnknown {
+				idx = cell(j)
+			}
+			break
+		}
+	}
+	return code | idx<<cellCodeBits
+}
+
+// scratch is the per-goroutine working memory of node evaluation, with its memo.
+type scratch struct {
+	place v1.Node // carries only the node's name and labels
+	taint v1.Node // carries only the node's taints
+	pc    []cell  // per placement class
+	tc    []cell  // per toleration class
+
+	// vals and has hold the node's projection: its value of each of Set.keys.
+	vals []string
+	has  []bool
+	memo memo
+}
+
+func (sc *scratch) size(s *Set) {
+	if sc.memo.set != s {
+		sc.memo = memo{set: s}
+		sc.pc = make([]cell, len(s.placeRep))
+		sc.tc = make([]cell, len(s.tolRep))
+		sc.vals = make([]string, len(s.keys))
+		sc.has = make([]bool, len(s.keys))
+	}
+}
+
+// memoCap bounds each memo: past it the memo starts again empty, so its memory stays bounded
+// (about 100 bytes per entry for the reference workload) whatever the nodes.
+const memoCap = 4096
+
+// memo remembers, for one Set, the placement cells of each distinct projection of node labels
+// onto the keys its DaemonSets read, and the toleration cells of each distinct sequence of
+// taints (key, value, effect: all that toleration matching reads, TAINT-1, TAINT-7). Nodes of
+// one pool share their projection, so a cluster of 100,000 nodes has a few hundred; for those
+// a node's placement costs one map lookup per key instead of one evaluation per class. An
+// entry is trusted only after its stored values compare equal, so hash collisions cost time,
+// never correctness.
+type memo struct {
+	set *Set
+
+	places   map[uint64]int32
+	placeVal []string // len(Set.keys) per entry
+	placeHas []bool
+	placeOut []cell // len(Set.placeRep) per entry
+
+	tolers   map[uint64]int32
+	tolerAt  []int32 // per entry: start in tolerKey, then the next entry's start
+	tolerKey []taintKey
+	tolerOut []cell // len(Set.tolRep) per entry
+}
+
+type taintKey struct {
+	key, value string
+	effect     v1.TaintEffect
+}
+
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+func fnvString(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * fnvPrime
+	}
+	return (h ^ 0xff) * fnvPrime // terminator, so that "ab","c" and "a","bc" differ
+}
+
+// placements fills sc.pc for node: name-independent classes from the memo when the node's
+// projection was seen, the others (spec.nodeName, matchFields) always afresh.
+func (s *Set) placements(node *v1.Node, sc *scratch) {
+	m := &sc.memo
+	h := uint64(fnvOffset)
+	for k, key := range s.keys {
+		v, ok := node.Labels[key]
+		sc.vals[k], sc.has[k] = v, ok
+		if ok {
+			h = fnvString(h^1, v)
+		} else {
+			h = (h ^ 2) * fnvPrime
+		}
+	}
+	sc.place.Name, sc.place.Labels = node.Name, node.Labels
+	if e, ok := m.places[h]; ok && m.samePlace(e, sc) {
+		p := len(s.placeRep)
+		copy(sc.pc, m.placeOut[int(e)*p:int(e+1)*p])
+		for _, c := range s.byName {
+			sc.pc[c] = placementCell(s.placeRep[c].Eligibility(&sc.place))
+		}
+		sc.place.Name, sc.place.Labels = "", nil
+		return
+	}
+	for c, rep := range s.placeRep {
+		sc.pc[c] = placementCell(rep.Eligibility(&sc.place))
+	}
+	sc.place.Name, sc.place.Labels = "", nil
+	if _, taken := m.places[h]; taken {
+		return // a collision: keep the first entry
+	}
+	if m.places == nil || len(m.places) >= memoCap {
+		m.places = make(map[uint64]int32, 64)
+		m.placeVal, m.placeHas, m.placeOut = m.placeVal[:0], m.placeHas[:0], m.placeOut[:0]
+	}
+	m.places[h] = int32(len(m.places))
+	m.placeVal = append(m.placeVal, sc.vals...)
+	m.placeHas = append(m.placeHas, sc.has...)
+	m.placeOut = append(m.placeOut, sc.pc...)
+}
+
+func (m *memo) samePlace(e int32, sc *scratch) bool {
+	k := len(sc.vals)
+	vals, has := m.placeVal[int(e)*k:int(e+1)*k], m.placeHas[int(e)*k:int(e+1)*k]
+	for i := range k {
+		if has[i] != sc.has[i] || vals[i] != sc.vals[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// tolerations fills sc.tc for the taints of a node (not empty), from the memo when the same
+// sequence of taints was seen.
+func (s *Set) tolerations(taints []v1.Taint, sc *scratch) {
+	m := &sc.memo
+	h := uint64(fnvOffset)
+	for i := range taints {
+		h = fnvString(fnvString(fnvString(h, taints[i].Key), taints[i].Value), string(taints[i].Effect))
+	}
+	if e, ok := m.tolers[h]; ok && m.sameTaints(e, taints) {
+		t := len(s.tolRep)
+		copy(sc.tc, m.tolerOut[int(e)*t:int(e+1)*t])
+		return
+	}
+	sc.taint.Spec.Taints = taints
+	for c, rep := range s.tolRep {
+		sc.tc[c] = taintCell(rep.Eligibility(&sc.taint), taints)
+	}
+	sc.taint.Spec.Taints = nil
+	if _, taken := m.tolers[h]; taken {
+		return
+	}
+	if m.tolers == nil || len(m.tolers) >= memoCap {
+		m.tolers = make(map[uint64]int32, 64)
+		m.tolerAt, m.tolerKey, m.tolerOut = append(m.tolerAt[:0], 0), m.tolerKey[:0], m.tolerOut[:0]
+	}
+	m.tolers[h] = int32(len(m.tolers))
+	for i := range taints {
+		m.tolerKey = append(m.tolerKey, taintKey{taints[i].Key, taints[i].Value, taints[i].Effect})
+	}
+	m.tolerAt = append(m.tolerAt, int32(len(m.tolerKey)))
+	m.tolerOut = append(m.tolerOut, sc.tc...)
+}
+
+func (m *memo) sameTaints(e int32, taints []v1.Taint) bool {
+	keys := m.tolerKey[m.tolerAt[e]:m.tolerAt[e+1]]
+	if len(keys) != len(taints) {
+		return false
+	}
+	for i := range keys {
+		if keys[i].key != taints[i].Key || keys[i].value != taints[i].Value || keys[i].effect != taints[i].Effect {
+			return false
+		}
+	}
+	return true
+}
+
+// decide writes the decision of every DaemonSet on node into out (len s.Len()). Once sc's
+// memo holds the node's projection and taints it allocates nothing.
+func (s *Set) decide(node *v1.Node, out []cell, sc *scratch) {
+	sc.size(s)
+	s.placements(node, sc)
+	anyPlaced := false
+	for _, c := range sc.pc {
+		if c == cellRun {
+			anyPlaced = true
+			break
+		}
+	}
+	if anyPlaced {
+		if len(node.Spec.Taints) == 0 {
+			clear(sc.tc) // cellRun
+		} else {
+			s.tolerations(node.Spec.Taints, sc)
+		}
+	}
+	for i := range out {
+		if pc := sc.pc[s.placeOf[i]]; pc != cellRun {
+			out[i] = pc
+		} else {
+			out[i] = sc.tc[s.tolOf[i]]
+		}
+	}
+}
+
+// eligibility expands a cell of DaemonSet i on a node with taints.
+func (s *Set) eligibility(i int, c cell, taints []v1.Taint) Eligibility {
+	switch c.code() {
+	case cellRun:
+		return Eligibility{ShouldRun: true, ShouldContinueRunning: true}
+	case cellNodeName:
+		return Eligibility{Reason: ReasonNodeNameMismatch}
+	case cellNodeSelector:
+		return Eligibility{Reason: ReasonNodeSelectorMismatch}
+	case cellNodeAffinity:
+		return Eligibility{Reason: ReasonNodeAffinityMismatch}
+	}
+	var t v1.Taint
+	if j := c.taintIndex(); j != cellTaintUnknown {
+		t = taints[j]
+	} else {
+		t = s.tolRep[s.tolOf[i]].Eligibility(&v1.Node{Spec: v1.NodeSpec{Taints: taints}}).Taint
+	}
+	if c.code() == cellTaint {
+		return Eligibility{ShouldContinueRunning: true, Reason: ReasonTaintNotTolerated, Taint: t}
+	}
+	return Eligibility{Reason: ReasonNoExecuteTaintNotTolerated, Taint: t}
+}
+
+// NodeDecision is what a Set decides for one node: each DaemonSet's [Eligibility], and the
+// total requests and the host ports of the daemon pods that should run there. Reuse one
+// NodeDecision across calls of [Set.Node]: once its buffers have grown, a call allocates
+// nothing. The zero value is ready to use. A NodeDecision is not safe for concurrent use.
+type NodeDecision struct {
+	set     *Set
+	cells   []cell
+	taints  []v1.Taint // a shallow copy of the node's taints
+	run     []int
+	totals  []int64             // per exact column
+	qtotals []resource.Quantity // per other column
+	present []bool
+	ports   []HostPort
+	sc      scratch
+}
+
+// Node decides node for every DaemonSet of the set and stores the answer in into, replacing
+// what it held. node may be hypothetical: it needs labels and taints, and a name only for
+// DaemonSets that use spec.nodeName or matchFields. As upstream, a node without a name fails
+// any spec.nodeName (ELIG-2) but passes any matchFields requirement (AFF-10). node is not
+// modified nor kept.
+func (s *Set) Node(node *v1.Node, into *NodeDecision) {
+	into.reset(s, len(node.Spec.Taints))
+	into.taints = append(into.taints, node.Spec.Taints...)
+	s.decide(node, into.cells, &into.sc)
+	into.summarize()
+}
+
+func (d *NodeDecision) reset(s *Set, taints int) {
+	n := s.Len()
+	d.set = s
+	if cap(d.cells) < n {
+		d.cells = make([]cell, n)
+	}
+	d.cells = d.cells[:n]
+	clear(d.taints[:cap(d.taints)]) // drop references to an earlier node's strings
+	if cap(d.taints) < taints {
+		d.taints = make([]v1.Taint, 0, taints)
+	}
+	d.taints = d.taints[:0]
+}
+
+// summarize derives the running list, the request totals and the host ports from the cells.
+func (d *NodeDecision) summarize() {
+	s := d.set
+	cols := len(s.res.names)
+	if cap(d.totals) < cols {
+		d.totals, d.qtotals, d.present = make([]int64, cols), make([]resource.Quantity, cols), make([]bool, cols)
+	}
+	d.totals, d.qtotals, d.present = d.totals[:cols], d.qtotals[:cols], d.present[:cols]
+	clear(d.totals)
+	clear(d.qtotals)
+	clear(d.present)
+	d.run, d.ports = d.run[:0], d.ports[:0]
+	for i, c := range d.cells {
+		if c != cellRun {
+			continue
+		}
+		d.run = append(d.run, i)
+		for _, a := range s.res.perDS[i] {
+			d.totals[a.col] += a.v
+			d.present[a.col] = true
+		}
+		for _, a := range s.res.perDSQuantity[i] {
+			d.qtotals[a.col].Add(a.q)
+			d.present[a.col] = true
+		}
+		d.ports = append(d.ports, s.ports[i]...)
+	}
+}
+
+// Len returns the number of DaemonSets decided (the Set's Len).
+func (d *NodeDecision) Len() int { return len(d.cells) }
+
+// Eligibility returns the decision for the i-th DaemonSet of the set, equal to what
+// (*Planner).Eligibility returns for that node.
+func (d *NodeDecision) Eligibility(i int) Eligibility {
+	return d.set.eligibility(i, d.cells[i], d.taints)
+}
+
+// ShouldRun returns the indices, ascending, of the DaemonSets that should run a daemon pod on
+// the node (ShouldRun true). The slice is owned by d and valid until d is reused.
+func (d *NodeDecision) ShouldRun() []int { return d.run }
+
+// Request returns the total request of resource name by the daemon pods that should run on
+// the node, and whether any of them names that resource.
+func (d *NodeDecision) Request(name v1.ResourceName) (resource.Quantity, bool) {
+	c, ok := slices.BinarySearch(d.set.res.names, name)
+	if !ok || !d.present[c] {
+		return resource.Quantity{}, false
+	}
+	return d.total(c), true
+}
+
+func (d *NodeDecision) total(c int) resource.Quantity {
+	if !d.set.res.exact[c] {
+		return d.qtotals[c].DeepCopy()
+	}
+	return d.set.res.quantity(c, d.totals[c])
+}
+
+// Requests stores in into, after clearing it, the total requests of the daemon pods that
+// should run on the node, and returns it. A nil into allocates a new list; reusing one avoids
+// all allocation once it has held every resource. The totals are the sums of [PodRequests].
+func (d *NodeDecision) Requests(into v1.ResourceList) v1.ResourceList {
+	if into == nil {
+		into = v1.ResourceList{}
+	}
+	clear(into)
+	for c, name := range d.set.res.names {
+		if d.present[c] {
+			into[name] = d.total(c)
+		}
+	}
+	return into
+}
+
+// HostPorts returns the host ports the daemon pods that should run on the node claim, in
+// DaemonSet order, each pod's in [PodHostPorts] order. Two entries that conflict
+// ([HostPort.Conflicts]) mean that the scheduler would leave one of those pods pending. The
+// slice is owned by d and valid until d is reused.
+func (d *NodeDecision) HostPorts() []HostPort { return d.ports }
+
+// DecideOptions tune [Set.Decide]. The zero value decides on the calling goroutine.
+type DecideOptions struct {
+	// Workers is the number of goroutines that share the nodes; 0 and 1 mean the calling
+	// goroutine only. runtime.GOMAXPROCS(0) uses every core. The decisions are the same
+	// whatever the number. Negative panics.
+	Workers int
+}
+
+// Decisions is the matrix of every DaemonSet of a Set on every node of a snapshot, one row
+// per node, kept up to date node by node or DaemonSet by DaemonSet by [Decisions.UpdateNode],
+// [Decisions.RemoveNode] and [Decisions.UpdateDaemonSet], which return only the decisions
+// that changed. Each decision takes two bytes. Decisions keeps the node objects it is given
+// (they must not be modified while kept) and is not safe for concurrent use.
+type Decisions struct {
+	set   *Set
+	nodes []*v1.Node // per row; nil for a removed row
+	index map[string]int
+	cells []cell // row-major, Set.Len() per row
+	free  []int  // removed rows, reused by added nodes (last first)
+
+	row []cell // scratch row for incremental updates
+	sc  scratch
+}
+
+// Decide decides every DaemonSet of s on every node in one pass over nodes. Row i of the
+// result is nodes[i]. A nil node or two nodes with the same name make the snapshot
+// inconsistent: Decide then returns nil and those errors (paths nodes[i]). nodes is not
+// modified; the node objects are kept by the result.
+func (s *Set) Decide(nodes []*v1.Node, opts DecideOptions) (*Decisions, field.ErrorList) {
+	if opts.Workers < 0 {
+		panic("daemonset: negative DecideOptions.Workers")
+	}
+	root := field.NewPath("nodes")
+	var errs field.ErrorList
+	index := make(map[string]int, len(nodes))
+	for i, node := range nodes {
+		if node == nil {
+			errs = append(errs, field.Required(root.Index(i), "a Node"))
+			continue
+		}
+		if _, dup := index[node.Name]; dup {
+			errs = append(errs, field.Duplicate(root.Index(i).Child("metadata", "name"), node.Name))
+			continue
+		}
+		index[node.Name] = i
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	n := s.Len()
+	d := &Decisions{set: s, nodes: slices.Clone(nodes), index: index, cells: make([]cell, len(nodes)*n)}
+	workers := min(max(opts.Workers, 1), len(nodes))
+	if workers <= 1 {
+		for r, node := range nodes {
+			s.decide(node, d.cells[r*n:(r+1)*n], &d.sc)
+		}
+		return d, nil
+	}
+	var wg sync.WaitGroup
+	chunk := (len(nodes) + workers - 1) / workers
+	for lo := 0; lo < len(nodes); lo += chunk {
+		hi := min(lo+chunk, len(nodes))
+		wg.Go(func() {
+			var sc scratch
+			for r := lo; r < hi; r++ {
+				s.decide(nodes[r], d.cells[r*n:(r+1)*n], &sc)
+			}
+		})
+	}
+	wg.Wait()
+	return d, nil
+}
+
+// Set returns the Set the decisions are for (a new one after UpdateDaemonSet).
+func (d *Decisions) Set() *Set { return d.set }
+
+// Rows returns the number of rows, removed ones included.
+func (d *Decisions) Rows() int { return len(d.nodes) }
+
+// Node returns the node of row r, or nil when it was removed.
+func (d *Decisions) Node(r int) *v1.Node { return d.nodes[r] }
+
+// Row returns the row of the node named name.
+func (d *Decisions) Row(name string) (int, bool) {
+	r, ok := d.index[name]
+	return r, ok
+}
+
+// Eligibility returns the decision for DaemonSet i of the Set on the node of row r, equal to
+// what (*Planner).Eligibility returns. It panics for a removed row.
+func (d *Decisions) Eligibility(r, i int) Eligibility {
+	node := d.nodes[r]
+	if node == nil {
+		panic(fmt.Sprintf("daemonset: row %d was removed", r))
+	}
+	return d.set.eligibility(i, d.cells[r*d.set.Len()+i], node.Spec.Taints)
+}
+
+// NodeDecision stores in into the decisions of row r with the requests and host ports of the
+// daemon pods that should run there, as [Set.Node] would compute them. It panics for a
+// removed row.
+func (d *Decisions) NodeDecision(r int, into *NodeDecision) {
+	node := d.nodes[r]
+	if node == nil {
+		panic(fmt.Sprintf("daemonset: row %d was removed", r))
+	}
+	n := d.set.Len()
+	into.reset(d.set, len(node.Spec.Taints))
+	into.taints = append(into.taints, node.Spec.Taints...)
+	copy(into.cells, d.cells[r*n:(r+1)*n])
+	into.summarize()
+}
+
+// Count returns, for DaemonSet i, on how many nodes a daemon pod should run and on how many
+// an existing one may keep running (the desiredNumberScheduled of STAT-2 is the first).
+func (d *Decisions) Count(i int) (shouldRun, shouldContinueRunning int) {
+	n := d.set.Len()
+	for r, node := range d.nodes {
+		if node == nil {
+			continue
+		}
+		switch d.cells[r*n+i].code() {
+		case cellRun:
+			shouldRun++
+			shouldContinueRunning++
+		case cellTaint:
+			shouldContinueRunning++
+		}
+	}
+	return shouldRun, shouldContinueRunning
+}
