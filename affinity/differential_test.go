@@ -191,7 +191,7 @@ func TestDifferentialTermErrors(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	node := &v1.Node{}
 	node.Name = "n0"
-	for i := range 20_000 {
+	for i := range 10_000 {
 		terms := randomTerms(r, 1)
 		spec := &v1.PodSpec{Affinity: &v1.Affinity{NodeAffinity: &v1.NodeAffinity{
 			RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{NodeSelectorTerms: terms},

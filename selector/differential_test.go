@@ -171,12 +171,12 @@ func TestDifferentialLabelSelector(t *testing.T) {
 
 // TestCompileErrorsMatchValidation holds Compile's errors to metav1 validation
 // (ValidateLabelSelector), whose paths and types VAL-4 documents: the same multiset of
-// (type, field, value), on 20,000 random selectors.
+// (type, field, value), on 10,000 random selectors.
 func TestCompileErrorsMatchValidation(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 4))
 	p := field.NewPath("spec", "selector")
-	for i := range 20_000 {
+	for i := range 10_000 {
 		ls := randomSelector(r)
 		_, errs := selector.Compile(ls, p)
 		want := metav1validation.ValidateLabelSelector(ls, metav1validation.LabelSelectorValidationOptions{}, p)

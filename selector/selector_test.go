@@ -44,6 +44,8 @@ func TestSelectorMatches(t *testing.T) {
 		{name: "SEL-5 Exists holds for an empty value", sel: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{expr("gpu", metav1.LabelSelectorOpExists)}}, labels: map[string]string{"gpu": ""}, want: true},
 		{name: "SEL-5 DoesNotExist fails when the key is present", sel: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{expr("gpu", metav1.LabelSelectorOpDoesNotExist)}}, labels: map[string]string{"gpu": "x"}, want: false},
 		{name: "SEL-5 duplicate values are harmless", sel: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{expr("zone", metav1.LabelSelectorOpIn, "a", "a")}}, labels: map[string]string{"zone": "a"}, want: true},
+		{name: "SEL-11 pod labels are matched as a plain map", sel: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "d"}}, labels: map[string]string{"app": "d", "pod-template-hash": "x"}, want: true},
+		{name: "SEL-11 ControllerRevision labels are matched the same way", sel: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "d"}}, labels: map[string]string{"app": "d", "controller-revision-hash": "5d8f"}, want: true},
 		{name: "SEL-10 labels are never validated at match time", sel: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{expr("zone", metav1.LabelSelectorOpNotIn, "a")}}, labels: map[string]string{"zone": "not a valid label value!", "/bad key": "x"}, want: true},
 	}
 	for _, tt := range tests {
