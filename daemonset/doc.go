@@ -4,6 +4,19 @@
 // pure functions over k8s.io/api objects: it never contacts an API server, reads no clock and
 // never mutates its inputs.
 //
+// [Compile] turns a DaemonSet into a [Planner] once: selector, node placement, the template's
+// tolerations merged with the default daemon tolerations, and the daemon pod prototype.
+// [Planner.Eligibility] then decides a node without allocating, [Planner.Explain] says why in
+// words, [Planner.NewPod] builds the pod the controller would submit, and [Planner.Plan] plans a
+// whole sync on a [Snapshot]. [Plan] is Compile followed by Planner.Plan; [PlanCluster] plans
+// every DaemonSet of a snapshot and arbitrates orphans between them (D-2).
+//
+// A plan is the one-sync model of the specification: expectations satisfied and no failed-pod
+// back-off in force at the start of the sync. Where upstream leaves a choice (map iteration
+// order, the burst cap), the plan chooses by node name, then pod namespace/name, and marks the
+// action Interchangeable (D-1). Objects are evaluated as given, never defaulted (D-4); see
+// [WithDefaults].
+//
 // Rule identifiers in comments (ELIG-3, DIFF-7, ...) refer to the project's behavioural
 // specification; decision identifiers (D-1, ...) to its recorded decisions.
 package daemonset
