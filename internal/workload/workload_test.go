@@ -32,7 +32,7 @@ func TestNodesAreDeterministic(t *testing.T) {
 // taints.
 func TestNodesShape(t *testing.T) {
 	t.Parallel()
-	nodes := workload.Nodes(1, 20_000)
+	nodes := workload.Nodes(1, 10_000)
 	controlPlane := 0
 	var taints [4]int
 	for _, n := range nodes {
@@ -83,7 +83,7 @@ func TestReferenceDaemonSetEligibleShare(t *testing.T) {
 	t.Parallel()
 	ds := workload.ReferenceDaemonSet()
 	require.False(t, ds.Spec.Template.Spec.HostNetwork)
-	nodes := workload.Nodes(1, 20_000)
+	nodes := workload.Nodes(1, 10_000)
 	eligible := 0
 	for _, n := range nodes {
 		if upstreamEligible(ds, n) {
