@@ -327,6 +327,9 @@ func (in *input) decodeObject(loc location, data []byte, itemKind string) error 
 		}
 		setTypeMeta(&cr.TypeMeta, tn)
 		setNamespace(&cr.ObjectMeta)
+		if err := canonicalData(cr); err != nil {
+			return fmt.Errorf("%s: data: %w", where, err)
+		}
 		in.revisions = append(in.revisions, located[*appsv1.ControllerRevision]{cr, loc})
 	case "Node":
 		node := &v1.Node{}
@@ -396,6 +399,29 @@ func decodeStrict(data []byte, obj any) error {
 }
 
 var typeErrorRE = regexp.MustCompile(`^cannot unmarshal (\S+) into Go struct field [^.\s]+\.(\S+) of type (\S+)$`)
+
+// canonicalData rewrites a ControllerRevision's data as the controller stored it: compact JSON
+// with sorted keys, as encoding/json writes a map (pkg/controller/daemon getPatch). The library
+// compares these bytes with the template's (UPD-16), and kubectl prints them re-indented (-o
+// json) or as YAML, so without this a revision read from `kubectl get -o json` would never be
+// current and would even look like a hash collision (UPD-21).
+func canonicalData(cr *appsv1.ControllerRevision) error {
+	if len(cr.Data.Raw) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(cr.Data.Raw))
+	dec.UseNumber() // integers stay integers, written back as they were
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return err
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	cr.Data.Raw = raw
+	return nil
+}
 
 // setTypeMeta fills in the kind and apiVersion that typed-list items may leave out.
 func setTypeMeta(tm *metav1.TypeMeta, tn typeAndName) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,8 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
 )
 
 func TestSplitDocuments(t *testing.T) {
@@ -191,4 +198,30 @@ func (r *countingReader) Read(p []byte) (int, error) {
 	}
 	r.n += int64(len(p))
 	return len(p), nil
+}
+
+// UPD-16 compares a revision's data byte for byte with the template's patch: data printed by
+// kubectl (indented, any key order) is read back as the controller wrote it.
+func TestCanonicalDataIsWhatTheControllerWrites(t *testing.T) {
+	t.Parallel()
+	ds := &appsv1.DaemonSet{Spec: appsv1.DaemonSetSpec{Template: v1.PodTemplateSpec{
+		ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "a<b>&c"}},
+		Spec: v1.PodSpec{
+			TerminationGracePeriodSeconds: ptr.To[int64](30),
+			Containers:                    []v1.Container{{Name: "c", Image: "busybox"}},
+		},
+	}}}
+	want, err := daemonset.RevisionPatch(ds)
+	require.NoError(t, err)
+
+	var indented bytes.Buffer
+	require.NoError(t, json.Indent(&indented, want, "", "    "))
+	cr := &appsv1.ControllerRevision{Data: runtime.RawExtension{Raw: indented.Bytes()}}
+	require.NoError(t, canonicalData(cr))
+	require.Equal(t, string(want), string(cr.Data.Raw))
+
+	// Key order does not matter either.
+	cr.Data.Raw = []byte(`{"spec": {"template": {"spec": {"terminationGracePeriodSeconds": 30, "containers": [{"name": "c", "image": "busybox", "resources": {}}]}, "metadata": {"labels": {"app": "a<b>&c"}}, "$patch": "replace"}}}`)
+	require.NoError(t, canonicalData(cr))
+	require.Equal(t, string(want), string(cr.Data.Raw))
 }
