@@ -68,37 +68,11 @@ type Explanation struct {
 
 	// TemplateNodeName is spec.template.spec.nodeName when it names another node (ELIG-2).
 	TemplateNodeName string
-	// NodeSelector is the first spec.nodeSelector entry, in key order, that the node fails.
-	NodeSelector *LabelMismatch
-	// Terms explains, for ReasonNodeAffinityMismatch, why each required node affinity term
-	// fails (AFF-15). Nil otherwise.
-	Terms []TermMismatch
-}
-
-// LabelMismatch is a label the node lacks or carries with another value.
-type LabelMismatch struct {
-	Key     string
-	Want    string
-	Value   string // the node's value; meaningful only when Present
-	Present bool
-}
-
-// TermMismatch says why one required node affinity term does not match a node.
-type TermMismatch struct {
-	// Term is the index in nodeSelectorTerms.
-	Term int
-	// Empty is true for a term with no requirement at all, which never matches (AFF-4).
-	Empty bool
-	// Field is true when Requirement is a matchFields entry, false for matchExpressions.
-	Field bool
-	// Index is the position of Requirement in its list; -1 when no single requirement fails
-	// on its own (the term is then malformed as a whole, AFF-8).
-	Index       int
-	Requirement v1.NodeSelectorRequirement
-	// Value and Present are what the node holds for the requirement's key: the label value,
-	// or the node name for matchFields metadata.name.
-	Value   string
-	Present bool
+	// Placement explains ReasonNodeSelectorMismatch and ReasonNodeAffinityMismatch: the first
+	// failing nodeSelector entry in key order with the node's value, or for every required
+	// term its first failing requirement, its parse errors, or that it is empty (AFF-15). It
+	// is nil for other reasons.
+	Placement *affinity.Explanation
 }
 
 // Explain decides node like Eligibility, which it always agrees with, and keeps the evidence.
@@ -108,69 +82,15 @@ func (p *Planner) Explain(node *v1.Node) Explanation {
 	switch e.Reason {
 	case ReasonNodeNameMismatch:
 		e.TemplateNodeName = p.nodeName
-	case ReasonNodeSelectorMismatch:
-		i, _ := p.firstNodeSelectorMismatch(node)
-		kv := p.nodeSelector[i]
-		v, ok := node.Labels[kv.key]
-		e.NodeSelector = &LabelMismatch{Key: kv.key, Want: kv.value, Value: v, Present: ok}
-	case ReasonNodeAffinityMismatch:
-		e.Terms = p.explainTerms(node)
+	case ReasonNodeSelectorMismatch, ReasonNodeAffinityMismatch:
+		x := p.req.Explain(node)
+		e.Placement = &x
 	}
 	return e
 }
 
-// explainTerms evaluates every required term, and every requirement of a failing term, on
-// its own through the affinity package, so that explanations use exactly the matching code
-// of the hot path.
-func (p *Planner) explainTerms(node *v1.Node) []TermMismatch {
-	na := p.ds.Spec.Template.Spec.Affinity
-	if na == nil || na.NodeAffinity == nil || na.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
-		return []TermMismatch{}
-	}
-	terms := na.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
-	out := []TermMismatch{}
-	for i, term := range terms {
-		if len(term.MatchExpressions) == 0 && len(term.MatchFields) == 0 {
-			out = append(out, TermMismatch{Term: i, Empty: true, Index: -1})
-			continue
-		}
-		if termMatches(node, term) {
-			continue
-		}
-		m := TermMismatch{Term: i, Index: -1}
-		for j, r := range term.MatchExpressions {
-			if !termMatches(node, v1.NodeSelectorTerm{MatchExpressions: []v1.NodeSelectorRequirement{r}}) {
-				v, ok := node.Labels[r.Key]
-				m = TermMismatch{Term: i, Index: j, Requirement: r, Value: v, Present: ok}
-				break
-			}
-		}
-		if m.Index < 0 {
-			for j, r := range term.MatchFields {
-				if !termMatches(node, v1.NodeSelectorTerm{MatchFields: []v1.NodeSelectorRequirement{r}}) {
-					v, ok := "", false
-					if r.Key == "metadata.name" {
-						v, ok = node.Name, true
-					}
-					m = TermMismatch{Term: i, Field: true, Index: j, Requirement: r, Value: v, Present: ok}
-					break
-				}
-			}
-		}
-		out = append(out, m)
-	}
-	return out
-}
-
-// termMatches evaluates one node selector term alone, without the node selector.
-func termMatches(node *v1.Node, term v1.NodeSelectorTerm) bool {
-	spec := &v1.PodSpec{Affinity: &v1.Affinity{NodeAffinity: &v1.NodeAffinity{
-		RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{term}},
-	}}}
-	return affinity.Compile(spec, nil).Matches(node)
-}
-
-// String renders the explanation in plain words, one sentence per finding.
+// String renders the explanation in plain words, one sentence per finding, one finding per
+// line: the verdict first, then the evidence.
 func (e Explanation) String() string {
 	var b strings.Builder
 	switch {
@@ -184,40 +104,31 @@ func (e Explanation) String() string {
 	}
 	switch e.Reason {
 	case ReasonNodeNameMismatch:
-		fmt.Fprintf(&b, " The template's spec.nodeName is %q.", e.TemplateNodeName)
-	case ReasonNodeSelectorMismatch:
-		m := e.NodeSelector
-		if m.Present {
-			fmt.Fprintf(&b, " nodeSelector %s=%q: the node's label has value %q.", m.Key, m.Want, m.Value)
-		} else {
-			fmt.Fprintf(&b, " nodeSelector %s=%q: the node has no such label.", m.Key, m.Want)
-		}
-	case ReasonNodeAffinityMismatch:
-		if len(e.Terms) == 0 {
-			b.WriteString(" The required node affinity has no terms, so it matches no node.")
-		}
-		for _, t := range e.Terms {
+		fmt.Fprintf(&b, "\nThe template's spec.nodeName is %q.", e.TemplateNodeName)
+	case ReasonNodeSelectorMismatch, ReasonNodeAffinityMismatch:
+		if e.Placement != nil {
+			x := e.Placement
 			switch {
-			case t.Empty:
-				fmt.Fprintf(&b, " Term %d is empty and matches no node.", t.Term)
-			case t.Index < 0:
-				fmt.Fprintf(&b, " Term %d does not match.", t.Term)
+			case x.NodeSelectorFailed:
+				fmt.Fprintf(&b, "\n%s.", upperFirst(x.String()))
+			case len(x.Terms) == 0:
+				b.WriteString("\nThe required node affinity has no node selector terms, so it matches no node.")
 			default:
-				list := "matchExpressions"
-				if t.Field {
-					list = "matchFields"
-				}
-				r := t.Requirement
-				fmt.Fprintf(&b, " Term %d: %s[%d] %s %s %v fails", t.Term, list, t.Index, r.Key, r.Operator, r.Values)
-				if t.Present {
-					fmt.Fprintf(&b, " (node value %q).", t.Value)
-				} else {
-					b.WriteString(" (the node has no such label).")
+				b.WriteString("\nNo required node affinity term matches the node.")
+				for _, t := range x.Terms {
+					fmt.Fprintf(&b, "\n%s.", upperFirst(t.String()))
 				}
 			}
 		}
 	case ReasonTaintNotTolerated, ReasonNoExecuteTaintNotTolerated:
-		fmt.Fprintf(&b, " Taint %s is not tolerated.", e.Taint.ToString())
+		fmt.Fprintf(&b, "\nTaint %s is not tolerated.", e.Taint.ToString())
 	}
 	return b.String()
+}
+
+func upperFirst(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
 }

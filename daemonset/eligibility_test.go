@@ -3,6 +3,7 @@ package daemonset_test
 import (
 	"testing"
 
+	"github.com/daemonsched/daemonsched/affinity"
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
@@ -71,6 +72,7 @@ func TestEligibility(t *testing.T) {
 
 func TestExplain(t *testing.T) {
 	t.Parallel()
+	termsPath := "spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
 	tests := []struct {
 		name     string
 		ds       *appsv1.DaemonSet
@@ -83,11 +85,11 @@ func TestExplain(t *testing.T) {
 			wantText: "node n0 should run the daemon pod."},
 		{name: "ELIG-2 names the template's nodeName", ds: newDS(withNodeName("x")), node: node("n0"),
 			want:     daemonset.Explanation{Eligibility: daemonset.Eligibility{Reason: daemonset.ReasonNodeNameMismatch}, Node: "n0", TemplateNodeName: "x"},
-			wantText: `node n0 should not run the daemon pod (NodeNameMismatch). The template's spec.nodeName is "x".`},
+			wantText: "node n0 should not run the daemon pod (NodeNameMismatch).\nThe template's spec.nodeName is \"x\"."},
 		{name: "NSEL-2 names the first failing key in key order and the node's value", ds: newDS(nodeSelector("b", "1", "a", "1")), node: node("n0", labels("a", "2")),
 			want: daemonset.Explanation{Eligibility: daemonset.Eligibility{Reason: daemonset.ReasonNodeSelectorMismatch}, Node: "n0",
-				NodeSelector: &daemonset.LabelMismatch{Key: "a", Want: "1", Value: "2", Present: true}},
-			wantText: `node n0 should not run the daemon pod (NodeSelectorMismatch). nodeSelector a="1": the node's label has value "2".`},
+				Placement: &affinity.Explanation{NodeSelectorFailed: true, NodeSelector: affinity.LabelMismatch{Key: "a", Want: "1", Value: "2", Present: true}}},
+			wantText: "node n0 should not run the daemon pod (NodeSelectorMismatch).\nNode label a is \"2\", but spec.nodeSelector requires a=\"1\"."},
 		{name: "AFF-15 names, per term, the failing requirement and the node's value",
 			ds: newDS(requiredTerms(
 				term(expr("zone", v1.NodeSelectorOpIn, "a"), expr("disk", v1.NodeSelectorOpIn, "ssd")),
@@ -96,16 +98,21 @@ func TestExplain(t *testing.T) {
 			)),
 			node: node("n0", labels("zone", "a")),
 			want: daemonset.Explanation{Eligibility: daemonset.Eligibility{Reason: daemonset.ReasonNodeAffinityMismatch}, Node: "n0",
-				Terms: []daemonset.TermMismatch{
-					{Term: 0, Index: 1, Requirement: expr("disk", v1.NodeSelectorOpIn, "ssd")},
-					{Term: 1, Empty: true, Index: -1},
-					{Term: 2, Field: true, Index: 0, Requirement: expr("metadata.name", v1.NodeSelectorOpIn, "x"), Value: "n0", Present: true},
-				}},
-			wantText: `node n0 should not run the daemon pod (NodeAffinityMismatch). Term 0: matchExpressions[1] disk In [ssd] fails (the node has no such label). Term 1 is empty and matches no node. Term 2: matchFields[0] metadata.name In [x] fails (node value "n0").`},
+				Placement: &affinity.Explanation{AffinityFailed: true, Terms: []affinity.TermExplanation{
+					{Index: 0, Failed: affinity.FailedRequirement{Path: termsPath + "[0].matchExpressions[1]", Key: "disk", Operator: v1.NodeSelectorOpIn, Values: []string{"ssd"}}},
+					{Index: 1, Empty: true},
+					{Index: 2, Failed: affinity.FailedRequirement{Path: termsPath + "[2].matchFields[0]", Field: true, Key: "metadata.name", Operator: v1.NodeSelectorOpIn,
+						Values: []string{"x"}, Value: "n0", Present: true}},
+				}}},
+			wantText: "node n0 should not run the daemon pod (NodeAffinityMismatch).\n" +
+				"No required node affinity term matches the node.\n" +
+				"Term 0: node label disk is absent, which does not satisfy disk In [\"ssd\"].\n" +
+				"Term 1: empty, so it matches no node.\n" +
+				"Term 2: node field metadata.name is \"n0\", which does not satisfy metadata.name In [\"x\"]."},
 		{name: "TAINT-9 names the untolerated taint", ds: newDS(), node: node("n0", taint("k", "v", v1.TaintEffectNoSchedule)),
 			want: daemonset.Explanation{Eligibility: daemonset.Eligibility{ShouldContinueRunning: true, Reason: daemonset.ReasonTaintNotTolerated,
 				Taint: v1.Taint{Key: "k", Value: "v", Effect: v1.TaintEffectNoSchedule}}, Node: "n0"},
-			wantText: "node n0 gets no new daemon pod, but an existing one may keep running (TaintNotTolerated). Taint k=v:NoSchedule is not tolerated."},
+			wantText: "node n0 gets no new daemon pod, but an existing one may keep running (TaintNotTolerated).\nTaint k=v:NoSchedule is not tolerated."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

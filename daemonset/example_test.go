@@ -92,5 +92,6 @@ func ExamplePlanner_Explain() {
 	n := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "win-1", Labels: map[string]string{"kubernetes.io/os": "windows"}}}
 	fmt.Println(p.Explain(n))
 	// Output:
-	// node win-1 should not run the daemon pod (NodeSelectorMismatch). nodeSelector kubernetes.io/os="linux": the node's label has value "windows".
+	// node win-1 should not run the daemon pod (NodeSelectorMismatch).
+	// Node label kubernetes.io/os is "windows", but spec.nodeSelector requires kubernetes.io/os="linux".
 }
