@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	resourcehelper "k8s.io/component-helpers/resource"
+	"k8s.io/klog/v2"
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/internal/workload"
@@ -348,6 +349,32 @@ func TestDecideAgreesWithPlanner(t *testing.T) {
 	}
 }
 
+// TestSetAgreesWithUpstreamController checks the Set's two booleans against the v1.36
+// controller's NodeShouldRunDaemonPod rebuilt from component-helpers (upstreamShouldRun, in
+// scale_bench_test.go) on random snapshots: the second oracle, independent of Planner.
+func TestSetAgreesWithUpstreamController(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(9, 10))
+	logger := klog.Background()
+	for range 4 {
+		dss, nodes := setSnapshot(r, 100, 40)
+		s, _ := daemonset.NewSet(dss, setNow)
+		var got daemonset.NodeDecision
+		for _, node := range nodes {
+			s.Node(node, &got)
+			for i := range s.Len() {
+				run, cont := upstreamShouldRun(logger, s.Planner(i).DaemonSet(), node)
+				e := got.Eligibility(i)
+				if e.ShouldRun != run || e.ShouldContinueRunning != cont {
+					t.Fatalf("node %s, DaemonSet %s: Set says (%v, %v), upstream (%v, %v)\nnode: %v %v\nds: %s",
+						node.Name, s.Planner(i).DaemonSet().Name, e.ShouldRun, e.ShouldContinueRunning, run, cont,
+						node.Labels, node.Spec.Taints, s.Planner(i).DaemonSet().Spec.Template.Spec.String())
+				}
+			}
+		}
+	}
+}
+
 func TestNewSetErrors(t *testing.T) {
 	t.Parallel()
 	a := workload.ReferenceDaemonSet()
@@ -477,19 +504,37 @@ func ExampleSet_Node() {
 		fmt.Println(errs.ToAggregate())
 		return
 	}
-	// A node an autoscaler considers adding: labels and taints, no name yet.
+	// A node an autoscaler considers adding to pool general-a: labels and taints, no name yet.
 	node := &v1.Node{
 		ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{
-			workload.LabelOS: "linux", workload.LabelArch: "amd64",
-			workload.LabelZone: "us-east-1a", workload.LabelInstanceType: "m5.xlarge",
+			workload.LabelOS: "linux", workload.LabelOSBeta: "linux",
+			workload.LabelArch: "amd64", workload.LabelArchBeta: "amd64",
+			workload.LabelZone: "us-east-1a", workload.LabelZoneBeta: "us-east-1a", workload.LabelRegion: "us-east-1",
+			workload.LabelInstanceType: "m5.xlarge", workload.LabelNodeGroup: "general-a",
+			workload.LabelCapacityType: "on-demand", workload.LabelTier: "general", workload.LabelDisk: "ssd",
+			workload.LabelCores: "4", workload.LabelTeam: "platform",
 		}},
-		Spec: v1.NodeSpec{Taints: []v1.Taint{{Key: "example.com/maintenance", Effect: v1.TaintEffectNoExecute}}},
+		Spec: v1.NodeSpec{Taints: []v1.Taint{{Key: "dedicated", Value: "infra", Effect: v1.TaintEffectNoExecute}}},
 	}
-	var d daemonset.NodeDecision
+	var d daemonset.NodeDecision // reuse it for the next node: no allocation then
 	set.Node(node, &d)
 	cpu, _ := d.Request(v1.ResourceCPU)
-	fmt.Printf("%d of %d DaemonSets would run, requesting %s CPU\n", len(d.ShouldRun()), set.Len(), cpu.String())
-	for i := range 3 {
-		fmt.Printf("%s: %+v\n", set.Planner(i).DaemonSet().Name, d.Eligibility(i).Reason)
+	memory, _ := d.Request(v1.ResourceMemory)
+	fmt.Printf("%d of %d DaemonSets run, requesting cpu %s, memory %s, %d host ports\n",
+		len(d.ShouldRun()), set.Len(), cpu.String(), memory.String(), len(d.HostPorts()))
+	count := map[daemonset.Reason]int{}
+	for i := range set.Len() {
+		count[d.Eligibility(i).Reason]++
 	}
+	for _, r := range []daemonset.Reason{daemonset.ReasonNodeSelectorMismatch, daemonset.ReasonNodeAffinityMismatch,
+		daemonset.ReasonNodeNameMismatch, daemonset.ReasonTaintNotTolerated, daemonset.ReasonNoExecuteTaintNotTolerated} {
+		fmt.Printf("%s: %d\n", r, count[r])
+	}
+	// Output:
+	// 47 of 200 DaemonSets run, requesting cpu 10245m, memory 15Gi, 17 host ports
+	// NodeSelectorMismatch: 54
+	// NodeAffinityMismatch: 46
+	// NodeNameMismatch: 1
+	// TaintNotTolerated: 0
+	// NoExecuteTaintNotTolerated: 52
 }

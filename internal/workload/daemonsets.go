@@ -133,8 +133,8 @@ func container(r *rand.Rand, name string, port int) v1.Container {
 		Name:  name,
 		Image: "registry.example.com/" + name + ":1.0.0",
 		Resources: v1.ResourceRequirements{Requests: v1.ResourceList{
-			v1.ResourceCPU:    *resource.NewMilliQuantity(int64(5*(1+r.IntN(100))), resource.DecimalSI),
-			v1.ResourceMemory: *resource.NewQuantity(int64(1+r.IntN(64))<<24, resource.BinarySI),
+			v1.ResourceCPU:    *resource.NewMilliQuantity(int64(5*(1+r.IntN(40))), resource.DecimalSI),
+			v1.ResourceMemory: *resource.NewQuantity(int64(1+r.IntN(16))<<24, resource.BinarySI),
 		}},
 	}
 	if r.IntN(5) == 0 {
