@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/stretchr/testify/require"
+)
+
+// kubectlDump writes what `kubectl get nodes,pods,daemonsets -A -o yaml` prints for a cluster of
+// n nodes: every tenth node carries an untolerated NoExecute taint, and the first two thirds of
+// the nodes run an up-to-date, ready agent pod.
+func kubectlDump(n int) []byte {
+	var b bytes.Buffer
+	b.WriteString("apiVersion: v1\nitems:\n")
+	for i := range n {
+		fmt.Fprintf(&b, `- apiVersion: v1
+  kind: Node
+  metadata:
+    creationTimestamp: "2026-01-10T08:00:00Z"
+    labels:
+      kubernetes.io/hostname: node-%03[1]d
+      topology.kubernetes.io/zone: zone-%[2]c
+    name: node-%03[1]d
+    uid: 00000000-0000-4000-8000-%012[1]d
+  spec:
+`, i, 'a'+rune(i%3))
+		if i%10 == 0 {
+			b.WriteString("    taints:\n    - effect: NoExecute\n      key: example.com/drain\n      value: \"true\"\n")
+		}
+		fmt.Fprintf(&b, `  status:
+    conditions:
+    - lastHeartbeatTime: "2026-03-02T09:59:00Z"
+      lastTransitionTime: "2026-01-10T08:00:30Z"
+      reason: KubeletReady
+      status: "True"
+      type: Ready
+`)
+	}
+	for i := range 2 * n / 3 {
+		fmt.Fprintf(&b, `- apiVersion: v1
+  kind: Pod
+  metadata:
+    creationTimestamp: "2026-02-01T10:00:00Z"
+    generateName: agent-
+    labels:
+      app: agent
+      pod-template-generation: "1"
+    name: agent-%05[1]d
+    namespace: kube-system
+    ownerReferences:
+    - apiVersion: apps/v1
+      blockOwnerDeletion: true
+      controller: true
+      kind: DaemonSet
+      name: agent
+      uid: 11111111-2222-4333-8444-555555555555
+    uid: 10000000-0000-4000-8000-%012[1]d
+  spec:
+    containers:
+    - image: registry.example.com/agent:1.0
+      name: agent
+    nodeName: node-%03[1]d
+  status:
+    conditions:
+    - lastProbeTime: null
+      lastTransitionTime: "2026-02-01T10:00:05Z"
+      status: "True"
+      type: Ready
+    phase: Running
+`, i)
+	}
+	b.WriteString(`- apiVersion: apps/v1
+  kind: DaemonSet
+  metadata:
+    annotations:
+      deprecated.daemonset.template.generation: "1"
+    creationTimestamp: "2026-02-01T10:00:00Z"
+    generation: 1
+    name: agent
+    namespace: kube-system
+    uid: 11111111-2222-4333-8444-555555555555
+  spec:
+    revisionHistoryLimit: 10
+    selector:
+      matchLabels:
+        app: agent
+    template:
+      metadata:
+        labels:
+          app: agent
+      spec:
+        containers:
+        - image: registry.example.com/agent:1.0
+          name: agent
+    updateStrategy:
+      rollingUpdate:
+        maxSurge: 0
+        maxUnavailable: 1
+      type: RollingUpdate
+kind: List
+metadata:
+  resourceVersion: ""
+`)
+	return b.Bytes()
+}
+
+// A 300-node kubectl dump goes end to end through run: the agent is created on every untainted
+// node without one (DIFF-2) and deleted from every tainted node that has one (ELIG-5, DIFF-4).
+func TestRunPlansAKubectlDumpOf300Nodes(t *testing.T) {
+	t.Parallel()
+	const n = 300
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"plan", "-f", "-", "-o", "json"}, bytes.NewReader(kubectlDump(n)), &stdout, &stderr)
+	require.Equal(t, exitOK, code, stderr.String())
+	require.Empty(t, stderr.String())
+
+	var got daemonset.ClusterResult
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &got))
+	require.Len(t, got.DaemonSets, 1)
+	res := got.DaemonSets[0]
+
+	var wantCreate, wantDelete, gotCreate, gotDelete []string
+	for i := range n {
+		tainted, hasPod := i%10 == 0, i < 2*n/3
+		switch {
+		case !tainted && !hasPod:
+			wantCreate = append(wantCreate, fmt.Sprintf("node-%03d MissingPod", i))
+		case tainted && hasPod:
+			wantDelete = append(wantDelete, fmt.Sprintf("agent-%05d node-%03d NodeNotEligible", i, i))
+		}
+	}
+	for _, c := range res.Create {
+		gotCreate = append(gotCreate, c.Node+" "+string(c.Reason))
+		require.Equal(t, c.Node, c.Pod.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms[0].MatchFields[0].Values[0])
+	}
+	for _, d := range res.Delete {
+		gotDelete = append(gotDelete, d.Name+" "+d.Node+" "+string(d.Reason))
+	}
+	require.Equal(t, wantCreate, gotCreate)
+	require.Equal(t, wantDelete, gotDelete)
+	require.True(t, slices.IsSortedFunc(res.Create, func(a, b daemonset.Creation) int { return strings.Compare(a.Node, b.Node) }))
+
+	require.NotNil(t, res.Status)
+	require.Equal(t, int32(n-n/10), res.Status.DesiredNumberScheduled)
+	require.Equal(t, int32(2*n/3-2*n/3/10), res.Status.CurrentNumberScheduled)
+	require.Equal(t, int32(2*n/3/10), res.Status.NumberMisscheduled)
+}
