@@ -138,7 +138,7 @@ func load(files []string, stdin io.Reader) (*input, error) {
 		)
 		if f == "-" {
 			name = "stdin"
-			data, err = readLimited(name, stdin)
+			data, err = readLimited(name, stdin, maxInputSize)
 		} else {
 			data, err = readFile(f)
 		}
@@ -165,16 +165,18 @@ func readFile(name string) ([]byte, error) {
 	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > maxInputSize {
 		return nil, fmt.Errorf("%s: file is larger than %d MiB", name, maxInputSize>>20)
 	}
-	return readLimited(name, f)
+	return readLimited(name, f, maxInputSize)
 }
 
-func readLimited(name string, r io.Reader) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxInputSize+1))
+// readLimited reads r to its end, or fails after limit bytes (a MiB multiple) without reading
+// more than one byte past it; it guards stdin and files whose size Stat cannot tell.
+func readLimited(name string, r io.Reader, limit int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if len(data) > maxInputSize {
-		return nil, fmt.Errorf("%s: file is larger than %d MiB", name, maxInputSize>>20)
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: file is larger than %d MiB", name, limit>>20)
 	}
 	return data, nil
 }
