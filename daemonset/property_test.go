@@ -181,7 +181,7 @@ func TestPropertyConvergence(t *testing.T) {
 
 func TestPropertyInputOrderDoesNotMatter(t *testing.T) {
 	t.Parallel()
-	for seed := uint64(0); seed < 300; seed++ {
+	for seed := uint64(0); seed < 150; seed++ {
 		r := rand.New(rand.NewPCG(seed, 2))
 		ds := randomDS(r)
 		nodeCount := 1 + r.IntN(8)
@@ -204,7 +204,7 @@ func TestPropertyInputOrderDoesNotMatter(t *testing.T) {
 
 func TestPropertyInputsNeverMutated(t *testing.T) {
 	t.Parallel()
-	for seed := uint64(0); seed < 200; seed++ {
+	for seed := uint64(0); seed < 100; seed++ {
 		r := rand.New(rand.NewPCG(seed, 3))
 		ds := randomDS(r)
 		nodeCount := 1 + r.IntN(8)

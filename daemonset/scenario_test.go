@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -146,7 +147,7 @@ func pod(name, nodeName string, mods ...podMod) *v1.Pod {
 	p := &v1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name, Namespace: "default",
-			Labels:            map[string]string{"app": "d", daemonset.LabelRevisionHash: hashOf(newDS())},
+			Labels:            map[string]string{"app": "d", daemonset.LabelRevisionHash: defaultHash()},
 			OwnerReferences:   []metav1.OwnerReference{ownedBy("DaemonSet", "foo", "uid-foo", true)},
 			CreationTimestamp: metav1.Unix(1, 0),
 		},
@@ -162,6 +163,9 @@ func pod(name, nodeName string, mods ...podMod) *v1.Pod {
 func ownedBy(kind, name string, uid types.UID, controller bool) metav1.OwnerReference {
 	return metav1.OwnerReference{APIVersion: "apps/v1", Kind: kind, Name: name, UID: uid, Controller: ptr(controller)}
 }
+
+// defaultHash is the current hash of newDS(), computed once: hashing dumps the whole template.
+var defaultHash = sync.OnceValue(func() string { return hashOf(newDS()) })
 
 func hashOf(ds *appsv1.DaemonSet) string {
 	return daemonset.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
