@@ -54,7 +54,11 @@ func run(w io.Writer) error {
 		fmt.Fprintf(w, "# warning: %v\n", errs.ToAggregate())
 	}
 	res := p.Plan(snap)
-	for _, r := range reconcile(ds, snap.Pods, res) {
+	reqs, err := reconcile(ds, snap, res)
+	if err != nil {
+		return err
+	}
+	for _, r := range reqs {
 		body, err := json.Marshal(r.body)
 		if err != nil {
 			return err
@@ -71,12 +75,13 @@ func run(w io.Writer) error {
 	return nil
 }
 
-// reconcile turns a plan into requests, in the order the controller sends them: adoptions and
-// releases while it claims pods, then deletes and creates, then the status.
-func reconcile(ds *appsv1.DaemonSet, pods []*v1.Pod, res *daemonset.Result) []request {
+// reconcile turns a plan into requests, in the order the controller sends them (SYNC-2): the
+// current ControllerRevision if it does not exist yet, adoptions and releases while it claims
+// pods, then deletes and creates, then the status.
+func reconcile(ds *appsv1.DaemonSet, snap daemonset.Snapshot, res *daemonset.Result) ([]request, error) {
 	podsPath := "/api/v1/namespaces/" + ds.Namespace + "/pods"
 	uidOf := func(ref daemonset.PodRef) types.UID {
-		for _, p := range pods {
+		for _, p := range snap.Pods {
 			if p.Namespace == ref.Namespace && p.Name == ref.Name {
 				return p.UID
 			}
@@ -84,6 +89,27 @@ func reconcile(ds *appsv1.DaemonSet, pods []*v1.Pod, res *daemonset.Result) []re
 		return ""
 	}
 	var reqs []request
+	if res.Skipped == "" {
+		// Without a revision of the current hash, the controller records the template as the
+		// next revision before it touches any pod.
+		exists, last := false, int64(0)
+		for _, r := range snap.Revisions {
+			if r.Namespace == ds.Namespace && r.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == res.RevisionHash {
+				exists = true
+			}
+			last = max(last, r.Revision)
+		}
+		if !exists {
+			rev, err := daemonset.NewRevision(ds, res.RevisionHash, last+1)
+			if err != nil {
+				return nil, err
+			}
+			reqs = append(reqs, request{
+				method: "POST", path: "/apis/apps/v1/namespaces/" + ds.Namespace + "/controllerrevisions",
+				contentType: "application/json", body: rev,
+			})
+		}
+	}
 	for _, ref := range res.Adopt {
 		// Adoption adds the controller reference; the pod's uid in the patch makes the API
 		// server refuse it if the pod was replaced meanwhile.
@@ -110,18 +136,21 @@ func reconcile(ds *appsv1.DaemonSet, pods []*v1.Pod, res *daemonset.Result) []re
 	for _, c := range res.Create {
 		reqs = append(reqs, request{method: "POST", path: podsPath + "  # for " + c.Node + ": " + string(c.Reason), contentType: "application/json", body: c.Pod})
 	}
-	if res.Status != nil {
-		st := ds.DeepCopy()
-		st.Status = *res.Status
+	if res.Status != nil || res.CollisionCount != nil {
+		// UpdateStatus sends the whole object; the API server keeps only its status.
+		updated := ds.DeepCopy()
+		if res.Status != nil {
+			updated.Status = *res.Status
+		}
 		if res.CollisionCount != nil {
-			st.Status.CollisionCount = res.CollisionCount
+			updated.Status.CollisionCount = res.CollisionCount
 		}
 		reqs = append(reqs, request{
 			method: "PUT", path: "/apis/apps/v1/namespaces/" + ds.Namespace + "/daemonsets/" + ds.Name + "/status",
-			contentType: "application/json", body: map[string]any{"status": st.Status},
+			contentType: "application/json", body: updated,
 		})
 	}
-	return reqs
+	return reqs, nil
 }
 
 // decode reads the cache: DaemonSets, Nodes and Pods, one object per YAML document.

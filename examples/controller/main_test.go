@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"flag"
 	"os"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 )
@@ -26,5 +29,32 @@ func TestRun(t *testing.T) {
 	require.NoError(t, err)
 	if diff := cmp.Diff(string(want), out.String()); diff != "" {
 		t.Errorf("run() output mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// The requests follow the order of one sync (SYNC-2): revision, claims, pod actions, status;
+// each action of the plan becomes exactly one request.
+func TestReconcileSendsOneRequestPerAction(t *testing.T) {
+	snap, err := decode(clusterYAML)
+	require.NoError(t, err)
+	ds := snap.DaemonSets[0]
+	p, errs := daemonset.Compile(ds, daemonset.Options{Now: time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)})
+	require.Empty(t, errs)
+	reqs, err := reconcile(ds, snap, p.Plan(snap))
+	require.NoError(t, err)
+	var got []string
+	for _, r := range reqs {
+		got = append(got, r.method+" "+strings.Fields(r.path)[0])
+	}
+	want := []string{
+		"POST /apis/apps/v1/namespaces/logging/controllerrevisions",
+		"PATCH /api/v1/namespaces/logging/pods/log-agent-manual", // adopt the orphan (OWN-4)
+		"PATCH /api/v1/namespaces/logging/pods/log-agent-debug",  // release the relabelled pod (OWN-3)
+		"DELETE /api/v1/namespaces/logging/pods/log-agent-m4q8z", // NoExecute taint (ELIG-5)
+		"POST /api/v1/namespaces/logging/pods",                   // the new node-d (DIFF-2)
+		"PUT /apis/apps/v1/namespaces/logging/daemonsets/log-agent/status",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("reconcile() mismatch (-want +got):\n%s", diff)
 	}
 }

@@ -44,8 +44,27 @@ type change struct {
 }
 
 func run(w io.Writer) error {
-	c := &cluster{now: time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC), ds: agentDaemonSet()}
-	changes := []change{
+	c := newCluster()
+	for _, ch := range changes() {
+		ch.apply(c)
+		fmt.Fprintf(w, "%s: %s\n", c.now.Format("15:04"), ch.what)
+		err := c.settle(func(sync int, res *daemonset.Result) {
+			fmt.Fprintf(w, "  sync %d: %s\n", sync, summary(res))
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func newCluster() *cluster {
+	return &cluster{now: time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC), ds: agentDaemonSet()}
+}
+
+// changes is the story the simulator plays.
+func changes() []change {
+	return []change{
 		{"three workers and the DaemonSet are created", func(c *cluster) {
 			c.addNode("worker-1", map[string]string{"role": "worker"})
 			c.addNode("worker-2", map[string]string{"role": "worker"})
@@ -68,26 +87,22 @@ func run(w io.Writer) error {
 			c.ds.Annotations[appsv1.DeprecatedTemplateGeneration] = strconv.FormatInt(c.ds.Generation, 10)
 		}},
 	}
-	for _, ch := range changes {
-		ch.apply(c)
-		fmt.Fprintf(w, "%s: %s\n", c.now.Format("15:04"), ch.what)
-		// Sync until a plan has nothing to do; each sync is a minute later.
-		for sync := 1; ; sync++ {
-			if sync > 20 {
-				return fmt.Errorf("no steady state after %d syncs", sync-1)
-			}
-			res, err := c.sync()
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(w, "  sync %d: %s\n", sync, summary(res))
-			c.now = c.now.Add(time.Minute)
-			if len(res.Create) == 0 && len(res.Delete) == 0 && len(res.Adopt) == 0 && len(res.Release) == 0 {
-				break
-			}
+}
+
+// settle syncs until a plan has nothing to do, a minute apart, calling report after each sync.
+func (c *cluster) settle(report func(sync int, res *daemonset.Result)) error {
+	for sync := 1; sync <= 20; sync++ {
+		res, err := c.sync()
+		if err != nil {
+			return err
+		}
+		report(sync, res)
+		c.now = c.now.Add(time.Minute)
+		if len(res.Create) == 0 && len(res.Delete) == 0 && len(res.Adopt) == 0 && len(res.Release) == 0 {
+			return nil
 		}
 	}
-	return nil
+	return fmt.Errorf("no steady state after 20 syncs")
 }
 
 // sync plans one sync and applies it to the cluster as the API server would.
