@@ -107,7 +107,7 @@ func compileTerm(t *v1.NodeSelectorTerm, index int, fldPath *field.Path) term {
 	ct := term{index: index}
 	exprsPath := fldPath.Child("matchExpressions")
 	for j, e := range t.MatchExpressions {
-		req, errs := selector.NewRequirement(e.Key, string(e.Operator), e.Values, selector.NodeSelectorOperators, exprsPath.Index(j))
+		req, errs := selector.NewRequirement(e.Key, e.Operator, e.Values, selector.NodeSelectorOperators, exprsPath.Index(j))
 		ct.errs = append(ct.errs, errs...)
 		ct.exprs = append(ct.exprs, req)
 	}
@@ -120,7 +120,7 @@ func compileTerm(t *v1.NodeSelectorTerm, index int, fldPath *field.Path) term {
 		case v1.NodeSelectorOpNotIn:
 			notIn = true
 		default:
-			ct.errs = append(ct.errs, field.Invalid(p.Child("operator"), string(f.Operator),
+			ct.errs = append(ct.errs, field.Invalid(p.Child("operator"), f.Operator,
 				"not a valid field selector operator, must be In or NotIn"))
 			continue
 		}

@@ -186,11 +186,11 @@ func TestCompileErrorsMatchValidation(t *testing.T) {
 	}
 }
 
-// errorKeys renders each error's type, field and value, sorted.
+// errorKeys renders each error's type, field and value (with the value's Go type), sorted.
 func errorKeys(errs field.ErrorList) []string {
 	out := make([]string, 0, len(errs))
 	for _, e := range errs {
-		out = append(out, fmt.Sprintf("%s %s %#v", e.Type, e.Field, e.BadValue))
+		out = append(out, fmt.Sprintf("%s %s %T %#v", e.Type, e.Field, e.BadValue, e.BadValue))
 	}
 	slices.Sort(out)
 	return out

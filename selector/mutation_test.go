@@ -36,7 +36,7 @@ func TestInputsAreNeverMutated(t *testing.T) {
 		if ls != nil {
 			for _, e := range ls.MatchExpressions {
 				values := slices.Clone(e.Values)
-				_, _ = selector.NewRequirement(e.Key, string(e.Operator), values, selector.NodeSelectorOperators, nil)
+				_, _ = selector.NewRequirement(e.Key, e.Operator, values, selector.NodeSelectorOperators, nil)
 				if diff := cmp.Diff(e.Values, values); diff != "" {
 					t.Fatalf("case %d: NewRequirement mutated values (-before +after):\n%s", i, diff)
 				}

@@ -106,16 +106,18 @@ type Requirement struct {
 	bound int64
 }
 
-// NewRequirement validates and compiles one requirement. operator is the API spelling; it must
+// NewRequirement validates and compiles one requirement. operator is the API spelling, as a
+// string or as the API's own type (metav1.LabelSelectorOperator, v1.NodeSelectorOperator),
+// which an Invalid operator error then carries as its value, as API validation does; it must
 // name an operator in allowed. The checks are those of apimachinery's labels.NewRequirement
 // (SEL-7, AFF-7, AFF-8): the key must be a label key (SEL-8); In and NotIn need at least one
 // value; Exists and DoesNotExist take none; Gt and Lt take exactly one value that parses as a
 // base-10 int64; every value must be a label value (SEL-9). Errors are reported under fldPath
 // with the paths and types of API validation (VAL-4, VAL-18): Invalid .operator, Required or
 // Forbidden .values, Invalid .key, Invalid .values[j]. values is copied, never kept.
-func NewRequirement(key, operator string, values []string, allowed Operators, fldPath *field.Path) (Requirement, field.ErrorList) {
+func NewRequirement[O ~string](key string, operator O, values []string, allowed Operators, fldPath *field.Path) (Requirement, field.ErrorList) {
 	var errs field.ErrorList
-	op, known := ParseOperator(operator)
+	op, known := ParseOperator(string(operator))
 	valuesPath := fldPath.Child("values")
 	switch {
 	case !known || !allowed.Has(op):

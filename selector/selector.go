@@ -60,7 +60,7 @@ func Compile(ls *metav1.LabelSelector, fldPath *field.Path) (*Selector, field.Er
 
 	exprsPath := fldPath.Child("matchExpressions")
 	for i, expr := range ls.MatchExpressions {
-		r, rErrs := NewRequirement(expr.Key, string(expr.Operator), expr.Values, LabelSelectorOperators, exprsPath.Index(i))
+		r, rErrs := NewRequirement(expr.Key, expr.Operator, expr.Values, LabelSelectorOperators, exprsPath.Index(i))
 		errs = append(errs, rErrs...)
 		reqs = append(reqs, r)
 	}

@@ -75,22 +75,22 @@ func TestCompileErrors(t *testing.T) {
 		{
 			name:     "SEL-6 Gt is not a label selector operator (VAL-4 Invalid operator)",
 			sel:      &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{expr("cpus", "Gt", "8")}},
-			wantErrs: field.ErrorList{field.Invalid(me.Index(0).Child("operator"), "Gt", "")},
+			wantErrs: field.ErrorList{field.Invalid(me.Index(0).Child("operator"), metav1.LabelSelectorOperator("Gt"), "")},
 		},
 		{
 			name:     "SEL-6 Lt is not a label selector operator",
 			sel:      &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{expr("cpus", "Lt", "8")}},
-			wantErrs: field.ErrorList{field.Invalid(me.Index(0).Child("operator"), "Lt", "")},
+			wantErrs: field.ErrorList{field.Invalid(me.Index(0).Child("operator"), metav1.LabelSelectorOperator("Lt"), "")},
 		},
 		{
 			name:     "SEL-6 operators are case-sensitive",
 			sel:      &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{expr("a", metav1.LabelSelectorOpIn, "x"), expr("zone", "in", "a")}},
-			wantErrs: field.ErrorList{field.Invalid(me.Index(1).Child("operator"), "in", "")},
+			wantErrs: field.ErrorList{field.Invalid(me.Index(1).Child("operator"), metav1.LabelSelectorOperator("in"), "")},
 		},
 		{
 			name:     "SEL-6 the empty operator is invalid",
 			sel:      &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{expr("zone", "")}},
-			wantErrs: field.ErrorList{field.Invalid(me.Index(0).Child("operator"), "", "")},
+			wantErrs: field.ErrorList{field.Invalid(me.Index(0).Child("operator"), metav1.LabelSelectorOperator(""), "")},
 		},
 		{
 			name:     "SEL-7 In without values is Required at values (VAL-4)",
@@ -158,7 +158,7 @@ func TestCompileErrors(t *testing.T) {
 			},
 			wantErrs: field.ErrorList{
 				field.Invalid(p.Child("matchLabels"), "-bad", ""),
-				field.Invalid(me.Index(0).Child("operator"), "Gt", ""),
+				field.Invalid(me.Index(0).Child("operator"), metav1.LabelSelectorOperator("Gt"), ""),
 				field.Invalid(me.Index(0).Child("key"), "-k", ""),
 				field.Required(me.Index(1).Child("values"), ""),
 			},
