@@ -153,7 +153,10 @@ func (f *timeFlag) Set(s string) error {
 func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("daemonsched "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usageText) }
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "%s\nFlags of daemonsched %s:\n", usageText, name)
+		fs.PrintDefaults()
+	}
 	return fs
 }
 
