@@ -151,3 +151,37 @@ func TestRunPlansAKubectlDumpOf300Nodes(t *testing.T) {
 	require.Equal(t, int32(2*n/3-2*n/3/10), res.Status.CurrentNumberScheduled)
 	require.Equal(t, int32(2*n/3/10), res.Status.NumberMisscheduled)
 }
+
+// The plan is sorted (STYLE: deterministic output): the example cluster gives byte-equal JSON
+// whatever the order of its documents.
+func TestRunOutputDoesNotDependOnDocumentOrder(t *testing.T) {
+	t.Parallel()
+	docs, err := splitDocuments(exampleCluster)
+	require.NoError(t, err)
+	require.Greater(t, len(docs), 10)
+
+	plan := func(docs []document) string {
+		var in bytes.Buffer
+		for _, d := range docs {
+			in.WriteString("---\n")
+			in.Write(d.data)
+		}
+		var stdout, stderr bytes.Buffer
+		code := run([]string{"plan", "-f", "-", "-o", "json"}, &in, &stdout, &stderr)
+		require.Equal(t, exitOK, code, stderr.String())
+		return stdout.String()
+	}
+	want := plan(docs)
+	reversed := slices.Clone(docs)
+	slices.Reverse(reversed)
+	require.Equal(t, want, plan(reversed))
+	// Interleaved: odd documents first, then even ones.
+	var interleaved []document
+	for i := 1; i < len(docs); i += 2 {
+		interleaved = append(interleaved, docs[i])
+	}
+	for i := 0; i < len(docs); i += 2 {
+		interleaved = append(interleaved, docs[i])
+	}
+	require.Equal(t, want, plan(interleaved))
+}
