@@ -1,126 +1,75 @@
-//go:build speworacle
-
-// This file checks the go-spew re-implementation behind ComputeHash against go-spew itself,
-// through k8s.io/utils/dump.ForHash (which apimachinery's dump.ForHash wraps). It needs
-// github.com/davecgh/go-spew in go.mod, which the module does not require, hence the tag:
-//
-//	go test -tags speworacle -run 'Spew' ./daemonset/
 package daemonset
 
 import (
-	"bytes"
-	"encoding/binary"
-	"fmt"
-	"hash/fnv"
+	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
-	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/utils/dump"
-	"sigs.k8s.io/randfill"
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+
+	"github.com/daemonsched/daemonsched/selector"
 )
 
-// revUpstreamHash is UPD-15 written from its definition, with go-spew doing the dump.
-func revUpstreamHash(tmpl *v1.PodTemplateSpec, collisionCount *int32) string {
-	h := fnv.New32a()
-	fmt.Fprintf(h, "%v", dump.ForHash(*tmpl))
-	if collisionCount != nil {
-		b := make([]byte, 8)
-		binary.LittleEndian.PutUint32(b, uint32(*collisionCount))
-		h.Write(b)
-	}
-	return strings.Map(func(r rune) rune { return rune("456789bcdf"[r-'0']) }, fmt.Sprint(h.Sum32()))
-}
-
-// TestComputeHashGoldenWithSpew recomputes every value pinned in revGolden.
-func TestComputeHashGoldenWithSpew(t *testing.T) {
-	templates := revTemplates()
-	for _, tt := range revGolden {
-		tmpl := templates[tt.template]
-		if got := revUpstreamHash(&tmpl, tt.collisionCount); got != tt.want {
-			t.Errorf("%s template, collisionCount %v: upstream formula gives %s, pinned %s", tt.template, tt.collisionCount, got, tt.want)
-		}
-	}
-}
-
-func spewDump(v any) string {
-	var b bytes.Buffer
-	writeHashDump(&b, v)
-	return b.String()
-}
-
-// TestSpewDumpMatchesForHash compares writeHashDump with dump.ForHash, and ComputeHash with
-// the upstream formula, on 1,000 random
-// templates (UPD-15), with nil and empty collections, pointers, quantities and times.
-func TestSpewDumpMatchesForHash(t *testing.T) {
-	f := randfill.NewWithSeed(15).NilChance(0.3).NumElements(0, 3).MaxDepth(12).Funcs(
-		func(q *resource.Quantity, c randfill.Continue) {
-			*q = *resource.NewMilliQuantity(c.Int63n(1_000_000), resource.DecimalSI)
-			if c.Bool() {
-				*q = resource.MustParse("1.5Gi")
-			}
-		},
-		func(tm *metav1.Time, c randfill.Continue) {
-			*tm = metav1.NewTime(time.Unix(c.Int63n(1<<31), 0).UTC())
-		},
-		func(x *intstr.IntOrString, c randfill.Continue) {
-			if c.Bool() {
-				*x = intstr.FromInt32(c.Int31())
-			} else {
-				*x = intstr.FromString(c.String(5))
-			}
-		},
-	)
-	for i := range 1000 {
-		var tmpl v1.PodTemplateSpec
-		f.Fill(&tmpl)
-		if got, want := spewDump(tmpl), dump.ForHash(tmpl); got != want {
-			t.Fatalf("template %d: dumps differ\n got: %s\nwant: %s", i, got, want)
-		}
-		var cc *int32
-		if i%2 == 0 {
-			cc = revPtr(int32(i - 500))
-		}
-		if got, want := ComputeHash(&tmpl, cc), revUpstreamHash(&tmpl, cc); got != want {
-			t.Fatalf("template %d: ComputeHash %s, upstream formula %s", i, got, want)
-		}
-	}
-}
-
-// TestSpewDumpEdgeCases covers shapes random filling rarely produces: nil and empty slices
-// and maps, a nil pointer after a slice of pointers, interfaces, cycles and local times.
-func TestSpewDumpEdgeCases(t *testing.T) {
-	type node struct {
-		Next  *node
-		Any   any
-		Ptrs  []*int
-		After *string
-	}
-	cyc := &node{}
-	cyc.Next = cyc
-	one := 1
-	s := "s"
-	for i, v := range []any{
-		v1.PodTemplateSpec{},
-		v1.PodTemplateSpec{Spec: v1.PodSpec{Tolerations: []v1.Toleration{}}},
-		v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"b": "2", "a": "1", "": ""}}},
-		v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{CreationTimestamp: metav1.NewTime(time.Unix(1e9, 5).Local())}},
-		node{Ptrs: []*int{nil, &one, nil}, After: &s},
-		node{Ptrs: []*int{&one, nil}},
-		node{Any: &one, Next: &node{Any: nil}},
-		node{Any: []any{nil, 1, "x", &s}},
-		*cyc,
-		map[int]string{3: "c", -1: "a", 2: "b"},
-		[]map[string]*string{nil, {}, {"k": nil}},
-		(*int)(nil),
-		nil,
+// FuzzRevision decodes a DaemonSet from JSON and checks the revision functions on it: no
+// panic and no mutation; RevisionPatch byte-equal to an independent computation (UPD-16);
+// ComputeHash made of the digits 456789bcdf and equal for a deep copy (UPD-15); and the
+// revision NewRevision builds for the fresh hash makes currentRevision return that hash with
+// no collision, whether the selector claims it (UPD-14 step 2) or not (reused by name, step 5).
+func FuzzRevision(f *testing.F) {
+	for _, seed := range []string{
+		// A plain DaemonSet: selector and template labels app=d.
+		`{"metadata":{"name":"foo","namespace":"default","uid":"u"},"spec":{"selector":{"matchLabels":{"app":"d"}},"template":{"metadata":{"labels":{"app":"d"}},"spec":{"containers":[{"name":"c","image":"i"}]}}}}`,
+		// SCN-106: empty tolerations, which hash differently from none.
+		`{"metadata":{"name":"foo"},"spec":{"selector":{"matchLabels":{"app":"d"}},"template":{"metadata":{"labels":{"app":"d"}},"spec":{"tolerations":[]}}}}`,
+		// SCN-105: a collision count of 0.
+		`{"metadata":{"name":"foo"},"spec":{"template":{}},"status":{"collisionCount":0}}`,
+		// A selector that does not match the template: the revision is not claimed, only reused by name.
+		`{"metadata":{"name":"foo"},"spec":{"selector":{"matchLabels":{"app":"x"}},"template":{"metadata":{"labels":{"app":"d"}}}}}`,
+		// A nil selector: nothing is claimed (SEL-1).
+		`{"metadata":{"name":"foo"},"spec":{"template":{"metadata":{"labels":{"a":"b"}}}}}`,
+		// Quantities, large integers, HTML characters and a timestamp inside the template.
+		`{"metadata":{"name":"foo"},"spec":{"template":{"metadata":{"annotations":{"x":"<&>"},"creationTimestamp":"2026-01-01T00:00:00Z"},"spec":{"activeDeadlineSeconds":9007199254740993,"containers":[{"name":"c","resources":{"requests":{"cpu":"100m","memory":"1.5Gi"}}}]}}}}`,
+		// Strategy and status that must not change the patch (SCN-107).
+		`{"metadata":{"name":"foo"},"spec":{"minReadySeconds":5,"updateStrategy":{"type":"OnDelete"},"template":{}},"status":{"numberReady":3}}`,
 	} {
-		if got, want := spewDump(v), dump.ForHash(v); got != want {
-			t.Errorf("value %d: dumps differ\n got: %s\nwant: %s", i, got, want)
-		}
+		f.Add([]byte(seed))
 	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var ds appsv1.DaemonSet
+		if err := json.Unmarshal(data, &ds); err != nil {
+			return
+		}
+		before := ds.DeepCopy()
+
+		patch, err := RevisionPatch(&ds)
+		if err != nil {
+			t.Fatalf("RevisionPatch: %v", err)
+		}
+		if want := revPatchIndependently(t, &ds); string(want) != string(patch) {
+			t.Fatalf("RevisionPatch differs from the independent computation:\n got: %s\nwant: %s", patch, want)
+		}
+
+		hash := ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
+		if hash == "" || strings.Trim(hash, "456789bcdf") != "" {
+			t.Fatalf("ComputeHash = %q, want digits of 456789bcdf", hash)
+		}
+		if copied := before.DeepCopy(); ComputeHash(&copied.Spec.Template, copied.Status.CollisionCount) != hash {
+			t.Fatalf("ComputeHash differs for a deep copy")
+		}
+
+		if sel, errs := selector.Compile(ds.Spec.Selector, nil); len(errs) == 0 {
+			rev, err := NewRevision(&ds, hash, 1)
+			if err != nil {
+				t.Fatalf("NewRevision: %v", err)
+			}
+			out := currentRevision(&ds, []*appsv1.ControllerRevision{rev}, sel)
+			if out.collision || out.create || out.hash != hash {
+				t.Fatalf("currentRevision with its own new revision = %+v, want hash %q, no collision, no create", out, hash)
+			}
+		}
+		if diff := cmp.Diff(before, &ds); diff != "" {
+			t.Fatalf("the revision functions mutated the DaemonSet (-before +after):\n%s", diff)
+		}
+	})
 }

@@ -26,7 +26,7 @@ import (
 func revPtr[T any](v T) *T { return &v }
 
 // revTemplates are the templates whose hashes TestComputeHashGolden pins. The tagged test
-// revision_fuzz_test.go recomputes every pinned value with go-spew (UPD-15).
+// revision_spew_test.go recomputes every pinned value with go-spew (UPD-15).
 func revTemplates() map[string]v1.PodTemplateSpec {
 	typical := v1.PodTemplateSpec{
 		ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "d"}},
@@ -73,7 +73,7 @@ func revTemplates() map[string]v1.PodTemplateSpec {
 }
 
 // revGolden pins ComputeHash for revTemplates and a few collision counts (nil, 0, 1, -1), as
-// computed by the upstream formula with go-spew (see revision_fuzz_test.go).
+// computed by the upstream formula with go-spew (see revision_spew_test.go).
 var revGolden = []struct {
 	template       string
 	collisionCount *int32
@@ -567,4 +567,34 @@ func TestCurrentRevisionNilSelector(t *testing.T) {
 	out := currentRevision(ds, []*appsv1.ControllerRevision{rev}, nil)
 	require.Equal(t, ComputeHash(&ds.Spec.Template, nil), out.hash)
 	require.True(t, out.create)
+}
+
+// TestComputeHashFormula recomputes UPD-15 from its definition on the dump ComputeHash hashes:
+// FNV-1a over the dump, the collision count as 4 little-endian bytes and 4 zero bytes, the
+// decimal sum with digits mapped to "456789bcdf". (That the dump is go-spew's is checked by
+// revision_spew_test.go.)
+func TestComputeHashFormula(t *testing.T) {
+	t.Parallel()
+	for name, tmpl := range revTemplates() {
+		for _, cc := range []*int32{nil, revPtr[int32](0), revPtr[int32](1), revPtr[int32](-1), revPtr[int32](1 << 30)} {
+			var dumped bytes.Buffer
+			writeHashDump(&dumped, tmpl)
+			data := dumped.Bytes()
+			if cc != nil {
+				c := uint32(*cc)
+				data = append(data, byte(c), byte(c>>8), byte(c>>16), byte(c>>24), 0, 0, 0, 0)
+			}
+			// FNV-1a, 32 bits, written out.
+			sum := uint32(2166136261)
+			for _, b := range data {
+				sum ^= uint32(b)
+				sum *= 16777619
+			}
+			digits := []byte(fmt.Sprint(sum))
+			for i, d := range digits {
+				digits[i] = "456789bcdf"[d-'0']
+			}
+			require.Equal(t, string(digits), ComputeHash(&tmpl, cc), "template %q, collisionCount %v", name, cc)
+		}
+	}
 }
