@@ -101,13 +101,27 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 
 	// Base diff (DIFF-1..DIFF-17) and status counters (STAT-1: the snapshot before acting),
 	// in one walk over the nodes.
+	// The rolling update's per-node map (UPD-4) is built in the same walk, while each node is
+	// in cache, and dropped if the base diff turns out non-empty.
+	rolling := p.ds.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType
+	var states []nodeState
+	if rolling {
+		states = make([]nodeState, 0, len(ix.nodes)+len(ix.missing))
+	}
+	desired := 0
 	surge := allowsSurge(p.ds)
 	var d diffState
 	counts := p.newStatusCounts(hash)
 	for i, node := range ix.nodes {
-		pods := ix.podsOf(i)
-		p.diffNode(&d, node.Name, ix.elig[i], pods, hash, surge)
-		counts.add(p, ix.elig[i], pods)
+		name, e, pods := node.Name, ix.elig[i], ix.podsOf(i)
+		p.diffNode(&d, name, e, pods, hash, surge)
+		counts.add(p, e, pods)
+		if e.shouldRun() {
+			desired++
+		}
+		if rolling && (e.shouldRun() || len(pods) > 0) {
+			states = append(states, nodeState{name: name, node: node, shouldRun: e.shouldRun(), pods: pods})
+		}
 	}
 	diffMissing(&d, ix.missing)
 	baseEmpty := len(d.creates) == 0 && len(d.deletes) == 0
@@ -128,12 +142,15 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 
 	// Rolling-update step (UPD-1, UPD-2).
 	switch {
-	case p.ds.Spec.UpdateStrategy.Type != appsv1.RollingUpdateDaemonSetStrategyType:
+	case !rolling:
 		res.RollingUpdate = &RollingUpdate{Reason: "OnDelete"}
 	case !baseEmpty:
 		res.RollingUpdate = &RollingUpdate{Reason: "BaseDiffNotEmpty"}
 	default:
-		states, desired := ix.nodeStates()
+		for _, g := range ix.missing {
+			states = append(states, nodeState{name: g.name, pods: g.pods})
+		}
+		slices.SortFunc(states, func(a, b nodeState) int { return strings.Compare(a.name, b.name) })
 		step := p.rollingUpdate(states, desired, hash)
 		report := step.report
 		res.RollingUpdate = &report
@@ -242,7 +259,10 @@ func newPodIndex(p *Planner, res *Result, nodes []*v1.Node, pods []*v1.Pod, lost
 	n := len(ix.nodes)
 	ix.elig = make([]eligBits, n)
 	byName := make(map[string]int32, n)
-	for i, node := range ix.nodes {
+	for i := n - 1; i >= 0; i-- {
+		// Backwards, so that with duplicate names the first node wins without a lookup
+		// before each insert.
+		node := ix.nodes[i]
 		e := p.Eligibility(node)
 		var b eligBits
 		if e.ShouldRun {
@@ -252,9 +272,7 @@ func newPodIndex(p *Planner, res *Result, nodes []*v1.Node, pods []*v1.Pod, lost
 			b |= eligShouldContinue
 		}
 		ix.elig[i] = b
-		if _, dup := byName[node.Name]; !dup {
-			byName[node.Name] = int32(i)
-		}
+		byName[node.Name] = int32(i)
 	}
 
 	// One pass over the pods claims them and finds their node; then a counting sort by node
@@ -320,28 +338,6 @@ func newPodIndex(p *Planner, res *Result, nodes []*v1.Node, pods []*v1.Pod, lost
 	}
 	slices.SortFunc(ix.missing, func(a, b nodeGroup) int { return strings.Compare(a.name, b.name) })
 	return ix
-}
-
-// nodeStates builds the per-node map of UPD-4, sorted by name: every shouldRun node, every
-// node holding grouped pods, and every missing node name holding grouped pods. desired is
-// the number of shouldRun nodes.
-func (ix *podIndex) nodeStates() ([]nodeState, int) {
-	states := make([]nodeState, 0, len(ix.nodes)+len(ix.missing))
-	desired := 0
-	for i, node := range ix.nodes {
-		run := ix.elig[i].shouldRun()
-		if run {
-			desired++
-		}
-		if pods := ix.podsOf(i); run || len(pods) > 0 {
-			states = append(states, nodeState{name: node.Name, node: node, shouldRun: run, pods: pods})
-		}
-	}
-	for _, g := range ix.missing {
-		states = append(states, nodeState{name: g.name, pods: g.pods})
-	}
-	slices.SortFunc(states, func(a, b nodeState) int { return strings.Compare(a.name, b.name) })
-	return states, desired
 }
 
 // PlanCluster plans every DaemonSet of s, giving each orphan to at most one (D-2, D-12): among
