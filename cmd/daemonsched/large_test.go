@@ -185,3 +185,21 @@ func TestRunOutputDoesNotDependOnDocumentOrder(t *testing.T) {
 	}
 	require.Equal(t, want, plan(interleaved))
 }
+
+// BenchmarkRunPlan measures the whole command on kubectl dumps: decoding dominates, the plan
+// itself is a small share.
+func BenchmarkRunPlan(b *testing.B) {
+	for _, n := range []int{300, 3000} {
+		dump := kubectlDump(n)
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(dump)))
+			for b.Loop() {
+				var stdout, stderr bytes.Buffer
+				if code := run([]string{"plan", "-f", "-", "-o", "json"}, bytes.NewReader(dump), &stdout, &stderr); code != exitOK {
+					b.Fatalf("exit %d: %s", code, stderr.String())
+				}
+			}
+		})
+	}
+}
