@@ -1,10 +1,146 @@
 package daemonset
 
 import (
+	"fmt"
+	"slices"
+	"sync"
+
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
+
+// DecideOptions tune [Set.Decide]. The zero value decides on the calling goroutine.
+type DecideOptions struct {
+	// Workers is the number of goroutines that share the nodes; 0 and 1 mean the calling
+	// goroutine only. runtime.GOMAXPROCS(0) uses every core. The decisions are the same
+	// whatever the number. Negative panics.
+	Workers int
+}
+
+// Decisions is the matrix of every DaemonSet of a Set on every node of a snapshot, one row
+// per node, kept up to date node by node or DaemonSet by DaemonSet by [Decisions.UpdateNode],
+// [Decisions.RemoveNode] and [Decisions.UpdateDaemonSet], which return only the decisions
+// that changed. Each decision takes two bytes. Decisions keeps the node objects it is given
+// (they must not be modified while kept) and is not safe for concurrent use.
+type Decisions struct {
+	set   *Set
+	nodes []*v1.Node // per row; nil for a removed row
+	index map[string]int
+	cells []cell // row-major, Set.Len() per row
+	free  []int  // removed rows, reused by added nodes (last first)
+
+	row []cell // scratch row for incremental updates
+	sc  scratch
+}
+
+// Decide decides every DaemonSet of s on every node in one pass over nodes. Row i of the
+// result is nodes[i]. A nil node or two nodes with the same name make the snapshot
+// inconsistent: Decide then returns nil and those errors (paths nodes[i]). nodes is not
+// modified; the node objects are kept by the result.
+func (s *Set) Decide(nodes []*v1.Node, opts DecideOptions) (*Decisions, field.ErrorList) {
+	if opts.Workers < 0 {
+		panic("daemonset: negative DecideOptions.Workers")
+	}
+	root := field.NewPath("nodes")
+	var errs field.ErrorList
+	index := make(map[string]int, len(nodes))
+	for i, node := range nodes {
+		if node == nil {
+			errs = append(errs, field.Required(root.Index(i), "a Node"))
+			continue
+		}
+		if _, dup := index[node.Name]; dup {
+			errs = append(errs, field.Duplicate(root.Index(i).Child("metadata", "name"), node.Name))
+			continue
+		}
+		index[node.Name] = i
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	n := s.Len()
+	d := &Decisions{set: s, nodes: slices.Clone(nodes), index: index, cells: make([]cell, len(nodes)*n)}
+	workers := min(max(opts.Workers, 1), len(nodes))
+	if workers <= 1 {
+		for r, node := range nodes {
+			s.decide(node, d.cells[r*n:(r+1)*n], &d.sc)
+		}
+		return d, nil
+	}
+	var wg sync.WaitGroup
+	chunk := (len(nodes) + workers - 1) / workers
+	for lo := 0; lo < len(nodes); lo += chunk {
+		hi := min(lo+chunk, len(nodes))
+		wg.Go(func() {
+			var sc scratch
+			for r := lo; r < hi; r++ {
+				s.decide(nodes[r], d.cells[r*n:(r+1)*n], &sc)
+			}
+		})
+	}
+	wg.Wait()
+	return d, nil
+}
+
+// Set returns the Set the decisions are for (a new one after UpdateDaemonSet).
+func (d *Decisions) Set() *Set { return d.set }
+
+// Rows returns the number of rows, removed ones included.
+func (d *Decisions) Rows() int { return len(d.nodes) }
+
+// Node returns the node of row r, or nil when it was removed.
+func (d *Decisions) Node(r int) *v1.Node { return d.nodes[r] }
+
+// Row returns the row of the node named name.
+func (d *Decisions) Row(name string) (int, bool) {
+	r, ok := d.index[name]
+	return r, ok
+}
+
+// Eligibility returns the decision for DaemonSet i of the Set on the node of row r, equal to
+// what (*Planner).Eligibility returns. It panics for a removed row.
+func (d *Decisions) Eligibility(r, i int) Eligibility {
+	node := d.nodes[r]
+	if node == nil {
+		panic(fmt.Sprintf("daemonset: row %d was removed", r))
+	}
+	return d.set.eligibility(i, d.cells[r*d.set.Len()+i], node.Spec.Taints)
+}
+
+// NodeDecision stores in into the decisions of row r with the requests and host ports of the
+// daemon pods that should run there, as [Set.Node] would compute them. It panics for a
+// removed row.
+func (d *Decisions) NodeDecision(r int, into *NodeDecision) {
+	node := d.nodes[r]
+	if node == nil {
+		panic(fmt.Sprintf("daemonset: row %d was removed", r))
+	}
+	n := d.set.Len()
+	into.reset(d.set, len(node.Spec.Taints))
+	into.taints = append(into.taints, node.Spec.Taints...)
+	copy(into.cells, d.cells[r*n:(r+1)*n])
+	into.summarize()
+}
+
+// Count returns, for DaemonSet i, on how many nodes a daemon pod should run and on how many
+// an existing one may keep running (the desiredNumberScheduled of STAT-2 is the first).
+func (d *Decisions) Count(i int) (shouldRun, shouldContinueRunning int) {
+	n := d.set.Len()
+	for r, node := range d.nodes {
+		if node == nil {
+			continue
+		}
+		switch d.cells[r*n+i].code() {
+		case cellRun:
+			shouldRun++
+			shouldContinueRunning++
+		case cellTaint:
+			shouldContinueRunning++
+		}
+	}
+	return shouldRun, shouldContinueRunning
+}
 
 // Change is one decision of a [Decisions] matrix that an update changed. A node that was
 // added has the zero Before (no decision: ShouldRun and ShouldContinueRunning false, no

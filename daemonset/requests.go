@@ -281,3 +281,71 @@ func (t *resourceTable) quantity(c int, v int64) resource.Quantity {
 	}
 	return q
 }
+
+// summarize derives the running list, the request totals and the host ports from the cells.
+func (d *NodeDecision) summarize() {
+	s := d.set
+	cols := len(s.res.names)
+	if cap(d.totals) < cols {
+		d.totals, d.qtotals, d.present = make([]int64, cols), make([]resource.Quantity, cols), make([]bool, cols)
+	}
+	d.totals, d.qtotals, d.present = d.totals[:cols], d.qtotals[:cols], d.present[:cols]
+	clear(d.totals)
+	clear(d.qtotals)
+	clear(d.present)
+	d.run, d.ports = d.run[:0], d.ports[:0]
+	for i, c := range d.cells {
+		if c != cellRun {
+			continue
+		}
+		d.run = append(d.run, i)
+		for _, a := range s.res.perDS[i] {
+			d.totals[a.col] += a.v
+			d.present[a.col] = true
+		}
+		for _, a := range s.res.perDSQuantity[i] {
+			d.qtotals[a.col].Add(a.q)
+			d.present[a.col] = true
+		}
+		d.ports = append(d.ports, s.ports[i]...)
+	}
+}
+
+// Request returns the total request of resource name by the daemon pods that should run on
+// the node, and whether any of them names that resource.
+func (d *NodeDecision) Request(name v1.ResourceName) (resource.Quantity, bool) {
+	c, ok := slices.BinarySearch(d.set.res.names, name)
+	if !ok || !d.present[c] {
+		return resource.Quantity{}, false
+	}
+	return d.total(c), true
+}
+
+func (d *NodeDecision) total(c int) resource.Quantity {
+	if !d.set.res.exact[c] {
+		return d.qtotals[c].DeepCopy()
+	}
+	return d.set.res.quantity(c, d.totals[c])
+}
+
+// Requests stores in into, after clearing it, the total requests of the daemon pods that
+// should run on the node, and returns it. A nil into allocates a new list; reusing one avoids
+// all allocation once it has held every resource. The totals are the sums of [PodRequests].
+func (d *NodeDecision) Requests(into v1.ResourceList) v1.ResourceList {
+	if into == nil {
+		into = v1.ResourceList{}
+	}
+	clear(into)
+	for c, name := range d.set.res.names {
+		if d.present[c] {
+			into[name] = d.total(c)
+		}
+	}
+	return into
+}
+
+// HostPorts returns the host ports the daemon pods that should run on the node claim, in
+// DaemonSet order, each pod's in [PodHostPorts] order. Two entries that conflict
+// ([HostPort.Conflicts]) mean that the scheduler would leave one of those pods pending. The
+// slice is owned by d and valid until d is reused.
+func (d *NodeDecision) HostPorts() []HostPort { return d.ports }

@@ -242,7 +242,7 @@ func reqRandomPodSpec(r *rand.Rand) *v1.PodSpec {
 func TestPodRequestsDifferential(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(6, 6))
-	for range 10000 {
+	for range 6000 {
 		spec := reqRandomPodSpec(r)
 		before := spec.DeepCopy()
 		got := daemonset.PodRequests(spec)

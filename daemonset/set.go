@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
@@ -23,6 +22,11 @@ import (
 // and required node affinity) is identical are evaluated once per node, and so are DaemonSets
 // whose tolerations (after the default daemon tolerations are merged, DEFTOL-1..3) are
 // identical; each DaemonSet's pod requests and host ports are computed once, by [NewSet].
+// Nodes of one pool share most labels, and a placement reads only the label keys it names (or
+// the node name, for spec.nodeName and matchFields): the caller's [NodeDecision] and
+// [Decisions] remember the placement answers of each distinct projection of node labels onto
+// those keys, and the toleration answers of each distinct list of taints, so that a node like
+// one seen before costs a map lookup per key instead of an evaluation per class.
 //
 // The DaemonSets are ordered by namespace, then name; index i in every method refers to that
 // order. A Set is immutable and safe for concurrent use.
@@ -602,35 +606,6 @@ func (d *NodeDecision) reset(s *Set, taints int) {
 	d.taints = d.taints[:0]
 }
 
-// summarize derives the running list, the request totals and the host ports from the cells.
-func (d *NodeDecision) summarize() {
-	s := d.set
-	cols := len(s.res.names)
-	if cap(d.totals) < cols {
-		d.totals, d.qtotals, d.present = make([]int64, cols), make([]resource.Quantity, cols), make([]bool, cols)
-	}
-	d.totals, d.qtotals, d.present = d.totals[:cols], d.qtotals[:cols], d.present[:cols]
-	clear(d.totals)
-	clear(d.qtotals)
-	clear(d.present)
-	d.run, d.ports = d.run[:0], d.ports[:0]
-	for i, c := range d.cells {
-		if c != cellRun {
-			continue
-		}
-		d.run = append(d.run, i)
-		for _, a := range s.res.perDS[i] {
-			d.totals[a.col] += a.v
-			d.present[a.col] = true
-		}
-		for _, a := range s.res.perDSQuantity[i] {
-			d.qtotals[a.col].Add(a.q)
-			d.present[a.col] = true
-		}
-		d.ports = append(d.ports, s.ports[i]...)
-	}
-}
-
 // Len returns the number of DaemonSets decided (the Set's Len).
 func (d *NodeDecision) Len() int { return len(d.cells) }
 
@@ -643,174 +618,3 @@ func (d *NodeDecision) Eligibility(i int) Eligibility {
 // ShouldRun returns the indices, ascending, of the DaemonSets that should run a daemon pod on
 // the node (ShouldRun true). The slice is owned by d and valid until d is reused.
 func (d *NodeDecision) ShouldRun() []int { return d.run }
-
-// Request returns the total request of resource name by the daemon pods that should run on
-// the node, and whether any of them names that resource.
-func (d *NodeDecision) Request(name v1.ResourceName) (resource.Quantity, bool) {
-	c, ok := slices.BinarySearch(d.set.res.names, name)
-	if !ok || !d.present[c] {
-		return resource.Quantity{}, false
-	}
-	return d.total(c), true
-}
-
-func (d *NodeDecision) total(c int) resource.Quantity {
-	if !d.set.res.exact[c] {
-		return d.qtotals[c].DeepCopy()
-	}
-	return d.set.res.quantity(c, d.totals[c])
-}
-
-// Requests stores in into, after clearing it, the total requests of the daemon pods that
-// should run on the node, and returns it. A nil into allocates a new list; reusing one avoids
-// all allocation once it has held every resource. The totals are the sums of [PodRequests].
-func (d *NodeDecision) Requests(into v1.ResourceList) v1.ResourceList {
-	if into == nil {
-		into = v1.ResourceList{}
-	}
-	clear(into)
-	for c, name := range d.set.res.names {
-		if d.present[c] {
-			into[name] = d.total(c)
-		}
-	}
-	return into
-}
-
-// HostPorts returns the host ports the daemon pods that should run on the node claim, in
-// DaemonSet order, each pod's in [PodHostPorts] order. Two entries that conflict
-// ([HostPort.Conflicts]) mean that the scheduler would leave one of those pods pending. The
-// slice is owned by d and valid until d is reused.
-func (d *NodeDecision) HostPorts() []HostPort { return d.ports }
-
-// DecideOptions tune [Set.Decide]. The zero value decides on the calling goroutine.
-type DecideOptions struct {
-	// Workers is the number of goroutines that share the nodes; 0 and 1 mean the calling
-	// goroutine only. runtime.GOMAXPROCS(0) uses every core. The decisions are the same
-	// whatever the number. Negative panics.
-	Workers int
-}
-
-// Decisions is the matrix of every DaemonSet of a Set on every node of a snapshot, one row
-// per node, kept up to date node by node or DaemonSet by DaemonSet by [Decisions.UpdateNode],
-// [Decisions.RemoveNode] and [Decisions.UpdateDaemonSet], which return only the decisions
-// that changed. Each decision takes two bytes. Decisions keeps the node objects it is given
-// (they must not be modified while kept) and is not safe for concurrent use.
-type Decisions struct {
-	set   *Set
-	nodes []*v1.Node // per row; nil for a removed row
-	index map[string]int
-	cells []cell // row-major, Set.Len() per row
-	free  []int  // removed rows, reused by added nodes (last first)
-
-	row []cell // scratch row for incremental updates
-	sc  scratch
-}
-
-// Decide decides every DaemonSet of s on every node in one pass over nodes. Row i of the
-// result is nodes[i]. A nil node or two nodes with the same name make the snapshot
-// inconsistent: Decide then returns nil and those errors (paths nodes[i]). nodes is not
-// modified; the node objects are kept by the result.
-func (s *Set) Decide(nodes []*v1.Node, opts DecideOptions) (*Decisions, field.ErrorList) {
-	if opts.Workers < 0 {
-		panic("daemonset: negative DecideOptions.Workers")
-	}
-	root := field.NewPath("nodes")
-	var errs field.ErrorList
-	index := make(map[string]int, len(nodes))
-	for i, node := range nodes {
-		if node == nil {
-			errs = append(errs, field.Required(root.Index(i), "a Node"))
-			continue
-		}
-		if _, dup := index[node.Name]; dup {
-			errs = append(errs, field.Duplicate(root.Index(i).Child("metadata", "name"), node.Name))
-			continue
-		}
-		index[node.Name] = i
-	}
-	if len(errs) > 0 {
-		return nil, errs
-	}
-	n := s.Len()
-	d := &Decisions{set: s, nodes: slices.Clone(nodes), index: index, cells: make([]cell, len(nodes)*n)}
-	workers := min(max(opts.Workers, 1), len(nodes))
-	if workers <= 1 {
-		for r, node := range nodes {
-			s.decide(node, d.cells[r*n:(r+1)*n], &d.sc)
-		}
-		return d, nil
-	}
-	var wg sync.WaitGroup
-	chunk := (len(nodes) + workers - 1) / workers
-	for lo := 0; lo < len(nodes); lo += chunk {
-		hi := min(lo+chunk, len(nodes))
-		wg.Go(func() {
-			var sc scratch
-			for r := lo; r < hi; r++ {
-				s.decide(nodes[r], d.cells[r*n:(r+1)*n], &sc)
-			}
-		})
-	}
-	wg.Wait()
-	return d, nil
-}
-
-// Set returns the Set the decisions are for (a new one after UpdateDaemonSet).
-func (d *Decisions) Set() *Set { return d.set }
-
-// Rows returns the number of rows, removed ones included.
-func (d *Decisions) Rows() int { return len(d.nodes) }
-
-// Node returns the node of row r, or nil when it was removed.
-func (d *Decisions) Node(r int) *v1.Node { return d.nodes[r] }
-
-// Row returns the row of the node named name.
-func (d *Decisions) Row(name string) (int, bool) {
-	r, ok := d.index[name]
-	return r, ok
-}
-
-// Eligibility returns the decision for DaemonSet i of the Set on the node of row r, equal to
-// what (*Planner).Eligibility returns. It panics for a removed row.
-func (d *Decisions) Eligibility(r, i int) Eligibility {
-	node := d.nodes[r]
-	if node == nil {
-		panic(fmt.Sprintf("daemonset: row %d was removed", r))
-	}
-	return d.set.eligibility(i, d.cells[r*d.set.Len()+i], node.Spec.Taints)
-}
-
-// NodeDecision stores in into the decisions of row r with the requests and host ports of the
-// daemon pods that should run there, as [Set.Node] would compute them. It panics for a
-// removed row.
-func (d *Decisions) NodeDecision(r int, into *NodeDecision) {
-	node := d.nodes[r]
-	if node == nil {
-		panic(fmt.Sprintf("daemonset: row %d was removed", r))
-	}
-	n := d.set.Len()
-	into.reset(d.set, len(node.Spec.Taints))
-	into.taints = append(into.taints, node.Spec.Taints...)
-	copy(into.cells, d.cells[r*n:(r+1)*n])
-	into.summarize()
-}
-
-// Count returns, for DaemonSet i, on how many nodes a daemon pod should run and on how many
-// an existing one may keep running (the desiredNumberScheduled of STAT-2 is the first).
-func (d *Decisions) Count(i int) (shouldRun, shouldContinueRunning int) {
-	n := d.set.Len()
-	for r, node := range d.nodes {
-		if node == nil {
-			continue
-		}
-		switch d.cells[r*n+i].code() {
-		case cellRun:
-			shouldRun++
-			shouldContinueRunning++
-		case cellTaint:
-			shouldContinueRunning++
-		}
-	}
-	return shouldRun, shouldContinueRunning
-}

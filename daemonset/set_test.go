@@ -264,8 +264,8 @@ func setCheckNode(t *testing.T, s *daemonset.Set, oracle []v1.ResourceList, node
 func TestSetNodeAgreesWithPlanner(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
-	for range 8 {
-		dss, nodes := setSnapshot(r, 120, 40)
+	for range 6 {
+		dss, nodes := setSnapshot(r, 100, 40)
 		before := make([]*appsv1.DaemonSet, len(dss))
 		for i, ds := range dss {
 			before[i] = ds.DeepCopy()
@@ -298,8 +298,8 @@ func TestSetNodeAgreesWithPlanner(t *testing.T) {
 func TestDecideAgreesWithPlanner(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 4))
-	for range 4 {
-		dss, nodes := setSnapshot(r, 300, 30)
+	for range 3 {
+		dss, nodes := setSnapshot(r, 200, 30)
 		s, _ := daemonset.NewSet(dss, setNow)
 		oracle := setOracle(s)
 		nodesBefore := make([]*v1.Node, len(nodes))
