@@ -3,6 +3,7 @@ package daemonset_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -270,6 +272,66 @@ func TestPropertyDeletesAreClaimed(t *testing.T) {
 			ref := metav1.GetControllerOfNoCopy(found)
 			owned := ref != nil && ref.UID == "uid-foo" && ref.Kind == "DaemonSet"
 			require.True(t, owned || ref == nil, "seed %d: %s is not this DaemonSet's", seed, d.Name)
+		}
+	}
+}
+
+// TestPropertyPlanCluster checks that the cluster-wide plan does not depend on input order,
+// and that a DaemonSet without conflicts gets exactly its single-DaemonSet plan (D-2).
+func TestPropertyPlanCluster(t *testing.T) {
+	t.Parallel()
+	for seed := uint64(0); seed < 100; seed++ {
+		r := rand.New(rand.NewPCG(seed, 6))
+		nodeCount := 1 + r.IntN(6)
+		var dss []*appsv1.DaemonSet
+		for i := range 1 + r.IntN(3) {
+			ds := randomDS(r)
+			ds.Name = fmt.Sprintf("ds%d", i)
+			ds.UID = "uid-foo" // pods of the generator are owned by uid-foo: only ds0 owns them
+			if i > 0 {
+				ds.UID = types.UID(fmt.Sprintf("uid-%d", i))
+			}
+			ds.CreationTimestamp = metav1.Unix(int64(r.IntN(3)), 0)
+			dss = append(dss, ds)
+		}
+		s := daemonset.Snapshot{DaemonSets: dss, Nodes: randomNodes(r, nodeCount),
+			Pods: randomPods(r, nodeCount, r.IntN(12), genConfig{terminal: true, terminating: true})}
+		want, err := daemonset.PlanCluster(s, opts())
+		require.NoError(t, err)
+
+		shuffled := daemonset.Snapshot{DaemonSets: slices.Clone(dss), Nodes: slices.Clone(s.Nodes), Pods: slices.Clone(s.Pods)}
+		r.Shuffle(len(shuffled.DaemonSets), func(i, j int) {
+			shuffled.DaemonSets[i], shuffled.DaemonSets[j] = shuffled.DaemonSets[j], shuffled.DaemonSets[i]
+		})
+		r.Shuffle(len(shuffled.Pods), func(i, j int) { shuffled.Pods[i], shuffled.Pods[j] = shuffled.Pods[j], shuffled.Pods[i] })
+		got, err := daemonset.PlanCluster(shuffled, opts())
+		require.NoError(t, err)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("seed %d: cluster plan depends on input order (-want +got):\n%s", seed, diff)
+		}
+
+		adopted := map[string]string{}
+		for _, res := range want.DaemonSets {
+			for _, a := range res.Adopt {
+				require.NotContains(t, adopted, a.Name, "seed %d: %s adopted twice", seed, a.Name)
+				adopted[a.Name] = res.Name
+			}
+		}
+		for _, res := range want.DaemonSets {
+			if len(res.Conflicts) > 0 {
+				continue
+			}
+			var ds *appsv1.DaemonSet
+			for _, d := range dss {
+				if d.Name == res.Name {
+					ds = d
+				}
+			}
+			single, err := daemonset.Plan(ds, s.Nodes, s.Pods, opts())
+			require.NoError(t, err)
+			if diff := cmp.Diff(single, res); diff != "" {
+				t.Fatalf("seed %d: %s without conflicts differs from its own plan (-single +cluster):\n%s", seed, res.Name, diff)
+			}
 		}
 	}
 }
