@@ -42,7 +42,7 @@ func createdPod(t *testing.T, ds *appsv1.DaemonSet) *v1.Pod {
 	return res.Create[0].Pod
 }
 
-func TestNewPodSCN35PlainTemplate(t *testing.T) {
+func TestNewPodSCN35D3PlainTemplateInTheDaemonSetNamespace(t *testing.T) {
 	t.Parallel()
 	ds := newDS()
 	want := &v1.Pod{
