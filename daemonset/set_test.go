@@ -375,6 +375,38 @@ func TestSetAgreesWithUpstreamController(t *testing.T) {
 	}
 }
 
+// TestSetManyDistinctNodes: more distinct label projections and taint lists than one
+// NodeDecision remembers (its memo starts again when full) still give Planner's decisions,
+// also for nodes seen before the memo restarted.
+func TestSetManyDistinctNodes(t *testing.T) {
+	t.Parallel()
+	team := workload.ReferenceDaemonSet()
+	team.Name = "team"
+	team.Spec.Template.Spec.NodeSelector = map[string]string{workload.LabelTeam: "t-7"}
+	team.Spec.Template.Spec.Affinity = nil
+	gpu := workload.ReferenceDaemonSet()
+	gpu.Name = "gpu"
+	gpu.Spec.Template.Spec.Tolerations = []v1.Toleration{{Key: "k-3", Operator: v1.TolerationOpExists}}
+	s, errs := daemonset.NewSet([]*appsv1.DaemonSet{team, gpu, workload.ReferenceDaemonSet()}, setNow)
+	require.Empty(t, errs)
+	nodes := workload.Nodes(2, 5000)
+	for i, n := range nodes {
+		n.Labels[workload.LabelTeam] = fmt.Sprintf("t-%d", i%4500)
+		n.Spec.Taints = append(n.Spec.Taints, v1.Taint{Key: fmt.Sprintf("k-%d", i%4700), Effect: v1.TaintEffectNoSchedule})
+	}
+	var got daemonset.NodeDecision
+	for pass := range 2 {
+		for _, node := range nodes {
+			s.Node(node, &got)
+			for i := range s.Len() {
+				if want, g := s.Planner(i).Eligibility(node), got.Eligibility(i); !eligEqual(want, g) {
+					t.Fatalf("pass %d, node %s, DaemonSet %d (-planner +set):\n%s", pass, node.Name, i, cmp.Diff(want, g))
+				}
+			}
+		}
+	}
+}
+
 func TestNewSetErrors(t *testing.T) {
 	t.Parallel()
 	a := workload.ReferenceDaemonSet()
