@@ -110,7 +110,7 @@ func TestValidate(t *testing.T) {
 			ds: valWith(func(ds *appsv1.DaemonSet) {
 				ds.Spec.Selector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: "Gt", Values: []string{"1"}}}}
 			}),
-			wantErrs: field.ErrorList{field.Invalid(field.NewPath("spec", "selector", "matchExpressions").Index(0).Child("operator"), "Gt", "")}},
+			wantErrs: field.ErrorList{field.Invalid(field.NewPath("spec", "selector", "matchExpressions").Index(0).Child("operator"), metav1.LabelSelectorOperator("Gt"), "")}},
 		{name: "VAL-4 In without values is required",
 			ds: valWith(func(ds *appsv1.DaemonSet) {
 				ds.Spec.Selector.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: "app", Operator: metav1.LabelSelectorOpIn}}
