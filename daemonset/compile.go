@@ -3,6 +3,7 @@ package daemonset
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/daemonsched/daemonsched/affinity"
 	"github.com/daemonsched/daemonsched/selector"
@@ -40,8 +41,10 @@ type Planner struct {
 
 	// proto is the daemon pod without its hash label and without the node binding (POD-1..7).
 	proto *v1.Pod
-	// freshHash is the hash computed from the template (UPD-15), used by NewPod.
-	freshHash string
+	// freshHash is the hash computed from the template (UPD-15), used by NewPod. It is
+	// computed on first use: hashing dumps the whole template, and Plan takes its hash from
+	// the revisions instead.
+	freshHash func() string
 }
 
 type labelPair struct{ key, value string }
@@ -86,7 +89,7 @@ func Compile(ds *appsv1.DaemonSet, opts Options) (*Planner, field.ErrorList) {
 	p.tols = taints.Compile(p.tolerations, taints.Options{ComparisonOperators: opts.TolerationComparisonOperators})
 
 	p.proto = buildPrototype(ds, p.tolerations)
-	p.freshHash = ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
+	p.freshHash = sync.OnceValue(func() string { return ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount) })
 	return p, p.errs
 }
 
