@@ -170,7 +170,7 @@ func TestFirstUntolerated(t *testing.T) {
 		want    v1.Taint
 		wantOK  bool
 	}{
-		{name: "no taints leaves nothing untolerated", effects: taints.Placement},
+		{name: "TAINT-11 a node without taints leaves nothing untolerated whatever else it reports", effects: taints.Placement},
 		{name: "TAINT-4 SCN-21 untolerated NoSchedule blocks placement",
 			taints: []v1.Taint{taint("k", "v", v1.TaintEffectNoSchedule)}, effects: taints.Placement,
 			want: taint("k", "v", v1.TaintEffectNoSchedule), wantOK: true},
@@ -214,7 +214,7 @@ func TestFirstUntolerated(t *testing.T) {
 		{name: "TAINT-9 the returned taint keeps its timeAdded",
 			taints:  []v1.Taint{{Key: "k", Effect: v1.TaintEffectNoExecute, TimeAdded: &metav1.Time{}}},
 			effects: taints.Eviction, want: v1.Taint{Key: "k", Effect: v1.TaintEffectNoExecute, TimeAdded: &metav1.Time{}}, wantOK: true},
-		{name: "DEFTOL-7 SCN-31 the cordon taint is tolerated by the daemon defaults",
+		{name: "TAINT-8 DEFTOL-7 SCN-31 the cordon taint is tolerated by the merged daemon defaults",
 			tols:   daemonDefaults(false),
 			taints: []v1.Taint{taint(v1.TaintNodeUnschedulable, "", v1.TaintEffectNoSchedule)}, effects: taints.Placement},
 		{name: "DEFTOL-5 SCN-32 not-ready NoExecute is tolerated by the daemon defaults",
