@@ -84,7 +84,7 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 	if p.skip != "" {
 		return p.skipped(res, p.skip)
 	}
-	rev := currentRevision(p.ds, nonNil(s.Revisions), p.sel)
+	rev := p.revision(s.Revisions)
 	if rev.collision {
 		res = p.skipped(res, SkipHashCollision)
 		next := int32(1)
@@ -166,6 +166,17 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 
 	res.Status = p.status(&counts)
 	return res
+}
+
+// revision is currentRevision (UPD-14, UPD-15, UPD-21) with its common case cached: without
+// any revision in the snapshot nothing can be claimed or collide, and the hash is the
+// template's own (D-6), computed once per Planner instead of once per plan.
+func (p *Planner) revision(revisions []*appsv1.ControllerRevision) revisionOutcome {
+	revisions = nonNil(revisions)
+	if len(revisions) == 0 {
+		return revisionOutcome{hash: p.freshHash()}
+	}
+	return currentRevision(p.ds, revisions, p.sel)
 }
 
 // newResult returns a Result with its identity, the rendered validation errors and every
@@ -355,7 +366,7 @@ func PlanCluster(s Snapshot, opts Options) (*ClusterResult, error) {
 	adopting := make([]*Planner, 0, len(dss)) // in D-2 priority order
 	for i, ds := range dss {
 		planners[i], _ = Compile(ds, opts)
-		if planners[i].skip == "" && !currentRevision(ds, s.Revisions, planners[i].sel).collision {
+		if planners[i].skip == "" && !planners[i].revision(s.Revisions).collision {
 			adopting = append(adopting, planners[i])
 		}
 	}
