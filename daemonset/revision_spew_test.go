@@ -124,3 +124,13 @@ func TestSpewDumpEdgeCases(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSpewForHash is the upstream dump of the template BenchmarkComputeHash hashes, for
+// comparison.
+func BenchmarkSpewForHash(b *testing.B) {
+	tmpl := revTemplates()["typical"]
+	b.ReportAllocs()
+	for b.Loop() {
+		revSinkHash = dump.ForHash(tmpl)
+	}
+}

@@ -598,3 +598,34 @@ func TestComputeHashFormula(t *testing.T) {
 		}
 	}
 }
+
+var revSinkHash string
+
+// BenchmarkComputeHash measures the hash of a typical template (UPD-15), which Compile computes
+// once per DaemonSet.
+func BenchmarkComputeHash(b *testing.B) {
+	tmpl := revTemplates()["typical"]
+	b.ReportAllocs()
+	for b.Loop() {
+		revSinkHash = ComputeHash(&tmpl, nil)
+	}
+}
+
+// BenchmarkCurrentRevision measures choosing among ten claimed revisions, one of them current
+// (UPD-14), as Plan does once per sync.
+func BenchmarkCurrentRevision(b *testing.B) {
+	ds := revDS()
+	old := revOldTemplate(ds)
+	var revs []*appsv1.ControllerRevision
+	for i := range 9 {
+		r, _ := NewRevision(old, fmt.Sprint("old", i), int64(i+1))
+		revs = append(revs, r)
+	}
+	cur, _ := NewRevision(ds, "cur", 10)
+	revs = append(revs, cur)
+	sel, _ := selector.Compile(ds.Spec.Selector, nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		revSinkHash = currentRevision(ds, revs, sel).hash
+	}
+}
