@@ -147,23 +147,22 @@ func Node(seed int64, i int) *v1.Node {
 
 func newNode(r *rand.Rand, name string, p *pool, controlPlane bool) *v1.Node {
 	zone := p.zones[r.IntN(len(p.zones))]
-	labels := map[string]string{
-		LabelHostname:     name,
-		LabelOS:           p.os,
-		LabelArch:         p.arch,
-		LabelOSBeta:       p.os,
-		LabelArchBeta:     p.arch,
-		LabelZone:         zone,
-		LabelRegion:       p.region,
-		LabelZoneBeta:     zone,
-		LabelInstanceType: p.instanceType,
-		LabelNodeGroup:    p.name,
-		LabelCapacityType: p.capacity,
-		LabelTier:         p.tier,
-		LabelDisk:         p.disk,
-		LabelCores:        strconv.Itoa(p.cores),
-		LabelTeam:         p.team,
-	}
+	labels := make(map[string]string, 16) // 15 labels, 16 on control-plane nodes
+	labels[LabelHostname] = name
+	labels[LabelOS] = p.os
+	labels[LabelArch] = p.arch
+	labels[LabelOSBeta] = p.os
+	labels[LabelArchBeta] = p.arch
+	labels[LabelZone] = zone
+	labels[LabelRegion] = p.region
+	labels[LabelZoneBeta] = zone
+	labels[LabelInstanceType] = p.instanceType
+	labels[LabelNodeGroup] = p.name
+	labels[LabelCapacityType] = p.capacity
+	labels[LabelTier] = p.tier
+	labels[LabelDisk] = p.disk
+	labels[LabelCores] = strconv.Itoa(p.cores)
+	labels[LabelTeam] = p.team
 	var taints []v1.Taint
 	if controlPlane {
 		labels[LabelControlPlane] = ""
