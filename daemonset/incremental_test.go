@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -173,4 +174,27 @@ func TestUpdateNodeAllocatesNothingWithoutChange(t *testing.T) {
 	})
 	require.Zero(t, allocs)
 	require.Empty(t, changes)
+}
+
+func ExampleDecisions_UpdateNode() {
+	opts := daemonset.Options{Now: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)}
+	set, _ := daemonset.NewSet([]*appsv1.DaemonSet{workload.ReferenceDaemonSet()}, opts)
+	nodes := workload.Nodes(1, 1000)
+	decisions, _ := set.Decide(nodes, daemonset.DecideOptions{})
+
+	// Cordoning changes no decision: the cordon taint is tolerated by default (DEFTOL-7).
+	cordoned := nodes[2].DeepCopy()
+	cordoned.Spec.Unschedulable = true
+	cordoned.Spec.Taints = append(cordoned.Spec.Taints, v1.Taint{Key: v1.TaintNodeUnschedulable, Effect: v1.TaintEffectNoSchedule})
+	fmt.Println("cordon:", len(decisions.UpdateNode(cordoned, nil)), "changes")
+
+	// The node becomes a GPU node: the reference DaemonSet does not tolerate that taint.
+	gpu := cordoned.DeepCopy()
+	gpu.Spec.Taints = append(gpu.Spec.Taints, v1.Taint{Key: "dedicated", Value: "gpu", Effect: v1.TaintEffectNoSchedule})
+	for _, c := range decisions.UpdateNode(gpu, nil) {
+		fmt.Printf("%s: shouldRun %v -> %v (%s)\n", c.Node, c.Before.ShouldRun, c.After.ShouldRun, c.After.Reason)
+	}
+	// Output:
+	// cordon: 0 changes
+	// node-000002: shouldRun true -> false (TaintNotTolerated)
 }

@@ -140,7 +140,7 @@ func newSet(planners []*Planner, opts Options, prev *Set) *Set {
 	placeClass := map[string]int32{}
 	tolClass := map[string]int32{}
 	for i, p := range planners {
-		spec := &p.ds.Spec.Template.Spec
+		spec := &p.DaemonSet().Spec.Template.Spec
 		if prev != nil && i < len(prev.planners) && prev.planners[i] == p {
 			s.placeKeys[i], s.tolKeys[i] = prev.placeKeys[i], prev.tolKeys[i]
 		} else {
@@ -173,7 +173,7 @@ func newSet(planners []*Planner, opts Options, prev *Set) *Set {
 	s.res = newResourceTable(s.requests)
 	keys := map[string]bool{}
 	for c, rep := range s.placeRep {
-		spec := &rep.ds.Spec.Template.Spec
+		spec := &rep.DaemonSet().Spec.Template.Spec
 		if readsName(spec) {
 			s.byName = append(s.byName, c)
 			continue
@@ -269,10 +269,10 @@ func (s *Set) Planner(i int) *Planner { return s.planners[i] }
 // Index returns the position of the DaemonSet namespace/name.
 func (s *Set) Index(namespace, name string) (int, bool) {
 	return slices.BinarySearchFunc(s.planners, [2]string{namespace, name}, func(p *Planner, id [2]string) int {
-		if c := strings.Compare(p.ds.Namespace, id[0]); c != 0 {
+		if c := strings.Compare(p.DaemonSet().Namespace, id[0]); c != 0 {
 			return c
 		}
-		return strings.Compare(p.ds.Name, id[1])
+		return strings.Compare(p.DaemonSet().Name, id[1])
 	})
 }
 

@@ -570,3 +570,42 @@ func ExampleSet_Node() {
 	// TaintNotTolerated: 0
 	// NoExecuteTaintNotTolerated: 52
 }
+
+// FuzzSetAgreesWithPlanner draws a random snapshot from the fuzzed seed and checks every Set,
+// Decide and UpdateNode decision against (*Planner).Eligibility.
+func FuzzSetAgreesWithPlanner(f *testing.F) {
+	f.Add(uint64(0), uint64(0)) // the first snapshot of the default stream
+	f.Add(uint64(1), uint64(2)) // TestSetNodeAgreesWithPlanner's stream
+	f.Add(uint64(7), uint64(8)) // TestIncrementalAgreesWithPlanner's stream
+	f.Add(uint64(1<<63), uint64(12345))
+	f.Fuzz(func(t *testing.T, a, b uint64) {
+		r := rand.New(rand.NewPCG(a, b))
+		dss, nodes := setSnapshot(r, 20, 12)
+		s, _ := daemonset.NewSet(dss, setNow)
+		d, errs := s.Decide(nodes, daemonset.DecideOptions{Workers: 3})
+		require.Empty(t, errs)
+		var nd daemonset.NodeDecision
+		for row, node := range nodes {
+			s.Node(node, &nd)
+			changed := setMutateNode(r, node)
+			changes := d.UpdateNode(changed, nil)
+			k := 0
+			for i := range s.Len() {
+				want := s.Planner(i).Eligibility(node)
+				if g := nd.Eligibility(i); !eligEqual(want, g) {
+					t.Fatalf("Set.Node: node %s DaemonSet %d (-planner +set):\n%s", node.Name, i, cmp.Diff(want, g))
+				}
+				after := s.Planner(i).Eligibility(changed)
+				if g := d.Eligibility(row, i); !eligEqual(after, g) {
+					t.Fatalf("UpdateNode: node %s DaemonSet %d (-planner +decisions):\n%s", node.Name, i, cmp.Diff(after, g))
+				}
+				if !eligEqual(want, after) {
+					require.Less(t, k, len(changes))
+					require.Equal(t, i, changes[k].DaemonSet)
+					k++
+				}
+			}
+			require.Len(t, changes, k)
+		}
+	})
+}
