@@ -609,3 +609,26 @@ func FuzzSetAgreesWithPlanner(f *testing.F) {
 		}
 	})
 }
+
+func TestEmptySetAndSnapshot(t *testing.T) {
+	t.Parallel()
+	s, errs := daemonset.NewSet(nil, setNow)
+	require.Empty(t, errs)
+	require.Equal(t, 0, s.Len())
+	var nd daemonset.NodeDecision
+	s.Node(workload.Nodes(1, 1)[0], &nd)
+	require.Empty(t, nd.ShouldRun())
+	require.Empty(t, nd.Requests(nil))
+	d, errs := s.Decide(workload.Nodes(1, 5), daemonset.DecideOptions{Workers: 4})
+	require.Empty(t, errs)
+	require.Equal(t, 5, d.Rows())
+	require.Empty(t, d.UpdateNode(workload.Node(1, 99), nil))
+
+	s, _ = daemonset.NewSet([]*appsv1.DaemonSet{workload.ReferenceDaemonSet()}, setNow)
+	d, errs = s.Decide(nil, daemonset.DecideOptions{Workers: 4})
+	require.Empty(t, errs)
+	require.Equal(t, 0, d.Rows())
+	changes := d.UpdateNode(workload.Node(1, 7), nil)
+	require.Len(t, changes, 1, "an added node gets a decision for every DaemonSet")
+	require.True(t, eligEqual(daemonset.Eligibility{}, changes[0].Before), "no decision before the node existed")
+}
