@@ -1,6 +1,7 @@
 package daemonset_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -100,4 +101,15 @@ func TestWithDefaultsSharesNothing(t *testing.T) {
 		t.Errorf("the copy shares memory with the input (-before +after):\n%s", diff)
 	}
 	require.Nil(t, daemonset.WithDefaults(nil))
+}
+
+func ExampleWithDefaults() {
+	ds := &appsv1.DaemonSet{}
+	defaulted := daemonset.WithDefaults(ds)
+	ru := defaulted.Spec.UpdateStrategy.RollingUpdate
+	fmt.Println(defaulted.Spec.UpdateStrategy.Type, ru.MaxUnavailable.String(), ru.MaxSurge.String(), *defaulted.Spec.RevisionHistoryLimit)
+	fmt.Println(ds.Spec.UpdateStrategy.Type == "")
+	// Output:
+	// RollingUpdate 1 0 10
+	// true
 }

@@ -36,8 +36,16 @@ func revUpstreamHash(tmpl *v1.PodTemplateSpec, collisionCount *int32) string {
 	return strings.Map(func(r rune) rune { return rune("456789bcdf"[r-'0']) }, fmt.Sprint(h.Sum32()))
 }
 
-// TestComputeHashGoldenWithSpew recomputes every value pinned in revGolden.
+// TestComputeHashGoldenWithSpew recomputes every value pinned in revGolden and in
+// ExampleComputeHash.
 func TestComputeHashGoldenWithSpew(t *testing.T) {
+	example := &v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "d"}}}
+	if got := revUpstreamHash(example, nil); got != "7f88ddc98d" {
+		t.Errorf("ExampleComputeHash without collisionCount: upstream formula gives %s", got)
+	}
+	if got := revUpstreamHash(example, revPtr[int32](0)); got != "6bf7bd7768" {
+		t.Errorf("ExampleComputeHash with collisionCount 0: upstream formula gives %s", got)
+	}
 	templates := revTemplates()
 	for _, tt := range revGolden {
 		tmpl := templates[tt.template]

@@ -629,3 +629,14 @@ func BenchmarkCurrentRevision(b *testing.B) {
 		revSinkHash = currentRevision(ds, revs, sel).hash
 	}
 }
+
+func ExampleComputeHash() {
+	tmpl := &v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "d"}}}
+	var zero int32
+	// A nil collisionCount and a pointer to 0 give different hashes (SCN-105).
+	fmt.Println(ComputeHash(tmpl, nil))
+	fmt.Println(ComputeHash(tmpl, &zero))
+	// Output:
+	// 7f88ddc98d
+	// 6bf7bd7768
+}

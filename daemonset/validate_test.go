@@ -1,6 +1,7 @@
 package daemonset_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -367,3 +368,26 @@ func TestValidateDefaultsMakeValid(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+func ExampleValidate() {
+	ds := &appsv1.DaemonSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "fluentd", Namespace: "kube-system"},
+		Spec: appsv1.DaemonSetSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "fluentd"}},
+			Template: v1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "logging"}},
+				Spec: v1.PodSpec{Tolerations: []v1.Toleration{
+					{Key: "node-role.kubernetes.io/control-plane", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
+					{Key: "dedicated", Operator: v1.TolerationOpGt, Value: "3"},
+				}},
+			},
+		},
+	}
+	// A hand-written manifest gets the API defaults first (D-4), as the CLI does.
+	for _, err := range daemonset.Validate(daemonset.WithDefaults(ds), daemonset.Options{}) {
+		fmt.Println(err.Field, err.Type)
+	}
+	// Output:
+	// spec.template.metadata.labels Invalid value
+	// spec.template.spec.tolerations[1].operator Unsupported value
+}
