@@ -56,8 +56,11 @@ func ComputeHash(template *v1.PodTemplateSpec, collisionCount *int32) string {
 // (which keeps integers integral) and encoded again with encoding/json. The template is encoded
 // on its own rather than as part of the whole object: encoding/json writes a nested value
 // exactly as it writes it alone, so the bytes are the same. The error is that of encoding/json;
-// no value of the k8s.io/api types makes it fail.
+// no value of the k8s.io/api types makes it fail. RevisionPatch panics if ds is nil.
 func RevisionPatch(ds *appsv1.DaemonSet) ([]byte, error) {
+	if ds == nil {
+		panic("daemonset: RevisionPatch: nil DaemonSet")
+	}
 	raw, err := json.Marshal(&ds.Spec.Template)
 	if err != nil {
 		return nil, err
@@ -76,6 +79,7 @@ func RevisionPatch(ds *appsv1.DaemonSet) ([]byte, error) {
 // ds's annotations, controlled by ds (apps/v1 DaemonSet, blockOwnerDeletion), holding
 // RevisionPatch(ds) and the given revision number. hash is normally ComputeHash of the template
 // and status.collisionCount. The maps are copies: changing the result never changes ds.
+// NewRevision panics if ds is nil.
 func NewRevision(ds *appsv1.DaemonSet, hash string, revision int64) (*appsv1.ControllerRevision, error) {
 	patch, err := RevisionPatch(ds)
 	if err != nil {

@@ -640,3 +640,9 @@ func ExampleComputeHash() {
 	// 7f88ddc98d
 	// 6bf7bd7768
 }
+
+func TestRevisionFunctionsPanicOnNil(t *testing.T) {
+	t.Parallel()
+	require.PanicsWithValue(t, "daemonset: RevisionPatch: nil DaemonSet", func() { _, _ = RevisionPatch(nil) })
+	require.PanicsWithValue(t, "daemonset: RevisionPatch: nil DaemonSet", func() { _, _ = NewRevision(nil, "h", 1) })
+}
