@@ -41,7 +41,12 @@ func TestRevisionSCN104MatchingRevisionLabel(t *testing.T) {
 	t.Parallel()
 	ds := newDS()
 	p, _ := daemonset.Compile(ds, opts())
-	res := p.Plan(daemonset.Snapshot{Nodes: nodes(1), Revisions: []*appsv1.ControllerRevision{revisionFor(t, ds, "custom", 1)}})
+	rev := revisionFor(t, ds, "custom", 1)
+	revBefore := rev.DeepCopy()
+	res := p.Plan(daemonset.Snapshot{Nodes: nodes(1), Revisions: []*appsv1.ControllerRevision{rev}})
+	if diff := cmp.Diff(revBefore, rev); diff != "" {
+		t.Errorf("revision mutated (-before +after):\n%s", diff)
+	}
 	require.Equal(t, "custom", res.RevisionHash)
 	require.Len(t, res.Create, 1)
 	require.Equal(t, "custom", res.Create[0].Pod.Labels[daemonset.LabelRevisionHash])
