@@ -52,6 +52,9 @@ type labelPair struct{ key, value string }
 // Compile compiles ds. errs lists what API validation would reject (VAL-*); the Planner is
 // returned even then and plans the object as stored, as the controller would (VAL-22, D-4).
 //
+// The Planner keeps ds, which must not be modified while the Planner is in use (the same
+// contract as objects from an informer cache); everything derived from it is copied.
+//
 // Compile panics on misuse: a nil ds, a zero opts.Now or a negative opts.BurstLimit.
 func Compile(ds *appsv1.DaemonSet, opts Options) (*Planner, field.ErrorList) {
 	checkOptions(opts)
