@@ -1,6 +1,7 @@
 package daemonset
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -26,36 +27,19 @@ import (
 //   - the pod overhead (spec.overhead) is added.
 //
 // The daemon pod is counted as the API server stores it when the controller creates it
-// (core/v1 SetDefaults_Pod): a container that sets a limit but no request for a resource
-// requests its limit. The pod-level request defaulting of the PodLevelResources feature is not
-// applied (spec.resources is taken as given). A resource appears in the result when any part of
-// the pod names it, even with a zero quantity. spec is not modified; nil means an empty pod.
+// (core/v1 SetDefaults_Pod, with the PodLevelResources feature on as in v1.36): a container
+// that sets a limit but no request for a resource requests its limit; and when spec.resources
+// sets pod-level limits, a pod-level request it lacks defaults to the containers' figure (cpu,
+// memory) or, for a resource no container requests, to the pod-level limit, hugepages limits
+// being first defaulted from the containers'. A resource appears in the result when any part
+// of the pod names it, even with a zero quantity. spec is not modified; nil means an empty pod.
 func PodRequests(spec *v1.PodSpec) v1.ResourceList {
-	reqs := v1.ResourceList{}
 	if spec == nil {
-		return reqs
+		return v1.ResourceList{}
 	}
-	for i := range spec.Containers {
-		addTo(reqs, &spec.Containers[i].Resources)
-	}
-	sidecars := v1.ResourceList{}
-	initMax := v1.ResourceList{}
-	for i := range spec.InitContainers {
-		c := &spec.InitContainers[i]
-		if c.RestartPolicy != nil && *c.RestartPolicy == v1.ContainerRestartPolicyAlways {
-			addTo(reqs, &c.Resources)
-			addTo(sidecars, &c.Resources)
-			maxInto(initMax, sidecars)
-			continue
-		}
-		running := v1.ResourceList{}
-		addTo(running, &c.Resources)
-		addList(running, sidecars)
-		maxInto(initMax, running)
-	}
-	maxInto(reqs, initMax)
+	reqs := aggregate(spec, addTo)
 	if spec.Resources != nil {
-		for name, q := range spec.Resources.Requests {
+		for name, q := range podLevelRequests(spec, reqs) {
 			if podLevelResource(name) {
 				reqs[name] = q.DeepCopy()
 			}
@@ -64,6 +48,86 @@ func PodRequests(spec *v1.PodSpec) v1.ResourceList {
 	addList(reqs, spec.Overhead)
 	return reqs
 }
+
+// aggregate sums add over the regular containers and the sidecars, and raises the result to
+// the largest init-time use (each ordinary init container plus the sidecars declared before
+// it), as component-helpers AggregateContainerRequests and AggregateContainerLimits do.
+func aggregate(spec *v1.PodSpec, add func(v1.ResourceList, *v1.ResourceRequirements)) v1.ResourceList {
+	out := v1.ResourceList{}
+	for i := range spec.Containers {
+		add(out, &spec.Containers[i].Resources)
+	}
+	sidecars := v1.ResourceList{}
+	initMax := v1.ResourceList{}
+	for i := range spec.InitContainers {
+		c := &spec.InitContainers[i]
+		if c.RestartPolicy != nil && *c.RestartPolicy == v1.ContainerRestartPolicyAlways {
+			add(out, &c.Resources)
+			add(sidecars, &c.Resources)
+			maxInto(initMax, sidecars)
+			continue
+		}
+		running := v1.ResourceList{}
+		add(running, &c.Resources)
+		addList(running, sidecars)
+		maxInto(initMax, running)
+	}
+	maxInto(out, initMax)
+	return out
+}
+
+// podLevelRequests returns spec.resources.requests as the API server stores them (core/v1
+// defaultHugePagePodLimits, then defaultPodRequests); containerReqs is the containers'
+// aggregate. spec.resources must not be nil.
+func podLevelRequests(spec *v1.PodSpec, containerReqs v1.ResourceList) v1.ResourceList {
+	r := spec.Resources
+	if len(r.Limits) == 0 && len(r.Requests) == 0 {
+		return r.Requests
+	}
+	// Hugepages limits the pod level lacks come from the containers, unless requested there.
+	limits := r.Limits
+	for name, q := range aggregate(spec, addLimits) {
+		if !strings.HasPrefix(string(name), v1.ResourceHugePagesPrefix) {
+			continue
+		}
+		_, requested := r.Requests[name]
+		_, limited := limits[name]
+		if requested || limited {
+			continue
+		}
+		if len(limits) == len(r.Limits) {
+			limits = maps.Clone(r.Limits)
+			if limits == nil {
+				limits = v1.ResourceList{}
+			}
+		}
+		limits[name] = q
+	}
+	if len(limits) == 0 {
+		return r.Requests
+	}
+	reqs := maps.Clone(r.Requests)
+	if reqs == nil {
+		reqs = v1.ResourceList{}
+	}
+	// cpu and memory (the overcommittable pod-level resources) default to the containers'.
+	for _, name := range []v1.ResourceName{v1.ResourceCPU, v1.ResourceMemory} {
+		if q, ok := containerReqs[name]; ok {
+			if _, set := reqs[name]; !set {
+				reqs[name] = q
+			}
+		}
+	}
+	for name, q := range limits {
+		if _, set := reqs[name]; !set && podLevelResource(name) {
+			reqs[name] = q
+		}
+	}
+	return reqs
+}
+
+// addLimits adds the limits of one container to list.
+func addLimits(list v1.ResourceList, r *v1.ResourceRequirements) { addList(list, r.Limits) }
 
 // podLevelResource reports whether pod-level requests of name override the containers' (cpu,
 // memory and hugepages-*, component-helpers resource.IsSupportedPodLevelResource).

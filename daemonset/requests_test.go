@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -125,6 +126,24 @@ func TestPodRequests(t *testing.T) {
 			want: reqList("cpu", "4", "memory", "1Gi", "ephemeral-storage", "2Gi"),
 		},
 		{
+			name: "pod-level limits default the missing pod-level requests: containers' cpu, the limit's memory",
+			spec: &v1.PodSpec{
+				Resources:  &v1.ResourceRequirements{Limits: reqList("cpu", "2", "memory", "1Gi")},
+				Containers: []v1.Container{reqContainer("a", reqList("cpu", "500m"), nil)},
+			},
+			want: reqList("cpu", "500m", "memory", "1Gi"),
+		},
+		{
+			// Validation would want equal hugepages request and limit; as stored, the pod level
+			// takes the containers' limit, which then replaces their request.
+			name: "a pod-level hugepages limit defaults from the containers' limits and then becomes the request",
+			spec: &v1.PodSpec{
+				Resources:  &v1.ResourceRequirements{Requests: reqList("cpu", "1")},
+				Containers: []v1.Container{reqContainer("a", reqList("hugepages-2Mi", "2Mi"), reqList("hugepages-2Mi", "4Mi", "memory", "64Mi"))},
+			},
+			want: reqList("cpu", "1", "memory", "64Mi", "hugepages-2Mi", "4Mi"),
+		},
+		{
 			name: "overhead is added last",
 			spec: &v1.PodSpec{
 				Overhead:   reqList("cpu", "250m", "memory", "120Mi"),
@@ -155,9 +174,11 @@ func TestPodRequests(t *testing.T) {
 	}
 }
 
-// reqDefaulted applies what core/v1 SetDefaults_Pod does to container requests: a
-// limit without a request becomes the request. The test's own reading of upstream, used to
-// feed the differential oracle the pod the API server would store.
+// reqDefaulted applies what core/v1 SetDefaults_Pod does to requests, the test's own reading
+// of upstream, so that the differential oracle sees the pod the API server would store: a
+// container limit without a request becomes the request; then, with PodLevelResources (on by
+// default in v1.36), defaultHugePagePodLimits and defaultPodRequests, built here on
+// component-helpers' own aggregation functions.
 func reqDefaulted(spec *v1.PodSpec) *v1.PodSpec {
 	out := spec.DeepCopy()
 	for _, list := range [][]v1.Container{out.Containers, out.InitContainers} {
@@ -174,6 +195,55 @@ func reqDefaulted(spec *v1.PodSpec) *v1.PodSpec {
 					r.Requests[name] = q.DeepCopy()
 				}
 			}
+		}
+	}
+	res := out.Resources
+	if res == nil {
+		return out
+	}
+	pod := &v1.Pod{Spec: *out}
+	hugePages := func(name v1.ResourceName) bool { return strings.HasPrefix(string(name), v1.ResourceHugePagesPrefix) }
+	if len(res.Limits) > 0 || len(res.Requests) > 0 { // defaultHugePagePodLimits
+		lims := res.Limits
+		if lims == nil {
+			lims = v1.ResourceList{}
+		}
+		for name, q := range resourcehelper.AggregateContainerLimits(pod, resourcehelper.PodResourcesOptions{}) {
+			if !resourcehelper.IsSupportedPodLevelResource(name) || !hugePages(name) {
+				continue
+			}
+			if _, ok := res.Requests[name]; ok {
+				continue
+			}
+			if _, ok := lims[name]; !ok {
+				lims[name] = q.DeepCopy()
+			}
+		}
+		if len(lims) > 0 {
+			res.Limits = lims
+		}
+	}
+	if len(res.Limits) > 0 { // defaultPodRequests
+		reqs := res.Requests
+		if reqs == nil {
+			reqs = v1.ResourceList{}
+		}
+		overcommit := func(name v1.ResourceName) bool {
+			native := !strings.Contains(string(name), "/") || strings.HasPrefix(string(name), "kubernetes.io/")
+			return native && !hugePages(name)
+		}
+		for name, q := range resourcehelper.AggregateContainerRequests(pod, resourcehelper.PodResourcesOptions{}) {
+			if _, ok := reqs[name]; !ok && resourcehelper.IsSupportedPodLevelResource(name) && overcommit(name) {
+				reqs[name] = q.DeepCopy()
+			}
+		}
+		for name, q := range res.Limits {
+			if _, ok := reqs[name]; !ok && resourcehelper.IsSupportedPodLevelResource(name) {
+				reqs[name] = q.DeepCopy()
+			}
+		}
+		if len(reqs) > 0 {
+			res.Requests = reqs
 		}
 	}
 	return out
