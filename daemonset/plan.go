@@ -105,6 +105,7 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 	// in cache, and dropped if the base diff turns out non-empty.
 	rolling := p.ds.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType
 	var states []nodeState
+	statesUnsorted := false // noticed while the names are in cache, to skip sorting a sorted list
 	if rolling {
 		states = make([]nodeState, 0, len(ix.nodes)+len(ix.missing))
 	}
@@ -120,6 +121,9 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 			desired++
 		}
 		if rolling && (e.shouldRun() || len(pods) > 0) {
+			if len(states) > 0 && name < states[len(states)-1].name {
+				statesUnsorted = true
+			}
 			states = append(states, nodeState{name: name, node: node, shouldRun: e.shouldRun(), pods: pods})
 		}
 	}
@@ -150,7 +154,9 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 		for _, g := range ix.missing {
 			states = append(states, nodeState{name: g.name, pods: g.pods})
 		}
-		slices.SortFunc(states, func(a, b nodeState) int { return strings.Compare(a.name, b.name) })
+		if statesUnsorted || len(ix.missing) > 0 {
+			slices.SortFunc(states, func(a, b nodeState) int { return strings.Compare(a.name, b.name) })
+		}
 		step := p.rollingUpdate(states, desired, hash)
 		report := step.report
 		res.RollingUpdate = &report
