@@ -155,7 +155,8 @@ type Change struct {
 // UpdateNode re-decides every DaemonSet on node, which replaces the node of the same name or,
 // if there is none, is added (into a removed row if any, else a new last row). It appends to
 // into the decisions that changed, in DaemonSet order, and returns it; other nodes are not
-// looked at. When nothing changes it allocates nothing. The node object is kept and must not
+// looked at. When nothing changes it allocates nothing, except, amortised, to remember a label
+// projection or list of taints not met before (see [Set]). The node object is kept and must not
 // be modified while kept; pass a new object for the next change. A nil node panics.
 func (d *Decisions) UpdateNode(node *v1.Node, into []Change) []Change {
 	if node == nil {

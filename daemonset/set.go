@@ -567,7 +567,8 @@ func (s *Set) eligibility(i int, c cell, taints []v1.Taint) Eligibility {
 // NodeDecision is what a Set decides for one node: each DaemonSet's [Eligibility], and the
 // total requests and the host ports of the daemon pods that should run there. Reuse one
 // NodeDecision across calls of [Set.Node]: once its buffers have grown, a call allocates
-// nothing. The zero value is ready to use. A NodeDecision is not safe for concurrent use.
+// nothing, except, amortised, to remember a label projection or list of taints not met before
+// (at most 4,096 of each are kept). The zero value is ready to use. A NodeDecision is not safe for concurrent use.
 type NodeDecision struct {
 	set     *Set
 	cells   []cell
