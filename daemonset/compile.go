@@ -45,6 +45,9 @@ type Planner struct {
 	// computed on first use: hashing dumps the whole template, and Plan takes its hash from
 	// the revisions instead.
 	freshHash func() string
+
+	// pool recycles the working memory of Plan (planScratch).
+	pool *sync.Pool
 }
 
 type labelPair struct{ key, value string }
@@ -61,7 +64,7 @@ func Compile(ds *appsv1.DaemonSet, opts Options) (*Planner, field.ErrorList) {
 	if ds == nil {
 		panic("daemonset: nil DaemonSet")
 	}
-	p := &Planner{ds: ds, opts: opts}
+	p := &Planner{ds: ds, opts: opts, pool: &sync.Pool{}}
 	p.errs = Validate(ds, opts)
 
 	// The selector is converted even when SYNC-3 or SYNC-4 applies, so that the Planner is

@@ -107,7 +107,7 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 	var states []nodeState
 	statesUnsorted := false // noticed while the names are in cache, to skip sorting a sorted list
 	if rolling {
-		states = make([]nodeState, 0, len(ix.nodes)+len(ix.missing))
+		states = slices.Grow(ix.scratch.states[:0], len(ix.nodes)+len(ix.missing))
 	}
 	desired := 0
 	surge := allowsSurge(p.ds)
@@ -126,6 +126,9 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 			}
 			states = append(states, nodeState{name: name, node: node, shouldRun: e.shouldRun(), pods: pods})
 		}
+	}
+	if rolling {
+		ix.scratch.states = states // keep the (possibly regrown) array for the pool
 	}
 	diffMissing(&d, ix.missing)
 	baseEmpty := len(d.creates) == 0 && len(d.deletes) == 0
@@ -154,6 +157,7 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 		for _, g := range ix.missing {
 			states = append(states, nodeState{name: g.name, pods: g.pods})
 		}
+		ix.scratch.states = states
 		if statesUnsorted || len(ix.missing) > 0 {
 			slices.SortFunc(states, func(a, b nodeState) int { return strings.Compare(a.name, b.name) })
 		}
@@ -171,6 +175,7 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 	}
 
 	res.Status = p.status(&counts)
+	ix.release(p)
 	return res
 }
 
@@ -264,6 +269,64 @@ type podIndex struct {
 	start   []int32
 	pods    []*v1.Pod
 	missing []nodeGroup // sorted by name
+
+	scratch *planScratch
+}
+
+// groupedPod is a claimed pod with the index of its node, between the two passes of the
+// counting sort.
+type groupedPod struct {
+	pod  *v1.Pod
+	node int32
+}
+
+// planScratch is the working memory of one plan. It is recycled through the Planner's pool, so
+// that a Planner planning snapshot after snapshot (a simulator's inner loop) allocates in
+// proportion to its output only: at 100,000 nodes this saves about 12 MB per plan and the
+// garbage collection that goes with it. Nothing of it is reachable from a Result.
+type planScratch struct {
+	byName   map[string]int32
+	mapNodes int // the node count byName was made for
+	elig     []eligBits
+	start    []int32
+	next     []int32
+	grouped  []groupedPod
+	pods     []*v1.Pod
+	states   []nodeState
+}
+
+func (p *Planner) getPlanScratch(nodes int) *planScratch {
+	sc, _ := p.pool.Get().(*planScratch)
+	if sc == nil {
+		sc = &planScratch{}
+	}
+	// A map several times larger than needed would cost more to clear than to make.
+	if sc.byName == nil || nodes > sc.mapNodes || 4*nodes < sc.mapNodes {
+		sc.byName = make(map[string]int32, nodes)
+		sc.mapNodes = nodes
+	}
+	return sc
+}
+
+// release clears every reference to the snapshot from the scratch space (so that the pool
+// keeps no object alive) and returns it to the pool.
+func (ix *podIndex) release(p *Planner) {
+	sc := ix.scratch
+	ix.scratch = nil
+	clear(sc.byName)
+	clear(sc.grouped[:cap(sc.grouped)])
+	clear(sc.pods[:cap(sc.pods)])
+	clear(sc.states[:cap(sc.states)])
+	p.pool.Put(sc)
+}
+
+// grow returns s resized to n elements, reusing its array when it is large enough. The
+// elements are not cleared.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }
 
 func (ix *podIndex) podsOf(i int) []*v1.Pod { return ix.pods[ix.start[i]:ix.start[i+1]] }
@@ -274,8 +337,11 @@ func (ix *podIndex) podsOf(i int) []*v1.Pod { return ix.pods[ix.start[i]:ix.star
 func newPodIndex(p *Planner, res *Result, nodes []*v1.Node, pods []*v1.Pod, lost map[*v1.Pod]string) *podIndex {
 	ix := &podIndex{nodes: nonNil(nodes)}
 	n := len(ix.nodes)
-	ix.elig = make([]eligBits, n)
-	byName := make(map[string]int32, n)
+	sc := p.getPlanScratch(n)
+	ix.scratch = sc
+	sc.elig = grow(sc.elig, n)
+	ix.elig = sc.elig
+	byName := sc.byName
 	for i := n - 1; i >= 0; i-- {
 		// Backwards, so that with duplicate names the first node wins without a lookup
 		// before each insert.
@@ -293,13 +359,11 @@ func newPodIndex(p *Planner, res *Result, nodes []*v1.Node, pods []*v1.Pod, lost
 	}
 
 	// One pass over the pods claims them and finds their node; then a counting sort by node
-	// index. groupedPod keeps the node index of each grouped pod for the second pass.
-	type groupedPod struct {
-		pod  *v1.Pod
-		node int32
-	}
-	grouped := make([]groupedPod, 0, len(pods))
-	ix.start = make([]int32, n+1)
+	// index.
+	grouped := sc.grouped[:0]
+	sc.start = grow(sc.start, n+1)
+	clear(sc.start)
+	ix.start = sc.start
 	var missing map[string][]*v1.Pod
 	for _, pod := range pods {
 		if pod == nil {
@@ -338,8 +402,12 @@ func newPodIndex(p *Planner, res *Result, nodes []*v1.Node, pods []*v1.Pod, lost
 	for i := 1; i <= n; i++ {
 		ix.start[i] += ix.start[i-1]
 	}
-	ix.pods = make([]*v1.Pod, len(grouped))
-	next := slices.Clone(ix.start[:n])
+	sc.grouped = grouped
+	sc.pods = grow(sc.pods, len(grouped))
+	ix.pods = sc.pods
+	sc.next = grow(sc.next, n)
+	next := sc.next
+	copy(next, ix.start[:n])
 	for _, g := range grouped {
 		ix.pods[next[g.node]] = g.pod
 		next[g.node]++

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -332,6 +333,43 @@ func TestPropertyPlanCluster(t *testing.T) {
 			if diff := cmp.Diff(single, res); diff != "" {
 				t.Fatalf("seed %d: %s without conflicts differs from its own plan (-single +cluster):\n%s", seed, res.Name, diff)
 			}
+		}
+	}
+}
+
+// TestPropertyConcurrentPlansOnOnePlanner checks that one Planner planning many snapshots at
+// once (its working memory is pooled) gives each the plan it gives alone.
+func TestPropertyConcurrentPlansOnOnePlanner(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(5, 8))
+	ds := randomDS(r)
+	p, _ := daemonset.Compile(ds, opts())
+	var snaps []daemonset.Snapshot
+	var want []*daemonset.Result
+	for range 16 {
+		n := 1 + r.IntN(30)
+		s := daemonset.Snapshot{Nodes: randomNodes(r, n), Pods: randomPods(r, n, r.IntN(40), genConfig{terminal: true, terminating: true})}
+		snaps = append(snaps, s)
+		want = append(want, p.Plan(s))
+	}
+	var wg sync.WaitGroup
+	got := make([][]*daemonset.Result, 4)
+	for w := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 5 {
+				got[w] = got[w][:0]
+				for _, s := range snaps {
+					got[w] = append(got[w], p.Plan(s))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for w := range got {
+		if diff := cmp.Diff(want, got[w]); diff != "" {
+			t.Fatalf("worker %d: concurrent plans differ (-alone +concurrent):\n%s", w, diff)
 		}
 	}
 }
