@@ -188,4 +188,3 @@ func newPodIndex(p *Planner, res *Result, nodes []*v1.Node, pods []*v1.Pod, lost
 	slices.SortFunc(ix.missing, func(a, b nodeGroup) int { return strings.Compare(a.name, b.name) })
 	return ix
 }
-
