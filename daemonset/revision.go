@@ -4,11 +4,9 @@ import (
 	"cmp"
 	"encoding/binary"
 	"encoding/json"
-	"fmt"
 	"hash/fnv"
 	"io"
 	"maps"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,13 +16,14 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/dump"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/rand"
 )
 
 // ComputeHash returns the controller-revision-hash of template and collisionCount exactly as the
 // v1.36 controller computes it (UPD-15): FNV-1a (32 bits) over the go-spew dump of the template
-// value, then, when collisionCount is non-nil, the count as 4 little-endian bytes and 4 zero
+// value (apimachinery dump.ForHash), then, when collisionCount is non-nil, the count as 4 little-endian bytes and 4 zero
 // bytes; the sum is printed in decimal and each digit mapped into "456789bcdf". A nil
 // collisionCount and a pointer to 0 give different hashes (SCN-105), and so do an empty and a
 // nil slice or map anywhere in the template (UPD-17, SCN-106). Only the template counts:
@@ -36,8 +35,10 @@ func ComputeHash(template *v1.PodTemplateSpec, collisionCount *int32) string {
 		panic("daemonset: ComputeHash: nil template")
 	}
 	h := fnv.New32a()
-	// As k8s/pkg/util/hash DeepHashObject, the dumped value is the template itself, not a pointer.
-	writeHashDump(h, *template)
+	// As k8s/pkg/util/hash DeepHashObject, the dumped value is the template itself, not a
+	// pointer. dump.ForHash is deprecated in favour of k8s.io/utils/dump.ForHash, which it
+	// calls; the library imports only k8s.io/api and k8s.io/apimachinery.
+	io.WriteString(h, dump.ForHash(*template))
 	if collisionCount != nil {
 		var b [8]byte
 		binary.LittleEndian.PutUint32(b[:4], uint32(*collisionCount))
@@ -217,239 +218,4 @@ func claimsRevision(ds *appsv1.DaemonSet, r *appsv1.ControllerRevision, sel *sel
 		return ref.UID == ds.UID && sel.Matches(r.Labels)
 	}
 	return r.DeletionTimestamp == nil && sel.Matches(r.Labels)
-}
-
-// writeHashDump writes to w the text that k8s.io/apimachinery/pkg/util/dump.ForHash (go-spew's
-// "%#v" with methods disabled and map keys sorted) returns for v, byte for byte. The hash needs go-spew's exact output, and go-spew is not a requirement of
-// this module's go.mod, so its formatter is re-implemented here for the values the k8s.io/api
-// types can hold: it follows pointers (writing "<shown>" for a pointer already being printed),
-// prints struct field names, sorts map keys of primitive kinds, and omits a type name where
-// go-spew omits it (slice elements, map keys and values, pointed-to values) with the same state
-// machine, quirks included. revision_spew_test.go (build tag speworacle) checks it against
-// dump.ForHash on random templates; TestComputeHashGolden pins hashes it produced.
-func writeHashDump(w io.Writer, v any) {
-	// The text is built in one buffer and written once: a typical template dumps to about
-	// 4 KB in some 800 pieces, and writing each piece to a hash.Hash (which has no WriteString)
-	// cost one allocation per piece.
-	d := hashDumper{buf: make([]byte, 0, 8192), seen: map[uintptr]int{}}
-	if v == nil {
-		d.str("(interface {})<nil>")
-	} else {
-		d.value(reflect.ValueOf(v))
-	}
-	w.Write(d.buf)
-}
-
-// hashDumper is the state of writeHashDump: the pointers on the current path with the depth
-// at which they were met, the nesting depth, and whether the next type name is left out.
-type hashDumper struct {
-	buf      []byte
-	seen     map[uintptr]int
-	depth    int
-	skipType bool
-}
-
-func (d *hashDumper) str(s string) { d.buf = append(d.buf, s...) }
-
-// typeName writes "(", n asterisks, the name of t and ")".
-func (d *hashDumper) typeName(stars int, t reflect.Type) {
-	d.buf = append(d.buf, '(')
-	for range stars {
-		d.buf = append(d.buf, '*')
-	}
-	d.buf = append(d.buf, t.String()...)
-	d.buf = append(d.buf, ')')
-}
-
-// unpack replaces a non-nil interface by its content; an interface always brings its type
-// name back.
-func (d *hashDumper) unpack(v reflect.Value) reflect.Value {
-	if v.Kind() == reflect.Interface {
-		d.skipType = false
-		if !v.IsNil() {
-			v = v.Elem()
-		}
-	}
-	return v
-}
-
-func (d *hashDumper) value(v reflect.Value) {
-	kind := v.Kind()
-	switch kind {
-	case reflect.Invalid:
-		d.str("<invalid>")
-		return
-	case reflect.Pointer:
-		d.pointer(v)
-		return
-	}
-	if !d.skipType {
-		d.typeName(0, v.Type())
-	}
-	d.skipType = false
-	switch kind {
-	case reflect.Bool:
-		d.buf = strconv.AppendBool(d.buf, v.Bool())
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		d.buf = strconv.AppendInt(d.buf, v.Int(), 10)
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		d.buf = strconv.AppendUint(d.buf, v.Uint(), 10)
-	case reflect.Float32:
-		d.str(strconv.FormatFloat(v.Float(), 'g', -1, 32))
-	case reflect.Float64:
-		d.str(strconv.FormatFloat(v.Float(), 'g', -1, 64))
-	case reflect.Complex64, reflect.Complex128:
-		bits := 64
-		if kind == reflect.Complex64 {
-			bits = 32
-		}
-		c := v.Complex()
-		sign := ""
-		if imag(c) >= 0 {
-			sign = "+"
-		}
-		d.str("(" + strconv.FormatFloat(real(c), 'g', -1, bits) + sign + strconv.FormatFloat(imag(c), 'g', -1, bits) + "i)")
-	case reflect.String:
-		d.str(v.String())
-	case reflect.Interface:
-		// Only a nil interface gets here; unpack replaced the others.
-		d.str("<nil>")
-	case reflect.Slice, reflect.Array:
-		if kind == reflect.Slice && v.IsNil() {
-			d.str("<nil>")
-			return
-		}
-		d.str("[")
-		d.depth++
-		for i := range v.Len() {
-			if i > 0 {
-				d.str(" ")
-			}
-			d.skipType = true
-			d.value(d.unpack(v.Index(i)))
-		}
-		d.depth--
-		d.str("]")
-	case reflect.Map:
-		if v.IsNil() {
-			d.str("<nil>")
-			return
-		}
-		d.str("map[")
-		d.depth++
-		keys := v.MapKeys()
-		slices.SortFunc(keys, compareMapKeys)
-		for i, k := range keys {
-			if i > 0 {
-				d.str(" ")
-			}
-			d.skipType = true
-			d.value(d.unpack(k))
-			d.str(":")
-			d.skipType = true
-			d.value(d.unpack(v.MapIndex(k)))
-		}
-		d.depth--
-		d.str("]")
-	case reflect.Struct:
-		d.str("{")
-		d.depth++
-		t := v.Type()
-		for i := range v.NumField() {
-			if i > 0 {
-				d.str(" ")
-			}
-			d.str(t.Field(i).Name)
-			d.str(":")
-			d.value(d.unpack(v.Field(i)))
-		}
-		d.depth--
-		d.str("}")
-	default:
-		// Uintptr, UnsafePointer, Chan and Func print addresses; no k8s.io/api type holds them.
-		d.str(fmt.Sprintf("%#x", v.Pointer()))
-	}
-}
-
-// pointer follows a chain of pointers (and interfaces between them) to the value, as go-spew
-// does, noting each address so that a cycle prints "<shown>" instead of recursing.
-func (d *hashDumper) pointer(v reflect.Value) {
-	if v.IsNil() && d.skipType {
-		d.str("<nil>")
-		return
-	}
-	for addr, depth := range d.seen {
-		if depth >= d.depth {
-			delete(d.seen, addr)
-		}
-	}
-	isNil, cycle, indirects := false, false, 0
-	e := v
-	for e.Kind() == reflect.Pointer {
-		if e.IsNil() {
-			isNil = true
-			break
-		}
-		indirects++
-		addr := e.Pointer()
-		if depth, ok := d.seen[addr]; ok && depth < d.depth {
-			cycle = true
-			indirects--
-			break
-		}
-		d.seen[addr] = d.depth
-		e = e.Elem()
-		if e.Kind() == reflect.Interface {
-			if e.IsNil() {
-				isNil = true
-				break
-			}
-			e = e.Elem()
-		}
-	}
-	if !d.skipType {
-		d.typeName(indirects, e.Type())
-	} else {
-		if isNil || cycle {
-			indirects += strings.Count(e.Type().String(), "*")
-		}
-		d.str("<")
-		for range indirects {
-			d.str("*")
-		}
-		d.str(">")
-	}
-	switch {
-	case isNil:
-		d.str("<nil>")
-	case cycle:
-		d.str("<shown>")
-	default:
-		d.skipType = true
-		d.value(e)
-	}
-}
-
-// compareMapKeys orders map keys as go-spew's SortKeys does for keys of primitive kinds, the
-// only ones k8s.io/api maps have (strings, mostly); other kinds fall back to reflect's String.
-func compareMapKeys(a, b reflect.Value) int {
-	switch a.Kind() {
-	case reflect.Bool:
-		return cmp.Compare(boolInt(a.Bool()), boolInt(b.Bool()))
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return cmp.Compare(a.Int(), b.Int())
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return cmp.Compare(a.Uint(), b.Uint())
-	case reflect.Float32, reflect.Float64:
-		return cmp.Compare(a.Float(), b.Float())
-	default:
-		return strings.Compare(a.String(), b.String())
-	}
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

@@ -19,14 +19,16 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	utildump "k8s.io/utils/dump"
+	"sigs.k8s.io/randfill"
 
 	"github.com/daemonsched/daemonsched/selector"
 )
 
 func revPtr[T any](v T) *T { return &v }
 
-// revTemplates are the templates whose hashes TestComputeHashGolden pins. The tagged test
-// revision_spew_test.go recomputes every pinned value with go-spew (UPD-15).
+// revTemplates are the templates whose hashes TestComputeHashGolden pins;
+// TestComputeHashFormula recomputes every pinned value from the UPD-15 formula.
 func revTemplates() map[string]v1.PodTemplateSpec {
 	typical := v1.PodTemplateSpec{
 		ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "d"}},
@@ -73,7 +75,7 @@ func revTemplates() map[string]v1.PodTemplateSpec {
 }
 
 // revGolden pins ComputeHash for revTemplates and a few collision counts (nil, 0, 1, -1), as
-// computed by the upstream formula with go-spew (see revision_spew_test.go).
+// computed by the upstream formula (see TestComputeHashFormula).
 var revGolden = []struct {
 	template       string
 	collisionCount *int32
@@ -569,32 +571,70 @@ func TestCurrentRevisionNilSelector(t *testing.T) {
 	require.True(t, out.create)
 }
 
-// TestComputeHashFormula recomputes UPD-15 from its definition on the dump ComputeHash hashes:
-// FNV-1a over the dump, the collision count as 4 little-endian bytes and 4 zero bytes, the
-// decimal sum with digits mapped to "456789bcdf". (That the dump is go-spew's is checked by
-// revision_spew_test.go.)
+// revUpstreamHash is UPD-15 written from its definition, as k8s/pkg/controller ComputeHash
+// and k8s/pkg/util/hash DeepHashObject define it: FNV-1a (32 bits, written out here) over
+// go-spew's dump (k8s.io/utils/dump.ForHash), the collision count as 4 little-endian bytes and 4
+// zero bytes, the decimal sum with digits mapped to "456789bcdf".
+func revUpstreamHash(tmpl *v1.PodTemplateSpec, collisionCount *int32) string {
+	data := []byte(fmt.Sprintf("%v", utildump.ForHash(*tmpl)))
+	if collisionCount != nil {
+		c := uint32(*collisionCount)
+		data = append(data, byte(c), byte(c>>8), byte(c>>16), byte(c>>24), 0, 0, 0, 0)
+	}
+	sum := uint32(2166136261)
+	for _, b := range data {
+		sum ^= uint32(b)
+		sum *= 16777619
+	}
+	digits := []byte(fmt.Sprint(sum))
+	for i, d := range digits {
+		digits[i] = "456789bcdf"[d-'0']
+	}
+	return string(digits)
+}
+
+// TestComputeHashFormula checks ComputeHash against revUpstreamHash on the pinned templates
+// and on 200 random ones (nil and empty collections, pointers, quantities, times), with
+// several collision counts, and checks the pinned values of revGolden and ExampleComputeHash
+// against the formula.
 func TestComputeHashFormula(t *testing.T) {
 	t.Parallel()
+	counts := []*int32{nil, revPtr[int32](0), revPtr[int32](1), revPtr[int32](-1), revPtr[int32](1 << 30)}
 	for name, tmpl := range revTemplates() {
-		for _, cc := range []*int32{nil, revPtr[int32](0), revPtr[int32](1), revPtr[int32](-1), revPtr[int32](1 << 30)} {
-			var dumped bytes.Buffer
-			writeHashDump(&dumped, tmpl)
-			data := dumped.Bytes()
-			if cc != nil {
-				c := uint32(*cc)
-				data = append(data, byte(c), byte(c>>8), byte(c>>16), byte(c>>24), 0, 0, 0, 0)
+		for _, cc := range counts {
+			require.Equal(t, revUpstreamHash(&tmpl, cc), ComputeHash(&tmpl, cc), "template %q, collisionCount %v", name, cc)
+		}
+	}
+	templates := revTemplates()
+	for _, tt := range revGolden {
+		tmpl := templates[tt.template]
+		require.Equal(t, revUpstreamHash(&tmpl, tt.collisionCount), tt.want, "pinned hash of the %q template", tt.template)
+	}
+	example := &v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "d"}}}
+	require.Equal(t, "7f88ddc98d", revUpstreamHash(example, nil), "ExampleComputeHash")
+	require.Equal(t, "6bf7bd7768", revUpstreamHash(example, revPtr[int32](0)), "ExampleComputeHash")
+
+	f := randfill.NewWithSeed(15).NilChance(0.3).NumElements(0, 3).MaxDepth(8).Funcs(
+		func(q *resource.Quantity, c randfill.Continue) {
+			*q = *resource.NewMilliQuantity(c.Int63n(1_000_000), resource.DecimalSI)
+		},
+		func(tm *metav1.Time, c randfill.Continue) {
+			*tm = metav1.NewTime(time.Unix(c.Int63n(1<<31), 0).UTC())
+		},
+		func(x *intstr.IntOrString, c randfill.Continue) {
+			if c.Bool() {
+				*x = intstr.FromInt32(c.Int31())
+			} else {
+				*x = intstr.FromString(c.String(5))
 			}
-			// FNV-1a, 32 bits, written out.
-			sum := uint32(2166136261)
-			for _, b := range data {
-				sum ^= uint32(b)
-				sum *= 16777619
-			}
-			digits := []byte(fmt.Sprint(sum))
-			for i, d := range digits {
-				digits[i] = "456789bcdf"[d-'0']
-			}
-			require.Equal(t, string(digits), ComputeHash(&tmpl, cc), "template %q, collisionCount %v", name, cc)
+		},
+	)
+	for i := range 200 {
+		var tmpl v1.PodTemplateSpec
+		f.Fill(&tmpl)
+		cc := counts[i%len(counts)]
+		if got, want := ComputeHash(&tmpl, cc), revUpstreamHash(&tmpl, cc); got != want {
+			t.Fatalf("random template %d: ComputeHash %s, upstream formula %s", i, got, want)
 		}
 	}
 }
