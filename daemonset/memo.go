@@ -1,0 +1,285 @@
+package daemonset
+
+// This file holds how a Set decides one node cheaply: the compact per-decision cell, and the
+// memo that lets nodes of one pool, which show the same values for the label keys a placement
+// reads and the same taints, share one evaluation per distinct placement or toleration list.
+
+import (
+	v1 "k8s.io/api/core/v1"
+)
+
+// cell is one compact decision: the low 3 bits are a decision code, the others the index of
+// the untolerated taint in the node's spec.taints (for the two taint codes).
+type cell uint16
+
+const (
+	cellRun cell = iota
+	cellNodeName
+	cellNodeSelector
+	cellNodeAffinity
+	cellTaint
+	cellNoExecute
+
+	cellCodeBits = 3
+	cellCodeMask = 1<<cellCodeBits - 1
+	// cellTaintUnknown is stored as the taint index when it does not fit; the taint is then
+	// found again when the decision is read.
+	cellTaintUnknown = 1<<(16-cellCodeBits) - 1
+)
+
+func (c cell) code() cell      { return c & cellCodeMask }
+func (c cell) taintIndex() int { return int(c >> cellCodeBits) }
+
+// placementCell encodes the answer of a placement representative on a node without taints.
+func placementCell(e Eligibility) cell {
+	switch e.Reason {
+	case "":
+		return cellRun
+	case ReasonNodeNameMismatch:
+		return cellNodeName
+	case ReasonNodeSelectorMismatch:
+		return cellNodeSelector
+	default:
+		return cellNodeAffinity
+	}
+}
+
+// taintCell encodes the answer of a toleration representative, with the index of its taint
+// in taints (same key, value, effect and timeAdded pointer: the very element, TAINT-9).
+func taintCell(e Eligibility, taints []v1.Taint) cell {
+	var code cell
+	switch e.Reason {
+	case "":
+		return cellRun
+	case ReasonTaintNotTolerated:
+		code = cellTaint
+	default:
+		code = cellNoExecute
+	}
+	idx := cell(cellTaintUnknown)
+	for j := range taints {
+		t := &taints[j]
+		if t.Key == e.Taint.Key && t.Value == e.Taint.Value && t.Effect == e.Taint.Effect && t.TimeAdded == e.Taint.TimeAdded {
+			if j < cellTaintUnknown {
+				idx = cell(j)
+			}
+			break
+		}
+	}
+	return code | idx<<cellCodeBits
+}
+
+// scratch is the per-goroutine working memory of node evaluation, with its memo.
+type scratch struct {
+	place v1.Node // carries only the node's name and labels
+	taint v1.Node // carries only the node's taints
+	pc    []cell  // per placement class
+	tc    []cell  // per toleration class
+
+	// vals and has hold the node's projection: its value of each of Set.keys.
+	vals []string
+	has  []bool
+	memo memo
+}
+
+func (sc *scratch) size(s *Set) {
+	if sc.memo.set != s {
+		sc.memo = memo{set: s}
+		sc.pc = make([]cell, len(s.placeRep))
+		sc.tc = make([]cell, len(s.tolRep))
+		sc.vals = make([]string, len(s.keys))
+		sc.has = make([]bool, len(s.keys))
+	}
+}
+
+// memoCap bounds each memo: past it the memo starts again empty, so its memory stays bounded
+// (about 100 bytes per entry for the reference workload) whatever the nodes.
+const memoCap = 4096
+
+// memo remembers, for one Set, the placement cells of each distinct projection of node labels
+// onto the keys its DaemonSets read, and the toleration cells of each distinct sequence of
+// taints (key, value, effect: all that toleration matching reads, TAINT-1, TAINT-7). Nodes of
+// one pool share their projection, so a cluster of 100,000 nodes has a few hundred; for those
+// a node's placement costs one map lookup per key instead of one evaluation per class. An
+// entry is trusted only after its stored values compare equal, so hash collisions cost time,
+// never correctness.
+type memo struct {
+	set *Set
+
+	places   map[uint64]int32
+	placeVal []string // len(Set.keys) per entry
+	placeHas []bool
+	placeOut []cell // len(Set.placeRep) per entry
+
+	tolers   map[uint64]int32
+	tolerAt  []int32 // per entry: start in tolerKey, then the next entry's start
+	tolerKey []taintKey
+	tolerOut []cell // len(Set.tolRep) per entry
+}
+
+type taintKey struct {
+	key, value string
+	effect     v1.TaintEffect
+}
+
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+func fnvString(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * fnvPrime
+	}
+	return (h ^ 0xff) * fnvPrime // terminator, so that "ab","c" and "a","bc" differ
+}
+
+// placements fills sc.pc for node: name-independent classes from the memo when the node's
+// projection was seen, the others (spec.nodeName, matchFields) always afresh.
+func (s *Set) placements(node *v1.Node, sc *scratch) {
+	m := &sc.memo
+	h := uint64(fnvOffset)
+	for k, key := range s.keys {
+		v, ok := node.Labels[key]
+		sc.vals[k], sc.has[k] = v, ok
+		if ok {
+			h = fnvString(h^1, v)
+		} else {
+			h = (h ^ 2) * fnvPrime
+		}
+	}
+	sc.place.Name, sc.place.Labels = node.Name, node.Labels
+	if e, ok := m.places[h]; ok && m.samePlace(e, sc) {
+		p := len(s.placeRep)
+		copy(sc.pc, m.placeOut[int(e)*p:int(e+1)*p])
+		for _, c := range s.byName {
+			sc.pc[c] = placementCell(s.placeRep[c].Eligibility(&sc.place))
+		}
+		sc.place.Name, sc.place.Labels = "", nil
+		return
+	}
+	for c, rep := range s.placeRep {
+		sc.pc[c] = placementCell(rep.Eligibility(&sc.place))
+	}
+	sc.place.Name, sc.place.Labels = "", nil
+	if _, taken := m.places[h]; taken {
+		return // a collision: keep the first entry
+	}
+	if m.places == nil || len(m.places) >= memoCap {
+		m.places = make(map[uint64]int32, 64)
+		m.placeVal, m.placeHas, m.placeOut = m.placeVal[:0], m.placeHas[:0], m.placeOut[:0]
+	}
+	m.places[h] = int32(len(m.places))
+	m.placeVal = append(m.placeVal, sc.vals...)
+	m.placeHas = append(m.placeHas, sc.has...)
+	m.placeOut = append(m.placeOut, sc.pc...)
+}
+
+func (m *memo) samePlace(e int32, sc *scratch) bool {
+	k := len(sc.vals)
+	vals, has := m.placeVal[int(e)*k:int(e+1)*k], m.placeHas[int(e)*k:int(e+1)*k]
+	for i := range k {
+		if has[i] != sc.has[i] || vals[i] != sc.vals[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// tolerations fills sc.tc for the taints of a node (not empty), from the memo when the same
+// sequence of taints was seen.
+func (s *Set) tolerations(taints []v1.Taint, sc *scratch) {
+	m := &sc.memo
+	h := uint64(fnvOffset)
+	for i := range taints {
+		h = fnvString(fnvString(fnvString(h, taints[i].Key), taints[i].Value), string(taints[i].Effect))
+	}
+	if e, ok := m.tolers[h]; ok && m.sameTaints(e, taints) {
+		t := len(s.tolRep)
+		copy(sc.tc, m.tolerOut[int(e)*t:int(e+1)*t])
+		return
+	}
+	sc.taint.Spec.Taints = taints
+	for c, rep := range s.tolRep {
+		sc.tc[c] = taintCell(rep.Eligibility(&sc.taint), taints)
+	}
+	sc.taint.Spec.Taints = nil
+	if _, taken := m.tolers[h]; taken {
+		return
+	}
+	if m.tolers == nil || len(m.tolers) >= memoCap {
+		m.tolers = make(map[uint64]int32, 64)
+		m.tolerAt, m.tolerKey, m.tolerOut = append(m.tolerAt[:0], 0), m.tolerKey[:0], m.tolerOut[:0]
+	}
+	m.tolers[h] = int32(len(m.tolers))
+	for i := range taints {
+		m.tolerKey = append(m.tolerKey, taintKey{taints[i].Key, taints[i].Value, taints[i].Effect})
+	}
+	m.tolerAt = append(m.tolerAt, int32(len(m.tolerKey)))
+	m.tolerOut = append(m.tolerOut, sc.tc...)
+}
+
+func (m *memo) sameTaints(e int32, taints []v1.Taint) bool {
+	keys := m.tolerKey[m.tolerAt[e]:m.tolerAt[e+1]]
+	if len(keys) != len(taints) {
+		return false
+	}
+	for i := range keys {
+		if keys[i].key != taints[i].Key || keys[i].value != taints[i].Value || keys[i].effect != taints[i].Effect {
+			return false
+		}
+	}
+	return true
+}
+
+// decide writes the decision of every DaemonSet on node into out (len s.Len()). Once sc's
+// memo holds the node's projection and taints it allocates nothing.
+func (s *Set) decide(node *v1.Node, out []cell, sc *scratch) {
+	sc.size(s)
+	s.placements(node, sc)
+	anyPlaced := false
+	for _, c := range sc.pc {
+		if c == cellRun {
+			anyPlaced = true
+			break
+		}
+	}
+	if anyPlaced {
+		if len(node.Spec.Taints) == 0 {
+			clear(sc.tc) // cellRun
+		} else {
+			s.tolerations(node.Spec.Taints, sc)
+		}
+	}
+	for i := range out {
+		if pc := sc.pc[s.placeOf[i]]; pc != cellRun {
+			out[i] = pc
+		} else {
+			out[i] = sc.tc[s.tolOf[i]]
+		}
+	}
+}
+
+// eligibility expands a cell of DaemonSet i on a node with taints.
+func (s *Set) eligibility(i int, c cell, taints []v1.Taint) Eligibility {
+	switch c.code() {
+	case cellRun:
+		return Eligibility{ShouldRun: true, ShouldContinueRunning: true}
+	case cellNodeName:
+		return Eligibility{Reason: ReasonNodeNameMismatch}
+	case cellNodeSelector:
+		return Eligibility{Reason: ReasonNodeSelectorMismatch}
+	case cellNodeAffinity:
+		return Eligibility{Reason: ReasonNodeAffinityMismatch}
+	}
+	var t v1.Taint
+	if j := c.taintIndex(); j != cellTaintUnknown {
+		t = taints[j]
+	} else {
+		t = s.tolRep[s.tolOf[i]].Eligibility(&v1.Node{Spec: v1.NodeSpec{Taints: taints}}).Taint
+	}
+	if c.code() == cellTaint {
+		return Eligibility{ShouldContinueRunning: true, Reason: ReasonTaintNotTolerated, Taint: t}
+	}
+	return Eligibility{Reason: ReasonNoExecuteTaintNotTolerated, Taint: t}
+}
