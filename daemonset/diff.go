@@ -55,18 +55,15 @@ func (p *Planner) diffNode(d *diffState, node string, e eligBits, pods []*v1.Pod
 // diffContinuing is DIFF-3 with DIFF-5 or DIFF-6 on a node where pods may keep running.
 func (p *Planner) diffContinuing(d *diffState, node string, e eligBits, pods []*v1.Pod, hash string, surge bool) {
 	// DIFF-17: deleting one Failed pod puts the node in back-off at once, so at most one
-	// Failed pod per node goes per sync and the others are neither deleted nor running. Which
-	// one is random upstream; D-1 takes the smallest namespace/name and marks the choice.
-	var failed *v1.Pod
-	nFailed := 0
-	for _, pod := range pods {
-		if pod.DeletionTimestamp == nil && pod.Status.Phase == v1.PodFailed {
-			nFailed++
-			if failed == nil || comparePodNames(pod, failed) < 0 {
-				failed = pod
-			}
-		}
-	}
+	// Failed pod per node goes per sync and the others are neither deleted nor running. Upstream
+	// takes the first Failed pod in the order the claimed pods were listed (audit F1):
+	// FilterPodsByOwner looks up the pods this DaemonSet already controls before the namespace's
+	// orphans, and ClaimPods keeps that order, so a Failed pod adopted in this sync is deleted
+	// only when no already-controlled Failed pod is on the node. Within each of the two
+	// look-ups the order is an informer set's, i.e. random: D-1 takes the smallest
+	// namespace/name and marks the choice when another Failed pod of the same group was
+	// equally likely.
+	failed, nFailed := firstFailed(pods)
 	running := d.running[:0]
 	for _, pod := range pods {
 		switch {
@@ -129,9 +126,38 @@ func (p *Planner) diffContinuing(d *diffState, node string, e eligBits, pods []*
 	}
 }
 
+// firstFailed returns the non-terminating Failed pod of pods that DIFF-17 deletes (audit F1):
+// already-controlled pods before orphans adopted in this sync, then the smallest
+// namespace/name (D-1), and how many Failed pods of that pod's group were candidates. Every
+// grouped pod is claimed, so a controller reference means "controlled by this DaemonSet".
+func firstFailed(pods []*v1.Pod) (*v1.Pod, int) {
+	var failed *v1.Pod
+	n, failedControlled := 0, false
+	for _, pod := range pods {
+		if pod.DeletionTimestamp != nil || pod.Status.Phase != v1.PodFailed {
+			continue
+		}
+		controlled := controllerOf(pod) != nil
+		switch {
+		case failed == nil || controlled && !failedControlled:
+			failed, failedControlled, n = pod, controlled, 1
+		case controlled != failedControlled:
+			// An adopted orphan while a controlled Failed pod is known: never first.
+		default:
+			n++
+			if comparePodNames(pod, failed) < 0 {
+				failed = pod
+			}
+		}
+	}
+	return failed, n
+}
+
 // diffMissing handles pods grouped under node names absent from the node list (DIFF-8):
 // unscheduled ones (aimed only through affinity) are deleted, even when terminating; bound
-// ones are left to pod garbage collection.
+// ones are left to pod garbage collection. "Even when terminating" holds for non-terminal pods
+// only (audit F5): a terminal pod that is terminating is never grouped (OWN-10, upstream
+// getNodesToDaemonPods with includeDeletedTerminal false), so it never reaches this loop.
 func diffMissing(d *diffState, groups []nodeGroup) {
 	for _, g := range groups {
 		for _, pod := range g.pods {
@@ -150,34 +176,74 @@ func comparePodNames(a, b *v1.Pod) int {
 	return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
 }
 
-// capCreates applies the burst cap (DIFF-10) to creates, which must be sorted by node: the
-// first limit are kept (D-1) and marked as chosen among interchangeable candidates.
-func capCreates(creates []Creation, limit int) []Creation {
+// The burst cap (DIFF-10) keeps the first limit entries of each action list upstream submits.
+// Those lists are built in priority classes (audit S12): the base diff's deletes list every
+// node-visited deletion before the unscheduled pods of missing nodes (manage appends
+// getUnscheduledPodsWithoutNode last); the rolling step lists its budget-free actions (old pods
+// not available, replaced old pods, allowed nodes) before its budgeted candidates. Within a class
+// upstream's order is the node cache's or a map's, i.e. random, and D-1 takes node name order.
+// So the cap keeps whole classes in priority order and cuts only inside the class where the
+// limit falls; the entries kept from that class are marked Interchangeable (D-1). Entries of
+// classes kept whole keep their own mark.
+
+// capCreates applies the burst cap to creates, sorted by node, whose class is given by class
+// (0 first). The result is sorted by node.
+func capCreates(creates []Creation, limit int, class func(Reason) int) []Creation {
 	if limit == 0 || len(creates) <= limit {
 		return creates
 	}
+	slices.SortStableFunc(creates, func(a, b Creation) int {
+		return cmp.Or(cmp.Compare(class(a.Reason), class(b.Reason)), strings.Compare(a.Node, b.Node))
+	})
+	cut := class(creates[limit].Reason)
 	creates = creates[:limit:limit]
 	for i := range creates {
-		creates[i].Interchangeable = true
+		if class(creates[i].Reason) == cut {
+			creates[i].Interchangeable = true
+		}
 	}
+	slices.SortFunc(creates, func(a, b Creation) int { return strings.Compare(a.Node, b.Node) })
 	return creates
 }
 
-// capDeletes applies the burst cap (DIFF-10) to deletes: candidates in D-1 order (node name,
-// then pod namespace/name), the first limit kept and marked. The result is sorted by
-// namespace/name as Result documents.
-func capDeletes(deletes []Deletion, limit int) []Deletion {
+// capDeletes applies the burst cap to deletes: by class (0 first), then node name, keeping the
+// order in which one node's deletions were emitted (upstream lists a node's deletions together,
+// in the order podsShouldBeOnNode finds them). The result is sorted by namespace/name as Result
+// documents.
+func capDeletes(deletes []Deletion, limit int, class func(Reason) int) []Deletion {
 	if limit > 0 && len(deletes) > limit {
-		slices.SortFunc(deletes, func(a, b Deletion) int {
-			return cmp.Or(strings.Compare(a.Node, b.Node), strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
+		slices.SortStableFunc(deletes, func(a, b Deletion) int {
+			return cmp.Or(cmp.Compare(class(a.Reason), class(b.Reason)), strings.Compare(a.Node, b.Node))
 		})
+		cut := class(deletes[limit].Reason)
 		deletes = deletes[:limit:limit]
 		for i := range deletes {
-			deletes[i].Interchangeable = true
+			if class(deletes[i].Reason) == cut {
+				deletes[i].Interchangeable = true
+			}
 		}
 	}
 	slices.SortFunc(deletes, compareDeletions)
 	return deletes
+}
+
+// baseDiffClass is the cap priority of a base-diff action: DIFF-8 deletions come last.
+func baseDiffClass(r Reason) int {
+	if r == ReasonUnscheduledOnMissingNode {
+		return 1
+	}
+	return 0
+}
+
+// rollingClass is the cap priority of a rolling-step action: budgeted candidates come after the
+// budget-free actions (update.go rollingUpdate appends candidatePodsToDelete,
+// shouldNotRunPodsToDelete and candidateNewNodes last).
+func rollingClass(r Reason) int {
+	switch r {
+	case ReasonUpdateOldCandidate, ReasonSurgeIneligibleExcess, ReasonSurgeCandidate:
+		return 1
+	}
+	return 0
 }
 
 func compareDeletions(a, b Deletion) int {

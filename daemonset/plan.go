@@ -137,8 +137,8 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 	for _, n := range d.creates {
 		res.Create = append(res.Create, Creation{Node: n, Reason: ReasonMissingPod, Pod: p.newPod(n, hash)})
 	}
-	res.Create = capCreates(res.Create, p.opts.BurstLimit)
-	res.Delete = capDeletes(d.deletes, p.opts.BurstLimit)
+	res.Create = capCreates(res.Create, p.opts.BurstLimit, baseDiffClass)
+	res.Delete = capDeletes(d.deletes, p.opts.BurstLimit, baseDiffClass)
 	if res.Delete == nil {
 		res.Delete = []Deletion{}
 	}
@@ -169,8 +169,8 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 		for i := range creates {
 			creates[i].Pod = p.newPod(creates[i].Node, hash)
 		}
-		res.Create = append(res.Create, capCreates(creates, p.opts.BurstLimit)...)
-		res.Delete = append(res.Delete, capDeletes(slices.Clone(step.deletes), p.opts.BurstLimit)...)
+		res.Create = append(res.Create, capCreates(creates, p.opts.BurstLimit, rollingClass)...)
+		res.Delete = append(res.Delete, capDeletes(slices.Clone(step.deletes), p.opts.BurstLimit, rollingClass)...)
 		slices.SortFunc(res.Delete, compareDeletions)
 	}
 

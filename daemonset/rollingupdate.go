@@ -18,9 +18,9 @@ type nodeState struct {
 
 // rollingStep is what the rolling-update step decides (UPD-5..UPD-13).
 //
-// creates are in node-name order (the order of states) and deletes in node-name order, then
-// pod namespace/name, which is also the order D-1 asks the caller's burst cap (DIFF-10) to take
-// them in.
+// creates and deletes are in node-name order (the order of states). The caller's burst cap
+// (DIFF-10) takes the budget-free actions before the budgeted candidates, as upstream's lists
+// do, and node-name order within each (D-1; audit S12, see capDeletes).
 type rollingStep struct {
 	report  RollingUpdate
 	creates []Creation // Pod left nil: the caller builds it
