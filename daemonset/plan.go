@@ -134,8 +134,11 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 	baseEmpty := len(d.creates) == 0 && len(d.deletes) == 0
 
 	slices.Sort(d.creates)
+	refused := p.createRefused(hash)
 	for _, n := range d.creates {
-		res.Create = append(res.Create, Creation{Node: n, Reason: ReasonMissingPod, Pod: p.newPod(n, hash)})
+		if !refused {
+			res.Create = append(res.Create, Creation{Node: n, Reason: ReasonMissingPod, Pod: p.newPod(n, hash)})
+		}
 	}
 	res.Create = capCreates(res.Create, p.opts.BurstLimit, baseDiffClass)
 	res.Delete = capDeletes(d.deletes, p.opts.BurstLimit, baseDiffClass)
@@ -164,7 +167,10 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 		step := p.rollingUpdate(states, desired, hash)
 		report := step.report
 		res.RollingUpdate = &report
-		creates := slices.Clone(step.creates)
+		var creates []Creation
+		if !refused {
+			creates = slices.Clone(step.creates)
+		}
 		slices.SortFunc(creates, func(a, b Creation) int { return strings.Compare(a.Node, b.Node) })
 		for i := range creates {
 			creates[i].Pod = p.newPod(creates[i].Node, hash)
@@ -177,6 +183,19 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 	res.Status = p.status(&counts)
 	ix.release(p)
 	return res
+}
+
+// createRefused reports that every create of this sync fails before reaching the API server
+// (POD-3, audit S10): with an empty hash (a current revision whose hash label is present but
+// empty, UPD-14) and no other label (no template labels, no parsable template-generation
+// annotation) the pod has no labels, and upstream's RealPodControl.createPods refuses it with
+// "unable to create pods, no labels". syncNodes' slow start then stops after the first failed
+// create. The library follows upstream: no Creation is reported, in the base diff or the rolling
+// step, and the deletions of the same lists stand (syncNodes still submits them). No event is
+// reported either, since upstream only logs the error. The base diff still counts as non-empty
+// (UPD-2): upstream's manage returns the error and never reaches the rolling step.
+func (p *Planner) createRefused(hash string) bool {
+	return hash == "" && len(p.proto.Labels) == 0
 }
 
 // revision is currentRevision (UPD-14, UPD-15, UPD-21) with its common case cached: without
