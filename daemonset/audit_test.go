@@ -451,6 +451,21 @@ func TestAuditS12BurstCapKeepsUpstreamListPriority(t *testing.T) {
 			ds: newDS(surgeDS), nodes: []*v1.Node{node("n0", noSchedule), node("n1")},
 			pods: []*v1.Pod{oldAvail("a", "n0"), pod("b", "n1", readyAt(1)), oldAvail("c", "zz"), pod("d", "zz", readyAt(1))},
 			want: sum(nil, list("a:SurgeIneligibleExcess", "c:SurgeReplaced"), st(1, 1, 1, 1, 1, 1, 0))},
+		// podsShouldBeOnNode visits a node's pods in claim order (controlled, then adopted)
+		// and lists its terminal pods before its duplicates (audit F1); the cap cuts there.
+		{name: "DIFF-10 DIFF-3 (audit S12, F1) cap 1 inside one node: a controlled Succeeded pod before an adopted one",
+			nodes: nodes(1), pods: []*v1.Pod{pod("a", "n0", orphan, phase(v1.PodSucceeded)), pod("z", "n0", phase(v1.PodSucceeded))},
+			opts: capped(1),
+			want: withAdopt(withEvents(sum(nil, list("z:SucceededPod~"), st(1, 1, 0, 0, 1, 0, 1)),
+				"SucceededDaemonPod default/a", "SucceededDaemonPod default/z"), "a")},
+		{name: "DIFF-10 DIFF-3 DIFF-5 (audit S12) cap 1 inside one node: a terminal pod before a duplicate",
+			nodes: nodes(1), pods: []*v1.Pod{pod("a", "n0"), pod("b", "n0"), pod("z", "n0", phase(v1.PodSucceeded))},
+			opts: capped(1),
+			want: withEvents(sum(nil, list("z:SucceededPod~"), st(1, 1, 0, 0, 1, 0, 1)), "SucceededDaemonPod default/z")},
+		{name: "DIFF-10 DIFF-4 (audit S12, F1) cap 1 inside one node: a controlled pod before an adopted one",
+			nodes: []*v1.Node{node("n0", noExecute)}, pods: []*v1.Pod{pod("a", "n0", orphan), pod("z", "n0")},
+			opts: capped(1),
+			want: withAdopt(sum(nil, list("z:NodeNotEligible~"), st(0, 0, 1, 0, 0, 0, 0)), "a")},
 		// manage appends getUnscheduledPodsWithoutNode after every node-visited deletion.
 		{name: "DIFF-10 DIFF-8 (audit S12) cap 1: a node-visited deletion before an unscheduled pod on a missing node",
 			nodes: []*v1.Node{node("z", noExecute)}, pods: []*v1.Pod{pod("pz", "z"), pod("pa", "", unscheduledFor("a"))},

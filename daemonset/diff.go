@@ -44,11 +44,13 @@ func (p *Planner) diffNode(d *diffState, node string, e eligBits, pods []*v1.Pod
 		p.diffContinuing(d, node, e, pods, hash, surge)
 	case len(pods) > 0:
 		// DIFF-4: neither flag; every pod not already terminating goes, without event.
+		start := len(d.deletes)
 		for _, pod := range pods {
 			if pod.DeletionTimestamp == nil {
 				d.deletes = append(d.deletes, deletion(pod, node, ReasonNodeNotEligible))
 			}
 		}
+		sortClaimOrder(d.deletes[start:], pods)
 	}
 }
 
@@ -65,6 +67,7 @@ func (p *Planner) diffContinuing(d *diffState, node string, e eligBits, pods []*
 	// equally likely.
 	failed, nFailed := firstFailed(pods)
 	running := d.running[:0]
+	start := len(d.deletes)
 	for _, pod := range pods {
 		switch {
 		case pod.DeletionTimestamp != nil:
@@ -88,6 +91,7 @@ func (p *Planner) diffContinuing(d *diffState, node string, e eligBits, pods []*
 		}
 	}
 	d.running = running[:0]
+	sortClaimOrder(d.deletes[start:], pods) // the DIFF-3 deletions, in visiting order
 
 	if !surge {
 		// DIFF-5: keep the first in DIFF-7 order; never create here in this sync.
@@ -160,12 +164,39 @@ func firstFailed(pods []*v1.Pod) (*v1.Pod, int) {
 // getNodesToDaemonPods with includeDeletedTerminal false), so it never reaches this loop.
 func diffMissing(d *diffState, groups []nodeGroup) {
 	for _, g := range groups {
+		start := len(d.deletes)
 		for _, pod := range g.pods {
 			if pod.Spec.NodeName == "" {
 				d.deletes = append(d.deletes, deletion(pod, g.name, ReasonUnscheduledOnMissingNode))
 			}
 		}
+		sortClaimOrder(d.deletes[start:], g.pods)
 	}
+}
+
+// sortClaimOrder puts deletions found while visiting one node's pods (DIFF-3, DIFF-4, DIFF-8) in
+// the order upstream visits them, which is the claim order (audit F1): pods already controlled
+// by this DaemonSet before orphans adopted in this sync, each group in random order upstream and
+// in namespace/name order here (D-1). The order matters only when the burst cap (DIFF-10) cuts
+// through one node's deletions. pods holds the node's grouped pods, every one claimed.
+func sortClaimOrder(dels []Deletion, pods []*v1.Pod) {
+	if len(dels) < 2 {
+		return
+	}
+	adopted := func(del Deletion) int {
+		for _, pod := range pods {
+			if pod.Name == del.Name && pod.Namespace == del.Namespace {
+				if controllerOf(pod) == nil {
+					return 1
+				}
+				return 0
+			}
+		}
+		return 0
+	}
+	slices.SortFunc(dels, func(a, b Deletion) int {
+		return cmp.Or(cmp.Compare(adopted(a), adopted(b)), compareDeletions(a, b))
+	})
 }
 
 func deletion(pod *v1.Pod, node string, r Reason) Deletion {
