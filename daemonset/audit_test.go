@@ -212,6 +212,12 @@ func TestAuditS3EachLayerResolvesMaxSurgeItsOwnWay(t *testing.T) {
 			want: sum(list("n1"), nil, st(2, 2, 0, 1, 0, 1, 1))},
 			rolling: &daemonset.RollingUpdate{Acted: true, MaxUnavailable: 0, MaxSurge: -1}},
 		{scenario: scenario{
+			name: "UPD-5 UPD-11 (audit S3b, F4) maxSurge -100%: ceil(-100% of 1) = -1 gives a non-surge base diff, -2 of desired 2 a surge step",
+			ds:   newDS(rolling(ios(0), iostr("-100%"))), nodes: nodes(2),
+			pods: []*v1.Pod{pod("a", "n0", oldHash, readyAt(1)), pod("b", "n1", oldHash)},
+			want: sum(list("n1"), nil, st(2, 2, 0, 1, 0, 1, 1))},
+			rolling: &daemonset.RollingUpdate{Acted: true, MaxUnavailable: 0, MaxSurge: -2}},
+		{scenario: scenario{
 			name: "DIFF-9 UPD-5 (audit S3c) maxSurge 1 with maxUnavailable nil: surge base diff keeps old Ready and new unavailable, the step fails",
 			ds:   newDS(rolling(nil, ios(1))), nodes: nodes(1),
 			pods: []*v1.Pod{pod("y", "n0", oldHash, readyAt(1), created(1)), pod("x", "n0", created(2))},

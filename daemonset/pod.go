@@ -66,6 +66,12 @@ func mergeDaemonTolerations(tols []v1.Toleration, hostNetwork bool) []v1.Tolerat
 // buildPrototype builds, once per Compile, the daemon pod without its hash label and without
 // the node binding (POD-1..POD-7). As in the v1.36 controller (GetPodFromTemplate), labels,
 // annotations and finalizers are always non-nil copies, even when the template has none.
+//
+// pod-template-generation (POD-3, audit S10) is the annotation as strconv.ParseInt reads it,
+// written back in canonical decimal ("+7" and "007" give "7"), and it overwrites a template
+// label of that name. When the annotation is absent or does not parse, upstream's
+// CreatePodTemplate writes nothing, so a template-supplied pod-template-generation label survives
+// (inert: UPD-3 compares the label only when the annotation parses).
 func buildPrototype(ds *appsv1.DaemonSet, tolerations []v1.Toleration) *v1.Pod {
 	tmpl := &ds.Spec.Template
 	labels := make(map[string]string, len(tmpl.Labels)+2)
@@ -122,8 +128,9 @@ func controllerRef(ds *appsv1.DaemonSet) metav1.OwnerReference {
 func (p *Planner) NewPod(nodeName string) *v1.Pod { return p.newPod(nodeName, p.freshHash()) }
 
 // newPod builds the daemon pod for nodeName with hash as its revision hash: a deep copy of the
-// prototype, the hash label (only when non-empty, as upstream CreatePodTemplate) and the node
-// binding of POD-6.
+// prototype, the hash label (only when non-empty, as upstream CreatePodTemplate, so with an
+// empty hash a template-supplied hash label survives; audit S7, S10) and the node binding of
+// POD-6. A pod left without any label is never submitted (Planner.createRefused).
 func (p *Planner) newPod(nodeName, hash string) *v1.Pod {
 	pod := p.proto.DeepCopy()
 	if hash != "" {

@@ -32,7 +32,9 @@ func readyCondition(pod *v1.Pod) *v1.PodCondition {
 // 0, or the Ready condition has a non-zero lastTransitionTime and lastTransitionTime +
 // minReadySeconds is not after now (the boundary instant is available). As in the v1.36 helper
 // (pkg/api/v1/pod: IsPodAvailable), a Ready pod without a transition time is never available when
-// minReadySeconds is not 0, and a negative minReadySeconds moves the boundary into the past.
+// minReadySeconds is not 0, and a negative minReadySeconds (invalid, VAL-9) does not take the
+// == 0 shortcut: it needs a transition time and then allows lastTransitionTime up to |m| seconds
+// after now (audit S11).
 func isPodAvailable(pod *v1.Pod, minReadySeconds int32, now time.Time) bool {
 	c := readyCondition(pod)
 	if c == nil || c.Status != v1.ConditionTrue {
@@ -93,6 +95,12 @@ func podUpdated(pod *v1.Pod, hash string, gen int64, hasGen bool) bool {
 // allowsSurge reports DIFF-9: strategy RollingUpdate, rollingUpdate and maxSurge non-nil, and
 // maxSurge resolved against one node (UPD-5) greater than 0. Unresolvable values do not allow
 // surge (pkg/controller/daemon/util: AllowsSurge).
+//
+// The base diff uses this; the rolling step resolves maxSurge against desired instead
+// (rollingBudgets), and the two disagree (audit S3): with desired 0 a positive percentage gives
+// a surge base diff but a non-surge step; a negative integer gives a non-surge base diff but a
+// surge step (any value but 0 selects UPD-11); maxSurge with a nil maxUnavailable gives a surge
+// base diff and a failing step. Each layer keeps its own resolution, as upstream.
 func allowsSurge(ds *appsv1.DaemonSet) bool {
 	n, err := surgeCount(ds, 1)
 	return err == nil && n > 0

@@ -66,7 +66,15 @@ func shapeOf(pods []*v1.Pod, hash string, gen int64, hasGen bool) nodeShape {
 //
 // Budgets are resolved first (UPD-5, UPD-6); a resolution error stops the step (Acted false,
 // Reason "Error", both budgets reported as 0). A resolved maxSurge of 0 runs the non-surge
-// algorithm (UPD-8), any other value the surge algorithm (UPD-11, UPD-7).
+// algorithm (UPD-8), any other value, negative included, the surge algorithm (UPD-11, UPD-7).
+// Both budgets are resolved against desired here, whatever the base diff decided with
+// allowsSurge (resolved against 1; audit S3).
+//
+// "Updated" here is UPD-3 (hash OR pod-template-generation), unlike the base diff's surge rule
+// (DIFF-6: hash label only). A node holding a current-hash pod and an old-hash pod with the
+// current generation is kept whole by DIFF-6 when the first is not yet available, and then counts
+// here as holding two new pods: excess, so S += 1 (or U += 1) and its availability is not
+// counted (audit S2).
 //
 // Where upstream walks a Go map and so picks candidates at random (UPD-9, UPD-23), the step
 // walks states in name order and takes candidates from the front (D-1). Every action chosen that

@@ -21,7 +21,12 @@ func (p *Planner) newStatusCounts(hash string) statusCounts {
 	return statusCounts{hash: hash, gen: gen, hasGen: hasGen}
 }
 
-// add counts one node of the node list with its grouped pods in DIFF-7 order.
+// add counts one node of the node list with its grouped pods in DIFF-7 order (audit S6):
+// terminating pods count, so a node holding only terminating pods is current (or misscheduled)
+// and its oldest terminating pod decides ready, available and updated; an unscheduled pod aimed
+// at the node through affinity (OWN-9) is grouped here like a bound one and sorts after every
+// bound pod (DIFF-7); a node excluded by the template's nodeName (ELIG-2) that holds pods is
+// misscheduled like any other node that should not run.
 func (c *statusCounts) add(p *Planner, e eligBits, pods []*v1.Pod) {
 	if !e.shouldRun() {
 		if len(pods) > 0 {
