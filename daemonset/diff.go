@@ -77,15 +77,16 @@ func (p *Planner) diffContinuing(d *diffState, node string, e eligBits, pods []*
 				del := deletion(pod, node, ReasonFailedPod)
 				del.Interchangeable = nFailed > 1
 				d.deletes = append(d.deletes, del)
+				// The event text is the one podsShouldBeOnNode records (D-8).
 				d.events = append(d.events, Event{Type: v1.EventTypeWarning, Reason: ReasonFailedDaemonPod,
 					Pod: pod.Namespace + "/" + pod.Name, Node: node,
-					Message: "daemon pod " + pod.Namespace + "/" + pod.Name + " on node " + node + " has failed and is deleted"})
+					Message: "Found failed daemon pod " + pod.Namespace + "/" + pod.Name + " on node " + node + ", will try to kill it"})
 			}
 		case pod.Status.Phase == v1.PodSucceeded:
 			d.deletes = append(d.deletes, deletion(pod, node, ReasonSucceededPod))
 			d.events = append(d.events, Event{Type: v1.EventTypeNormal, Reason: ReasonSucceededDaemonPod,
 				Pod: pod.Namespace + "/" + pod.Name, Node: node,
-				Message: "daemon pod " + pod.Namespace + "/" + pod.Name + " on node " + node + " has succeeded and is deleted"})
+				Message: "Found succeeded daemon pod " + pod.Namespace + "/" + pod.Name + " on node " + node + ", will try to delete it"})
 		default:
 			running = append(running, pod)
 		}

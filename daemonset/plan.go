@@ -226,12 +226,13 @@ func (p *Planner) newResult() *Result {
 	return res
 }
 
-// skipped fills res for a sync that does nothing (D-9, D-10, D-11).
+// skipped fills res for a sync that does nothing (D-9, D-10, D-11). The SYNC-3 event carries the
+// text syncDaemonSet records (D-8).
 func (p *Planner) skipped(res *Result, rule string) *Result {
 	res.Skipped = rule
 	if rule == SkipSelectingAll {
 		res.Events = append(res.Events, Event{Type: v1.EventTypeWarning, Reason: ReasonSelectingAll,
-			Message: "the DaemonSet selects all pods; a non-empty selector is required"})
+			Message: "This daemon set is selecting all pods. A non-empty selector is required."})
 	}
 	return res
 }
