@@ -53,7 +53,8 @@ func (c *statusCounts) add(p *Planner, e eligBits, pods []*v1.Pod) {
 }
 
 // status returns the status the sync writes: the counters, numberUnavailable (STAT-6),
-// observedGeneration = metadata.generation (STAT-8), and collisionCount and conditions carried
+// observedGeneration = metadata.generation (STAT-8; the stored one when nothing is written, STAT-9),
+// and collisionCount and conditions carried
 // over untouched (STAT-11).
 func (p *Planner) status(c *statusCounts) *appsv1.DaemonSetStatus {
 	st := &appsv1.DaemonSetStatus{
@@ -65,6 +66,20 @@ func (p *Planner) status(c *statusCounts) *appsv1.DaemonSetStatus {
 		UpdatedNumberScheduled: c.updated,
 		NumberAvailable:        c.available,
 		NumberUnavailable:      max(0, c.desired-c.available), // STAT-6
+	}
+	// STAT-9: storeDaemonSetStatus writes nothing when the seven counters equal the stored ones
+	// and the stored observedGeneration is at least metadata.generation. The DaemonSet then
+	// keeps its stored observedGeneration, which differs from metadata.generation only when it
+	// is larger (written through the status subresource); the plan reports what is left.
+	if old := &p.ds.Status; old.ObservedGeneration > p.ds.Generation &&
+		old.DesiredNumberScheduled == st.DesiredNumberScheduled &&
+		old.CurrentNumberScheduled == st.CurrentNumberScheduled &&
+		old.NumberMisscheduled == st.NumberMisscheduled &&
+		old.NumberReady == st.NumberReady &&
+		old.UpdatedNumberScheduled == st.UpdatedNumberScheduled &&
+		old.NumberAvailable == st.NumberAvailable &&
+		old.NumberUnavailable == st.NumberUnavailable {
+		st.ObservedGeneration = old.ObservedGeneration
 	}
 	if cc := p.ds.Status.CollisionCount; cc != nil {
 		st.CollisionCount = new(int32)
