@@ -4,15 +4,22 @@ import (
 	"bytes"
 	"crypto/sha1"
 	_ "embed"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"regexp"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	appsv1 "k8s.io/api/apps/v1"
@@ -60,8 +67,10 @@ type input struct {
 	pods       []located[*v1.Pod]
 	revisions  []located[*appsv1.ControllerRevision]
 
-	skipped  []skippedKind
-	warnings []string
+	strictFields bool
+	skipped      []skippedKind
+	unknown      []unknownFields
+	warnings     []string
 }
 
 // skippedKind counts the objects of one kind that are not read, for one warning line per kind.
@@ -118,10 +127,17 @@ var kinds = map[string]string{
 	"PodList":                "v1",
 }
 
+// loadOptions says how strictly the input is read.
+type loadOptions struct {
+	// strictFields makes a field the v1.36 API types do not have an error; otherwise it is a
+	// warning and the field is dropped, as every v1.36 client (the controller included) drops it.
+	strictFields bool
+}
+
 // load reads every file (the built-in example when there is none) and checks the snapshot is
 // consistent. It applies the hand-written-manifest rules of D-4 and D-5.
-func load(files []string, stdin io.Reader) (*input, error) {
-	in := &input{}
+func load(files []string, stdin io.Reader, opts loadOptions) (*input, error) {
+	in := &input{strictFields: opts.strictFields}
 	if len(files) == 0 {
 		if err := in.decodeFile(exampleName, exampleCluster); err != nil {
 			return nil, err
@@ -181,8 +197,14 @@ func readLimited(name string, r io.Reader, limit int64) ([]byte, error) {
 	return data, nil
 }
 
-// decodeFile reads every document of one file.
+// decodeFile reads every document of one file. Documents, and the items of lists, are decoded
+// in parallel; what they hold is then added in input order, and the first error in input order
+// is the one reported, so the outcome does not depend on scheduling.
 func (in *input) decodeFile(name string, data []byte) error {
+	data, err := utf8Text(data)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
 	docs, err := splitDocuments(data)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
@@ -190,49 +212,98 @@ func (in *input) decodeFile(name string, data []byte) error {
 	if len(docs) == 0 {
 		return fmt.Errorf("%s: no objects", name)
 	}
-	for i, doc := range docs {
-		loc := location{file: name, doc: i + 1, item: -1}
-		js := doc
-		if !doc.json {
-			js.data, err = yaml.YAMLToJSONStrict(doc.data)
-			if err != nil {
-				// The YAML parser reports lines relative to the document, on several lines.
-				return fmt.Errorf("%v (from line %d): %s", loc, doc.line, strings.Join(strings.Fields(err.Error()), " "))
-			}
+	results := make([][]decoded, len(docs))
+	errs := make([]error, len(docs))
+	parallel(len(docs), func(i int) {
+		results[i], errs[i] = decodeDocument(location{file: name, doc: i + 1, item: -1}, docs[i])
+	})
+	for i := range docs {
+		if errs[i] != nil {
+			return errs[i]
 		}
-		if err := in.decodeObject(loc, js.data, ""); err != nil {
-			return err
+		for _, d := range results[i] {
+			if err := in.add(d); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// parallel calls f(0), ..., f(n-1) on up to GOMAXPROCS goroutines and returns when all are done.
+func parallel(n int, f func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
+	var (
+		next atomic.Int64
+		wg   sync.WaitGroup
+	)
+	for range workers {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				f(i)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// utf8BOM is the byte order mark some Windows editors put at the start of UTF-8 files.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// utf8Text drops a UTF-8 byte order mark, and converts UTF-16 text with a byte order mark (what
+// Windows PowerShell 5's `kubectl get -o yaml > file` writes) to UTF-8.
+func utf8Text(data []byte) ([]byte, error) {
+	var order binary.ByteOrder
+	switch {
+	case bytes.HasPrefix(data, utf8BOM):
+		return data[len(utf8BOM):], nil
+	case bytes.HasPrefix(data, []byte{0xFF, 0xFE}):
+		order = binary.LittleEndian
+	case bytes.HasPrefix(data, []byte{0xFE, 0xFF}):
+		order = binary.BigEndian
+	default:
+		return data, nil
+	}
+	data = data[2:]
+	if len(data)%2 != 0 {
+		return nil, errors.New("UTF-16 text (it starts with a byte order mark) with an odd number of bytes")
+	}
+	units := make([]uint16, len(data)/2)
+	for i := range units {
+		units[i] = order.Uint16(data[2*i:])
+	}
+	out := make([]byte, 0, len(units)+len(units)/2)
+	for _, r := range utf16.Decode(units) {
+		out = utf8.AppendRune(out, r)
+	}
+	return out, nil
 }
 
 // document is one document of a file, as YAML or as JSON.
 type document struct {
 	data []byte
 	json bool
-	line int // of the document's first line in the file, for YAML
+	line int // of the document's first line in the file
 }
 
 // splitDocuments splits a JSON stream (a file starting with "{") into its values, and YAML at
-// "---" lines. Blank and comment-only documents are dropped.
+// "---" lines (which may carry a comment, or the start of the document: "--- {a: 1}") and after
+// "..." lines (document end markers). Blank documents and documents of only comments and
+// directives ("%YAML 1.2") are dropped, and a byte order mark opening a document (files joined
+// with cat) is ignored.
 func splitDocuments(data []byte) ([]document, error) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
 		return nil, nil
 	}
 	if trimmed[0] == '{' {
-		var docs []document
-		dec := json.NewDecoder(bytes.NewReader(trimmed))
-		for i := 1; ; i++ {
-			var raw json.RawMessage
-			if err := dec.Decode(&raw); err == io.EOF {
-				return docs, nil
-			} else if err != nil {
-				return nil, fmt.Errorf("document %d: %w", i, err)
-			}
-			docs = append(docs, document{data: raw, json: true})
-		}
+		return splitJSON(data)
 	}
 	var (
 		docs  []document
@@ -248,9 +319,22 @@ func splitDocuments(data []byte) ([]document, error) {
 	}
 	for line := range bytes.Lines(data) {
 		n++
+		line = bytes.TrimPrefix(line, utf8BOM)
 		if rest, ok := bytes.CutPrefix(line, []byte("---")); ok {
-			rest = bytes.TrimSpace(rest)
-			if len(rest) == 0 || rest[0] == '#' {
+			switch t := bytes.TrimSpace(rest); {
+			case len(t) == 0 || t[0] == '#':
+				flush()
+				start = n + 1
+				continue
+			case rest[0] == ' ' || rest[0] == '\t':
+				// "--- {a: 1}": a new document starting on the marker's line; the parser
+				// reads the marker itself.
+				flush()
+				start = n
+			}
+		} else if rest, ok := bytes.CutPrefix(line, []byte("...")); ok {
+			if t := bytes.TrimSpace(rest); len(t) == 0 || t[0] == '#' {
+				cur.Write(line) // the parser ends the document there
 				flush()
 				start = n + 1
 				continue
@@ -262,32 +346,184 @@ func splitDocuments(data []byte) ([]document, error) {
 	return docs, nil
 }
 
-// blankYAML reports a document made only of blank lines and comments.
+// splitJSON splits a stream of JSON values; a syntax error names the line it is on.
+func splitJSON(data []byte) ([]document, error) {
+	var docs []document
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for i := 1; ; i++ {
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
+		if err == io.EOF {
+			return docs, nil
+		}
+		if err != nil {
+			if ok, off := kjson.SyntaxErrorOffset(err); ok && off <= int64(len(data)) {
+				line := 1 + bytes.Count(data[:off], []byte("\n"))
+				return nil, fmt.Errorf("document %d: line %d: %s", i, line, strings.TrimPrefix(err.Error(), "json: "))
+			}
+			return nil, fmt.Errorf("document %d: %w", i, err)
+		}
+		line := 1 + bytes.Count(data[:dec.InputOffset()-int64(len(raw))], []byte("\n"))
+		docs = append(docs, document{data: raw, json: true, line: line})
+	}
+}
+
+// blankYAML reports a document made only of blank lines, comments, directives and markers.
 func blankYAML(doc []byte) bool {
 	for line := range bytes.Lines(doc) {
 		line = bytes.TrimSpace(line)
-		if len(line) > 0 && line[0] != '#' {
+		if len(line) > 0 && line[0] != '#' && line[0] != '%' && !bytes.Equal(line, []byte("...")) {
 			return false
 		}
 	}
 	return true
 }
 
-// decodeObject decodes one object (JSON) found at loc. itemKind is the kind a typed list gives
-// its items ("" outside typed lists).
-func (in *input) decodeObject(loc location, data []byte, itemKind string) error {
+// decoded is one object read from the input, or one skipped, or a list's own fields.
+type decoded struct {
+	loc     location
+	where   string // location and identity, for messages
+	tn      typeAndName
+	obj     any  // *appsv1.DaemonSet, *appsv1.ControllerRevision, *v1.Node or *v1.Pod; nil otherwise
+	skip    bool // a kind that is not read
+	unknown []string
+}
+
+// decodeDocument decodes one document: its object, or the objects of a list.
+func decodeDocument(loc location, doc document) ([]decoded, error) {
+	if doc.json {
+		return decodeValue(loc, doc.data, "")
+	}
+	if wrapper, items, ok := splitYAMLList(doc); ok {
+		if out, err := decodeYAMLList(loc, wrapper, items); err == nil {
+			return out, nil
+		}
+		// The whole document is read again below, giving the parser's own message (or a
+		// success, should the items depend on each other, say through YAML aliases).
+	}
+	js, err := yaml.YAMLToJSONStrict(doc.data)
+	if err != nil {
+		return nil, fmt.Errorf("%v: %s", loc, yamlError(err, doc.line))
+	}
+	return decodeValue(loc, js, "")
+}
+
+// splitYAMLList cuts a YAML list the way kubectl prints it ("items:" at the start of a line,
+// each item a "- " line followed by lines indented by two spaces) into the list without its items
+// ("items: []") and each item as a document of its own, so that the items, most of a large dump,
+// can be parsed in parallel. It reports false for any other layout, read as a whole.
+func splitYAMLList(doc document) (wrapper []byte, items []document, ok bool) {
+	const (
+		before = iota
+		inside
+		after
+	)
+	var (
+		w     bytes.Buffer
+		cur   *bytes.Buffer
+		state = before
+		n     = doc.line - 1
+	)
+	end := func() {
+		if cur != nil {
+			items[len(items)-1].data = cur.Bytes()
+			cur = nil
+		}
+	}
+	for line := range bytes.Lines(doc.data) {
+		n++
+		switch state {
+		case before:
+			if string(bytes.TrimRight(line, " \r\n")) == "items:" {
+				state = inside
+				w.WriteString("items: []\n")
+				continue
+			}
+			w.Write(line)
+			continue
+		case after:
+			w.Write(line)
+			continue
+		}
+		switch {
+		case bytes.HasPrefix(line, []byte("- ")):
+			end()
+			items = append(items, document{line: n})
+			cur = &bytes.Buffer{}
+			cur.Write(line[2:])
+		case len(bytes.TrimRight(line, "\r\n")) == 0:
+			if cur != nil {
+				cur.Write(line)
+			}
+		case bytes.HasPrefix(line, []byte("  ")):
+			if cur == nil {
+				return nil, nil, false
+			}
+			cur.Write(line[2:])
+		case line[0] == ' ' || line[0] == '\t' || line[0] == '-' || line[0] == '#':
+			return nil, nil, false
+		default: // the next key of the list
+			end()
+			state = after
+			w.Write(line)
+		}
+	}
+	end()
+	if len(items) == 0 {
+		return nil, nil, false
+	}
+	return w.Bytes(), items, true
+}
+
+// decodeYAMLList decodes a list split by splitYAMLList; any error sends the caller back to the
+// whole document.
+func decodeYAMLList(loc location, wrapper []byte, items []document) ([]decoded, error) {
+	js, err := yaml.YAMLToJSONStrict(wrapper)
+	if err != nil {
+		return nil, err
+	}
+	head, itemKind, _, err := decodeList(loc, js)
+	if err != nil {
+		return nil, err
+	}
+	results := make([][]decoded, len(items))
+	errs := make([]error, len(items))
+	parallel(len(items), func(i int) {
+		itemLoc := loc
+		itemLoc.item = i
+		js, err := yaml.YAMLToJSONStrict(items[i].data)
+		if err != nil {
+			errs[i] = err
+			return
+		}
+		results[i], errs[i] = decodeValue(itemLoc, js, itemKind)
+	})
+	out := make([]decoded, 0, len(items)+1)
+	out = append(out, head)
+	for i := range items {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		out = append(out, results[i]...)
+	}
+	return out, nil
+}
+
+// identify reads the kind, apiVersion, name and namespace of one object (JSON) found at loc and
+// checks them. itemKind is the kind a typed list gives its items ("" outside typed lists).
+func identify(loc location, data []byte, itemKind string) (typeAndName, string, error) {
+	var tn typeAndName
 	if bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
-		return fmt.Errorf("%v: not an object", loc)
+		return tn, "", fmt.Errorf("%v: not an object", loc)
 	}
 	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' {
-		return fmt.Errorf("%v: not a Kubernetes object: want a mapping with apiVersion, kind and metadata", loc)
+		return tn, "", fmt.Errorf("%v: not a Kubernetes object: want a mapping with apiVersion, kind and metadata", loc)
 	}
-	var tn typeAndName
-	if err := json.Unmarshal(data, &tn); err != nil {
-		// A malformed identity (say, a numeric name) is reported by the strict decoding below;
-		// until then the object goes by what could be read.
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(data, &tn); err != nil {
+		// A malformed identity (say, a numeric name) is reported by the strict decoding that
+		// follows; until then the object goes by what could be read.
 		tn = typeAndName{}
-		_ = json.Unmarshal(data, &struct {
+		_ = kjson.UnmarshalCaseSensitivePreserveInts(data, &struct {
 			APIVersion *string `json:"apiVersion"`
 			Kind       *string `json:"kind"`
 		}{&tn.APIVersion, &tn.Kind})
@@ -298,81 +534,191 @@ func (in *input) decodeObject(loc location, data []byte, itemKind string) error 
 	where := fmt.Sprintf("%v: %s", loc, tn.identity())
 	switch {
 	case tn.Kind == "":
-		return fmt.Errorf("%s: kind: Required value", where)
+		return tn, where, fmt.Errorf("%s: kind: Required value", where)
 	case tn.APIVersion == "":
-		return fmt.Errorf("%s: apiVersion: Required value", where)
+		return tn, where, fmt.Errorf("%s: apiVersion: Required value", where)
 	}
-	want, known := kinds[tn.Kind]
-	if !known {
-		in.skip(tn, where)
-		return nil
+	if want, known := kinds[tn.Kind]; known && tn.APIVersion != want {
+		return tn, where, fmt.Errorf("%s: apiVersion: Unsupported value: %q: supported values: %q", where, tn.APIVersion, want)
 	}
-	if tn.APIVersion != want {
-		return fmt.Errorf("%s: apiVersion: Unsupported value: %q: supported values: %q", where, tn.APIVersion, want)
+	return tn, where, nil
+}
+
+// decodeList decodes a list's own fields and returns its items and the kind a typed list gives
+// them.
+func decodeList(loc location, data []byte) (head decoded, itemKind string, items []json.RawMessage, err error) {
+	tn, where, err := identify(loc, data, "")
+	if err != nil {
+		return decoded{}, "", nil, err
 	}
-	if tn.Metadata.Name == "" && !strings.HasSuffix(tn.Kind, "List") {
-		return fmt.Errorf("%s: metadata.name: Required value", where)
+	if !isList(tn.Kind) {
+		return decoded{}, "", nil, fmt.Errorf("%s: not a list", where)
+	}
+	var l list
+	unknown, err := decodeStrict(data, &l)
+	if err != nil {
+		return decoded{}, "", nil, fmt.Errorf("%s: %w", where, err)
+	}
+	if tn.Kind != "List" {
+		itemKind = strings.TrimSuffix(tn.Kind, "List")
+	}
+	return decoded{loc: loc, where: where, tn: tn, unknown: unknown}, itemKind, l.Items, nil
+}
+
+func isList(kind string) bool {
+	_, known := kinds[kind]
+	return known && strings.HasSuffix(kind, "List")
+}
+
+// decodeValue decodes one object (JSON) found at loc, or the items of a list. itemKind is the
+// kind a typed list gives its items ("" outside typed lists).
+func decodeValue(loc location, data []byte, itemKind string) ([]decoded, error) {
+	tn, where, err := identify(loc, data, itemKind)
+	if err != nil {
+		return nil, err
+	}
+	d := decoded{loc: loc, where: where, tn: tn}
+	if _, known := kinds[tn.Kind]; !known {
+		d.skip = true
+		return []decoded{d}, nil
+	}
+	if isList(tn.Kind) {
+		if loc.item >= 0 {
+			return nil, fmt.Errorf("%s: a list inside a list is not supported", where)
+		}
+		head, itemKind, items, err := decodeList(loc, data)
+		if err != nil {
+			return nil, err
+		}
+		results := make([][]decoded, len(items))
+		errs := make([]error, len(items))
+		parallel(len(items), func(i int) {
+			itemLoc := loc
+			itemLoc.item = i
+			results[i], errs[i] = decodeValue(itemLoc, items[i], itemKind)
+		})
+		out := make([]decoded, 0, len(items)+1)
+		out = append(out, head)
+		for i := range items {
+			if errs[i] != nil {
+				return nil, errs[i]
+			}
+			out = append(out, results[i]...)
+		}
+		return out, nil
+	}
+	if tn.Metadata.Name == "" {
+		return nil, fmt.Errorf("%s: metadata.name: Required value", where)
 	}
 	switch tn.Kind {
 	case "DaemonSet":
 		ds := &appsv1.DaemonSet{}
-		if err := decodeStrict(data, ds); err != nil {
-			return fmt.Errorf("%s: %w", where, err)
-		}
+		d.unknown, err = decodeStrict(data, ds)
 		setTypeMeta(&ds.TypeMeta, tn)
 		setNamespace(&ds.ObjectMeta)
-		in.daemonSets = append(in.daemonSets, located[*appsv1.DaemonSet]{ds, loc})
+		d.obj = ds
 	case "ControllerRevision":
 		cr := &appsv1.ControllerRevision{}
-		if err := decodeStrict(data, cr); err != nil {
-			return fmt.Errorf("%s: %w", where, err)
-		}
-		setTypeMeta(&cr.TypeMeta, tn)
-		setNamespace(&cr.ObjectMeta)
-		if err := canonicalData(cr); err != nil {
-			return fmt.Errorf("%s: data: %w", where, err)
-		}
-		in.revisions = append(in.revisions, located[*appsv1.ControllerRevision]{cr, loc})
-	case "Node":
-		node := &v1.Node{}
-		if err := decodeStrict(data, node); err != nil {
-			return fmt.Errorf("%s: %w", where, err)
-		}
-		setTypeMeta(&node.TypeMeta, tn)
-		in.nodes = append(in.nodes, located[*v1.Node]{node, loc})
-	case "Pod":
-		pod := &v1.Pod{}
-		if err := decodeStrict(data, pod); err != nil {
-			return fmt.Errorf("%s: %w", where, err)
-		}
-		setTypeMeta(&pod.TypeMeta, tn)
-		setNamespace(&pod.ObjectMeta)
-		in.pods = append(in.pods, located[*v1.Pod]{pod, loc})
-	default: // a list
-		if loc.item >= 0 {
-			return fmt.Errorf("%s: a list inside a list is not supported", where)
-		}
-		var l list
-		if err := decodeStrict(data, &l); err != nil {
-			return fmt.Errorf("%s: %w", where, err)
-		}
-		itemKind := strings.TrimSuffix(tn.Kind, "List")
-		if tn.Kind == "List" {
-			itemKind = ""
-		}
-		for i, item := range l.Items {
-			itemLoc := loc
-			itemLoc.item = i
-			if err := in.decodeObject(itemLoc, item, itemKind); err != nil {
-				return err
+		d.unknown, err = decodeStrict(data, cr)
+		if err == nil {
+			setTypeMeta(&cr.TypeMeta, tn)
+			setNamespace(&cr.ObjectMeta)
+			if err := canonicalData(cr); err != nil {
+				return nil, fmt.Errorf("%s: data: %w", where, err)
 			}
 		}
+		d.obj = cr
+	case "Node":
+		node := &v1.Node{}
+		d.unknown, err = decodeStrict(data, node)
+		setTypeMeta(&node.TypeMeta, tn)
+		d.obj = node
+	case "Pod":
+		pod := &v1.Pod{}
+		d.unknown, err = decodeStrict(data, pod)
+		setTypeMeta(&pod.TypeMeta, tn)
+		setNamespace(&pod.ObjectMeta)
+		d.obj = pod
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
+	return []decoded{d}, nil
+}
+
+// add adds one decoded object to the input, in input order.
+func (in *input) add(d decoded) error {
+	if len(d.unknown) > 0 {
+		if in.strictFields {
+			msgs := make([]string, len(d.unknown))
+			for i, p := range d.unknown {
+				msgs[i] = p + ": unknown field"
+			}
+			return fmt.Errorf("%s: %s", d.where, strings.Join(msgs, "; "))
+		}
+		for _, p := range d.unknown {
+			in.unknownField(d, p)
+		}
+	}
+	switch obj := d.obj.(type) {
+	case *appsv1.DaemonSet:
+		in.daemonSets = append(in.daemonSets, located[*appsv1.DaemonSet]{obj, d.loc})
+	case *appsv1.ControllerRevision:
+		in.revisions = append(in.revisions, located[*appsv1.ControllerRevision]{obj, d.loc})
+	case *v1.Node:
+		in.nodes = append(in.nodes, located[*v1.Node]{obj, d.loc})
+	case *v1.Pod:
+		in.pods = append(in.pods, located[*v1.Pod]{obj, d.loc})
+	}
+	if d.skip {
+		in.skip(d.tn, d.where)
 	}
 	return nil
 }
 
-// decodeStrict decodes data into obj, rejecting unknown and duplicate fields with their paths.
-func decodeStrict(data []byte, obj any) error {
+// unknownFields counts the objects of one kind with one unknown field (list indices left out),
+// for one warning line each.
+type unknownFields struct {
+	kind, pattern string
+	count         int
+	first         string // location, identity and full path of the first one
+}
+
+func (in *input) unknownField(d decoded, path string) {
+	pattern := indexPattern(path)
+	for i := range in.unknown {
+		if u := &in.unknown[i]; u.kind == d.tn.Kind && u.pattern == pattern {
+			u.count++
+			return
+		}
+	}
+	in.unknown = append(in.unknown, unknownFields{kind: d.tn.Kind, pattern: pattern, count: 1, first: d.where + ": " + path})
+}
+
+// indexPattern replaces the list indices of a field path by "*": status.images[3].x reads
+// status.images[*].x.
+func indexPattern(path string) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(path, '[')
+		j := -1
+		if i >= 0 {
+			j = strings.IndexByte(path[i+1:], ']')
+		}
+		if j < 0 {
+			b.WriteString(path)
+			return b.String()
+		}
+		b.WriteString(path[:i+1])
+		b.WriteByte('*')
+		path = path[i+1+j:]
+	}
+}
+
+// decodeStrict decodes data into obj. It returns the paths of the fields obj's type does not
+// have (JSON object keys are case-sensitive, as for the API server), and an error for anything
+// else: a value of the wrong type, or a field given twice.
+func decodeStrict(data []byte, obj any) (unknown []string, err error) {
 	strictErrs, err := kjson.UnmarshalStrict(data, obj)
 	if err != nil {
 		msg := strings.TrimPrefix(err.Error(), "json: ")
@@ -381,26 +727,54 @@ func decodeStrict(data []byte, obj any) error {
 		if m := typeErrorRE.FindStringSubmatch(msg); m != nil {
 			msg = m[2] + ": cannot unmarshal " + m[1] + " into " + m[3]
 		}
-		return errors.New(msg)
+		return nil, errors.New(msg)
 	}
-	if len(strictErrs) == 0 {
-		return nil
-	}
-	msgs := make([]string, 0, len(strictErrs))
+	var msgs []string
 	for _, e := range strictErrs {
 		var fe kjson.FieldError
-		if errors.As(e, &fe) {
-			// "unknown field \"spec.x\"" reads "spec.x: unknown field", like a field error.
-			msg := strings.TrimSuffix(e.Error(), " \""+fe.FieldPath()+"\"")
-			msgs = append(msgs, fe.FieldPath()+": "+msg)
+		if !errors.As(e, &fe) {
+			msgs = append(msgs, e.Error())
 			continue
 		}
-		msgs = append(msgs, e.Error())
+		if strings.HasPrefix(e.Error(), "unknown field ") {
+			unknown = append(unknown, fe.FieldPath())
+			continue
+		}
+		// "duplicate field \"spec.x\"" reads "spec.x: duplicate field", like a field error.
+		msgs = append(msgs, fe.FieldPath()+": "+strings.TrimSuffix(e.Error(), " \""+fe.FieldPath()+"\""))
 	}
-	return errors.New(strings.Join(msgs, "; "))
+	if len(msgs) > 0 {
+		return nil, errors.New(strings.Join(msgs, "; "))
+	}
+	return unknown, nil
 }
 
 var typeErrorRE = regexp.MustCompile(`^cannot unmarshal (\S+) into Go struct field [^.\s]+\.(\S+) of type (\S+)$`)
+
+var yamlLineRE = regexp.MustCompile(`\bline (\d+)\b`)
+
+// yamlError puts the YAML parser's message on one line, with line numbers counted in the file
+// rather than in the document that starts at line first.
+func yamlError(err error, first int) string {
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "error converting YAML to JSON: ")
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	msg = strings.TrimPrefix(msg, "unmarshal errors:")
+	var parts []string
+	for l := range strings.Lines(msg) {
+		if l = strings.TrimSpace(l); l != "" {
+			parts = append(parts, l)
+		}
+	}
+	msg = strings.Join(parts, "; ")
+	return yamlLineRE.ReplaceAllStringFunc(msg, func(s string) string {
+		n, err := strconv.Atoi(strings.TrimPrefix(s, "line "))
+		if err != nil {
+			return s
+		}
+		return "line " + strconv.Itoa(n+first-1)
+	})
+}
 
 // canonicalData rewrites a ControllerRevision's data as the controller stored it: compact JSON
 // with sorted keys, as encoding/json writes a map (pkg/controller/daemon getPatch). The library
@@ -514,6 +888,13 @@ func (in *input) writeWarnings(w io.Writer) {
 		}
 		fmt.Fprintf(w, "daemonsched: warning: %s%s: skipped: kind %s of apiVersion %s is not read (only apps/v1 DaemonSet and ControllerRevision, v1 Node and Pod)\n",
 			s.first, more, s.kind, s.apiVersion)
+	}
+	for _, u := range in.unknown {
+		more := ""
+		if u.count > 1 {
+			more = fmt.Sprintf(" (and %d more %s objects with %s)", u.count-1, u.kind, u.pattern)
+		}
+		fmt.Fprintf(w, "daemonsched: warning: %s: unknown field, ignored as by the v1.36 controller%s\n", u.first, more)
 	}
 	for _, msg := range in.warnings {
 		fmt.Fprintf(w, "daemonsched: warning: %s\n", msg)

@@ -115,7 +115,7 @@ items:
 `)
 	typed := writeFile(t, dir, "nodes.json", `{"apiVersion":"v1","kind":"NodeList","metadata":{},"items":[{"metadata":{"name":"worker-2"}}]}
 {"apiVersion":"v1","kind":"Node","metadata":{"name":"worker-3"},"status":{"conditions":[{"type":"Ready","status":"True","lastHeartbeatTime":"2026-03-02T09:30:00Z"}]}}`)
-	in, err := load([]string{list, typed}, nil)
+	in, err := load([]string{list, typed}, nil, loadOptions{})
 	require.NoError(t, err)
 
 	var nodes, pods []string
@@ -150,14 +150,14 @@ func TestLatestWithoutTimestampsIsTheEpoch(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	f := writeFile(t, dir, "n.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n")
-	in, err := load([]string{f}, nil)
+	in, err := load([]string{f}, nil, loadOptions{})
 	require.NoError(t, err)
 	require.Equal(t, time.Unix(0, 0).UTC(), in.latest())
 }
 
 func TestLoadReadsStdin(t *testing.T) {
 	t.Parallel()
-	in, err := load([]string{"-"}, strings.NewReader("apiVersion: v1\nkind: Node\nmetadata: {name: a}\n"))
+	in, err := load([]string{"-"}, strings.NewReader("apiVersion: v1\nkind: Node\nmetadata: {name: a}\n"), loadOptions{})
 	require.NoError(t, err)
 	require.Len(t, in.nodes, 1)
 	require.Equal(t, "stdin: document 1", in.nodes[0].loc.String())

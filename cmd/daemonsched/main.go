@@ -40,8 +40,15 @@ DaemonSet of a snapshot (plan), and why a DaemonSet does or does not run on a no
 
 Input (-f, repeatable; "-" reads stdin): YAML or JSON, several documents separated by "---",
 and lists (kind: List, as "kubectl get nodes,pods,daemonsets,controllerrevisions -A -o yaml"
-prints). apps/v1 DaemonSet and ControllerRevision and v1 Node and Pod are read; other kinds are
-skipped with a warning. Without -f, a built-in example cluster is used.
+prints, or NodeList, PodList, ... as the API server returns them). apps/v1 DaemonSet and
+ControllerRevision and v1 Node and Pod are read; other kinds are skipped with a warning. Without
+-f, a built-in example cluster is used. UTF-8 (a byte order mark is ignored) or UTF-16 with a
+byte order mark; Windows line endings, comments, "..." and empty documents are fine.
+
+Objects are decoded into the v1.36 API types, as the v1.36 controller decodes them: a field
+those types do not have (a typo, or a field of a newer Kubernetes) is dropped with a warning
+naming where it was, and is an error with --strict; a value of the wrong type, a key given twice
+and a syntax error are always errors.
 
 Hand-written manifests: every DaemonSet gets the API server's DaemonSet defaults (update
 strategy, revisionHistoryLimit); objects without metadata.namespace are in "default"; a
@@ -50,10 +57,17 @@ Pods belong to a DaemonSet only through an ownerReference carrying its uid: an o
 with the right name but no or another uid makes the pod invisible to that DaemonSet, as in a
 real cluster.
 
---now defaults, for reproducible output, to the latest timestamp in the input (creationTimestamp,
-pod startTime, condition lastTransitionTime and lastHeartbeatTime), or 1970-01-01T00:00:00Z if
-the input has none.
+--now is an RFC 3339 time, with or without fractional seconds, in UTC ("Z") or with an offset
+("+02:00"). It defaults, for reproducible output, to the latest timestamp in the input
+(metadata.creationTimestamp of every object, pod status.startTime, pod and node condition
+lastTransitionTime, node condition lastHeartbeatTime), or 1970-01-01T00:00:00Z if the input
+has none; pass --now to judge readiness (minReadySeconds) at another instant.
 
+Output: table (default), json (the oracle contract: identical bytes for the same snapshot
+whatever the order of documents and files, ending in a newline) or yaml (the same content).
+
+Errors are one line on stderr, "daemonsched: FILE: document N: Kind namespace/name: path:
+message" (with "items[I]" after the document inside lists), and nothing is written on stdout.
 Exit status: 0 success, 1 bad input, 2 usage.
 `
 
@@ -141,12 +155,25 @@ func (f *timeFlag) String() string {
 }
 
 func (f *timeFlag) Set(s string) error {
-	t, err := time.Parse(time.RFC3339, s)
+	t, err := parseRFC3339(s)
 	if err != nil {
 		return fmt.Errorf("not an RFC 3339 time (like 2026-03-02T10:00:00Z): %q", s)
 	}
 	*f = timeFlag{t: t.UTC()}
 	return nil
+}
+
+// parseRFC3339 parses an RFC 3339 time, which may have fractional seconds, lower-case "t" and
+// "z" and, as RFC 3339 section 5.6 allows, a space between date and time.
+func parseRFC3339(s string) (time.Time, error) {
+	b := []byte(strings.TrimSpace(s))
+	if len(b) > 10 && (b[10] == 't' || b[10] == ' ') {
+		b[10] = 'T'
+	}
+	if n := len(b); n > 0 && b[n-1] == 'z' {
+		b[n-1] = 'Z'
+	}
+	return time.Parse(time.RFC3339Nano, string(b))
 }
 
 // newFlagSet returns the flag set of one subcommand; parse errors print the usage on stderr.
@@ -187,7 +214,7 @@ func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs.Var(&now, "now", "the instant readiness is judged at (`RFC3339`)")
 	fs.Var(&format, "o", "output `format`: table, json or yaml")
 	burst := fs.Int("burst", 0, "cap creates and deletes of each action list at `N` (0: no cap; the controller uses 250)")
-	strict := fs.Bool("strict", false, "treat what API validation would reject as an error")
+	strict := fs.Bool("strict", false, "treat what API validation would reject, and fields the v1.36 API does not have, as errors")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
@@ -197,7 +224,7 @@ func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return errUsage
 	}
 
-	in, err := load(files, stdin)
+	in, err := load(files, stdin, loadOptions{strictFields: *strict})
 	if err != nil {
 		return err
 	}
@@ -272,7 +299,7 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		return errUsage
 	}
 
-	in, err := load(files, stdin)
+	in, err := load(files, stdin, loadOptions{})
 	if err != nil {
 		return err
 	}
