@@ -6,6 +6,7 @@ import (
 	"github.com/daemonsched/daemonsched/affinity"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -90,7 +91,7 @@ func buildPrototype(ds *appsv1.DaemonSet, tolerations []v1.Toleration) *v1.Pod {
 
 	pod := &v1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
-			GenerateName:    ds.Name + "-",
+			GenerateName:    podsPrefix(ds.Name),
 			Namespace:       ds.Namespace,
 			Labels:          labels,
 			Annotations:     annotations,
@@ -104,6 +105,17 @@ func buildPrototype(ds *appsv1.DaemonSet, tolerations []v1.Toleration) *v1.Pod {
 		tolerations[i].DeepCopyInto(&pod.Spec.Tolerations[i])
 	}
 	return pod
+}
+
+// podsPrefix is the generateName of a daemon pod (POD-1): "<name>-", unless that fails pod-name
+// validation as a prefix, then the bare name (pkg/controller getPodsPrefix). Only a DaemonSet name
+// that API validation rejects can fail (VAL-22: the plan takes the object as stored).
+func podsPrefix(name string) string {
+	prefix := name + "-"
+	if len(apivalidation.NameIsDNSSubdomain(prefix, true)) != 0 {
+		return name
+	}
+	return prefix
 }
 
 // controllerRef is the owner reference of POD-5, also added by adoption (OWN-4).

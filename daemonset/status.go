@@ -53,9 +53,8 @@ func (c *statusCounts) add(p *Planner, e eligBits, pods []*v1.Pod) {
 }
 
 // status returns the status the sync writes: the counters, numberUnavailable (STAT-6),
-// observedGeneration = metadata.generation (STAT-8; the stored one when nothing is written, STAT-9),
-// and collisionCount and conditions carried
-// over untouched (STAT-11).
+// observedGeneration = metadata.generation (STAT-8; the stored one when nothing is written,
+// STAT-9), and collisionCount and conditions carried over untouched (STAT-11).
 func (p *Planner) status(c *statusCounts) *appsv1.DaemonSetStatus {
 	st := &appsv1.DaemonSetStatus{
 		CurrentNumberScheduled: c.current,
