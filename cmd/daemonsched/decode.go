@@ -767,6 +767,11 @@ func yamlError(err error, first int) string {
 		}
 	}
 	msg = strings.Join(parts, "; ")
+	// go.yaml.in/yaml/v2 counts lines from 0 in its parser's errors (its scanner's and decoder's
+	// count from 1).
+	if slices.ContainsFunc(yamlParserErrors, func(e string) bool { return strings.HasSuffix(msg, e) }) {
+		first++
+	}
 	return yamlLineRE.ReplaceAllStringFunc(msg, func(s string) string {
 		n, err := strconv.Atoi(strings.TrimPrefix(s, "line "))
 		if err != nil {
@@ -774,6 +779,16 @@ func yamlError(err error, first int) string {
 		}
 		return "line " + strconv.Itoa(n+first-1)
 	})
+}
+
+// yamlParserErrors are the messages of go.yaml.in/yaml/v2's parser (parserc.go) that carry a line.
+var yamlParserErrors = []string{
+	": did not find expected <document start>",
+	": did not find expected node content",
+	": did not find expected key",
+	": did not find expected '-' indicator",
+	": did not find expected ',' or ']'",
+	": did not find expected ',' or '}'",
 }
 
 // canonicalData rewrites a ControllerRevision's data as the controller stored it: compact JSON

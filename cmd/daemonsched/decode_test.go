@@ -38,6 +38,11 @@ func TestSplitDocuments(t *testing.T) {
 			lines: []int{1, 3, 7},
 		},
 		{name: "a separator inside a line does not split", input: "a: '---'\nb: ---x\n", want: []string{"a: '---'\nb: ---x\n"}, lines: []int{1}},
+		{name: "a document may start on its marker's line", input: "--- {a: 1}\n--- !!map\nb: 2\n", want: []string{"--- {a: 1}\n", "--- !!map\nb: 2\n"}, lines: []int{1, 2}},
+		{name: "a document end marker ends the document", input: "a: 1\n...\nb: 2\n... # end\n", want: []string{"a: 1\n...\n", "b: 2\n... # end\n"}, lines: []int{1, 3}},
+		{name: "directives alone are no document", input: "%YAML 1.1\n---\na: 1\n", want: []string{"a: 1\n"}, lines: []int{3}},
+		{name: "a byte order mark opening a joined file is dropped", input: "a: 1\n---\n\xEF\xBB\xBFb: 2\n", want: []string{"a: 1\n", "b: 2\n"}, lines: []int{1, 3}},
+		{name: "Windows line endings", input: "a: 1\r\n---\r\nb: 2\r\n", want: []string{"a: 1\r\n", "b: 2\r\n"}, lines: []int{1, 3}},
 		{name: "a JSON stream is split into its values", input: " {\"a\":1}\n{\"b\":2}", want: []string{`{"a":1}`, `{"b":2}`}},
 	}
 	for _, tt := range tests {
