@@ -757,3 +757,112 @@ func compiled(ds *appsv1.DaemonSet, now time.Time) *daemonset.Planner {
 	p, _ := daemonset.Compile(ds, daemonset.Options{Now: now})
 	return p
 }
+
+// revisionModel is constructHistory (controlledHistories with ClaimControllerRevisions, the
+// label fix-up, Match, dedupCurHistories, snapshot with its AlreadyExists path) reduced to what
+// the plan needs: the hash of the current revision, or a collision. Among current revisions of
+// equal number upstream keeps the last listed; the model takes the smallest name (D-1).
+func revisionModel(ds *appsv1.DaemonSet, revs []*appsv1.ControllerRevision, patch []byte) (hash string, collision bool) {
+	sel, err := metav1.LabelSelectorAsSelector(ds.Spec.Selector)
+	if err != nil {
+		panic(err)
+	}
+	var current []*appsv1.ControllerRevision
+	for _, h := range revs {
+		if h.Namespace != ds.Namespace {
+			continue // the lister is namespaced
+		}
+		match := sel.Matches(k8slabels.Set(h.Labels))
+		if c := metav1.GetControllerOf(h); c != nil {
+			if c.UID != ds.UID || !match {
+				continue
+			}
+		} else if !match || h.DeletionTimestamp != nil {
+			continue
+		}
+		if _, ok := h.Labels[appsv1.DefaultDaemonSetUniqueLabelKey]; !ok {
+			h = h.DeepCopy()
+			h.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = h.Name
+		}
+		if string(h.Data.Raw) == string(patch) {
+			current = append(current, h)
+		}
+	}
+	if len(current) == 0 {
+		fresh := daemonset.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
+		for _, h := range revs {
+			if h.Namespace == ds.Namespace && h.Name == ds.Name+"-"+fresh {
+				if string(h.Data.Raw) != string(patch) {
+					return "", true
+				}
+				return h.Labels[appsv1.DefaultDaemonSetUniqueLabelKey], false
+			}
+		}
+		return fresh, false
+	}
+	keep := current[0]
+	for _, h := range current[1:] {
+		if h.Revision > keep.Revision || (h.Revision == keep.Revision && h.Name < keep.Name) {
+			keep = h
+		}
+	}
+	return keep.Labels[appsv1.DefaultDaemonSetUniqueLabelKey], false
+}
+
+// UPD-14, UPD-15, UPD-16, UPD-21, OWN-12, D-6, D-10: the current hash (or the collision) chosen by
+// Plan agrees with the constructHistory model on random sets of ControllerRevisions.
+func TestReviewDifferentialRevisions(t *testing.T) {
+	t.Parallel()
+	now := time.Unix(1000, 0)
+	ds := newDS()
+	other := newDS(func(ds *appsv1.DaemonSet) { ds.Spec.Template.Spec.Containers[0].Image = "other" })
+	patch, err := daemonset.RevisionPatch(ds)
+	require.NoError(t, err)
+	fresh := hashOf(ds)
+	for seed := uint64(0); seed < 3000; seed++ {
+		r := rand.New(rand.NewPCG(seed, 99))
+		var revs []*appsv1.ControllerRevision
+		used := map[string]bool{}
+		for i := r.IntN(5); i > 0; i-- {
+			name := []string{"foo-" + fresh, "foo-h1", "foo-h2", "foo-h3"}[r.IntN(4)]
+			nsName := []string{"default", "default", "default", "other"}[r.IntN(4)]
+			if used[nsName+"/"+name] {
+				continue
+			}
+			used[nsName+"/"+name] = true
+			src := ds
+			if r.IntN(3) == 0 {
+				src = other
+			}
+			rev := revisionFor(t, src, "x", int64(r.IntN(4)))
+			rev.Name, rev.Namespace = name, nsName
+			switch r.IntN(5) {
+			case 0:
+				delete(rev.Labels, daemonset.LabelRevisionHash)
+			case 1:
+				rev.Labels[daemonset.LabelRevisionHash] = ""
+			case 2:
+				rev.Labels["app"] = "x" // the selector no longer matches: released, or not adopted
+			default:
+				rev.Labels[daemonset.LabelRevisionHash] = []string{"ha", "hb", fresh}[r.IntN(3)]
+			}
+			switch r.IntN(4) {
+			case 0:
+				rev.OwnerReferences = nil
+			case 1:
+				rev.OwnerReferences = []metav1.OwnerReference{ownedBy("DaemonSet", "bar", "uid-bar", true)}
+			}
+			if r.IntN(6) == 0 {
+				rev.DeletionTimestamp = ptr(metav1.Unix(5, 0))
+			}
+			revs = append(revs, rev)
+		}
+		wantHash, wantCollision := revisionModel(ds, revs, patch)
+		res := compiled(ds, now).Plan(daemonset.Snapshot{Nodes: nodes(1), Revisions: revs})
+		gotCollision := res.Skipped == daemonset.SkipHashCollision
+		require.Equal(t, wantCollision, gotCollision, "seed %d: collision", seed)
+		if !wantCollision {
+			require.Equal(t, wantHash, res.RevisionHash, "seed %d: hash", seed)
+		}
+	}
+}
