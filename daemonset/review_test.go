@@ -275,9 +275,15 @@ type modelPlan struct {
 	rollingErr                         bool
 }
 
-func syncModel(p *daemonset.Planner, nodes []*v1.Node, pods []*v1.Pod, hash string, now time.Time) modelPlan {
+func syncModel(p *daemonset.Planner, nodes []*v1.Node, pods []*v1.Pod, hash string, now time.Time, burst int) modelPlan {
 	ds := p.DaemonSet()
 	var out modelPlan
+	capped := func(l []string) []string { // syncNodes' burstReplicas
+		if burst > 0 && len(l) > burst {
+			return l[:burst]
+		}
+		return l
+	}
 	sel := func(pod *v1.Pod) bool {
 		s, err := metav1.LabelSelectorAsSelector(ds.Spec.Selector)
 		return err == nil && s.Matches(k8slabels.Set(pod.Labels))
@@ -480,7 +486,8 @@ func syncModel(p *daemonset.Planner, nodes []*v1.Node, pods []*v1.Pod, hash stri
 	for _, n := range nodes {
 		listed[n.Name] = n
 	}
-	for name, ps := range m {
+	for _, name := range slices.Sorted(maps.Keys(m)) {
+		ps := m[name]
 		if listed[name] != nil {
 			continue
 		}
@@ -490,7 +497,7 @@ func syncModel(p *daemonset.Planner, nodes []*v1.Node, pods []*v1.Pod, hash stri
 			}
 		}
 	}
-	out.creates, out.deletes = creates, deletes
+	out.creates, out.deletes = capped(creates), capped(deletes)
 
 	// rollingUpdate, when manage submitted nothing.
 	if len(creates)+len(deletes) == 0 && ds.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType {
@@ -560,7 +567,7 @@ func syncModel(p *daemonset.Planner, nodes []*v1.Node, pods []*v1.Pod, hash stri
 				}
 			}
 			r := min(max(mu-numUnavailable, 0), len(candidates))
-			out.deletes = append(allowed, candidates[:r]...)
+			out.deletes = capped(append(allowed, candidates[:r]...))
 		default:
 			var oldDel, notRun, candNodes, allowedNodes []string
 			numSurge, numAvailable := 0, 0
@@ -609,8 +616,8 @@ func syncModel(p *daemonset.Planner, nodes []*v1.Node, pods []*v1.Pod, hash stri
 				oldDel = append(oldDel, notRun[:min(d, len(notRun))]...)
 			}
 			r := min(max(ms-numSurge, 0), len(candNodes))
-			out.creates = append(allowedNodes, candNodes[:r]...)
-			out.deletes = oldDel
+			out.creates = capped(append(allowedNodes, candNodes[:r]...))
+			out.deletes = capped(oldDel)
 		}
 	}
 	return out.withStatus(nodes, nodeToPods(), elig, less, ready, available, updated)
@@ -679,9 +686,10 @@ func TestReviewDifferentialAgainstUpstreamModel(t *testing.T) {
 				pod.Labels["pod-template-generation"] = []string{"1", "2"}[r.IntN(2)]
 			}
 		}
-		p, _ := daemonset.Compile(ds, daemonset.Options{Now: now})
+		burst := []int{0, 0, 1, 2, 3}[r.IntN(5)]
+		p, _ := daemonset.Compile(ds, daemonset.Options{Now: now, BurstLimit: burst})
 		hash := daemonset.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
-		want := syncModel(p, ns, pods, hash, now)
+		want := syncModel(p, ns, pods, hash, now, burst)
 		res := p.Plan(daemonset.Snapshot{Nodes: ns, Pods: pods})
 		got := modelPlan{rollingErr: res.RollingUpdate != nil && res.RollingUpdate.Reason == "Error"}
 		for _, c := range res.Create {
