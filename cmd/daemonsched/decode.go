@@ -30,8 +30,9 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// maxInputSize bounds one input file: a kubectl dump of a 5,000-node cluster is far below it.
-const maxInputSize = 64 << 20
+// maxInputSize bounds one input file, against endless streams: kubectl -o json of every pod of a
+// 5,000-node cluster may well exceed 1 GiB.
+const maxInputSize = 4 << 30
 
 // exampleName names the built-in example cluster in messages.
 const exampleName = "example/cluster.yaml"

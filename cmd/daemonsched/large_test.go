@@ -10,6 +10,7 @@ import (
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/yaml"
 )
 
 // kubectlDump writes what `kubectl get nodes,pods,daemonsets -A -o yaml` prints for a cluster of
@@ -197,6 +198,100 @@ func BenchmarkRunPlan(b *testing.B) {
 			for b.Loop() {
 				var stdout, stderr bytes.Buffer
 				if code := run([]string{"plan", "-f", "-", "-o", "json"}, bytes.NewReader(dump), &stdout, &stderr); code != exitOK {
+					b.Fatalf("exit %d: %s", code, stderr.String())
+				}
+			}
+		})
+	}
+}
+
+// realisticDump replicates the nodes and the daemon pod of testdata/real-dump-v136 (objects as a
+// v1.36 API server returns them: managedFields, images, full pod status) to n nodes and n pods,
+// as one kubectl List; about 7 KB per node.
+func realisticDump(t testing.TB, n int) []byte {
+	t.Helper()
+	items := listItems(t, realDump(t))
+	var node, pod []byte
+	var rest bytes.Buffer
+	for _, it := range items {
+		y := mustYAML(t, it)
+		switch it["kind"] {
+		case "Node":
+			if node == nil {
+				node = y
+			}
+		case "Pod":
+			pod = y
+		default:
+			rest.Write(indentItem(y))
+		}
+	}
+	var b bytes.Buffer
+	b.WriteString("apiVersion: v1\nitems:\n")
+	for i := range n {
+		name := fmt.Sprintf("worker-%05d", i)
+		b.Write(indentItem(bytes.ReplaceAll(node, []byte("worker-1"), []byte(name))))
+		if i%7 != 0 {
+			p := bytes.ReplaceAll(pod, []byte("worker-1"), []byte(name))
+			p = bytes.ReplaceAll(p, []byte("agent-x7k2p"), []byte(fmt.Sprintf("agent-%05d", i)))
+			p = bytes.ReplaceAll(p, []byte("000000000001"), []byte(fmt.Sprintf("%012d", i)))
+			b.Write(indentItem(p))
+		}
+	}
+	b.Write(rest.Bytes())
+	b.WriteString("kind: List\nmetadata:\n  resourceVersion: \"\"\n")
+	return b.Bytes()
+}
+
+// indentItem makes a YAML mapping an item of a block sequence, as kubectl prints list items.
+func indentItem(y []byte) []byte {
+	var b bytes.Buffer
+	for i, line := range slices.Collect(bytes.Lines(y)) {
+		switch {
+		case i == 0:
+			b.WriteString("- ")
+		case len(bytes.TrimSpace(line)) > 0:
+			b.WriteString("  ")
+		}
+		b.Write(line)
+	}
+	return b.Bytes()
+}
+
+// A realistic 5,000-node kubectl dump (about 35 MB of YAML) plans end to end; the plan creates the
+// agent on every seventh node, which has none.
+func TestRunPlansARealistic5000NodeDump(t *testing.T) {
+	t.Parallel()
+	const n = 5000
+	dump := realisticDump(t, n)
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"plan", "-f", "-", "-o", "json", "--strict"}, bytes.NewReader(dump), &stdout, &stderr)
+	require.Equal(t, exitOK, code, stderr.String())
+	var got daemonset.ClusterResult
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &got))
+	require.Len(t, got.DaemonSets, 1)
+	require.Len(t, got.DaemonSets[0].Create, (n+6)/7)
+	require.Equal(t, int32(n), got.DaemonSets[0].Status.DesiredNumberScheduled)
+}
+
+// BenchmarkRunPlanRealistic measures the whole command on realistic kubectl dumps (see
+// realisticDump), read from YAML and from kubectl's JSON.
+func BenchmarkRunPlanRealistic(b *testing.B) {
+	const n = 5000
+	dump := realisticDump(b, n)
+	var list map[string]any
+	require.NoError(b, yaml.Unmarshal(dump, &list))
+	inputs := []struct {
+		name string
+		data []byte
+	}{{"yaml", dump}, {"json", kubectlJSON(b, list)}}
+	for _, in := range inputs {
+		b.Run(fmt.Sprintf("nodes=%d/%s", n, in.name), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(in.data)))
+			for b.Loop() {
+				var stdout, stderr bytes.Buffer
+				if code := run([]string{"plan", "-f", "-", "-o", "json"}, bytes.NewReader(in.data), &stdout, &stderr); code != exitOK {
 					b.Fatalf("exit %d: %s", code, stderr.String())
 				}
 			}
