@@ -168,7 +168,7 @@ func TestLoadReadsStdin(t *testing.T) {
 	require.Equal(t, "stdin: document 1", in.nodes[0].loc.String())
 }
 
-// Files over 64 MiB are refused before they are read; the test file is sparse, so it takes no
+// Files over 4 GiB are refused before they are read; the test file is sparse, so it takes no
 // disk space.
 func TestRunTooLargeFile(t *testing.T) {
 	t.Parallel()
@@ -182,10 +182,10 @@ func TestRunTooLargeFile(t *testing.T) {
 	code := run([]string{"plan", "-f", path, "--now", "2026-03-02T10:00:00Z"}, nil, &stdout, &stderr)
 	require.Equal(t, exitBadInput, code)
 	require.Empty(t, stdout.String())
-	require.Equal(t, "daemonsched: "+path+": file is larger than 64 MiB\n", stderr.String())
+	require.Equal(t, "daemonsched: "+path+": file is larger than 4096 MiB\n", stderr.String())
 }
 
-// The limit holds for stdin too, where the size is known only by reading: run passes 64 MiB,
+// The limit holds for stdin too, where the size is known only by reading: run passes 4 GiB,
 // the test a smaller limit so that it stays fast.
 func TestReadLimitedStopsAfterTheLimit(t *testing.T) {
 	t.Parallel()
