@@ -1036,3 +1036,33 @@ func TestReviewDifferentialCreatedPod(t *testing.T) {
 		}
 	}
 }
+
+// Review point (b), SYNC-2, UPD-21, D-2, D-10: constructHistory fails before getDaemonPods, so a
+// DaemonSet whose sync stops on a hash collision adopts nothing; in a cluster-wide plan an orphan
+// both select goes to the younger DaemonSet, without a conflict, even though the colliding one is
+// older.
+func TestReviewSYNC2CollidingDaemonSetAdoptsNothingClusterWide(t *testing.T) {
+	t.Parallel()
+	older := newDS(func(ds *appsv1.DaemonSet) { ds.CreationTimestamp = metav1.Unix(1, 0) })
+	younger := newDS(func(ds *appsv1.DaemonSet) {
+		ds.Name, ds.UID, ds.CreationTimestamp = "bar", "uid-bar", metav1.Unix(2, 0)
+	})
+	other := newDS(func(ds *appsv1.DaemonSet) { ds.Spec.Template.Spec.Containers[0].Image = "other" })
+	s := daemonset.Snapshot{
+		DaemonSets: []*appsv1.DaemonSet{older, younger},
+		Nodes:      nodes(1),
+		Pods:       []*v1.Pod{pod("o", "n0", orphan)},
+		Revisions:  []*appsv1.ControllerRevision{revisionFor(t, other, hashOf(older), 1)},
+	}
+	got, err := daemonset.PlanCluster(s, opts())
+	require.NoError(t, err)
+	require.Len(t, got.DaemonSets, 2)
+	bar, foo := got.DaemonSets[0], got.DaemonSets[1]
+	require.Equal(t, daemonset.SkipHashCollision, foo.Skipped)
+	require.Empty(t, foo.Adopt)
+	require.Empty(t, foo.Conflicts)
+	require.Empty(t, bar.Skipped)
+	require.Equal(t, []daemonset.PodRef{{Namespace: "default", Name: "o"}}, bar.Adopt)
+	require.Empty(t, bar.Conflicts)
+	require.Empty(t, bar.Create)
+}
