@@ -306,44 +306,46 @@ func splitDocuments(data []byte) ([]document, error) {
 	if trimmed[0] == '{' {
 		return splitJSON(data)
 	}
+	// Documents are slices of data, not copies: a dump may be hundreds of MB.
 	var (
-		docs  []document
-		cur   bytes.Buffer
-		start = 1
-		n     = 0
+		docs     []document
+		docStart = 0 // offset of the current document's first byte
+		off      = 0 // offset of the current line
+		start    = 1 // number of the current document's first line
+		n        = 0
 	)
-	flush := func() {
-		if !blankYAML(cur.Bytes()) {
-			docs = append(docs, document{data: slices.Clone(cur.Bytes()), line: start})
+	flush := func(end int) {
+		if doc := data[docStart:end]; !blankYAML(doc) {
+			docs = append(docs, document{data: doc, line: start})
 		}
-		cur.Reset()
 	}
 	for line := range bytes.Lines(data) {
 		n++
-		line = bytes.TrimPrefix(line, utf8BOM)
+		next := off + len(line)
+		if off == docStart && bytes.HasPrefix(line, utf8BOM) {
+			docStart += len(utf8BOM)
+			line = line[len(utf8BOM):]
+		}
 		if rest, ok := bytes.CutPrefix(line, []byte("---")); ok {
 			switch t := bytes.TrimSpace(rest); {
 			case len(t) == 0 || t[0] == '#':
-				flush()
-				start = n + 1
-				continue
+				flush(off)
+				docStart, start = next, n+1
 			case rest[0] == ' ' || rest[0] == '\t':
 				// "--- {a: 1}": a new document starting on the marker's line; the parser
 				// reads the marker itself.
-				flush()
-				start = n
+				flush(off)
+				docStart, start = off, n
 			}
 		} else if rest, ok := bytes.CutPrefix(line, []byte("...")); ok {
 			if t := bytes.TrimSpace(rest); len(t) == 0 || t[0] == '#' {
-				cur.Write(line) // the parser ends the document there
-				flush()
-				start = n + 1
-				continue
+				flush(next) // the parser ends the document at the marker
+				docStart, start = next, n+1
 			}
 		}
-		cur.Write(line)
+		off = next
 	}
-	flush()
+	flush(len(data))
 	return docs, nil
 }
 
@@ -411,8 +413,9 @@ func decodeDocument(loc location, doc document) ([]decoded, error) {
 
 // splitYAMLList cuts a YAML list the way kubectl prints it ("items:" at the start of a line,
 // each item a "- " line followed by lines indented by two spaces) into the list without its items
-// ("items: []") and each item as a document of its own, so that the items, most of a large dump,
-// can be parsed in parallel. It reports false for any other layout, read as a whole.
+// ("items: []") and each item (still indented: see dedent) as a document of its own, so that the
+// items, most of a large dump, can be parsed in parallel. It reports false for any other layout,
+// read as a whole.
 func splitYAMLList(doc document) (wrapper []byte, items []document, ok bool) {
 	const (
 		before = iota
@@ -421,14 +424,15 @@ func splitYAMLList(doc document) (wrapper []byte, items []document, ok bool) {
 	)
 	var (
 		w     bytes.Buffer
-		cur   *bytes.Buffer
 		state = before
 		n     = doc.line - 1
+		off   = 0
+		item  = -1 // offset of the current item's first line
 	)
 	end := func() {
-		if cur != nil {
-			items[len(items)-1].data = cur.Bytes()
-			cur = nil
+		if item >= 0 {
+			items[len(items)-1].data = doc.data[item:off]
+			item = -1
 		}
 	}
 	for line := range bytes.Lines(doc.data) {
@@ -438,42 +442,50 @@ func splitYAMLList(doc document) (wrapper []byte, items []document, ok bool) {
 			if string(bytes.TrimRight(line, " \r\n")) == "items:" {
 				state = inside
 				w.WriteString("items: []\n")
-				continue
+			} else {
+				w.Write(line)
 			}
-			w.Write(line)
-			continue
 		case after:
 			w.Write(line)
-			continue
-		}
-		switch {
-		case bytes.HasPrefix(line, []byte("- ")):
-			end()
-			items = append(items, document{line: n})
-			cur = &bytes.Buffer{}
-			cur.Write(line[2:])
-		case len(bytes.TrimRight(line, "\r\n")) == 0:
-			if cur != nil {
-				cur.Write(line)
-			}
-		case bytes.HasPrefix(line, []byte("  ")):
-			if cur == nil {
+		default:
+			switch {
+			case bytes.HasPrefix(line, []byte("- ")):
+				end()
+				items = append(items, document{line: n})
+				item = off
+			case len(bytes.TrimRight(line, "\r\n")) == 0:
+			case bytes.HasPrefix(line, []byte("  ")):
+				if item < 0 {
+					return nil, nil, false
+				}
+			case line[0] == ' ' || line[0] == '\t' || line[0] == '-' || line[0] == '#':
 				return nil, nil, false
+			default: // the next key of the list
+				end()
+				state = after
+				w.Write(line)
 			}
-			cur.Write(line[2:])
-		case line[0] == ' ' || line[0] == '\t' || line[0] == '-' || line[0] == '#':
-			return nil, nil, false
-		default: // the next key of the list
-			end()
-			state = after
-			w.Write(line)
 		}
+		off += len(line)
 	}
 	end()
 	if len(items) == 0 {
 		return nil, nil, false
 	}
 	return w.Bytes(), items, true
+}
+
+// dedent removes the two columns of a list item's indentation ("- " on its first line, "  " on
+// the others; blank lines stay).
+func dedent(item []byte) []byte {
+	out := make([]byte, 0, len(item))
+	for line := range bytes.Lines(item) {
+		if len(line) >= 2 && (line[0] == ' ' || line[0] == '-') && line[1] == ' ' {
+			line = line[2:]
+		}
+		out = append(out, line...)
+	}
+	return out
 }
 
 // decodeYAMLList decodes a list split by splitYAMLList; any error sends the caller back to the
@@ -492,7 +504,7 @@ func decodeYAMLList(loc location, wrapper []byte, items []document) ([]decoded, 
 	parallel(len(items), func(i int) {
 		itemLoc := loc
 		itemLoc.item = i
-		js, err := yaml.YAMLToJSONStrict(items[i].data)
+		js, err := yaml.YAMLToJSONStrict(dedent(items[i].data))
 		if err != nil {
 			errs[i] = err
 			return
