@@ -109,10 +109,21 @@ func (t typeAndName) identity() string {
 }
 
 // list is a v1 List or a typed list (NodeList, ...) as kubectl and the API server print them.
+// Its items stay slices of the input.
 type list struct {
-	metav1.TypeMeta `json:",inline"`
-	metav1.ListMeta `json:"metadata"`
-	Items           []json.RawMessage `json:"items"`
+	APIVersion string          `json:"apiVersion"`
+	Kind       string          `json:"kind"`
+	Metadata   metav1.ListMeta `json:"metadata"`
+	Items      []rawSpan       `json:"items"`
+}
+
+// rawSpan is a JSON value as a slice of the input, not a copy (json.RawMessage copies): a
+// kubectl dump's items are most of it. The input is never modified.
+type rawSpan []byte
+
+func (r *rawSpan) UnmarshalJSON(data []byte) error {
+	*r = data
+	return nil
 }
 
 // kinds maps each kind read to its only supported apiVersion.
@@ -349,26 +360,80 @@ func splitDocuments(data []byte) ([]document, error) {
 	return docs, nil
 }
 
-// splitJSON splits a stream of JSON values; a syntax error names the line it is on.
+// splitJSON splits a stream of JSON values at their ends, without decoding them (the decoding
+// reports syntax errors, with their line).
 func splitJSON(data []byte) ([]document, error) {
-	var docs []document
-	dec := json.NewDecoder(bytes.NewReader(data))
-	for i := 1; ; i++ {
-		var raw json.RawMessage
-		err := dec.Decode(&raw)
-		if err == io.EOF {
+	var (
+		docs []document
+		line = 1
+		last = 0 // offset up to which line counts newlines
+	)
+	for i := 0; ; {
+		for i < len(data) && isJSONSpace(data[i]) {
+			i++
+		}
+		if i == len(data) {
 			return docs, nil
 		}
-		if err != nil {
-			if ok, off := kjson.SyntaxErrorOffset(err); ok && off <= int64(len(data)) {
-				line := 1 + bytes.Count(data[:off], []byte("\n"))
-				return nil, fmt.Errorf("document %d: line %d: %s", i, line, strings.TrimPrefix(err.Error(), "json: "))
-			}
-			return nil, fmt.Errorf("document %d: %w", i, err)
-		}
-		line := 1 + bytes.Count(data[:dec.InputOffset()-int64(len(raw))], []byte("\n"))
-		docs = append(docs, document{data: raw, json: true, line: line})
+		line += bytes.Count(data[last:i], []byte("\n"))
+		last = i
+		end := jsonValueEnd(data, i)
+		docs = append(docs, document{data: bytes.TrimRight(data[i:end], " \t\r\n"), json: true, line: line})
+		i = end
 	}
+}
+
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// jsonValueEnd returns the offset just past the JSON value starting at data[i] (at least one
+// byte on), or len(data) if it does not end: brackets are matched outside strings, and a scalar
+// runs to the next space or bracket. Whether the value is valid JSON is the decoder's business.
+func jsonValueEnd(data []byte, i int) int {
+	depth, inString, escaped := 0, false, false
+	for j := i; j < len(data); j++ {
+		c := data[j]
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			depth--
+			if depth <= 0 {
+				return j + 1
+			}
+		case depth == 0 && (isJSONSpace(c) || c == ','):
+			return max(j, i+1)
+		}
+	}
+	return len(data)
+}
+
+// jsonSyntaxError reports where a document that is not valid JSON goes wrong, or nil.
+func jsonSyntaxError(loc location, doc document) error {
+	if json.Valid(doc.data) {
+		return nil
+	}
+	var v any
+	err := json.Unmarshal(doc.data, &v)
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		return fmt.Errorf("%v: line %d: %v", loc, doc.line, err)
+	}
+	off := min(int(se.Offset), len(doc.data))
+	return fmt.Errorf("%v: line %d: %s", loc, doc.line+bytes.Count(doc.data[:off], []byte("\n")), strings.TrimPrefix(se.Error(), "json: "))
 }
 
 // blankYAML reports a document made only of blank lines, comments, directives and markers.
@@ -395,7 +460,13 @@ type decoded struct {
 // decodeDocument decodes one document: its object, or the objects of a list.
 func decodeDocument(loc location, doc document) ([]decoded, error) {
 	if doc.json {
-		return decodeValue(loc, doc.data, "")
+		out, err := decodeValue(loc, doc.data, "")
+		if err != nil {
+			if se := jsonSyntaxError(loc, doc); se != nil {
+				return nil, se
+			}
+		}
+		return out, err
 	}
 	if wrapper, items, ok := splitYAMLList(doc); ok {
 		if out, err := decodeYAMLList(loc, wrapper, items); err == nil {
@@ -495,29 +566,43 @@ func decodeYAMLList(loc location, wrapper []byte, items []document) ([]decoded, 
 	if err != nil {
 		return nil, err
 	}
-	head, itemKind, _, err := decodeList(loc, js)
+	head, itemKind, _, isList, err := decodeList(loc, js)
 	if err != nil {
 		return nil, err
 	}
-	results := make([][]decoded, len(items))
-	errs := make([]error, len(items))
-	parallel(len(items), func(i int) {
-		itemLoc := loc
-		itemLoc.item = i
+	if !isList {
+		return nil, errors.New("not a list")
+	}
+	return decodeItems(head, len(items), func(i int, itemLoc location) ([]decoded, error) {
 		js, err := yaml.YAMLToJSONStrict(dedent(items[i].data))
 		if err != nil {
-			errs[i] = err
-			return
+			return nil, err
 		}
-		results[i], errs[i] = decodeValue(itemLoc, js, itemKind)
+		return decodeValue(itemLoc, js, itemKind)
 	})
-	out := make([]decoded, 0, len(items)+1)
-	out = append(out, head)
-	for i := range items {
+}
+
+// decodeItems decodes the n items of the list head in parallel with item, and returns the head
+// and the items' objects in order, or the first error in order.
+func decodeItems(head decoded, n int, item func(i int, loc location) ([]decoded, error)) ([]decoded, error) {
+	results := make([][]decoded, n)
+	errs := make([]error, n)
+	parallel(n, func(i int) {
+		itemLoc := head.loc
+		itemLoc.item = i
+		results[i], errs[i] = item(i, itemLoc)
+	})
+	size := 1
+	for i := range n {
 		if errs[i] != nil {
 			return nil, errs[i]
 		}
-		out = append(out, results[i]...)
+		size += len(results[i])
+	}
+	out := make([]decoded, 0, size)
+	out = append(out, head)
+	for _, r := range results {
+		out = append(out, r...)
 	}
 	return out, nil
 }
@@ -544,41 +629,62 @@ func identify(loc location, data []byte, itemKind string) (typeAndName, string, 
 	if tn.Kind == "" && tn.APIVersion == "" && itemKind != "" {
 		tn.Kind, tn.APIVersion = itemKind, kinds[itemKind]
 	}
+	where, err := checkIdentity(loc, tn)
+	return tn, where, err
+}
+
+// checkIdentity returns loc and the identity of tn for messages, and an error if tn has no
+// kind, no apiVersion, or not the apiVersion of a kind that is read.
+func checkIdentity(loc location, tn typeAndName) (string, error) {
 	where := fmt.Sprintf("%v: %s", loc, tn.identity())
 	switch {
 	case tn.Kind == "":
-		return tn, where, fmt.Errorf("%s: kind: Required value", where)
+		return where, fmt.Errorf("%s: kind: Required value", where)
 	case tn.APIVersion == "":
-		return tn, where, fmt.Errorf("%s: apiVersion: Required value", where)
+		return where, fmt.Errorf("%s: apiVersion: Required value", where)
 	}
 	if want, known := kinds[tn.Kind]; known && tn.APIVersion != want {
-		return tn, where, fmt.Errorf("%s: apiVersion: Unsupported value: %q: supported values: %q", where, tn.APIVersion, want)
+		return where, fmt.Errorf("%s: apiVersion: Unsupported value: %q: supported values: %q", where, tn.APIVersion, want)
 	}
-	return tn, where, nil
+	return where, nil
 }
 
-// decodeList decodes a list's own fields and returns its items and the kind a typed list gives
-// them.
-func decodeList(loc location, data []byte) (head decoded, itemKind string, items []json.RawMessage, err error) {
-	tn, where, err := identify(loc, data, "")
-	if err != nil {
-		return decoded{}, "", nil, err
-	}
-	if !isList(tn.Kind) {
-		return decoded{}, "", nil, fmt.Errorf("%s: not a list", where)
-	}
+// decodeList decodes a list's own fields in one pass over data, keeping its items as slices,
+// and returns the kind a typed list gives them. isList is false (and err nil) when data is
+// valid JSON but not a list of a kind that is read.
+func decodeList(loc location, data []byte) (head decoded, itemKind string, items []rawSpan, isList bool, err error) {
 	var l list
-	unknown, err := decodeStrict(data, &l)
+	strictErrs, err := kjson.UnmarshalStrict(data, &l)
 	if err != nil {
-		return decoded{}, "", nil, fmt.Errorf("%s: %w", where, err)
+		// Read the identity on its own for the message.
+		tn, where, ierr := identify(loc, data, "")
+		switch {
+		case ierr != nil:
+			return decoded{}, "", nil, false, ierr
+		case !isListKind(tn.Kind):
+			return decoded{}, "", nil, false, nil
+		}
+		return decoded{}, "", nil, false, fmt.Errorf("%s: %w", where, decodeError(err))
+	}
+	if !isListKind(l.Kind) {
+		return decoded{}, "", nil, false, nil
+	}
+	tn := typeAndName{APIVersion: l.APIVersion, Kind: l.Kind}
+	where, err := checkIdentity(loc, tn)
+	if err != nil {
+		return decoded{}, "", nil, false, err
+	}
+	unknown, err := fieldErrors(strictErrs)
+	if err != nil {
+		return decoded{}, "", nil, false, fmt.Errorf("%s: %w", where, err)
 	}
 	if tn.Kind != "List" {
 		itemKind = strings.TrimSuffix(tn.Kind, "List")
 	}
-	return decoded{loc: loc, where: where, tn: tn, unknown: unknown}, itemKind, l.Items, nil
+	return decoded{loc: loc, where: where, tn: tn, unknown: unknown}, itemKind, l.Items, true, nil
 }
 
-func isList(kind string) bool {
+func isListKind(kind string) bool {
 	_, known := kinds[kind]
 	return known && strings.HasSuffix(kind, "List")
 }
@@ -586,6 +692,12 @@ func isList(kind string) bool {
 // decodeValue decodes one object (JSON) found at loc, or the items of a list. itemKind is the
 // kind a typed list gives its items ("" outside typed lists).
 func decodeValue(loc location, data []byte, itemKind string) ([]decoded, error) {
+	if loc.item < 0 && bytes.Contains(data, []byte(`"items"`)) {
+		// Most likely a list (say, all of a dump): one pass reads it.
+		if out, isList, err := decodeListValue(loc, data); isList || err != nil {
+			return out, err
+		}
+	}
 	tn, where, err := identify(loc, data, itemKind)
 	if err != nil {
 		return nil, err
@@ -595,30 +707,12 @@ func decodeValue(loc location, data []byte, itemKind string) ([]decoded, error) 
 		d.skip = true
 		return []decoded{d}, nil
 	}
-	if isList(tn.Kind) {
+	if isListKind(tn.Kind) {
 		if loc.item >= 0 {
 			return nil, fmt.Errorf("%s: a list inside a list is not supported", where)
 		}
-		head, itemKind, items, err := decodeList(loc, data)
-		if err != nil {
-			return nil, err
-		}
-		results := make([][]decoded, len(items))
-		errs := make([]error, len(items))
-		parallel(len(items), func(i int) {
-			itemLoc := loc
-			itemLoc.item = i
-			results[i], errs[i] = decodeValue(itemLoc, items[i], itemKind)
-		})
-		out := make([]decoded, 0, len(items)+1)
-		out = append(out, head)
-		for i := range items {
-			if errs[i] != nil {
-				return nil, errs[i]
-			}
-			out = append(out, results[i]...)
-		}
-		return out, nil
+		out, _, err := decodeListValue(loc, data)
+		return out, err
 	}
 	if tn.Metadata.Name == "" {
 		return nil, fmt.Errorf("%s: metadata.name: Required value", where)
@@ -657,6 +751,19 @@ func decodeValue(loc location, data []byte, itemKind string) ([]decoded, error) 
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
 	return []decoded{d}, nil
+}
+
+// decodeListValue decodes a list and its items (in parallel); isList is false when data is not
+// a list.
+func decodeListValue(loc location, data []byte) (out []decoded, isList bool, err error) {
+	head, itemKind, items, isList, err := decodeList(loc, data)
+	if err != nil || !isList {
+		return nil, isList, err
+	}
+	out, err = decodeItems(head, len(items), func(i int, itemLoc location) ([]decoded, error) {
+		return decodeValue(itemLoc, items[i], itemKind)
+	})
+	return out, true, err
 }
 
 // add adds one decoded object to the input, in input order.
@@ -734,14 +841,24 @@ func indexPattern(path string) string {
 func decodeStrict(data []byte, obj any) (unknown []string, err error) {
 	strictErrs, err := kjson.UnmarshalStrict(data, obj)
 	if err != nil {
-		msg := strings.TrimPrefix(err.Error(), "json: ")
-		// "cannot unmarshal string into Go struct field PodSpec.spec.x of type int32" reads
-		// "spec.x: cannot unmarshal string into int32".
-		if m := typeErrorRE.FindStringSubmatch(msg); m != nil {
-			msg = m[2] + ": cannot unmarshal " + m[1] + " into " + m[3]
-		}
-		return nil, errors.New(msg)
+		return nil, decodeError(err)
 	}
+	return fieldErrors(strictErrs)
+}
+
+// decodeError words a decoding error like a field error: "cannot unmarshal string into Go
+// struct field PodSpec.spec.x of type int32" reads "spec.x: cannot unmarshal string into int32".
+func decodeError(err error) error {
+	msg := strings.TrimPrefix(err.Error(), "json: ")
+	if m := typeErrorRE.FindStringSubmatch(msg); m != nil {
+		msg = m[2] + ": cannot unmarshal " + m[1] + " into " + m[3]
+	}
+	return errors.New(msg)
+}
+
+// fieldErrors returns the paths of the unknown fields among the strict errors, and an error for
+// the others (a field given twice).
+func fieldErrors(strictErrs []error) (unknown []string, err error) {
 	var msgs []string
 	for _, e := range strictErrs {
 		var fe kjson.FieldError

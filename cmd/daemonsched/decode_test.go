@@ -43,6 +43,9 @@ func TestSplitDocuments(t *testing.T) {
 		{name: "directives alone are no document", input: "%YAML 1.1\n---\na: 1\n", want: []string{"a: 1\n"}, lines: []int{3}},
 		{name: "a byte order mark opening a joined file is dropped", input: "a: 1\n---\n\xEF\xBB\xBFb: 2\n", want: []string{"a: 1\n", "b: 2\n"}, lines: []int{1, 3}},
 		{name: "Windows line endings", input: "a: 1\r\n---\r\nb: 2\r\n", want: []string{"a: 1\r\n", "b: 2\r\n"}, lines: []int{1, 3}},
+		{name: "JSON values end at their matching bracket, outside strings", input: "{\"a\":\"}\\\"{[\"}{\"b\":[1,{\"c\":\"]\"}]}\n\n{}", want: []string{`{"a":"}\"{["}`, `{"b":[1,{"c":"]"}]}`, `{}`}},
+		{name: "an unterminated JSON value runs to the end, trailing space left out", input: "{\"a\":1}\n{\"b\": [\n\n", want: []string{`{"a":1}`, `{"b": [`}},
+		{name: "stray JSON scalars and brackets are values of their own", input: "{} null ] 3", want: []string{`{}`, `null`, `]`, `3`}},
 		{name: "a JSON stream is split into its values", input: " {\"a\":1}\n{\"b\":2}", want: []string{`{"a":1}`, `{"b":2}`}},
 	}
 	for _, tt := range tests {
