@@ -187,7 +187,12 @@ func load(files []string, stdin io.Reader, opts loadOptions) (*input, error) {
 func readFile(name string) ([]byte, error) {
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, err
+		// "FILE: no such file or directory", like every other message about a file.
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > maxInputSize {
@@ -201,6 +206,10 @@ func readFile(name string) ([]byte, error) {
 func readLimited(name string, r io.Reader, limit int64) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // "FILE: is a directory"
+		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if int64(len(data)) > limit {

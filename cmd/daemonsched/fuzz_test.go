@@ -20,6 +20,11 @@ func FuzzRunPlan(f *testing.F) {
 		"{\"apiVersion\":\"v1\",\"kind\":\"NodeList\",\"items\":[{\"metadata\":{\"name\":\"a\"}}]}",                                                                                               // typed JSON list
 		"apiVersion: apps/v1\nkind: ControllerRevision\nmetadata: {name: r}\ndata: {spec: {template: {}}}\nrevision: 1\n",                                                                         // a revision without owner
 		"a: [\n", // truncated YAML
+		"\xEF\xBB\xBFapiVersion: v1\r\nkind: Node\r\nmetadata: {name: n1}\r\n...\r\n", // BOM, CRLF, document end marker
+		"\xFF\xFEa\x00:\x00 \x001\x00\n\x00",                                          // UTF-16LE
+		"apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: n1\n- kind: Pod\n  metadata: {name: p}\nkind: List\n", // kubectl List layout, split per item
+		"--- {apiVersion: v1, kind: Node, metadata: {name: n1}}\n%YAML 1.1\n---\n",                                                            // a document on its marker's line, a directive
+		"{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"items\":[{\"metadata\":{\"name\":\"p\"},\"spec\":{\"x\":1}}]} {\"a\":\"}\"",            // typed list with an unknown field, then an unterminated value
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s))
