@@ -83,6 +83,9 @@ type skippedKind struct {
 
 // typeAndName is what is read from every document before it is decoded into its type.
 type typeAndName struct {
+	// partial is set when the identity could not be read whole (say, a name that is not a
+	// string); the typed decoding then reports why.
+	partial    bool   `json:"-"`
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	Metadata   struct {
@@ -629,7 +632,7 @@ func identify(loc location, data []byte, itemKind string) (typeAndName, string, 
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(data, &tn); err != nil {
 		// A malformed identity (say, a numeric name) is reported by the strict decoding that
 		// follows; until then the object goes by what could be read.
-		tn = typeAndName{}
+		tn = typeAndName{partial: true}
 		_ = kjson.UnmarshalCaseSensitivePreserveInts(data, &struct {
 			APIVersion *string `json:"apiVersion"`
 			Kind       *string `json:"kind"`
@@ -723,7 +726,7 @@ func decodeValue(loc location, data []byte, itemKind string) ([]decoded, error) 
 		out, _, err := decodeListValue(loc, data)
 		return out, err
 	}
-	if tn.Metadata.Name == "" {
+	if tn.Metadata.Name == "" && !tn.partial {
 		return nil, fmt.Errorf("%s: metadata.name: Required value", where)
 	}
 	switch tn.Kind {
@@ -1099,8 +1102,12 @@ func (in *input) node(name string) *v1.Node {
 	return nil
 }
 
-// latest is the default --now: the latest timestamp of the input (creationTimestamp, pod
-// startTime, condition lastTransitionTime and node lastHeartbeatTime), or the Unix epoch.
+// latest is the default --now: the latest timestamp of the input, or the Unix epoch. Every
+// timestamp an object carries is at or before the moment it was read: metadata.creationTimestamp
+// and managedFields[].time of every object (the time of its last write by each manager, so a
+// dump's latest status update), pod status.startTime, pod, node and DaemonSet condition
+// lastTransitionTime, node condition lastHeartbeatTime and taint timeAdded.
+// (deletionTimestamp is left out: it lies a grace period in the future.)
 func (in *input) latest() time.Time {
 	var t time.Time
 	see := func(m metav1.Time) {
@@ -1108,21 +1115,37 @@ func (in *input) latest() time.Time {
 			t = m.Time
 		}
 	}
+	seeMeta := func(m *metav1.ObjectMeta) {
+		see(m.CreationTimestamp)
+		for _, f := range m.ManagedFields {
+			if f.Time != nil {
+				see(*f.Time)
+			}
+		}
+	}
 	for _, d := range in.daemonSets {
-		see(d.obj.CreationTimestamp)
+		seeMeta(&d.obj.ObjectMeta)
+		for _, c := range d.obj.Status.Conditions {
+			see(c.LastTransitionTime)
+		}
 	}
 	for _, r := range in.revisions {
-		see(r.obj.CreationTimestamp)
+		seeMeta(&r.obj.ObjectMeta)
 	}
 	for _, n := range in.nodes {
-		see(n.obj.CreationTimestamp)
+		seeMeta(&n.obj.ObjectMeta)
 		for _, c := range n.obj.Status.Conditions {
 			see(c.LastTransitionTime)
 			see(c.LastHeartbeatTime)
 		}
+		for _, taint := range n.obj.Spec.Taints {
+			if taint.TimeAdded != nil {
+				see(*taint.TimeAdded)
+			}
+		}
 	}
 	for _, p := range in.pods {
-		see(p.obj.CreationTimestamp)
+		seeMeta(&p.obj.ObjectMeta)
 		if p.obj.Status.StartTime != nil {
 			see(*p.obj.Status.StartTime)
 		}

@@ -236,3 +236,37 @@ func TestCanonicalDataIsWhatTheControllerWrites(t *testing.T) {
 	require.NoError(t, canonicalData(cr))
 	require.Equal(t, string(want), string(cr.Data.Raw))
 }
+
+// The default --now is the latest timestamp an object carries, managedFields times (a dump's
+// latest status write) and taint timeAdded included; a deletionTimestamp (in the future) is not.
+func TestLatestSeesEveryTimestamp(t *testing.T) {
+	t.Parallel()
+	base := "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  creationTimestamp: \"2026-03-01T00:00:00Z\"\n"
+	tests := []struct {
+		name, extra string
+		want        time.Time
+	}{
+		{name: "creation only", extra: "", want: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)},
+		{
+			name:  "a managedFields time after every condition",
+			extra: "  managedFields:\n  - {manager: kubelet, operation: Update, time: \"2026-03-02T10:00:07Z\"}\nstatus:\n  conditions:\n  - {type: Ready, status: \"True\", lastTransitionTime: \"2026-03-02T09:00:00Z\"}\n",
+			want:  time.Date(2026, 3, 2, 10, 0, 7, 0, time.UTC),
+		},
+		{
+			name:  "a deletionTimestamp is ignored",
+			extra: "  deletionTimestamp: \"2026-03-09T00:00:00Z\"\n  deletionGracePeriodSeconds: 30\n",
+			want:  time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			in := &input{}
+			require.NoError(t, in.decodeFile("p.yaml", []byte(base+tt.extra)))
+			require.Equal(t, tt.want, in.latest())
+		})
+	}
+	in := &input{}
+	require.NoError(t, in.decodeFile("n.yaml", []byte("apiVersion: v1\nkind: Node\nmetadata: {name: node-1, creationTimestamp: \"2026-03-01T00:00:00Z\"}\nspec:\n  taints:\n  - {key: k, effect: NoExecute, timeAdded: \"2026-03-03T00:00:00Z\"}\n")))
+	require.Equal(t, time.Date(2026, 3, 3, 0, 0, 0, 0, time.UTC), in.latest())
+}

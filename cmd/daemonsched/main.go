@@ -59,9 +59,10 @@ real cluster.
 
 --now is an RFC 3339 time, with or without fractional seconds, in UTC ("Z") or with an offset
 ("+02:00"). It defaults, for reproducible output, to the latest timestamp in the input
-(metadata.creationTimestamp of every object, pod status.startTime, pod and node condition
-lastTransitionTime, node condition lastHeartbeatTime), or 1970-01-01T00:00:00Z if the input
-has none; pass --now to judge readiness (minReadySeconds) at another instant.
+(metadata.creationTimestamp and managedFields[].time of every object, pod status.startTime,
+pod, node and DaemonSet condition lastTransitionTime, node condition lastHeartbeatTime, taint
+timeAdded), or 1970-01-01T00:00:00Z if the input has none; pass --now to judge readiness
+(minReadySeconds) at another instant.
 
 Output: table (default), json (the oracle contract: identical bytes for the same snapshot
 whatever the order of documents and files, ending in a newline) or yaml (the same content).
