@@ -316,9 +316,9 @@ type document struct {
 	line int // of the document's first line in the file
 }
 
-// splitDocuments splits a JSON stream (a file starting with "{") into its values, and YAML at
-// "---" lines (which may carry a comment, or the start of the document: "--- {a: 1}") and after
-// "..." lines (document end markers). Blank documents and documents of only comments and
+// splitDocuments splits a JSON stream (a file starting with "{") into its values, and YAML (JSON
+// objects separated by "---" included) at "---" lines (which may carry a comment, or the start of
+// the document: "--- {a: 1}") and after "..." lines (document end markers). Blank documents and documents of only comments and
 // directives ("%YAML 1.2") are dropped, and a byte order mark opening a document (files joined
 // with cat) is ignored.
 func splitDocuments(data []byte) ([]document, error) {
@@ -326,7 +326,9 @@ func splitDocuments(data []byte) ([]document, error) {
 	if len(trimmed) == 0 {
 		return nil, nil
 	}
-	if trimmed[0] == '{' {
+	// A JSON stream, unless YAML markers join its objects ("---" and "..." cannot occur in JSON
+	// outside strings, and strings hold no newline): YAML reads JSON documents too.
+	if trimmed[0] == '{' && !bytes.Contains(data, []byte("\n---")) && !bytes.Contains(data, []byte("\n...")) {
 		return splitJSON(data)
 	}
 	// Documents are slices of data, not copies: a dump may be hundreds of MB.

@@ -46,6 +46,7 @@ func TestSplitDocuments(t *testing.T) {
 		{name: "JSON values end at their matching bracket, outside strings", input: "{\"a\":\"}\\\"{[\"}{\"b\":[1,{\"c\":\"]\"}]}\n\n{}", want: []string{`{"a":"}\"{["}`, `{"b":[1,{"c":"]"}]}`, `{}`}},
 		{name: "an unterminated JSON value runs to the end, trailing space left out", input: "{\"a\":1}\n{\"b\": [\n\n", want: []string{`{"a":1}`, `{"b": [`}},
 		{name: "stray JSON scalars and brackets are values of their own", input: "{} null ] 3", want: []string{`{}`, `null`, `]`, `3`}},
+		{name: "JSON objects joined by YAML markers are YAML documents", input: "{\"a\": 1}\n---\n{\"b\": 2}\n...\n", want: []string{"{\"a\": 1}\n", "{\"b\": 2}\n...\n"}, lines: []int{1, 3}},
 		{name: "a JSON stream is split into its values", input: " {\"a\":1}\n{\"b\":2}", want: []string{`{"a":1}`, `{"b":2}`}},
 	}
 	for _, tt := range tests {
