@@ -48,7 +48,9 @@ byte order mark; Windows line endings, comments, "..." and empty documents are f
 Objects are decoded into the v1.36 API types, as the v1.36 controller decodes them: a field
 those types do not have (a typo, or a field of a newer Kubernetes) is dropped with a warning
 naming where it was, and is an error with --strict; a value of the wrong type, a key given twice
-and a syntax error are always errors.
+and a syntax error are always errors. ControllerRevision data is re-encoded as the controller
+stores it (compact JSON, sorted keys, <, > and & escaped), so a revision printed by kubectl as
+YAML or indented JSON still matches its template byte for byte.
 
 Hand-written manifests: every DaemonSet gets the API server's DaemonSet defaults (update
 strategy, revisionHistoryLimit); objects without metadata.namespace are in "default"; a
@@ -67,7 +69,7 @@ timeAdded), or 1970-01-01T00:00:00Z if the input has none; pass --now to judge r
 Output: table (default), json (the oracle contract: identical bytes for the same snapshot
 whatever the order of documents and files, ending in a newline) or yaml (the same content).
 
-Errors are one line on stderr, "daemonsched: FILE: document N: Kind namespace/name: path:
+Each error is one line on stderr, "daemonsched: FILE: document N: Kind namespace/name: path:
 message" (with "items[I]" after the document inside lists), and nothing is written on stdout.
 Exit status: 0 success, 1 bad input, 2 usage.
 `
