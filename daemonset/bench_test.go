@@ -2,7 +2,9 @@ package daemonset_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/daemonsched/daemonsched/daemonset"
@@ -121,6 +123,38 @@ func BenchmarkPlan(b *testing.B) {
 			bytes := ms.stop()
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/node")
 			b.ReportMetric(float64(bytes)/float64(b.N)/float64(n), "B/node")
+		})
+	}
+}
+
+// BenchmarkPlanInputOrder plans the BenchmarkPlan snapshot of 100,000 nodes with its lists in
+// other orders than the API server's (nodes sorted by name, pods in node order): pods shuffled,
+// and nodes and pods both shuffled. The plan is the same; only the node lookup differs.
+func BenchmarkPlanInputOrder(b *testing.B) {
+	const n = 100000
+	ds := realisticDS()
+	ns := realisticNodes(n)
+	pods := realisticPods(ds, ns)
+	r := rand.New(rand.NewPCG(1, 1))
+	shuffledPods := slices.Clone(pods)
+	r.Shuffle(len(shuffledPods), func(i, j int) { shuffledPods[i], shuffledPods[j] = shuffledPods[j], shuffledPods[i] })
+	shuffledNodes := slices.Clone(ns)
+	r.Shuffle(len(shuffledNodes), func(i, j int) { shuffledNodes[i], shuffledNodes[j] = shuffledNodes[j], shuffledNodes[i] })
+	p, _ := daemonset.Compile(ds, opts())
+	for _, bc := range []struct {
+		name string
+		s    daemonset.Snapshot
+	}{
+		{"pods=shuffled", daemonset.Snapshot{Nodes: ns, Pods: shuffledPods}},
+		{"nodes=shuffled/pods=shuffled", daemonset.Snapshot{Nodes: shuffledNodes, Pods: shuffledPods}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			runtime.GC()
+			b.ReportAllocs()
+			for b.Loop() {
+				planSink = p.Plan(bc.s)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/node")
 		})
 	}
 }

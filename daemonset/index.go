@@ -37,6 +37,47 @@ type podIndex struct {
 	scratch *planScratch
 }
 
+func compareNodeName(node *v1.Node, name string) int { return strings.Compare(node.Name, name) }
+
+// indexClaims is the pod side of newPodIndex.
+type indexClaims struct {
+	p       *Planner
+	res     *Result
+	lost    map[*v1.Pod]string
+	grouped []groupedPod
+	start   []int32 // start[i+1] counts the pods of node i
+	missing map[string][]*v1.Pod
+}
+
+// claim claims pod (OWN-1..OWN-6), recording adoptions, releases and conflicts, and returns
+// its target node name when the pod is to be grouped.
+func (ic *indexClaims) claim(pod *v1.Pod) (string, bool) {
+	if pod == nil {
+		return "", false
+	}
+	switch ic.p.classify(pod) {
+	case claimOwned:
+	case claimAdopt:
+		if winner, ok := ic.lost[pod]; ok {
+			ic.res.Conflicts = append(ic.res.Conflicts, Conflict{Namespace: pod.Namespace, Name: pod.Name, AdoptedBy: winner})
+			return "", false
+		}
+		ic.res.Adopt = append(ic.res.Adopt, podRef(pod))
+	case claimRelease:
+		ic.res.Release = append(ic.res.Release, podRef(pod))
+		return "", false
+	default:
+		return "", false
+	}
+	return groupable(pod)
+}
+
+// place groups pod under node i.
+func (ic *indexClaims) place(pod *v1.Pod, i int32) {
+	ic.grouped = append(ic.grouped, groupedPod{pod, i})
+	ic.start[i+1]++
+}
+
 // groupedPod is a claimed pod with the index of its node, between the two passes of the
 // counting sort.
 type groupedPod struct {
@@ -50,7 +91,8 @@ type groupedPod struct {
 // garbage collection that goes with it. Nothing of it is reachable from a Result.
 type planScratch struct {
 	byName   map[string]int32
-	mapNodes int // the node count byName was made for
+	mapNodes int  // the node count byName was made for
+	mapUsed  bool // byName holds entries to clear
 	elig     []eligBits
 	start    []int32
 	next     []int32
@@ -59,17 +101,30 @@ type planScratch struct {
 	states   []nodeState
 }
 
-func (p *Planner) getPlanScratch(nodes int) *planScratch {
+func (p *Planner) getPlanScratch() *planScratch {
 	sc, _ := p.pool.Get().(*planScratch)
 	if sc == nil {
 		sc = &planScratch{}
 	}
-	// A map several times larger than needed would cost more to clear than to make.
-	if sc.byName == nil || nodes > sc.mapNodes || 4*nodes < sc.mapNodes {
-		sc.byName = make(map[string]int32, nodes)
-		sc.mapNodes = nodes
-	}
 	return sc
+}
+
+// nameIndex returns byName filled with the names of nodes (the first index of each name wins),
+// making the map only when a plan needs it: a sorted node list with pods in node order never
+// does. size is the node count of the plan, which nodes may be a prefix of.
+func (sc *planScratch) nameIndex(nodes []*v1.Node, size int) map[string]int32 {
+	// A map several times larger than needed would cost more to clear than to make.
+	if n := size; sc.byName == nil || n > sc.mapNodes || 4*n < sc.mapNodes {
+		sc.byName = make(map[string]int32, n)
+		sc.mapNodes = n
+	}
+	sc.mapUsed = true
+	for i := len(nodes) - 1; i >= 0; i-- {
+		// Backwards, so that with duplicate names the first node wins without a lookup
+		// before each insert.
+		sc.byName[nodes[i].Name] = int32(i)
+	}
+	return sc.byName
 }
 
 // release clears every reference to the snapshot from the scratch space (so that the pool
@@ -77,7 +132,10 @@ func (p *Planner) getPlanScratch(nodes int) *planScratch {
 func (ix *podIndex) release(p *Planner) {
 	sc := ix.scratch
 	ix.scratch = nil
-	clear(sc.byName)
+	if sc.mapUsed {
+		clear(sc.byName)
+		sc.mapUsed = false
+	}
 	clear(sc.grouped[:cap(sc.grouped)])
 	clear(sc.pods[:cap(sc.pods)])
 	clear(sc.states[:cap(sc.states)])
@@ -95,21 +153,57 @@ func grow[T any](s []T, n int) []T {
 
 func (ix *podIndex) podsOf(i int) []*v1.Pod { return ix.pods[ix.start[i]:ix.start[i+1]] }
 
+// maxGuessMisses is how many pods of a plan are looked up by binary search in a sorted node
+// list before the name map is built instead: a few pods out of node order (nodes gone, pods
+// added) cost less than the map, a shuffled pod list costs less with it.
+const maxGuessMisses = 64
+
+// maxMergeWait is how many nodes in a row may pass without a pod while pods are matched to
+// nodes in step (newPodIndex): past it the pods are taken as not in node order, and node names
+// go into the name map while each node is in cache.
+const maxMergeWait = 64
+
 // newPodIndex decides every node (ELIG-*), claims every pod (OWN-1..OWN-6, recording
 // adoptions, releases and, cluster-wide, conflicts in res) and groups the claimed pods by
 // target node (OWN-9, OWN-10). lost lists orphans another DaemonSet adopts (D-2).
+//
+// An API server lists nodes sorted by name and a controller's pods usually follow (one per
+// node, named or created in node order), so the pods are claimed in step with the nodes, a
+// merge of two sorted lists: a pod whose nodeName is the current node's name belongs to it
+// (the names so far strictly increase, so it is the first node of that name). Only when the
+// lists are not in step is a pod's node looked up, by binary search if the names turn out
+// sorted and few pods are out of step, else in a map of names, which is then filled while
+// each node is in cache. The result is the same whatever the path (with duplicate names the
+// first node wins).
 func newPodIndex(p *Planner, res *Result, nodes []*v1.Node, pods []*v1.Pod, lost map[*v1.Pod]string) *podIndex {
 	ix := &podIndex{nodes: nonNil(nodes)}
 	n := len(ix.nodes)
-	sc := p.getPlanScratch(n)
+	sc := p.getPlanScratch()
 	ix.scratch = sc
 	sc.elig = grow(sc.elig, n)
 	ix.elig = sc.elig
-	byName := sc.byName
-	for i := n - 1; i >= 0; i-- {
-		// Backwards, so that with duplicate names the first node wins without a lookup
-		// before each insert.
-		node := ix.nodes[i]
+	sc.start = grow(sc.start, n+1)
+	clear(sc.start)
+	ix.start = sc.start
+	ic := indexClaims{p: p, res: res, lost: lost, grouped: sc.grouped[:0], start: ix.start}
+
+	// sorted: names[:i+1] strictly increase. merging: pods[:j] are claimed and placed, and
+	// pods[j] (pending when its target is known) waits for a later node. byName, once made,
+	// gets every name seen so far.
+	sorted, merging := true, true
+	var byName map[string]int32
+	j, waited := 0, 0
+	var pendingTarget string
+	pending, exhausted := false, false // exhausted: every pod is placed, nothing to look up
+	prev := ""
+	for i, node := range ix.nodes {
+		name := node.Name
+		if byName == nil { // with the map, the order no longer matters
+			if sorted && i > 0 && prev >= name {
+				sorted, merging = false, false
+			}
+			prev = name
+		}
 		e := p.Eligibility(node)
 		var b eligBits
 		if e.ShouldRun {
@@ -119,49 +213,108 @@ func newPodIndex(p *Planner, res *Result, nodes []*v1.Node, pods []*v1.Pod, lost
 			b |= eligShouldContinue
 		}
 		ix.elig[i] = b
-		byName[node.Name] = int32(i)
+		for merging {
+			if !pending {
+				if j == len(pods) {
+					merging, exhausted = false, true
+					break
+				}
+				target, ok := ic.claim(pods[j])
+				if !ok {
+					j++
+					continue
+				}
+				pendingTarget, pending = target, true
+			}
+			if pendingTarget != name {
+				// A later node may be the pod's; an earlier one or none is for the lookup.
+				if pendingTarget < name {
+					merging = false
+				}
+				break
+			}
+			ic.place(pods[j], int32(i))
+			pending, waited = false, -1
+			j++
+		}
+		if merging {
+			waited++
+			if waited > maxMergeWait {
+				merging = false
+			}
+		}
+		if byName == nil && !merging && !exhausted && (!sorted || waited > maxMergeWait) {
+			byName = sc.nameIndex(ix.nodes[:i+1], n)
+		} else if byName != nil {
+			byName[name] = int32(i)
+		}
+	}
+	if byName != nil && len(byName) < n {
+		// Duplicate names, inserted forwards after the map was made: the last one won.
+		// Refill so that the first does.
+		clear(byName)
+		byName = sc.nameIndex(ix.nodes, n)
 	}
 
-	// One pass over the pods claims them and finds their node; then a counting sort by node
-	// index.
-	grouped := sc.grouped[:0]
-	sc.start = grow(sc.start, n+1)
-	clear(sc.start)
-	ix.start = sc.start
-	var missing map[string][]*v1.Pod
-	for _, pod := range pods {
-		if pod == nil {
-			continue
-		}
-		switch p.classify(pod) {
-		case claimOwned:
-		case claimAdopt:
-			if winner, ok := lost[pod]; ok {
-				res.Conflicts = append(res.Conflicts, Conflict{Namespace: pod.Namespace, Name: pod.Name, AdoptedBy: winner})
+	// The pods not placed in step: pods[j] (already claimed when pending) and the rest.
+	guess, misses := 0, 0
+	if j > 0 && len(ic.grouped) > 0 {
+		guess = int(ic.grouped[len(ic.grouped)-1].node) + 1
+	}
+	for ; j < len(pods); j++ {
+		pod := pods[j]
+		var target string
+		if pending {
+			target, pending = pendingTarget, false
+		} else {
+			if pod == nil {
 				continue
 			}
-			res.Adopt = append(res.Adopt, podRef(pod))
-		case claimRelease:
-			res.Release = append(res.Release, podRef(pod))
-			continue
-		default:
-			continue
-		}
-		target, ok := groupable(pod)
-		if !ok {
-			continue
-		}
-		i, found := byName[target]
-		if !found {
-			if missing == nil {
-				missing = map[string][]*v1.Pod{}
+			switch p.classify(pod) {
+			case claimOwned:
+			case claimAdopt:
+				if winner, ok := lost[pod]; ok {
+					res.Conflicts = append(res.Conflicts, Conflict{Namespace: pod.Namespace, Name: pod.Name, AdoptedBy: winner})
+					continue
+				}
+				res.Adopt = append(res.Adopt, podRef(pod))
+			case claimRelease:
+				res.Release = append(res.Release, podRef(pod))
+				continue
+			default:
+				continue
 			}
-			missing[target] = append(missing[target], pod)
+			var ok bool
+			if target, ok = groupable(pod); !ok {
+				continue
+			}
+		}
+		var i int32
+		var found bool
+		switch {
+		case byName != nil:
+			i, found = byName[target]
+		case guess < n && ix.nodes[guess].Name == target:
+			i, found = int32(guess), true
+		case misses < maxGuessMisses:
+			misses++
+			k, ok := slices.BinarySearchFunc(ix.nodes, target, compareNodeName)
+			i, found = int32(k), ok
+		default:
+			byName = sc.nameIndex(ix.nodes, n)
+			i, found = byName[target]
+		}
+		if !found {
+			if ic.missing == nil {
+				ic.missing = map[string][]*v1.Pod{}
+			}
+			ic.missing[target] = append(ic.missing[target], pod)
 			continue
 		}
-		grouped = append(grouped, groupedPod{pod, i})
-		ix.start[i+1]++
+		guess = int(i) + 1
+		ic.place(pod, i)
 	}
+	grouped, missing := ic.grouped, ic.missing
 	sortClaims(res)
 	for i := 1; i <= n; i++ {
 		ix.start[i] += ix.start[i-1]
