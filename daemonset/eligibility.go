@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/daemonsched/daemonsched/affinity"
-	"github.com/daemonsched/daemonsched/taints"
 	v1 "k8s.io/api/core/v1"
 )
 
@@ -35,18 +34,21 @@ func (p *Planner) Eligibility(node *v1.Node) Eligibility {
 		}
 		return Eligibility{Reason: ReasonNodeAffinityMismatch}
 	}
-	t, ok := p.tols.FirstUntolerated(node.Spec.Taints, taints.NoSchedule|taints.NoExecute)
-	if !ok {
+	ts := node.Spec.Taints
+	if len(ts) == 0 {
 		return Eligibility{ShouldRun: true, ShouldContinueRunning: true}
 	}
-	if t.Effect == v1.TaintEffectNoExecute {
-		return Eligibility{Reason: ReasonNoExecuteTaintNotTolerated, Taint: t}
+	placement, eviction := p.tols.Untolerated(ts)
+	switch {
+	case placement < 0:
+		return Eligibility{ShouldRun: true, ShouldContinueRunning: true}
+	case eviction >= 0:
+		// The first untolerated taint is NoExecute, or it is NoSchedule and a later NoExecute
+		// one still evicts (TAINT-5).
+		return Eligibility{Reason: ReasonNoExecuteTaintNotTolerated, Taint: ts[eviction]}
+	default:
+		return Eligibility{ShouldContinueRunning: true, Reason: ReasonTaintNotTolerated, Taint: ts[placement]}
 	}
-	// The first untolerated taint is NoSchedule; a later NoExecute one still evicts (TAINT-5).
-	if ne, ok := p.tols.FirstUntolerated(node.Spec.Taints, taints.NoExecute); ok {
-		return Eligibility{Reason: ReasonNoExecuteTaintNotTolerated, Taint: ne}
-	}
-	return Eligibility{ShouldContinueRunning: true, Reason: ReasonTaintNotTolerated, Taint: t}
 }
 
 // firstNodeSelectorMismatch returns the index in p.nodeSelector (key order) of the first entry

@@ -103,6 +103,18 @@ type toleration struct {
 // A nil *Tolerations tolerates nothing, like an empty list.
 type Tolerations struct {
 	tols []toleration
+	// byEffect indexes tols by the effect of a taint (NoSchedule, PreferNoSchedule, NoExecute):
+	// the tolerations whose effect is empty or that effect, so that the hot path compares no
+	// effect strings.
+	byEffect [3]effectTolerations
+}
+
+// effectTolerations is what can tolerate a taint of one known effect.
+type effectTolerations struct {
+	// all is set when an Exists toleration with an empty key applies: it tolerates every
+	// taint of the effect (TAINT-1).
+	all  bool
+	tols []toleration
 }
 
 // Compile compiles tols. Matching follows v1.Toleration.ToleratesTaint even for tolerations
@@ -139,6 +151,18 @@ func Compile(tols []v1.Toleration, opts Options) *Tolerations {
 			continue
 		}
 		out.tols = append(out.tols, c)
+	}
+	for k, effect := range [...]v1.TaintEffect{v1.TaintEffectNoSchedule, v1.TaintEffectPreferNoSchedule, v1.TaintEffectNoExecute} {
+		e := &out.byEffect[k]
+		for _, c := range out.tols {
+			if c.effect != "" && c.effect != effect {
+				continue
+			}
+			if c.key == "" && c.op == opExists {
+				e.all = true
+			}
+			e.tols = append(e.tols, c)
+		}
 	}
 	return out
 }
@@ -197,6 +221,74 @@ func (t *Tolerations) FirstUntolerated(taints []v1.Taint, effects Effects) (v1.T
 		}
 	}
 	return v1.Taint{}, false
+}
+
+// Untolerated is FirstUntolerated for the two effect sets the DaemonSet controller asks about,
+// in one walk over taints: placement is the index of the first taint with effect NoSchedule
+// or NoExecute that no toleration tolerates (TAINT-4), eviction that of the first such NoExecute
+// taint (TAINT-5); -1 when there is none. It allocates nothing.
+func (t *Tolerations) Untolerated(taints []v1.Taint) (placement, eviction int) {
+	placement, eviction = -1, -1
+	for i := range taints {
+		taint := &taints[i]
+		var k int
+		switch taint.Effect {
+		case v1.TaintEffectNoSchedule:
+			if placement >= 0 {
+				continue // only a NoExecute taint can still change the answer
+			}
+			k = 0
+		case v1.TaintEffectNoExecute:
+			k = 2
+		default:
+			continue
+		}
+		if t != nil && t.byEffect[k].tolerates(taint) {
+			continue
+		}
+		if placement < 0 {
+			placement = i
+		}
+		if k == 2 {
+			return placement, i
+		}
+	}
+	return placement, eviction
+}
+
+// tolerates is Tolerates for a taint whose effect is the one e was indexed for.
+func (e *effectTolerations) tolerates(taint *v1.Taint) bool {
+	if e.all {
+		return true
+	}
+	parsed, numOK := false, false
+	var num int64
+	for i := range e.tols {
+		c := &e.tols[i]
+		if c.key != "" && c.key != taint.Key {
+			continue
+		}
+		switch c.op {
+		case opEqual:
+			if c.value == taint.Value {
+				return true
+			}
+		case opExists:
+			return true
+		case opLt, opGt:
+			if !parsed {
+				num, numOK = parseDecimal(taint.Value)
+				parsed = true
+			}
+			if !numOK {
+				continue
+			}
+			if (c.op == opLt && num < c.num) || (c.op == opGt && num > c.num) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // parseDecimal parses s as v1.36 parses Lt/Gt operands (TAINT-10): a canonical decimal integer
