@@ -33,6 +33,7 @@ type podIndex struct {
 	start   []int32
 	pods    []*v1.Pod
 	missing []nodeGroup // sorted by name
+	touched int         // keeps the early loads of newPodIndex
 
 	scratch *planScratch
 }
@@ -196,6 +197,7 @@ func newPodIndex(p *Planner, res *Result, nodes []*v1.Node, pods []*v1.Pod, lost
 	var pendingTarget string
 	pending, exhausted := false, false // exhausted: every pod is placed, nothing to look up
 	prev := ""
+	touch := 0
 	for i, node := range ix.nodes {
 		name := node.Name
 		if byName == nil { // with the map, the order no longer matters
@@ -203,6 +205,12 @@ func newPodIndex(p *Planner, res *Result, nodes []*v1.Node, pods []*v1.Pod, lost
 				sorted, merging = false, false
 			}
 			prev = name
+		}
+		if i+2 < n {
+			// Start the cache misses of a later node while this one is decided: its struct two
+			// ahead, its label map one ahead. The loads are independent of this node's, so the
+			// processor overlaps them with its chain of dependent misses.
+			touch += len(ix.nodes[i+1].Labels) + len(ix.nodes[i+2].Name)
 		}
 		e := p.Eligibility(node)
 		var b eligBits
@@ -249,6 +257,7 @@ func newPodIndex(p *Planner, res *Result, nodes []*v1.Node, pods []*v1.Pod, lost
 			byName[name] = int32(i)
 		}
 	}
+	ix.touched = touch
 	if byName != nil && len(byName) < n {
 		// Duplicate names, inserted forwards after the map was made: the last one won.
 		// Refill so that the first does.
