@@ -159,10 +159,27 @@ func (r *Required) Matches(node *v1.Node) bool {
 	if !r.hasAffinity {
 		return true
 	}
+	// firstFailure, unrolled here so that the hot path makes no call per term.
+	labels := node.Labels
+terms:
 	for i := range r.terms {
-		if _, _, ok := r.terms[i].firstFailure(node); !ok {
-			return true
+		t := &r.terms[i]
+		if t.errs != nil {
+			continue
 		}
+		for j := range t.exprs {
+			if !t.exprs[j].Matches(labels) {
+				continue terms
+			}
+		}
+		if node.Name != "" {
+			for _, f := range t.fields {
+				if (nodeField(node, f.key) == f.value) == f.notIn {
+					continue terms
+				}
+			}
+		}
+		return true
 	}
 	return false
 }
