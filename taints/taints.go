@@ -173,9 +173,7 @@ func (t *Tolerations) Tolerates(taint *v1.Taint) bool {
 	if t == nil {
 		return false
 	}
-	// The taint's value is parsed at most once, and only if an Lt or Gt toleration reaches it.
-	parsed, numOK := false, false
-	var num int64
+	v := taintValue{s: taint.Value}
 	for i := range t.tols {
 		c := &t.tols[i]
 		if c.effect != "" && c.effect != taint.Effect {
@@ -184,25 +182,41 @@ func (t *Tolerations) Tolerates(taint *v1.Taint) bool {
 		if c.key != "" && c.key != taint.Key {
 			continue
 		}
-		switch c.op {
-		case opEqual:
-			if c.value == taint.Value {
-				return true
-			}
-		case opExists:
+		if c.admits(&v) {
 			return true
-		case opLt, opGt:
-			if !parsed {
-				num, numOK = parseDecimal(taint.Value)
-				parsed = true
-			}
-			if !numOK {
-				continue
-			}
-			if (c.op == opLt && num < c.num) || (c.op == opGt && num > c.num) {
-				return true
-			}
 		}
+	}
+	return false
+}
+
+// taintValue is a taint's value, parsed as an integer at most once, and only if an Lt or Gt
+// toleration reaches it.
+type taintValue struct {
+	s      string
+	parsed bool
+	ok     bool
+	num    int64
+}
+
+func (v *taintValue) number() (int64, bool) {
+	if !v.parsed {
+		v.num, v.ok = parseDecimal(v.s)
+		v.parsed = true
+	}
+	return v.num, v.ok
+}
+
+// admits reports whether c, whose key and effect already apply to the taint, tolerates its
+// value (TAINT-1 (c), TAINT-10).
+func (c *toleration) admits(v *taintValue) bool {
+	switch c.op {
+	case opEqual:
+		return c.value == v.s
+	case opExists:
+		return true
+	case opLt, opGt:
+		n, ok := v.number()
+		return ok && ((c.op == opLt && n < c.num) || (c.op == opGt && n > c.num))
 	}
 	return false
 }
@@ -261,31 +275,14 @@ func (e *effectTolerations) tolerates(taint *v1.Taint) bool {
 	if e.all {
 		return true
 	}
-	parsed, numOK := false, false
-	var num int64
+	v := taintValue{s: taint.Value}
 	for i := range e.tols {
 		c := &e.tols[i]
 		if c.key != "" && c.key != taint.Key {
 			continue
 		}
-		switch c.op {
-		case opEqual:
-			if c.value == taint.Value {
-				return true
-			}
-		case opExists:
+		if c.admits(&v) {
 			return true
-		case opLt, opGt:
-			if !parsed {
-				num, numOK = parseDecimal(taint.Value)
-				parsed = true
-			}
-			if !numOK {
-				continue
-			}
-			if (c.op == opLt && num < c.num) || (c.op == opGt && num > c.num) {
-				return true
-			}
 		}
 	}
 	return false
