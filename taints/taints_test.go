@@ -421,14 +421,7 @@ func TestFirstUntoleratedDifferential(t *testing.T) {
 			opts := taints.Options{ComparisonOperators: gate}
 			disagreements := 0
 			for range 100_000 {
-				tols := make([]v1.Toleration, r.IntN(7))
-				for i := range tols {
-					tols[i] = randToleration(r)
-				}
-				nodeTaints := make([]v1.Taint, r.IntN(5))
-				for i := range nodeTaints {
-					nodeTaints[i] = randTaint(r)
-				}
+				tols, nodeTaints := randCase(r)
 				effects := taints.Effects(r.IntN(8))
 				wantTaint, wantOK := corev1helpers.FindMatchingUntoleratedTaint(logr.Discard(), nodeTaints, tols, hasEffect(effects), gate)
 				gotTaint, gotOK := taints.Compile(tols, opts).FirstUntolerated(nodeTaints, effects)
@@ -451,4 +444,18 @@ func seedOf(gate bool) uint64 {
 		return 1
 	}
 	return 0
+}
+
+// randCase draws a pod's tolerations (0 to 6) and a node's taints (0 to 4) for the
+// differential tests.
+func randCase(r *rand.Rand) ([]v1.Toleration, []v1.Taint) {
+	tols := make([]v1.Toleration, r.IntN(7))
+	for i := range tols {
+		tols[i] = randToleration(r)
+	}
+	nodeTaints := make([]v1.Taint, r.IntN(5))
+	for i := range nodeTaints {
+		nodeTaints[i] = randTaint(r)
+	}
+	return tols, nodeTaints
 }

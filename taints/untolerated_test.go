@@ -26,14 +26,7 @@ func TestUntoleratedDifferential(t *testing.T) {
 			opts := taints.Options{ComparisonOperators: gate}
 			disagreements := 0
 			for range 100_000 {
-				tols := make([]v1.Toleration, r.IntN(7))
-				for i := range tols {
-					tols[i] = randToleration(r)
-				}
-				nodeTaints := make([]v1.Taint, r.IntN(5))
-				for i := range nodeTaints {
-					nodeTaints[i] = randTaint(r)
-				}
+				tols, nodeTaints := randCase(r)
 				compiled := taints.Compile(tols, opts)
 				if len(tols) == 0 && r.IntN(2) == 0 {
 					compiled = nil
