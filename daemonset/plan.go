@@ -39,15 +39,17 @@ type namedObject interface {
 
 func checkNamed[T namedObject](errs *field.ErrorList, fldPath *field.Path, objs []T) {
 	var zero T
-	seen := make(map[string]bool, len(objs))
+	// A struct key rather than "namespace/name" saves one string allocation per object.
+	type identity struct{ namespace, name string }
+	seen := make(map[identity]bool, len(objs))
 	for i, o := range objs {
 		if o == zero {
 			*errs = append(*errs, field.Required(fldPath.Index(i), "must not be nil"))
 			continue
 		}
-		key := o.GetNamespace() + "/" + o.GetName()
+		key := identity{o.GetNamespace(), o.GetName()}
 		if seen[key] {
-			*errs = append(*errs, field.Duplicate(fldPath.Index(i), key))
+			*errs = append(*errs, field.Duplicate(fldPath.Index(i), key.namespace+"/"+key.name))
 		}
 		seen[key] = true
 	}
