@@ -6,6 +6,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/daemonsched/daemonsched/selector"
 )
 
 // Explanation says why a node does or does not satisfy a pod's required placement. Matched
@@ -180,19 +182,7 @@ func (f FailedRequirement) String() string {
 	b.WriteString(kind)
 	b.WriteString(describe(f.Key, f.Value, f.Present))
 	b.WriteString(", which does not satisfy ")
-	b.WriteString(f.Key)
-	b.WriteByte(' ')
-	b.WriteString(string(f.Operator))
-	if f.Operator != v1.NodeSelectorOpExists && f.Operator != v1.NodeSelectorOpDoesNotExist {
-		b.WriteString(" [")
-		for i, v := range f.Values {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(strconv.Quote(v))
-		}
-		b.WriteByte(']')
-	}
+	b.WriteString(selector.Format(f.Key, string(f.Operator), f.Values))
 	return b.String()
 }
 

@@ -210,16 +210,20 @@ func (r *Requirement) MatchesValue(value string, present bool) bool {
 }
 
 // String renders the requirement in plain words, such as `zone In ["a", "b"]` or `gpu Exists`.
-func (r Requirement) String() string {
+func (r Requirement) String() string { return Format(r.key, r.op.String(), r.values) }
+
+// Format renders a requirement given as API strings the way [Requirement.String] does, for
+// callers that hold an API requirement rather than a compiled one (explanations).
+func Format(key, operator string, values []string) string {
 	var b strings.Builder
-	b.WriteString(r.key)
+	b.WriteString(key)
 	b.WriteByte(' ')
-	b.WriteString(r.op.String())
-	if r.op == Exists || r.op == DoesNotExist {
+	b.WriteString(operator)
+	if operator == Exists.String() || operator == DoesNotExist.String() {
 		return b.String()
 	}
 	b.WriteString(" [")
-	for i, v := range r.values {
+	for i, v := range values {
 		if i > 0 {
 			b.WriteString(", ")
 		}
