@@ -184,6 +184,17 @@ terms:
 	return false
 }
 
+// MatchesNodeSelector reports whether node satisfies spec.nodeSelector alone (NSEL-2), so that
+// a caller can tell which half of a failed [Required.Matches] rejected the node. It allocates
+// nothing.
+func (r *Required) MatchesNodeSelector(node *v1.Node) bool {
+	if r == nil {
+		return true
+	}
+	_, failed := r.failedNodeSelector(node.Labels)
+	return !failed
+}
+
 // failedNodeSelector returns the index of the first node selector entry, in key order, that
 // labels do not satisfy.
 func (r *Required) failedNodeSelector(labels map[string]string) (int, bool) {

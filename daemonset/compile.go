@@ -1,8 +1,6 @@
 package daemonset
 
 import (
-	"slices"
-	"strings"
 	"sync"
 
 	"github.com/daemonsched/daemonsched/affinity"
@@ -28,9 +26,6 @@ type Planner struct {
 
 	sel *selector.Selector // nil when the selector does not convert (SYNC-5)
 	req *affinity.Required
-	// nodeSelector is spec.template.spec.nodeSelector sorted by key, so that the first
-	// mismatch is stable (ELIG-6) and the hot path walks a slice instead of a map.
-	nodeSelector []labelPair
 	// nodeName is spec.template.spec.nodeName (ELIG-2).
 	nodeName string
 
@@ -49,8 +44,6 @@ type Planner struct {
 	// pool recycles the working memory of Plan (planScratch).
 	pool *sync.Pool
 }
-
-type labelPair struct{ key, value string }
 
 // Compile compiles ds. errs lists what API validation would reject (VAL-*); the Planner is
 // returned even then and plans the object as stored, as the controller would (VAL-22, D-4).
@@ -85,11 +78,6 @@ func Compile(ds *appsv1.DaemonSet, opts Options) (*Planner, field.ErrorList) {
 	spec := &ds.Spec.Template.Spec
 	p.req = affinity.Compile(spec, field.NewPath("spec", "template", "spec"))
 	p.nodeName = spec.NodeName
-	p.nodeSelector = make([]labelPair, 0, len(spec.NodeSelector))
-	for k, v := range spec.NodeSelector {
-		p.nodeSelector = append(p.nodeSelector, labelPair{k, v})
-	}
-	slices.SortFunc(p.nodeSelector, func(a, b labelPair) int { return strings.Compare(a.key, b.key) })
 
 	p.tolerations = mergeDaemonTolerations(spec.Tolerations, spec.HostNetwork)
 	p.tols = taints.Compile(p.tolerations, taints.Options{ComparisonOperators: opts.TolerationComparisonOperators})

@@ -29,7 +29,7 @@ func (p *Planner) Eligibility(node *v1.Node) Eligibility {
 	if !p.req.Matches(node) {
 		// The node selector is checked first (AFF-12); looking at it again only on failure
 		// saves one label lookup per eligible node.
-		if _, ok := p.firstNodeSelectorMismatch(node); ok {
+		if !p.req.MatchesNodeSelector(node) {
 			return Eligibility{Reason: ReasonNodeSelectorMismatch}
 		}
 		return Eligibility{Reason: ReasonNodeAffinityMismatch}
@@ -49,17 +49,6 @@ func (p *Planner) Eligibility(node *v1.Node) Eligibility {
 	default:
 		return Eligibility{ShouldContinueRunning: true, Reason: ReasonTaintNotTolerated, Taint: ts[placement]}
 	}
-}
-
-// firstNodeSelectorMismatch returns the index in p.nodeSelector (key order) of the first entry
-// node fails (NSEL-2).
-func (p *Planner) firstNodeSelectorMismatch(node *v1.Node) (int, bool) {
-	for i, kv := range p.nodeSelector {
-		if v, ok := node.Labels[kv.key]; !ok || v != kv.value {
-			return i, true
-		}
-	}
-	return 0, false
 }
 
 // Explanation is the evidence behind an Eligibility, for people: the failing affinity term and
