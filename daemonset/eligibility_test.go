@@ -1,10 +1,14 @@
 package daemonset_test
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/daemonsched/daemonsched/affinity"
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/workload"
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
@@ -126,3 +130,52 @@ func TestExplain(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkEligibilityByCategory measures Eligibility hot (one node repeated) for one node of
+// each kind the reference workload holds: the reason and the number of taints. The share of the
+// first 1,000 reference nodes that fall in each kind is reported as %nodes, so that the median
+// over nodes (issue 6) can be read off the table.
+//
+//	go test -run '^$' -bench 'EligibilityByCategory' -count 3 ./daemonset
+func BenchmarkEligibilityByCategory(b *testing.B) {
+	p, _ := daemonset.Compile(workload.ReferenceDaemonSet(), setNow)
+	nodes := workload.Nodes(1, 1000)
+	type category struct {
+		name  string
+		node  *v1.Node
+		count int
+	}
+	var cats []*category
+	byName := map[string]*category{}
+	for _, n := range nodes {
+		e := p.Eligibility(n)
+		reason := string(e.Reason)
+		if reason == "" {
+			reason = "Eligible"
+		}
+		name := fmt.Sprintf("%s/taints=%d", reason, len(n.Spec.Taints))
+		c := byName[name]
+		if c == nil {
+			c = &category{name: name, node: n}
+			byName[name] = c
+			cats = append(cats, c)
+		}
+		c.count++
+	}
+	slices.SortFunc(cats, func(a, b *category) int { return strings.Compare(a.name, b.name) })
+	for _, c := range cats {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			run := 0
+			for b.Loop() {
+				if p.Eligibility(c.node).ShouldRun {
+					run++
+				}
+			}
+			eligibilitySinkInt = run
+			b.ReportMetric(100*float64(c.count)/float64(len(nodes)), "%nodes")
+		})
+	}
+}
+
+var eligibilitySinkInt int
