@@ -7,6 +7,7 @@ package affinity
 import (
 	"cmp"
 	"slices"
+	"strconv"
 
 	"github.com/daemonsched/daemonsched/selector"
 	v1 "k8s.io/api/core/v1"
@@ -138,29 +139,67 @@ func compileTerm(t *v1.NodeSelectorTerm, index int, fldPath *field.Path) term {
 	return ct
 }
 
-// Matches reports whether node satisfies the node selector and the required node affinity.
-// It allocates nothing.
-//
-// The node selector is checked first (AFF-12), each entry an exact label match (NSEL-2); then,
-// if the pod has required node affinity, at least one term must match (AFF-3): every
-// matchExpressions requirement against the node's labels and every matchFields requirement
-// against the node's name (AFF-5). A term with parse errors never matches (AFF-8). Matches
-// panics if node is nil.
+// Outcome is the verdict of [Required.Evaluate]: the node matches, or which half of the
+// required placement rejected it. The zero Outcome is [Match].
+type Outcome uint8
+
+const (
+	// Match: the node satisfies spec.nodeSelector and the required node affinity.
+	Match Outcome = iota
+	// NodeSelectorMismatch: a spec.nodeSelector entry does not hold (NSEL-2); the affinity
+	// terms were not evaluated (AFF-12).
+	NodeSelectorMismatch
+	// AffinityMismatch: the node selector holds but no required node affinity term matches
+	// (AFF-2, AFF-3).
+	AffinityMismatch
+)
+
+// String returns the constant's name, or "Outcome(n)" for any other value.
+func (o Outcome) String() string {
+	switch o {
+	case Match:
+		return "Match"
+	case NodeSelectorMismatch:
+		return "NodeSelectorMismatch"
+	case AffinityMismatch:
+		return "AffinityMismatch"
+	}
+	return "Outcome(" + strconv.Itoa(int(o)) + ")"
+}
+
+// Matches reports whether node satisfies the node selector and the required node affinity:
+// Evaluate(node) == Match. It allocates nothing. Matches panics if node is nil.
 func (r *Required) Matches(node *v1.Node) bool {
 	if node == nil {
 		panic("affinity: Matches called with a nil node")
 	}
+	return r.Evaluate(node) == Match
+}
+
+// Evaluate decides node in one walk and says which half failed, so that a caller that must
+// name the reason (the DaemonSet controller's ELIG-6) looks no label up twice. It allocates
+// nothing.
+//
+// The node selector is checked first (AFF-12), each entry an exact label match (NSEL-2); then,
+// if the pod has required node affinity, at least one term must match (AFF-3): every
+// matchExpressions requirement against the node's labels and every matchFields requirement
+// against the node's name (AFF-5). A term with parse errors never matches (AFF-8). A nil
+// *Required matches every node. Evaluate panics if node is nil.
+func (r *Required) Evaluate(node *v1.Node) Outcome {
 	if r == nil {
-		return true
+		if node == nil {
+			panic("affinity: Evaluate called with a nil node")
+		}
+		return Match
 	}
-	if _, ok := r.failedNodeSelector(node.Labels); ok {
-		return false
+	labels := node.Labels // panics on a nil node
+	if _, failed := r.failedNodeSelector(labels); failed {
+		return NodeSelectorMismatch
 	}
 	if !r.hasAffinity {
-		return true
+		return Match
 	}
 	// firstFailure, unrolled here so that the hot path makes no call per term.
-	labels := node.Labels
 terms:
 	for i := range r.terms {
 		t := &r.terms[i]
@@ -179,9 +218,9 @@ terms:
 				}
 			}
 		}
-		return true
+		return Match
 	}
-	return false
+	return AffinityMismatch
 }
 
 // MatchesNodeSelector reports whether node satisfies spec.nodeSelector alone (NSEL-2), so that
@@ -198,7 +237,8 @@ func (r *Required) MatchesNodeSelector(node *v1.Node) bool {
 // failedNodeSelector returns the index of the first node selector entry, in key order, that
 // labels do not satisfy.
 func (r *Required) failedNodeSelector(labels map[string]string) (int, bool) {
-	for i, e := range r.nodeSelector {
+	for i := range r.nodeSelector {
+		e := &r.nodeSelector[i]
 		if v, ok := labels[e.key]; !ok || v != e.value {
 			return i, true
 		}

@@ -74,5 +74,10 @@ func TestMatchesAllocatesNothing(t *testing.T) {
 		if got := testing.AllocsPerRun(100, func() { sinkBool = r.Matches(n) }); got != 0 {
 			t.Errorf("Matches (%s) allocates %v times per run, want 0", name, got)
 		}
+		if got := testing.AllocsPerRun(100, func() { sinkOutcome = r.Evaluate(n) }); got != 0 {
+			t.Errorf("Evaluate (%s) allocates %v times per run, want 0", name, got)
+		}
 	}
 }
+
+var sinkOutcome affinity.Outcome

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
@@ -144,6 +145,19 @@ func checkAgainstUpstream(spec *v1.PodSpec, nodes []*v1.Node) (msg string, match
 		if !got && upErr != nil && !hasErrs {
 			return fmt.Sprintf("node %v: upstream reports parse errors %v, Compile recorded none", node, upErr), matched, false
 		}
+		// Evaluate is the one walk behind Matches; its failing half must be the node
+		// selector exactly when the node selector alone fails, checked against apimachinery's
+		// set selector (NSEL-2, AFF-12).
+		out := req.Evaluate(node)
+		nsOK := labels.SelectorFromSet(spec.NodeSelector).Matches(labels.Set(node.Labels))
+		switch {
+		case (out == affinity.Match) != got:
+			return fmt.Sprintf("node %v: Evaluate = %v, Matches = %v", node, out, got), matched, false
+		case (out == affinity.NodeSelectorMismatch) != !nsOK:
+			return fmt.Sprintf("node %v: Evaluate = %v, upstream node selector matches = %v", node, out, nsOK), matched, false
+		case req.MatchesNodeSelector(node) != nsOK:
+			return fmt.Sprintf("node %v: MatchesNodeSelector = %v, upstream %v", node, !nsOK, nsOK), matched, false
+		}
 		if e := req.Explain(node); e.Matched != got {
 			return fmt.Sprintf("node %v: Explain().Matched = %v, Matches = %v (%s)", node, e.Matched, got, e), matched, false
 		}
@@ -156,8 +170,8 @@ func checkAgainstUpstream(spec *v1.PodSpec, nodes []*v1.Node) (msg string, match
 
 // TestDifferentialRequiredNodeAffinity compares 100,000 random cases (12,500 random pod specs,
 // each against 8 random nodes) with GetRequiredNodeAffinity(pod).Match(node), the way the
-// DaemonSet controller calls it (NSEL-1..NSEL-4, AFF-1..AFF-13), and checks that Explain agrees
-// with Matches.
+// DaemonSet controller calls it (NSEL-1..NSEL-4, AFF-1..AFF-13), and checks that Explain and
+// Evaluate agree with Matches and that Evaluate names the node selector exactly when it fails.
 func TestDifferentialRequiredNodeAffinity(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(5, 6))

@@ -26,12 +26,12 @@ func (p *Planner) Eligibility(node *v1.Node) Eligibility {
 	if p.nodeName != "" && p.nodeName != node.Name {
 		return Eligibility{Reason: ReasonNodeNameMismatch}
 	}
-	if !p.req.Matches(node) {
-		// The node selector is checked first (AFF-12); looking at it again only on failure
-		// saves one label lookup per eligible node.
-		if !p.req.MatchesNodeSelector(node) {
-			return Eligibility{Reason: ReasonNodeSelectorMismatch}
-		}
+	// One walk decides the placement and names the failing half (AFF-12: the node selector
+	// first), so a mismatch costs no label lookup twice.
+	switch p.req.Evaluate(node) {
+	case affinity.NodeSelectorMismatch:
+		return Eligibility{Reason: ReasonNodeSelectorMismatch}
+	case affinity.AffinityMismatch:
 		return Eligibility{Reason: ReasonNodeAffinityMismatch}
 	}
 	ts := node.Spec.Taints
