@@ -104,6 +104,48 @@ type Requirement struct {
 	// bound is the integer of a Gt or Lt requirement, parsed once by NewRequirement (AFF-7)
 	// instead of on every match as upstream's labels.Requirement does.
 	bound int64
+	// sigs holds, for an In or NotIn requirement with several values, the signature of each
+	// value (see signature): a value can equal values[i] only if its signature is sigs[i], so
+	// the match compares bytes only for the candidates whose length and last byte agree. Nil
+	// for a single value, which is compared directly.
+	sigs []uint32
+}
+
+// newSetRequirement builds an In or NotIn requirement of values, which it keeps.
+func newSetRequirement(key string, op Operator, values []string) Requirement {
+	r := Requirement{key: key, op: op, values: values}
+	if len(values) > 1 {
+		r.sigs = make([]uint32, len(values))
+		for i, v := range values {
+			r.sigs[i] = signature(v)
+		}
+	}
+	return r
+}
+
+// signature packs the length and the last byte of s: equal strings have equal signatures,
+// and values of one set (zones, instance types) mostly differ in one or the other. The empty
+// string's signature is 0, which no other string has.
+func signature(s string) uint32 {
+	if s == "" {
+		return 0
+	}
+	return uint32(len(s))<<8 | uint32(s[len(s)-1])
+}
+
+// has reports whether value is one of r.values, exactly.
+func (r *Requirement) has(value string) bool {
+	if r.sigs == nil {
+		// One value (NewRequirement rejects an empty In or NotIn).
+		return len(r.values) == 1 && r.values[0] == value
+	}
+	sig := signature(value)
+	for i, g := range r.sigs {
+		if g == sig && r.values[i] == value {
+			return true
+		}
+	}
+	return false
 }
 
 // NewRequirement validates and compiles one requirement. operator is the API spelling, as a
@@ -152,6 +194,9 @@ func NewRequirement[O ~string](key string, operator O, values []string, allowed 
 	if len(errs) > 0 {
 		return Requirement{}, errs
 	}
+	if op == In || op == NotIn {
+		return newSetRequirement(key, op, slices.Clone(values)), nil
+	}
 	r := Requirement{key: key, op: op, values: slices.Clone(values)}
 	if op == Gt || op == Lt {
 		r.bound, _ = parseInt64(values[0])
@@ -182,9 +227,9 @@ func (r *Requirement) Matches(labels map[string]string) bool {
 func (r *Requirement) MatchesValue(value string, present bool) bool {
 	switch r.op {
 	case In:
-		return present && slices.Contains(r.values, value)
+		return present && r.has(value)
 	case NotIn:
-		return !present || !slices.Contains(r.values, value)
+		return !present || !r.has(value)
 	case Exists:
 		return present
 	case DoesNotExist:

@@ -1,6 +1,7 @@
 package selector_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -116,4 +117,35 @@ func TestOperators(t *testing.T) {
 	}
 	require.False(t, selector.NodeSelectorOperators.Has(0), "the zero Operator is in no set")
 	require.Equal(t, "Operator(3)", selector.Operator(3).String())
+}
+
+// TestSetRequirementIsExact holds In and NotIn (SEL-5, AFF-6) to a plain scan of their values
+// for every value of up to two bytes over a small alphabet, against value sets whose members
+// share lengths and last bytes, so that the signature prefilter must fall back to comparing
+// bytes and must never admit a near miss.
+func TestSetRequirementIsExact(t *testing.T) {
+	t.Parallel()
+	alphabet := []string{"a", "b", "1"}
+	probes := []string{""}
+	for _, x := range alphabet {
+		probes = append(probes, x)
+		for _, y := range alphabet {
+			probes = append(probes, x+y)
+		}
+	}
+	sets := [][]string{
+		{"a"}, {""}, {"", "a"}, {"a", "b"}, {"ab", "bb", "1b"}, {"ba", "b", "a1", "11"},
+		{"us-east-1a", "us-east-1b", "us-east-1c"}, {"aa", "aa"},
+	}
+	for _, values := range sets {
+		for _, op := range []selector.Operator{selector.In, selector.NotIn} {
+			r, errs := selector.NewRequirement("k", op.String(), values, selector.LabelSelectorOperators, nil)
+			require.Empty(t, errs)
+			for _, p := range probes {
+				want := slices.Contains(values, p) == (op == selector.In)
+				require.Equal(t, want, r.Matches(map[string]string{"k": p}), "%s %q against %q", op, values, p)
+			}
+			require.Equal(t, op == selector.NotIn, r.Matches(nil), "%s %q against an absent label", op, values)
+		}
+	}
 }

@@ -55,7 +55,7 @@ func Compile(ls *metav1.LabelSelector, fldPath *field.Path) (*Selector, field.Er
 		for _, msg := range content.IsLabelValue(v) {
 			errs = append(errs, field.Invalid(labelsPath, v, msg).WithOrigin("format=k8s-label-value"))
 		}
-		reqs = append(reqs, Requirement{key: k, op: In, values: []string{v}})
+		reqs = append(reqs, newSetRequirement(k, In, []string{v}))
 	}
 
 	exprsPath := fldPath.Child("matchExpressions")
