@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/workload"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 )
@@ -84,8 +85,9 @@ func realisticPods(ds *appsv1.DaemonSet, ns []*v1.Node) []*v1.Pod {
 	return out
 }
 
-var eligSink daemonset.Eligibility
+var eligSink int
 
+// BenchmarkEligibility cycles through 1,000 nodes, so that each call meets another label map.
 func BenchmarkEligibility(b *testing.B) {
 	p, errs := daemonset.Compile(realisticDS(), opts())
 	if len(errs) > 0 {
@@ -93,38 +95,86 @@ func BenchmarkEligibility(b *testing.B) {
 	}
 	ns := realisticNodes(1000)
 	b.ReportAllocs()
-	i := 0
+	i, run := 0, 0
 	for b.Loop() {
-		eligSink = p.Eligibility(ns[i%len(ns)])
-		i++
+		if p.Eligibility(ns[i]).ShouldRun {
+			run++
+		}
+		if i++; i == len(ns) {
+			i = 0
+		}
 	}
+	eligSink = run
 }
 
 var planSink *daemonset.Result
 
 // BenchmarkPlan plans one DaemonSet with one pod per node; ns/node and B/node divide the
-// whole plan by the node count.
+// whole plan by the node count. At 100,000 nodes it also runs with Options.Workers 2.
 func BenchmarkPlan(b *testing.B) {
+	ds := realisticDS()
 	for _, n := range []int{1000, 10000, 100000} {
-		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
-			ds := realisticDS()
-			ns := realisticNodes(n)
-			pods := realisticPods(ds, ns)
-			p, _ := daemonset.Compile(ds, opts())
-			s := daemonset.Snapshot{Nodes: ns, Pods: pods}
-			runtime.GC() // collect the set-up garbage before timing
-			b.ReportAllocs()
-			b.ResetTimer()
-			var ms runtimeMem
-			ms.start()
-			for b.Loop() {
-				planSink = p.Plan(s)
+		ns := realisticNodes(n)
+		s := daemonset.Snapshot{Nodes: ns, Pods: realisticPods(ds, ns)}
+		for _, workers := range []int{1, 2} {
+			if workers > 1 && n < 100000 {
+				continue
 			}
-			bytes := ms.stop()
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/node")
-			b.ReportMetric(float64(bytes)/float64(b.N)/float64(n), "B/node")
-		})
+			name := fmt.Sprintf("nodes=%d", n)
+			if workers > 1 {
+				name += fmt.Sprintf("/workers=%d", workers)
+			}
+			o := opts()
+			o.Workers = workers
+			p, _ := daemonset.Compile(ds, o)
+			b.Run(name, func(b *testing.B) { benchmarkPlan(b, p, s) })
+		}
 	}
+}
+
+// BenchmarkPlanReference plans the reference DaemonSet of issue 6 on 100,000 reference nodes
+// (internal/workload), about 46% of which should run it. "converged" holds one current pod on
+// every node that should run one, and the plan is empty; "every-node" holds one on every node,
+// so that the plan deletes the pods of the nodes that should not run one (about 40,000).
+func BenchmarkPlanReference(b *testing.B) {
+	const n = 100000
+	ds := workload.ReferenceDaemonSet()
+	ns := workload.Nodes(1, n)
+	p1, _ := daemonset.Compile(ds, opts())
+	hash := p1.Plan(daemonset.Snapshot{}).RevisionHash
+	var eligible []*v1.Node
+	for _, node := range ns {
+		if p1.Eligibility(node).ShouldRun {
+			eligible = append(eligible, node)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		on   []*v1.Node
+	}{{"converged", eligible}, {"every-node", ns}} {
+		s := daemonset.Snapshot{Nodes: ns, Pods: workload.Pods(ds, tc.on, hash)}
+		for _, workers := range []int{1, 2} {
+			o := opts()
+			o.Workers = workers
+			p, _ := daemonset.Compile(ds, o)
+			b.Run(fmt.Sprintf("%s/workers=%d", tc.name, workers), func(b *testing.B) { benchmarkPlan(b, p, s) })
+		}
+	}
+}
+
+func benchmarkPlan(b *testing.B, p *daemonset.Planner, s daemonset.Snapshot) {
+	n := len(s.Nodes)
+	runtime.GC() // collect the set-up garbage before timing
+	b.ReportAllocs()
+	b.ResetTimer()
+	var ms runtimeMem
+	ms.start()
+	for b.Loop() {
+		planSink = p.Plan(s)
+	}
+	bytes := ms.stop()
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/node")
+	b.ReportMetric(float64(bytes)/float64(b.N)/float64(n), "B/node")
 }
 
 // BenchmarkPlanInputOrder plans the BenchmarkPlan snapshot of 100,000 nodes with its lists in

@@ -108,6 +108,9 @@ func checkOptions(opts Options) {
 	if opts.BurstLimit < 0 {
 		panic("daemonset: negative Options.BurstLimit")
 	}
+	if opts.Workers < 0 {
+		panic("daemonset: negative Options.Workers")
+	}
 }
 
 // Errors returns what API validation would reject in the DaemonSet, as Compile returned it.

@@ -25,29 +25,31 @@ func podCompare(a, b *v1.Pod) int {
 	return strings.Compare(a.Name, b.Name)
 }
 
+func compareDaemonPods(a, b daemonPod) int { return podCompare(a.pod, b.pod) }
+
 // diffState accumulates the base diff over all nodes (DIFF-1). running is scratch space
 // reused from node to node so that the walk allocates only for its output.
 type diffState struct {
 	creates []string // node names
 	deletes []Deletion
 	events  []Event
-	running []*v1.Pod
+	running []daemonPod
 }
 
 // diffNode reconciles one node of the node list (DIFF-2..DIFF-6, DIFF-17). pods are the
 // node's grouped pods in DIFF-7 order.
-func (p *Planner) diffNode(d *diffState, node string, e eligBits, pods []*v1.Pod, hash string, surge bool) {
+func diffNode(d *diffState, node string, e eligBits, pods []daemonPod, surge bool) {
 	switch {
 	case e.shouldRun() && len(pods) == 0:
 		d.creates = append(d.creates, node) // DIFF-2
 	case e.shouldContinueRunning():
-		p.diffContinuing(d, node, e, pods, hash, surge)
+		diffContinuing(d, node, e, pods, surge)
 	case len(pods) > 0:
 		// DIFF-4: neither flag; every pod not already terminating goes, without event.
 		start := len(d.deletes)
-		for _, pod := range pods {
-			if pod.DeletionTimestamp == nil {
-				d.deletes = append(d.deletes, deletion(pod, node, ReasonNodeNotEligible))
+		for _, dp := range pods {
+			if !dp.facts.has(factTerminating) {
+				d.deletes = append(d.deletes, deletion(dp.pod, node, ReasonNodeNotEligible))
 			}
 		}
 		sortClaimOrder(d.deletes[start:], pods)
@@ -55,7 +57,7 @@ func (p *Planner) diffNode(d *diffState, node string, e eligBits, pods []*v1.Pod
 }
 
 // diffContinuing is DIFF-3 with DIFF-5 or DIFF-6 on a node where pods may keep running.
-func (p *Planner) diffContinuing(d *diffState, node string, e eligBits, pods []*v1.Pod, hash string, surge bool) {
+func diffContinuing(d *diffState, node string, e eligBits, pods []daemonPod, surge bool) {
 	// DIFF-17: deleting one Failed pod puts the node in back-off at once, so at most one
 	// Failed pod per node goes per sync and the others are neither deleted nor running. Upstream
 	// takes the first Failed pod in the order the claimed pods were listed (audit F1):
@@ -68,11 +70,12 @@ func (p *Planner) diffContinuing(d *diffState, node string, e eligBits, pods []*
 	failed, nFailed := firstFailed(pods)
 	running := d.running[:0]
 	start := len(d.deletes)
-	for _, pod := range pods {
+	for _, dp := range pods {
+		pod := dp.pod
 		switch {
-		case pod.DeletionTimestamp != nil:
+		case dp.facts.has(factTerminating):
 			// Terminating: never deleted again, never running (DIFF-3).
-		case pod.Status.Phase == v1.PodFailed:
+		case dp.facts.has(factFailed):
 			if pod == failed {
 				del := deletion(pod, node, ReasonFailedPod)
 				del.Interchangeable = nFailed > 1
@@ -82,13 +85,13 @@ func (p *Planner) diffContinuing(d *diffState, node string, e eligBits, pods []*
 					Pod: pod.Namespace + "/" + pod.Name, Node: node,
 					Message: "Found failed daemon pod " + pod.Namespace + "/" + pod.Name + " on node " + node + ", will try to kill it"})
 			}
-		case pod.Status.Phase == v1.PodSucceeded:
+		case dp.facts.has(factSucceeded):
 			d.deletes = append(d.deletes, deletion(pod, node, ReasonSucceededPod))
 			d.events = append(d.events, Event{Type: v1.EventTypeNormal, Reason: ReasonSucceededDaemonPod,
 				Pod: pod.Namespace + "/" + pod.Name, Node: node,
 				Message: "Found succeeded daemon pod " + pod.Namespace + "/" + pod.Name + " on node " + node + ", will try to delete it"})
 		default:
-			running = append(running, pod)
+			running = append(running, dp)
 		}
 	}
 	d.running = running[:0]
@@ -96,8 +99,8 @@ func (p *Planner) diffContinuing(d *diffState, node string, e eligBits, pods []*
 
 	if !surge {
 		// DIFF-5: keep the first in DIFF-7 order; never create here in this sync.
-		for _, pod := range running[min(1, len(running)):] {
-			d.deletes = append(d.deletes, deletion(pod, node, ReasonDuplicatePod))
+		for _, dp := range running[min(1, len(running)):] {
+			d.deletes = append(d.deletes, deletion(dp.pod, node, ReasonDuplicatePod))
 		}
 		return
 	}
@@ -108,41 +111,41 @@ func (p *Planner) diffContinuing(d *diffState, node string, e eligBits, pods []*
 		}
 		return
 	}
-	var newest, oldest *v1.Pod // the oldest pod with the current hash, the oldest without
-	for _, pod := range running {
-		if pod.Labels[LabelRevisionHash] == hash {
+	var newest, oldest *daemonPod // the oldest pod with the current hash, the oldest without
+	for k := range running {
+		dp := &running[k]
+		if dp.facts.has(factHashLabel) {
 			if newest == nil {
-				newest = pod
+				newest = dp
 				continue
 			}
 		} else if oldest == nil {
-			oldest = pod
+			oldest = dp
 			continue
 		}
-		d.deletes = append(d.deletes, deletion(pod, node, ReasonDuplicatePod))
+		d.deletes = append(d.deletes, deletion(dp.pod, node, ReasonDuplicatePod))
 	}
 	if newest != nil && oldest != nil {
 		switch {
-		case !isPodReady(oldest):
-			d.deletes = append(d.deletes, deletion(oldest, node, ReasonSurgeOldNotReady))
-		case isPodAvailable(newest, p.ds.Spec.MinReadySeconds, p.opts.Now):
-			d.deletes = append(d.deletes, deletion(oldest, node, ReasonSurgeNewAvailable))
+		case !oldest.facts.has(factReady):
+			d.deletes = append(d.deletes, deletion(oldest.pod, node, ReasonSurgeOldNotReady))
+		case newest.facts.has(factAvailable):
+			d.deletes = append(d.deletes, deletion(oldest.pod, node, ReasonSurgeNewAvailable))
 		}
 	}
 }
 
 // firstFailed returns the non-terminating Failed pod of pods that DIFF-17 deletes (audit F1):
 // already-controlled pods before orphans adopted in this sync, then the smallest
-// namespace/name (D-1), and how many Failed pods of that pod's group were candidates. Every
-// grouped pod is claimed, so a controller reference means "controlled by this DaemonSet".
-func firstFailed(pods []*v1.Pod) (*v1.Pod, int) {
+// namespace/name (D-1), and how many Failed pods of that pod's group were candidates.
+func firstFailed(pods []daemonPod) (*v1.Pod, int) {
 	var failed *v1.Pod
 	n, failedControlled := 0, false
-	for _, pod := range pods {
-		if pod.DeletionTimestamp != nil || pod.Status.Phase != v1.PodFailed {
+	for _, dp := range pods {
+		if dp.facts.has(factTerminating) || !dp.facts.has(factFailed) {
 			continue
 		}
-		controlled := controllerOf(pod) != nil
+		pod, controlled := dp.pod, dp.facts.has(factControlled)
 		switch {
 		case failed == nil || controlled && !failedControlled:
 			failed, failedControlled, n = pod, controlled, 1
@@ -166,9 +169,9 @@ func firstFailed(pods []*v1.Pod) (*v1.Pod, int) {
 func diffMissing(d *diffState, groups []nodeGroup) {
 	for _, g := range groups {
 		start := len(d.deletes)
-		for _, pod := range g.pods {
-			if pod.Spec.NodeName == "" {
-				d.deletes = append(d.deletes, deletion(pod, g.name, ReasonUnscheduledOnMissingNode))
+		for _, dp := range g.pods {
+			if !dp.facts.has(factScheduled) {
+				d.deletes = append(d.deletes, deletion(dp.pod, g.name, ReasonUnscheduledOnMissingNode))
 			}
 		}
 		sortClaimOrder(d.deletes[start:], g.pods)
@@ -180,14 +183,14 @@ func diffMissing(d *diffState, groups []nodeGroup) {
 // by this DaemonSet before orphans adopted in this sync, each group in random order upstream and
 // in namespace/name order here (D-1). The order matters only when the burst cap (DIFF-10) cuts
 // through one node's deletions. pods holds the node's grouped pods, every one claimed.
-func sortClaimOrder(dels []Deletion, pods []*v1.Pod) {
+func sortClaimOrder(dels []Deletion, pods []daemonPod) {
 	if len(dels) < 2 {
 		return
 	}
 	adopted := func(del Deletion) int {
-		for _, pod := range pods {
-			if pod.Name == del.Name && pod.Namespace == del.Namespace {
-				if controllerOf(pod) == nil {
+		for _, dp := range pods {
+			if dp.pod.Name == del.Name && dp.pod.Namespace == del.Namespace {
+				if !dp.facts.has(factControlled) {
 					return 1
 				}
 				return 0

@@ -41,6 +41,22 @@ func TestPlanPodLookupPathsAgree(t *testing.T) {
 	for i := 0; i+10 < len(fewOutOfOrder); i += 50 {
 		fewOutOfOrder[i], fewOutOfOrder[i+10] = fewOutOfOrder[i+10], fewOutOfOrder[i]
 	}
+	// In node order with gaps: no pod on some nodes, two on others, as after a rollout.
+	var gaps []*v1.Pod
+	for i, pod := range pods[:len(ns)] {
+		if i%3 != 1 {
+			gaps = append(gaps, pod)
+		}
+		if i%37 == 0 {
+			gaps = append(gaps, pods[len(ns)+3+i/37])
+		}
+	}
+	gaps = append(gaps, pods[len(ns):len(ns)+3]...)
+	wantGaps := p.Plan(daemonset.Snapshot{Nodes: ns, Pods: gaps})
+	shuffledGaps := slices.Clone(gaps)
+	r.Shuffle(len(shuffledGaps), func(i, j int) { shuffledGaps[i], shuffledGaps[j] = shuffledGaps[j], shuffledGaps[i] })
+	require.Equal(t, wantGaps, p.Plan(daemonset.Snapshot{Nodes: shuffledNodes, Pods: shuffledGaps}),
+		"pods in node order with gaps are found by the forward search as by the name map")
 	for _, tc := range []struct {
 		name  string
 		nodes []*v1.Node
@@ -83,6 +99,41 @@ func TestPlanDuplicateNodeNamesFirstWins(t *testing.T) {
 	require.Empty(t, deletedPods(third), "the pod is on the first n1, which should run it")
 	fourth := p.Plan(daemonset.Snapshot{Nodes: []*v1.Node{others[0], others[1], bad, others[2], good}, Pods: pods})
 	require.Equal(t, []string{"p"}, deletedPods(fourth), "the pod is on the first n1, which should not run it")
+}
+
+// TestPlanWorkersAgree holds Options.Workers to its promise: sharing the nodes and pods among
+// goroutines gives the plan of one goroutine, also when the only names out of order sit
+// across the boundary between two workers' nodes, where no worker alone can see them.
+func TestPlanWorkersAgree(t *testing.T) {
+	t.Parallel()
+	ds := realisticDS()
+	ns := realisticNodes(6000)
+	pods := realisticPods(ds, ns)
+	pods = append(pods, pod("gone", "node-003000x", hashLabel(hashOf(ds)), ready))
+	boundary := slices.Clone(ns)
+	boundary[2999], boundary[3000] = boundary[3000], boundary[2999] // 2 workers split at 3000
+	one := opts()
+	for _, tc := range []struct {
+		name  string
+		nodes []*v1.Node
+	}{
+		{"sorted nodes", ns},
+		{"two nodes swapped across the workers' boundary", boundary},
+		{"reversed nodes", reversed(ns)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p1, _ := daemonset.Compile(ds, one)
+			want := p1.Plan(daemonset.Snapshot{Nodes: tc.nodes, Pods: pods})
+			for _, workers := range []int{2, 3} {
+				o := one
+				o.Workers = workers
+				p, _ := daemonset.Compile(ds, o)
+				if diff := cmp.Diff(want, p.Plan(daemonset.Snapshot{Nodes: tc.nodes, Pods: pods})); diff != "" {
+					t.Fatalf("%d workers plan differently (-one +%d):\n%s", workers, workers, diff)
+				}
+			}
+		})
+	}
 }
 
 func deletedPods(res *daemonset.Result) []string {

@@ -16,4 +16,9 @@ type Options struct {
 	// TolerationComparisonOperators enables the Lt and Gt toleration operators (feature gate
 	// TaintTolerationComparisonOperators, off by default in v1.36; TAINT-10, D-7).
 	TolerationComparisonOperators bool
+
+	// Workers is how many goroutines share the per-node and per-pod work of one plan (deciding
+	// every node, claiming every pod); 0 and 1 mean the calling goroutine only. The plan is the
+	// same whatever the number. Negative panics.
+	Workers int
 }

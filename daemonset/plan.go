@@ -99,7 +99,8 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 	hash := rev.hash
 	res.RevisionHash = hash
 
-	ix := newPodIndex(p, res, s.Nodes, s.Pods, lost)
+	j := newJudge(p.ds, hash, p.opts.Now)
+	ix := newPodIndex(p, res, s.Nodes, s.Pods, lost, &j)
 
 	// Base diff (DIFF-1..DIFF-17) and status counters (STAT-1: the snapshot before acting),
 	// in one walk over the nodes.
@@ -113,12 +114,15 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 	}
 	desired := 0
 	surge := allowsSurge(p.ds)
-	var d diffState
-	counts := p.newStatusCounts(hash)
+	// The diff's lists grow in scratch space and are copied to the result at their final
+	// size: appending 40,000 deletions straight to the result would allocate five times that.
+	sc := ix.scratch
+	d := diffState{creates: sc.creates[:0], deletes: sc.deletes[:0], running: sc.running[:0]}
+	var counts statusCounts
 	for i, node := range ix.nodes {
 		name, e, pods := node.Name, ix.elig[i], ix.podsOf(i)
-		p.diffNode(&d, name, e, pods, hash, surge)
-		counts.add(p, e, pods)
+		diffNode(&d, name, e, pods, surge)
+		counts.add(e, pods)
 		if e.shouldRun() {
 			desired++
 		}
@@ -126,7 +130,7 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 			if len(states) > 0 && name < states[len(states)-1].name {
 				statesUnsorted = true
 			}
-			states = append(states, nodeState{name: name, node: node, shouldRun: e.shouldRun(), pods: pods})
+			states = append(states, nodeState{name: name, listed: true, shouldRun: e.shouldRun(), pods: pods})
 		}
 	}
 	if rolling {
@@ -135,15 +139,19 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 	diffMissing(&d, ix.missing)
 	baseEmpty := len(d.creates) == 0 && len(d.deletes) == 0
 
+	sc.creates, sc.deletes, sc.running = d.creates, d.deletes, d.running
 	slices.Sort(d.creates)
 	refused := p.createRefused(hash)
+	if !refused {
+		res.Create = make([]Creation, 0, len(d.creates))
+	}
 	for _, n := range d.creates {
 		if !refused {
 			res.Create = append(res.Create, Creation{Node: n, Reason: ReasonMissingPod, Pod: p.newPod(n, hash)})
 		}
 	}
 	res.Create = capCreates(res.Create, p.opts.BurstLimit, baseDiffClass)
-	res.Delete = capDeletes(d.deletes, p.opts.BurstLimit, baseDiffClass)
+	res.Delete = slices.Clone(capDeletes(d.deletes, p.opts.BurstLimit, baseDiffClass))
 	if res.Delete == nil {
 		res.Delete = []Deletion{}
 	}
@@ -166,7 +174,7 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 		if statesUnsorted || len(ix.missing) > 0 {
 			slices.SortFunc(states, func(a, b nodeState) int { return strings.Compare(a.name, b.name) })
 		}
-		step := p.rollingUpdate(states, desired, hash)
+		step := p.rollingUpdate(states, desired)
 		report := step.report
 		res.RollingUpdate = &report
 		var creates []Creation

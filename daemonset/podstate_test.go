@@ -137,12 +137,15 @@ func TestIsPodUpdated(t *testing.T) {
 	}
 }
 
-func TestIsPodUpdatedAllocatesNothing(t *testing.T) {
+// The plan computes UPD-3 once per pod with the template generation formatted once per sync,
+// so reading a pod allocates nothing even for a generation that needs formatting.
+func TestPodFactsAllocateNothing(t *testing.T) {
 	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{appsv1.DeprecatedTemplateGeneration: "123456"}}}
 	pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{podTemplateGenerationLabel: "123456"}}}
-	var got bool
-	allocs := testing.AllocsPerRun(100, func() { got = isPodUpdated(pod, "abc", ds) })
-	require.True(t, got)
+	j := newJudge(ds, "abc", time.Time{})
+	var got podFacts
+	allocs := testing.AllocsPerRun(100, func() { got = j.facts(pod, false) })
+	require.True(t, got.has(factUpdated))
 	require.Zero(t, allocs)
 }
 

@@ -1,19 +1,15 @@
 package daemonset
 
-import (
-	"fmt"
-
-	v1 "k8s.io/api/core/v1"
-)
+import "fmt"
 
 // nodeState is one entry of the rolling update's per-node map (UPD-4).
 type nodeState struct {
 	name string
-	// node is nil when no node of that name is in the node list.
-	node      *v1.Node
+	// listed is false when no node of that name is in the node list.
+	listed    bool
 	shouldRun bool
 	// pods are the grouped pods of the node (OWN-9, OWN-10 applied), in DIFF-7 order.
-	pods []*v1.Pod
+	pods []daemonPod
 }
 
 // rollingStep is what the rolling-update step decides (UPD-5..UPD-13).
@@ -35,26 +31,27 @@ const rollingReasonError = "Error"
 type nodeShape struct {
 	// excess: more than one old or more than one updated pod; newPod and oldPod are then nil.
 	excess         bool
-	newPod, oldPod *v1.Pod
+	newPod, oldPod *daemonPod
 }
 
 // shapeOf classifies pods, ignoring terminating ones (UPD-8, UPD-11).
-func shapeOf(pods []*v1.Pod, hash string, gen int64, hasGen bool) nodeShape {
+func shapeOf(pods []daemonPod) nodeShape {
 	var s nodeShape
-	for _, pod := range pods {
-		if pod.DeletionTimestamp != nil {
+	for k := range pods {
+		dp := &pods[k]
+		if dp.facts.has(factTerminating) {
 			continue
 		}
-		if podUpdated(pod, hash, gen, hasGen) {
+		if dp.facts.has(factUpdated) {
 			if s.newPod != nil {
 				return nodeShape{excess: true}
 			}
-			s.newPod = pod
+			s.newPod = dp
 		} else {
 			if s.oldPod != nil {
 				return nodeShape{excess: true}
 			}
-			s.oldPod = pod
+			s.oldPod = dp
 		}
 	}
 	return s
@@ -82,15 +79,15 @@ func shapeOf(pods []*v1.Pod, hash string, gen int64, hasGen bool) nodeShape {
 // its class (available old pods without surge, surge candidate nodes, ineligible candidates);
 // when the whole class is taken the choice is determined and nothing is marked. Budget-free
 // actions (unavailable old pods, allowed nodes, surge replacements) are never marked.
-func (p *Planner) rollingUpdate(states []nodeState, desired int, hash string) rollingStep {
+func (p *Planner) rollingUpdate(states []nodeState, desired int) rollingStep {
 	maxUnavailable, maxSurge, err := rollingBudgets(p.ds, desired)
 	if err != nil {
 		return rollingStep{report: RollingUpdate{Reason: rollingReasonError, Error: err.Error()}}
 	}
 	if maxSurge == 0 {
-		return p.rollingNoSurge(states, hash, maxUnavailable)
+		return rollingNoSurge(states, maxUnavailable)
 	}
-	return p.rollingSurge(states, desired, hash, maxUnavailable, maxSurge)
+	return rollingSurge(states, desired, maxUnavailable, maxSurge)
 }
 
 // nodeAction is what pass 1 of the step decided for one entry of the map, so that pass 2 emits
@@ -117,10 +114,7 @@ const (
 // maxUnavailable. Because the count never decreases, this gives the same number as
 // max(0, min(maxUnavailable - U, C)) with the final U, whatever the walk order: if the final U is
 // below the budget every candidate was recorded, otherwise none is used.
-func (p *Planner) rollingNoSurge(states []nodeState, hash string, maxUnavailable int) rollingStep {
-	gen, hasGen := templateGeneration(p.ds)
-	minReady, now := p.ds.Spec.MinReadySeconds, p.opts.Now
-
+func rollingNoSurge(states []nodeState, maxUnavailable int) rollingStep {
 	var acts []nodeAction // allocated at the first action
 	mark := func(i int, a nodeAction) {
 		if acts == nil {
@@ -130,17 +124,17 @@ func (p *Planner) rollingNoSurge(states []nodeState, hash string, maxUnavailable
 	}
 	unavailable, recorded, unavailableOld := 0, 0, 0
 	for i := range states {
-		s := shapeOf(states[i].pods, hash, gen, hasGen)
+		s := shapeOf(states[i].pods)
 		switch {
 		case s.excess, s.oldPod == nil && s.newPod == nil, s.oldPod != nil && s.newPod != nil:
 			// The base diff of a later sync settles the node; it counts as unavailable, also
 			// when it only holds terminating pods.
 			unavailable++
 		case s.newPod != nil:
-			if !isPodAvailable(s.newPod, minReady, now) {
+			if !s.newPod.facts.has(factAvailable) {
 				unavailable++
 			}
-		case !isPodAvailable(s.oldPod, minReady, now):
+		case !s.oldPod.facts.has(factAvailable):
 			mark(i, actDeleteUnavailableOld)
 			unavailableOld++
 			unavailable++
@@ -163,11 +157,11 @@ func (p *Planner) rollingNoSurge(states []nodeState, hash string, maxUnavailable
 	for i, a := range acts {
 		switch a {
 		case actDeleteUnavailableOld:
-			step.deletes = append(step.deletes, p.deletionAt(&states[i], hash, gen, hasGen, ReasonUpdateOldUnavailable, false))
+			step.deletes = append(step.deletes, deletionAt(&states[i], ReasonUpdateOldUnavailable, false))
 		case actDeleteCandidate:
 			if taken < take {
 				taken++
-				step.deletes = append(step.deletes, p.deletionAt(&states[i], hash, gen, hasGen, ReasonUpdateOldCandidate, interchangeable))
+				step.deletes = append(step.deletes, deletionAt(&states[i], ReasonUpdateOldCandidate, interchangeable))
 			}
 		}
 	}
@@ -185,9 +179,7 @@ func (p *Planner) rollingNoSurge(states []nodeState, hash string, maxUnavailable
 // pod fails the whole step; upstream fails at the first such node its map walk meets, which
 // always happens before anything is submitted, so the step fails whenever one exists (the error
 // names the first by name).
-func (p *Planner) rollingSurge(states []nodeState, desired int, hash string, maxUnavailable, maxSurge int) rollingStep {
-	gen, hasGen := templateGeneration(p.ds)
-	minReady, now := p.ds.Spec.MinReadySeconds, p.opts.Now
+func rollingSurge(states []nodeState, desired int, maxUnavailable, maxSurge int) rollingStep {
 	report := RollingUpdate{MaxUnavailable: maxUnavailable, MaxSurge: maxSurge}
 
 	var acts []nodeAction // allocated at the first action
@@ -203,28 +195,28 @@ func (p *Planner) rollingSurge(states []nodeState, desired int, hash string, max
 	missing := -1                  // index of the first missing node with an old pod only
 	for i := range states {
 		st := &states[i]
-		s := shapeOf(st.pods, hash, gen, hasGen)
+		s := shapeOf(st.pods)
 		if s.excess {
 			surge++
 			continue
 		}
 		if s.oldPod != nil {
-			if isPodAvailable(s.oldPod, minReady, now) {
+			if s.oldPod.facts.has(factAvailable) {
 				available++
 			}
-		} else if s.newPod != nil && isPodAvailable(s.newPod, minReady, now) {
+		} else if s.newPod != nil && s.newPod.facts.has(factAvailable) {
 			available++
 		}
 		switch {
 		case s.oldPod == nil:
 		case s.newPod == nil:
-			if st.node == nil {
+			if !st.listed {
 				if missing < 0 {
 					missing = i
 				}
 				continue
 			}
-			oldAvailable := isPodAvailable(s.oldPod, minReady, now)
+			oldAvailable := s.oldPod.facts.has(factAvailable)
 			switch {
 			case !oldAvailable && !st.shouldRun:
 				mark(i, actDeleteIneligibleUnavailable)
@@ -239,7 +231,7 @@ func (p *Planner) rollingSurge(states []nodeState, desired int, hash string, max
 				mark(i, actCreateCandidate)
 				candidates++
 			}
-		case !isPodAvailable(s.newPod, minReady, now):
+		case !s.newPod.facts.has(factAvailable):
 			surge++
 		default:
 			mark(i, actDeleteReplaced)
@@ -276,13 +268,13 @@ func (p *Planner) rollingSurge(states []nodeState, desired int, hash string, max
 		st := &states[i]
 		switch a {
 		case actDeleteIneligibleUnavailable:
-			step.deletes = append(step.deletes, p.deletionAt(st, hash, gen, hasGen, ReasonSurgeOldUnavailableIneligible, false))
+			step.deletes = append(step.deletes, deletionAt(st, ReasonSurgeOldUnavailableIneligible, false))
 		case actDeleteReplaced:
-			step.deletes = append(step.deletes, p.deletionAt(st, hash, gen, hasGen, ReasonSurgeReplaced, false))
+			step.deletes = append(step.deletes, deletionAt(st, ReasonSurgeReplaced, false))
 		case actDeleteIneligibleCandidate:
 			if takenIneligible < takeIneligible {
 				takenIneligible++
-				step.deletes = append(step.deletes, p.deletionAt(st, hash, gen, hasGen, ReasonSurgeIneligibleExcess, ineligibleMarked))
+				step.deletes = append(step.deletes, deletionAt(st, ReasonSurgeIneligibleExcess, ineligibleMarked))
 			}
 		case actCreateAllowed:
 			step.creates = append(step.creates, Creation{Node: st.name, Reason: ReasonSurgeOldUnavailable})
@@ -298,7 +290,7 @@ func (p *Planner) rollingSurge(states []nodeState, desired int, hash string, max
 
 // deletionAt names the old pod of st (every deletion of the step is of the node's only old pod)
 // for deletion.
-func (p *Planner) deletionAt(st *nodeState, hash string, gen int64, hasGen bool, reason Reason, interchangeable bool) Deletion {
-	pod := shapeOf(st.pods, hash, gen, hasGen).oldPod
+func deletionAt(st *nodeState, reason Reason, interchangeable bool) Deletion {
+	pod := shapeOf(st.pods).oldPod.pod
 	return Deletion{Namespace: pod.Namespace, Name: pod.Name, Node: st.name, Reason: reason, Interchangeable: interchangeable}
 }

@@ -30,8 +30,8 @@ func ruMidRollout(n int, surge bool) []nodeState {
 		default:
 			st = ruRun(name, ruOld("old-"+name))
 		}
-		for _, pod := range st.pods {
-			ruWithGenerationLabel(pod, "3")
+		for _, dp := range st.pods {
+			ruWithGenerationLabel(dp.pod, "3")
 		}
 		states[i] = st
 	}
@@ -53,10 +53,11 @@ func BenchmarkRollingUpdate(b *testing.B) {
 		for _, n := range []int{10_000, 100_000} {
 			states := ruMidRollout(n, tc.ds.Spec.UpdateStrategy.RollingUpdate.MaxSurge != nil)
 			p := &Planner{ds: tc.ds, opts: Options{Now: ruNow}}
+			states = ruJudge(p, states)
 			b.Run(fmt.Sprintf("%s/nodes=%d", tc.name, n), func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					ruSinkStep = p.rollingUpdate(states, n, ruHash)
+					ruSinkStep = p.rollingUpdate(states, n)
 				}
 			})
 		}

@@ -71,14 +71,54 @@ func ruNodeObj(name string) *v1.Node { return &v1.Node{ObjectMeta: metav1.Object
 // its pods, e.g. an untolerated NoSchedule taint); ruMissing a node name absent from the node
 // list.
 func ruRun(name string, pods ...*v1.Pod) nodeState {
-	return nodeState{name: name, node: ruNodeObj(name), shouldRun: true, pods: pods}
+	return nodeState{name: name, listed: true, shouldRun: true, pods: ruDaemonPods(pods)}
 }
 
 func ruIneligible(name string, pods ...*v1.Pod) nodeState {
-	return nodeState{name: name, node: ruNodeObj(name), pods: pods}
+	return nodeState{name: name, listed: true, pods: ruDaemonPods(pods)}
 }
 
-func ruMissing(name string, pods ...*v1.Pod) nodeState { return nodeState{name: name, pods: pods} }
+func ruMissing(name string, pods ...*v1.Pod) nodeState {
+	return nodeState{name: name, pods: ruDaemonPods(pods)}
+}
+
+// ruDaemonPods wraps pods without their facts; ruJudge fills them in.
+func ruDaemonPods(pods []*v1.Pod) []daemonPod {
+	out := make([]daemonPod, len(pods))
+	for i, pod := range pods {
+		out[i].pod = pod
+	}
+	return out
+}
+
+// ruJudge returns a copy of states with the facts of every pod read as Plan reads them for the
+// current hash ruHash.
+func ruJudge(p *Planner, states []nodeState) []nodeState {
+	j := newJudge(p.ds, ruHash, p.opts.Now)
+	judged := make([]nodeState, len(states))
+	for i, st := range states {
+		st.pods = slices.Clone(st.pods)
+		for k := range st.pods {
+			st.pods[k].facts = j.facts(st.pods[k].pod, controllerOf(st.pods[k].pod) != nil)
+		}
+		judged[i] = st
+	}
+	return judged
+}
+
+// ruStep runs the rolling-update step on states as Plan does.
+func ruStep(p *Planner, states []nodeState, desired int) rollingStep {
+	return p.rollingUpdate(ruJudge(p, states), desired)
+}
+
+// ruPodsOf returns the pods of st.
+func ruPodsOf(st nodeState) []*v1.Pod {
+	out := make([]*v1.Pod, len(st.pods))
+	for i, dp := range st.pods {
+		out[i] = dp.pod
+	}
+	return out
+}
 
 // ruOldNodes is n nodes n0, n1, ... each holding one old Available pod named p-<node>.
 func ruOldNodes(n int) []nodeState {
@@ -150,12 +190,12 @@ func runRollingCases(t *testing.T, tests []ruCase) {
 			dsBefore := tt.ds.DeepCopy()
 			podsBefore := make([][]*v1.Pod, len(tt.states))
 			for i, s := range tt.states {
-				for _, pod := range s.pods {
+				for _, pod := range ruPodsOf(s) {
 					podsBefore[i] = append(podsBefore[i], pod.DeepCopy())
 				}
 			}
 			p := &Planner{ds: tt.ds, opts: Options{Now: now}}
-			got := p.rollingUpdate(tt.states, ruDesired(tt.states), ruHash)
+			got := ruStep(p, tt.states, ruDesired(tt.states))
 
 			want := rollingStep{report: tt.wantReport, creates: tt.wantCreates, deletes: tt.wantDeletes}
 			if diff := cmp.Diff(want, got, cmp.AllowUnexported(rollingStep{})); diff != "" {
@@ -165,7 +205,7 @@ func runRollingCases(t *testing.T, tests []ruCase) {
 				t.Errorf("rollingUpdate() mutated the DaemonSet (-before +after):\n%s", diff)
 			}
 			for i, s := range tt.states {
-				if diff := cmp.Diff(podsBefore[i], s.pods, cmpopts.EquateEmpty()); diff != "" {
+				if diff := cmp.Diff(podsBefore[i], ruPodsOf(s), cmpopts.EquateEmpty()); diff != "" {
 					t.Errorf("rollingUpdate() mutated the pods of %s (-before +after):\n%s", s.name, diff)
 				}
 			}
@@ -751,7 +791,7 @@ func TestRollingUpdateNeverTouchesTerminatingPods(t *testing.T) {
 			states = append(states, ruRun(name, pods...))
 		}
 		p := &Planner{ds: ds, opts: Options{Now: ruNow}}
-		got := p.rollingUpdate(states, len(states), ruHash)
+		got := ruStep(p, states, len(states))
 		require.True(t, got.report.Acted)
 		require.NotEmpty(t, got.deletes)
 		for _, d := range got.deletes {
@@ -793,8 +833,9 @@ func TestRollingUpdateAllocatesOnlyItsOutput(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := &Planner{ds: tt.ds, opts: Options{Now: ruNow}}
 			desired := ruDesired(tt.states)
+			states := ruJudge(p, tt.states)
 			var got rollingStep
-			allocs := testing.AllocsPerRun(20, func() { got = p.rollingUpdate(tt.states, desired, ruHash) })
+			allocs := testing.AllocsPerRun(20, func() { got = p.rollingUpdate(states, desired) })
 			require.True(t, got.report.Acted)
 			require.Equal(t, tt.wantAllocs, allocs)
 		})
@@ -1154,7 +1195,7 @@ func ruReference(ds *appsv1.DaemonSet, states []nodeState, desired int, hash str
 		unavailable := 0
 		var candidates []string
 		for _, i := range order {
-			newPod, oldPod, ok := split(states[i].pods)
+			newPod, oldPod, ok := split(ruPodsOf(states[i]))
 			switch {
 			case !ok, oldPod == nil && newPod == nil, oldPod != nil && newPod != nil:
 				unavailable++
@@ -1178,7 +1219,7 @@ func ruReference(ds *appsv1.DaemonSet, states []nodeState, desired int, hash str
 	var ineligible, candidates []string
 	for _, i := range order {
 		st := states[i]
-		newPod, oldPod, ok := split(st.pods)
+		newPod, oldPod, ok := split(ruPodsOf(st))
 		if !ok {
 			surge++
 			continue
@@ -1193,7 +1234,7 @@ func ruReference(ds *appsv1.DaemonSet, states []nodeState, desired int, hash str
 		switch {
 		case oldPod == nil:
 		case newPod == nil:
-			if st.node == nil {
+			if !st.listed {
 				return ruOutcome{failed: true}
 			}
 			switch {
@@ -1276,7 +1317,7 @@ func TestRollingUpdateAgainstReference(t *testing.T) {
 		states := ruRandomStates(r)
 		desired := ruDesired(states)
 		p := &Planner{ds: ds, opts: Options{Now: ruNow}}
-		got := p.rollingUpdate(states, desired, ruHash)
+		got := ruStep(p, states, desired)
 
 		gotDeletes, gotCreates := map[Reason][]string{}, map[Reason][]string{}
 		for _, d := range got.deletes {

@@ -2,7 +2,6 @@ package daemonset
 
 import (
 	appsv1 "k8s.io/api/apps/v1"
-	v1 "k8s.io/api/core/v1"
 )
 
 // statusCounts accumulates the counters of STAT-1..STAT-12, node by node, from the grouped
@@ -10,15 +9,7 @@ import (
 // missing node names are never added (STAT-7). The plan feeds it in the same walk as the base
 // diff, so that each pod is read once while it is in cache.
 type statusCounts struct {
-	hash                                                      string
-	gen                                                       int64
-	hasGen                                                    bool
 	desired, current, misscheduled, ready, updated, available int32
-}
-
-func (p *Planner) newStatusCounts(hash string) statusCounts {
-	gen, hasGen := templateGeneration(p.ds)
-	return statusCounts{hash: hash, gen: gen, hasGen: hasGen}
 }
 
 // add counts one node of the node list with its grouped pods in DIFF-7 order (audit S6):
@@ -27,7 +18,7 @@ func (p *Planner) newStatusCounts(hash string) statusCounts {
 // at the node through affinity (OWN-9) is grouped here like a bound one and sorts after every
 // bound pod (DIFF-7); a node excluded by the template's nodeName (ELIG-2) that holds pods is
 // misscheduled like any other node that should not run.
-func (c *statusCounts) add(p *Planner, e eligBits, pods []*v1.Pod) {
+func (c *statusCounts) add(e eligBits, pods []daemonPod) {
 	if !e.shouldRun() {
 		if len(pods) > 0 {
 			c.misscheduled++ // STAT-4
@@ -40,14 +31,14 @@ func (c *statusCounts) add(p *Planner, e eligBits, pods []*v1.Pod) {
 	}
 	c.current++ // STAT-3
 	// STAT-5: only the first pod in DIFF-7 order counts.
-	oldest := pods[0]
-	if isPodReady(oldest) {
+	oldest := pods[0].facts
+	if oldest.has(factReady) {
 		c.ready++
-		if isPodAvailable(oldest, p.ds.Spec.MinReadySeconds, p.opts.Now) {
+		if oldest.has(factAvailable) {
 			c.available++
 		}
 	}
-	if podUpdated(oldest, c.hash, c.gen, c.hasGen) {
+	if oldest.has(factUpdated) {
 		c.updated++
 	}
 }
