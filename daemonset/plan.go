@@ -250,12 +250,12 @@ func (p *Planner) skipped(res *Result, rule string) *Result {
 // sortClaims sorts the adoptions, releases and conflicts recorded while indexing.
 func sortClaims(res *Result) {
 	byName := func(a, b PodRef) int {
-		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
+		return compareNames(a.Namespace, a.Name, b.Namespace, b.Name)
 	}
 	slices.SortFunc(res.Adopt, byName)
 	slices.SortFunc(res.Release, byName)
 	slices.SortFunc(res.Conflicts, func(a, b Conflict) int {
-		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
+		return compareNames(a.Namespace, a.Name, b.Namespace, b.Name)
 	})
 }
 
@@ -320,7 +320,7 @@ func PlanCluster(s Snapshot, opts Options) (*ClusterResult, error) {
 		out.DaemonSets = append(out.DaemonSets, p.plan(s, lost[i]))
 	}
 	slices.SortFunc(out.DaemonSets, func(a, b *Result) int {
-		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
+		return compareNames(a.Namespace, a.Name, b.Namespace, b.Name)
 	})
 	return out, nil
 }

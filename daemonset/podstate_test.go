@@ -3,6 +3,8 @@ package daemonset
 // Internal tests: the helpers under test are unexported (STYLE section 6).
 
 import (
+	"math/rand/v2"
+	"strconv"
 	"testing"
 	"time"
 
@@ -134,6 +136,73 @@ func TestIsPodUpdated(t *testing.T) {
 			t.Parallel()
 			require.Equal(t, tt.want, isPodUpdated(tt.pod, tt.hash, tt.ds))
 		})
+	}
+}
+
+// TestPodFactsAgreeWithTheRules checks every bit the plan reads instead of the pod against
+// the rule it stands for, on random pods: deletion (DIFF-3), phase (DIFF-3, DIFF-17), Ready
+// (UPD-13), available at now (UPD-12), the hash label as DIFF-6 compares it (a missing label
+// equals an empty hash), updated (UPD-3, written here from the rule rather than through
+// isPodUpdated, which reads facts), controlled and scheduled.
+func TestPodFactsAgreeWithTheRules(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(6, 1))
+	hashes := []string{"", "h1", "h2"}
+	gens := []string{"", "7", "07", "x"}
+	now := ruAt(100)
+	for range 20000 {
+		ds := &appsv1.DaemonSet{}
+		ds.Spec.MinReadySeconds = []int32{0, 10, 200, -5}[r.IntN(4)]
+		if g := gens[r.IntN(len(gens))]; g != "" {
+			ds.Annotations = map[string]string{appsv1.DeprecatedTemplateGeneration: g}
+		}
+		pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{}}}
+		if h := hashes[r.IntN(len(hashes))]; h != "" || r.IntN(2) == 0 {
+			pod.Labels[LabelRevisionHash] = h
+		}
+		if g := gens[r.IntN(len(gens))]; g != "" || r.IntN(2) == 0 {
+			pod.Labels[podTemplateGenerationLabel] = g
+		}
+		if r.IntN(4) == 0 {
+			pod.DeletionTimestamp = &metav1.Time{Time: ruT0}
+		}
+		pod.Status.Phase = []v1.PodPhase{v1.PodRunning, v1.PodFailed, v1.PodSucceeded, v1.PodPending}[r.IntN(4)]
+		for range r.IntN(3) {
+			c := ruReadyCond([]v1.ConditionStatus{v1.ConditionTrue, v1.ConditionFalse}[r.IntN(2)], ruAt(float64(r.IntN(200))))
+			if r.IntN(4) == 0 {
+				c.Type = v1.PodScheduled
+			}
+			if r.IntN(6) == 0 {
+				c.LastTransitionTime = metav1.Time{}
+			}
+			pod.Status.Conditions = append(pod.Status.Conditions, c)
+		}
+		if r.IntN(2) == 0 {
+			pod.Spec.NodeName = "n1"
+		}
+		hash := hashes[r.IntN(len(hashes))]
+		controlled := r.IntN(2) == 0
+
+		j := newJudge(ds, hash, now)
+		f := j.facts(pod, controlled)
+
+		gen, hasGen := templateGeneration(ds)
+		updated := hash != "" && pod.Labels[LabelRevisionHash] == hash ||
+			hasGen && pod.Labels[podTemplateGenerationLabel] == strconv.FormatInt(gen, 10)
+		want := map[podFacts]bool{
+			factTerminating: pod.DeletionTimestamp != nil,
+			factFailed:      pod.Status.Phase == v1.PodFailed,
+			factSucceeded:   pod.Status.Phase == v1.PodSucceeded,
+			factReady:       isPodReady(pod),
+			factAvailable:   isPodAvailable(pod, ds.Spec.MinReadySeconds, now),
+			factHashLabel:   pod.Labels[LabelRevisionHash] == hash,
+			factUpdated:     updated,
+			factControlled:  controlled,
+			factScheduled:   pod.Spec.NodeName != "",
+		}
+		for bit, w := range want {
+			require.Equal(t, w, f.has(bit), "fact %b of pod %+v with hash %q, DaemonSet %+v", bit, pod, hash, ds)
+		}
 	}
 }
 
