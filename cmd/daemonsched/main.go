@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -231,7 +232,8 @@ func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opts := daemonset.Options{Now: now.t, BurstLimit: *burst}
+	// A command has the machine to itself: every core shares each plan's nodes and pods.
+	opts := daemonset.Options{Now: now.t, BurstLimit: *burst, Workers: runtime.GOMAXPROCS(0)}
 	if opts.Now.IsZero() {
 		opts.Now = in.latest()
 	}
