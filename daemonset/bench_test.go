@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/daemonsched/daemonsched/daemonset"
@@ -205,6 +206,38 @@ func BenchmarkPlanInputOrder(b *testing.B) {
 				planSink = p.Plan(bc.s)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/node")
+		})
+	}
+}
+
+// BenchmarkCheckSnapshot checks 100,000 nodes and 100,000 pods for nil entries and duplicate
+// names, the price of the one-call Plan: in the API server's order (nodes by name, pods by
+// namespace/name), and as an informer cache hands them out (any order).
+func BenchmarkCheckSnapshot(b *testing.B) {
+	const n = 100000
+	ds := realisticDS()
+	ns := realisticNodes(n)
+	pods := realisticPods(ds, ns)
+	slices.SortFunc(pods, func(a, c *v1.Pod) int { return strings.Compare(a.Name, c.Name) })
+	r := rand.New(rand.NewPCG(5, 6))
+	shuffledNodes, shuffledPods := slices.Clone(ns), slices.Clone(pods)
+	r.Shuffle(n, func(i, j int) { shuffledNodes[i], shuffledNodes[j] = shuffledNodes[j], shuffledNodes[i] })
+	r.Shuffle(n, func(i, j int) { shuffledPods[i], shuffledPods[j] = shuffledPods[j], shuffledPods[i] })
+	for _, tc := range []struct {
+		name string
+		s    daemonset.Snapshot
+	}{
+		{"api-order", daemonset.Snapshot{Nodes: ns, Pods: pods}},
+		{"any-order", daemonset.Snapshot{Nodes: shuffledNodes, Pods: shuffledPods}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			runtime.GC()
+			b.ReportAllocs()
+			for b.Loop() {
+				if errs := daemonset.CheckSnapshot(tc.s); len(errs) > 0 {
+					b.Fatal(errs)
+				}
+			}
 		})
 	}
 }

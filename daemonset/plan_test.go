@@ -300,6 +300,48 @@ func TestPlanInconsistentSnapshot(t *testing.T) {
 	}
 }
 
+// TestCheckSnapshot pins every error CheckSnapshot reports, in index order, whether a list
+// comes in the API server's order (proved free of duplicates in one pass) or not (a map).
+func TestCheckSnapshot(t *testing.T) {
+	t.Parallel()
+	inNS := func(ns string, p *v1.Pod) *v1.Pod { p.Namespace = ns; return p }
+	tests := []struct {
+		name string
+		s    daemonset.Snapshot
+		want []string
+	}{
+		{name: "sorted nodes and pods are consistent", s: daemonset.Snapshot{
+			Nodes: []*v1.Node{node("a"), node("b")}, Pods: []*v1.Pod{pod("p", "a"), pod("q", "b")}}},
+		{name: "unsorted distinct nodes and pods are consistent", s: daemonset.Snapshot{
+			Nodes: []*v1.Node{node("b"), node("a")}, Pods: []*v1.Pod{pod("q", "a"), pod("p", "b")}}},
+		{name: "one pod name in two namespaces is consistent", s: daemonset.Snapshot{
+			Pods: []*v1.Pod{inNS("x", pod("p", "a")), inNS("a", pod("p", "a"))}}},
+		{name: "nil entries in a sorted list are reported at their index", s: daemonset.Snapshot{
+			Nodes: []*v1.Node{node("a"), nil, node("b"), nil}},
+			want: []string{"nodes[1]: Required value: must not be nil", "nodes[3]: Required value: must not be nil"}},
+		{name: "a duplicate next to its twin is reported at the second", s: daemonset.Snapshot{
+			Nodes: []*v1.Node{node("a"), node("b"), node("b")}},
+			want: []string{`nodes[2]: Duplicate value: "/b"`}},
+		{name: "duplicates and nil entries of an unsorted list come in index order", s: daemonset.Snapshot{
+			Pods: []*v1.Pod{pod("q", "a"), nil, pod("p", "a"), pod("q", "b"), pod("p", "c")}},
+			want: []string{"pods[1]: Required value: must not be nil", `pods[3]: Duplicate value: "` + pod("q", "a").Namespace + `/q"`,
+				`pods[4]: Duplicate value: "` + pod("q", "a").Namespace + `/p"`}},
+		{name: "every list is checked", s: daemonset.Snapshot{
+			DaemonSets: []*appsv1.DaemonSet{nil}, Revisions: []*appsv1.ControllerRevision{nil}},
+			want: []string{"daemonSets[0]: Required value: must not be nil", "revisions[0]: Required value: must not be nil"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var got []string
+			for _, e := range daemonset.CheckSnapshot(tt.s) {
+				got = append(got, e.Error())
+			}
+			require.Equal(t, tt.want, got)
+		})
+	}
+}
+
 func TestPlanMisusePanics(t *testing.T) {
 	t.Parallel()
 	require.PanicsWithValue(t, "daemonset: Options.Now is zero", func() { _, _ = daemonset.Plan(newDS(), nil, nil, daemonset.Options{}) })
@@ -307,6 +349,9 @@ func TestPlanMisusePanics(t *testing.T) {
 		_, _ = daemonset.Compile(newDS(), daemonset.Options{Now: now1000, BurstLimit: -1})
 	})
 	require.PanicsWithValue(t, "daemonset: nil DaemonSet", func() { _, _ = daemonset.Compile(nil, opts()) })
+	require.PanicsWithValue(t, "daemonset: negative Options.Workers", func() {
+		_, _ = daemonset.Compile(newDS(), daemonset.Options{Now: now1000, Workers: -1})
+	})
 }
 
 func TestPlanClusterD2D12OldestDaemonSetAdopts(t *testing.T) {
