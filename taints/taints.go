@@ -96,7 +96,32 @@ type toleration struct {
 	value  string
 	effect v1.TaintEffect
 	op     opKind
-	num    int64
+	// sig is keySignature(key): 0 for the empty key, which matches every taint key (TAINT-1),
+	// else a taint key can equal key only if its signature is sig.
+	sig uint32
+	num int64
+}
+
+// keySignature packs the length and the last two bytes of a key: equal keys have equal
+// signatures, and the keys of one node mostly differ in one or the other (the
+// node.kubernetes.io/ condition taints share their prefix, and "-pressure" and
+// "unschedulable" their last byte), so a toleration's key is compared byte by byte only when
+// it very likely matches. The empty key's signature is 0, which no other key has.
+func keySignature(key string) uint32 {
+	switch n := len(key); n {
+	case 0:
+		return 0
+	case 1:
+		return 1<<16 | uint32(key[0])
+	default:
+		return uint32(n)<<16 | uint32(key[n-2])<<8 | uint32(key[n-1])
+	}
+}
+
+// matchesKey reports whether c's key applies to a taint key whose signature is sig: c's key is
+// empty, or equal to key.
+func (c *toleration) matchesKey(key string, sig uint32) bool {
+	return c.sig == 0 || (c.sig == sig && c.key == key)
 }
 
 // Tolerations is a compiled list of tolerations. It is immutable and safe for concurrent use.
@@ -124,7 +149,7 @@ func Compile(tols []v1.Toleration, opts Options) *Tolerations {
 	out := &Tolerations{tols: make([]toleration, 0, len(tols))}
 	for i := range tols {
 		t := &tols[i]
-		c := toleration{key: t.Key, value: t.Value, effect: t.Effect}
+		c := toleration{key: t.Key, value: t.Value, effect: t.Effect, sig: keySignature(t.Key)}
 		switch t.Operator {
 		case "", v1.TolerationOpEqual:
 			c.op = opEqual
@@ -276,13 +301,23 @@ func (e *effectTolerations) tolerates(taint *v1.Taint) bool {
 		return true
 	}
 	v := taintValue{s: taint.Value}
+	sig := keySignature(taint.Key)
 	for i := range e.tols {
 		c := &e.tols[i]
-		if c.key != "" && c.key != taint.Key {
+		if !c.matchesKey(taint.Key, sig) {
 			continue
 		}
-		if c.admits(&v) {
+		switch c.op { // admits, with its two common cases inline
+		case opExists:
 			return true
+		case opEqual:
+			if c.value == taint.Value {
+				return true
+			}
+		default:
+			if c.admits(&v) {
+				return true
+			}
 		}
 	}
 	return false

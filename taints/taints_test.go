@@ -346,7 +346,7 @@ func cloneTaints(ts []v1.Taint) []v1.Taint {
 // Random inputs for the differential tests: small vocabularies so that keys, values and effects
 // collide often, plus the numeric edge cases of TAINT-10 and random integers around them.
 var (
-	randKeys    = []string{"", "k", "j", "example.com/k", "K"}
+	randKeys    = []string{"", "k", "j", "example.com/k", "K", "example.org/k", "k/"}
 	randEffects = []v1.TaintEffect{"", v1.TaintEffectNoSchedule, v1.TaintEffectPreferNoSchedule, v1.TaintEffectNoExecute, "Bogus", "noexecute"}
 	randOps     = []v1.TolerationOperator{"", v1.TolerationOpEqual, v1.TolerationOpExists, v1.TolerationOpLt, v1.TolerationOpGt, "Foo", "gt"}
 	randValues  = []string{"", "v", "w", "0", "-0", "1", "-1", "5", "+5", "007", "10", "abc", "1e3", " 5", "5 ", "-",
