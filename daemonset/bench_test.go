@@ -136,7 +136,8 @@ func BenchmarkPlan(b *testing.B) {
 // BenchmarkPlanReference plans the reference DaemonSet of issue 6 on 100,000 reference nodes
 // (internal/workload), about 46% of which should run it. "converged" holds one current pod on
 // every node that should run one, and the plan is empty; "every-node" holds one on every node,
-// so that the plan deletes the pods of the nodes that should not run one (about 40,000).
+// so that the plan deletes the pods of the nodes that should not run one (about 40,000);
+// "fresh/burst=250" holds no pod and plans under the controller's burst cap (250 creates).
 func BenchmarkPlanReference(b *testing.B) {
 	const n = 100000
 	ds := workload.ReferenceDaemonSet()
@@ -150,13 +151,14 @@ func BenchmarkPlanReference(b *testing.B) {
 		}
 	}
 	for _, tc := range []struct {
-		name string
-		on   []*v1.Node
-	}{{"converged", eligible}, {"every-node", ns}} {
+		name  string
+		on    []*v1.Node
+		burst int
+	}{{"converged", eligible, 0}, {"every-node", ns, 0}, {"fresh/burst=250", nil, 250}} {
 		s := daemonset.Snapshot{Nodes: ns, Pods: workload.Pods(ds, tc.on, hash)}
 		for _, workers := range []int{1, 2} {
 			o := opts()
-			o.Workers = workers
+			o.Workers, o.BurstLimit = workers, tc.burst
 			p, _ := daemonset.Compile(ds, o)
 			b.Run(fmt.Sprintf("%s/workers=%d", tc.name, workers), func(b *testing.B) { benchmarkPlan(b, p, s) })
 		}

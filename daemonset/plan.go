@@ -169,14 +169,12 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 	slices.Sort(d.creates)
 	refused := p.createRefused(hash)
 	if !refused {
-		res.Create = make([]Creation, 0, len(d.creates))
-	}
-	for _, n := range d.creates {
-		if !refused {
-			res.Create = append(res.Create, Creation{Node: n, Reason: ReasonMissingPod, Pod: p.newPod(n, hash)})
+		creates := make([]Creation, len(d.creates))
+		for i, n := range d.creates {
+			creates[i] = Creation{Node: n, Reason: ReasonMissingPod}
 		}
+		res.Create = p.withPods(capCreates(creates, p.opts.BurstLimit, baseDiffClass), hash)
 	}
-	res.Create = capCreates(res.Create, p.opts.BurstLimit, baseDiffClass)
 	res.Delete = slices.Clone(capDeletes(d.deletes, p.opts.BurstLimit, baseDiffClass))
 	if res.Delete == nil {
 		res.Delete = []Deletion{}
@@ -203,15 +201,11 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 		step := p.rollingUpdate(states, desired)
 		report := step.report
 		res.RollingUpdate = &report
-		var creates []Creation
 		if !refused {
-			creates = slices.Clone(step.creates)
+			creates := slices.Clone(step.creates)
+			slices.SortFunc(creates, func(a, b Creation) int { return strings.Compare(a.Node, b.Node) })
+			res.Create = append(res.Create, p.withPods(capCreates(creates, p.opts.BurstLimit, rollingClass), hash)...)
 		}
-		slices.SortFunc(creates, func(a, b Creation) int { return strings.Compare(a.Node, b.Node) })
-		for i := range creates {
-			creates[i].Pod = p.newPod(creates[i].Node, hash)
-		}
-		res.Create = append(res.Create, capCreates(creates, p.opts.BurstLimit, rollingClass)...)
 		res.Delete = append(res.Delete, capDeletes(slices.Clone(step.deletes), p.opts.BurstLimit, rollingClass)...)
 		slices.SortFunc(res.Delete, compareDeletions)
 	}
@@ -219,6 +213,18 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 	res.Status = p.status(&counts)
 	ix.release(p)
 	return res
+}
+
+// withPods returns creates with the pods to submit, in a slice of their own. The burst cap
+// (DIFF-10) has already cut the list, so a fresh 100,000-node cluster under the controller's
+// cap of 250 builds 250 pods, not 100,000.
+func (p *Planner) withPods(creates []Creation, hash string) []Creation {
+	out := make([]Creation, len(creates))
+	for i, c := range creates {
+		c.Pod = p.newPod(c.Node, hash)
+		out[i] = c
+	}
+	return out
 }
 
 // createRefused reports that every create of this sync fails before reaching the API server

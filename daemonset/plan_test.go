@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/daemonsched/daemonsched/affinity"
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
@@ -339,6 +340,25 @@ func TestCheckSnapshot(t *testing.T) {
 			}
 			require.Equal(t, tt.want, got)
 		})
+	}
+}
+
+// TestPlanDIFF10CappedCreatesCarryTheirPods: the burst cap cuts the create list before the
+// pods are built, and every create kept still carries the full pod, bound to its node (POD-6)
+// with the current hash (POD-3).
+func TestPlanDIFF10CappedCreatesCarryTheirPods(t *testing.T) {
+	t.Parallel()
+	p, _ := daemonset.Compile(newDS(), daemonset.Options{Now: now1000, BurstLimit: 25})
+	res := p.Plan(daemonset.Snapshot{Nodes: numberedNodes("n", 60)})
+	require.Len(t, res.Create, 25)
+	for _, c := range res.Create {
+		require.NotNil(t, c.Pod, "create on %s", c.Node)
+		require.True(t, c.Interchangeable, "create on %s", c.Node)
+		target, ok := affinity.TargetNodeName(c.Pod)
+		require.True(t, ok)
+		require.Equal(t, c.Node, target)
+		require.Equal(t, res.RevisionHash, c.Pod.Labels[daemonset.LabelRevisionHash])
+		require.Equal(t, p.NewPod(c.Node).Spec, c.Pod.Spec)
 	}
 }
 
