@@ -104,23 +104,36 @@ type Requirement struct {
 	// bound is the integer of a Gt or Lt requirement, parsed once by NewRequirement (AFF-7)
 	// instead of on every match as upstream's labels.Requirement does.
 	bound int64
-	// sigs holds, for an In or NotIn requirement with several values, the signature of each
-	// value (see signature): a value can equal values[i] only if its signature is sigs[i], so
-	// the match compares bytes only for the candidates whose length and last byte agree. Nil
-	// for a single value, which is compared directly.
+	// sigs holds, for an In or NotIn requirement with two values of one length, the
+	// signature of each value (see signature): a value can equal values[i] only if its
+	// signature is sigs[i], so the match compares bytes only for the candidates whose length
+	// and last byte agree. Nil when the lengths alone tell the values apart: the plain scan
+	// compares lengths first.
 	sigs []uint32
 }
 
 // newSetRequirement builds an In or NotIn requirement of values, which it keeps.
 func newSetRequirement(key string, op Operator, values []string) Requirement {
 	r := Requirement{key: key, op: op, values: values}
-	if len(values) > 1 {
+	if sharesLength(values) {
 		r.sigs = make([]uint32, len(values))
 		for i, v := range values {
 			r.sigs[i] = signature(v)
 		}
 	}
 	return r
+}
+
+// sharesLength reports whether two of values have the same length.
+func sharesLength(values []string) bool {
+	for i := range values {
+		for j := range i {
+			if len(values[i]) == len(values[j]) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // signature packs the length and the last byte of s: equal strings have equal signatures,
@@ -136,8 +149,12 @@ func signature(s string) uint32 {
 // has reports whether value is one of r.values, exactly.
 func (r *Requirement) has(value string) bool {
 	if r.sigs == nil {
-		// One value (NewRequirement rejects an empty In or NotIn).
-		return len(r.values) == 1 && r.values[0] == value
+		for _, v := range r.values {
+			if v == value {
+				return true
+			}
+		}
+		return false
 	}
 	sig := signature(value)
 	for i, g := range r.sigs {
