@@ -8,6 +8,8 @@
 package taints
 
 import (
+	"math/bits"
+
 	v1 "k8s.io/api/core/v1"
 )
 
@@ -252,10 +254,12 @@ func (c *toleration) admits(v *taintValue) bool {
 func (t *Tolerations) FirstUntolerated(taints []v1.Taint, effects Effects) (v1.Taint, bool) {
 	for i := range taints {
 		taint := &taints[i]
-		if !effects.Has(taint.Effect) {
+		e := EffectOf(taint.Effect)
+		if effects&e == 0 {
 			continue
 		}
-		if !t.Tolerates(taint) {
+		// The Effects bits index byEffect: Tolerates for a taint of a known effect.
+		if t == nil || !t.byEffect[bits.TrailingZeros8(uint8(e))].tolerates(taint) {
 			return *taint, true
 		}
 	}
