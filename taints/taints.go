@@ -200,6 +200,12 @@ func (t *Tolerations) Tolerates(taint *v1.Taint) bool {
 	if t == nil {
 		return false
 	}
+	if e := EffectOf(taint.Effect); e != 0 {
+		// The Effects bits index byEffect, which holds the tolerations that apply to a taint
+		// of that effect.
+		return t.byEffect[bits.TrailingZeros8(uint8(e))].tolerates(taint)
+	}
+	// An empty or unknown effect: only tolerations with an empty or that same effect apply.
 	v := taintValue{s: taint.Value}
 	for i := range t.tols {
 		c := &t.tols[i]
