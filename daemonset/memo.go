@@ -158,9 +158,7 @@ func (s *Set) placements(node *v1.Node, sc *scratch) {
 		sc.place.Name, sc.place.Labels = "", nil
 		return
 	}
-	for c, rep := range s.placeRep {
-		sc.pc[c] = placementCell(rep.Eligibility(&sc.place))
-	}
+	s.placementsAfresh(sc)
 	sc.place.Name, sc.place.Labels = "", nil
 	if _, taken := m.places[h]; taken {
 		return // a collision: keep the first entry
@@ -173,6 +171,24 @@ func (s *Set) placements(node *v1.Node, sc *scratch) {
 	m.placeVal = append(m.placeVal, sc.vals...)
 	m.placeHas = append(m.placeHas, sc.has...)
 	m.placeOut = append(m.placeOut, sc.pc...)
+}
+
+// placementsAfresh fills sc.pc by evaluating every placement class on sc.place: what a node
+// costs when the memo has not seen its projection.
+func (s *Set) placementsAfresh(sc *scratch) {
+	for c, rep := range s.placeRep {
+		sc.pc[c] = placementCell(rep.Eligibility(&sc.place))
+	}
+}
+
+// tolerationsAfresh fills sc.tc by evaluating every toleration class on taints: what a node
+// costs when the memo has not seen its taints.
+func (s *Set) tolerationsAfresh(taints []v1.Taint, sc *scratch) {
+	sc.taint.Spec.Taints = taints
+	for c, rep := range s.tolRep {
+		sc.tc[c] = taintCell(rep.Eligibility(&sc.taint), taints)
+	}
+	sc.taint.Spec.Taints = nil
 }
 
 func (m *memo) samePlace(e int32, sc *scratch) bool {
@@ -199,11 +215,7 @@ func (s *Set) tolerations(taints []v1.Taint, sc *scratch) {
 		copy(sc.tc, m.tolerOut[int(e)*t:int(e+1)*t])
 		return
 	}
-	sc.taint.Spec.Taints = taints
-	for c, rep := range s.tolRep {
-		sc.tc[c] = taintCell(rep.Eligibility(&sc.taint), taints)
-	}
-	sc.taint.Spec.Taints = nil
+	s.tolerationsAfresh(taints, sc)
 	if _, taken := m.tolers[h]; taken {
 		return
 	}
