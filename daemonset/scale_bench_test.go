@@ -95,7 +95,6 @@ func (c *cpuClock) report(b *testing.B, perNode int) {
 }
 
 var (
-	scaleSinkElig daemonset.Eligibility
 	scaleSinkBool bool
 	scaleSinkInt  int
 )
