@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/daemonsched/daemonsched/affinity"
@@ -36,6 +37,31 @@ func ExampleCompile() {
 	// small false
 	// term 0: node label cpus is "4", which does not satisfy cpus Gt ["8"]
 	// term 1: node field metadata.name is "small", which does not satisfy metadata.name In ["gpu-0"]
+}
+
+// Evaluate tells which half of the placement rejected a node, as the DaemonSet controller's
+// reasons need, in the same walk that decides it.
+func ExampleRequired_Evaluate() {
+	spec := &v1.PodSpec{
+		NodeSelector: map[string]string{"kubernetes.io/os": "linux"},
+		Affinity: &v1.Affinity{NodeAffinity: &v1.NodeAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{
+				{MatchExpressions: []v1.NodeSelectorRequirement{{Key: "zone", Operator: v1.NodeSelectorOpIn, Values: []string{"a", "b"}}}},
+			}},
+		}},
+	}
+	required := affinity.Compile(spec, nil)
+	for _, labels := range []map[string]string{
+		{"kubernetes.io/os": "linux", "zone": "a"},
+		{"kubernetes.io/os": "windows", "zone": "a"},
+		{"kubernetes.io/os": "linux", "zone": "c"},
+	} {
+		fmt.Println(labels["kubernetes.io/os"], labels["zone"], required.Evaluate(&v1.Node{ObjectMeta: metav1.ObjectMeta{Labels: labels}}))
+	}
+	// Output:
+	// linux a Match
+	// windows a NodeSelectorMismatch
+	// linux c AffinityMismatch
 }
 
 func ExampleBindToNode() {
