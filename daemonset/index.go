@@ -48,6 +48,7 @@ type nodeGroup struct {
 // allocations whatever the cluster size: no map or slice per node.
 type podIndex struct {
 	nodes   []*v1.Node
+	names   []string // the nodes' names, read while deciding them: later walks touch no node
 	elig    []eligBits
 	start   []int32
 	pods    []daemonPod
@@ -82,6 +83,7 @@ type planScratch struct {
 	byName   map[string]int32
 	mapNodes int  // the node count byName was made for
 	mapUsed  bool // byName holds entries to clear
+	names    []string
 	elig     []eligBits
 	claims   []podClaim
 	start    []int32
@@ -102,19 +104,18 @@ func (p *Planner) getPlanScratch() *planScratch {
 	return sc
 }
 
-// nameIndex returns byName filled with the names of nodes, the first index of each name
-// winning.
-func (sc *planScratch) nameIndex(nodes []*v1.Node) map[string]int32 {
+// nameIndex returns byName filled with names, the first index of each name winning.
+func (sc *planScratch) nameIndex(names []string) map[string]int32 {
 	// A map several times larger than needed would cost more to clear than to make.
-	if n := len(nodes); sc.byName == nil || n > sc.mapNodes || 4*n < sc.mapNodes {
+	if n := len(names); sc.byName == nil || n > sc.mapNodes || 4*n < sc.mapNodes {
 		sc.byName = make(map[string]int32, n)
 		sc.mapNodes = n
 	}
 	sc.mapUsed = true
-	for i := len(nodes) - 1; i >= 0; i-- {
+	for i := len(names) - 1; i >= 0; i-- {
 		// Backwards, so that with duplicate names the first node wins without a lookup
 		// before each insert.
-		sc.byName[nodes[i].Name] = int32(i)
+		sc.byName[names[i]] = int32(i)
 	}
 	return sc.byName
 }
@@ -128,6 +129,7 @@ func (ix *podIndex) release(p *Planner) {
 		clear(sc.byName)
 		sc.mapUsed = false
 	}
+	clear(sc.names[:cap(sc.names)])
 	clear(sc.claims[:cap(sc.claims)])
 	clear(sc.placed[:cap(sc.placed)])
 	clear(sc.pods[:cap(sc.pods)])
@@ -179,7 +181,7 @@ const maxGuessMisses = 64
 // the gaps); pods out of order are looked up by binary search, until there are too many and a
 // map of names takes over. Unsorted node lists go to the map at once.
 type nodeFinder struct {
-	nodes  []*v1.Node
+	names  []string // of the nodes
 	sorted bool // the names strictly increase, so each names one node
 	next   int  // the node after the previous pod's
 	misses int
@@ -189,21 +191,21 @@ type nodeFinder struct {
 
 func (f *nodeFinder) find(name string) (int32, bool) {
 	if f.byName == nil && !f.sorted {
-		f.byName = f.sc.nameIndex(f.nodes)
+		f.byName = f.sc.nameIndex(f.names)
 	}
 	if f.byName != nil {
 		i, ok := f.byName[name]
 		return i, ok
 	}
-	nodes := f.nodes
-	lo, hi := f.next, len(nodes)
+	names := f.names
+	lo, hi := f.next, len(names)
 	switch {
-	case lo > 0 && nodes[lo-1].Name == name:
+	case lo > 0 && names[lo-1] == name:
 		return int32(lo - 1), true // another pod of the same node
-	case lo < len(nodes) && nodes[lo].Name <= name:
+	case lo < len(names) && names[lo] <= name:
 		// In step or ahead: narrow [lo, hi) to hold name by doubling strides.
-		for step := 1; lo+step < len(nodes); step *= 2 {
-			if nodes[lo+step].Name > name {
+		for step := 1; lo+step < len(names); step *= 2 {
+			if names[lo+step] > name {
 				hi = lo + step
 				break
 			}
@@ -213,19 +215,17 @@ func (f *nodeFinder) find(name string) (int32, bool) {
 		f.misses++
 		lo = 0
 	default:
-		f.byName = f.sc.nameIndex(nodes)
+		f.byName = f.sc.nameIndex(names)
 		i, ok := f.byName[name]
 		return i, ok
 	}
-	k, ok := slices.BinarySearchFunc(nodes[lo:hi], name, compareNodeName)
+	k, ok := slices.BinarySearch(names[lo:hi], name)
 	if !ok {
 		return 0, false
 	}
 	f.next = lo + k + 1
 	return int32(lo + k), true
 }
-
-func compareNodeName(node *v1.Node, name string) int { return strings.Compare(node.Name, name) }
 
 // newPodIndex decides every node (ELIG-*), claims every pod (OWN-1..OWN-6, recording
 // adoptions, releases and, cluster-wide, conflicts in res) and groups the claimed pods by
@@ -243,10 +243,12 @@ func newPodIndex(p *Planner, res *Result, nodes []*v1.Node, pods []*v1.Pod, lost
 	ix.scratch = sc
 	sc.elig = grow(sc.elig, n)
 	ix.elig = sc.elig
+	sc.names = grow(sc.names, n)
+	ix.names = sc.names
 	sc.claims = grow(sc.claims, len(pods))
 	claims := sc.claims
 
-	sorted := p.decideNodes(nodes, ix.elig)
+	sorted := p.decideNodes(nodes, ix.names, ix.elig)
 	p.claimPods(pods, claims, j)
 
 	sc.start = grow(sc.start, n+1)
@@ -256,7 +258,7 @@ func newPodIndex(p *Planner, res *Result, nodes []*v1.Node, pods []*v1.Pod, lost
 		sc.placed = make([]placedPod, 0, len(pods))
 	}
 	placed := sc.placed[:0]
-	finder := nodeFinder{nodes: nodes, sorted: sorted, sc: sc}
+	finder := nodeFinder{names: ix.names, sorted: sorted, sc: sc}
 	var missing map[string][]daemonPod
 	for k := range claims {
 		c := &claims[k]
@@ -319,22 +321,22 @@ func newPodIndex(p *Planner, res *Result, nodes []*v1.Node, pods []*v1.Pod, lost
 	return ix
 }
 
-// decideNodes fills elig for nodes (ELIG-*) and reports whether their names strictly
-// increase. Options.Workers goroutines share the nodes.
-func (p *Planner) decideNodes(nodes []*v1.Node, elig []eligBits) (sorted bool) {
+// decideNodes fills elig for nodes (ELIG-*) and names with their names, and reports whether
+// the names strictly increase. Options.Workers goroutines share the nodes.
+func (p *Planner) decideNodes(nodes []*v1.Node, names []string, elig []eligBits) (sorted bool) {
 	if w := workersFor(p.opts.Workers, len(nodes)); w > 1 {
 		var unsorted atomic.Bool
 		share(w, len(nodes), func(lo, hi int) {
-			if !p.decideRange(nodes[lo:hi], elig[lo:hi]) || lo > 0 && nodes[lo-1].Name >= nodes[lo].Name {
+			if !p.decideRange(nodes[lo:hi], names[lo:hi], elig[lo:hi]) || lo > 0 && nodes[lo-1].Name >= nodes[lo].Name {
 				unsorted.Store(true)
 			}
 		})
 		return !unsorted.Load()
 	}
-	return p.decideRange(nodes, elig)
+	return p.decideRange(nodes, names, elig)
 }
 
-func (p *Planner) decideRange(nodes []*v1.Node, elig []eligBits) (sorted bool) {
+func (p *Planner) decideRange(nodes []*v1.Node, names []string, elig []eligBits) (sorted bool) {
 	sorted = true
 	touched := 0
 	for i, node := range nodes {
@@ -342,9 +344,10 @@ func (p *Planner) decideRange(nodes []*v1.Node, elig []eligBits) (sorted bool) {
 			// Load the next node's label map header while this node is decided: its cache
 			// misses overlap this node's chain of dependent misses inside the map (5% at
 			// 100,000 nodes).
-			touched += len(nodes[i+1].Labels)
+			touched += len(nodes[i+1].Labels) + len(nodes[i+1].Spec.Taints)
 		}
-		if i > 0 && nodes[i-1].Name >= node.Name {
+		names[i] = node.Name
+		if i > 0 && names[i-1] >= names[i] {
 			sorted = false
 		}
 		elig[i] = eligBitsOf(p.Eligibility(node))

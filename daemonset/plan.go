@@ -145,8 +145,8 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 	sc := ix.scratch
 	d := diffState{creates: sc.creates[:0], deletes: sc.deletes[:0], running: sc.running[:0]}
 	var counts statusCounts
-	for i, node := range ix.nodes {
-		name, e, pods := node.Name, ix.elig[i], ix.podsOf(i)
+	for i, name := range ix.names {
+		e, pods := ix.elig[i], ix.podsOf(i)
 		diffNode(&d, name, e, pods, surge)
 		counts.add(e, pods)
 		if e.shouldRun() {
