@@ -182,8 +182,8 @@ const maxGuessMisses = 64
 // map of names takes over. Unsorted node lists go to the map at once.
 type nodeFinder struct {
 	names  []string // of the nodes
-	sorted bool // the names strictly increase, so each names one node
-	next   int  // the node after the previous pod's
+	sorted bool     // the names strictly increase, so each names one node
+	next   int      // the node after the previous pod's
 	misses int
 	byName map[string]int32
 	sc     *planScratch
