@@ -223,10 +223,7 @@ func BenchmarkPlanInputOrder(b *testing.B) {
 	ns := realisticNodes(n)
 	pods := realisticPods(ds, ns)
 	r := rand.New(rand.NewPCG(1, 1))
-	shuffledPods := slices.Clone(pods)
-	r.Shuffle(len(shuffledPods), func(i, j int) { shuffledPods[i], shuffledPods[j] = shuffledPods[j], shuffledPods[i] })
-	shuffledNodes := slices.Clone(ns)
-	r.Shuffle(len(shuffledNodes), func(i, j int) { shuffledNodes[i], shuffledNodes[j] = shuffledNodes[j], shuffledNodes[i] })
+	shuffledPods, shuffledNodes := shuffled(r, pods), shuffled(r, ns)
 	p, _ := daemonset.Compile(ds, opts())
 	for _, bc := range []struct {
 		name string
@@ -256,9 +253,7 @@ func BenchmarkCheckSnapshot(b *testing.B) {
 	pods := realisticPods(ds, ns)
 	slices.SortFunc(pods, func(a, c *v1.Pod) int { return strings.Compare(a.Name, c.Name) })
 	r := rand.New(rand.NewPCG(5, 6))
-	shuffledNodes, shuffledPods := slices.Clone(ns), slices.Clone(pods)
-	r.Shuffle(n, func(i, j int) { shuffledNodes[i], shuffledNodes[j] = shuffledNodes[j], shuffledNodes[i] })
-	r.Shuffle(n, func(i, j int) { shuffledPods[i], shuffledPods[j] = shuffledPods[j], shuffledPods[i] })
+	shuffledNodes, shuffledPods := shuffled(r, ns), shuffled(r, pods)
 	for _, tc := range []struct {
 		name string
 		s    daemonset.Snapshot

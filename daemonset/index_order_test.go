@@ -33,10 +33,7 @@ func TestPlanPodLookupPathsAgree(t *testing.T) {
 	require.NotEmpty(t, want.Delete, "the snapshot should hold pods to delete")
 
 	r := rand.New(rand.NewPCG(1, 2))
-	shuffledPods := slices.Clone(pods)
-	r.Shuffle(len(shuffledPods), func(i, j int) { shuffledPods[i], shuffledPods[j] = shuffledPods[j], shuffledPods[i] })
-	shuffledNodes := slices.Clone(ns)
-	r.Shuffle(len(shuffledNodes), func(i, j int) { shuffledNodes[i], shuffledNodes[j] = shuffledNodes[j], shuffledNodes[i] })
+	shuffledPods, shuffledNodes := shuffled(r, pods), shuffled(r, ns)
 	fewOutOfOrder := slices.Clone(pods)
 	for i := 0; i+10 < len(fewOutOfOrder); i += 50 {
 		fewOutOfOrder[i], fewOutOfOrder[i+10] = fewOutOfOrder[i+10], fewOutOfOrder[i]
@@ -53,8 +50,7 @@ func TestPlanPodLookupPathsAgree(t *testing.T) {
 	}
 	gaps = append(gaps, pods[len(ns):len(ns)+3]...)
 	wantGaps := p.Plan(daemonset.Snapshot{Nodes: ns, Pods: gaps})
-	shuffledGaps := slices.Clone(gaps)
-	r.Shuffle(len(shuffledGaps), func(i, j int) { shuffledGaps[i], shuffledGaps[j] = shuffledGaps[j], shuffledGaps[i] })
+	shuffledGaps := shuffled(r, gaps)
 	require.Equal(t, wantGaps, p.Plan(daemonset.Snapshot{Nodes: shuffledNodes, Pods: shuffledGaps}),
 		"pods in node order with gaps are found by the forward search as by the name map")
 	for _, tc := range []struct {
@@ -142,6 +138,13 @@ func deletedPods(res *daemonset.Result) []string {
 		out = append(out, d.Name)
 	}
 	slices.Sort(out)
+	return out
+}
+
+// shuffled returns a copy of s in an order drawn from r.
+func shuffled[T any](r *rand.Rand, s []T) []T {
+	out := slices.Clone(s)
+	r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
 	return out
 }
 
