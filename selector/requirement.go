@@ -138,12 +138,14 @@ func sharesLength(values []string) bool {
 
 // signature packs the length and the last byte of s: equal strings have equal signatures,
 // and values of one set (zones, instance types) mostly differ in one or the other. The empty
-// string's signature is 0, which no other string has.
+// string's signature is 0, which no other string has: the length is capped at 0xffffff, so
+// that no length wraps to 0. (Values that long never get here: NewRequirement rejects values
+// that are not valid label values, at most 63 bytes.)
 func signature(s string) uint32 {
 	if s == "" {
 		return 0
 	}
-	return uint32(len(s))<<8 | uint32(s[len(s)-1])
+	return uint32(min(len(s), 0xffffff))<<8 | uint32(s[len(s)-1])
 }
 
 // has reports whether value is one of r.values, exactly.

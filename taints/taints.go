@@ -108,7 +108,9 @@ type toleration struct {
 // signatures, and the keys of one node mostly differ in one or the other (the
 // node.kubernetes.io/ condition taints share their prefix, and "-pressure" and
 // "unschedulable" their last byte), so a toleration's key is compared byte by byte only when
-// it very likely matches. The empty key's signature is 0, which no other key has.
+// it very likely matches. The empty key's signature is 0, which no other key has: the length
+// is capped at 0xffff, so that no length wraps to 0 (a 65,536-byte key must not read as the
+// empty key's wildcard).
 func keySignature(key string) uint32 {
 	switch n := len(key); n {
 	case 0:
@@ -116,7 +118,7 @@ func keySignature(key string) uint32 {
 	case 1:
 		return 1<<16 | uint32(key[0])
 	default:
-		return uint32(n)<<16 | uint32(key[n-2])<<8 | uint32(key[n-1])
+		return uint32(min(n, 0xffff))<<16 | uint32(key[n-2])<<8 | uint32(key[n-1])
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/go-logr/logr"
@@ -41,6 +42,28 @@ func daemonDefaults(hostNetwork bool) []v1.Toleration {
 		tols = append(tols, tol(v1.TaintNodeNetworkUnavailable, v1.TolerationOpExists, "", v1.TaintEffectNoSchedule))
 	}
 	return tols
+}
+
+// TestLongKeysAreNotWildcards: the compiled matcher prefilters keys by a signature of their
+// length and last bytes, where 0 stands for the empty key's wildcard (TAINT-1). A key of
+// 65,536 bytes ending in two NUL bytes must not collapse to that signature: like every key
+// but the empty one it tolerates only its own key, as v1.Toleration.ToleratesTaint does, even
+// though validation rejects it (TAINT-2).
+func TestLongKeysAreNotWildcards(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{1 << 16, 2 << 16, 1<<16 + 1} {
+		long := strings.Repeat("a", n-2) + "\x00\x00"
+		tols := []v1.Toleration{tol(long, v1.TolerationOpExists, "", "")}
+		compiled := taints.Compile(tols, taints.Options{})
+		for _, tt := range []v1.Taint{taint("dedicated", "", v1.TaintEffectNoSchedule), taint(long, "", v1.TaintEffectNoExecute)} {
+			want := tols[0].ToleratesTaint(logr.Discard(), &tt, false)
+			require.Equal(t, want, compiled.Tolerates(&tt), "key of %d bytes against taint of %d bytes", n, len(tt.Key))
+			_, untolerated := compiled.FirstUntolerated([]v1.Taint{tt}, taints.Placement)
+			require.Equal(t, want, !untolerated, "key of %d bytes, FirstUntolerated", n)
+			placement, _ := compiled.Untolerated([]v1.Taint{tt})
+			require.Equal(t, want, placement < 0, "key of %d bytes, Untolerated", n)
+		}
+	}
 }
 
 func TestTolerates(t *testing.T) {
