@@ -186,13 +186,13 @@ func (r *Required) Matches(node *v1.Node) bool {
 // against the node's name (AFF-5). A term with parse errors never matches (AFF-8). A nil
 // *Required matches every node. Evaluate panics if node is nil.
 func (r *Required) Evaluate(node *v1.Node) Outcome {
+	if node == nil {
+		panic("affinity: Evaluate called with a nil node")
+	}
 	if r == nil {
-		if node == nil {
-			panic("affinity: Evaluate called with a nil node")
-		}
 		return Match
 	}
-	labels := node.Labels // panics on a nil node
+	labels := node.Labels
 	if _, failed := r.failedNodeSelector(labels); failed {
 		return NodeSelectorMismatch
 	}

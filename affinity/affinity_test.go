@@ -285,6 +285,8 @@ func TestCompileNilAndNilReceiver(t *testing.T) {
 	require.True(t, affinity.Compile(required(), nil).HasAffinity(), "AFF-2 zero terms still count as required affinity")
 	require.PanicsWithValue(t, "affinity: Matches called with a nil node", func() { r.Matches(nil) })
 	require.PanicsWithValue(t, "affinity: Explain called with a nil node", func() { r.Explain(nil) })
+	require.PanicsWithValue(t, "affinity: Evaluate called with a nil node", func() { r.Evaluate(nil) })
+	require.PanicsWithValue(t, "affinity: Evaluate called with a nil node", func() { nilReq.Evaluate(nil) })
 }
 
 func TestCompileKeepsNoReferenceToTheSpec(t *testing.T) {
