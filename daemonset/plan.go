@@ -129,12 +129,12 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 	ix := newPodIndex(p, res, s.Nodes, s.Pods, lost, &j)
 
 	// Base diff (DIFF-1..DIFF-17) and status counters (STAT-1: the snapshot before acting),
-	// in one walk over the nodes.
-	// The rolling update's per-node map (UPD-4) is built in the same walk, while each node is
-	// in cache, and dropped if the base diff turns out non-empty.
+	// in one walk over the node names, their eligibility and their pods' facts: no node or pod
+	// is read again. The rolling update's per-node map (UPD-4) is built in the same walk and
+	// dropped if the base diff turns out non-empty.
 	rolling := p.ds.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType
 	var states []nodeState
-	statesUnsorted := false // noticed while the names are in cache, to skip sorting a sorted list
+	statesUnsorted := false // noticed on the way, to skip sorting a sorted list
 	if rolling {
 		states = slices.Grow(ix.scratch.states[:0], len(ix.nodes)+len(ix.missing))
 	}

@@ -10,14 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-// isPodReady reports UPD-13: the first condition of type Ready has status "True". Phase,
-// container statuses and deletion state play no part, as in the v1.36 helper
-// (pkg/api/v1/pod: IsPodReady).
-func isPodReady(pod *v1.Pod) bool {
-	c := readyCondition(pod)
-	return c != nil && c.Status == v1.ConditionTrue
-}
-
 // readyCondition returns the first Ready condition of pod, or nil.
 func readyCondition(pod *v1.Pod) *v1.PodCondition {
 	for i := range pod.Status.Conditions {
@@ -28,20 +20,13 @@ func readyCondition(pod *v1.Pod) *v1.PodCondition {
 	return nil
 }
 
-// isPodAvailable reports UPD-12 at now: the pod is Ready (UPD-13) and either minReadySeconds is
-// 0, or the Ready condition has a non-zero lastTransitionTime and lastTransitionTime +
-// minReadySeconds is not after now (the boundary instant is available). As in the v1.36 helper
-// (pkg/api/v1/pod: IsPodAvailable), a Ready pod without a transition time is never available when
-// minReadySeconds is not 0, and a negative minReadySeconds (invalid, VAL-9) does not take the
-// == 0 shortcut: it needs a transition time and then allows lastTransitionTime up to |m| seconds
-// after now (audit S11).
-func isPodAvailable(pod *v1.Pod, minReadySeconds int32, now time.Time) bool {
-	c := readyCondition(pod)
-	return c != nil && c.Status == v1.ConditionTrue && readyLongEnough(c, minReadySeconds, now)
-}
-
 // readyLongEnough is the minReadySeconds half of UPD-12 for a Ready condition whose status is
-// True.
+// True: minReadySeconds is 0, or the condition has a non-zero lastTransitionTime and
+// lastTransitionTime + minReadySeconds is not after now (the boundary instant is available). As
+// in the v1.36 helper (pkg/api/v1/pod: IsPodAvailable), a Ready pod without a transition time is
+// never available when minReadySeconds is not 0, and a negative minReadySeconds (invalid, VAL-9)
+// does not take the == 0 shortcut: it needs a transition time and then allows
+// lastTransitionTime up to |m| seconds after now (audit S11).
 func readyLongEnough(c *v1.PodCondition, minReadySeconds int32, now time.Time) bool {
 	if minReadySeconds == 0 {
 		return true
@@ -62,10 +47,10 @@ const (
 	factTerminating podFacts = 1 << iota // deletionTimestamp set
 	factFailed                           // phase Failed
 	factSucceeded                        // phase Succeeded
-	factReady                            // UPD-13
-	factAvailable                        // UPD-12 at Options.Now
+	factReady                            // UPD-13: the first Ready condition has status True (pkg/api/v1/pod: IsPodReady)
+	factAvailable                        // UPD-12 at Options.Now: Ready, and Ready long enough (readyLongEnough)
 	factHashLabel                        // the hash label equals the current hash, as DIFF-6 compares it
-	factUpdated                          // UPD-3
+	factUpdated                          // UPD-3: the hash label equals a non-empty hash, or the pod-template-generation label the template generation
 	factControlled                       // controlled by the DaemonSet before this sync (claimOwned), not adopted
 	factScheduled                        // spec.nodeName set
 )
@@ -145,15 +130,6 @@ func templateGeneration(ds *appsv1.DaemonSet) (gen int64, ok bool) {
 		return 0, false
 	}
 	return gen, true
-}
-
-// isPodUpdated reports UPD-3: the pod's controller-revision-hash label equals the non-empty
-// hash, or the DaemonSet's deprecated.daemonset.template.generation annotation parses to an
-// integer whose canonical decimal form equals the pod's pod-template-generation label. Missing
-// labels mean old. The plan reads the same answer from podFacts.
-func isPodUpdated(pod *v1.Pod, hash string, ds *appsv1.DaemonSet) bool {
-	j := newJudge(ds, hash, time.Time{})
-	return j.facts(pod, false).has(factUpdated)
 }
 
 // allowsSurge reports DIFF-9: strategy RollingUpdate, rollingUpdate and maxSurge non-nil, and

@@ -28,6 +28,53 @@ func ruReadyCond(status v1.ConditionStatus, since time.Time) v1.PodCondition {
 	return v1.PodCondition{Type: v1.PodReady, Status: status, LastTransitionTime: metav1.NewTime(since)}
 }
 
+// factsOf reads pod as a plan does (judge.facts), for a DaemonSet ds with current hash hash,
+// at now.
+func factsOf(pod *v1.Pod, hash string, ds *appsv1.DaemonSet, now time.Time) podFacts {
+	j := newJudge(ds, hash, now)
+	return j.facts(pod, false)
+}
+
+// The rules written out plainly, without the plan's helpers: the oracles of the random tests
+// (TestPodFactsAgreeWithTheRules, the rolling-update reference model).
+
+// ruleReady is UPD-13: the first condition of type Ready has status True.
+func ruleReady(pod *v1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == v1.PodReady {
+			return c.Status == v1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// ruleAvailable is UPD-12: Ready, and minReadySeconds 0 or a non-zero transition time at least
+// minReadySeconds before now.
+func ruleAvailable(pod *v1.Pod, minReady int32, now time.Time) bool {
+	if !ruleReady(pod) {
+		return false
+	}
+	if minReady == 0 {
+		return true
+	}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == v1.PodReady {
+			return !c.LastTransitionTime.IsZero() && !c.LastTransitionTime.Add(time.Duration(minReady)*time.Second).After(now)
+		}
+	}
+	return false
+}
+
+// ruleUpdated is UPD-3: the hash label equals a non-empty hash, or the template generation
+// annotation parses and the pod's generation label is its canonical decimal.
+func ruleUpdated(pod *v1.Pod, hash string, ds *appsv1.DaemonSet) bool {
+	if hash != "" && pod.Labels[LabelRevisionHash] == hash {
+		return true
+	}
+	gen, err := strconv.ParseInt(ds.Annotations[appsv1.DeprecatedTemplateGeneration], 10, 64)
+	return err == nil && pod.Labels[podTemplateGenerationLabel] == strconv.FormatInt(gen, 10)
+}
+
 func TestIsPodReady(t *testing.T) {
 	t.Parallel()
 	terminating := ruPodWithConditions(ruReadyCond(v1.ConditionTrue, ruT0))
@@ -64,7 +111,8 @@ func TestIsPodReady(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			require.Equal(t, tt.want, isPodReady(tt.pod))
+			require.Equal(t, tt.want, factsOf(tt.pod, "", &appsv1.DaemonSet{}, ruT0).has(factReady))
+			require.Equal(t, tt.want, ruleReady(tt.pod), "the oracle")
 		})
 	}
 }
@@ -94,7 +142,10 @@ func TestIsPodAvailable(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			require.Equal(t, tt.want, isPodAvailable(tt.pod, tt.minReady, tt.now))
+			ds := &appsv1.DaemonSet{}
+			ds.Spec.MinReadySeconds = tt.minReady
+			require.Equal(t, tt.want, factsOf(tt.pod, "", ds, tt.now).has(factAvailable))
+			require.Equal(t, tt.want, ruleAvailable(tt.pod, tt.minReady, tt.now), "the oracle")
 		})
 	}
 }
@@ -134,7 +185,8 @@ func TestIsPodUpdated(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			require.Equal(t, tt.want, isPodUpdated(tt.pod, tt.hash, tt.ds))
+			require.Equal(t, tt.want, factsOf(tt.pod, tt.hash, tt.ds, ruT0).has(factUpdated))
+			require.Equal(t, tt.want, ruleUpdated(tt.pod, tt.hash, tt.ds), "the oracle")
 		})
 	}
 }
@@ -142,8 +194,8 @@ func TestIsPodUpdated(t *testing.T) {
 // TestPodFactsAgreeWithTheRules checks every bit the plan reads instead of the pod against
 // the rule it stands for, on random pods: deletion (DIFF-3), phase (DIFF-3, DIFF-17), Ready
 // (UPD-13), available at now (UPD-12), the hash label as DIFF-6 compares it (a missing label
-// equals an empty hash), updated (UPD-3, written here from the rule rather than through
-// isPodUpdated, which reads facts), controlled and scheduled.
+// equals an empty hash), updated (UPD-3), controlled and scheduled; the rules as ruleReady,
+// ruleAvailable and ruleUpdated write them.
 func TestPodFactsAgreeWithTheRules(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(6, 1))
@@ -186,17 +238,14 @@ func TestPodFactsAgreeWithTheRules(t *testing.T) {
 		j := newJudge(ds, hash, now)
 		f := j.facts(pod, controlled)
 
-		gen, hasGen := templateGeneration(ds)
-		updated := hash != "" && pod.Labels[LabelRevisionHash] == hash ||
-			hasGen && pod.Labels[podTemplateGenerationLabel] == strconv.FormatInt(gen, 10)
 		want := map[podFacts]bool{
 			factTerminating: pod.DeletionTimestamp != nil,
 			factFailed:      pod.Status.Phase == v1.PodFailed,
 			factSucceeded:   pod.Status.Phase == v1.PodSucceeded,
-			factReady:       isPodReady(pod),
-			factAvailable:   isPodAvailable(pod, ds.Spec.MinReadySeconds, now),
+			factReady:       ruleReady(pod),
+			factAvailable:   ruleAvailable(pod, ds.Spec.MinReadySeconds, now),
 			factHashLabel:   pod.Labels[LabelRevisionHash] == hash,
-			factUpdated:     updated,
+			factUpdated:     ruleUpdated(pod, hash, ds),
 			factControlled:  controlled,
 			factScheduled:   pod.Spec.NodeName != "",
 		}

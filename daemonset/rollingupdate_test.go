@@ -1171,13 +1171,13 @@ func ruReference(ds *appsv1.DaemonSet, states []nodeState, desired int, hash str
 	if err != nil {
 		return ruOutcome{failed: true}
 	}
-	avail := func(pod *v1.Pod) bool { return isPodAvailable(pod, ds.Spec.MinReadySeconds, now) }
+	avail := func(pod *v1.Pod) bool { return ruleAvailable(pod, ds.Spec.MinReadySeconds, now) }
 	split := func(pods []*v1.Pod) (newPod, oldPod *v1.Pod, ok bool) {
 		for _, pod := range pods {
 			if pod.DeletionTimestamp != nil {
 				continue
 			}
-			if isPodUpdated(pod, hash, ds) {
+			if ruleUpdated(pod, hash, ds) {
 				if newPod != nil {
 					return nil, nil, false
 				}

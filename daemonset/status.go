@@ -7,7 +7,7 @@ import (
 // statusCounts accumulates the counters of STAT-1..STAT-12, node by node, from the grouped
 // pods as they were before the sync acted. Only shouldRun matters (STAT-12); pods grouped under
 // missing node names are never added (STAT-7). The plan feeds it in the same walk as the base
-// diff, so that each pod is read once while it is in cache.
+// diff, from the facts read while claiming (podFacts), so that no pod is read again.
 type statusCounts struct {
 	desired, current, misscheduled, ready, updated, available int32
 }
