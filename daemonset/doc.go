@@ -9,7 +9,14 @@
 // [Planner.Eligibility] then decides a node without allocating, [Planner.Explain] says why in
 // words, [Planner.NewPod] builds the pod the controller would submit, and [Planner.Plan] plans a
 // whole sync on a [Snapshot]. [Plan] is Compile followed by Planner.Plan; [PlanCluster] plans
-// every DaemonSet of a snapshot and arbitrates orphans between them (D-2).
+// every DaemonSet of a snapshot and arbitrates orphans between them (D-2). A Planner is safe
+// for concurrent use; [Options.Workers] lets one plan share its per-node and per-pod work among
+// goroutines, with the same result.
+//
+// For many DaemonSets and node-centric questions (which DaemonSets would this possibly
+// hypothetical node run, and what would their pods request?), [NewSet] compiles a [Set];
+// [Set.Decide] builds every decision of a cluster and [Decisions] re-plans node and DaemonSet
+// changes incrementally.
 //
 // A plan is the one-sync model of the specification: expectations satisfied and no failed-pod
 // back-off in force at the start of the sync. Where upstream leaves a choice (map iteration
