@@ -227,16 +227,9 @@ func capCreates(creates []Creation, limit int, class func(Reason) int) []Creatio
 	if limit == 0 || len(creates) <= limit {
 		return creates
 	}
-	slices.SortStableFunc(creates, func(a, b Creation) int {
-		return cmp.Or(cmp.Compare(class(a.Reason), class(b.Reason)), strings.Compare(a.Node, b.Node))
+	creates = capByClass(creates, limit, func(c *Creation) (int, string, *bool) {
+		return class(c.Reason), c.Node, &c.Interchangeable
 	})
-	cut := class(creates[limit].Reason)
-	creates = creates[:limit:limit]
-	for i := range creates {
-		if class(creates[i].Reason) == cut {
-			creates[i].Interchangeable = true
-		}
-	}
 	slices.SortFunc(creates, func(a, b Creation) int { return strings.Compare(a.Node, b.Node) })
 	return creates
 }
@@ -247,19 +240,31 @@ func capCreates(creates []Creation, limit int, class func(Reason) int) []Creatio
 // documents.
 func capDeletes(deletes []Deletion, limit int, class func(Reason) int) []Deletion {
 	if limit > 0 && len(deletes) > limit {
-		slices.SortStableFunc(deletes, func(a, b Deletion) int {
-			return cmp.Or(cmp.Compare(class(a.Reason), class(b.Reason)), strings.Compare(a.Node, b.Node))
+		deletes = capByClass(deletes, limit, func(d *Deletion) (int, string, *bool) {
+			return class(d.Reason), d.Node, &d.Interchangeable
 		})
-		cut := class(deletes[limit].Reason)
-		deletes = deletes[:limit:limit]
-		for i := range deletes {
-			if class(deletes[i].Reason) == cut {
-				deletes[i].Interchangeable = true
-			}
-		}
 	}
 	slices.SortFunc(deletes, compareDeletions)
 	return deletes
+}
+
+// capByClass keeps the first limit of actions (more than limit) in class, then node order,
+// stable, and marks the kept actions of the class where the limit falls Interchangeable. key
+// gives an action's class, node and Interchangeable mark.
+func capByClass[T any](actions []T, limit int, key func(*T) (class int, node string, mark *bool)) []T {
+	slices.SortStableFunc(actions, func(a, b T) int {
+		ca, na, _ := key(&a)
+		cb, nb, _ := key(&b)
+		return cmp.Or(cmp.Compare(ca, cb), strings.Compare(na, nb))
+	})
+	cut, _, _ := key(&actions[limit])
+	actions = actions[:limit:limit]
+	for i := range actions {
+		if c, _, mark := key(&actions[i]); c == cut {
+			*mark = true
+		}
+	}
+	return actions
 }
 
 // baseDiffClass is the cap priority of a base-diff action: DIFF-8 deletions come last.

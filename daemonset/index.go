@@ -47,7 +47,6 @@ type nodeGroup struct {
 // pods of node i are pods[start[i]:start[i+1]], in DIFF-7 order. It costs a fixed number of
 // allocations whatever the cluster size: no map or slice per node.
 type podIndex struct {
-	nodes   []*v1.Node
 	names   []string // the nodes' names, read while deciding them: later walks touch no node
 	elig    []eligBits
 	start   []int32
@@ -236,8 +235,8 @@ func (f *nodeFinder) find(name string) (int32, bool) {
 // Deciding nodes and claiming pods depend on one object each, so Options.Workers goroutines
 // share them; grouping is one walk over the claims.
 func newPodIndex(p *Planner, res *Result, nodes []*v1.Node, pods []*v1.Pod, lost map[*v1.Pod]string, j *judge) *podIndex {
-	ix := &podIndex{nodes: nonNil(nodes)}
-	nodes = ix.nodes
+	ix := &podIndex{}
+	nodes = nonNil(nodes)
 	n := len(nodes)
 	sc := p.getPlanScratch()
 	ix.scratch = sc

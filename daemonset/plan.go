@@ -132,17 +132,17 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 	// in one walk over the node names, their eligibility and their pods' facts: no node or pod
 	// is read again. The rolling update's per-node map (UPD-4) is built in the same walk and
 	// dropped if the base diff turns out non-empty.
+	sc := ix.scratch
 	rolling := p.ds.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType
 	var states []nodeState
 	statesUnsorted := false // noticed on the way, to skip sorting a sorted list
 	if rolling {
-		states = slices.Grow(ix.scratch.states[:0], len(ix.nodes)+len(ix.missing))
+		states = slices.Grow(sc.states[:0], len(ix.names)+len(ix.missing))
 	}
 	desired := 0
 	surge := allowsSurge(p.ds)
 	// The diff's lists grow in scratch space and are copied to the result at their final
 	// size: appending 40,000 deletions straight to the result would allocate five times that.
-	sc := ix.scratch
 	d := diffState{creates: sc.creates[:0], deletes: sc.deletes[:0], running: sc.running[:0]}
 	var counts statusCounts
 	for i, name := range ix.names {
@@ -160,7 +160,7 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 		}
 	}
 	if rolling {
-		ix.scratch.states = states // keep the (possibly regrown) array for the pool
+		sc.states = states // keep the (possibly regrown) array for the pool
 	}
 	diffMissing(&d, ix.missing)
 	baseEmpty := len(d.creates) == 0 && len(d.deletes) == 0
@@ -194,19 +194,18 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 		for _, g := range ix.missing {
 			states = append(states, nodeState{name: g.name, pods: g.pods})
 		}
-		ix.scratch.states = states
+		sc.states = states
 		if statesUnsorted || len(ix.missing) > 0 {
 			slices.SortFunc(states, func(a, b nodeState) int { return strings.Compare(a.name, b.name) })
 		}
 		step := p.rollingUpdate(states, desired)
 		report := step.report
 		res.RollingUpdate = &report
+		// The step's lists are its own and in node order (the order of states).
 		if !refused {
-			creates := slices.Clone(step.creates)
-			slices.SortFunc(creates, func(a, b Creation) int { return strings.Compare(a.Node, b.Node) })
-			res.Create = append(res.Create, p.withPods(capCreates(creates, p.opts.BurstLimit, rollingClass), hash)...)
+			res.Create = append(res.Create, p.withPods(capCreates(step.creates, p.opts.BurstLimit, rollingClass), hash)...)
 		}
-		res.Delete = append(res.Delete, capDeletes(slices.Clone(step.deletes), p.opts.BurstLimit, rollingClass)...)
+		res.Delete = append(res.Delete, capDeletes(step.deletes, p.opts.BurstLimit, rollingClass)...)
 		slices.SortFunc(res.Delete, compareDeletions)
 	}
 
