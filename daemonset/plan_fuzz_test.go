@@ -7,7 +7,6 @@ import (
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/google/go-cmp/cmp"
-	v1 "k8s.io/api/core/v1"
 )
 
 // FuzzPlan drives the random snapshot generators of property_test.go from fuzzed seeds and
@@ -31,9 +30,7 @@ func FuzzPlan(f *testing.F) {
 		got := p.Plan(daemonset.Snapshot{Nodes: ns, Pods: pods})
 		requireUnmutated(t, dsCopy, ds, nsCopy, ns, podsCopy, pods)
 
-		ns2, pods2 := append([]*v1.Node(nil), ns...), append([]*v1.Pod(nil), pods...)
-		r.Shuffle(len(ns2), func(i, j int) { ns2[i], ns2[j] = ns2[j], ns2[i] })
-		r.Shuffle(len(pods2), func(i, j int) { pods2[i], pods2[j] = pods2[j], pods2[i] })
+		ns2, pods2 := shuffled(r, ns), shuffled(r, pods)
 		if diff := cmp.Diff(got, p.Plan(daemonset.Snapshot{Nodes: ns2, Pods: pods2})); diff != "" {
 			t.Fatalf("plan depends on input order (-first +shuffled):\n%s", diff)
 		}

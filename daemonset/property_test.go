@@ -194,9 +194,7 @@ func TestPropertyInputOrderDoesNotMatter(t *testing.T) {
 		want, err := daemonset.Plan(ds, ns, pods, o)
 		require.NoError(t, err)
 
-		ns2, pods2 := append([]*v1.Node(nil), ns...), append([]*v1.Pod(nil), pods...)
-		r.Shuffle(len(ns2), func(i, j int) { ns2[i], ns2[j] = ns2[j], ns2[i] })
-		r.Shuffle(len(pods2), func(i, j int) { pods2[i], pods2[j] = pods2[j], pods2[i] })
+		ns2, pods2 := shuffled(r, ns), shuffled(r, pods)
 		got, err := daemonset.Plan(ds, ns2, pods2, o)
 		require.NoError(t, err)
 		if diff := cmp.Diff(want, got); diff != "" {
