@@ -25,6 +25,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
@@ -731,39 +732,35 @@ func decodeValue(loc location, data []byte, itemKind string) ([]decoded, error) 
 	if tn.Metadata.Name == "" && !tn.partial {
 		return nil, fmt.Errorf("%s: metadata.name: Required value", where)
 	}
+	var obj interface {
+		metav1.Object
+		GetObjectKind() schema.ObjectKind
+	}
 	switch tn.Kind {
 	case "DaemonSet":
-		ds := &appsv1.DaemonSet{}
-		d.unknown, err = decodeStrict(data, ds)
-		setTypeMeta(&ds.TypeMeta, tn)
-		setNamespace(&ds.ObjectMeta)
-		d.obj = ds
+		obj = &appsv1.DaemonSet{}
 	case "ControllerRevision":
-		cr := &appsv1.ControllerRevision{}
-		d.unknown, err = decodeStrict(data, cr)
-		if err == nil {
-			setTypeMeta(&cr.TypeMeta, tn)
-			setNamespace(&cr.ObjectMeta)
-			if err := canonicalData(cr); err != nil {
-				return nil, fmt.Errorf("%s: data: %w", where, err)
-			}
-		}
-		d.obj = cr
+		obj = &appsv1.ControllerRevision{}
 	case "Node":
-		node := &v1.Node{}
-		d.unknown, err = decodeStrict(data, node)
-		setTypeMeta(&node.TypeMeta, tn)
-		d.obj = node
+		obj = &v1.Node{}
 	case "Pod":
-		pod := &v1.Pod{}
-		d.unknown, err = decodeStrict(data, pod)
-		setTypeMeta(&pod.TypeMeta, tn)
-		setNamespace(&pod.ObjectMeta)
-		d.obj = pod
+		obj = &v1.Pod{}
 	}
-	if err != nil {
+	if d.unknown, err = decodeStrict(data, obj); err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
+	// Typed-list items may leave out their kind and apiVersion; a namespaced object without a
+	// namespace goes in "default", as kubectl puts it (D-5).
+	obj.GetObjectKind().SetGroupVersionKind(schema.FromAPIVersionAndKind(tn.APIVersion, tn.Kind))
+	if tn.Kind != "Node" && obj.GetNamespace() == "" {
+		obj.SetNamespace(metav1.NamespaceDefault)
+	}
+	if cr, ok := obj.(*appsv1.ControllerRevision); ok {
+		if err := canonicalData(cr); err != nil {
+			return nil, fmt.Errorf("%s: data: %w", where, err)
+		}
+	}
+	d.obj = obj
 	return []decoded{d}, nil
 }
 
@@ -958,18 +955,6 @@ func canonicalData(cr *appsv1.ControllerRevision) error {
 	return nil
 }
 
-// setTypeMeta fills in the kind and apiVersion that typed-list items may leave out.
-func setTypeMeta(tm *metav1.TypeMeta, tn typeAndName) {
-	tm.APIVersion, tm.Kind = tn.APIVersion, tn.Kind
-}
-
-// setNamespace puts a namespaced object without namespace in "default", as kubectl does (D-5).
-func setNamespace(m *metav1.ObjectMeta) {
-	if m.Namespace == "" {
-		m.Namespace = metav1.NamespaceDefault
-	}
-}
-
 func (in *input) skip(tn typeAndName, where string) {
 	for i := range in.skipped {
 		if s := &in.skipped[i]; s.apiVersion == tn.APIVersion && s.kind == tn.Kind {
@@ -1060,16 +1045,11 @@ func (in *input) writeWarnings(w io.Writer) {
 	}
 }
 
-// validate returns, one error each, what API validation would reject in every DaemonSet.
-func (in *input) validate(opts daemonset.Options) problemList {
-	return in.validateSome(in.daemonSets, opts)
-}
-
-func (in *input) validateSome(dss []located[*appsv1.DaemonSet], opts daemonset.Options) problemList {
+// validate returns, one error each, what API validation would reject in dss.
+func validate(dss []located[*appsv1.DaemonSet], opts daemonset.Options) problemList {
 	var problems problemList
 	for _, d := range dss {
-		_, errs := daemonset.Compile(d.obj, opts)
-		for _, e := range errs {
+		for _, e := range daemonset.Validate(d.obj, opts) {
 			problems = append(problems, fmt.Errorf("%v: DaemonSet %s/%s: %w", d.loc, d.obj.Namespace, d.obj.Name, e))
 		}
 	}
@@ -1078,20 +1058,20 @@ func (in *input) validateSome(dss []located[*appsv1.DaemonSet], opts daemonset.O
 
 // snapshot returns the objects for the library.
 func (in *input) snapshot() daemonset.Snapshot {
-	var s daemonset.Snapshot
-	for _, d := range in.daemonSets {
-		s.DaemonSets = append(s.DaemonSets, d.obj)
+	return daemonset.Snapshot{
+		DaemonSets: objects(in.daemonSets),
+		Nodes:      objects(in.nodes),
+		Pods:       objects(in.pods),
+		Revisions:  objects(in.revisions),
 	}
-	for _, n := range in.nodes {
-		s.Nodes = append(s.Nodes, n.obj)
+}
+
+func objects[T any](l []located[T]) []T {
+	out := make([]T, len(l))
+	for i := range l {
+		out[i] = l[i].obj
 	}
-	for _, p := range in.pods {
-		s.Pods = append(s.Pods, p.obj)
-	}
-	for _, r := range in.revisions {
-		s.Revisions = append(s.Revisions, r.obj)
-	}
-	return s
+	return out
 }
 
 // node returns the node named name, or nil.

@@ -238,7 +238,7 @@ func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		opts.Now = in.latest()
 	}
 
-	problems := in.validate(opts)
+	problems := validate(in.daemonSets, opts)
 	if *strict && len(problems) > 0 {
 		return problems
 	}
@@ -329,7 +329,7 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 			return fmt.Errorf("DaemonSet %s not found in the input", strconv.Quote(*dsName))
 		}
 	}
-	problems := in.validateSome(dss, opts)
+	problems := validate(dss, opts)
 	// The cluster-wide plan says what this sync does on the node (D-12).
 	plan, err := daemonset.PlanCluster(in.snapshot(), opts)
 	if err != nil {

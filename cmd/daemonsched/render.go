@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/daemonsched/daemonsched/affinity"
 	"github.com/daemonsched/daemonsched/daemonset"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
@@ -245,10 +246,10 @@ func podsOnNode(ds *appsv1.DaemonSet, nodeName string, pods []located[*v1.Pod]) 
 	var out []*v1.Pod
 	for _, l := range pods {
 		pod := l.obj
-		if pod.Namespace != ds.Namespace || targetNode(pod) != nodeName {
+		if pod.Namespace != ds.Namespace || podNode(pod) != nodeName {
 			continue
 		}
-		ref := controllerOf(pod)
+		ref := metav1.GetControllerOfNoCopy(pod)
 		if ref == nil || ref.Kind != "DaemonSet" || ref.Name != ds.Name || ref.UID != ds.UID {
 			continue
 		}
@@ -258,37 +259,10 @@ func podsOnNode(ds *appsv1.DaemonSet, nodeName string, pods []located[*v1.Pod]) 
 	return out
 }
 
-// controllerOf returns the first ownerReference with controller true (OWN-7), or nil.
-func controllerOf(pod *v1.Pod) *metav1.OwnerReference {
-	for i := range pod.OwnerReferences {
-		if ref := &pod.OwnerReferences[i]; ref.Controller != nil && *ref.Controller {
-			return ref
-		}
-	}
-	return nil
-}
-
-// targetNode is the node a daemon pod is bound to (OWN-9): spec.nodeName, else the single
-// value of the first required node-affinity matchFields metadata.name In requirement.
-func targetNode(pod *v1.Pod) string {
-	if pod.Spec.NodeName != "" {
-		return pod.Spec.NodeName
-	}
-	a := pod.Spec.Affinity
-	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
-		return ""
-	}
-	for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
-		for _, req := range term.MatchFields {
-			if req.Key == "metadata.name" && req.Operator == v1.NodeSelectorOpIn {
-				if len(req.Values) == 1 {
-					return req.Values[0]
-				}
-				return ""
-			}
-		}
-	}
-	return ""
+// podNode is the node a daemon pod is bound to (OWN-9), or "".
+func podNode(pod *v1.Pod) string {
+	name, _ := affinity.TargetNodeName(pod)
+	return name
 }
 
 // describePod says what matters about a daemon pod in one line.
@@ -310,7 +284,7 @@ func describePod(pod *v1.Pod) string {
 	if h, ok := pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey]; ok {
 		b.WriteString(", revision " + h)
 	}
-	if g, ok := pod.Labels["pod-template-generation"]; ok {
+	if g, ok := pod.Labels[daemonset.LabelTemplateGeneration]; ok {
 		if _, err := strconv.Atoi(g); err == nil {
 			b.WriteString(", template generation " + g)
 		}
