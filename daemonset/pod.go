@@ -14,8 +14,10 @@ import (
 const (
 	// LabelRevisionHash is the pod and ControllerRevision label carrying the revision hash.
 	LabelRevisionHash = appsv1.DefaultDaemonSetUniqueLabelKey // "controller-revision-hash"
-	// LabelTemplateGeneration is the pod label carrying the template generation (POD-3).
-	LabelTemplateGeneration = podTemplateGenerationLabel // "pod-template-generation"
+	// LabelTemplateGeneration is the pod label carrying the template generation (POD-3) of the
+	// deprecated template-generation scheme (extensions/v1beta1 DaemonSetTemplateGenerationKey),
+	// compared by UPD-3.
+	LabelTemplateGeneration = "pod-template-generation"
 	// AnnotationTemplateGeneration is the DaemonSet annotation the generation is read from
 	// (templateGeneration, shared with UPD-3).
 	AnnotationTemplateGeneration = appsv1.DeprecatedTemplateGeneration

@@ -101,7 +101,7 @@ func (j *judge) facts(pod *v1.Pod, controlled bool) podFacts {
 			f |= factUpdated
 		}
 	}
-	if f&factUpdated == 0 && j.hasGen && pod.Labels[podTemplateGenerationLabel] == j.gen {
+	if f&factUpdated == 0 && j.hasGen && pod.Labels[LabelTemplateGeneration] == j.gen {
 		f |= factUpdated
 	}
 	if controlled {
@@ -112,10 +112,6 @@ func (j *judge) facts(pod *v1.Pod, controlled bool) podFacts {
 	}
 	return f
 }
-
-// podTemplateGenerationLabel is the pod label of the deprecated template-generation scheme
-// (extensions/v1beta1 DaemonSetTemplateGenerationKey), compared by UPD-3.
-const podTemplateGenerationLabel = "pod-template-generation"
 
 // templateGeneration is the DaemonSet's deprecated.daemonset.template.generation annotation
 // parsed as a base-10 int64 (UPD-3). ok is false when the annotation is absent or does not
