@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/daemonsched/daemonsched/selector"
@@ -130,7 +131,7 @@ func (r *Required) Explain(node *v1.Node) Explanation {
 				Operator: op,
 				Values:   []string{f.value},
 				Value:    nodeField(node, f.key),
-				Present:  f.key == "metadata.name",
+				Present:  f.key == metav1.ObjectNameField,
 			}
 		}
 		terms = append(terms, te)
@@ -145,7 +146,7 @@ func (e Explanation) String() string {
 		return "node satisfies the node selector and the required node affinity"
 	case e.NodeSelectorFailed:
 		m := e.NodeSelector
-		return "node label " + describe(m.Key, m.Value, m.Present) + ", but spec.nodeSelector requires " +
+		return "node label " + selector.DescribeLabel(m.Key, m.Value, m.Present) + ", but spec.nodeSelector requires " +
 			m.Key + "=" + strconv.Quote(m.Want)
 	case len(e.Terms) == 0:
 		return "required node affinity has no node selector terms, so it matches no node"
@@ -180,16 +181,8 @@ func (f FailedRequirement) String() string {
 	}
 	var b strings.Builder
 	b.WriteString(kind)
-	b.WriteString(describe(f.Key, f.Value, f.Present))
+	b.WriteString(selector.DescribeLabel(f.Key, f.Value, f.Present))
 	b.WriteString(", which does not satisfy ")
 	b.WriteString(selector.Format(f.Key, string(f.Operator), f.Values))
 	return b.String()
-}
-
-// describe renders a label or field and its presence, e.g. `zone is "a"` or `zone is absent`.
-func describe(key, value string, present bool) string {
-	if !present {
-		return key + " is absent"
-	}
-	return key + " is " + strconv.Quote(value)
 }

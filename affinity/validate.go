@@ -1,13 +1,14 @@
 package affinity
 
 import (
-	"slices"
-
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/validate/content"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/daemonsched/daemonsched/selector"
 )
 
 // Validate reports what API validation rejects in the node selector and node affinity of spec
@@ -25,18 +26,7 @@ func Validate(spec *v1.PodSpec, fldPath *field.Path) field.ErrorList {
 		return nil
 	}
 	var errs field.ErrorList
-	nsPath := fldPath.Child("nodeSelector")
-	keys := make([]string, 0, len(spec.NodeSelector))
-	for k := range spec.NodeSelector {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		errs = append(errs, validateLabelKey(k, nsPath)...)
-		for _, msg := range content.IsLabelValue(spec.NodeSelector[k]) {
-			errs = append(errs, field.Invalid(nsPath, spec.NodeSelector[k], msg).WithOrigin("format=k8s-label-value"))
-		}
-	}
+	errs = append(errs, selector.ValidateLabels(spec.NodeSelector, fldPath.Child("nodeSelector"))...)
 	if spec.Affinity == nil || spec.Affinity.NodeAffinity == nil {
 		return errs
 	}
@@ -73,14 +63,6 @@ const (
 	skipLabelValues  labelValueCheck = false
 )
 
-func validateLabelKey(key string, fldPath *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	for _, msg := range content.IsLabelKey(key) {
-		errs = append(errs, field.Invalid(fldPath, key, msg).WithOrigin("format=k8s-label-key"))
-	}
-	return errs
-}
-
 func validateTerm(t *v1.NodeSelectorTerm, values labelValueCheck, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for j := range t.MatchExpressions {
@@ -112,7 +94,7 @@ func validateExpression(e *v1.NodeSelectorRequirement, values labelValueCheck, f
 	default:
 		errs = append(errs, field.Invalid(fldPath.Child("operator"), e.Operator, "not a valid selector operator"))
 	}
-	errs = append(errs, validateLabelKey(e.Key, fldPath.Child("key"))...)
+	errs = append(errs, metav1validation.ValidateLabelName(e.Key, fldPath.Child("key"))...)
 	if values == checkLabelValues {
 		for j, v := range e.Values {
 			for _, msg := range content.IsLabelValue(v) {

@@ -42,13 +42,14 @@ func (e Explanation) String() string {
 	case e.Nothing:
 		return "the selector is nil and matches no labels"
 	default:
-		return "label " + describeLabel(e.Failed.Key(), e.Value, e.Present) +
+		return "label " + DescribeLabel(e.Failed.Key(), e.Value, e.Present) +
 			", which does not satisfy " + e.Failed.String()
 	}
 }
 
-// describeLabel renders a label's presence and value, e.g. `zone is "a"` or `zone is absent`.
-func describeLabel(key, value string, present bool) string {
+// DescribeLabel renders a label's (or a field's) presence and value, e.g. `zone is "a"` or
+// `zone is absent`, as explanations word them.
+func DescribeLabel(key, value string, present bool) string {
 	if !present {
 		return key + " is absent"
 	}

@@ -178,6 +178,7 @@ func (r *Requirement) has(value string) bool {
 // Forbidden .values, Invalid .key, Invalid .values[j]. values is copied, never kept.
 func NewRequirement[O ~string](key string, operator O, values []string, allowed Operators, fldPath *field.Path) (Requirement, field.ErrorList) {
 	var errs field.ErrorList
+	var bound int64 // the Gt or Lt operand
 	op, known := ParseOperator(string(operator))
 	valuesPath := fldPath.Child("values")
 	switch {
@@ -197,9 +198,11 @@ func NewRequirement[O ~string](key string, operator O, values []string, allowed 
 			errs = append(errs, field.Required(valuesPath, "must be specified single value when `operator` is 'Lt' or 'Gt'"))
 		}
 		for j, v := range values {
-			if _, ok := parseInt64(v); !ok {
+			n, ok := parseInt64(v)
+			if !ok {
 				errs = append(errs, field.Invalid(valuesPath.Index(j), v, "for 'Gt', 'Lt' operators, the value must be a base-10 integer"))
 			}
+			bound = n // with no error there is exactly one value
 		}
 	}
 	for _, msg := range content.IsLabelKey(key) {
@@ -216,11 +219,7 @@ func NewRequirement[O ~string](key string, operator O, values []string, allowed 
 	if op == In || op == NotIn {
 		return newSetRequirement(key, op, slices.Clone(values)), nil
 	}
-	r := Requirement{key: key, op: op, values: slices.Clone(values)}
-	if op == Gt || op == Lt {
-		r.bound, _ = parseInt64(values[0])
-	}
-	return r, nil
+	return Requirement{key: key, op: op, values: slices.Clone(values), bound: bound}, nil
 }
 
 // Key returns the label key the requirement tests.
@@ -234,7 +233,7 @@ func (r Requirement) Values() []string { return slices.Clone(r.values) }
 
 // Matches reports whether labels satisfy the requirement (SEL-4, SEL-5, AFF-6, AFF-7). A nil
 // map is an empty label set. It allocates nothing. The pointer receiver saves copying the
-// 56-byte Requirement on every call of a hot loop (measured: a five-requirement selector went
+// Requirement (about 80 bytes) on every call of a hot loop (measured: a five-requirement selector went
 // from 71 to 53 ns per match).
 func (r *Requirement) Matches(labels map[string]string) bool {
 	v, ok := labels[r.key]

@@ -6,10 +6,12 @@ package selector
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/api/validate/content"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -39,23 +41,9 @@ func Compile(ls *metav1.LabelSelector, fldPath *field.Path) (*Selector, field.Er
 	var errs field.ErrorList
 	reqs := make([]Requirement, 0, len(ls.MatchLabels)+len(ls.MatchExpressions))
 
-	labelsPath := fldPath.Child("matchLabels")
-	keys := make([]string, 0, len(ls.MatchLabels))
-	for k := range ls.MatchLabels {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		v := ls.MatchLabels[k]
-		// As metav1 validation (ValidateLabels) does, both problems are reported at the
-		// matchLabels path, with the bad key or the bad value as the value (VAL-4).
-		for _, msg := range content.IsLabelKey(k) {
-			errs = append(errs, field.Invalid(labelsPath, k, msg).WithOrigin("format=k8s-label-key"))
-		}
-		for _, msg := range content.IsLabelValue(v) {
-			errs = append(errs, field.Invalid(labelsPath, v, msg).WithOrigin("format=k8s-label-value"))
-		}
-		reqs = append(reqs, newSetRequirement(k, In, []string{v}))
+	errs = append(errs, ValidateLabels(ls.MatchLabels, fldPath.Child("matchLabels"))...) // VAL-4
+	for k, v := range ls.MatchLabels {
+		reqs = append(reqs, newSetRequirement(k, In, []string{v})) // sorted with the rest below
 	}
 
 	exprsPath := fldPath.Child("matchExpressions")
@@ -69,6 +57,21 @@ func Compile(ls *metav1.LabelSelector, fldPath *field.Path) (*Selector, field.Er
 	}
 	slices.SortStableFunc(reqs, func(a, b Requirement) int { return cmp.Compare(a.key, b.key) })
 	return &Selector{reqs: reqs}, nil
+}
+
+// ValidateLabels reports what metav1 validation (ValidateLabels) rejects in labels: a key that
+// is not a qualified name or a value that is not a label value, each reported as Invalid at
+// fldPath with the bad key or value. Unlike upstream it walks the keys in order, so the errors
+// come out the same every time.
+func ValidateLabels(labels map[string]string, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
+		errs = append(errs, metav1validation.ValidateLabelName(k, fldPath)...)
+		for _, msg := range content.IsLabelValue(labels[k]) {
+			errs = append(errs, field.Invalid(fldPath, labels[k], msg).WithOrigin("format=k8s-label-value"))
+		}
+	}
+	return errs
 }
 
 // Matches reports whether labels satisfy every requirement (SEL-3). A nil map is an empty

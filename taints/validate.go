@@ -7,7 +7,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/validate/content"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -37,7 +36,7 @@ func Validate(tols []v1.Toleration, fldPath *field.Path, opts Options) field.Err
 		}
 		switch t.Operator {
 		case "", v1.TolerationOpEqual:
-			if msgs := validation.IsValidLabelValue(t.Value); len(msgs) > 0 {
+			if msgs := content.IsLabelValue(t.Value); len(msgs) > 0 {
 				errs = append(errs, field.Invalid(idxPath.Child("operator"), t.Value, strings.Join(msgs, ";")))
 			}
 		case v1.TolerationOpExists:
@@ -86,7 +85,7 @@ func ValidateNodeTaints(taints []v1.Taint, fldPath *field.Path) field.ErrorList 
 		t := &taints[i]
 		idxPath := fldPath.Index(i)
 		errs = append(errs, metav1validation.ValidateLabelName(t.Key, idxPath.Child("key"))...)
-		if msgs := validation.IsValidLabelValue(t.Value); len(msgs) > 0 {
+		if msgs := content.IsLabelValue(t.Value); len(msgs) > 0 {
 			errs = append(errs, field.Invalid(idxPath.Child("value"), t.Value, strings.Join(msgs, ";")))
 		}
 		if t.Effect == "" {
