@@ -1023,6 +1023,14 @@ func nameUID(namespace, name string) types.UID {
 	return types.UID(fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16]))
 }
 
+// warn writes the decoding warnings, then the validation problems, one line each.
+func (in *input) warn(w io.Writer, problems problemList) {
+	in.writeWarnings(w)
+	for _, p := range problems {
+		fmt.Fprintf(w, "daemonsched: warning: %v\n", p)
+	}
+}
+
 // writeWarnings writes the decoding warnings, one line each.
 func (in *input) writeWarnings(w io.Writer) {
 	for _, s := range in.skipped {

@@ -246,24 +246,20 @@ func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("inconsistent snapshot: %w", err)
 	}
-	var out bytes.Buffer
+	// stdout is run's buffer, which an error discards.
 	switch format {
 	case formatJSON:
-		err = renderJSON(&out, cluster)
+		err = renderJSON(stdout, cluster)
 	case formatYAML:
-		err = renderYAML(&out, cluster)
+		err = renderYAML(stdout, cluster)
 	default:
-		renderTable(&out, cluster)
+		renderTable(stdout, cluster)
 	}
 	if err != nil {
 		return err
 	}
-	in.writeWarnings(stderr)
-	for _, p := range problems {
-		fmt.Fprintf(stderr, "daemonsched: warning: %v\n", p)
-	}
-	_, err = stdout.Write(out.Bytes())
-	return err
+	in.warn(stderr, problems)
+	return nil
 }
 
 // problemList is every validation problem, one line each (VAL-23), when --strict makes them
@@ -336,12 +332,7 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		return fmt.Errorf("inconsistent snapshot: %w", err)
 	}
 
-	var out bytes.Buffer
-	renderExplain(&out, node, dss, in.pods, plan, opts)
-	in.writeWarnings(stderr)
-	for _, p := range problems {
-		fmt.Fprintf(stderr, "daemonsched: warning: %v\n", p)
-	}
-	_, err = stdout.Write(out.Bytes())
-	return err
+	renderExplain(stdout, node, dss, in.pods, plan, opts) // run's buffer, as for plan
+	in.warn(stderr, problems)
+	return nil
 }
