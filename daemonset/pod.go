@@ -102,6 +102,9 @@ func buildPrototype(ds *appsv1.DaemonSet, tolerations []v1.Toleration) *v1.Pod {
 		},
 	}
 	tmpl.Spec.DeepCopyInto(&pod.Spec)
+	// Bound once here to a placeholder name: newPod's deep copy then only writes the node name
+	// in, instead of copying the template's affinity and then BindToNode copying it again.
+	pod.Spec.Affinity = affinity.BindToNode(pod.Spec.Affinity, "")
 	pod.Spec.Tolerations = make([]v1.Toleration, len(tolerations))
 	for i := range tolerations {
 		tolerations[i].DeepCopyInto(&pod.Spec.Tolerations[i])
@@ -150,6 +153,8 @@ func (p *Planner) newPod(nodeName, hash string) *v1.Pod {
 	if hash != "" {
 		pod.Labels[LabelRevisionHash] = hash
 	}
-	pod.Spec.Affinity = affinity.BindToNode(pod.Spec.Affinity, nodeName)
+	// The prototype holds the POD-6 binding with the name left out (buildPrototype).
+	required := pod.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+	required.NodeSelectorTerms[0].MatchFields[0].Values[0] = nodeName
 	return pod
 }
