@@ -36,10 +36,10 @@ type Planner struct {
 
 	// proto is the daemon pod without its hash label and without the node binding (POD-1..7).
 	proto *v1.Pod
-	// freshHash is the hash computed from the template (UPD-15), used by NewPod. It is
-	// computed on first use: hashing dumps the whole template, and Plan takes its hash from
-	// the revisions instead.
-	freshHash func() string
+	// digest is the template's revision patch and hash (UPD-15, UPD-16), computed on first
+	// use: hashing dumps the whole template, and Plan takes its hash from the revisions when the
+	// snapshot has a current one.
+	digest templateDigest
 
 	// pool recycles the working memory of Plan (planScratch).
 	pool *sync.Pool
@@ -83,7 +83,7 @@ func Compile(ds *appsv1.DaemonSet, opts Options) (*Planner, field.ErrorList) {
 	p.tols = taints.Compile(p.tolerations, taints.Options{ComparisonOperators: opts.TolerationComparisonOperators})
 
 	p.proto = buildPrototype(ds, p.tolerations)
-	p.freshHash = sync.OnceValue(func() string { return ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount) })
+	p.digest = newTemplateDigest(ds)
 	return p, p.errs
 }
 

@@ -245,9 +245,9 @@ func (p *Planner) createRefused(hash string) bool {
 func (p *Planner) revision(revisions []*appsv1.ControllerRevision) revisionOutcome {
 	revisions = nonNil(revisions)
 	if len(revisions) == 0 {
-		return revisionOutcome{hash: p.freshHash()}
+		return revisionOutcome{hash: p.digest.hash()}
 	}
-	return currentRevision(p.ds, revisions, p.sel)
+	return currentRevision(p.ds, revisions, p.sel, p.digest)
 }
 
 // newResult returns a Result with its identity, the rendered validation errors and every

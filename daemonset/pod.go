@@ -142,7 +142,7 @@ func controllerRef(ds *appsv1.DaemonSet) metav1.OwnerReference {
 // holds a matching revision with another hash label (UPD-14, D-6) the pods of [Planner.Plan]
 // carry that label instead. Each call returns a new object that shares nothing with the
 // Planner or with other pods.
-func (p *Planner) NewPod(nodeName string) *v1.Pod { return p.newPod(nodeName, p.freshHash()) }
+func (p *Planner) NewPod(nodeName string) *v1.Pod { return p.newPod(nodeName, p.digest.hash()) }
 
 // newPod builds the daemon pod for nodeName with hash as its revision hash: a deep copy of the
 // prototype, the hash label (only when non-empty, as upstream CreatePodTemplate, so with an

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/daemonsched/daemonsched/selector"
 	appsv1 "k8s.io/api/apps/v1"
@@ -104,6 +105,21 @@ func NewRevision(ds *appsv1.DaemonSet, hash string, revision int64) (*appsv1.Con
 	}, nil
 }
 
+// templateDigest is what a DaemonSet's revisions are compared with: its template's revision
+// patch (UPD-16) and hash (UPD-15). Both encode the whole template, so each is computed on
+// first use and kept: a Planner holds one for all its plans.
+type templateDigest struct {
+	patch func() ([]byte, error)
+	hash  func() string
+}
+
+func newTemplateDigest(ds *appsv1.DaemonSet) templateDigest {
+	return templateDigest{
+		patch: sync.OnceValues(func() ([]byte, error) { return RevisionPatch(ds) }),
+		hash:  sync.OnceValue(func() string { return ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount) }),
+	}
+}
+
 // revisionOutcome is the result of choosing the current revision (UPD-14, D-6, D-10).
 type revisionOutcome struct {
 	hash string
@@ -137,9 +153,9 @@ type revisionOutcome struct {
 // claimed set), it is reused when its data matches and is otherwise a collision (UPD-21, D-10).
 // A reused revision's hash is its controller-revision-hash label as stored, even if missing
 // (then the hash is empty), as in pkg/controller/daemon syncDaemonSet.
-func currentRevision(ds *appsv1.DaemonSet, revisions []*appsv1.ControllerRevision, sel *selector.Selector) revisionOutcome {
+func currentRevision(ds *appsv1.DaemonSet, revisions []*appsv1.ControllerRevision, sel *selector.Selector, digest templateDigest) revisionOutcome {
 	// A patch that cannot be built matches nothing; it cannot happen with the k8s.io/api types.
-	patch, patchErr := RevisionPatch(ds)
+	patch, patchErr := digest.patch()
 	matches := func(r *appsv1.ControllerRevision) bool {
 		return patchErr == nil && string(r.Data.Raw) == string(patch)
 	}
@@ -185,7 +201,7 @@ func currentRevision(ds *appsv1.DaemonSet, revisions []*appsv1.ControllerRevisio
 		}
 	}
 
-	hash := ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
+	hash := digest.hash()
 	out := revisionOutcome{hash: hash, name: ds.Name + "-" + hash, revision: next, create: true, old: old}
 	for _, r := range revisions {
 		if r == nil || r.Namespace != ds.Namespace || r.Name != out.name {

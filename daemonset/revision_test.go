@@ -524,7 +524,7 @@ func TestCurrentRevision(t *testing.T) {
 			for _, r := range revs {
 				revsBefore = append(revsBefore, r.DeepCopy())
 			}
-			out := currentRevision(d, revs, sel)
+			out := currentRevision(d, revs, sel, newTemplateDigest(d))
 			got := want{
 				hash: out.hash, name: out.name, revision: out.revision, create: out.create, collision: out.collision,
 				old: names(out.old), duplicates: names(out.duplicates),
@@ -549,11 +549,11 @@ func TestCurrentRevisionRoundTrip(t *testing.T) {
 	ds := revDS()
 	sel, errs := selector.Compile(ds.Spec.Selector, nil)
 	require.Empty(t, errs)
-	first := currentRevision(ds, nil, sel)
+	first := currentRevision(ds, nil, sel, newTemplateDigest(ds))
 	require.True(t, first.create)
 	rev, err := NewRevision(ds, first.hash, first.revision)
 	require.NoError(t, err)
-	second := currentRevision(ds, []*appsv1.ControllerRevision{rev}, sel)
+	second := currentRevision(ds, []*appsv1.ControllerRevision{rev}, sel, newTemplateDigest(ds))
 	require.False(t, second.create)
 	require.False(t, second.collision)
 	require.Equal(t, first.hash, second.hash)
@@ -566,7 +566,7 @@ func TestCurrentRevisionNilSelector(t *testing.T) {
 	t.Parallel()
 	ds := revDS()
 	rev := revOwned(t, ds, "foo-custom", 3, "custom")
-	out := currentRevision(ds, []*appsv1.ControllerRevision{rev}, nil)
+	out := currentRevision(ds, []*appsv1.ControllerRevision{rev}, nil, newTemplateDigest(ds))
 	require.Equal(t, ComputeHash(&ds.Spec.Template, nil), out.hash)
 	require.True(t, out.create)
 }
@@ -666,7 +666,7 @@ func BenchmarkCurrentRevision(b *testing.B) {
 	sel, _ := selector.Compile(ds.Spec.Selector, nil)
 	b.ReportAllocs()
 	for b.Loop() {
-		revSinkHash = currentRevision(ds, revs, sel).hash
+		revSinkHash = currentRevision(ds, revs, sel, newTemplateDigest(ds)).hash
 	}
 }
 
