@@ -25,21 +25,16 @@ var rtNow = time.Unix(1000, 0).UTC()
 
 func rtOpts() daemonset.Options { return daemonset.Options{Now: rtNow} }
 
+// rtDS is newDS under its own identity (ns/rt, generation 3), without typeMeta or
+// revisionHistoryLimit.
 func rtDS(mods ...func(*appsv1.DaemonSet)) *appsv1.DaemonSet {
-	ds := &appsv1.DaemonSet{
-		ObjectMeta: metav1.ObjectMeta{Name: "rt", Namespace: "ns", UID: "uid-rt", Generation: 3},
-		Spec: appsv1.DaemonSetSpec{
-			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "rt"}},
-			Template: v1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "rt"}},
-				Spec: v1.PodSpec{
-					RestartPolicy: v1.RestartPolicyAlways,
-					Containers:    []v1.Container{{Name: "c", Image: "img"}},
-				},
-			},
-			UpdateStrategy: appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType},
-		},
-	}
+	ds := newDS(func(ds *appsv1.DaemonSet) {
+		ds.TypeMeta = metav1.TypeMeta{}
+		ds.Name, ds.Namespace, ds.UID, ds.Generation = "rt", "ns", "uid-rt", 3
+		ds.Spec.Selector.MatchLabels = map[string]string{"app": "rt"}
+		ds.Spec.Template.Labels = map[string]string{"app": "rt"}
+		ds.Spec.RevisionHistoryLimit = nil
+	})
 	for _, m := range mods {
 		m(ds)
 	}
