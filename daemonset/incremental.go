@@ -117,8 +117,7 @@ func (d *Decisions) NodeDecision(r int, into *NodeDecision) {
 		panic(fmt.Sprintf("daemonset: row %d was removed", r))
 	}
 	n := d.set.Len()
-	into.reset(d.set, len(node.Spec.Taints))
-	into.taints = append(into.taints, node.Spec.Taints...)
+	into.reset(d.set, node.Spec.Taints)
 	copy(into.cells, d.cells[r*n:(r+1)*n])
 	into.summarize()
 }
@@ -180,7 +179,7 @@ func (d *Decisions) UpdateNode(node *v1.Node, into []Change) []Change {
 	old := d.nodes[r]
 	cells := d.cells[r*n : (r+1)*n]
 	for i, c := range d.row {
-		if !s.sameDecision(i, cells[i], old.Spec.Taints, c, node.Spec.Taints) {
+		if !sameDecision(i, s, cells[i], old.Spec.Taints, s, c, node.Spec.Taints) {
 			into = append(into, Change{
 				Node: node.Name, DaemonSet: i,
 				Before: s.eligibility(i, cells[i], old.Spec.Taints),
@@ -251,8 +250,8 @@ func (d *Decisions) UpdateDaemonSet(ds *appsv1.DaemonSet, into []Change) ([]Chan
 			continue
 		}
 		old := d.cells[r*n+i]
-		c := encode(p.Eligibility(node), node.Spec.Taints)
-		if !sameCell(prev, s, i, old, c, node.Spec.Taints) {
+		c := encode(p, node)
+		if !sameDecision(i, prev, old, node.Spec.Taints, s, c, node.Spec.Taints) {
 			into = append(into, Change{
 				Node: node.Name, DaemonSet: i,
 				Before: prev.eligibility(i, old, node.Spec.Taints),
@@ -265,41 +264,27 @@ func (d *Decisions) UpdateDaemonSet(ds *appsv1.DaemonSet, into []Change) ([]Chan
 	return into, errs
 }
 
-// encode turns any Eligibility on a node with taints into a cell.
-func encode(e Eligibility, taints []v1.Taint) cell {
+// encode decides node for p as a cell.
+func encode(p *Planner, node *v1.Node) cell {
+	e := p.Eligibility(node)
 	switch e.Reason {
 	case ReasonTaintNotTolerated, ReasonNoExecuteTaintNotTolerated:
-		return taintCell(e, taints)
+		return taintCell(p.tols.Untolerated(node.Spec.Taints))
 	default:
 		return placementCell(e)
 	}
 }
 
-// sameDecision reports whether cell a on a node with taints ta and cell b on a node with
-// taints tb are the same decision of DaemonSet i: the same code and, for the taint codes, an
-// equal taint (key, value, effect and timeAdded).
-func (s *Set) sameDecision(i int, a cell, ta []v1.Taint, b cell, tb []v1.Taint) bool {
+// sameDecision reports whether cell a of Set sa on a node with taints ta and cell b of Set sb
+// on a node with taints tb are the same decision of DaemonSet i: the same code and, for the
+// taint codes, an equal taint (key, value, effect and timeAdded).
+func sameDecision(i int, sa *Set, a cell, ta []v1.Taint, sb *Set, b cell, tb []v1.Taint) bool {
 	if a.code() != b.code() {
 		return false
 	}
 	if a.code() != cellTaint && a.code() != cellNoExecute {
 		return true
 	}
-	x, y := s.eligibility(i, a, ta).Taint, s.eligibility(i, b, tb).Taint
-	return x.Key == y.Key && x.Value == y.Value && x.Effect == y.Effect && x.TimeAdded.Equal(y.TimeAdded)
-}
-
-// sameCell is sameDecision for one node whose cell a was decided by Set prev and b by s.
-func sameCell(prev, s *Set, i int, a, b cell, taints []v1.Taint) bool {
-	if a.code() != b.code() {
-		return false
-	}
-	if a.code() != cellTaint && a.code() != cellNoExecute {
-		return true
-	}
-	if a.taintIndex() != cellTaintUnknown && a == b {
-		return true
-	}
-	x, y := prev.eligibility(i, a, taints).Taint, s.eligibility(i, b, taints).Taint
+	x, y := sa.eligibility(i, a, ta).Taint, sb.eligibility(i, b, tb).Taint
 	return x.Key == y.Key && x.Value == y.Value && x.Effect == y.Effect && x.TimeAdded.Equal(y.TimeAdded)
 }

@@ -5,6 +5,8 @@ package daemonset
 // reads and the same taints, share one evaluation per distinct placement or toleration list.
 
 import (
+	"slices"
+
 	v1 "k8s.io/api/core/v1"
 )
 
@@ -44,35 +46,28 @@ func placementCell(e Eligibility) cell {
 	}
 }
 
-// taintCell encodes the answer of a toleration representative, with the index of its taint
-// in taints (same key, value, effect and timeAdded pointer: the very element, TAINT-9).
-func taintCell(e Eligibility, taints []v1.Taint) cell {
+// taintCell encodes the answer of compiled tolerations on a node's taints, given as the
+// indices Untolerated returns (TAINT-4, TAINT-5, TAINT-9).
+func taintCell(placement, eviction int) cell {
 	var code cell
-	switch e.Reason {
-	case "":
+	idx := placement
+	switch {
+	case placement < 0:
 		return cellRun
-	case ReasonTaintNotTolerated:
-		code = cellTaint
+	case eviction >= 0:
+		code, idx = cellNoExecute, eviction
 	default:
-		code = cellNoExecute
+		code = cellTaint
 	}
-	idx := cell(cellTaintUnknown)
-	for j := range taints {
-		t := &taints[j]
-		if t.Key == e.Taint.Key && t.Value == e.Taint.Value && t.Effect == e.Taint.Effect && t.TimeAdded == e.Taint.TimeAdded {
-			if j < cellTaintUnknown {
-				idx = cell(j)
-			}
-			break
-		}
+	if idx >= cellTaintUnknown {
+		idx = cellTaintUnknown
 	}
-	return code | idx<<cellCodeBits
+	return code | cell(idx)<<cellCodeBits
 }
 
 // scratch is the per-goroutine working memory of node evaluation, with its memo.
 type scratch struct {
 	place v1.Node // carries only the node's name and labels
-	taint v1.Node // carries only the node's taints
 	pc    []cell  // per placement class
 	tc    []cell  // per toleration class
 
@@ -184,11 +179,9 @@ func (s *Set) placementsAfresh(sc *scratch) {
 // tolerationsAfresh fills sc.tc by evaluating every toleration class on taints: what a node
 // costs when the memo has not seen its taints.
 func (s *Set) tolerationsAfresh(taints []v1.Taint, sc *scratch) {
-	sc.taint.Spec.Taints = taints
-	for c, rep := range s.tolRep {
-		sc.tc[c] = taintCell(rep.Eligibility(&sc.taint), taints)
+	for c, tols := range s.tolRep {
+		sc.tc[c] = taintCell(tols.Untolerated(taints))
 	}
-	sc.taint.Spec.Taints = nil
 }
 
 func (m *memo) samePlace(e int32, sc *scratch) bool {
@@ -249,14 +242,7 @@ func (m *memo) sameTaints(e int32, taints []v1.Taint) bool {
 func (s *Set) decide(node *v1.Node, out []cell, sc *scratch) {
 	sc.size(s)
 	s.placements(node, sc)
-	anyPlaced := false
-	for _, c := range sc.pc {
-		if c == cellRun {
-			anyPlaced = true
-			break
-		}
-	}
-	if anyPlaced {
+	if slices.Contains(sc.pc, cellRun) {
 		if len(node.Spec.Taints) == 0 {
 			clear(sc.tc) // cellRun
 		} else {
@@ -276,20 +262,20 @@ func (s *Set) decide(node *v1.Node, out []cell, sc *scratch) {
 func (s *Set) eligibility(i int, c cell, taints []v1.Taint) Eligibility {
 	switch c.code() {
 	case cellRun:
-		return Eligibility{ShouldRun: true, ShouldContinueRunning: true}
+		return eligible
 	case cellNodeName:
-		return Eligibility{Reason: ReasonNodeNameMismatch}
+		return nodeNameMismatch
 	case cellNodeSelector:
-		return Eligibility{Reason: ReasonNodeSelectorMismatch}
+		return nodeSelectorMismatch
 	case cellNodeAffinity:
-		return Eligibility{Reason: ReasonNodeAffinityMismatch}
+		return nodeAffinityMismatch
 	}
-	var t v1.Taint
-	if j := c.taintIndex(); j != cellTaintUnknown {
-		t = taints[j]
-	} else {
-		t = s.tolRep[s.tolOf[i]].Eligibility(&v1.Node{Spec: v1.NodeSpec{Taints: taints}}).Taint
+	j := c.taintIndex()
+	if j == cellTaintUnknown {
+		placement, eviction := s.tolRep[s.tolOf[i]].Untolerated(taints)
+		j = max(placement, eviction) // eviction is either -1 or the answer
 	}
+	t := taints[j]
 	if c.code() == cellTaint {
 		return Eligibility{ShouldContinueRunning: true, Reason: ReasonTaintNotTolerated, Taint: t}
 	}

@@ -4,12 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/daemonsched/daemonsched/taints"
 )
 
 // Set is a compiled set of DaemonSets that answers, for any node, which of them would run
@@ -39,11 +40,11 @@ type Set struct {
 	placeOf   []int32
 	placeRep  []*Planner
 	placeKeys []string
-	// tolOf maps a DaemonSet to its toleration class; tolRep holds one Planner per class,
-	// compiled from a DaemonSet that has only those tolerations (and hostNetwork), evaluated
-	// on a node that has only the taints.
+	// tolOf maps a DaemonSet to its toleration class (its tolerations and hostNetwork); tolRep
+	// holds the class's merged, compiled tolerations (the first member Planner's), which decide
+	// the taint part of eligibility (ELIG-4, ELIG-5) for every member.
 	tolOf   []int32
-	tolRep  []*Planner
+	tolRep  []*taints.Tolerations
 	tolKeys []string
 
 	// keys are the label keys any name-independent placement class reads, sorted; byName
@@ -96,10 +97,7 @@ func NewSet(dss []*appsv1.DaemonSet, opts Options) (*Set, field.ErrorList) {
 }
 
 func compareIdentity(a, b *appsv1.DaemonSet) int {
-	if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
-		return c
-	}
-	return strings.Compare(a.Name, b.Name)
+	return compareNames(a.Namespace, a.Name, b.Namespace, b.Name)
 }
 
 // rootErrors returns errs with fldPath prepended to each path.
@@ -131,17 +129,12 @@ func newSet(planners []*Planner, opts Options, prev *Set) *Set {
 		requests:  make([]v1.ResourceList, n),
 		ports:     make([][]HostPort, n),
 	}
-	reuse := map[string]*Planner{}
-	if prev != nil {
-		for c, p := range prev.tolRep {
-			reuse[prev.tolKeys[slices.Index(prev.tolOf, int32(c))]] = p
-		}
-	}
 	placeClass := map[string]int32{}
 	tolClass := map[string]int32{}
 	for i, p := range planners {
 		spec := &p.DaemonSet().Spec.Template.Spec
-		if prev != nil && i < len(prev.planners) && prev.planners[i] == p {
+		same := prev != nil && i < len(prev.planners) && prev.planners[i] == p
+		if same {
 			s.placeKeys[i], s.tolKeys[i] = prev.placeKeys[i], prev.tolKeys[i]
 		} else {
 			s.placeKeys[i], s.tolKeys[i] = placementKey(spec), tolerationKey(spec)
@@ -157,14 +150,10 @@ func newSet(planners []*Planner, opts Options, prev *Set) *Set {
 		if !ok {
 			c = int32(len(s.tolRep))
 			tolClass[s.tolKeys[i]] = c
-			rep := reuse[s.tolKeys[i]]
-			if rep == nil {
-				rep = tolerationPlanner(spec, opts)
-			}
-			s.tolRep = append(s.tolRep, rep)
+			s.tolRep = append(s.tolRep, p.tols)
 		}
 		s.tolOf[i] = c
-		if prev != nil && i < len(prev.planners) && prev.planners[i] == p {
+		if same {
 			s.requests[i], s.ports[i] = prev.requests[i], prev.ports[i]
 		} else {
 			s.requests[i], s.ports[i] = PodRequests(spec), PodHostPorts(spec)
@@ -248,18 +237,6 @@ func mustJSON(v any) string {
 	return string(b)
 }
 
-// tolerationPlanner compiles a DaemonSet with no placement at all and the tolerations and
-// hostNetwork of spec, so that its Eligibility on a node carrying only taints is exactly the
-// taint part (ELIG-4, ELIG-5) of any DaemonSet with those tolerations.
-func tolerationPlanner(spec *v1.PodSpec, opts Options) *Planner {
-	ds := &appsv1.DaemonSet{Spec: appsv1.DaemonSetSpec{Template: v1.PodTemplateSpec{Spec: v1.PodSpec{
-		Tolerations: spec.Tolerations,
-		HostNetwork: spec.HostNetwork,
-	}}}}
-	p, _ := Compile(ds, opts)
-	return p
-}
-
 // Len returns the number of DaemonSets in the set.
 func (s *Set) Len() int { return len(s.planners) }
 
@@ -269,10 +246,7 @@ func (s *Set) Planner(i int) *Planner { return s.planners[i] }
 // Index returns the position of the DaemonSet namespace/name.
 func (s *Set) Index(namespace, name string) (int, bool) {
 	return slices.BinarySearchFunc(s.planners, [2]string{namespace, name}, func(p *Planner, id [2]string) int {
-		if c := strings.Compare(p.DaemonSet().Namespace, id[0]); c != 0 {
-			return c
-		}
-		return strings.Compare(p.DaemonSet().Name, id[1])
+		return compareNames(p.ds.Namespace, p.ds.Name, id[0], id[1])
 	})
 }
 
@@ -311,13 +285,12 @@ type NodeDecision struct {
 // any spec.nodeName (ELIG-2) but passes any matchFields requirement (AFF-10). node is not
 // modified nor kept.
 func (s *Set) Node(node *v1.Node, into *NodeDecision) {
-	into.reset(s, len(node.Spec.Taints))
-	into.taints = append(into.taints, node.Spec.Taints...)
+	into.reset(s, node.Spec.Taints)
 	s.decide(node, into.cells, &into.sc)
 	into.summarize()
 }
 
-func (d *NodeDecision) reset(s *Set, taints int) {
+func (d *NodeDecision) reset(s *Set, taints []v1.Taint) {
 	n := s.Len()
 	d.set = s
 	if cap(d.cells) < n {
@@ -325,10 +298,10 @@ func (d *NodeDecision) reset(s *Set, taints int) {
 	}
 	d.cells = d.cells[:n]
 	clear(d.taints[:cap(d.taints)]) // drop references to an earlier node's strings
-	if cap(d.taints) < taints {
-		d.taints = make([]v1.Taint, 0, taints)
+	if cap(d.taints) < len(taints) {
+		d.taints = make([]v1.Taint, 0, len(taints))
 	}
-	d.taints = d.taints[:0]
+	d.taints = append(d.taints[:0], taints...)
 }
 
 // Len returns the number of DaemonSets decided (the Set's Len).
