@@ -378,6 +378,30 @@ func TestSetAgreesWithUpstreamController(t *testing.T) {
 // TestSetManyDistinctNodes: more distinct label projections and taint lists than one
 // NodeDecision remembers (its memo starts again when full) still give Planner's decisions,
 // also for nodes seen before the memo restarted.
+// TestSetNodeTaintBeyondTheCellIndex: a decision cell stores the index of its untolerated taint
+// in 13 bits; a node whose untolerated taints sit beyond that (thousands of tolerated taints
+// first) is decided again when read, and still says what Planner.Eligibility says, for the
+// NoSchedule and the NoExecute answer.
+func TestSetNodeTaintBeyondTheCellIndex(t *testing.T) {
+	t.Parallel()
+	dss := workload.DaemonSets(1, 20)
+	s, errs := daemonset.NewSet(dss, setNow)
+	require.Empty(t, errs)
+	oracle := setOracle(s)
+	var got daemonset.NodeDecision
+	for _, last := range []v1.TaintEffect{v1.TaintEffectNoSchedule, v1.TaintEffectNoExecute} {
+		node := workload.Nodes(1, 1)[0].DeepCopy()
+		node.Spec.Taints = nil
+		for i := range 9000 {
+			// Tolerated by every DaemonSet: PreferNoSchedule never blocks (TAINT-4).
+			node.Spec.Taints = append(node.Spec.Taints, v1.Taint{Key: fmt.Sprintf("soft-%d", i), Effect: v1.TaintEffectPreferNoSchedule})
+		}
+		node.Spec.Taints = append(node.Spec.Taints, v1.Taint{Key: "far-away", Value: "x", Effect: last})
+		s.Node(node, &got)
+		setCheckNode(t, s, oracle, node, &got)
+	}
+}
+
 func TestSetManyDistinctNodes(t *testing.T) {
 	t.Parallel()
 	team := workload.ReferenceDaemonSet()
