@@ -3,6 +3,7 @@ package daemonset
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -170,18 +171,15 @@ func newSet(planners []*Planner, opts Options, prev *Set) *Set {
 		for k := range spec.NodeSelector {
 			keys[k] = true
 		}
-		if spec.Affinity != nil && spec.Affinity.NodeAffinity != nil && spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
-			for _, term := range spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+		if required := requiredSelector(spec); required != nil {
+			for _, term := range required.NodeSelectorTerms {
 				for _, r := range term.MatchExpressions {
 					keys[r.Key] = true
 				}
 			}
 		}
 	}
-	for k := range keys {
-		s.keys = append(s.keys, k)
-	}
-	slices.Sort(s.keys)
+	s.keys = slices.Sorted(maps.Keys(keys))
 	return s
 }
 
@@ -192,15 +190,22 @@ func readsName(spec *v1.PodSpec) bool {
 	if spec.NodeName != "" {
 		return true
 	}
-	if spec.Affinity == nil || spec.Affinity.NodeAffinity == nil || spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
-		return false
-	}
-	for _, term := range spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
-		if len(term.MatchFields) > 0 {
-			return true
+	if required := requiredSelector(spec); required != nil {
+		for _, term := range required.NodeSelectorTerms {
+			if len(term.MatchFields) > 0 {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// requiredSelector is spec's required node affinity, or nil.
+func requiredSelector(spec *v1.PodSpec) *v1.NodeSelector {
+	if spec.Affinity == nil || spec.Affinity.NodeAffinity == nil {
+		return nil
+	}
+	return spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution
 }
 
 // placementKey identifies what the placement checks ELIG-2 and ELIG-3 read: spec.nodeName,
@@ -212,10 +217,7 @@ func placementKey(spec *v1.PodSpec) string {
 		NodeName     string
 		NodeSelector map[string]string
 		Required     *v1.NodeSelector
-	}{NodeName: spec.NodeName, NodeSelector: spec.NodeSelector}
-	if spec.Affinity != nil && spec.Affinity.NodeAffinity != nil {
-		key.Required = spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution
-	}
+	}{NodeName: spec.NodeName, NodeSelector: spec.NodeSelector, Required: requiredSelector(spec)}
 	return mustJSON(key)
 }
 
