@@ -199,16 +199,28 @@ func readFile(name string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > maxInputSize {
-		return nil, fmt.Errorf("%s: file is larger than %d MiB", name, maxInputSize>>20)
+	var size int64
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		if size = st.Size(); size > maxInputSize {
+			return nil, fmt.Errorf("%s: file is larger than %d MiB", name, maxInputSize>>20)
+		}
 	}
-	return readLimited(name, f, maxInputSize)
+	return readSized(name, f, maxInputSize, size)
 }
 
 // readLimited reads r to its end, or fails after limit bytes (a MiB multiple) without reading
 // more than one byte past it; it guards stdin and files whose size Stat cannot tell.
 func readLimited(name string, r io.Reader, limit int64) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	return readSized(name, r, limit, 0)
+}
+
+// readSized is readLimited with the expected size, when known, so that a large file is read
+// into one buffer of its size instead of growing one and copying it.
+func readSized(name string, r io.Reader, limit, size int64) ([]byte, error) {
+	var b bytes.Buffer
+	b.Grow(int(min(size, limit)) + bytes.MinRead) // ReadFrom wants MinRead free bytes for the read that sees the end
+	_, err := b.ReadFrom(io.LimitReader(r, limit+1))
+	data := b.Bytes()
 	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) {
