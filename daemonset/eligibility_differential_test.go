@@ -21,18 +21,7 @@ import (
 // entry equal on key, operator, value and effect, else append).
 func upstreamEligibility(ds *appsv1.DaemonSet, node *v1.Node) (shouldRun, shouldContinue bool) {
 	spec := ds.Spec.Template.Spec.DeepCopy()
-	defaults := []v1.Toleration{
-		{Key: v1.TaintNodeNotReady, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute},
-		{Key: v1.TaintNodeUnreachable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute},
-		{Key: v1.TaintNodeDiskPressure, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
-		{Key: v1.TaintNodeMemoryPressure, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
-		{Key: v1.TaintNodePIDPressure, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
-		{Key: v1.TaintNodeUnschedulable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
-	}
-	if spec.HostNetwork {
-		defaults = append(defaults, v1.Toleration{Key: v1.TaintNodeNetworkUnavailable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule})
-	}
-	for _, d := range defaults {
+	for _, d := range daemonDefaults(spec.HostNetwork) {
 		merged, replaced := []v1.Toleration{}, false
 		for _, t := range spec.Tolerations {
 			if d.MatchToleration(&t) {

@@ -11,7 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// defaultTolerations are the six daemon tolerations of DEFTOL-1 without hostNetwork.
+// defaultTolerations are the six daemon tolerations of DEFTOL-1 without hostNetwork: the
+// tests' own list, written independently of pod.go and shared by the upstream models.
 func defaultTolerations() []v1.Toleration {
 	return []v1.Toleration{
 		{Key: v1.TaintNodeNotReady, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute},
@@ -21,6 +22,17 @@ func defaultTolerations() []v1.Toleration {
 		{Key: v1.TaintNodePIDPressure, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
 		{Key: v1.TaintNodeUnschedulable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
 	}
+}
+
+// networkToleration is the seventh default, for hostNetwork pods only (DEFTOL-6).
+var networkToleration = v1.Toleration{Key: v1.TaintNodeNetworkUnavailable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule}
+
+// daemonDefaults is DEFTOL-1's list for a pod with or without hostNetwork.
+func daemonDefaults(hostNetwork bool) []v1.Toleration {
+	if hostNetwork {
+		return append(defaultTolerations(), networkToleration)
+	}
+	return defaultTolerations()
 }
 
 func boundAffinity(node string) *v1.Affinity {
@@ -138,7 +150,7 @@ func TestNewPodSCN38DefaultTolerations(t *testing.T) {
 		{Key: v1.TaintNodeMemoryPressure, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
 		{Key: v1.TaintNodePIDPressure, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
 		{Key: v1.TaintNodeUnschedulable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
-		{Key: v1.TaintNodeNetworkUnavailable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
+		networkToleration,
 	}
 	if diff := cmp.Diff(want, createdPod(t, ds).Spec.Tolerations); diff != "" {
 		t.Errorf("DEFTOL-2 tolerations mismatch (-want +got):\n%s", diff)

@@ -899,18 +899,8 @@ func upstreamPodModel(ds *appsv1.DaemonSet, hash, node string) *v1.Pod {
 		}
 		spec.Tolerations = out
 	}
-	for _, d := range []v1.Toleration{
-		{Key: v1.TaintNodeNotReady, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute},
-		{Key: v1.TaintNodeUnreachable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute},
-		{Key: v1.TaintNodeDiskPressure, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
-		{Key: v1.TaintNodeMemoryPressure, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
-		{Key: v1.TaintNodePIDPressure, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
-		{Key: v1.TaintNodeUnschedulable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
-	} {
+	for _, d := range daemonDefaults(tmpl.Spec.HostNetwork) {
 		addOrUpdate(&tmpl.Spec, d)
-	}
-	if tmpl.Spec.HostNetwork {
-		addOrUpdate(&tmpl.Spec, v1.Toleration{Key: v1.TaintNodeNetworkUnavailable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule})
 	}
 	if tmpl.Labels == nil {
 		tmpl.Labels = map[string]string{}

@@ -99,18 +99,6 @@ var (
 	scaleSinkInt  int
 )
 
-// upstreamDaemonTolerations are DEFTOL-1's defaults, the test's own list.
-var upstreamDaemonTolerations = []v1.Toleration{
-	{Key: v1.TaintNodeNotReady, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute},
-	{Key: v1.TaintNodeUnreachable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute},
-	{Key: v1.TaintNodeDiskPressure, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
-	{Key: v1.TaintNodeMemoryPressure, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
-	{Key: v1.TaintNodePIDPressure, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
-	{Key: v1.TaintNodeUnschedulable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
-}
-
-var upstreamNetworkToleration = v1.Toleration{Key: v1.TaintNodeNetworkUnavailable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule}
-
 // upstreamNewPod builds the pod the controller evaluates for one node: the template spec,
 // the node name, and the default tolerations merged per DEFTOL-2.
 func upstreamNewPod(ds *appsv1.DaemonSet, nodeName string) *v1.Pod {
@@ -118,11 +106,7 @@ func upstreamNewPod(ds *appsv1.DaemonSet, nodeName string) *v1.Pod {
 	pod.Namespace = ds.Namespace
 	pod.Spec.NodeName = nodeName
 	tols := append([]v1.Toleration(nil), ds.Spec.Template.Spec.Tolerations...)
-	defaults := upstreamDaemonTolerations
-	if pod.Spec.HostNetwork {
-		defaults = append(defaults[:len(defaults):len(defaults)], upstreamNetworkToleration)
-	}
-	for _, d := range defaults {
+	for _, d := range daemonDefaults(pod.Spec.HostNetwork) {
 		found := false
 		for i := range tols {
 			if tols[i].MatchToleration(&d) {
