@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/fleet"
 	"github.com/daemonsched/daemonsched/internal/golden"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
@@ -21,14 +21,14 @@ func TestRun(t *testing.T) {
 }
 
 // podRequests follows the scheduler's formula: the example's small copy agrees with the
-// library's daemonset.PodRequests on every template of the example.
+// library's fleet.PodRequests on every template of the example.
 func TestPodRequestsAgreesWithTheLibrary(t *testing.T) {
 	dss, err := decodeAll[appsv1.DaemonSet](daemonSetsYAML)
 	require.NoError(t, err)
 	require.NotEmpty(t, dss)
 	for _, ds := range dss {
 		spec := &ds.Spec.Template.Spec
-		got, want := podRequests(spec), daemonset.PodRequests(spec)
+		got, want := podRequests(spec), fleet.PodRequests(spec)
 		for _, name := range []v1.ResourceName{v1.ResourceCPU, v1.ResourceMemory} {
 			g, w := got[name], want[name]
 			require.Zero(t, w.Cmp(g), "%s %s: example %s, library %s", ds.Name, name, g.String(), w.String())

@@ -1,4 +1,4 @@
-package daemonset_test
+package fleet_test
 
 import (
 	"fmt"
@@ -18,10 +18,19 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/fleet"
+	"github.com/daemonsched/daemonsched/internal/scalebench"
 	"github.com/daemonsched/daemonsched/internal/workload"
 )
 
 var setNow = daemonset.Options{Now: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)}
+
+// withWorkers is setNow with Options.Workers, which Set.Decide shares the nodes among.
+func withWorkers(workers int) daemonset.Options {
+	o := setNow
+	o.Workers = workers
+	return o
+}
 
 // setLabelValues are the values random nodes and DaemonSets draw label values from, so that
 // requirements match often enough to exercise every branch.
@@ -205,7 +214,7 @@ func eligEqual(a, b daemonset.Eligibility) bool {
 }
 
 // setOracle computes each DaemonSet's pod requests with component-helpers, once per Set.
-func setOracle(s *daemonset.Set) []v1.ResourceList {
+func setOracle(s *fleet.Set) []v1.ResourceList {
 	out := make([]v1.ResourceList, s.Len())
 	for i := range out {
 		spec := s.Planner(i).DaemonSet().Spec.Template.Spec
@@ -216,10 +225,10 @@ func setOracle(s *daemonset.Set) []v1.ResourceList {
 
 // setCheckNode compares everything a NodeDecision says with the single-DaemonSet path and the
 // upstream request helper.
-func setCheckNode(t *testing.T, s *daemonset.Set, oracle []v1.ResourceList, node *v1.Node, got *daemonset.NodeDecision) {
+func setCheckNode(t *testing.T, s *fleet.Set, oracle []v1.ResourceList, node *v1.Node, got *fleet.NodeDecision) {
 	t.Helper()
 	wantRequests := v1.ResourceList{}
-	var wantPorts []daemonset.HostPort
+	var wantPorts []fleet.HostPort
 	var wantRun []int
 	for i := range s.Len() {
 		p := s.Planner(i)
@@ -238,7 +247,7 @@ func setCheckNode(t *testing.T, s *daemonset.Set, oracle []v1.ResourceList, node
 			cur.Add(q)
 			wantRequests[name] = cur
 		}
-		wantPorts = append(wantPorts, daemonset.PodHostPorts(&spec)...)
+		wantPorts = append(wantPorts, fleet.PodHostPorts(&spec)...)
 	}
 	if diff := cmp.Diff(wantRun, got.ShouldRun(), cmpopts.EquateEmpty()); diff != "" {
 		t.Fatalf("node %s: ShouldRun() mismatch (-want +got):\n%s", node.Name, diff)
@@ -270,17 +279,17 @@ func TestSetNodeAgreesWithPlanner(t *testing.T) {
 		for i, ds := range dss {
 			before[i] = ds.DeepCopy()
 		}
-		s, _ := daemonset.NewSet(dss, setNow)
+		s, _ := fleet.Compile(dss, setNow)
 		require.NotNil(t, s)
 		oracle := setOracle(s)
-		var got daemonset.NodeDecision // reused across nodes, as callers should
+		var got fleet.NodeDecision // reused across nodes, as callers should
 		for _, node := range nodes {
 			if r.IntN(10) == 0 {
 				node = node.DeepCopy()
 				node.Name = ""
 			}
 			nodeBefore := node.DeepCopy()
-			s.Node(node, &got)
+			s.DecideNode(node, &got)
 			setCheckNode(t, s, oracle, node, &got)
 			if diff := cmp.Diff(nodeBefore, node); diff != "" {
 				t.Fatalf("Set.Node modified the node (-before +after):\n%s", diff)
@@ -300,20 +309,21 @@ func TestDecideAgreesWithPlanner(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for range 3 {
 		dss, nodes := setSnapshot(r, 200, 30)
-		s, _ := daemonset.NewSet(dss, setNow)
+		s, _ := fleet.Compile(dss, setNow)
 		oracle := setOracle(s)
 		nodesBefore := make([]*v1.Node, len(nodes))
 		for i, n := range nodes {
 			nodesBefore[i] = n.DeepCopy()
 		}
-		serial, errs := s.Decide(nodes, daemonset.DecideOptions{})
+		serial, errs := s.Decide(nodes)
 		require.Empty(t, errs)
-		parallel, errs := s.Decide(nodes, daemonset.DecideOptions{Workers: 7})
+		s7, _ := fleet.Compile(dss, withWorkers(7))
+		parallel, errs := s7.Decide(nodes)
 		require.Empty(t, errs)
 		require.Equal(t, len(nodes), serial.Rows())
-		var nd daemonset.NodeDecision
+		var nd fleet.NodeDecision
 		for row, node := range nodes {
-			require.Same(t, node, serial.Node(row))
+			require.Same(t, node, serial.NodeAt(row))
 			got, ok := serial.Row(node.Name)
 			require.True(t, ok)
 			require.Equal(t, row, got)
@@ -326,7 +336,7 @@ func TestDecideAgreesWithPlanner(t *testing.T) {
 					t.Fatalf("Decide with workers: node %s DaemonSet %d (-planner +decide):\n%s", node.Name, i, cmp.Diff(want, g))
 				}
 			}
-			serial.NodeDecision(row, &nd)
+			serial.DecisionAt(row, &nd)
 			setCheckNode(t, s, oracle, node, &nd)
 		}
 		for i := range s.Len() {
@@ -350,20 +360,20 @@ func TestDecideAgreesWithPlanner(t *testing.T) {
 }
 
 // TestSetAgreesWithUpstreamController checks the Set's two booleans against the v1.36
-// controller's NodeShouldRunDaemonPod rebuilt from component-helpers (upstreamShouldRun, in
-// scale_bench_test.go) on random snapshots: the second oracle, independent of Planner.
+// controller's NodeShouldRunDaemonPod rebuilt from component-helpers
+// (scalebench.UpstreamShouldRun) on random snapshots: the second oracle, independent of Planner.
 func TestSetAgreesWithUpstreamController(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(9, 10))
 	logger := klog.Background()
 	for range 4 {
 		dss, nodes := setSnapshot(r, 100, 40)
-		s, _ := daemonset.NewSet(dss, setNow)
-		var got daemonset.NodeDecision
+		s, _ := fleet.Compile(dss, setNow)
+		var got fleet.NodeDecision
 		for _, node := range nodes {
-			s.Node(node, &got)
+			s.DecideNode(node, &got)
 			for i := range s.Len() {
-				run, cont := upstreamShouldRun(logger, s.Planner(i).DaemonSet(), node)
+				run, cont := scalebench.UpstreamShouldRun(logger, s.Planner(i).DaemonSet(), node)
 				e := got.Eligibility(i)
 				if e.ShouldRun != run || e.ShouldContinueRunning != cont {
 					t.Fatalf("node %s, DaemonSet %s: Set says (%v, %v), upstream (%v, %v)\nnode: %v %v\nds: %s",
@@ -385,10 +395,10 @@ func TestSetAgreesWithUpstreamController(t *testing.T) {
 func TestSetNodeTaintBeyondTheCellIndex(t *testing.T) {
 	t.Parallel()
 	dss := workload.DaemonSets(1, 20)
-	s, errs := daemonset.NewSet(dss, setNow)
+	s, errs := fleet.Compile(dss, setNow)
 	require.Empty(t, errs)
 	oracle := setOracle(s)
-	var got daemonset.NodeDecision
+	var got fleet.NodeDecision
 	for _, last := range []v1.TaintEffect{v1.TaintEffectNoSchedule, v1.TaintEffectNoExecute} {
 		node := workload.Nodes(1, 1)[0].DeepCopy()
 		node.Spec.Taints = nil
@@ -397,7 +407,7 @@ func TestSetNodeTaintBeyondTheCellIndex(t *testing.T) {
 			node.Spec.Taints = append(node.Spec.Taints, v1.Taint{Key: fmt.Sprintf("soft-%d", i), Effect: v1.TaintEffectPreferNoSchedule})
 		}
 		node.Spec.Taints = append(node.Spec.Taints, v1.Taint{Key: "far-away", Value: "x", Effect: last})
-		s.Node(node, &got)
+		s.DecideNode(node, &got)
 		setCheckNode(t, s, oracle, node, &got)
 	}
 }
@@ -411,17 +421,17 @@ func TestSetManyDistinctNodes(t *testing.T) {
 	gpu := workload.ReferenceDaemonSet()
 	gpu.Name = "gpu"
 	gpu.Spec.Template.Spec.Tolerations = []v1.Toleration{{Key: "k-3", Operator: v1.TolerationOpExists}}
-	s, errs := daemonset.NewSet([]*appsv1.DaemonSet{team, gpu, workload.ReferenceDaemonSet()}, setNow)
+	s, errs := fleet.Compile([]*appsv1.DaemonSet{team, gpu, workload.ReferenceDaemonSet()}, setNow)
 	require.Empty(t, errs)
 	nodes := workload.Nodes(2, 5000)
 	for i, n := range nodes {
 		n.Labels[workload.LabelTeam] = fmt.Sprintf("t-%d", i%4500)
 		n.Spec.Taints = append(n.Spec.Taints, v1.Taint{Key: fmt.Sprintf("k-%d", i%4700), Effect: v1.TaintEffectNoSchedule})
 	}
-	var got daemonset.NodeDecision
+	var got fleet.NodeDecision
 	for pass := range 2 {
 		for _, node := range nodes {
-			s.Node(node, &got)
+			s.DecideNode(node, &got)
 			for i := range s.Len() {
 				if want, g := s.Planner(i).Eligibility(node), got.Eligibility(i); !eligEqual(want, g) {
 					t.Fatalf("pass %d, node %s, DaemonSet %d (-planner +set):\n%s", pass, node.Name, i, cmp.Diff(want, g))
@@ -455,7 +465,7 @@ func TestNewSetErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s, errs := daemonset.NewSet(tt.dss, setNow)
+			s, errs := fleet.Compile(tt.dss, setNow)
 			require.Nil(t, s)
 			field.ErrorMatcher{}.ByType().ByField().ByValue().Test(t, tt.wantErrs, errs)
 		})
@@ -479,7 +489,7 @@ func TestNewSetValidationErrorsAreRooted(t *testing.T) {
 		c.Field = "daemonSets[1]." + c.Field
 		want = append(want, &c)
 	}
-	s, errs := daemonset.NewSet([]*appsv1.DaemonSet{good, bad}, setNow)
+	s, errs := fleet.Compile([]*appsv1.DaemonSet{good, bad}, setNow)
 	require.NotNil(t, s)
 	field.ErrorMatcher{}.ByType().ByField().ByValue().Test(t, want, errs)
 	// Ordered by namespace and name: a-bad-one sorts first.
@@ -491,11 +501,11 @@ func TestNewSetValidationErrorsAreRooted(t *testing.T) {
 
 func TestDecideErrors(t *testing.T) {
 	t.Parallel()
-	s, errs := daemonset.NewSet([]*appsv1.DaemonSet{workload.ReferenceDaemonSet()}, setNow)
+	s, errs := fleet.Compile([]*appsv1.DaemonSet{workload.ReferenceDaemonSet()}, setNow)
 	require.Empty(t, errs)
 	nodes := workload.Nodes(1, 3)
 	dup := nodes[0].DeepCopy()
-	d, errs := s.Decide([]*v1.Node{nodes[0], nil, nodes[1], dup}, daemonset.DecideOptions{})
+	d, errs := s.Decide([]*v1.Node{nodes[0], nil, nodes[1], dup})
 	require.Nil(t, d)
 	field.ErrorMatcher{}.ByType().ByField().ByValue().Test(t, field.ErrorList{
 		field.Required(field.NewPath("nodes").Index(1), ""),
@@ -518,11 +528,11 @@ func TestSetHypotheticalNode(t *testing.T) {
 	bound.Name = "bound"
 	bound.Spec.Template.Spec.Affinity = nil
 	bound.Spec.Template.Spec.NodeName = "node-1"
-	s, errs := daemonset.NewSet([]*appsv1.DaemonSet{pinned, bound}, setNow)
+	s, errs := fleet.Compile([]*appsv1.DaemonSet{pinned, bound}, setNow)
 	require.Empty(t, errs)
 	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{workload.LabelOS: "linux"}}}
-	var got daemonset.NodeDecision
-	s.Node(node, &got)
+	var got fleet.NodeDecision
+	s.DecideNode(node, &got)
 	i, _ := s.Index("kube-system", "bound")
 	require.Equal(t, daemonset.ReasonNodeNameMismatch, got.Eligibility(i).Reason)
 	i, _ = s.Index("kube-system", "pinned")
@@ -532,30 +542,30 @@ func TestSetHypotheticalNode(t *testing.T) {
 // TestSetNodeAllocatesNothing: with a reused NodeDecision the node-centric query allocates
 // nothing, for the reference workload.
 func TestSetNodeAllocatesNothing(t *testing.T) {
-	s, _ := daemonset.NewSet(workload.DaemonSets(1, 200), setNow)
+	s, _ := fleet.Compile(workload.DaemonSets(1, 200), setNow)
 	nodes := workload.Nodes(1, 64)
-	var nd daemonset.NodeDecision
+	var nd fleet.NodeDecision
 	for _, n := range nodes {
-		s.Node(n, &nd) // grow the buffers
+		s.DecideNode(n, &nd) // grow the buffers
 	}
 	k := 0
 	allocs := testing.AllocsPerRun(200, func() {
-		s.Node(nodes[k%len(nodes)], &nd)
+		s.DecideNode(nodes[k%len(nodes)], &nd)
 		k++
 	})
 	require.Zero(t, allocs)
 	list := nd.Requests(nil)
 	allocs = testing.AllocsPerRun(100, func() {
-		s.Node(nodes[k%len(nodes)], &nd)
+		s.DecideNode(nodes[k%len(nodes)], &nd)
 		list = nd.Requests(list)
 		k++
 	})
 	require.Zero(t, allocs)
 }
 
-func ExampleSet_Node() {
+func ExampleSet_DecideNode() {
 	opts := daemonset.Options{Now: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)}
-	set, errs := daemonset.NewSet(workload.DaemonSets(1, 200), opts)
+	set, errs := fleet.Compile(workload.DaemonSets(1, 200), opts)
 	if len(errs) > 0 {
 		fmt.Println(errs.ToAggregate())
 		return
@@ -572,8 +582,8 @@ func ExampleSet_Node() {
 		}},
 		Spec: v1.NodeSpec{Taints: []v1.Taint{{Key: "dedicated", Value: "infra", Effect: v1.TaintEffectNoExecute}}},
 	}
-	var d daemonset.NodeDecision // reuse it for the next node: no allocation then
-	set.Node(node, &d)
+	var d fleet.NodeDecision // reuse it for the next node: no allocation then
+	set.DecideNode(node, &d)
 	cpu, _ := d.Request(v1.ResourceCPU)
 	memory, _ := d.Request(v1.ResourceMemory)
 	fmt.Printf("%d of %d DaemonSets run, requesting cpu %s, memory %s, %d host ports\n",
@@ -605,12 +615,12 @@ func FuzzSetAgreesWithPlanner(f *testing.F) {
 	f.Fuzz(func(t *testing.T, a, b uint64) {
 		r := rand.New(rand.NewPCG(a, b))
 		dss, nodes := setSnapshot(r, 20, 12)
-		s, _ := daemonset.NewSet(dss, setNow)
-		d, errs := s.Decide(nodes, daemonset.DecideOptions{Workers: 3})
+		s, _ := fleet.Compile(dss, withWorkers(3))
+		d, errs := s.Decide(nodes)
 		require.Empty(t, errs)
-		var nd daemonset.NodeDecision
+		var nd fleet.NodeDecision
 		for row, node := range nodes {
-			s.Node(node, &nd)
+			s.DecideNode(node, &nd)
 			changed := setMutateNode(r, node)
 			changes := d.UpdateNode(changed, nil)
 			k := 0
@@ -636,20 +646,20 @@ func FuzzSetAgreesWithPlanner(f *testing.F) {
 
 func TestEmptySetAndSnapshot(t *testing.T) {
 	t.Parallel()
-	s, errs := daemonset.NewSet(nil, setNow)
+	s, errs := fleet.Compile(nil, withWorkers(4))
 	require.Empty(t, errs)
 	require.Equal(t, 0, s.Len())
-	var nd daemonset.NodeDecision
-	s.Node(workload.Nodes(1, 1)[0], &nd)
+	var nd fleet.NodeDecision
+	s.DecideNode(workload.Nodes(1, 1)[0], &nd)
 	require.Empty(t, nd.ShouldRun())
 	require.Empty(t, nd.Requests(nil))
-	d, errs := s.Decide(workload.Nodes(1, 5), daemonset.DecideOptions{Workers: 4})
+	d, errs := s.Decide(workload.Nodes(1, 5))
 	require.Empty(t, errs)
 	require.Equal(t, 5, d.Rows())
 	require.Empty(t, d.UpdateNode(workload.Node(1, 99), nil))
 
-	s, _ = daemonset.NewSet([]*appsv1.DaemonSet{workload.ReferenceDaemonSet()}, setNow)
-	d, errs = s.Decide(nil, daemonset.DecideOptions{Workers: 4})
+	s, _ = fleet.Compile([]*appsv1.DaemonSet{workload.ReferenceDaemonSet()}, withWorkers(4))
+	d, errs = s.Decide(nil)
 	require.Empty(t, errs)
 	require.Equal(t, 0, d.Rows())
 	changes := d.UpdateNode(workload.Node(1, 7), nil)

@@ -1,4 +1,4 @@
-package daemonset_test
+package fleet_test
 
 import (
 	"fmt"
@@ -15,14 +15,15 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/fleet"
 	"github.com/daemonsched/daemonsched/internal/workload"
 )
 
 // incWantNode is what UpdateNode must report: the DaemonSets, in order, whose
 // (*Planner).Eligibility differs between before (nil for an added node) and after (nil for a
 // removed node).
-func incWantNode(s *daemonset.Set, name string, before, after *v1.Node) []daemonset.Change {
-	var want []daemonset.Change
+func incWantNode(s *fleet.Set, name string, before, after *v1.Node) []fleet.Change {
+	var want []fleet.Change
 	for i := range s.Len() {
 		var b, a daemonset.Eligibility
 		if before != nil {
@@ -32,25 +33,25 @@ func incWantNode(s *daemonset.Set, name string, before, after *v1.Node) []daemon
 			a = s.Planner(i).Eligibility(after)
 		}
 		if !eligEqual(a, b) {
-			want = append(want, daemonset.Change{Node: name, DaemonSet: i, Before: b, After: a})
+			want = append(want, fleet.Change{Node: name, DaemonSet: i, Before: b, After: a})
 		}
 	}
 	return want
 }
 
-func changesEqual(a, b []daemonset.Change) bool {
-	return slices.EqualFunc(a, b, func(x, y daemonset.Change) bool {
+func changesEqual(a, b []fleet.Change) bool {
+	return slices.EqualFunc(a, b, func(x, y fleet.Change) bool {
 		return x.Node == y.Node && x.DaemonSet == y.DaemonSet && eligEqual(x.Before, y.Before) && eligEqual(x.After, y.After)
 	})
 }
 
 // incCheckAll compares the whole matrix with the single-DaemonSet path.
-func incCheckAll(t *testing.T, d *daemonset.Decisions, live map[string]*v1.Node) {
+func incCheckAll(t *testing.T, d *fleet.Matrix, live map[string]*v1.Node) {
 	t.Helper()
 	s := d.Set()
 	seen := 0
 	for r := range d.Rows() {
-		node := d.Node(r)
+		node := d.NodeAt(r)
 		if node == nil {
 			continue
 		}
@@ -73,8 +74,8 @@ func TestIncrementalAgreesWithPlanner(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(7, 8))
 	dss, nodes := setSnapshot(r, 150, 30)
-	s, _ := daemonset.NewSet(dss, setNow)
-	d, errs := s.Decide(nodes, daemonset.DecideOptions{})
+	s, _ := fleet.Compile(dss, setNow)
+	d, errs := s.Decide(nodes)
 	require.Empty(t, errs)
 	live := map[string]*v1.Node{}
 	var names []string
@@ -82,9 +83,9 @@ func TestIncrementalAgreesWithPlanner(t *testing.T) {
 		live[n.Name] = n
 		names = append(names, n.Name)
 	}
-	var got []daemonset.Change
+	var got []fleet.Change
 	for step := range 3000 {
-		var want []daemonset.Change
+		var want []fleet.Change
 		switch op := r.IntN(20); {
 		case op < 13: // a node changes
 			name := setPick(r, names)
@@ -116,13 +117,13 @@ func TestIncrementalAgreesWithPlanner(t *testing.T) {
 			ds.Namespace = old.Planner(i).DaemonSet().Namespace
 			p, _ := daemonset.Compile(ds, setNow)
 			for row := range d.Rows() {
-				node := d.Node(row)
+				node := d.NodeAt(row)
 				if node == nil {
 					continue
 				}
 				b, a := old.Planner(i).Eligibility(node), p.Eligibility(node)
 				if !eligEqual(a, b) {
-					want = append(want, daemonset.Change{Node: node.Name, DaemonSet: i, Before: b, After: a})
+					want = append(want, fleet.Change{Node: node.Name, DaemonSet: i, Before: b, After: a})
 				}
 			}
 			got, _ = d.UpdateDaemonSet(ds, got[:0])
@@ -141,8 +142,8 @@ func TestIncrementalAgreesWithPlanner(t *testing.T) {
 
 func TestUpdateDaemonSetUnknown(t *testing.T) {
 	t.Parallel()
-	s, _ := daemonset.NewSet([]*appsv1.DaemonSet{workload.ReferenceDaemonSet()}, setNow)
-	d, _ := s.Decide(workload.Nodes(1, 10), daemonset.DecideOptions{})
+	s, _ := fleet.Compile([]*appsv1.DaemonSet{workload.ReferenceDaemonSet()}, setNow)
+	d, _ := s.Decide(workload.Nodes(1, 10))
 	other := workload.ReferenceDaemonSet()
 	other.Name = "new"
 	got, errs := d.UpdateDaemonSet(other, nil)
@@ -156,9 +157,9 @@ func TestUpdateDaemonSetUnknown(t *testing.T) {
 // TestUpdateNodeAllocatesNothingWithoutChange: re-deciding a node whose change touches no
 // decision (a label no DaemonSet reads, spec.unschedulable, ELIG-7) allocates nothing.
 func TestUpdateNodeAllocatesNothingWithoutChange(t *testing.T) {
-	s, _ := daemonset.NewSet(workload.DaemonSets(1, 200), setNow)
+	s, _ := fleet.Compile(workload.DaemonSets(1, 200), setNow)
 	nodes := workload.Nodes(1, 1000)
-	d, _ := s.Decide(nodes, daemonset.DecideOptions{})
+	d, _ := s.Decide(nodes)
 	variants := make([]*v1.Node, 2)
 	for k := range variants {
 		variants[k] = nodes[500].DeepCopy()
@@ -176,11 +177,11 @@ func TestUpdateNodeAllocatesNothingWithoutChange(t *testing.T) {
 	require.Empty(t, changes)
 }
 
-func ExampleDecisions_UpdateNode() {
+func ExampleMatrix_UpdateNode() {
 	opts := daemonset.Options{Now: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)}
-	set, _ := daemonset.NewSet([]*appsv1.DaemonSet{workload.ReferenceDaemonSet()}, opts)
+	set, _ := fleet.Compile([]*appsv1.DaemonSet{workload.ReferenceDaemonSet()}, opts)
 	nodes := workload.Nodes(1, 1000)
-	decisions, _ := set.Decide(nodes, daemonset.DecideOptions{})
+	decisions, _ := set.Decide(nodes)
 
 	// Cordoning changes no decision: the cordon taint is tolerated by default (DEFTOL-7).
 	cordoned := nodes[2].DeepCopy()
