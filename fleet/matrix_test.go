@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -177,25 +176,136 @@ func TestUpdateNodeAllocatesNothingWithoutChange(t *testing.T) {
 	require.Empty(t, changes)
 }
 
-func ExampleMatrix_UpdateNode() {
-	opts := daemonset.Options{Now: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)}
-	set, _ := fleet.Compile([]*appsv1.DaemonSet{workload.ReferenceDaemonSet()}, opts)
-	nodes := workload.Nodes(1, 1000)
-	decisions, _ := set.Decide(nodes)
-
-	// Cordoning changes no decision: the cordon taint is tolerated by default (DEFTOL-7).
-	cordoned := nodes[2].DeepCopy()
-	cordoned.Spec.Unschedulable = true
-	cordoned.Spec.Taints = append(cordoned.Spec.Taints, v1.Taint{Key: v1.TaintNodeUnschedulable, Effect: v1.TaintEffectNoSchedule})
-	fmt.Println("cordon:", len(decisions.UpdateNode(cordoned, nil)), "changes")
-
-	// The node becomes a GPU node: the reference DaemonSet does not tolerate that taint.
-	gpu := cordoned.DeepCopy()
-	gpu.Spec.Taints = append(gpu.Spec.Taints, v1.Taint{Key: "dedicated", Value: "gpu", Effect: v1.TaintEffectNoSchedule})
-	for _, c := range decisions.UpdateNode(gpu, nil) {
-		fmt.Printf("%s: shouldRun %v -> %v (%s)\n", c.Node, c.Before.ShouldRun, c.After.ShouldRun, c.After.Reason)
+// TestDecideAgreesWithPlanner is the property test of the cluster-wide form, with and without
+// workers: the same matrix either way, each cell equal to (*Planner).Eligibility, and per-row
+// NodeDecisions equal to Set.DecideNode.
+func TestDecideAgreesWithPlanner(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 3 {
+		dss, nodes := setSnapshot(r, 200, 30)
+		s, _ := fleet.Compile(dss, setNow)
+		oracle := setOracle(s)
+		nodesBefore := make([]*v1.Node, len(nodes))
+		for i, n := range nodes {
+			nodesBefore[i] = n.DeepCopy()
+		}
+		serial, errs := s.Decide(nodes)
+		require.Empty(t, errs)
+		s7, _ := fleet.Compile(dss, withWorkers(7))
+		parallel, errs := s7.Decide(nodes)
+		require.Empty(t, errs)
+		require.Equal(t, len(nodes), serial.Rows())
+		var nd fleet.NodeDecision
+		for row, node := range nodes {
+			require.Same(t, node, serial.NodeAt(row))
+			got, ok := serial.Row(node.Name)
+			require.True(t, ok)
+			require.Equal(t, row, got)
+			for i := range s.Len() {
+				want := s.Planner(i).Eligibility(node)
+				if g := serial.Eligibility(row, i); !eligEqual(want, g) {
+					t.Fatalf("Decide: node %s DaemonSet %d (-planner +decide):\n%s", node.Name, i, cmp.Diff(want, g))
+				}
+				if g := parallel.Eligibility(row, i); !eligEqual(want, g) {
+					t.Fatalf("Decide with workers: node %s DaemonSet %d (-planner +decide):\n%s", node.Name, i, cmp.Diff(want, g))
+				}
+			}
+			serial.DecisionAt(row, &nd)
+			setCheckNode(t, s, oracle, node, &nd)
+		}
+		for i := range s.Len() {
+			run, cont := 0, 0
+			for _, node := range nodes {
+				e := s.Planner(i).Eligibility(node)
+				if e.ShouldRun {
+					run++
+				}
+				if e.ShouldContinueRunning {
+					cont++
+				}
+			}
+			gotRun, gotCont := serial.Count(i)
+			require.Equal(t, [2]int{run, cont}, [2]int{gotRun, gotCont}, "Count(%d)", i)
+		}
+		if diff := cmp.Diff(nodesBefore, nodes); diff != "" {
+			t.Fatalf("Decide modified the nodes (-before +after):\n%s", diff)
+		}
 	}
-	// Output:
-	// cordon: 0 changes
-	// node-000002: shouldRun true -> false (TaintNotTolerated)
+}
+
+func TestDecideErrors(t *testing.T) {
+	t.Parallel()
+	s, errs := fleet.Compile([]*appsv1.DaemonSet{workload.ReferenceDaemonSet()}, setNow)
+	require.Empty(t, errs)
+	nodes := workload.Nodes(1, 3)
+	dup := nodes[0].DeepCopy()
+	d, errs := s.Decide([]*v1.Node{nodes[0], nil, nodes[1], dup})
+	require.Nil(t, d)
+	field.ErrorMatcher{}.ByType().ByField().ByValue().Test(t, field.ErrorList{
+		field.Required(field.NewPath("nodes").Index(1), ""),
+		field.Duplicate(field.NewPath("nodes").Index(3).Child("metadata", "name"), nodes[0].Name),
+	}, errs)
+}
+
+// FuzzSetAgreesWithPlanner draws a random snapshot from the fuzzed seed and checks every Set,
+// Decide and UpdateNode decision against (*Planner).Eligibility.
+func FuzzSetAgreesWithPlanner(f *testing.F) {
+	f.Add(uint64(0), uint64(0)) // the first snapshot of the default stream
+	f.Add(uint64(1), uint64(2)) // TestDecideNodeAgreesWithPlanner's stream
+	f.Add(uint64(7), uint64(8)) // TestIncrementalAgreesWithPlanner's stream
+	f.Add(uint64(1<<63), uint64(12345))
+	f.Fuzz(func(t *testing.T, a, b uint64) {
+		r := rand.New(rand.NewPCG(a, b))
+		dss, nodes := setSnapshot(r, 20, 12)
+		s, _ := fleet.Compile(dss, withWorkers(3))
+		d, errs := s.Decide(nodes)
+		require.Empty(t, errs)
+		var nd fleet.NodeDecision
+		for row, node := range nodes {
+			s.DecideNode(node, &nd)
+			changed := setMutateNode(r, node)
+			changes := d.UpdateNode(changed, nil)
+			k := 0
+			for i := range s.Len() {
+				want := s.Planner(i).Eligibility(node)
+				if g := nd.Eligibility(i); !eligEqual(want, g) {
+					t.Fatalf("Set.DecideNode: node %s DaemonSet %d (-planner +set):\n%s", node.Name, i, cmp.Diff(want, g))
+				}
+				after := s.Planner(i).Eligibility(changed)
+				if g := d.Eligibility(row, i); !eligEqual(after, g) {
+					t.Fatalf("UpdateNode: node %s DaemonSet %d (-planner +decisions):\n%s", node.Name, i, cmp.Diff(after, g))
+				}
+				if !eligEqual(want, after) {
+					require.Less(t, k, len(changes))
+					require.Equal(t, i, changes[k].DaemonSet)
+					k++
+				}
+			}
+			require.Len(t, changes, k)
+		}
+	})
+}
+
+func TestEmptySetAndSnapshot(t *testing.T) {
+	t.Parallel()
+	s, errs := fleet.Compile(nil, withWorkers(4))
+	require.Empty(t, errs)
+	require.Equal(t, 0, s.Len())
+	var nd fleet.NodeDecision
+	s.DecideNode(workload.Nodes(1, 1)[0], &nd)
+	require.Empty(t, nd.ShouldRun())
+	require.Empty(t, nd.Requests(nil))
+	d, errs := s.Decide(workload.Nodes(1, 5))
+	require.Empty(t, errs)
+	require.Equal(t, 5, d.Rows())
+	require.Empty(t, d.UpdateNode(workload.Node(1, 99), nil))
+
+	s, _ = fleet.Compile([]*appsv1.DaemonSet{workload.ReferenceDaemonSet()}, withWorkers(4))
+	d, errs = s.Decide(nil)
+	require.Empty(t, errs)
+	require.Equal(t, 0, d.Rows())
+	changes := d.UpdateNode(workload.Node(1, 7), nil)
+	require.Len(t, changes, 1, "an added node gets a decision for every DaemonSet")
+	require.True(t, eligEqual(daemonset.Eligibility{}, changes[0].Before), "no decision before the node existed")
 }
