@@ -52,9 +52,6 @@ func (d *NodeDecision) reset(s *Set, taints []v1.Taint) {
 	d.taints = append(d.taints[:0], taints...)
 }
 
-// Len returns the number of DaemonSets decided (the Set's Len).
-func (d *NodeDecision) Len() int { return len(d.cells) }
-
 // Eligibility returns the decision for the i-th DaemonSet of the set, equal to what
 // [daemonset.Planner.Eligibility] returns for that node.
 func (d *NodeDecision) Eligibility(i int) daemonset.Eligibility {
