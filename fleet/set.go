@@ -22,11 +22,10 @@ import (
 // that ask that question many times per decision, for real or hypothetical nodes.
 //
 // A Set gives exactly the decisions of [daemonset.Planner.Eligibility] for each of its
-// DaemonSets, but
-// shares the work between them: DaemonSets whose placement (spec.nodeName, spec.nodeSelector
-// and required node affinity) is identical are evaluated once per node, and so are DaemonSets
-// whose tolerations (after the default daemon tolerations are merged, DEFTOL-1..3) are
-// identical; each DaemonSet's pod requests and host ports are computed once, by [Compile].
+// DaemonSets, but shares the work between them: DaemonSets whose placement (spec.nodeName,
+// spec.nodeSelector and required node affinity) is identical are evaluated once per node, and
+// so are DaemonSets whose tolerations (after the default daemon tolerations are merged,
+// DEFTOL-1..3) are identical; each DaemonSet's pod requests and host ports are computed once, by [Compile].
 // Nodes of one pool share most labels, and a placement reads only the label keys it names (or
 // the node name, for spec.nodeName and matchFields): the caller's [NodeDecision] and
 // [Matrix] remember the placement answers of each distinct projection of node labels onto
@@ -129,7 +128,8 @@ func rootErrors(fldPath *field.Path, errs field.ErrorList) field.ErrorList {
 }
 
 // newSet builds the classes, requests and ports of planners. prev, when not nil, is a Set
-// whose toleration-class Planners may be reused (they depend only on their key).
+// whose class keys, requests and ports are reused for the Planners both share (they depend on
+// the Planner only).
 func newSet(planners []*daemonset.Planner, opts daemonset.Options, prev *Set) *Set {
 	n := len(planners)
 	s := &Set{

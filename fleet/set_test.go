@@ -223,6 +223,13 @@ func TestCompileErrors(t *testing.T) {
 	}
 }
 
+// TestCompileNegativeWorkersPanics: a negative Options.Workers is a programming error, even
+// for an empty set, which compiles no DaemonSet that would catch it.
+func TestCompileNegativeWorkersPanics(t *testing.T) {
+	t.Parallel()
+	require.PanicsWithValue(t, "fleet: negative Options.Workers", func() { _, _ = fleet.Compile(nil, withWorkers(-1)) })
+}
+
 // TestCompileValidationErrorsAreRooted: validation errors are Compile's, rooted at the input
 // position of their DaemonSet, and the Set is still built (D-4).
 func TestCompileValidationErrorsAreRooted(t *testing.T) {
