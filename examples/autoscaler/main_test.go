@@ -20,18 +20,21 @@ func TestRun(t *testing.T) {
 	golden.Check(t, "testdata/output.txt", out.Bytes())
 }
 
-// shape returns the node shape of the example named name.
-func shape(t *testing.T, name string) *v1.Node {
+// askShape asks the example's Set about its node shape named name.
+func askShape(t *testing.T, name string) whatIf {
 	t.Helper()
+	set, err := compile()
+	require.NoError(t, err)
 	shapes, err := decodeAll[v1.Node](shapesYAML)
 	require.NoError(t, err)
 	for _, n := range shapes {
 		if n.Annotations["shape"] == name {
-			return n
+			var d fleet.NodeDecision
+			return ask(set, n, &d)
 		}
 	}
 	t.Fatalf("no shape %q", name)
-	return nil
+	return whatIf{}
 }
 
 func rowOf(t *testing.T, w whatIf, name string) row {
@@ -56,10 +59,7 @@ func requireQuantity(t *testing.T, want resource.Quantity, l v1.ResourceList, na
 // regular containers while its larger init container sets the cpu; hostNetwork turns every
 // containerPort into a host port; and a host port two daemon pods claim is a conflict.
 func TestWhatIfCountsAsTheScheduler(t *testing.T) {
-	set, err := compile()
-	require.NoError(t, err)
-	var d fleet.NodeDecision
-	w := ask(set, shape(t, "general-purpose amd64"), &d)
+	w := askShape(t, "general-purpose amd64")
 
 	npd := rowOf(t, w, "node-problem-detector")
 	require.True(t, npd.decision.ShouldRun)
@@ -103,10 +103,7 @@ func TestWhatIfCountsAsTheScheduler(t *testing.T) {
 // TestWhatIfOnATaintedShape: fluentd does not tolerate the GPU taint, so its pod neither
 // counts nor conflicts there.
 func TestWhatIfOnATaintedShape(t *testing.T) {
-	set, err := compile()
-	require.NoError(t, err)
-	var d fleet.NodeDecision
-	w := ask(set, shape(t, "GPU amd64"), &d)
+	w := askShape(t, "GPU amd64")
 	fluentd := rowOf(t, w, "fluentd-elasticsearch")
 	require.False(t, fluentd.decision.ShouldRun)
 	require.Equal(t, "nvidia.com/gpu", fluentd.decision.Taint.Key)
