@@ -54,27 +54,18 @@ var scaleSinkInt int
 
 // BenchmarkScaleDecide: every decision of 200 DaemonSets on every node, one goroutine; the
 // target is under 1 s at 100,000 nodes.
-func BenchmarkScaleDecide(b *testing.B) {
-	for _, n := range []int{1000, 10_000, 100_000} {
-		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
-			s, nodes := scaleSet(b, 0), scalebench.Nodes(n)
-			b.ReportAllocs()
-			clock := scalebench.StartCPU(b)
-			for b.Loop() {
-				d, _ := s.Decide(nodes)
-				scaleSinkInt = d.Rows()
-			}
-			clock.Report(b, n)
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/node")
-		})
-	}
-}
+func BenchmarkScaleDecide(b *testing.B) { benchmarkDecide(b, 0, 1000, 10_000, 100_000) }
 
 // BenchmarkScaleDecideParallel is BenchmarkScaleDecide with Options.Workers GOMAXPROCS.
 func BenchmarkScaleDecideParallel(b *testing.B) {
-	for _, n := range []int{100_000} {
+	benchmarkDecide(b, runtime.GOMAXPROCS(0), 100_000)
+}
+
+// benchmarkDecide runs Set.Decide with Options.Workers workers on each number of nodes.
+func benchmarkDecide(b *testing.B, workers int, sizes ...int) {
+	for _, n := range sizes {
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
-			s, nodes := scaleSet(b, runtime.GOMAXPROCS(0)), scalebench.Nodes(n)
+			s, nodes := scaleSet(b, workers), scalebench.Nodes(n)
 			b.ReportAllocs()
 			clock := scalebench.StartCPU(b)
 			for b.Loop() {
