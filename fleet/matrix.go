@@ -214,7 +214,7 @@ func (m *Matrix) RemoveNode(name string, into []Change) []Change {
 // Set of m becomes a new Set (the old one is not modified). errs holds what API validation
 // would reject in ds, as [daemonset.Compile] reports it (the update still happens, D-4), or a NotFound
 // error, and no update, when the Set has no such DaemonSet: adding or removing DaemonSets
-// needs a new Set. ds is not modified.
+// needs a new Set. ds is not modified; a nil ds panics.
 func (m *Matrix) UpdateDaemonSet(ds *appsv1.DaemonSet, into []Change) ([]Change, field.ErrorList) {
 	if ds == nil {
 		panic("fleet: nil DaemonSet")
