@@ -118,3 +118,10 @@ func (p *Planner) Errors() field.ErrorList { return p.errs }
 
 // DaemonSet returns the DaemonSet the Planner was compiled from. It must not be modified.
 func (p *Planner) DaemonSet() *appsv1.DaemonSet { return p.ds }
+
+// Tolerations returns the template's tolerations merged with the default daemon tolerations
+// (DEFTOL-1..3), compiled: what decides the taint part of eligibility (ELIG-4, ELIG-5). Two
+// Planners whose templates have equal tolerations and hostNetwork decide taints alike, so a
+// caller deciding many DaemonSets may evaluate one such value for all of them. It is shared,
+// immutable and safe for concurrent use.
+func (p *Planner) Tolerations() *taints.Tolerations { return p.tols }

@@ -13,10 +13,9 @@
 // for concurrent use; [Options.Workers] lets one plan share its per-node and per-pod work among
 // goroutines, with the same result.
 //
-// For many DaemonSets and node-centric questions (which DaemonSets would this possibly
-// hypothetical node run, and what would their pods request?), [NewSet] compiles a [Set];
-// [Set.Decide] builds every decision of a cluster and [Decisions] re-plans node and DaemonSet
-// changes incrementally.
+// Many DaemonSets and node-centric questions (which DaemonSets would this possibly
+// hypothetical node run, what would their pods request, which decisions does a node change
+// touch?) are package fleet's, which builds on this one.
 //
 // A plan is the one-sync model of the specification: expectations satisfied and no failed-pod
 // back-off in force at the start of the sync. Where upstream leaves a choice (map iteration

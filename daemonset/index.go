@@ -3,10 +3,11 @@ package daemonset
 import (
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/daemonsched/daemonsched/internal/parallel"
 )
 
 // eligBits packs the two answers of ELIG-1 for one node.
@@ -151,21 +152,6 @@ func grow[T any](s []T, n int) []T {
 // minShare is the fewest nodes or pods worth handing to another goroutine: below it the
 // goroutine costs more than it saves.
 const minShare = 2048
-
-// workersFor is how many goroutines share n items when up to workers may.
-func workersFor(workers, n int) int { return max(min(workers, n/minShare), 1) }
-
-// share runs f over [0, n) split into one contiguous range per worker, the first on the
-// calling goroutine, and waits for all.
-func share(workers, n int, f func(lo, hi int)) {
-	var wg sync.WaitGroup
-	size := (n + workers - 1) / workers
-	for lo := size; lo < n; lo += size {
-		wg.Go(func() { f(lo, min(lo+size, n)) })
-	}
-	f(0, size)
-	wg.Wait()
-}
 
 // maxGuessMisses is how many pods of a plan, out of node order, are looked up by binary search
 // in a sorted node list before the name map is built instead: a few pods out of order (pods
@@ -323,9 +309,9 @@ func newPodIndex(p *Planner, res *Result, nodes []*v1.Node, pods []*v1.Pod, lost
 // decideNodes fills elig for nodes (ELIG-*) and names with their names, and reports whether
 // the names strictly increase. Options.Workers goroutines share the nodes.
 func (p *Planner) decideNodes(nodes []*v1.Node, names []string, elig []eligBits) (sorted bool) {
-	if w := workersFor(p.opts.Workers, len(nodes)); w > 1 {
+	if w := parallel.Workers(p.opts.Workers, len(nodes), minShare); w > 1 {
 		var unsorted atomic.Bool
-		share(w, len(nodes), func(lo, hi int) {
+		parallel.Run(w, len(nodes), func(lo, hi int) {
 			if !p.decideRange(nodes[lo:hi], names[lo:hi], elig[lo:hi]) || lo > 0 && nodes[lo-1].Name >= nodes[lo].Name {
 				unsorted.Store(true)
 			}
@@ -356,8 +342,8 @@ func (p *Planner) decideRange(nodes []*v1.Node, names []string, elig []eligBits)
 
 // claimPods claims every pod into claims. Options.Workers goroutines share the pods.
 func (p *Planner) claimPods(pods []*v1.Pod, claims []podClaim, j *judge) {
-	if w := workersFor(p.opts.Workers, len(pods)); w > 1 {
-		share(w, len(pods), func(lo, hi int) { p.claimRange(pods[lo:hi], claims[lo:hi], j) })
+	if w := parallel.Workers(p.opts.Workers, len(pods), minShare); w > 1 {
+		parallel.Run(w, len(pods), func(lo, hi int) { p.claimRange(pods[lo:hi], claims[lo:hi], j) })
 		return
 	}
 	p.claimRange(pods, claims, j)

@@ -18,7 +18,7 @@ type Options struct {
 	TolerationComparisonOperators bool
 
 	// Workers is how many goroutines share the per-node and per-pod work of one plan (deciding
-	// every node, claiming every pod); 0 and 1 mean the calling goroutine only. The plan is the
-	// same whatever the number. Negative panics.
+	// every node, claiming every pod), and the nodes of a fleet.Set's matrix; 0 and 1 mean the
+	// calling goroutine only. The result is the same whatever the number. Negative panics.
 	Workers int
 }

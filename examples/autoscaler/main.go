@@ -1,9 +1,11 @@
 // Command autoscaler answers the question a cluster autoscaler asks before it adds a node:
-// which DaemonSets would a new node of this shape run, and what do their pods request in total?
-// Every new node pays that daemon overhead before any workload pod fits.
+// which DaemonSets would a new node of this shape run, what do their pods request in total, and
+// do they claim a host port twice? Every new node pays that daemon overhead before any workload
+// pod fits, and of two daemon pods that claim one host port the scheduler leaves one pending.
 //
-// It asks daemonset.Planner.Eligibility about a hypothetical node (labels and taints, no name)
-// and sums the requests of the eligible DaemonSets' pod templates with the scheduler's formula.
+// It compiles the DaemonSets into a fleet.Set once and asks it about each hypothetical node
+// (labels and taints, no name): the Set decides every DaemonSet as the controller would and
+// counts each daemon pod's requests and host ports as the scheduler does.
 package main
 
 import (
@@ -13,13 +15,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/daemonsched/daemonsched/daemonset"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/fleet"
 )
 
 //go:embed testdata/daemonsets.yaml
@@ -35,111 +40,128 @@ func main() {
 	}
 }
 
-func run(w io.Writer) error {
+// row is what one DaemonSet brings to a node shape.
+type row struct {
+	ds       *appsv1.DaemonSet
+	decision daemonset.Eligibility
+	requests v1.ResourceList  // of one daemon pod, when it runs
+	ports    []fleet.HostPort // of one daemon pod, when it runs
+}
+
+// conflict is two daemon pods that could not share the node (fleet.HostPort.Conflicts).
+type conflict struct {
+	a, b *appsv1.DaemonSet
+	port fleet.HostPort
+}
+
+// whatIf is the answer for one node shape.
+type whatIf struct {
+	rows      []row // in namespace/name order
+	running   int
+	total     v1.ResourceList
+	conflicts []conflict
+}
+
+// compile decodes the DaemonSets and compiles them into a Set.
+func compile() (*fleet.Set, error) {
 	dss, err := decodeAll[appsv1.DaemonSet](daemonSetsYAML)
 	if err != nil {
-		return fmt.Errorf("daemonsets.yaml: %w", err)
+		return nil, fmt.Errorf("daemonsets.yaml: %w", err)
+	}
+	for i := range dss {
+		// The manifests are hand-written: give them the defaults the API server would (D-4).
+		dss[i] = daemonset.WithDefaults(dss[i])
+	}
+	// Eligibility does not depend on time, but Options.Now must be set.
+	set, errs := fleet.Compile(dss, daemonset.Options{Now: time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)})
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("daemonsets.yaml: %w", errs.ToAggregate())
+	}
+	return set, nil
+}
+
+// ask decides node for every DaemonSet of set; d is reused from one node to the next.
+func ask(set *fleet.Set, node *v1.Node, d *fleet.NodeDecision) whatIf {
+	set.DecideNode(node, d)
+	w := whatIf{running: len(d.ShouldRun()), total: d.Requests(nil)}
+	for i := range set.Len() {
+		r := row{ds: set.Planner(i).DaemonSet(), decision: d.Eligibility(i)}
+		if r.decision.ShouldRun {
+			r.requests, r.ports = set.Requests(i), set.HostPorts(i)
+		}
+		w.rows = append(w.rows, r)
+	}
+	for i, a := range w.rows {
+		for _, b := range w.rows[i+1:] {
+			for _, p := range a.ports {
+				for _, q := range b.ports {
+					if p.Conflicts(q) {
+						w.conflicts = append(w.conflicts, conflict{a: a.ds, b: b.ds, port: p})
+					}
+				}
+			}
+		}
+	}
+	return w
+}
+
+func run(w io.Writer) error {
+	set, err := compile()
+	if err != nil {
+		return err
 	}
 	shapes, err := decodeAll[v1.Node](shapesYAML)
 	if err != nil {
 		return fmt.Errorf("shapes.yaml: %w", err)
 	}
-	// Eligibility does not depend on time, but Options.Now must be set.
-	opts := daemonset.Options{Now: time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)}
-	planners := make([]*daemonset.Planner, len(dss))
-	for i := range dss {
-		// The manifests are hand-written: give them the defaults the API server would (D-4).
-		dss[i] = daemonset.WithDefaults(dss[i])
-		ds := dss[i]
-		p, errs := daemonset.Compile(ds, opts)
-		if len(errs) > 0 {
-			return fmt.Errorf("DaemonSet %s/%s: %w", ds.Namespace, ds.Name, errs.ToAggregate())
-		}
-		planners[i] = p
-	}
-
+	var d fleet.NodeDecision
 	for i, node := range shapes {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintf(w, "Node shape %q\n", node.Annotations["shape"])
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "  DAEMONSET\tCPU\tMEMORY\tRUNS HERE")
-		var total v1.ResourceList
-		n := 0
-		for j, p := range planners {
-			ds := dss[j]
-			e := p.Eligibility(node)
-			if !e.ShouldRun {
-				why := string(e.Reason)
-				if e.Taint.Key != "" {
-					why += " " + e.Taint.ToString()
-				}
-				fmt.Fprintf(tw, "  %s/%s\t-\t-\tno: %s\n", ds.Namespace, ds.Name, why)
-				continue
-			}
-			req := podRequests(&ds.Spec.Template.Spec)
-			total = add(total, req)
-			n++
-			fmt.Fprintf(tw, "  %s/%s\t%s\t%s\tyes\n", ds.Namespace, ds.Name, quantity(req, v1.ResourceCPU), quantity(req, v1.ResourceMemory))
-		}
-		fmt.Fprintf(tw, "  total of %d daemon pods\t%s\t%s\n", n, quantity(total, v1.ResourceCPU), quantity(total, v1.ResourceMemory))
-		if err := tw.Flush(); err != nil {
+		if err := render(w, ask(set, node, &d)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// podRequests is what the scheduler reserves for a pod (as k8s.io/component-helpers
-// resource.PodRequests computes it, without in-place resize): regular containers and restartable
-// init containers (sidecars) run together and are summed; plain init containers run one at a
-// time, each beside the sidecars started before it, so only the largest counts; the larger of
-// the two phases is taken, and spec.overhead is added.
-func podRequests(spec *v1.PodSpec) v1.ResourceList {
-	var regular v1.ResourceList
-	for i := range spec.Containers {
-		regular = add(regular, spec.Containers[i].Resources.Requests)
-	}
-	var sidecars, initPhase v1.ResourceList
-	for i := range spec.InitContainers {
-		c := &spec.InitContainers[i]
-		if c.RestartPolicy != nil && *c.RestartPolicy == v1.ContainerRestartPolicyAlways {
-			sidecars = add(sidecars, c.Resources.Requests)
-			initPhase = maxOf(initPhase, sidecars)
+func render(w io.Writer, answer whatIf) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  DAEMONSET\tCPU\tMEMORY\tHOST PORTS\tRUNS HERE")
+	for _, r := range answer.rows {
+		name := r.ds.Namespace + "/" + r.ds.Name
+		if !r.decision.ShouldRun {
+			why := string(r.decision.Reason)
+			if r.decision.Taint.Key != "" {
+				why += " " + r.decision.Taint.ToString()
+			}
+			fmt.Fprintf(tw, "  %s\t-\t-\t-\tno: %s\n", name, why)
 			continue
 		}
-		initPhase = maxOf(initPhase, add(sidecars, c.Resources.Requests))
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\tyes\n", name, quantity(r.requests, v1.ResourceCPU), quantity(r.requests, v1.ResourceMemory), ports(r.ports))
 	}
-	return add(maxOf(add(regular, sidecars), initPhase), spec.Overhead)
+	fmt.Fprintf(tw, "  total of %d daemon pods\t%s\t%s\n", answer.running, quantity(answer.total, v1.ResourceCPU), quantity(answer.total, v1.ResourceMemory))
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, c := range answer.conflicts {
+		fmt.Fprintf(w, "  host port conflict: %s/%s and %s/%s both claim %s; the scheduler leaves one pending\n",
+			c.a.Namespace, c.a.Name, c.b.Namespace, c.b.Name, ports([]fleet.HostPort{c.port}))
+	}
+	return nil
 }
 
-// add returns a+b as a new list.
-func add(a, b v1.ResourceList) v1.ResourceList {
-	out := a.DeepCopy()
-	if out == nil {
-		out = v1.ResourceList{}
+func ports(ps []fleet.HostPort) string {
+	if len(ps) == 0 {
+		return "-"
 	}
-	for name, q := range b {
-		sum := out[name]
-		sum.Add(q)
-		out[name] = sum
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = fmt.Sprintf("%d/%s", p.Port, p.Protocol)
 	}
-	return out
-}
-
-// maxOf returns the per-resource maximum of a and b as a new list.
-func maxOf(a, b v1.ResourceList) v1.ResourceList {
-	out := a.DeepCopy()
-	if out == nil {
-		out = v1.ResourceList{}
-	}
-	for name, q := range b {
-		if cur, ok := out[name]; !ok || q.Cmp(cur) > 0 {
-			out[name] = q.DeepCopy()
-		}
-	}
-	return out
+	return strings.Join(s, ",")
 }
 
 func quantity(l v1.ResourceList, name v1.ResourceName) string {

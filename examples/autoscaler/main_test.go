@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/daemonsched/daemonsched/daemonset"
-	"github.com/daemonsched/daemonsched/internal/golden"
 	"github.com/stretchr/testify/require"
-	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/daemonsched/daemonsched/fleet"
+	"github.com/daemonsched/daemonsched/internal/golden"
 )
 
 // TestRun runs the example and compares its output with testdata/output.txt byte for byte;
@@ -20,71 +20,93 @@ func TestRun(t *testing.T) {
 	golden.Check(t, "testdata/output.txt", out.Bytes())
 }
 
-// podRequests follows the scheduler's formula: the example's small copy agrees with the
-// library's daemonset.PodRequests on every template of the example.
-func TestPodRequestsAgreesWithTheLibrary(t *testing.T) {
-	dss, err := decodeAll[appsv1.DaemonSet](daemonSetsYAML)
+// askShape asks the example's Set about its node shape named name.
+func askShape(t *testing.T, name string) whatIf {
+	t.Helper()
+	set, err := compile()
 	require.NoError(t, err)
-	require.NotEmpty(t, dss)
-	for _, ds := range dss {
-		spec := &ds.Spec.Template.Spec
-		got, want := podRequests(spec), daemonset.PodRequests(spec)
-		for _, name := range []v1.ResourceName{v1.ResourceCPU, v1.ResourceMemory} {
-			g, w := got[name], want[name]
-			require.Zero(t, w.Cmp(g), "%s %s: example %s, library %s", ds.Name, name, g.String(), w.String())
+	shapes, err := decodeAll[v1.Node](shapesYAML)
+	require.NoError(t, err)
+	for _, n := range shapes {
+		if n.Annotations["shape"] == name {
+			var d fleet.NodeDecision
+			return ask(set, n, &d)
 		}
 	}
+	t.Fatalf("no shape %q", name)
+	return whatIf{}
 }
 
-func TestPodRequests(t *testing.T) {
-	always := v1.ContainerRestartPolicyAlways
-	req := func(cpu, mem string) v1.ResourceRequirements {
-		return v1.ResourceRequirements{Requests: v1.ResourceList{
-			v1.ResourceCPU: resource.MustParse(cpu), v1.ResourceMemory: resource.MustParse(mem),
-		}}
+func rowOf(t *testing.T, w whatIf, name string) row {
+	t.Helper()
+	for _, r := range w.rows {
+		if r.ds.Name == name {
+			return r
+		}
 	}
-	tests := []struct {
-		name             string
-		spec             v1.PodSpec
-		wantCPU, wantMem string
-	}{
-		{
-			name:    "regular containers are summed",
-			spec:    v1.PodSpec{Containers: []v1.Container{{Resources: req("100m", "64Mi")}, {Resources: req("50m", "32Mi")}}},
-			wantCPU: "150m", wantMem: "96Mi",
-		},
-		{
-			name: "the largest init container counts when it exceeds the running phase",
-			spec: v1.PodSpec{
-				InitContainers: []v1.Container{{Resources: req("500m", "100Mi")}, {Resources: req("100m", "300Mi")}},
-				Containers:     []v1.Container{{Resources: req("200m", "256Mi")}},
-			},
-			wantCPU: "500m", wantMem: "300Mi",
-		},
-		{
-			name: "a sidecar runs beside the containers and beside later init containers",
-			spec: v1.PodSpec{
-				InitContainers: []v1.Container{
-					{Resources: req("50m", "32Mi"), RestartPolicy: &always},
-					{Resources: req("400m", "100Mi")},
-				},
-				Containers: []v1.Container{{Resources: req("200m", "256Mi")}},
-			},
-			wantCPU: "450m", wantMem: "288Mi",
-		},
-		{
-			name:    "overhead is added",
-			spec:    v1.PodSpec{Overhead: req("250m", "120Mi").Requests, Containers: []v1.Container{{Resources: req("100m", "180Mi")}}},
-			wantCPU: "350m", wantMem: "300Mi",
-		},
+	t.Fatalf("no DaemonSet %q", name)
+	return row{}
+}
+
+func requireQuantity(t *testing.T, want resource.Quantity, l v1.ResourceList, name v1.ResourceName) {
+	t.Helper()
+	q := l[name]
+	require.Zero(t, want.Cmp(q), "%s: %s, want %s", name, q.String(), want.String())
+}
+
+// TestWhatIfCountsAsTheScheduler: the figures a simple sum of container requests gets wrong.
+// A container with limits only requests its limits; the CNI agent's sidecar adds to its
+// regular containers while its larger init container sets the cpu; hostNetwork turns every
+// containerPort into a host port; and a host port two daemon pods claim is a conflict.
+func TestWhatIfCountsAsTheScheduler(t *testing.T) {
+	w := askShape(t, "general-purpose amd64")
+
+	npd := rowOf(t, w, "node-problem-detector")
+	require.True(t, npd.decision.ShouldRun)
+	requireQuantity(t, resource.MustParse("20m"), npd.requests, v1.ResourceCPU)
+	requireQuantity(t, resource.MustParse("100Mi"), npd.requests, v1.ResourceMemory)
+
+	cni := rowOf(t, w, "cni-agent")
+	requireQuantity(t, resource.MustParse("500m"), cni.requests, v1.ResourceCPU)     // the first init container
+	requireQuantity(t, resource.MustParse("300Mi"), cni.requests, v1.ResourceMemory) // agent 256Mi + sidecar 32Mi < 300Mi
+	require.Equal(t, []fleet.HostPort{
+		{IP: "0.0.0.0", Protocol: v1.ProtocolTCP, Port: 2020},
+		{IP: "0.0.0.0", Protocol: v1.ProtocolTCP, Port: 9879},
+	}, cni.ports)
+
+	// The total is the sum over the daemon pods that run, and only those.
+	sum := v1.ResourceList{}
+	running := 0
+	for _, r := range w.rows {
+		if !r.decision.ShouldRun {
+			require.Nil(t, r.requests)
+			continue
+		}
+		running++
+		for name, q := range r.requests {
+			s := sum[name]
+			s.Add(q)
+			sum[name] = s
+		}
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := podRequests(&tt.spec)
-			cpu, mem := got[v1.ResourceCPU], got[v1.ResourceMemory]
-			wantCPU, wantMem := resource.MustParse(tt.wantCPU), resource.MustParse(tt.wantMem)
-			require.Zero(t, wantCPU.Cmp(cpu), "cpu %s", cpu.String())
-			require.Zero(t, wantMem.Cmp(mem), "memory %s", mem.String())
-		})
+	require.Equal(t, running, w.running)
+	for _, name := range []v1.ResourceName{v1.ResourceCPU, v1.ResourceMemory} {
+		requireQuantity(t, sum[name], w.total, name)
 	}
+
+	require.Len(t, w.conflicts, 1)
+	c := w.conflicts[0]
+	require.Equal(t, [2]string{"cni-agent", "fluentd-elasticsearch"}, [2]string{c.a.Name, c.b.Name})
+	require.Equal(t, int32(2020), c.port.Port)
+}
+
+// TestWhatIfOnATaintedShape: fluentd does not tolerate the GPU taint, so its pod neither
+// counts nor conflicts there.
+func TestWhatIfOnATaintedShape(t *testing.T) {
+	w := askShape(t, "GPU amd64")
+	fluentd := rowOf(t, w, "fluentd-elasticsearch")
+	require.False(t, fluentd.decision.ShouldRun)
+	require.Equal(t, "nvidia.com/gpu", fluentd.decision.Taint.Key)
+	require.Empty(t, w.conflicts)
+	require.Equal(t, 4, w.running)
 }

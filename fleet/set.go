@@ -1,16 +1,18 @@
-package daemonset
+package fleet
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/taints"
 )
 
@@ -19,27 +21,27 @@ import (
 // request and which host ports they would claim. It is built for simulators and autoscalers
 // that ask that question many times per decision, for real or hypothetical nodes.
 //
-// A Set gives exactly the decisions of (*Planner).Eligibility for each of its DaemonSets, but
-// shares the work between them: DaemonSets whose placement (spec.nodeName, spec.nodeSelector
-// and required node affinity) is identical are evaluated once per node, and so are DaemonSets
-// whose tolerations (after the default daemon tolerations are merged, DEFTOL-1..3) are
-// identical; each DaemonSet's pod requests and host ports are computed once, by [NewSet].
+// A Set gives exactly the decisions of [daemonset.Planner.Eligibility] for each of its
+// DaemonSets, but shares the work between them: DaemonSets whose placement (spec.nodeName,
+// spec.nodeSelector and required node affinity) is identical are evaluated once per node, and
+// so are DaemonSets whose tolerations (after the default daemon tolerations are merged,
+// DEFTOL-1..3) are identical; each DaemonSet's pod requests and host ports are computed once, by [Compile].
 // Nodes of one pool share most labels, and a placement reads only the label keys it names (or
 // the node name, for spec.nodeName and matchFields): the caller's [NodeDecision] and
-// [Decisions] remember the placement answers of each distinct projection of node labels onto
+// [Matrix] remember the placement answers of each distinct projection of node labels onto
 // those keys, and the toleration answers of each distinct list of taints, so that a node like
 // one seen before costs a map lookup per key instead of an evaluation per class.
 //
 // The DaemonSets are ordered by namespace, then name; index i in every method refers to that
 // order. A Set is immutable and safe for concurrent use.
 type Set struct {
-	opts     Options
-	planners []*Planner
+	opts     daemonset.Options
+	planners []*daemonset.Planner
 
 	// placeOf maps a DaemonSet to its placement class; placeRep holds one Planner per class,
 	// evaluated on a node stripped of its taints. placeKeys[i] is DaemonSet i's class key.
 	placeOf   []int32
-	placeRep  []*Planner
+	placeRep  []*daemonset.Planner
 	placeKeys []string
 	// tolOf maps a DaemonSet to its toleration class (its tolerations and hostNetwork); tolRep
 	// holds the class's merged, compiled tolerations (the first member Planner's), which decide
@@ -59,15 +61,19 @@ type Set struct {
 	ports    [][]HostPort
 }
 
-// NewSet compiles dss. A nil entry or two DaemonSets with the same namespace and name make the
-// set inconsistent: NewSet then returns nil and those errors (paths daemonSets[i]). Otherwise
-// it returns the Set and what API validation would reject in each DaemonSet (as [Compile]
-// reports it, with paths rooted at daemonSets[i]); the Set decides the objects as stored, as
-// the controller would (D-4). dss is not modified; an empty dss gives an empty Set.
+// Compile compiles dss into a Set. A nil entry or two DaemonSets with the same namespace and
+// name make the set inconsistent: Compile then returns nil and those errors (paths
+// daemonSets[i]). Otherwise it returns the Set and what API validation would reject in each
+// DaemonSet (as [daemonset.Compile] reports it, with paths rooted at daemonSets[i]); the Set
+// decides the objects as stored, as the controller would (D-4). dss is not modified; an empty
+// dss gives an empty Set. opts.Workers is how many goroutines [Set.Decide] uses.
 //
-// NewSet panics on misuse of opts, as [Compile] does.
-func NewSet(dss []*appsv1.DaemonSet, opts Options) (*Set, field.ErrorList) {
-	checkOptions(opts)
+// Compile panics on misuse of opts: a negative Workers, and, for each DaemonSet it compiles,
+// whatever [daemonset.Compile] panics on (a zero Now, a negative BurstLimit).
+func Compile(dss []*appsv1.DaemonSet, opts daemonset.Options) (*Set, field.ErrorList) {
+	if opts.Workers < 0 {
+		panic("fleet: negative Options.Workers")
+	}
 	root := field.NewPath("daemonSets")
 	var errs field.ErrorList
 	order := make([]int, 0, len(dss))
@@ -88,17 +94,22 @@ func NewSet(dss []*appsv1.DaemonSet, opts Options) (*Set, field.ErrorList) {
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	planners := make([]*Planner, len(order))
+	planners := make([]*daemonset.Planner, len(order))
 	for k, i := range order {
-		p, perrs := Compile(dss[i], opts)
+		p, perrs := daemonset.Compile(dss[i], opts)
 		planners[k] = p
 		errs = append(errs, rootErrors(root.Index(i), perrs)...)
 	}
 	return newSet(planners, opts, nil), errs
 }
 
+// compareIdentity orders DaemonSets by namespace, then name.
 func compareIdentity(a, b *appsv1.DaemonSet) int {
 	return compareNames(a.Namespace, a.Name, b.Namespace, b.Name)
+}
+
+func compareNames(aNamespace, aName, bNamespace, bName string) int {
+	return cmp.Or(strings.Compare(aNamespace, bNamespace), strings.Compare(aName, bName))
 }
 
 // rootErrors returns errs with fldPath prepended to each path.
@@ -117,8 +128,9 @@ func rootErrors(fldPath *field.Path, errs field.ErrorList) field.ErrorList {
 }
 
 // newSet builds the classes, requests and ports of planners. prev, when not nil, is a Set
-// whose toleration-class Planners may be reused (they depend only on their key).
-func newSet(planners []*Planner, opts Options, prev *Set) *Set {
+// whose class keys, requests and ports are reused for the Planners both share (they depend on
+// the Planner only).
+func newSet(planners []*daemonset.Planner, opts daemonset.Options, prev *Set) *Set {
 	n := len(planners)
 	s := &Set{
 		opts:      opts,
@@ -151,7 +163,7 @@ func newSet(planners []*Planner, opts Options, prev *Set) *Set {
 		if !ok {
 			c = int32(len(s.tolRep))
 			tolClass[s.tolKeys[i]] = c
-			s.tolRep = append(s.tolRep, p.tols)
+			s.tolRep = append(s.tolRep, p.Tolerations())
 		}
 		s.tolOf[i] = c
 		if same {
@@ -234,7 +246,7 @@ func mustJSON(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {
 		// API types always marshal; failing here is a bug, not bad data.
-		panic(fmt.Sprintf("daemonset: marshal class key: %v", err))
+		panic(fmt.Sprintf("fleet: marshal class key: %v", err))
 	}
 	return string(b)
 }
@@ -243,12 +255,13 @@ func mustJSON(v any) string {
 func (s *Set) Len() int { return len(s.planners) }
 
 // Planner returns the compiled i-th DaemonSet.
-func (s *Set) Planner(i int) *Planner { return s.planners[i] }
+func (s *Set) Planner(i int) *daemonset.Planner { return s.planners[i] }
 
 // Index returns the position of the DaemonSet namespace/name.
 func (s *Set) Index(namespace, name string) (int, bool) {
-	return slices.BinarySearchFunc(s.planners, [2]string{namespace, name}, func(p *Planner, id [2]string) int {
-		return compareNames(p.ds.Namespace, p.ds.Name, id[0], id[1])
+	return slices.BinarySearchFunc(s.planners, [2]string{namespace, name}, func(p *daemonset.Planner, id [2]string) int {
+		ds := p.DaemonSet()
+		return compareNames(ds.Namespace, ds.Name, id[0], id[1])
 	})
 }
 
@@ -259,62 +272,3 @@ func (s *Set) Requests(i int) v1.ResourceList { return s.requests[i].DeepCopy() 
 // HostPorts returns a copy of the host ports one daemon pod of the i-th DaemonSet claims
 // ([PodHostPorts]).
 func (s *Set) HostPorts(i int) []HostPort { return slices.Clone(s.ports[i]) }
-
-// Classes returns how many distinct placements and distinct toleration lists the set
-// evaluates per node (at most Len each); the fewer, the cheaper a node is to decide.
-func (s *Set) Classes() (placements, tolerations int) { return len(s.placeRep), len(s.tolRep) }
-
-// NodeDecision is what a Set decides for one node: each DaemonSet's [Eligibility], and the
-// total requests and the host ports of the daemon pods that should run there. Reuse one
-// NodeDecision across calls of [Set.Node]: once its buffers have grown, a call allocates
-// nothing, except, amortised, to remember a label projection or list of taints not met before
-// (at most 4,096 of each are kept). The zero value is ready to use. A NodeDecision is not safe for concurrent use.
-type NodeDecision struct {
-	set     *Set
-	cells   []cell
-	taints  []v1.Taint // a shallow copy of the node's taints
-	run     []int
-	totals  []int64             // per exact column
-	qtotals []resource.Quantity // per other column
-	present []bool
-	ports   []HostPort
-	sc      scratch
-}
-
-// Node decides node for every DaemonSet of the set and stores the answer in into, replacing
-// what it held. node may be hypothetical: it needs labels and taints, and a name only for
-// DaemonSets that use spec.nodeName or matchFields. As upstream, a node without a name fails
-// any spec.nodeName (ELIG-2) but passes any matchFields requirement (AFF-10). node is not
-// modified nor kept.
-func (s *Set) Node(node *v1.Node, into *NodeDecision) {
-	into.reset(s, node.Spec.Taints)
-	s.decide(node, into.cells, &into.sc)
-	into.summarize()
-}
-
-func (d *NodeDecision) reset(s *Set, taints []v1.Taint) {
-	n := s.Len()
-	d.set = s
-	if cap(d.cells) < n {
-		d.cells = make([]cell, n)
-	}
-	d.cells = d.cells[:n]
-	clear(d.taints[:cap(d.taints)]) // drop references to an earlier node's strings
-	if cap(d.taints) < len(taints) {
-		d.taints = make([]v1.Taint, 0, len(taints))
-	}
-	d.taints = append(d.taints[:0], taints...)
-}
-
-// Len returns the number of DaemonSets decided (the Set's Len).
-func (d *NodeDecision) Len() int { return len(d.cells) }
-
-// Eligibility returns the decision for the i-th DaemonSet of the set, equal to what
-// (*Planner).Eligibility returns for that node.
-func (d *NodeDecision) Eligibility(i int) Eligibility {
-	return d.set.eligibility(i, d.cells[i], d.taints)
-}
-
-// ShouldRun returns the indices, ascending, of the DaemonSets that should run a daemon pod on
-// the node (ShouldRun true). The slice is owned by d and valid until d is reused.
-func (d *NodeDecision) ShouldRun() []int { return d.run }

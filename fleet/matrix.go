@@ -1,29 +1,23 @@
-package daemonset
+package fleet
 
 import (
 	"fmt"
 	"slices"
-	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/parallel"
 )
 
-// DecideOptions tune [Set.Decide]. The zero value decides on the calling goroutine.
-type DecideOptions struct {
-	// Workers is the number of goroutines that share the nodes; 0 and 1 mean the calling
-	// goroutine only. runtime.GOMAXPROCS(0) uses every core. The decisions are the same
-	// whatever the number. Negative panics.
-	Workers int
-}
-
-// Decisions is the matrix of every DaemonSet of a Set on every node of a snapshot, one row
-// per node, kept up to date node by node or DaemonSet by DaemonSet by [Decisions.UpdateNode],
-// [Decisions.RemoveNode] and [Decisions.UpdateDaemonSet], which return only the decisions
-// that changed. Each decision takes two bytes. Decisions keeps the node objects it is given
-// (they must not be modified while kept) and is not safe for concurrent use.
-type Decisions struct {
+// Matrix holds the decision of every DaemonSet of a Set on every node of a snapshot, one row
+// per node, kept up to date node by node or DaemonSet by DaemonSet by [Matrix.UpdateNode],
+// [Matrix.RemoveNode] and [Matrix.UpdateDaemonSet], which return only the decisions that
+// changed. Each decision takes two bytes. A Matrix keeps the node objects it is given (they
+// must not be modified while kept) and is not safe for concurrent use.
+type Matrix struct {
 	set   *Set
 	nodes []*v1.Node // per row; nil for a removed row
 	index map[string]int
@@ -37,11 +31,9 @@ type Decisions struct {
 // Decide decides every DaemonSet of s on every node in one pass over nodes. Row i of the
 // result is nodes[i]. A nil node or two nodes with the same name make the snapshot
 // inconsistent: Decide then returns nil and those errors (paths nodes[i]). nodes is not
-// modified; the node objects are kept by the result.
-func (s *Set) Decide(nodes []*v1.Node, opts DecideOptions) (*Decisions, field.ErrorList) {
-	if opts.Workers < 0 {
-		panic("daemonset: negative DecideOptions.Workers")
-	}
+// modified; the node objects are kept by the result. The Options.Workers the Set was compiled
+// with is how many goroutines share the nodes; the matrix is the same whatever the number.
+func (s *Set) Decide(nodes []*v1.Node) (*Matrix, field.ErrorList) {
 	root := field.NewPath("nodes")
 	var errs field.ErrorList
 	index := make(map[string]int, len(nodes))
@@ -60,77 +52,70 @@ func (s *Set) Decide(nodes []*v1.Node, opts DecideOptions) (*Decisions, field.Er
 		return nil, errs
 	}
 	n := s.Len()
-	d := &Decisions{set: s, nodes: slices.Clone(nodes), index: index, cells: make([]cell, len(nodes)*n)}
-	workers := min(max(opts.Workers, 1), len(nodes))
-	if workers <= 1 {
-		for r, node := range nodes {
-			s.decide(node, d.cells[r*n:(r+1)*n], &d.sc)
+	m := &Matrix{set: s, nodes: slices.Clone(nodes), index: index, cells: make([]cell, len(nodes)*n)}
+	// Any node is worth a share: deciding one for every DaemonSet costs microseconds, well above
+	// what a goroutine costs. Each goroutine has its own memo; the calling goroutine's (the
+	// first range) is the matrix's, which later updates reuse.
+	parallel.Run(parallel.Workers(s.opts.Workers, len(nodes), 1), len(nodes), func(lo, hi int) {
+		sc := &m.sc
+		if lo > 0 {
+			sc = &scratch{}
 		}
-		return d, nil
-	}
-	var wg sync.WaitGroup
-	chunk := (len(nodes) + workers - 1) / workers
-	for lo := 0; lo < len(nodes); lo += chunk {
-		hi := min(lo+chunk, len(nodes))
-		wg.Go(func() {
-			var sc scratch
-			for r := lo; r < hi; r++ {
-				s.decide(nodes[r], d.cells[r*n:(r+1)*n], &sc)
-			}
-		})
-	}
-	wg.Wait()
-	return d, nil
+		for r := lo; r < hi; r++ {
+			s.decide(nodes[r], m.cells[r*n:(r+1)*n], sc)
+		}
+	})
+	return m, nil
 }
 
 // Set returns the Set the decisions are for (a new one after UpdateDaemonSet).
-func (d *Decisions) Set() *Set { return d.set }
+func (m *Matrix) Set() *Set { return m.set }
 
 // Rows returns the number of rows, removed ones included.
-func (d *Decisions) Rows() int { return len(d.nodes) }
+func (m *Matrix) Rows() int { return len(m.nodes) }
 
-// Node returns the node of row r, or nil when it was removed.
-func (d *Decisions) Node(r int) *v1.Node { return d.nodes[r] }
+// NodeAt returns the node of row r, or nil when it was removed.
+func (m *Matrix) NodeAt(r int) *v1.Node { return m.nodes[r] }
 
 // Row returns the row of the node named name.
-func (d *Decisions) Row(name string) (int, bool) {
-	r, ok := d.index[name]
+func (m *Matrix) Row(name string) (int, bool) {
+	r, ok := m.index[name]
 	return r, ok
 }
 
 // Eligibility returns the decision for DaemonSet i of the Set on the node of row r, equal to
-// what (*Planner).Eligibility returns. It panics for a removed row.
-func (d *Decisions) Eligibility(r, i int) Eligibility {
-	node := d.nodes[r]
+// what [daemonset.Planner.Eligibility] returns. It panics for a removed row.
+func (m *Matrix) Eligibility(r, i int) daemonset.Eligibility {
+	node := m.nodes[r]
 	if node == nil {
-		panic(fmt.Sprintf("daemonset: row %d was removed", r))
+		panic(fmt.Sprintf("fleet: row %d was removed", r))
 	}
-	return d.set.eligibility(i, d.cells[r*d.set.Len()+i], node.Spec.Taints)
+	return m.set.eligibility(i, m.cells[r*m.set.Len()+i], node.Spec.Taints)
 }
 
-// NodeDecision stores in into the decisions of row r with the requests and host ports of the
-// daemon pods that should run there, as [Set.Node] would compute them. It panics for a
+// DecisionAt stores in into the decisions of row r with the requests and host ports of the
+// daemon pods that should run there, as [Set.DecideNode] would compute them. It panics for a
 // removed row.
-func (d *Decisions) NodeDecision(r int, into *NodeDecision) {
-	node := d.nodes[r]
+func (m *Matrix) DecisionAt(r int, into *NodeDecision) {
+	node := m.nodes[r]
 	if node == nil {
-		panic(fmt.Sprintf("daemonset: row %d was removed", r))
+		panic(fmt.Sprintf("fleet: row %d was removed", r))
 	}
-	n := d.set.Len()
-	into.reset(d.set, node.Spec.Taints)
-	copy(into.cells, d.cells[r*n:(r+1)*n])
+	n := m.set.Len()
+	into.reset(m.set, node.Spec.Taints)
+	copy(into.cells, m.cells[r*n:(r+1)*n])
 	into.summarize()
 }
 
 // Count returns, for DaemonSet i, on how many nodes a daemon pod should run and on how many
 // an existing one may keep running (the desiredNumberScheduled of STAT-2 is the first).
-func (d *Decisions) Count(i int) (shouldRun, shouldContinueRunning int) {
-	n := d.set.Len()
-	for r, node := range d.nodes {
+func (m *Matrix) Count(i int) (shouldRun, shouldContinueRunning int) {
+	n := m.set.Len()
+	for r, node := range m.nodes {
 		if node == nil {
 			continue
 		}
-		switch d.cells[r*n+i].code() {
+		switch m.cells[r*n+i].code() {
 		case cellRun:
 			shouldRun++
 			shouldContinueRunning++
@@ -141,14 +126,14 @@ func (d *Decisions) Count(i int) (shouldRun, shouldContinueRunning int) {
 	return shouldRun, shouldContinueRunning
 }
 
-// Change is one decision of a [Decisions] matrix that an update changed. A node that was
+// Change is one decision of a [Matrix] that an update changed. A node that was
 // added has the zero Before (no decision: ShouldRun and ShouldContinueRunning false, no
 // reason); a node that was removed has the zero After.
 type Change struct {
 	Node      string
 	DaemonSet int // index in the Set
-	Before    Eligibility
-	After     Eligibility
+	Before    daemonset.Eligibility
+	After     daemonset.Eligibility
 }
 
 // UpdateNode re-decides every DaemonSet on node, which replaces the node of the same name or,
@@ -157,28 +142,28 @@ type Change struct {
 // looked at. When nothing changes it allocates nothing, except, amortised, to remember a label
 // projection or list of taints not met before (see [Set]). The node object is kept and must not
 // be modified while kept; pass a new object for the next change. A nil node panics.
-func (d *Decisions) UpdateNode(node *v1.Node, into []Change) []Change {
+func (m *Matrix) UpdateNode(node *v1.Node, into []Change) []Change {
 	if node == nil {
-		panic("daemonset: nil node")
+		panic("fleet: nil node")
 	}
-	s, n := d.set, d.set.Len()
-	if cap(d.row) < n {
-		d.row = make([]cell, n)
+	s, n := m.set, m.set.Len()
+	if cap(m.row) < n {
+		m.row = make([]cell, n)
 	}
-	d.row = d.row[:n]
-	s.decide(node, d.row, &d.sc)
-	r, ok := d.index[node.Name]
+	m.row = m.row[:n]
+	s.decide(node, m.row, &m.sc)
+	r, ok := m.index[node.Name]
 	if !ok {
-		r = d.addRow(node)
-		for i, c := range d.row {
+		r = m.addRow(node)
+		for i, c := range m.row {
 			into = append(into, Change{Node: node.Name, DaemonSet: i, After: s.eligibility(i, c, node.Spec.Taints)})
 		}
-		copy(d.cells[r*n:(r+1)*n], d.row)
+		copy(m.cells[r*n:(r+1)*n], m.row)
 		return into
 	}
-	old := d.nodes[r]
-	cells := d.cells[r*n : (r+1)*n]
-	for i, c := range d.row {
+	old := m.nodes[r]
+	cells := m.cells[r*n : (r+1)*n]
+	for i, c := range m.row {
 		if !sameDecision(i, s, cells[i], old.Spec.Taints, s, c, node.Spec.Taints) {
 			into = append(into, Change{
 				Node: node.Name, DaemonSet: i,
@@ -187,69 +172,69 @@ func (d *Decisions) UpdateNode(node *v1.Node, into []Change) []Change {
 			})
 		}
 	}
-	copy(cells, d.row)
-	d.nodes[r] = node
+	copy(cells, m.row)
+	m.nodes[r] = node
 	return into
 }
 
-func (d *Decisions) addRow(node *v1.Node) int {
+func (m *Matrix) addRow(node *v1.Node) int {
 	var r int
-	if k := len(d.free); k > 0 {
-		r, d.free = d.free[k-1], d.free[:k-1]
-		d.nodes[r] = node
+	if k := len(m.free); k > 0 {
+		r, m.free = m.free[k-1], m.free[:k-1]
+		m.nodes[r] = node
 	} else {
-		r = len(d.nodes)
-		d.nodes = append(d.nodes, node)
-		d.cells = append(d.cells, make([]cell, d.set.Len())...)
+		r = len(m.nodes)
+		m.nodes = append(m.nodes, node)
+		m.cells = append(m.cells, make([]cell, m.set.Len())...)
 	}
-	d.index[node.Name] = r
+	m.index[node.Name] = r
 	return r
 }
 
 // RemoveNode removes the node named name and appends to into its decisions, each with a zero
 // After, in DaemonSet order. An unknown name changes nothing.
-func (d *Decisions) RemoveNode(name string, into []Change) []Change {
-	r, ok := d.index[name]
+func (m *Matrix) RemoveNode(name string, into []Change) []Change {
+	r, ok := m.index[name]
 	if !ok {
 		return into
 	}
-	s, n := d.set, d.set.Len()
-	node := d.nodes[r]
-	for i, c := range d.cells[r*n : (r+1)*n] {
+	s, n := m.set, m.set.Len()
+	node := m.nodes[r]
+	for i, c := range m.cells[r*n : (r+1)*n] {
 		into = append(into, Change{Node: name, DaemonSet: i, Before: s.eligibility(i, c, node.Spec.Taints)})
 	}
-	d.nodes[r] = nil
-	delete(d.index, name)
-	d.free = append(d.free, r)
+	m.nodes[r] = nil
+	delete(m.index, name)
+	m.free = append(m.free, r)
 	return into
 }
 
 // UpdateDaemonSet replaces the DaemonSet with ds's namespace and name by ds, re-decides that
 // one column on every node and appends to into the decisions that changed, in row order. The
-// Set of d becomes a new Set (the old one is not modified). errs holds what API validation
-// would reject in ds, as [Compile] reports it (the update still happens, D-4), or a NotFound
+// Set of m becomes a new Set (the old one is not modified). errs holds what API validation
+// would reject in ds, as [daemonset.Compile] reports it (the update still happens, D-4), or a NotFound
 // error, and no update, when the Set has no such DaemonSet: adding or removing DaemonSets
-// needs a new Set. ds is not modified.
-func (d *Decisions) UpdateDaemonSet(ds *appsv1.DaemonSet, into []Change) ([]Change, field.ErrorList) {
+// needs a new Set. ds is not modified; a nil ds panics.
+func (m *Matrix) UpdateDaemonSet(ds *appsv1.DaemonSet, into []Change) ([]Change, field.ErrorList) {
 	if ds == nil {
-		panic("daemonset: nil DaemonSet")
+		panic("fleet: nil DaemonSet")
 	}
-	prev := d.set
+	prev := m.set
 	i, ok := prev.Index(ds.Namespace, ds.Name)
 	if !ok {
 		return into, field.ErrorList{field.NotFound(field.NewPath("metadata", "name"), ds.Namespace+"/"+ds.Name)}
 	}
-	p, errs := Compile(ds, prev.opts)
-	planners := make([]*Planner, len(prev.planners))
+	p, errs := daemonset.Compile(ds, prev.opts)
+	planners := make([]*daemonset.Planner, len(prev.planners))
 	copy(planners, prev.planners)
 	planners[i] = p
 	s := newSet(planners, prev.opts, prev)
 	n := s.Len()
-	for r, node := range d.nodes {
+	for r, node := range m.nodes {
 		if node == nil {
 			continue
 		}
-		old := d.cells[r*n+i]
+		old := m.cells[r*n+i]
 		c := encode(p, node)
 		if !sameDecision(i, prev, old, node.Spec.Taints, s, c, node.Spec.Taints) {
 			into = append(into, Change{
@@ -258,18 +243,18 @@ func (d *Decisions) UpdateDaemonSet(ds *appsv1.DaemonSet, into []Change) ([]Chan
 				After:  s.eligibility(i, c, node.Spec.Taints),
 			})
 		}
-		d.cells[r*n+i] = c
+		m.cells[r*n+i] = c
 	}
-	d.set = s
+	m.set = s
 	return into, errs
 }
 
 // encode decides node for p as a cell.
-func encode(p *Planner, node *v1.Node) cell {
+func encode(p *daemonset.Planner, node *v1.Node) cell {
 	e := p.Eligibility(node)
 	switch e.Reason {
-	case ReasonTaintNotTolerated, ReasonNoExecuteTaintNotTolerated:
-		return taintCell(p.tols.Untolerated(node.Spec.Taints))
+	case daemonset.ReasonTaintNotTolerated, daemonset.ReasonNoExecuteTaintNotTolerated:
+		return taintCell(p.Tolerations().Untolerated(node.Spec.Taints))
 	default:
 		return placementCell(e)
 	}

@@ -1,4 +1,4 @@
-package daemonset
+package fleet
 
 // This file holds how a Set decides one node cheaply: the compact per-decision cell, and the
 // memo that lets nodes of one pool, which show the same values for the label keys a placement
@@ -8,6 +8,8 @@ import (
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/daemonsched/daemonsched/daemonset"
 )
 
 // cell is one compact decision: the low 3 bits are a decision code, the others the index of
@@ -33,13 +35,13 @@ func (c cell) code() cell      { return c & cellCodeMask }
 func (c cell) taintIndex() int { return int(c >> cellCodeBits) }
 
 // placementCell encodes the answer of a placement representative on a node without taints.
-func placementCell(e Eligibility) cell {
+func placementCell(e daemonset.Eligibility) cell {
 	switch e.Reason {
 	case "":
 		return cellRun
-	case ReasonNodeNameMismatch:
+	case daemonset.ReasonNodeNameMismatch:
 		return cellNodeName
-	case ReasonNodeSelectorMismatch:
+	case daemonset.ReasonNodeSelectorMismatch:
 		return cellNodeSelector
 	default:
 		return cellNodeAffinity
@@ -258,8 +260,17 @@ func (s *Set) decide(node *v1.Node, out []cell, sc *scratch) {
 	}
 }
 
+// The decisions a cell without a taint expands to, stored once: a copy of a stored value is
+// cheaper to return than one built in place (see daemonset's own).
+var (
+	eligible             = daemonset.Eligibility{ShouldRun: true, ShouldContinueRunning: true}
+	nodeNameMismatch     = daemonset.Eligibility{Reason: daemonset.ReasonNodeNameMismatch}
+	nodeSelectorMismatch = daemonset.Eligibility{Reason: daemonset.ReasonNodeSelectorMismatch}
+	nodeAffinityMismatch = daemonset.Eligibility{Reason: daemonset.ReasonNodeAffinityMismatch}
+)
+
 // eligibility expands a cell of DaemonSet i on a node with taints.
-func (s *Set) eligibility(i int, c cell, taints []v1.Taint) Eligibility {
+func (s *Set) eligibility(i int, c cell, taints []v1.Taint) daemonset.Eligibility {
 	switch c.code() {
 	case cellRun:
 		return eligible
@@ -277,7 +288,7 @@ func (s *Set) eligibility(i int, c cell, taints []v1.Taint) Eligibility {
 	}
 	t := taints[j]
 	if c.code() == cellTaint {
-		return Eligibility{ShouldContinueRunning: true, Reason: ReasonTaintNotTolerated, Taint: t}
+		return daemonset.Eligibility{ShouldContinueRunning: true, Reason: daemonset.ReasonTaintNotTolerated, Taint: t}
 	}
-	return Eligibility{Reason: ReasonNoExecuteTaintNotTolerated, Taint: t}
+	return daemonset.Eligibility{Reason: daemonset.ReasonNoExecuteTaintNotTolerated, Taint: t}
 }

@@ -1,10 +1,11 @@
-package daemonset
+package fleet
 
 import (
 	"fmt"
 	"testing"
 	"time"
 
+	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/internal/workload"
 )
 
@@ -14,9 +15,9 @@ import (
 // and taints the memo has not seen. Both share the classes (DaemonSets with equal placement or
 // tolerations are evaluated once); only the memo differs.
 //
-//	go test -run '^$' -bench SetMemo ./daemonset
+//	go test -run '^$' -bench SetMemo ./fleet
 func BenchmarkSetMemo(b *testing.B) {
-	s, errs := NewSet(workload.DaemonSets(1, 200), Options{Now: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)})
+	s, errs := Compile(workload.DaemonSets(1, 200), daemonset.Options{Now: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)})
 	if len(errs) > 0 {
 		b.Fatal(errs)
 	}
