@@ -23,6 +23,7 @@
 // action Interchangeable (D-1). Objects are evaluated as given, never defaulted (D-4); see
 // [WithDefaults].
 //
-// Rule identifiers in comments (ELIG-3, DIFF-7, ...) refer to the project's behavioural
-// specification; decision identifiers (D-1, ...) to its recorded decisions.
+// Rule identifiers in comments (ELIG-3, DIFF-7, ...) name entries of the specification in the
+// repository's docs/ directory (docs/rules/eligibility.md#elig-3, ...); decision identifiers
+// (D-1, ...) name entries of docs/decisions.md.
 package daemonset

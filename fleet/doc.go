@@ -15,6 +15,6 @@
 // The Options a Set is compiled with are daemonset's: Options.Workers is how many goroutines
 // share the nodes of [Set.Decide], as it is for a plan's nodes and pods.
 //
-// Rule identifiers in comments (ELIG-3, TAINT-5, ...) refer to the project's behavioural
-// specification, as in package daemonset.
+// Rule identifiers in comments (ELIG-3, TAINT-5, ...) name entries of the specification in the
+// repository's docs/ directory, as in package daemonset.
 package fleet

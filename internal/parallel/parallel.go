@@ -18,8 +18,7 @@ func Workers(workers, n, minShare int) int {
 
 // Run calls f on [0, n) cut into at most w contiguous ranges [lo, hi) of ceil(n/w) items (the
 // last may be shorter), the first on the calling goroutine and each other one on a goroutine of
-// its own, and returns when every
-// call has returned. With w below 2 it is f(0, n). The ranges never overlap, so f may write to
+// its own, and returns when every call has returned. With w below 2 it is f(0, n). The ranges never overlap, so f may write to
 // the part of a shared slice its range owns without locking.
 func Run(w, n int, f func(lo, hi int)) {
 	if w < 2 || n < 2 {
