@@ -201,7 +201,7 @@ func TestAuditS3EachLayerResolvesMaxSurgeItsOwnWay(t *testing.T) {
 			ds:   newDS(rolling(ios(0), ios(-1))), nodes: nodes(1),
 			pods: []*v1.Pod{pod("y", "n0", oldHash, readyAt(1), created(1)), pod("x", "n0", created(2))},
 			want: sum(nil, list("x:DuplicatePod"), st(1, 1, 0, 1, 0, 1, 0))},
-			rolling: &daemonset.RollingUpdate{Reason: "BaseDiffNotEmpty"}},
+			rolling: &daemonset.RollingUpdate{Reason: daemonset.RollingReasonBaseDiffNotEmpty}},
 		{scenario: scenario{
 			name: "UPD-5 UPD-7 UPD-11 (audit S3b) maxSurge -1: the step runs the surge algorithm, creating only for unavailable old pods",
 			// maxSurge -1 is not 0: surge algorithm; the candidate n0 is never recorded
@@ -341,7 +341,7 @@ func TestAuditS10POD3NoLabelsRefusesTheCreate(t *testing.T) {
 		want: withEvents(sum(nil, list("s:SucceededPod"), st(2, 1, 0, 0, 0, 0, 2)), "SucceededDaemonPod default/s")}
 	res := sc.run(t)
 	require.Equal(t, "", res.RevisionHash)
-	require.Equal(t, &daemonset.RollingUpdate{Reason: "OnDelete"}, res.RollingUpdate)
+	require.Equal(t, &daemonset.RollingUpdate{Reason: daemonset.RollingReasonOnDelete}, res.RollingUpdate)
 
 	// With a parsable generation annotation the pod has a label and is created.
 	ds = newDS(empty, annotateGeneration("2"))

@@ -20,9 +20,9 @@ type Planner struct {
 	opts Options
 	errs field.ErrorList
 
-	// skip is the rule under which every sync of this DaemonSet does nothing ("SYNC-3",
-	// "SYNC-4", "SYNC-5"), or "".
-	skip string
+	// skip is the rule under which every sync of this DaemonSet does nothing
+	// (SkipSelectingAll, SkipBeingDeleted, SkipInvalidSelector), or "".
+	skip Skip
 
 	sel *selector.Selector // nil when the selector does not convert (SYNC-5)
 	req *affinity.Required
@@ -86,14 +86,6 @@ func Compile(ds *appsv1.DaemonSet, opts Options) (*Planner, field.ErrorList) {
 	p.digest = newTemplateDigest(ds)
 	return p, p.errs
 }
-
-// Skip codes: the rule under which a sync does nothing (D-9, D-10, D-11).
-const (
-	SkipSelectingAll    = "SYNC-3"
-	SkipBeingDeleted    = "SYNC-4"
-	SkipInvalidSelector = "SYNC-5"
-	SkipHashCollision   = "UPD-21"
-)
 
 // isSelectingAll is the SYNC-3 guard: Go deep equality with an empty LabelSelector, so a
 // non-nil empty matchLabels map or matchExpressions slice does not trip it.

@@ -39,22 +39,22 @@ func TestCompileSkipRules(t *testing.T) {
 	tests := []struct {
 		name string
 		ds   *appsv1.DaemonSet
-		want string
+		want daemonset.Skip
 	}{
 		{name: "SYNC-3 the empty selector is checked first, even on a DaemonSet being deleted",
 			ds: newDS(func(ds *appsv1.DaemonSet) {
 				ds.Spec.Selector = &metav1.LabelSelector{}
 				ds.DeletionTimestamp = ptr(metav1.Unix(1, 0))
-			}), want: "SYNC-3"},
+			}), want: daemonset.SkipSelectingAll},
 		{name: "SYNC-4 deletion is checked before the selector conversion",
 			ds: newDS(func(ds *appsv1.DaemonSet) {
 				ds.Spec.Selector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "a", Operator: "in"}}}
 				ds.DeletionTimestamp = ptr(metav1.Unix(1, 0))
-			}), want: "SYNC-4"},
+			}), want: daemonset.SkipBeingDeleted},
 		{name: "SYNC-5 a lower-case operator does not convert",
 			ds: newDS(func(ds *appsv1.DaemonSet) {
 				ds.Spec.Selector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "a", Operator: "in", Values: []string{"x"}}}}
-			}), want: "SYNC-5"},
+			}), want: daemonset.SkipInvalidSelector},
 		{name: "SYNC-3 an empty matchExpressions slice is not deep-equal to {} and is planned",
 			ds: newDS(func(ds *appsv1.DaemonSet) {
 				ds.Spec.Selector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{}}

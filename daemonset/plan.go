@@ -187,9 +187,9 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 	// Rolling-update step (UPD-1, UPD-2).
 	switch {
 	case !rolling:
-		res.RollingUpdate = &RollingUpdate{Reason: "OnDelete"}
+		res.RollingUpdate = &RollingUpdate{Reason: RollingReasonOnDelete}
 	case !baseEmpty:
-		res.RollingUpdate = &RollingUpdate{Reason: "BaseDiffNotEmpty"}
+		res.RollingUpdate = &RollingUpdate{Reason: RollingReasonBaseDiffNotEmpty}
 	default:
 		for _, g := range ix.missing {
 			states = append(states, nodeState{name: g.name, pods: g.pods})
@@ -269,7 +269,7 @@ func (p *Planner) newResult() *Result {
 
 // skipped fills res for a sync that does nothing (D-9, D-10, D-11). The SYNC-3 event carries the
 // text syncDaemonSet records (D-8).
-func (p *Planner) skipped(res *Result, rule string) *Result {
+func (p *Planner) skipped(res *Result, rule Skip) *Result {
 	res.Skipped = rule
 	if rule == SkipSelectingAll {
 		res.Events = append(res.Events, Event{Type: v1.EventTypeWarning, Reason: ReasonSelectingAll,

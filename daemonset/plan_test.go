@@ -105,7 +105,7 @@ func TestPlanD10HashCollision(t *testing.T) {
 	p, _ := daemonset.Compile(ds, opts())
 	res := p.Plan(daemonset.Snapshot{Nodes: nodes(2), Pods: []*v1.Pod{pod("o", "n0", orphan)}, Revisions: []*appsv1.ControllerRevision{rev}})
 	want := &daemonset.Result{
-		Namespace: "default", Name: "foo", Skipped: "UPD-21",
+		Namespace: "default", Name: "foo", Skipped: daemonset.SkipHashCollision,
 		Create: []daemonset.Creation{}, Delete: []daemonset.Deletion{}, Adopt: []daemonset.PodRef{}, Release: []daemonset.PodRef{},
 		CollisionCount: ptr[int32](3),
 	}
@@ -163,7 +163,7 @@ func TestStatusSurprise32ObservedGenerationAfterFailedStep(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, res.RollingUpdate)
 	require.False(t, res.RollingUpdate.Acted)
-	require.Equal(t, "Error", res.RollingUpdate.Reason)
+	require.Equal(t, daemonset.RollingReasonError, res.RollingUpdate.Reason)
 	require.NotEmpty(t, res.RollingUpdate.Error)
 	require.EqualValues(t, 7, res.Status.ObservedGeneration)
 }
@@ -174,13 +174,13 @@ func TestPlanRollingUpdateReport(t *testing.T) {
 		name       string
 		ds         *appsv1.DaemonSet
 		pods       []*v1.Pod
-		wantReason string
+		wantReason daemonset.RollingReason
 		wantActed  bool
 	}{
-		{name: "UPD-1 OnDelete never runs the step", ds: newDS(), wantReason: "OnDelete"},
+		{name: "UPD-1 OnDelete never runs the step", ds: newDS(), wantReason: daemonset.RollingReasonOnDelete},
 		{name: "UPD-1 D-4 an empty strategy type is not defaulted and behaves like OnDelete",
-			ds: newDS(func(ds *appsv1.DaemonSet) { ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{} }), wantReason: "OnDelete"},
-		{name: "UPD-2 a non-empty base diff blocks the step", ds: newDS(rolling(ios(1), ios(0))), wantReason: "BaseDiffNotEmpty"},
+			ds: newDS(func(ds *appsv1.DaemonSet) { ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{} }), wantReason: daemonset.RollingReasonOnDelete},
+		{name: "UPD-2 a non-empty base diff blocks the step", ds: newDS(rolling(ios(1), ios(0))), wantReason: daemonset.RollingReasonBaseDiffNotEmpty},
 		{name: "UPD-2 an empty base diff lets the step act", ds: newDS(rolling(ios(1), ios(0))),
 			pods: []*v1.Pod{pod("p0", "n0", ready), pod("p1", "n1", ready)}, wantActed: true},
 	}
@@ -415,7 +415,7 @@ func TestPlanClusterD2D12OldestDaemonSetAdopts(t *testing.T) {
 		require.Equal(t, lost, byName[n].Conflicts, n)
 		require.Len(t, byName[n].Create, 1, "%s: the lost orphan does not fill the node", n)
 	}
-	require.Equal(t, "SYNC-4", byName["a-deleting"].Skipped)
+	require.Equal(t, daemonset.SkipBeingDeleted, byName["a-deleting"].Skipped)
 
 	// D-2: the single-DaemonSet plan sees no rival and adopts.
 	single, err := daemonset.Plan(younger, s.Nodes, s.Pods, opts())

@@ -195,7 +195,7 @@ func TestReviewSkippedWritesNoStatus(t *testing.T) {
 		name      string
 		ds        *appsv1.DaemonSet
 		revisions []*appsv1.ControllerRevision
-		skip      string
+		skip      daemonset.Skip
 	}{
 		{name: "SYNC-3 selecting all", skip: daemonset.SkipSelectingAll,
 			ds: newDS(func(ds *appsv1.DaemonSet) { ds.Generation = 7; ds.Spec.Selector = &metav1.LabelSelector{} })},

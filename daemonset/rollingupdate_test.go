@@ -480,19 +480,19 @@ func TestRollingUpdateWithoutSurge(t *testing.T) {
 			name:       "UPD-5 SCN-79 a nil maxUnavailable with rollingUpdate present is an error and no action",
 			ds:         ruStrategy(nil, nil),
 			states:     []nodeState{ruRun("n0", ruOldNotReady("a")), ruRun("n1", ruOld("b"))},
-			wantReport: RollingUpdate{Reason: "Error", Error: "couldn't get unavailable numbers: invalid value for MaxUnavailable: nil value for IntOrString"},
+			wantReport: RollingUpdate{Reason: RollingReasonError, Error: "couldn't get unavailable numbers: invalid value for MaxUnavailable: nil value for IntOrString"},
 		},
 		{
 			name:       "UPD-5 SCN-79 maxUnavailable \"2\" is an error and no action",
 			ds:         ruStrategy(ruStr("2"), nil),
 			states:     ruOldNodes(3),
-			wantReport: RollingUpdate{Reason: "Error", Error: "couldn't get unavailable numbers: invalid value for MaxUnavailable: invalid value for IntOrString: invalid type: string is not a percentage"},
+			wantReport: RollingUpdate{Reason: RollingReasonError, Error: "couldn't get unavailable numbers: invalid value for MaxUnavailable: invalid value for IntOrString: invalid type: string is not a percentage"},
 		},
 		{
 			name:       "UPD-5 maxSurge \"5\" is an error and no action",
 			ds:         ruStrategy(ruInt(1), ruStr("5")),
 			states:     ruOldNodes(3),
-			wantReport: RollingUpdate{Reason: "Error", Error: "couldn't get unavailable numbers: invalid value for MaxSurge: invalid value for IntOrString: invalid type: string is not a percentage"},
+			wantReport: RollingUpdate{Reason: RollingReasonError, Error: "couldn't get unavailable numbers: invalid value for MaxSurge: invalid value for IntOrString: invalid type: string is not a percentage"},
 		},
 		{
 			name:       "UPD-5 SCN-80 mu -1 deletes nothing",
@@ -709,13 +709,13 @@ func TestRollingUpdateWithSurge(t *testing.T) {
 			name:       "UPD-11 SCN-96 an old Available pod bound to a missing node fails the step",
 			ds:         ruStrategy(ruInt(0), ruInt(1)),
 			states:     []nodeState{ruRun("n0", ruOldNotReady("a")), ruRun("n1", ruOld("b")), ruMissing("n9", ruOld("c"))},
-			wantReport: RollingUpdate{Reason: "Error", Error: `couldn't get node for nodeName "n9": node "n9" not found`, MaxSurge: 1},
+			wantReport: RollingUpdate{Reason: RollingReasonError, Error: `couldn't get node for nodeName "n9": node "n9" not found`, MaxSurge: 1},
 		},
 		{
 			name:       "UPD-11 an old unavailable pod bound to a missing node fails the step, naming the first such node",
 			ds:         ruStrategy(ruInt(0), ruInt(1)),
 			states:     []nodeState{ruMissing("m1", ruOldNotReady("a")), ruMissing("m2", ruOld("b"))},
-			wantReport: RollingUpdate{Reason: "Error", Error: `couldn't get node for nodeName "m1": node "m1" not found`, MaxSurge: 1},
+			wantReport: RollingUpdate{Reason: RollingReasonError, Error: `couldn't get node for nodeName "m1": node "m1" not found`, MaxSurge: 1},
 		},
 		{
 			name: "UPD-11 a missing node with an old and an Available new pod deletes the old one without looking the node up",
@@ -934,7 +934,7 @@ func TestRollingUpdateThroughPlan(t *testing.T) {
 				return []*v1.Pod{old(ds, "a", "n0", true, 0), old(ds, "b", "n1", true, 0)}
 			},
 			wantActions: []string{"create n2 MissingPod interchangeable=false"},
-			wantRolling: RollingUpdate{Reason: "BaseDiffNotEmpty"},
+			wantRolling: RollingUpdate{Reason: RollingReasonBaseDiffNotEmpty},
 			wantDesired: 3, wantMisscheduled: 0,
 		},
 		{
@@ -955,7 +955,7 @@ func TestRollingUpdateThroughPlan(t *testing.T) {
 			pods: func(ds *appsv1.DaemonSet) []*v1.Pod {
 				return []*v1.Pod{old(ds, "a", "n0", true, 0), old(ds, "b", "n1", true, 0)}
 			},
-			wantRolling: RollingUpdate{Reason: "Error", Error: "couldn't get unavailable numbers: invalid value for MaxUnavailable: invalid value for IntOrString: invalid type: string is not a percentage"},
+			wantRolling: RollingUpdate{Reason: RollingReasonError, Error: "couldn't get unavailable numbers: invalid value for MaxUnavailable: invalid value for IntOrString: invalid type: string is not a percentage"},
 			wantDesired: 2, wantMisscheduled: 0,
 		},
 		{
@@ -965,7 +965,7 @@ func TestRollingUpdateThroughPlan(t *testing.T) {
 			pods: func(ds *appsv1.DaemonSet) []*v1.Pod {
 				return []*v1.Pod{old(ds, "a", "n0", true, 0), old(ds, "b", "n1", true, 0)}
 			},
-			wantRolling: RollingUpdate{Reason: "OnDelete"},
+			wantRolling: RollingUpdate{Reason: RollingReasonOnDelete},
 			wantDesired: 2, wantMisscheduled: 0,
 		},
 		{
@@ -998,7 +998,7 @@ func TestRollingUpdateThroughPlan(t *testing.T) {
 				return []*v1.Pod{old(ds, "a1", "n0", true, 0), cur(ds, "a2", "n0", true, 10)}
 			},
 			wantActions: []string{"delete ns/a2 on n0 DuplicatePod interchangeable=false"},
-			wantRolling: RollingUpdate{Reason: "BaseDiffNotEmpty"},
+			wantRolling: RollingUpdate{Reason: RollingReasonBaseDiffNotEmpty},
 			wantDesired: 1, wantMisscheduled: 0,
 		},
 		{
@@ -1020,7 +1020,7 @@ func TestRollingUpdateThroughPlan(t *testing.T) {
 				return []*v1.Pod{old(ds, "a1", "n0", true, 0), cur(ds, "a2", "n0", true, 10), old(ds, "b", "n1", true, 0)}
 			},
 			wantActions: []string{"delete ns/a1 on n0 SurgeNewAvailable interchangeable=false"},
-			wantRolling: RollingUpdate{Reason: "BaseDiffNotEmpty"},
+			wantRolling: RollingUpdate{Reason: RollingReasonBaseDiffNotEmpty},
 			wantDesired: 2, wantMisscheduled: 0,
 		},
 		{
@@ -1031,7 +1031,7 @@ func TestRollingUpdateThroughPlan(t *testing.T) {
 				return []*v1.Pod{old(ds, "a1", "n0", false, 0), cur(ds, "a2", "n0", false, 10)}
 			},
 			wantActions: []string{"delete ns/a1 on n0 SurgeOldNotReady interchangeable=false"},
-			wantRolling: RollingUpdate{Reason: "BaseDiffNotEmpty"},
+			wantRolling: RollingUpdate{Reason: RollingReasonBaseDiffNotEmpty},
 			wantDesired: 1, wantMisscheduled: 0,
 		},
 		{
@@ -1054,7 +1054,7 @@ func TestRollingUpdateThroughPlan(t *testing.T) {
 				return []*v1.Pod{old(ds, "a1", "n0", true, 0), ruReadySince(cur(ds, "a2", "n0", true, 50), ruAt(100))}
 			},
 			wantActions: []string{"delete ns/a1 on n0 SurgeNewAvailable interchangeable=false"},
-			wantRolling: RollingUpdate{Reason: "BaseDiffNotEmpty"},
+			wantRolling: RollingUpdate{Reason: RollingReasonBaseDiffNotEmpty},
 			wantDesired: 1, wantMisscheduled: 0,
 		},
 		{
@@ -1066,7 +1066,7 @@ func TestRollingUpdateThroughPlan(t *testing.T) {
 				return []*v1.Pod{old(ds, "a1", "n0", true, 0), ruReadySince(cur(ds, "a2", "n0", true, 50), ruAt(100))}
 			},
 			wantActions: []string{"delete ns/a1 on n0 SurgeNewAvailable interchangeable=false"},
-			wantRolling: RollingUpdate{Reason: "BaseDiffNotEmpty"},
+			wantRolling: RollingUpdate{Reason: RollingReasonBaseDiffNotEmpty},
 			wantDesired: 1, wantMisscheduled: 0,
 		},
 		{
@@ -1087,7 +1087,7 @@ func TestRollingUpdateThroughPlan(t *testing.T) {
 			pods: func(ds *appsv1.DaemonSet) []*v1.Pod {
 				return []*v1.Pod{cur(ds, "a", "n0", true, 0), old(ds, "b", "n9", true, 0)}
 			},
-			wantRolling: RollingUpdate{Reason: "Error", Error: `couldn't get node for nodeName "n9": node "n9" not found`, MaxSurge: 1},
+			wantRolling: RollingUpdate{Reason: RollingReasonError, Error: `couldn't get node for nodeName "n9": node "n9" not found`, MaxSurge: 1},
 			wantDesired: 1, wantMisscheduled: 0,
 		},
 		{
@@ -1104,7 +1104,7 @@ func TestRollingUpdateThroughPlan(t *testing.T) {
 				"delete ns/o2 on n0 DuplicatePod interchangeable=false",
 				"delete ns/w4 on n0 DuplicatePod interchangeable=false",
 			},
-			wantRolling: RollingUpdate{Reason: "BaseDiffNotEmpty"},
+			wantRolling: RollingUpdate{Reason: RollingReasonBaseDiffNotEmpty},
 			wantDesired: 1, wantMisscheduled: 0,
 		},
 		{

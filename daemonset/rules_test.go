@@ -621,7 +621,7 @@ func TestRulesUPD(t *testing.T) {
 			require.Empty(t, res.Delete)
 			require.NotNil(t, res.RollingUpdate)
 			require.False(t, res.RollingUpdate.Acted)
-			require.Equal(t, "OnDelete", res.RollingUpdate.Reason)
+			require.Equal(t, daemonset.RollingReasonOnDelete, res.RollingUpdate.Reason)
 			require.Equal(t, rtCounts{4, 4, 0, 4, 4, 0, 2}, rtStatus(t, res))
 		}},
 		{"UPD-26 the rolling update adopts and releases exactly what claiming did under OnDelete", func(t *testing.T) {

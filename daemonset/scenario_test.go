@@ -214,7 +214,7 @@ func unscheduledFor(target string) podMod {
 // summary is a Result reduced to what the checklist states. An action chosen among
 // interchangeable candidates (D-1) carries a trailing "~".
 type summary struct {
-	Skipped string
+	Skipped daemonset.Skip
 	Create  []string // node
 	Delete  []string // pod name:Reason
 	Adopt   []string
@@ -389,7 +389,7 @@ func scenarios() []scenario {
 	withEvents := func(s summary, events ...string) summary { s.Events = events; return s }
 	withAdopt := func(s summary, names ...string) summary { s.Adopt = names; return s }
 	withRelease := func(s summary, names ...string) summary { s.Release = names; return s }
-	skipped := func(rule string, events ...string) summary {
+	skipped := func(rule daemonset.Skip, events ...string) summary {
 		s := sum(nil, nil, nil)
 		s.Skipped = rule
 		s.Events = orEmpty(events)
@@ -641,11 +641,11 @@ func scenarios() []scenario {
 			want: withAdopt(sum(list("n0"), nil, st(1, 0, 0, 0, 0, 0, 1)), "o")},
 		{name: "SCN-64 SYNC-4 D-9 a DaemonSet being deleted gets nothing, not even status",
 			ds: newDS(func(ds *appsv1.DaemonSet) { ds.DeletionTimestamp = ptr(metav1.Unix(5, 0)) }), nodes: nodes(2),
-			want: skipped("SYNC-4")},
+			want: skipped(daemonset.SkipBeingDeleted)},
 		{name: "SCN-65 SYNC-3 D-8 D-9 the empty selector {} does nothing but warn",
 			ds: newDS(func(ds *appsv1.DaemonSet) { ds.Spec.Selector = &metav1.LabelSelector{} }), nodes: nodes(2),
 			pods: []*v1.Pod{pod("o0", "n0", orphan)},
-			want: skipped("SYNC-3", "SelectingAll")},
+			want: skipped(daemonset.SkipSelectingAll, "SelectingAll")},
 		{name: "SCN-66 SYNC-3 SEL-2 matchLabels {} bypasses the guard and adopts every orphan", surprises: []int{16},
 			ds:    newDS(func(ds *appsv1.DaemonSet) { ds.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{}} }),
 			nodes: nodes(2), pods: []*v1.Pod{pod("o0", "n0", orphan, podLabels(map[string]string{"x": "y"}))},
@@ -657,7 +657,7 @@ func scenarios() []scenario {
 			ds: newDS(func(ds *appsv1.DaemonSet) {
 				ds.Spec.Selector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: "Gt", Values: []string{"1"}}}}
 			}), nodes: nodes(2), pods: []*v1.Pod{pod("o0", "n0", orphan)},
-			want: skipped("SYNC-5")},
+			want: skipped(daemonset.SkipInvalidSelector)},
 
 		// Burst.
 		{name: "SCN-69 DIFF-10 D-1 the cap keeps the first 250 creates by node name, marked", nodes: bigNodes, opts: &capped,

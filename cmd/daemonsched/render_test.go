@@ -30,14 +30,14 @@ func handBuilt() *daemonset.ClusterResult {
 			Adopt:         []daemonset.PodRef{{Namespace: "default", Name: "ssd-monitor-manual"}},
 			Release:       []daemonset.PodRef{{Namespace: "default", Name: "ssd-monitor-debug"}},
 			Conflicts:     []daemonset.Conflict{{Namespace: "default", Name: "orphan", AdoptedBy: "default/older"}},
-			RollingUpdate: &daemonset.RollingUpdate{Reason: "BaseDiffNotEmpty", MaxUnavailable: 1},
+			RollingUpdate: &daemonset.RollingUpdate{Reason: daemonset.RollingReasonBaseDiffNotEmpty, MaxUnavailable: 1},
 			Status: &appsv1.DaemonSetStatus{
 				DesiredNumberScheduled: 3, CurrentNumberScheduled: 3, NumberReady: 2, UpdatedNumberScheduled: 3, NumberAvailable: 2,
 			},
 			Events:  []daemonset.Event{{Type: "Warning", Reason: daemonset.ReasonFailedDaemonPod, Pod: "default/ssd-monitor-kc2vd", Node: "worker-2", Message: "Found failed daemon pod"}},
 			Invalid: []string{"spec.template.metadata.labels: Invalid value: {\"app\":\"x\"}: `selector` does not match template `labels`"},
 		},
-		{Namespace: "kube-system", Name: "collides", Skipped: "UPD-21", CollisionCount: &collision},
+		{Namespace: "kube-system", Name: "collides", Skipped: daemonset.SkipHashCollision, CollisionCount: &collision},
 		{
 			Namespace: "kube-system", Name: "quiet", RevisionHash: "abc",
 			RollingUpdate: &daemonset.RollingUpdate{Acted: true, MaxUnavailable: 1},
@@ -67,7 +67,7 @@ DaemonSet default/ssd-monitor (revision 6d9f7c8b5):
   INVALID    spec.template.metadata.labels: Invalid value: {"app":"x"}: ` + "`selector` does not match template `labels`" + `
 
 DaemonSet kube-system/collides:
-  SKIPPED    UPD-21: a ControllerRevision of the current hash holds another template (hash collision); the sync stops
+  SKIPPED    a ControllerRevision of the current hash holds another template (hash collision); the sync stops (UPD-21)
   COLLISION  status.collisionCount becomes 3
 
 DaemonSet kube-system/quiet (revision abc):
