@@ -217,7 +217,7 @@ func TestMatches(t *testing.T) {
 				if r.Matches(n) {
 					got = append(got, n.Name)
 				}
-				require.Equal(t, r.Matches(n), r.Explain(n).Matched, "Explain agrees with Matches on %s", n.Name)
+				require.Equal(t, r.Evaluate(n), r.Explain(n).Outcome, "Explain agrees with Evaluate on %s", n.Name)
 				if ok, _ := nodeaffinity.GetRequiredNodeAffinity(pod).Match(n); ok {
 					upstream = append(upstream, n.Name)
 				}
@@ -280,7 +280,7 @@ func TestCompileNilAndNilReceiver(t *testing.T) {
 	require.False(t, r.HasAffinity())
 	var nilReq *affinity.Required
 	require.True(t, nilReq.Matches(node("n0")), "a nil *Required imposes no constraint")
-	require.True(t, nilReq.Explain(node("n0")).Matched)
+	require.Equal(t, affinity.Match, nilReq.Explain(node("n0")).Outcome)
 	require.Empty(t, nilReq.Errors())
 	require.True(t, affinity.Compile(required(), nil).HasAffinity(), "AFF-2 zero terms still count as required affinity")
 	require.PanicsWithValue(t, "affinity: Matches called with a nil node", func() { r.Matches(nil) })

@@ -111,7 +111,7 @@ func (e Explanation) String() string {
 		if e.Placement != nil {
 			x := e.Placement
 			switch {
-			case x.NodeSelectorFailed:
+			case x.Outcome == affinity.NodeSelectorMismatch:
 				fmt.Fprintf(&b, "\n%s.", upperFirst(x.String()))
 			case len(x.Terms) == 0:
 				b.WriteString("\nThe required node affinity has no node selector terms, so it matches no node.")

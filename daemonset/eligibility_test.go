@@ -92,7 +92,7 @@ func TestExplain(t *testing.T) {
 			wantText: "node n0 should not run the daemon pod (NodeNameMismatch).\nThe template's spec.nodeName is \"x\"."},
 		{name: "NSEL-2 names the first failing key in key order and the node's value", ds: newDS(nodeSelector("b", "1", "a", "1")), node: node("n0", labels("a", "2")),
 			want: daemonset.Explanation{Eligibility: daemonset.Eligibility{Reason: daemonset.ReasonNodeSelectorMismatch}, Node: "n0",
-				Placement: &affinity.Explanation{NodeSelectorFailed: true, NodeSelector: affinity.LabelMismatch{Key: "a", Want: "1", Value: "2", Present: true}}},
+				Placement: &affinity.Explanation{Outcome: affinity.NodeSelectorMismatch, NodeSelector: affinity.LabelMismatch{Key: "a", Want: "1", Value: "2", Present: true}}},
 			wantText: "node n0 should not run the daemon pod (NodeSelectorMismatch).\nNode label a is \"2\", but spec.nodeSelector requires a=\"1\"."},
 		{name: "AFF-15 names, per term, the failing requirement and the node's value",
 			ds: newDS(requiredTerms(
@@ -102,7 +102,7 @@ func TestExplain(t *testing.T) {
 			)),
 			node: node("n0", labels("zone", "a")),
 			want: daemonset.Explanation{Eligibility: daemonset.Eligibility{Reason: daemonset.ReasonNodeAffinityMismatch}, Node: "n0",
-				Placement: &affinity.Explanation{AffinityFailed: true, Terms: []affinity.TermExplanation{
+				Placement: &affinity.Explanation{Outcome: affinity.AffinityMismatch, Terms: []affinity.TermExplanation{
 					{Index: 0, Failed: affinity.FailedRequirement{Path: termsPath + "[0].matchExpressions[1]", Key: "disk", Operator: v1.NodeSelectorOpIn, Values: []string{"ssd"}}},
 					{Index: 1, Empty: true},
 					{Index: 2, Failed: affinity.FailedRequirement{Path: termsPath + "[2].matchFields[0]", Field: true, Key: "metadata.name", Operator: v1.NodeSelectorOpIn,
