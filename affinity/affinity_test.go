@@ -277,12 +277,11 @@ func TestCompileNilAndNilReceiver(t *testing.T) {
 	t.Parallel()
 	r := affinity.Compile(nil, nil)
 	require.True(t, r.Matches(node("n0")), "a nil spec imposes no constraint")
-	require.False(t, r.HasAffinity())
 	var nilReq *affinity.Required
 	require.True(t, nilReq.Matches(node("n0")), "a nil *Required imposes no constraint")
 	require.Equal(t, affinity.Match, nilReq.Explain(node("n0")).Outcome)
 	require.Empty(t, nilReq.Errors())
-	require.True(t, affinity.Compile(required(), nil).HasAffinity(), "AFF-2 zero terms still count as required affinity")
+	require.Equal(t, affinity.AffinityMismatch, affinity.Compile(required(), nil).Evaluate(node("n0")), "AFF-2 zero terms still count as required affinity")
 	require.PanicsWithValue(t, "affinity: Matches called with a nil node", func() { r.Matches(nil) })
 	require.PanicsWithValue(t, "affinity: Explain called with a nil node", func() { r.Explain(nil) })
 	require.PanicsWithValue(t, "affinity: Evaluate called with a nil node", func() { r.Evaluate(nil) })
