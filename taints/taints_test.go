@@ -325,9 +325,17 @@ func TestEffects(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			require.Equal(t, tt.want, taints.EffectOf(tt.effect))
-			require.Equal(t, tt.inPlace, taints.Placement.Has(tt.effect))
-			require.Equal(t, tt.inEviction, taints.Eviction.Has(tt.effect))
+			// With no tolerations a taint is reported exactly when its effect is in the set.
+			var none *taints.Tolerations
+			node := []v1.Taint{taint("k", "", tt.effect)}
+			for _, bit := range []taints.Effects{taints.NoSchedule, taints.PreferNoSchedule, taints.NoExecute} {
+				_, ok := none.FirstUntolerated(node, bit)
+				require.Equal(t, bit == tt.want, ok, "effect %q in set %v", tt.effect, bit)
+			}
+			_, inPlace := none.FirstUntolerated(node, taints.Placement)
+			require.Equal(t, tt.inPlace, inPlace)
+			_, inEviction := none.FirstUntolerated(node, taints.Eviction)
+			require.Equal(t, tt.inEviction, inEviction)
 		})
 	}
 }
@@ -339,9 +347,15 @@ func TestEffectsString(t *testing.T) {
 	require.Equal(t, "NoSchedule|PreferNoSchedule|NoExecute", (taints.NoSchedule | taints.PreferNoSchedule | taints.NoExecute).String())
 }
 
-// hasEffect is the upstream-style filter function equivalent to an Effects set.
+// hasEffect is the upstream-style filter function equivalent to an Effects set, written
+// independently of the package's own effect mapping.
 func hasEffect(effects taints.Effects) func(*v1.Taint) bool {
-	return func(t *v1.Taint) bool { return effects.Has(t.Effect) }
+	bits := map[v1.TaintEffect]taints.Effects{
+		v1.TaintEffectNoSchedule:       taints.NoSchedule,
+		v1.TaintEffectPreferNoSchedule: taints.PreferNoSchedule,
+		v1.TaintEffectNoExecute:        taints.NoExecute,
+	}
+	return func(t *v1.Taint) bool { return effects&bits[t.Effect] != 0 }
 }
 
 func cloneTolerations(tols []v1.Toleration) []v1.Toleration {
