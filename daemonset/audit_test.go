@@ -35,7 +35,7 @@ func minReadySeconds(s int32) dsMod {
 
 func annotateGeneration(g string) dsMod {
 	return func(ds *appsv1.DaemonSet) {
-		ds.Annotations = map[string]string{daemonset.AnnotationTemplateGeneration: g}
+		ds.Annotations = map[string]string{appsv1.DeprecatedTemplateGeneration: g}
 	}
 }
 
@@ -43,7 +43,7 @@ func genLabel(g string) podMod {
 	return func(p *v1.Pod) { p.Labels[daemonset.LabelTemplateGeneration] = g }
 }
 
-func noHashLabel(p *v1.Pod) { delete(p.Labels, daemonset.LabelRevisionHash) }
+func noHashLabel(p *v1.Pod) { delete(p.Labels, appsv1.DefaultDaemonSetUniqueLabelKey) }
 
 var (
 	noSchedule = taint("k", "v", v1.TaintEffectNoSchedule) // ELIG-4: shouldRun false, continue true
@@ -270,7 +270,7 @@ func emptyHashRevision(t *testing.T, ds *appsv1.DaemonSet, labels map[string]str
 	t.Helper()
 	rev := revisionFor(t, ds, "", 1)
 	rev.Labels = labels
-	rev.Labels[daemonset.LabelRevisionHash] = ""
+	rev.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = ""
 	return rev
 }
 
@@ -278,21 +278,25 @@ func TestAuditS7S10POD3Labels(t *testing.T) {
 	t.Parallel()
 	t.Run("POD-3 (audit S7, S10) with an empty hash no hash label is set and a template one survives", func(t *testing.T) {
 		t.Parallel()
-		ds := newDS(func(ds *appsv1.DaemonSet) { ds.Spec.Template.Labels[daemonset.LabelRevisionHash] = "from-template" })
+		ds := newDS(func(ds *appsv1.DaemonSet) {
+			ds.Spec.Template.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = "from-template"
+		})
 		p, _ := daemonset.Compile(ds, opts())
 		res := p.Plan(daemonset.Snapshot{Nodes: nodes(1), Revisions: []*appsv1.ControllerRevision{emptyHashRevision(t, ds, map[string]string{"app": "d"})}})
 		require.Empty(t, res.Skipped)
 		require.Equal(t, "", res.RevisionHash)
 		require.Len(t, res.Create, 1)
-		require.Equal(t, map[string]string{"app": "d", daemonset.LabelRevisionHash: "from-template"}, res.Create[0].Pod.Labels)
+		require.Equal(t, map[string]string{"app": "d", appsv1.DefaultDaemonSetUniqueLabelKey: "from-template"}, res.Create[0].Pod.Labels)
 	})
 	t.Run("POD-3 (audit S10) with a non-empty hash the hash label is set over a template one", func(t *testing.T) {
 		t.Parallel()
-		ds := newDS(func(ds *appsv1.DaemonSet) { ds.Spec.Template.Labels[daemonset.LabelRevisionHash] = "from-template" })
+		ds := newDS(func(ds *appsv1.DaemonSet) {
+			ds.Spec.Template.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = "from-template"
+		})
 		res, err := daemonset.Plan(ds, nodes(1), nil, opts())
 		require.NoError(t, err)
 		require.NotEmpty(t, res.RevisionHash)
-		require.Equal(t, res.RevisionHash, res.Create[0].Pod.Labels[daemonset.LabelRevisionHash])
+		require.Equal(t, res.RevisionHash, res.Create[0].Pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey])
 	})
 
 	tests := []struct {
@@ -362,7 +366,7 @@ func TestAuditS10RollingCreatesRefusedWithoutLabels(t *testing.T) {
 		ds.Spec.Template.Labels = nil
 	}, surgeDS)
 	rev := emptyHashRevision(t, ds, map[string]string{})
-	pods := []*v1.Pod{pod("o", "n0", podLabels(map[string]string{daemonset.LabelRevisionHash: "old"}))}
+	pods := []*v1.Pod{pod("o", "n0", podLabels(map[string]string{appsv1.DefaultDaemonSetUniqueLabelKey: "old"}))}
 	sc := scenario{ds: ds, nodes: nodes(1), pods: pods, revisions: []*appsv1.ControllerRevision{rev},
 		want: sum(nil, nil, st(1, 1, 0, 0, 0, 0, 1))}
 	res := sc.run(t)

@@ -105,8 +105,6 @@ func checkOptions(opts Options) {
 	}
 }
 
-// Errors returns what API validation would reject in the DaemonSet, as Compile returned it.
-func (p *Planner) Errors() field.ErrorList { return p.errs }
-
-// DaemonSet returns the DaemonSet the Planner was compiled from. It must not be modified.
+// DaemonSet returns the DaemonSet the Planner was compiled from. It must not be modified. Code
+// that holds only Planners (the many-DaemonSet layer) reads names and specs through it.
 func (p *Planner) DaemonSet() *appsv1.DaemonSet { return p.ds }

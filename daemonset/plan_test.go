@@ -30,7 +30,7 @@ func revisionFor(t *testing.T, ds *appsv1.DaemonSet, hash string, number int64) 
 	return &appsv1.ControllerRevision{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: ds.Name + "-" + hash, Namespace: ds.Namespace,
-			Labels:          map[string]string{"app": "d", daemonset.LabelRevisionHash: hash},
+			Labels:          map[string]string{"app": "d", appsv1.DefaultDaemonSetUniqueLabelKey: hash},
 			OwnerReferences: []metav1.OwnerReference{ownedBy("DaemonSet", ds.Name, ds.UID, true)},
 		},
 		Data:     runtime.RawExtension{Raw: patch},
@@ -50,7 +50,7 @@ func TestRevisionSCN104MatchingRevisionLabel(t *testing.T) {
 	}
 	require.Equal(t, "custom", res.RevisionHash)
 	require.Len(t, res.Create, 1)
-	require.Equal(t, "custom", res.Create[0].Pod.Labels[daemonset.LabelRevisionHash])
+	require.Equal(t, "custom", res.Create[0].Pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey])
 }
 
 func TestRevisionD6WithoutRevisionsTheHashIsFresh(t *testing.T) {
@@ -59,7 +59,7 @@ func TestRevisionD6WithoutRevisionsTheHashIsFresh(t *testing.T) {
 	res, err := daemonset.Plan(ds, nodes(1), nil, opts())
 	require.NoError(t, err)
 	require.Equal(t, daemonset.ComputeHash(&ds.Spec.Template, nil), res.RevisionHash)
-	require.Equal(t, res.RevisionHash, res.Create[0].Pod.Labels[daemonset.LabelRevisionHash])
+	require.Equal(t, res.RevisionHash, res.Create[0].Pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey])
 }
 
 func TestRevisionSCN105CollisionCount(t *testing.T) {
@@ -72,7 +72,7 @@ func TestRevisionSCN105CollisionCount(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEqual(t, plain.RevisionHash, withOne.RevisionHash, "UPD-15: collisionCount changes the hash")
 	require.NotEqual(t, plain.RevisionHash, withZero.RevisionHash, "Surprise 30: collisionCount 0 differs from none")
-	require.Equal(t, withOne.RevisionHash, withOne.Create[0].Pod.Labels[daemonset.LabelRevisionHash])
+	require.Equal(t, withOne.RevisionHash, withOne.Create[0].Pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey])
 }
 
 func TestRevisionSCN106EmptyTolerationsChangeTheRawHash(t *testing.T) {
@@ -357,7 +357,7 @@ func TestPlanDIFF10CappedCreatesCarryTheirPods(t *testing.T) {
 		target, ok := affinity.TargetNodeName(c.Pod)
 		require.True(t, ok)
 		require.Equal(t, c.Node, target)
-		require.Equal(t, res.RevisionHash, c.Pod.Labels[daemonset.LabelRevisionHash])
+		require.Equal(t, res.RevisionHash, c.Pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey])
 		require.Equal(t, p.NewPod(c.Node).Spec, c.Pod.Spec)
 	}
 }

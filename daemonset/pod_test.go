@@ -61,7 +61,7 @@ func TestNewPodSCN35D3PlainTemplateInTheDaemonSetNamespace(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{
 			GenerateName: "foo-",
 			Namespace:    "default", // D-3
-			Labels:       map[string]string{"app": "d", daemonset.LabelRevisionHash: hashOf(ds)},
+			Labels:       map[string]string{"app": "d", appsv1.DefaultDaemonSetUniqueLabelKey: hashOf(ds)},
 			Annotations:  map[string]string{},
 			Finalizers:   []string{},
 			OwnerReferences: []metav1.OwnerReference{{
@@ -102,7 +102,7 @@ func TestNewPodSCN36TemplateGenerationLabel(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			ds := newDS(func(ds *appsv1.DaemonSet) {
-				ds.Annotations = map[string]string{daemonset.AnnotationTemplateGeneration: tt.annotation}
+				ds.Annotations = map[string]string{appsv1.DeprecatedTemplateGeneration: tt.annotation}
 			})
 			got, ok := createdPod(t, ds).Labels[daemonset.LabelTemplateGeneration]
 			require.Equal(t, tt.wantOK, ok)
@@ -185,7 +185,7 @@ func TestNewPodSCN39OnlyFinalizersAnnotationsLabelsCarried(t *testing.T) {
 	want := metav1.ObjectMeta{
 		GenerateName:    "foo-",
 		Namespace:       "default",
-		Labels:          map[string]string{"app": "d", daemonset.LabelRevisionHash: hashOf(ds)},
+		Labels:          map[string]string{"app": "d", appsv1.DefaultDaemonSetUniqueLabelKey: hashOf(ds)},
 		Annotations:     map[string]string{"note": "x"},
 		Finalizers:      []string{"x/y"},
 		OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "foo", UID: "uid-foo", Controller: ptr(true), BlockOwnerDeletion: ptr(true)}},

@@ -68,7 +68,7 @@ func ruleAvailable(pod *v1.Pod, minReady int32, now time.Time) bool {
 // ruleUpdated is UPD-3: the hash label equals a non-empty hash, or the template generation
 // annotation parses and the pod's generation label is its canonical decimal.
 func ruleUpdated(pod *v1.Pod, hash string, ds *appsv1.DaemonSet) bool {
-	if hash != "" && pod.Labels[LabelRevisionHash] == hash {
+	if hash != "" && pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == hash {
 		return true
 	}
 	gen, err := strconv.ParseInt(ds.Annotations[appsv1.DeprecatedTemplateGeneration], 10, 64)
@@ -210,7 +210,7 @@ func TestPodFactsAgreeWithTheRules(t *testing.T) {
 		}
 		pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{}}}
 		if h := hashes[r.IntN(len(hashes))]; h != "" || r.IntN(2) == 0 {
-			pod.Labels[LabelRevisionHash] = h
+			pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = h
 		}
 		if g := gens[r.IntN(len(gens))]; g != "" || r.IntN(2) == 0 {
 			pod.Labels[LabelTemplateGeneration] = g
@@ -244,7 +244,7 @@ func TestPodFactsAgreeWithTheRules(t *testing.T) {
 			factSucceeded:   pod.Status.Phase == v1.PodSucceeded,
 			factReady:       ruleReady(pod),
 			factAvailable:   ruleAvailable(pod, ds.Spec.MinReadySeconds, now),
-			factHashLabel:   pod.Labels[LabelRevisionHash] == hash,
+			factHashLabel:   pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == hash,
 			factUpdated:     ruleUpdated(pod, hash, ds),
 			factControlled:  controlled,
 			factScheduled:   pod.Spec.NodeName != "",

@@ -85,7 +85,7 @@ func randomPods(r *rand.Rand, nodeCount, n int, cfg genConfig) []*v1.Pod {
 		case 1:
 			mods = append(mods, owners(ownedBy("DaemonSet", "bar", "uid-bar", true)))
 		case 2:
-			mods = append(mods, podLabels(map[string]string{"app": "other", daemonset.LabelRevisionHash: "old"}))
+			mods = append(mods, podLabels(map[string]string{"app": "other", appsv1.DefaultDaemonSetUniqueLabelKey: "old"}))
 		}
 		if r.IntN(2) == 0 {
 			mods = append(mods, oldHash)

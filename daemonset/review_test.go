@@ -666,7 +666,7 @@ func TestReviewDifferentialAgainstUpstreamModel(t *testing.T) {
 		ds := randomDS(r)
 		switch r.IntN(6) {
 		case 0:
-			ds.Annotations = map[string]string{daemonset.AnnotationTemplateGeneration: []string{"1", "2", "+1", "x"}[r.IntN(4)]}
+			ds.Annotations = map[string]string{appsv1.DeprecatedTemplateGeneration: []string{"1", "2", "+1", "x"}[r.IntN(4)]}
 		case 1:
 			ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{Type: appsv1.RollingUpdateDaemonSetStrategyType,
 				RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxUnavailable: ios(r.IntN(3)), MaxSurge: []*intstr.IntOrString{ios(0), ios(2), iostr("30%"), iostr("-1")}[r.IntN(4)]}}
@@ -846,13 +846,13 @@ func TestReviewDifferentialRevisions(t *testing.T) {
 			rev.Name, rev.Namespace = name, nsName
 			switch r.IntN(5) {
 			case 0:
-				delete(rev.Labels, daemonset.LabelRevisionHash)
+				delete(rev.Labels, appsv1.DefaultDaemonSetUniqueLabelKey)
 			case 1:
-				rev.Labels[daemonset.LabelRevisionHash] = ""
+				rev.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = ""
 			case 2:
 				rev.Labels["app"] = "x" // the selector no longer matches: released, or not adopted
 			default:
-				rev.Labels[daemonset.LabelRevisionHash] = []string{"ha", "hb", fresh}[r.IntN(3)]
+				rev.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = []string{"ha", "hb", fresh}[r.IntN(3)]
 			}
 			switch r.IntN(4) {
 			case 0:
@@ -1003,7 +1003,7 @@ func TestReviewDifferentialCreatedPod(t *testing.T) {
 		}
 		switch r.IntN(4) {
 		case 0:
-			ds.Annotations = map[string]string{daemonset.AnnotationTemplateGeneration: []string{"3", "+4", "007", "x", ""}[r.IntN(5)]}
+			ds.Annotations = map[string]string{appsv1.DeprecatedTemplateGeneration: []string{"3", "+4", "007", "x", ""}[r.IntN(5)]}
 		case 1:
 			ds.Status.CollisionCount = ptr[int32](int32(r.IntN(3)))
 		}

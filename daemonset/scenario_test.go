@@ -147,7 +147,7 @@ func pod(name, nodeName string, mods ...podMod) *v1.Pod {
 	p := &v1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name, Namespace: "default",
-			Labels:            map[string]string{"app": "d", daemonset.LabelRevisionHash: defaultHash()},
+			Labels:            map[string]string{"app": "d", appsv1.DefaultDaemonSetUniqueLabelKey: defaultHash()},
 			OwnerReferences:   []metav1.OwnerReference{ownedBy("DaemonSet", "foo", "uid-foo", true)},
 			CreationTimestamp: metav1.Unix(1, 0),
 		},
@@ -171,11 +171,13 @@ func hashOf(ds *appsv1.DaemonSet) string {
 	return daemonset.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
 }
 
-func phase(ph v1.PodPhase) podMod          { return func(p *v1.Pod) { p.Status.Phase = ph } }
-func created(sec int64) podMod             { return func(p *v1.Pod) { p.CreationTimestamp = metav1.Unix(sec, 0) } }
-func terminating(p *v1.Pod)                { p.DeletionTimestamp = ptr(metav1.Unix(500, 0)) }
-func hashLabel(h string) podMod            { return func(p *v1.Pod) { p.Labels[daemonset.LabelRevisionHash] = h } }
-func oldHash(p *v1.Pod)                    { p.Labels[daemonset.LabelRevisionHash] = "old" }
+func phase(ph v1.PodPhase) podMod { return func(p *v1.Pod) { p.Status.Phase = ph } }
+func created(sec int64) podMod    { return func(p *v1.Pod) { p.CreationTimestamp = metav1.Unix(sec, 0) } }
+func terminating(p *v1.Pod)       { p.DeletionTimestamp = ptr(metav1.Unix(500, 0)) }
+func hashLabel(h string) podMod {
+	return func(p *v1.Pod) { p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = h }
+}
+func oldHash(p *v1.Pod)                    { p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = "old" }
 func podLabels(l map[string]string) podMod { return func(p *v1.Pod) { p.Labels = l } }
 func orphan(p *v1.Pod)                     { p.OwnerReferences = nil }
 func owners(refs ...metav1.OwnerReference) podMod {
@@ -732,13 +734,13 @@ func scenarios() []scenario {
 			want: sum(list("n0~"), nil, st(4, 4, 0, 4, 0, 4, 0))},
 		{name: "Surprise-28 SCN-81 UPD-3 a matching pod-template-generation makes an old-hash pod updated",
 			surprises: []int{28}, ds: newDS(rolling(ios(1), ios(0)), func(ds *appsv1.DaemonSet) {
-				ds.Annotations = map[string]string{daemonset.AnnotationTemplateGeneration: "3"}
+				ds.Annotations = map[string]string{appsv1.DeprecatedTemplateGeneration: "3"}
 			}), nodes: nodes(1),
 			pods: []*v1.Pod{pod("p0", "n0", oldHash, ready, func(p *v1.Pod) { p.Labels[daemonset.LabelTemplateGeneration] = "3" })},
 			want: sum(nil, nil, st(1, 1, 0, 1, 1, 1, 0))},
 		{name: "Surprise-28 DIFF-6 the surge duplicate rule reads the hash only, not the generation",
 			surprises: []int{28}, ds: newDS(surgeDS, func(ds *appsv1.DaemonSet) {
-				ds.Annotations = map[string]string{daemonset.AnnotationTemplateGeneration: "3"}
+				ds.Annotations = map[string]string{appsv1.DeprecatedTemplateGeneration: "3"}
 			}), nodes: nodes(1),
 			pods: []*v1.Pod{
 				pod("a", "n0", oldHash, created(1), ready, func(p *v1.Pod) { p.Labels[daemonset.LabelTemplateGeneration] = "3" }),
