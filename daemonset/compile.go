@@ -51,7 +51,8 @@ type Planner struct {
 // The Planner keeps ds, which must not be modified while the Planner is in use (the same
 // contract as objects from an informer cache); everything derived from it is copied.
 //
-// Compile panics on misuse: a nil ds, a zero opts.Now or a negative opts.BurstLimit.
+// Compile panics on misuse: a nil ds, a zero opts.Now, or a negative opts.BurstLimit or
+// opts.Workers.
 func Compile(ds *appsv1.DaemonSet, opts Options) (*Planner, field.ErrorList) {
 	checkOptions(opts)
 	if ds == nil {

@@ -372,6 +372,12 @@ func TestPlanMisusePanics(t *testing.T) {
 	require.PanicsWithValue(t, "daemonset: negative Options.Workers", func() {
 		_, _ = daemonset.Compile(newDS(), daemonset.Options{Now: now1000, Workers: -1})
 	})
+	require.PanicsWithValue(t, "daemonset: negative Options.Workers", func() {
+		_, _ = daemonset.PlanCluster(daemonset.Snapshot{}, daemonset.Options{Now: now1000, Workers: -1})
+	})
+	p, _ := daemonset.Compile(newDS(), opts())
+	require.PanicsWithValue(t, "daemonset: Eligibility called with a nil node", func() { p.Eligibility(nil) })
+	require.PanicsWithValue(t, "daemonset: Eligibility called with a nil node", func() { p.Explain(nil) })
 }
 
 func TestPlanClusterD2D12OldestDaemonSetAdopts(t *testing.T) {
