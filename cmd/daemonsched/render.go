@@ -73,6 +73,15 @@ var skipText = map[daemonset.Skip]string{
 	daemonset.SkipHashCollision:   "a ControllerRevision of the current hash holds another template (hash collision); the sync stops",
 }
 
+// describeSkip says in words why the sync does nothing, then names the rule.
+func describeSkip(s daemonset.Skip) string {
+	text, ok := skipText[s]
+	if !ok {
+		text = "the controller does nothing"
+	}
+	return text + " (" + string(s) + ")"
+}
+
 // renderActions writes the plan of one DaemonSet, one action per line.
 func renderActions(w io.Writer, r *daemonset.Result) {
 	fmt.Fprintf(w, "DaemonSet %s/%s", r.Namespace, r.Name)
@@ -86,11 +95,7 @@ func renderActions(w io.Writer, r *daemonset.Result) {
 		n++
 	}
 	if r.Skipped != "" {
-		text, ok := skipText[r.Skipped]
-		if !ok {
-			text = "the controller does nothing"
-		}
-		line("SKIPPED", "%s (%s)", text, r.Skipped)
+		line("SKIPPED", "%s", describeSkip(r.Skipped))
 	}
 	if r.CollisionCount != nil {
 		line("COLLISION", "status.collisionCount becomes %d", *r.CollisionCount)
@@ -214,7 +219,7 @@ func nodeActions(plan *daemonset.ClusterResult, ds *appsv1.DaemonSet, nodeName s
 			continue
 		}
 		if r.Skipped != "" {
-			out = append(out, "nothing: the whole DaemonSet's sync is skipped ("+string(r.Skipped)+")")
+			out = append(out, "nothing: "+describeSkip(r.Skipped))
 		}
 		for _, c := range r.Create {
 			if c.Node == nodeName {

@@ -3,6 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/daemonsched/daemonsched/daemonset"
@@ -113,5 +117,45 @@ func TestRenderYAMLIsTheJSONDocument(t *testing.T) {
 	require.NoError(t, yaml.Unmarshal(y.Bytes(), &fromYAML))
 	if diff := cmp.Diff(fromJSON, fromYAML); diff != "" {
 		t.Errorf("YAML and JSON documents differ (-json +yaml):\n%s", diff)
+	}
+}
+
+func TestNodeActionsSayTheSkipInWords(t *testing.T) {
+	t.Parallel()
+	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "collides"}}
+	want := []string{"nothing: a ControllerRevision of the current hash holds another template (hash collision); the sync stops (UPD-21)"}
+	if diff := cmp.Diff(want, nodeActions(handBuilt(), ds, "worker-1")); diff != "" {
+		t.Errorf("nodeActions() mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// bareRuleID matches a table or explain line whose text, after the verb column or the label,
+// starts with a rule ID instead of words.
+var bareRuleID = regexp.MustCompile(`^\s*(?:[A-Z]+\s+|[a-z][a-z ]*:\s+)?(?:[a-z]+:\s+)?[A-Z]{2,}-[0-9]+\b`)
+
+// TestTableOutputSaysWordsFirst checks every golden table and explain output: a rule ID may
+// follow the words of a line, never lead it.
+func TestTableOutputSaysWordsFirst(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob(filepath.Join("testdata", "*", "stdout"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	checked := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		if s := strings.TrimSpace(string(data)); strings.HasPrefix(s, "{") || strings.HasPrefix(s, "daemonSets:") {
+			continue // the JSON contract and its YAML form carry codes as values
+		}
+		checked++
+		for i, l := range strings.Split(string(data), "\n") {
+			if bareRuleID.MatchString(l) {
+				t.Errorf("%s:%d: the line starts with a rule ID: %q", f, i+1, l)
+			}
+		}
+	}
+	require.NotZero(t, checked)
+	for _, l := range []string{"  SKIPPED    UPD-21: a hash collision", "  this sync:   nothing: SYNC-4 applies", "UPD-2"} {
+		require.True(t, bareRuleID.MatchString(l), "the check must catch %q", l)
 	}
 }
