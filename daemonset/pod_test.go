@@ -234,3 +234,210 @@ func TestNewPodReturnsIndependentObjects(t *testing.T) {
 	require.Equal(t, "img", second.Spec.Containers[0].Image)
 	require.Empty(t, second.Annotations)
 }
+
+func TestPodRules(t *testing.T) {
+	ds := rtDS(func(ds *appsv1.DaemonSet) {
+		ds.Namespace = "team-a"
+		ds.Spec.Template.Namespace = "elsewhere"
+		ds.Spec.Template.OwnerReferences = []metav1.OwnerReference{rtControllerRef("x", "uid-x")}
+	})
+	yes := true
+	wantRef := []metav1.OwnerReference{{
+		APIVersion: "apps/v1", Kind: "DaemonSet", Name: "rt", UID: "uid-rt", Controller: &yes, BlockOwnerDeletion: &yes,
+	}}
+	created := func(t *testing.T) (*v1.Pod, *v1.Pod) {
+		t.Helper()
+		res := rtPlan(t, ds, []*v1.Node{rtNode("a")}, nil)
+		require.Len(t, res.Create, 1)
+		p, _ := daemonset.Compile(ds, rtOpts())
+		return res.Create[0].Pod, p.NewPod("a")
+	}
+	h := rtHash(rtDS())
+	rtRun(t, []rtCase{
+		{"POD-2 the pod is placed in the DaemonSet's namespace, not the template's", func(t *testing.T) {
+			fromPlan, fromNewPod := created(t)
+			require.Equal(t, "team-a", fromPlan.Namespace)
+			require.Equal(t, "team-a", fromNewPod.Namespace)
+		}},
+		{"POD-5 the pod has exactly one owner reference, the DaemonSet's blocking controller reference", func(t *testing.T) {
+			fromPlan, fromNewPod := created(t)
+			require.Empty(t, cmp.Diff(wantRef, fromPlan.OwnerReferences))
+			require.Empty(t, cmp.Diff(wantRef, fromNewPod.OwnerReferences))
+		}},
+		{"POD-7 the pod status is empty, with no phase or conditions defaulted", func(t *testing.T) {
+			fromPlan, fromNewPod := created(t)
+			require.Empty(t, cmp.Diff(v1.PodStatus{}, fromPlan.Status))
+			require.Empty(t, cmp.Diff(v1.PodStatus{}, fromNewPod.Status))
+			surge := rtPlan(t, rtDS(rtRolling(0, 1)), []*v1.Node{rtNode("a")}, []*v1.Pod{rtPod("o", "a", "old", rtReady(1))})
+			require.Len(t, surge.Create, 1)
+			require.Empty(t, cmp.Diff(v1.PodStatus{}, surge.Create[0].Pod.Status))
+		}},
+		{"POD-9 a created pod fed back unscheduled is found on its node through its matchFields entry", func(t *testing.T) {
+			first := rtPlan(t, rtDS(), []*v1.Node{rtNode("a"), rtNode("b")}, nil)
+			require.Equal(t, []string{"a", "b"}, rtCreateNodes(first))
+			pa := first.Create[0].Pod.DeepCopy()
+			pa.Name = "pa"
+			require.Empty(t, pa.Spec.NodeName)
+			res := rtPlan(t, rtDS(), []*v1.Node{rtNode("a"), rtNode("b")}, []*v1.Pod{pa})
+			require.Equal(t, []string{"b"}, rtCreateNodes(res))
+			require.Equal(t, rtCounts{2, 1, 0, 0, 0, 2, 1}, rtStatus(t, res))
+		}},
+		{"POD-9 spec.nodeName wins over the matchFields entry once the pod is bound", func(t *testing.T) {
+			p, _ := daemonset.Compile(rtDS(), rtOpts())
+			pa := p.NewPod("a")
+			pa.Name = "pa"
+			pa.Spec.NodeName = "b"
+			res := rtPlan(t, rtDS(), []*v1.Node{rtNode("a"), rtNode("b")}, []*v1.Pod{pa})
+			require.Equal(t, []string{"a"}, rtCreateNodes(res))
+		}},
+		{"POD-9 a pod tied to a node only by a hostname label expression has no node", func(t *testing.T) {
+			pa := rtPod("pa", "", h, func(p *v1.Pod) {
+				p.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{
+					RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
+						MatchExpressions: []v1.NodeSelectorRequirement{{Key: v1.LabelHostname, Operator: v1.NodeSelectorOpIn, Values: []string{"a"}}},
+					}}},
+				}}
+			})
+			res := rtPlan(t, rtDS(), []*v1.Node{rtNode("a")}, []*v1.Pod{pa})
+			require.Equal(t, []string{"a"}, rtCreateNodes(res))
+			require.Empty(t, res.Delete)
+			require.Equal(t, rtCounts{1, 0, 0, 0, 0, 1, 0}, rtStatus(t, res))
+		}},
+	})
+}
+
+// POD-1: getPodsPrefix uses "<name>-" unless that prefix fails pod-name validation as a
+// prefix (apimachinery NameIsDNSSubdomain with prefix true, which masks the trailing dash by
+// dropping the last two characters and appending "a"); then the bare name. Only a name that API
+// validation rejects (VAL-22: planned as stored) can take the fallback.
+func TestPOD1GenerateNameFallback(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, ds, want string }{
+		{name: "POD-1 a valid name gets the dash", ds: "foo", want: "foo-"},
+		{name: "POD-1 a one-character name gets the dash", ds: "a", want: "a-"},
+		{name: "POD-1 an upper-case name fails as a prefix: the bare name", ds: "Foo", want: "Foo"},
+		{name: "POD-1 an underscore fails as a prefix: the bare name", ds: "foo_bar", want: "foo_bar"},
+		{name: "POD-1 a name ending in a dot passes once its last character is masked: the dash", ds: "foo.", want: "foo.-"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ds := newDS(func(ds *appsv1.DaemonSet) { ds.Name = tt.ds })
+			res, err := daemonset.Plan(ds, nodes(1), nil, opts())
+			require.NoError(t, err)
+			require.Len(t, res.Create, 1)
+			require.Equal(t, tt.want, res.Create[0].Pod.GenerateName)
+			p, _ := daemonset.Compile(ds, opts())
+			require.Equal(t, tt.want, p.NewPod("n0").GenerateName)
+		})
+	}
+}
+
+// emptyHashRevision is a claimed revision of ds that is current (UPD-16) and whose hash label is
+// present but empty, so the sync's hash is "" (UPD-14, audit S7).
+func emptyHashRevision(t *testing.T, ds *appsv1.DaemonSet, labels map[string]string) *appsv1.ControllerRevision {
+	t.Helper()
+	rev := revisionFor(t, ds, "", 1)
+	rev.Labels = labels
+	rev.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = ""
+	return rev
+}
+
+func TestPOD3Labels(t *testing.T) {
+	t.Parallel()
+	t.Run("POD-3 (audit S7, S10) with an empty hash no hash label is set and a template one survives", func(t *testing.T) {
+		t.Parallel()
+		ds := newDS(func(ds *appsv1.DaemonSet) {
+			ds.Spec.Template.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = "from-template"
+		})
+		p, _ := daemonset.Compile(ds, opts())
+		res := p.Plan(daemonset.Snapshot{Nodes: nodes(1), Revisions: []*appsv1.ControllerRevision{emptyHashRevision(t, ds, map[string]string{"app": "d"})}})
+		require.Empty(t, res.Skipped)
+		require.Equal(t, "", res.RevisionHash)
+		require.Len(t, res.Create, 1)
+		require.Equal(t, map[string]string{"app": "d", appsv1.DefaultDaemonSetUniqueLabelKey: "from-template"}, res.Create[0].Pod.Labels)
+	})
+	t.Run("POD-3 (audit S10) with a non-empty hash the hash label is set over a template one", func(t *testing.T) {
+		t.Parallel()
+		ds := newDS(func(ds *appsv1.DaemonSet) {
+			ds.Spec.Template.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = "from-template"
+		})
+		res, err := daemonset.Plan(ds, nodes(1), nil, opts())
+		require.NoError(t, err)
+		require.NotEmpty(t, res.RevisionHash)
+		require.Equal(t, res.RevisionHash, res.Create[0].Pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey])
+	})
+
+	tests := []struct {
+		name       string
+		annotation *string // nil: absent
+		want       string  // the pod's pod-template-generation label; "" absent
+	}{
+		{name: "POD-3 (audit S10) strconv.ParseInt accepts a leading plus: +7 gives 7, over the template's label", annotation: ptr("+7"), want: "7"},
+		{name: "POD-3 (audit S10) leading zeros are dropped: 007 gives 7", annotation: ptr("007"), want: "7"},
+		{name: "POD-3 (audit S10) a negative generation is written as such", annotation: ptr("-3"), want: "-3"},
+		{name: "POD-3 (audit S10) an absent annotation leaves the template's label", annotation: nil, want: "tmpl"},
+		{name: "POD-3 (audit S10) an unparsable annotation leaves the template's label", annotation: ptr("seven"), want: "tmpl"},
+		{name: "POD-3 (audit S10) an out-of-range annotation leaves the template's label", annotation: ptr("9223372036854775808"), want: "tmpl"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ds := newDS(func(ds *appsv1.DaemonSet) { ds.Spec.Template.Labels[daemonset.LabelTemplateGeneration] = "tmpl" })
+			if tt.annotation != nil {
+				annotateGeneration(*tt.annotation)(ds)
+			}
+			p, _ := daemonset.Compile(ds, opts())
+			got := p.NewPod("n0").Labels[daemonset.LabelTemplateGeneration]
+			require.Equal(t, tt.want, got)
+			res, err := daemonset.Plan(ds, nodes(1), nil, opts())
+			require.NoError(t, err)
+			require.Equal(t, tt.want, res.Create[0].Pod.Labels[daemonset.LabelTemplateGeneration])
+		})
+	}
+}
+
+func TestPOD3NoLabelsRefusesTheCreate(t *testing.T) {
+	t.Parallel()
+	// The selector matches the empty label set, the template has no labels and the current
+	// revision's hash is "": the daemon pod has no labels and RealPodControl.createPods refuses
+	// it ("unable to create pods, no labels"). Nothing is created; the deletions of the same
+	// list still go (syncNodes submits them after the failed creates).
+	empty := func(ds *appsv1.DaemonSet) {
+		ds.Spec.Selector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: metav1.LabelSelectorOpDoesNotExist}}}
+		ds.Spec.Template.Labels = nil
+	}
+	ds := newDS(empty)
+	rev := emptyHashRevision(t, ds, map[string]string{})
+	pods := []*v1.Pod{pod("s", "n1", podLabels(map[string]string{}), phase(v1.PodSucceeded))}
+	sc := scenario{ds: ds, nodes: nodes(2), pods: pods, revisions: []*appsv1.ControllerRevision{rev},
+		want: withEvents(sum(nil, list("s:SucceededPod"), st(2, 1, 0, 0, 0, 0, 2)), "SucceededDaemonPod default/s")}
+	res := sc.run(t)
+	require.Equal(t, "", res.RevisionHash)
+	require.Equal(t, &daemonset.RollingUpdate{Reason: daemonset.RollingReasonOnDelete}, res.RollingUpdate)
+
+	// With a parsable generation annotation the pod has a label and is created.
+	ds = newDS(empty, annotateGeneration("2"))
+	rev = emptyHashRevision(t, ds, map[string]string{})
+	p, _ := daemonset.Compile(ds, opts())
+	res = p.Plan(daemonset.Snapshot{Nodes: nodes(1), Revisions: []*appsv1.ControllerRevision{rev}})
+	require.Len(t, res.Create, 1)
+	require.Equal(t, map[string]string{daemonset.LabelTemplateGeneration: "2"}, res.Create[0].Pod.Labels)
+}
+
+func TestRollingCreatesRefusedWithoutLabels(t *testing.T) {
+	t.Parallel()
+	// Surge step with hash "": pods without the hash label are new (DIFF-6, UPD-3 never
+	// matches ""), so give the pods another hash; the unavailable old pod's replacement would be
+	// created but has no labels. The step still acts; nothing is created.
+	ds := newDS(func(ds *appsv1.DaemonSet) {
+		ds.Spec.Selector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: metav1.LabelSelectorOpDoesNotExist}}}
+		ds.Spec.Template.Labels = nil
+	}, surgeDS)
+	rev := emptyHashRevision(t, ds, map[string]string{})
+	pods := []*v1.Pod{pod("o", "n0", podLabels(map[string]string{appsv1.DefaultDaemonSetUniqueLabelKey: "old"}))}
+	sc := scenario{ds: ds, nodes: nodes(1), pods: pods, revisions: []*appsv1.ControllerRevision{rev},
+		want: sum(nil, nil, st(1, 1, 0, 0, 0, 0, 1))}
+	res := sc.run(t)
+	require.Equal(t, &daemonset.RollingUpdate{Acted: true, MaxSurge: 1}, res.RollingUpdate)
+}

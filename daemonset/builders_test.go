@@ -1,0 +1,397 @@
+package daemonset_test
+
+// Builders of the test objects, shared by every external test of the package. The conventions
+// of newDS, node and pod: DS foo in namespace default, selector and template labels app=d,
+// strategy OnDelete unless said, nodes untainted and unlabelled, pods controlled by the DS with
+// the current hash, Running, not Ready; now = 1000. The rt variants: DaemonSet rt in namespace
+// ns, selector and template labels app=rt, OnDelete unless a case says otherwise, pods
+// controlled by it, Running and not Ready.
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+var now1000 = time.Unix(1000, 0).UTC()
+
+func opts() daemonset.Options { return daemonset.Options{Now: now1000} }
+
+// ---- builders ----
+
+type dsMod func(*appsv1.DaemonSet)
+
+func newDS(mods ...dsMod) *appsv1.DaemonSet {
+	ds := &appsv1.DaemonSet{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSet"},
+		ObjectMeta: metav1.ObjectMeta{Name: "foo", Namespace: "default", UID: "uid-foo", Generation: 1},
+		Spec: appsv1.DaemonSetSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "d"}},
+			Template: v1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "d"}},
+				Spec: v1.PodSpec{
+					RestartPolicy: v1.RestartPolicyAlways,
+					Containers:    []v1.Container{{Name: "c", Image: "img"}},
+				},
+			},
+			UpdateStrategy:       appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType},
+			RevisionHistoryLimit: ptr[int32](10),
+		},
+	}
+	for _, m := range mods {
+		m(ds)
+	}
+	return ds
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func rolling(mu, ms *intstr.IntOrString) dsMod {
+	return func(ds *appsv1.DaemonSet) {
+		ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{
+			Type:          appsv1.RollingUpdateDaemonSetStrategyType,
+			RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxUnavailable: mu, MaxSurge: ms},
+		}
+	}
+}
+
+func ios(i int) *intstr.IntOrString { v := intstr.FromInt32(int32(i)); return &v }
+
+func iostr(s string) *intstr.IntOrString { v := intstr.FromString(s); return &v }
+
+var surgeDS = rolling(ios(0), ios(1))
+
+func nodeSelector(kv ...string) dsMod {
+	return func(ds *appsv1.DaemonSet) {
+		ds.Spec.Template.Spec.NodeSelector = map[string]string{}
+		for i := 0; i < len(kv); i += 2 {
+			ds.Spec.Template.Spec.NodeSelector[kv[i]] = kv[i+1]
+		}
+	}
+}
+
+func requiredTerms(terms ...v1.NodeSelectorTerm) dsMod {
+	return func(ds *appsv1.DaemonSet) {
+		ds.Spec.Template.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{NodeSelectorTerms: terms},
+		}}
+	}
+}
+
+func expr(key string, op v1.NodeSelectorOperator, values ...string) v1.NodeSelectorRequirement {
+	return v1.NodeSelectorRequirement{Key: key, Operator: op, Values: values}
+}
+
+func term(exprs ...v1.NodeSelectorRequirement) v1.NodeSelectorTerm {
+	return v1.NodeSelectorTerm{MatchExpressions: exprs}
+}
+
+func fieldTerm(fields ...v1.NodeSelectorRequirement) v1.NodeSelectorTerm {
+	return v1.NodeSelectorTerm{MatchFields: fields}
+}
+
+func tolerations(tols ...v1.Toleration) dsMod {
+	return func(ds *appsv1.DaemonSet) { ds.Spec.Template.Spec.Tolerations = tols }
+}
+
+func hostNet(ds *appsv1.DaemonSet) { ds.Spec.Template.Spec.HostNetwork = true }
+
+func minReadySeconds(s int32) dsMod {
+	return func(ds *appsv1.DaemonSet) { ds.Spec.MinReadySeconds = s }
+}
+
+func annotateGeneration(g string) dsMod {
+	return func(ds *appsv1.DaemonSet) {
+		ds.Annotations = map[string]string{appsv1.DeprecatedTemplateGeneration: g}
+	}
+}
+
+func withNodeName(name string) dsMod {
+	return func(ds *appsv1.DaemonSet) { ds.Spec.Template.Spec.NodeName = name }
+}
+
+func tol(key string, op v1.TolerationOperator, value string, effect v1.TaintEffect) v1.Toleration {
+	return v1.Toleration{Key: key, Operator: op, Value: value, Effect: effect}
+}
+
+type nodeMod func(*v1.Node)
+
+func node(name string, mods ...nodeMod) *v1.Node {
+	n := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	for _, m := range mods {
+		m(n)
+	}
+	return n
+}
+
+func nodes(k int) []*v1.Node {
+	out := make([]*v1.Node, k)
+	for i := range out {
+		out[i] = node(fmt.Sprintf("n%d", i))
+	}
+	return out
+}
+
+func numberedNodes(prefix string, k int) []*v1.Node {
+	out := make([]*v1.Node, k)
+	for i := range out {
+		out[i] = node(fmt.Sprintf("%s%03d", prefix, i))
+	}
+	return out
+}
+
+func sortedNames(prefix string, k int) []string {
+	out := make([]string, k)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s%03d", prefix, i)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func labels(kv ...string) nodeMod {
+	return func(n *v1.Node) {
+		if n.Labels == nil {
+			n.Labels = map[string]string{}
+		}
+		for i := 0; i < len(kv); i += 2 {
+			n.Labels[kv[i]] = kv[i+1]
+		}
+	}
+}
+
+func taint(key, value string, effect v1.TaintEffect) nodeMod {
+	return func(n *v1.Node) {
+		n.Spec.Taints = append(n.Spec.Taints, v1.Taint{Key: key, Value: value, Effect: effect})
+	}
+}
+
+var (
+	noSchedule = taint("k", "v", v1.TaintEffectNoSchedule) // ELIG-4: shouldRun false, continue true
+	noExecute  = taint("k", "v", v1.TaintEffectNoExecute)  // TAINT-5: neither flag
+)
+
+type podMod func(*v1.Pod)
+
+// pod is a daemon pod of the default DS bound to nodeName, with the current hash of newDS()
+// (callers with another template use hashOf), phase Running, not Ready.
+func pod(name, nodeName string, mods ...podMod) *v1.Pod {
+	p := &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name, Namespace: "default",
+			Labels:            map[string]string{"app": "d", appsv1.DefaultDaemonSetUniqueLabelKey: defaultHash()},
+			OwnerReferences:   []metav1.OwnerReference{ownedBy("DaemonSet", "foo", "uid-foo", true)},
+			CreationTimestamp: metav1.Unix(1, 0),
+		},
+		Spec:   v1.PodSpec{NodeName: nodeName},
+		Status: v1.PodStatus{Phase: v1.PodRunning},
+	}
+	for _, m := range mods {
+		m(p)
+	}
+	return p
+}
+
+func ownedBy(kind, name string, uid types.UID, controller bool) metav1.OwnerReference {
+	return metav1.OwnerReference{APIVersion: "apps/v1", Kind: kind, Name: name, UID: uid, Controller: ptr(controller)}
+}
+
+// defaultHash is the current hash of newDS(), computed once: hashing dumps the whole template.
+var defaultHash = sync.OnceValue(func() string { return hashOf(newDS()) })
+
+func hashOf(ds *appsv1.DaemonSet) string {
+	return daemonset.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
+}
+
+func phase(ph v1.PodPhase) podMod { return func(p *v1.Pod) { p.Status.Phase = ph } }
+
+func created(sec int64) podMod { return func(p *v1.Pod) { p.CreationTimestamp = metav1.Unix(sec, 0) } }
+
+func terminating(p *v1.Pod) { p.DeletionTimestamp = ptr(metav1.Unix(500, 0)) }
+
+func hashLabel(h string) podMod {
+	return func(p *v1.Pod) { p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = h }
+}
+
+func oldHash(p *v1.Pod) { p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = "old" }
+
+func podLabels(l map[string]string) podMod { return func(p *v1.Pod) { p.Labels = l } }
+
+func orphan(p *v1.Pod) { p.OwnerReferences = nil }
+
+func owners(refs ...metav1.OwnerReference) podMod {
+	return func(p *v1.Pod) { p.OwnerReferences = refs }
+}
+
+func namespace(ns string) podMod { return func(p *v1.Pod) { p.Namespace = ns } }
+
+// readyAt makes the pod Ready=True with lastTransitionTime sec (0: unset).
+func readyAt(sec int64) podMod {
+	return func(p *v1.Pod) {
+		c := v1.PodCondition{Type: v1.PodReady, Status: v1.ConditionTrue}
+		if sec != 0 {
+			c.LastTransitionTime = metav1.Unix(sec, 0)
+		}
+		p.Status.Conditions = append(p.Status.Conditions, c)
+	}
+}
+
+var ready = readyAt(1)
+
+// unscheduledFor drops spec.nodeName and aims the pod at target through required affinity,
+// as the controller's own pods are before scheduling (OWN-9).
+func unscheduledFor(target string) podMod {
+	return func(p *v1.Pod) {
+		p.Spec.NodeName = ""
+		p.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{
+				fieldTerm(expr("metadata.name", v1.NodeSelectorOpIn, target)),
+			}},
+		}}
+	}
+}
+
+// ---- plan summary ----
+
+func genLabel(g string) podMod {
+	return func(p *v1.Pod) { p.Labels[daemonset.LabelTemplateGeneration] = g }
+}
+
+func noHashLabel(p *v1.Pod) { delete(p.Labels, appsv1.DefaultDaemonSetUniqueLabelKey) }
+
+// revisionFor returns a ControllerRevision owned by ds whose data matches ds's template
+// (UPD-16), labelled with hash.
+func revisionFor(t *testing.T, ds *appsv1.DaemonSet, hash string, number int64) *appsv1.ControllerRevision {
+	t.Helper()
+	raw, err := json.Marshal(ds)
+	require.NoError(t, err)
+	var obj map[string]any
+	require.NoError(t, json.Unmarshal(raw, &obj))
+	tmpl := obj["spec"].(map[string]any)["template"].(map[string]any)
+	tmpl["$patch"] = "replace"
+	patch, err := json.Marshal(map[string]any{"spec": map[string]any{"template": tmpl}})
+	require.NoError(t, err)
+	return &appsv1.ControllerRevision{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: ds.Name + "-" + hash, Namespace: ds.Namespace,
+			Labels:          map[string]string{"app": "d", appsv1.DefaultDaemonSetUniqueLabelKey: hash},
+			OwnerReferences: []metav1.OwnerReference{ownedBy("DaemonSet", ds.Name, ds.UID, true)},
+		},
+		Data:     runtime.RawExtension{Raw: patch},
+		Revision: number,
+	}
+}
+
+func compiled(ds *appsv1.DaemonSet, now time.Time) *daemonset.Planner {
+	p, _ := daemonset.Compile(ds, daemonset.Options{Now: now})
+	return p
+}
+
+var rtNow = time.Unix(1000, 0).UTC()
+
+func rtOpts() daemonset.Options { return daemonset.Options{Now: rtNow} }
+
+// rtDS is newDS under its own identity (ns/rt, generation 3), without typeMeta or
+// revisionHistoryLimit.
+func rtDS(mods ...func(*appsv1.DaemonSet)) *appsv1.DaemonSet {
+	ds := newDS(func(ds *appsv1.DaemonSet) {
+		ds.TypeMeta = metav1.TypeMeta{}
+		ds.Name, ds.Namespace, ds.UID, ds.Generation = "rt", "ns", "uid-rt", 3
+		ds.Spec.Selector.MatchLabels = map[string]string{"app": "rt"}
+		ds.Spec.Template.Labels = map[string]string{"app": "rt"}
+		ds.Spec.RevisionHistoryLimit = nil
+	})
+	for _, m := range mods {
+		m(ds)
+	}
+	return ds
+}
+
+func rtIOS(i int) *intstr.IntOrString { v := intstr.FromInt32(int32(i)); return &v }
+
+// rtRolling sets the RollingUpdate strategy with the given budgets.
+func rtRolling(maxUnavailable, maxSurge int) func(*appsv1.DaemonSet) {
+	return func(ds *appsv1.DaemonSet) {
+		ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{
+			Type: appsv1.RollingUpdateDaemonSetStrategyType,
+			RollingUpdate: &appsv1.RollingUpdateDaemonSet{
+				MaxUnavailable: rtIOS(maxUnavailable), MaxSurge: rtIOS(maxSurge),
+			},
+		}
+	}
+}
+
+func rtHostNetwork(ds *appsv1.DaemonSet) { ds.Spec.Template.Spec.HostNetwork = true }
+
+func rtMinReady(sec int32) func(*appsv1.DaemonSet) {
+	return func(ds *appsv1.DaemonSet) { ds.Spec.MinReadySeconds = sec }
+}
+
+func rtHash(ds *appsv1.DaemonSet) string {
+	return daemonset.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
+}
+
+func rtNode(name string, taints ...v1.Taint) *v1.Node {
+	return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: v1.NodeSpec{Taints: taints}}
+}
+
+func rtTaint(key string, effect v1.TaintEffect) v1.Taint { return v1.Taint{Key: key, Effect: effect} }
+
+var (
+	rtNoSchedule = rtTaint("dedicated", v1.TaintEffectNoSchedule)
+	rtNoExecute  = rtTaint("dedicated", v1.TaintEffectNoExecute)
+)
+
+func rtControllerRef(name string, uid types.UID) metav1.OwnerReference {
+	yes := true
+	return metav1.OwnerReference{APIVersion: "apps/v1", Kind: "DaemonSet", Name: name, UID: uid, Controller: &yes}
+}
+
+// rtPod is a pod of rtDS() bound to nodeName carrying hash, Running, not Ready, created at 1.
+func rtPod(name, nodeName, hash string, mods ...func(*v1.Pod)) *v1.Pod {
+	p := &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name, Namespace: "ns",
+			Labels:            map[string]string{"app": "rt", appsv1.DefaultDaemonSetUniqueLabelKey: hash},
+			OwnerReferences:   []metav1.OwnerReference{rtControllerRef("rt", "uid-rt")},
+			CreationTimestamp: metav1.Unix(1, 0),
+		},
+		Spec:   v1.PodSpec{NodeName: nodeName},
+		Status: v1.PodStatus{Phase: v1.PodRunning},
+	}
+	for _, m := range mods {
+		m(p)
+	}
+	return p
+}
+
+// rtReady makes the pod Ready since sec.
+func rtReady(sec int64) func(*v1.Pod) {
+	return func(p *v1.Pod) {
+		p.Status.Conditions = append(p.Status.Conditions, v1.PodCondition{
+			Type: v1.PodReady, Status: v1.ConditionTrue, LastTransitionTime: metav1.Unix(sec, 0),
+		})
+	}
+}
+
+func rtPhase(ph v1.PodPhase) func(*v1.Pod) { return func(p *v1.Pod) { p.Status.Phase = ph } }
+
+func rtOrphan(p *v1.Pod) { p.OwnerReferences = nil }
+
+func rtHasToleration(tols []v1.Toleration, key string, effect v1.TaintEffect) bool {
+	return slices.ContainsFunc(tols, func(tol v1.Toleration) bool {
+		return tol.Key == key && tol.Effect == effect && tol.Operator == v1.TolerationOpExists
+	})
+}
