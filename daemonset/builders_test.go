@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/utils/ptr"
+
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
@@ -47,7 +49,7 @@ func newDS(mods ...dsMod) *appsv1.DaemonSet {
 				},
 			},
 			UpdateStrategy:       appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType},
-			RevisionHistoryLimit: ptr[int32](10),
+			RevisionHistoryLimit: ptr.To[int32](10),
 		},
 	}
 	for _, m := range mods {
@@ -55,8 +57,6 @@ func newDS(mods ...dsMod) *appsv1.DaemonSet {
 	}
 	return ds
 }
-
-func ptr[T any](v T) *T { return &v }
 
 func rolling(mu, ms *intstr.IntOrString) dsMod {
 	return func(ds *appsv1.DaemonSet) {
@@ -205,7 +205,7 @@ func pod(name, nodeName string, mods ...podMod) *v1.Pod {
 }
 
 func ownedBy(kind, name string, uid types.UID, controller bool) metav1.OwnerReference {
-	return metav1.OwnerReference{APIVersion: "apps/v1", Kind: kind, Name: name, UID: uid, Controller: ptr(controller)}
+	return metav1.OwnerReference{APIVersion: "apps/v1", Kind: kind, Name: name, UID: uid, Controller: ptr.To(controller)}
 }
 
 // defaultHash is the current hash of newDS(), computed once: hashing dumps the whole template.
@@ -219,7 +219,7 @@ func phase(ph v1.PodPhase) podMod { return func(p *v1.Pod) { p.Status.Phase = ph
 
 func created(sec int64) podMod { return func(p *v1.Pod) { p.CreationTimestamp = metav1.Unix(sec, 0) } }
 
-func terminating(p *v1.Pod) { p.DeletionTimestamp = ptr(metav1.Unix(500, 0)) }
+func terminating(p *v1.Pod) { p.DeletionTimestamp = ptr.To(metav1.Unix(500, 0)) }
 
 func hashLabel(h string) podMod {
 	return func(p *v1.Pod) { p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = h }

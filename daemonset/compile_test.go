@@ -3,6 +3,8 @@ package daemonset_test
 import (
 	"testing"
 
+	"k8s.io/utils/ptr"
+
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
@@ -43,12 +45,12 @@ func TestCompileSkipRules(t *testing.T) {
 		{name: "SYNC-3 the empty selector is checked first, even on a DaemonSet being deleted",
 			ds: newDS(func(ds *appsv1.DaemonSet) {
 				ds.Spec.Selector = &metav1.LabelSelector{}
-				ds.DeletionTimestamp = ptr(metav1.Unix(1, 0))
+				ds.DeletionTimestamp = ptr.To(metav1.Unix(1, 0))
 			}), want: daemonset.SkipSelectingAll},
 		{name: "SYNC-4 deletion is checked before the selector conversion",
 			ds: newDS(func(ds *appsv1.DaemonSet) {
 				ds.Spec.Selector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "a", Operator: "in"}}}
-				ds.DeletionTimestamp = ptr(metav1.Unix(1, 0))
+				ds.DeletionTimestamp = ptr.To(metav1.Unix(1, 0))
 			}), want: daemonset.SkipBeingDeleted},
 		{name: "SYNC-5 a lower-case operator does not convert",
 			ds: newDS(func(ds *appsv1.DaemonSet) {

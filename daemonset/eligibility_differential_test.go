@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"k8s.io/utils/ptr"
+
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
@@ -106,7 +108,7 @@ func randomEligibilityDS(r *rand.Rand) *appsv1.DaemonSet {
 	for range r.IntN(4) {
 		t := v1.Toleration{Key: pick(r, diffKeys), Operator: pick(r, diffTolOps), Value: pick(r, diffValues), Effect: pick(r, diffEffects)}
 		if r.IntN(4) == 0 {
-			t.TolerationSeconds = ptr(int64(r.IntN(100)))
+			t.TolerationSeconds = ptr.To(int64(r.IntN(100)))
 		}
 		spec.Tolerations = append(spec.Tolerations, t)
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/utils/ptr"
+
 	"github.com/daemonsched/daemonsched/affinity"
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/internal/workload"
@@ -274,7 +276,7 @@ func eligibilityScenarios() []scenario {
 					n.Spec.Unschedulable = true
 					n.Status.Conditions = []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionFalse}}
 				}),
-				node("n1", func(n *v1.Node) { n.DeletionTimestamp = ptr(metav1.Unix(10, 0)) }),
+				node("n1", func(n *v1.Node) { n.DeletionTimestamp = ptr.To(metav1.Unix(10, 0)) }),
 			},
 			want: sum(list("n0", "n1"), nil, st(2, 0, 0, 0, 0, 0, 2))},
 		{name: "SCN-20 ELIG-7 resources are not considered", surprises: []int{8},

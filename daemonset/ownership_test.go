@@ -5,6 +5,8 @@ package daemonset_test
 import (
 	"testing"
 
+	"k8s.io/utils/ptr"
+
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/stretchr/testify/require"
 	v1 "k8s.io/api/core/v1"
@@ -68,7 +70,7 @@ func TestOwnershipRules(t *testing.T) {
 func TestOWNControllerReferenceKeys(t *testing.T) {
 	t.Parallel()
 	ref := func(apiVersion, kind, name, uid string) podMod {
-		return owners(metav1.OwnerReference{APIVersion: apiVersion, Kind: kind, Name: name, UID: types.UID(uid), Controller: ptr(true)})
+		return owners(metav1.OwnerReference{APIVersion: apiVersion, Kind: kind, Name: name, UID: types.UID(uid), Controller: ptr.To(true)})
 	}
 	runScenarios(t, []scenario{
 		{name: "OWN-2 (d) a controller reference of apiVersion extensions/v1beta1, kind DaemonSet, same name and uid is this DaemonSet's",

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/utils/ptr"
+
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
@@ -202,7 +204,7 @@ func TestPlanClusterD2D12OldestDaemonSetAdopts(t *testing.T) {
 	})
 	deleting := newDS(func(ds *appsv1.DaemonSet) { // would not adopt (SYNC-4), so not in the race
 		ds.Name, ds.UID, ds.CreationTimestamp = "a-deleting", "uid-del", metav1.Unix(1, 0)
-		ds.DeletionTimestamp = ptr(metav1.Unix(30, 0))
+		ds.DeletionTimestamp = ptr.To(metav1.Unix(30, 0))
 	})
 	s := daemonset.Snapshot{
 		DaemonSets: []*appsv1.DaemonSet{younger, twin, deleting, older},

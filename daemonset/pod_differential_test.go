@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/utils/ptr"
+
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
@@ -119,7 +121,7 @@ func TestCreatedPodAgainstUpstreamModel(t *testing.T) {
 		var tols []v1.Toleration
 		for i := r.IntN(4); i > 0; i-- {
 			tols = append(tols, []v1.Toleration{
-				{Key: v1.TaintNodeNotReady, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute, TolerationSeconds: ptr[int64](30)},
+				{Key: v1.TaintNodeNotReady, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](30)},
 				{Key: v1.TaintNodeUnschedulable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
 				{Key: v1.TaintNodeNetworkUnavailable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
 				{Key: v1.TaintNodeDiskPressure, Operator: v1.TolerationOpEqual, Effect: v1.TaintEffectNoSchedule},
@@ -147,7 +149,7 @@ func TestCreatedPodAgainstUpstreamModel(t *testing.T) {
 		case 0:
 			ds.Annotations = map[string]string{appsv1.DeprecatedTemplateGeneration: []string{"3", "+4", "007", "x", ""}[r.IntN(5)]}
 		case 1:
-			ds.Status.CollisionCount = ptr[int32](int32(r.IntN(3)))
+			ds.Status.CollisionCount = ptr.To[int32](int32(r.IntN(3)))
 		}
 		ns := []*v1.Node{node("n0"), node("n1")}
 		planner := compiled(ds, now)

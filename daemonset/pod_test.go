@@ -3,6 +3,8 @@ package daemonset_test
 import (
 	"testing"
 
+	"k8s.io/utils/ptr"
+
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
@@ -66,7 +68,7 @@ func TestNewPodSCN35D3PlainTemplateInTheDaemonSetNamespace(t *testing.T) {
 			Finalizers:   []string{},
 			OwnerReferences: []metav1.OwnerReference{{
 				APIVersion: "apps/v1", Kind: "DaemonSet", Name: "foo", UID: "uid-foo",
-				Controller: ptr(true), BlockOwnerDeletion: ptr(true),
+				Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true),
 			}},
 		},
 		Spec: v1.PodSpec{
@@ -135,8 +137,8 @@ func TestNewPodSCN38DefaultTolerations(t *testing.T) {
 		ds.Spec.Template.Spec.HostNetwork = true
 		ds.Spec.Template.Spec.Tolerations = []v1.Toleration{
 			{Key: "a", Operator: v1.TolerationOpExists},
-			{Key: v1.TaintNodeNotReady, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute, TolerationSeconds: ptr[int64](300)},
-			{Key: v1.TaintNodeUnreachable, Operator: v1.TolerationOpEqual, Effect: v1.TaintEffectNoExecute, TolerationSeconds: ptr[int64](300)},
+			{Key: v1.TaintNodeNotReady, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](300)},
+			{Key: v1.TaintNodeUnreachable, Operator: v1.TolerationOpEqual, Effect: v1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](300)},
 		}
 	})
 	want := []v1.Toleration{
@@ -144,7 +146,7 @@ func TestNewPodSCN38DefaultTolerations(t *testing.T) {
 		// DEFTOL-2: replaced in place, losing tolerationSeconds (Surprise 11).
 		{Key: v1.TaintNodeNotReady, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute},
 		// DEFTOL-3: operator Equal is another identity: kept, and the default appended.
-		{Key: v1.TaintNodeUnreachable, Operator: v1.TolerationOpEqual, Effect: v1.TaintEffectNoExecute, TolerationSeconds: ptr[int64](300)},
+		{Key: v1.TaintNodeUnreachable, Operator: v1.TolerationOpEqual, Effect: v1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](300)},
 		{Key: v1.TaintNodeUnreachable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute},
 		{Key: v1.TaintNodeDiskPressure, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
 		{Key: v1.TaintNodeMemoryPressure, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
@@ -159,7 +161,7 @@ func TestNewPodSCN38DefaultTolerations(t *testing.T) {
 
 func TestNewPodDEFTOL3DuplicatesStayDuplicated(t *testing.T) {
 	t.Parallel()
-	dup := v1.Toleration{Key: v1.TaintNodeUnschedulable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule, TolerationSeconds: ptr[int64](9)}
+	dup := v1.Toleration{Key: v1.TaintNodeUnschedulable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule, TolerationSeconds: ptr.To[int64](9)}
 	noEffect := v1.Toleration{Key: v1.TaintNodeNotReady, Operator: v1.TolerationOpExists}
 	ds := newDS(tolerations(dup, noEffect, dup))
 	clean := dup
@@ -188,7 +190,7 @@ func TestNewPodSCN39OnlyFinalizersAnnotationsLabelsCarried(t *testing.T) {
 		Labels:          map[string]string{"app": "d", appsv1.DefaultDaemonSetUniqueLabelKey: hashOf(ds)},
 		Annotations:     map[string]string{"note": "x"},
 		Finalizers:      []string{"x/y"},
-		OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "foo", UID: "uid-foo", Controller: ptr(true), BlockOwnerDeletion: ptr(true)}},
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "foo", UID: "uid-foo", Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}},
 	}
 	if diff := cmp.Diff(want, got.ObjectMeta); diff != "" {
 		t.Errorf("POD-4 metadata mismatch (-want +got):\n%s", diff)
@@ -373,12 +375,12 @@ func TestPOD3Labels(t *testing.T) {
 		annotation *string // nil: absent
 		want       string  // the pod's pod-template-generation label; "" absent
 	}{
-		{name: "POD-3 (audit S10) strconv.ParseInt accepts a leading plus: +7 gives 7, over the template's label", annotation: ptr("+7"), want: "7"},
-		{name: "POD-3 (audit S10) leading zeros are dropped: 007 gives 7", annotation: ptr("007"), want: "7"},
-		{name: "POD-3 (audit S10) a negative generation is written as such", annotation: ptr("-3"), want: "-3"},
+		{name: "POD-3 (audit S10) strconv.ParseInt accepts a leading plus: +7 gives 7, over the template's label", annotation: ptr.To("+7"), want: "7"},
+		{name: "POD-3 (audit S10) leading zeros are dropped: 007 gives 7", annotation: ptr.To("007"), want: "7"},
+		{name: "POD-3 (audit S10) a negative generation is written as such", annotation: ptr.To("-3"), want: "-3"},
 		{name: "POD-3 (audit S10) an absent annotation leaves the template's label", annotation: nil, want: "tmpl"},
-		{name: "POD-3 (audit S10) an unparsable annotation leaves the template's label", annotation: ptr("seven"), want: "tmpl"},
-		{name: "POD-3 (audit S10) an out-of-range annotation leaves the template's label", annotation: ptr("9223372036854775808"), want: "tmpl"},
+		{name: "POD-3 (audit S10) an unparsable annotation leaves the template's label", annotation: ptr.To("seven"), want: "tmpl"},
+		{name: "POD-3 (audit S10) an out-of-range annotation leaves the template's label", annotation: ptr.To("9223372036854775808"), want: "tmpl"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

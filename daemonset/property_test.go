@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/utils/ptr"
+
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
@@ -34,7 +36,7 @@ func randomDS(r *rand.Rand) *appsv1.DaemonSet {
 	case 1:
 		mods = append(mods, rolling(ios(0), ios(1)))
 	case 2:
-		mods = append(mods, rolling(ptr(intstr.FromString("50%")), ios(0)))
+		mods = append(mods, rolling(ptr.To(intstr.FromString("50%")), ios(0)))
 	}
 	if r.IntN(3) == 0 {
 		mods = append(mods, nodeSelector("zone", "a"))

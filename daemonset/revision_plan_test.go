@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/utils/ptr"
+
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
@@ -44,9 +46,9 @@ func TestRevisionSCN105CollisionCount(t *testing.T) {
 	t.Parallel()
 	plain, err := daemonset.Plan(newDS(), nodes(1), nil, opts())
 	require.NoError(t, err)
-	withZero, err := daemonset.Plan(newDS(func(ds *appsv1.DaemonSet) { ds.Status.CollisionCount = ptr[int32](0) }), nodes(1), nil, opts())
+	withZero, err := daemonset.Plan(newDS(func(ds *appsv1.DaemonSet) { ds.Status.CollisionCount = ptr.To[int32](0) }), nodes(1), nil, opts())
 	require.NoError(t, err)
-	withOne, err := daemonset.Plan(newDS(func(ds *appsv1.DaemonSet) { ds.Status.CollisionCount = ptr[int32](1) }), nodes(1), nil, opts())
+	withOne, err := daemonset.Plan(newDS(func(ds *appsv1.DaemonSet) { ds.Status.CollisionCount = ptr.To[int32](1) }), nodes(1), nil, opts())
 	require.NoError(t, err)
 	require.NotEqual(t, plain.RevisionHash, withOne.RevisionHash, "UPD-15: collisionCount changes the hash")
 	require.NotEqual(t, plain.RevisionHash, withZero.RevisionHash, "Surprise 30: collisionCount 0 differs from none")
@@ -76,7 +78,7 @@ func TestRevisionSCN107StrategyChangesKeepTheHash(t *testing.T) {
 
 func TestPlanD10HashCollision(t *testing.T) {
 	t.Parallel()
-	ds := newDS(func(ds *appsv1.DaemonSet) { ds.Status.CollisionCount = ptr[int32](2) })
+	ds := newDS(func(ds *appsv1.DaemonSet) { ds.Status.CollisionCount = ptr.To[int32](2) })
 	other := newDS(func(ds *appsv1.DaemonSet) { ds.Spec.Template.Spec.Containers[0].Image = "other" })
 	// A revision named foo-<hash of ds> whose data is another template (UPD-21).
 	rev := revisionFor(t, other, hashOf(ds), 1)
@@ -85,7 +87,7 @@ func TestPlanD10HashCollision(t *testing.T) {
 	want := &daemonset.Result{
 		Namespace: "default", Name: "foo", Skipped: daemonset.SkipHashCollision,
 		Create: []daemonset.Creation{}, Delete: []daemonset.Deletion{}, Adopt: []daemonset.PodRef{}, Release: []daemonset.PodRef{},
-		CollisionCount: ptr[int32](3),
+		CollisionCount: ptr.To[int32](3),
 	}
 	if diff := cmp.Diff(want, res); diff != "" {
 		t.Errorf("Plan() mismatch (-want +got):\n%s", diff)
@@ -110,7 +112,7 @@ func TestUPD21CollisionClaimsNothing(t *testing.T) {
 	want := &daemonset.Result{
 		Namespace: "default", Name: "foo", Skipped: daemonset.SkipHashCollision,
 		Create: []daemonset.Creation{}, Delete: []daemonset.Deletion{}, Adopt: []daemonset.PodRef{}, Release: []daemonset.PodRef{},
-		CollisionCount: ptr[int32](1),
+		CollisionCount: ptr.To[int32](1),
 	}
 	if diff := cmp.Diff(want, res); diff != "" {
 		t.Errorf("Plan() mismatch (-want +got):\n%s", diff)
@@ -212,7 +214,7 @@ func TestRevisionAgainstUpstreamModel(t *testing.T) {
 				rev.OwnerReferences = []metav1.OwnerReference{ownedBy("DaemonSet", "bar", "uid-bar", true)}
 			}
 			if r.IntN(6) == 0 {
-				rev.DeletionTimestamp = ptr(metav1.Unix(5, 0))
+				rev.DeletionTimestamp = ptr.To(metav1.Unix(5, 0))
 			}
 			revs = append(revs, rev)
 		}

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/utils/ptr"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
@@ -24,8 +26,6 @@ import (
 
 	"github.com/daemonsched/daemonsched/selector"
 )
-
-func revPtr[T any](v T) *T { return &v }
 
 // revTemplates are the templates whose hashes TestComputeHashGolden pins;
 // TestComputeHashFormula recomputes every pinned value from the UPD-15 formula.
@@ -44,10 +44,10 @@ func revTemplates() map[string]v1.PodTemplateSpec {
 			NodeSelector:                  map[string]string{"kubernetes.io/os": "linux", "disk": "ssd"},
 			HostNetwork:                   true,
 			RestartPolicy:                 v1.RestartPolicyAlways,
-			TerminationGracePeriodSeconds: revPtr[int64](30),
+			TerminationGracePeriodSeconds: ptr.To[int64](30),
 			Tolerations: []v1.Toleration{
 				{Key: "node-role.kubernetes.io/control-plane", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
-				{Key: "k", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute, TolerationSeconds: revPtr[int64](300)},
+				{Key: "k", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](300)},
 			},
 			Affinity: &v1.Affinity{NodeAffinity: &v1.NodeAffinity{
 				RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
@@ -82,12 +82,12 @@ var revGolden = []struct {
 	want           string
 }{
 	{"empty", nil, "85748b7f68"},
-	{"empty", revPtr[int32](0), "777dfcd544"},
-	{"empty", revPtr[int32](1), "b54bc767c"},
-	{"empty", revPtr[int32](-1), "86946576b8"},
+	{"empty", ptr.To[int32](0), "777dfcd544"},
+	{"empty", ptr.To[int32](1), "b54bc767c"},
+	{"empty", ptr.To[int32](-1), "86946576b8"},
 	{"typical", nil, "848cdb76f4"},
-	{"typical", revPtr[int32](0), "5f47544c74"},
-	{"typical", revPtr[int32](7), "674d564c77"},
+	{"typical", ptr.To[int32](0), "5f47544c74"},
+	{"typical", ptr.To[int32](7), "674d564c77"},
 	{"empty tolerations", nil, "59d77d9b97"},
 	{"nil tolerations", nil, "6f695f7fc6"},
 	{"creation time", nil, "845f6bd4ff"},
@@ -125,8 +125,8 @@ func TestComputeHashProperties(t *testing.T) {
 	t.Run("SCN-105 UPD-15 nil, 0 and 1 collision counts give three different hashes", func(t *testing.T) {
 		hashes := map[string]bool{
 			ComputeHash(&typical, nil):              true,
-			ComputeHash(&typical, revPtr[int32](0)): true,
-			ComputeHash(&typical, revPtr[int32](1)): true,
+			ComputeHash(&typical, ptr.To[int32](0)): true,
+			ComputeHash(&typical, ptr.To[int32](1)): true,
 		}
 		require.Len(t, hashes, 3)
 	})
@@ -182,7 +182,7 @@ func revDS() *appsv1.DaemonSet {
 			},
 			UpdateStrategy: appsv1.DaemonSetUpdateStrategy{
 				Type:          appsv1.RollingUpdateDaemonSetStrategyType,
-				RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxUnavailable: revPtr(intstr.FromInt32(1))},
+				RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxUnavailable: ptr.To(intstr.FromInt32(1))},
 			},
 		},
 	}
@@ -224,7 +224,7 @@ func TestRevisionPatch(t *testing.T) {
 				Name: "unicode-é-<&>", Image: "x", Args: []string{"\u2028", "\"quoted\"", "\x7f"},
 				Resources: v1.ResourceRequirements{Limits: v1.ResourceList{"example.com/big": resource.MustParse("9007199254740993")}},
 			})
-			ds.Spec.Template.Spec.ActiveDeadlineSeconds = revPtr[int64](1 << 62)
+			ds.Spec.Template.Spec.ActiveDeadlineSeconds = ptr.To[int64](1 << 62)
 			ds.Status.NumberReady = 3
 			before := ds.DeepCopy()
 			got, err := RevisionPatch(ds)
@@ -242,7 +242,7 @@ func TestRevisionPatch(t *testing.T) {
 		ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType}
 		ds.Spec.MinReadySeconds = 10
 		ds.Spec.Selector.MatchLabels["extra"] = "y"
-		ds.Status.CollisionCount = revPtr[int32](4)
+		ds.Status.CollisionCount = ptr.To[int32](4)
 		ds.Annotations = map[string]string{"changed": "yes"}
 		b, err := RevisionPatch(ds)
 		require.NoError(t, err)
@@ -250,7 +250,7 @@ func TestRevisionPatch(t *testing.T) {
 	})
 	t.Run("UPD-16 large integers stay integral", func(t *testing.T) {
 		ds := revDS()
-		ds.Spec.Template.Spec.ActiveDeadlineSeconds = revPtr[int64](9007199254740993)
+		ds.Spec.Template.Spec.ActiveDeadlineSeconds = ptr.To[int64](9007199254740993)
 		got, err := RevisionPatch(ds)
 		require.NoError(t, err)
 		require.Contains(t, string(got), `"activeDeadlineSeconds":9007199254740993`)
@@ -273,7 +273,7 @@ func TestNewRevision(t *testing.T) {
 			Annotations: map[string]string{"note": "x"},
 			OwnerReferences: []metav1.OwnerReference{{
 				APIVersion: "apps/v1", Kind: "DaemonSet", Name: "foo", UID: "ds-uid",
-				Controller: revPtr(true), BlockOwnerDeletion: revPtr(true),
+				Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true),
 			}},
 		},
 		Data:     runtime.RawExtension{Raw: patch},
@@ -410,7 +410,7 @@ func TestCurrentRevision(t *testing.T) {
 			revisions: func(t *testing.T) []*appsv1.ControllerRevision {
 				return []*appsv1.ControllerRevision{mod(revOwned(t, ds, "foo-weak", 2, "weak"), func(r *appsv1.ControllerRevision) {
 					r.OwnerReferences[0].UID = "another-uid"
-					r.OwnerReferences[0].Controller = revPtr(false)
+					r.OwnerReferences[0].Controller = ptr.To(false)
 				})}
 			},
 			want: want{hash: "weak", name: "foo-weak", revision: 2}},
@@ -484,11 +484,11 @@ func TestCurrentRevision(t *testing.T) {
 			},
 			want: want{hash: fresh, name: "foo-" + fresh, revision: 1, create: true}},
 		{name: "SCN-105 UPD-15 collisionCount enters the fresh hash",
-			ds: func() *appsv1.DaemonSet { d := revDS(); d.Status.CollisionCount = revPtr[int32](0); return d }(),
+			ds: func() *appsv1.DaemonSet { d := revDS(); d.Status.CollisionCount = ptr.To[int32](0); return d }(),
 			revisions: func(t *testing.T) []*appsv1.ControllerRevision {
 				return []*appsv1.ControllerRevision{revOwned(t, old, "foo-"+fresh, 1, fresh)}
 			},
-			want: want{hash: ComputeHash(&ds.Spec.Template, revPtr[int32](0)), name: "foo-" + ComputeHash(&ds.Spec.Template, revPtr[int32](0)),
+			want: want{hash: ComputeHash(&ds.Spec.Template, ptr.To[int32](0)), name: "foo-" + ComputeHash(&ds.Spec.Template, ptr.To[int32](0)),
 				revision: 2, create: true, old: []string{"foo-" + fresh}}},
 		{name: "SCN-107 UPD-16 a revision written before a strategy and minReadySeconds change is still current",
 			ds: func() *appsv1.DaemonSet {
@@ -599,7 +599,7 @@ func revUpstreamHash(tmpl *v1.PodTemplateSpec, collisionCount *int32) string {
 // against the formula.
 func TestComputeHashFormula(t *testing.T) {
 	t.Parallel()
-	counts := []*int32{nil, revPtr[int32](0), revPtr[int32](1), revPtr[int32](-1), revPtr[int32](1 << 30)}
+	counts := []*int32{nil, ptr.To[int32](0), ptr.To[int32](1), ptr.To[int32](-1), ptr.To[int32](1 << 30)}
 	for name, tmpl := range revTemplates() {
 		for _, cc := range counts {
 			require.Equal(t, revUpstreamHash(&tmpl, cc), ComputeHash(&tmpl, cc), "template %q, collisionCount %v", name, cc)
@@ -612,7 +612,7 @@ func TestComputeHashFormula(t *testing.T) {
 	}
 	example := &v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "d"}}}
 	require.Equal(t, "7f88ddc98d", revUpstreamHash(example, nil), "ExampleComputeHash")
-	require.Equal(t, "6bf7bd7768", revUpstreamHash(example, revPtr[int32](0)), "ExampleComputeHash")
+	require.Equal(t, "6bf7bd7768", revUpstreamHash(example, ptr.To[int32](0)), "ExampleComputeHash")
 
 	f := randfill.NewWithSeed(15).NilChance(0.3).NumElements(0, 3).MaxDepth(8).Funcs(
 		func(q *resource.Quantity, c randfill.Continue) {

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/utils/ptr"
+
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
@@ -95,14 +97,14 @@ func TestStatusSCN102ObservedGeneration(t *testing.T) {
 	ds := newDS(func(ds *appsv1.DaemonSet) {
 		ds.Generation = 5
 		ds.Status.ObservedGeneration = 2
-		ds.Status.CollisionCount = ptr[int32](4)
+		ds.Status.CollisionCount = ptr.To[int32](4)
 		ds.Status.Conditions = []appsv1.DaemonSetCondition{{Type: "X", Status: v1.ConditionTrue}}
 	})
 	res, err := daemonset.Plan(ds, nodes(1), nil, opts())
 	require.NoError(t, err)
 	require.EqualValues(t, 5, res.Status.ObservedGeneration)
 	// STAT-11: collisionCount and conditions are carried over untouched.
-	require.Equal(t, ptr[int32](4), res.Status.CollisionCount)
+	require.Equal(t, ptr.To[int32](4), res.Status.CollisionCount)
 	if diff := cmp.Diff(ds.Status.Conditions, res.Status.Conditions); diff != "" {
 		t.Errorf("conditions mismatch (-want +got):\n%s", diff)
 	}

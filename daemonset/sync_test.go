@@ -5,6 +5,8 @@ package daemonset_test
 import (
 	"testing"
 
+	"k8s.io/utils/ptr"
+
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
@@ -67,7 +69,7 @@ func TestSkippedWritesNoStatus(t *testing.T) {
 		{name: "SYNC-3 selecting all", skip: daemonset.SkipSelectingAll,
 			ds: newDS(func(ds *appsv1.DaemonSet) { ds.Generation = 7; ds.Spec.Selector = &metav1.LabelSelector{} })},
 		{name: "SYNC-4 being deleted", skip: daemonset.SkipBeingDeleted,
-			ds: newDS(func(ds *appsv1.DaemonSet) { ds.Generation = 7; ds.DeletionTimestamp = ptr(metav1.Unix(5, 0)) })},
+			ds: newDS(func(ds *appsv1.DaemonSet) { ds.Generation = 7; ds.DeletionTimestamp = ptr.To(metav1.Unix(5, 0)) })},
 		{name: "SYNC-5 invalid selector", skip: daemonset.SkipInvalidSelector,
 			ds: newDS(func(ds *appsv1.DaemonSet) {
 				ds.Generation = 7
@@ -125,7 +127,7 @@ func TestSYNC2CollidingDaemonSetAdoptsNothingClusterWide(t *testing.T) {
 func syncScenarios() []scenario {
 	return []scenario{
 		{name: "SCN-64 SYNC-4 D-9 a DaemonSet being deleted gets nothing, not even status",
-			ds: newDS(func(ds *appsv1.DaemonSet) { ds.DeletionTimestamp = ptr(metav1.Unix(5, 0)) }), nodes: nodes(2),
+			ds: newDS(func(ds *appsv1.DaemonSet) { ds.DeletionTimestamp = ptr.To(metav1.Unix(5, 0)) }), nodes: nodes(2),
 			want: skipped(daemonset.SkipBeingDeleted)},
 		{name: "SCN-65 SYNC-3 D-8 D-9 the empty selector {} does nothing but warn",
 			ds: newDS(func(ds *appsv1.DaemonSet) { ds.Spec.Selector = &metav1.LabelSelector{} }), nodes: nodes(2),

@@ -6,6 +6,8 @@ package daemonset_test
 import (
 	"testing"
 
+	"k8s.io/utils/ptr"
+
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
@@ -103,7 +105,7 @@ func tolerationScenarios() []scenario {
 			pods:  []*v1.Pod{pod("p0", "n0")},
 			want:  sum(nil, list("p0:NodeNotEligible"), st(0, 0, 1, 0, 0, 0, 0))},
 		{name: "SCN-29 TAINT-7 tolerationSeconds is ignored: a 1s NoExecute toleration fully tolerates", surprises: []int{10},
-			ds:    newDS(tolerations(v1.Toleration{Key: "k", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute, TolerationSeconds: ptr[int64](1)})),
+			ds:    newDS(tolerations(v1.Toleration{Key: "k", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](1)})),
 			nodes: []*v1.Node{node("n0", taint("k", "", v1.TaintEffectNoExecute))},
 			want:  sum(list("n0"), nil, st(1, 0, 0, 0, 0, 0, 1))},
 		{name: "SCN-30 TAINT-1 D-7 a Gt toleration tolerates nothing with the gate off",

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/utils/ptr"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
@@ -159,10 +161,10 @@ func TestValidate(t *testing.T) {
 				field.NotSupported[string](tmplSpec.Child("restartPolicy"), "", nil),
 			}},
 		{name: "VAL-8 activeDeadlineSeconds is forbidden",
-			ds:       valWith(func(ds *appsv1.DaemonSet) { ds.Spec.Template.Spec.ActiveDeadlineSeconds = ptrTo[int64](30) }),
+			ds:       valWith(func(ds *appsv1.DaemonSet) { ds.Spec.Template.Spec.ActiveDeadlineSeconds = ptr.To[int64](30) }),
 			wantErrs: field.ErrorList{field.Forbidden(tmplSpec.Child("activeDeadlineSeconds"), "")}},
 		{name: "VAL-8 an activeDeadlineSeconds of 0 is also out of range",
-			ds: valWith(func(ds *appsv1.DaemonSet) { ds.Spec.Template.Spec.ActiveDeadlineSeconds = ptrTo[int64](0) }),
+			ds: valWith(func(ds *appsv1.DaemonSet) { ds.Spec.Template.Spec.ActiveDeadlineSeconds = ptr.To[int64](0) }),
 			wantErrs: field.ErrorList{
 				field.Invalid(tmplSpec.Child("activeDeadlineSeconds"), int64(0), ""),
 				field.Forbidden(tmplSpec.Child("activeDeadlineSeconds"), ""),
@@ -173,10 +175,10 @@ func TestValidate(t *testing.T) {
 			ds:       valWith(func(ds *appsv1.DaemonSet) { ds.Spec.MinReadySeconds = -1 }),
 			wantErrs: field.ErrorList{field.Invalid(field.NewPath("spec", "minReadySeconds"), int64(-1), "")}},
 		{name: "VAL-10 a negative revisionHistoryLimit is invalid",
-			ds:       valWith(func(ds *appsv1.DaemonSet) { ds.Spec.RevisionHistoryLimit = ptrTo[int32](-1) }),
+			ds:       valWith(func(ds *appsv1.DaemonSet) { ds.Spec.RevisionHistoryLimit = ptr.To[int32](-1) }),
 			wantErrs: field.ErrorList{field.Invalid(field.NewPath("spec", "revisionHistoryLimit"), int64(-1), "")}},
 		{name: "VAL-10 a revisionHistoryLimit of 0 is valid",
-			ds: valWith(func(ds *appsv1.DaemonSet) { ds.Spec.RevisionHistoryLimit = ptrTo[int32](0) })},
+			ds: valWith(func(ds *appsv1.DaemonSet) { ds.Spec.RevisionHistoryLimit = ptr.To[int32](0) })},
 		{name: "VAL-10 a nil revisionHistoryLimit is not validated",
 			ds: valWith(func(ds *appsv1.DaemonSet) { ds.Spec.RevisionHistoryLimit = nil })},
 		{name: "DFLT-4 a negative template generation annotation is invalid at spec.templateGeneration",
@@ -269,7 +271,7 @@ func TestValidate(t *testing.T) {
 			opts: daemonset.Options{TolerationComparisonOperators: true}},
 		{name: "VAL-17 tolerationSeconds without NoExecute is invalid at effect",
 			ds: valWith(func(ds *appsv1.DaemonSet) {
-				ds.Spec.Template.Spec.Tolerations = []v1.Toleration{{Key: "k", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule, TolerationSeconds: ptrTo[int64](5)}}
+				ds.Spec.Template.Spec.Tolerations = []v1.Toleration{{Key: "k", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule, TolerationSeconds: ptr.To[int64](5)}}
 			}),
 			wantErrs: field.ErrorList{field.Invalid(tmplSpec.Child("tolerations").Index(0).Child("effect"), v1.TaintEffectNoSchedule, "")}},
 		{name: "VAL-18 a required node selector without terms is required",
@@ -366,8 +368,6 @@ func TestValidateDefaultsMakeValid(t *testing.T) {
 	require.NotEmpty(t, daemonset.Validate(ds, daemonset.Options{}))
 	require.Empty(t, daemonset.Validate(daemonset.WithDefaults(ds), daemonset.Options{}))
 }
-
-func ptrTo[T any](v T) *T { return &v }
 
 func ExampleValidate() {
 	ds := &appsv1.DaemonSet{

@@ -3,6 +3,8 @@ package taints_test
 import (
 	"testing"
 
+	"k8s.io/utils/ptr"
+
 	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
@@ -46,7 +48,7 @@ func FuzzCompile(f *testing.F) {
 	f.Fuzz(func(t *testing.T, key, op, value, effect string, seconds bool, taintKey, taintValue, taintEffect string, gate bool) {
 		tl := v1.Toleration{Key: key, Operator: v1.TolerationOperator(op), Value: value, Effect: v1.TaintEffect(effect)}
 		if seconds {
-			tl.TolerationSeconds = ptr[int64](30)
+			tl.TolerationSeconds = ptr.To[int64](30)
 		}
 		tols := []v1.Toleration{tl}
 		orig := cloneTolerations(tols)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/utils/ptr"
+
 	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
@@ -16,8 +18,6 @@ import (
 
 	"github.com/daemonsched/daemonsched/taints"
 )
-
-func ptr[T any](v T) *T { return &v }
 
 func taint(key, value string, effect v1.TaintEffect) v1.Taint {
 	return v1.Taint{Key: key, Value: value, Effect: effect}
@@ -119,7 +119,7 @@ func TestTolerates(t *testing.T) {
 		{name: "TAINT-3 an empty list tolerates nothing",
 			taint: taint("k", "v", v1.TaintEffectNoSchedule)},
 		{name: "TAINT-7 SCN-29 tolerationSeconds does not limit toleration",
-			tols:  []v1.Toleration{{Key: "k", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute, TolerationSeconds: ptr[int64](1)}},
+			tols:  []v1.Toleration{{Key: "k", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](1)}},
 			taint: v1.Taint{Key: "k", Effect: v1.TaintEffectNoExecute, TimeAdded: &metav1.Time{}}, want: true},
 		{name: "TAINT-10 Gt tolerates a larger taint value with the gate on",
 			tols: []v1.Toleration{tol("k", v1.TolerationOpGt, "1", "")}, opts: taints.Options{ComparisonOperators: true},
@@ -225,7 +225,7 @@ func TestFirstUntolerated(t *testing.T) {
 			taints: []v1.Taint{taint("k", "", v1.TaintEffectNoExecute)}, effects: taints.Eviction,
 			want: taint("k", "", v1.TaintEffectNoExecute), wantOK: true},
 		{name: "TAINT-7 SCN-29 NoExecute toleration with seconds allows placement",
-			tols:   []v1.Toleration{{Key: "k", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute, TolerationSeconds: ptr[int64](1)}},
+			tols:   []v1.Toleration{{Key: "k", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](1)}},
 			taints: []v1.Taint{taint("k", "", v1.TaintEffectNoExecute)}, effects: taints.Placement},
 		{name: "TAINT-9 the first untolerated taint in node order is reported",
 			tols:   []v1.Toleration{tol(cp.Key, v1.TolerationOpExists, "", "")},
@@ -406,7 +406,7 @@ func randToleration(r *rand.Rand) v1.Toleration {
 		Effect:   randEffects[r.IntN(len(randEffects))],
 	}
 	if r.IntN(4) == 0 {
-		t.TolerationSeconds = ptr(r.Int64N(600))
+		t.TolerationSeconds = ptr.To(r.Int64N(600))
 	}
 	return t
 }
