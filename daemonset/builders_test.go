@@ -33,7 +33,7 @@ func opts() daemonset.Options { return daemonset.Options{Now: now1000} }
 
 // ---- builders ----
 
-type dsMod func(*appsv1.DaemonSet)
+type dsMod = func(*appsv1.DaemonSet)
 
 func newDS(mods ...dsMod) *appsv1.DaemonSet {
 	ds := &appsv1.DaemonSet{
@@ -126,7 +126,7 @@ func tol(key string, op v1.TolerationOperator, value string, effect v1.TaintEffe
 	return v1.Toleration{Key: key, Operator: op, Value: value, Effect: effect}
 }
 
-type nodeMod func(*v1.Node)
+type nodeMod = func(*v1.Node)
 
 func node(name string, mods ...nodeMod) *v1.Node {
 	n := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
@@ -183,7 +183,7 @@ var (
 	noExecute  = taint("k", "v", v1.TaintEffectNoExecute)  // TAINT-5: neither flag
 )
 
-type podMod func(*v1.Pod)
+type podMod = func(*v1.Pod)
 
 // pod is a daemon pod of the default DS bound to nodeName, with the current hash of newDS()
 // (callers with another template use hashOf), phase Running, not Ready.
@@ -299,13 +299,9 @@ func compiled(ds *appsv1.DaemonSet, now time.Time) *daemonset.Planner {
 	return p
 }
 
-var rtNow = time.Unix(1000, 0).UTC()
-
-func rtOpts() daemonset.Options { return daemonset.Options{Now: rtNow} }
-
 // rtDS is newDS under its own identity (ns/rt, generation 3), without typeMeta or
-// revisionHistoryLimit.
-func rtDS(mods ...func(*appsv1.DaemonSet)) *appsv1.DaemonSet {
+// revisionHistoryLimit: the DaemonSet of the rule tables.
+func rtDS(mods ...dsMod) *appsv1.DaemonSet {
 	ds := newDS(func(ds *appsv1.DaemonSet) {
 		ds.TypeMeta = metav1.TypeMeta{}
 		ds.Name, ds.Namespace, ds.UID, ds.Generation = "rt", "ns", "uid-rt", 3
@@ -319,78 +315,30 @@ func rtDS(mods ...func(*appsv1.DaemonSet)) *appsv1.DaemonSet {
 	return ds
 }
 
-func rtIOS(i int) *intstr.IntOrString { v := intstr.FromInt32(int32(i)); return &v }
-
-// rtRolling sets the RollingUpdate strategy with the given budgets.
-func rtRolling(maxUnavailable, maxSurge int) func(*appsv1.DaemonSet) {
-	return func(ds *appsv1.DaemonSet) {
-		ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{
-			Type: appsv1.RollingUpdateDaemonSetStrategyType,
-			RollingUpdate: &appsv1.RollingUpdateDaemonSet{
-				MaxUnavailable: rtIOS(maxUnavailable), MaxSurge: rtIOS(maxSurge),
-			},
-		}
+// rtPod is pod under rtDS's identity: a pod of rtDS() bound to nodeName carrying hash, Running,
+// not Ready, created at 1.
+func rtPod(name, nodeName, hash string, mods ...podMod) *v1.Pod {
+	identity := []podMod{
+		namespace("ns"),
+		podLabels(map[string]string{"app": "rt", appsv1.DefaultDaemonSetUniqueLabelKey: hash}),
+		owners(ownedBy("DaemonSet", "rt", "uid-rt", true)),
 	}
+	return pod(name, nodeName, append(identity, mods...)...)
 }
 
-func rtHostNetwork(ds *appsv1.DaemonSet) { ds.Spec.Template.Spec.HostNetwork = true }
-
-func rtMinReady(sec int32) func(*appsv1.DaemonSet) {
-	return func(ds *appsv1.DaemonSet) { ds.Spec.MinReadySeconds = sec }
-}
-
-func rtHash(ds *appsv1.DaemonSet) string {
-	return daemonset.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
-}
-
-func rtNode(name string, taints ...v1.Taint) *v1.Node {
-	return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: v1.NodeSpec{Taints: taints}}
-}
-
-func rtTaint(key string, effect v1.TaintEffect) v1.Taint { return v1.Taint{Key: key, Effect: effect} }
-
+// Taints of key dedicated, as the rule tables put them on nodes with withTaints.
 var (
-	rtNoSchedule = rtTaint("dedicated", v1.TaintEffectNoSchedule)
-	rtNoExecute  = rtTaint("dedicated", v1.TaintEffectNoExecute)
+	dedicatedNoSchedule = v1.Taint{Key: "dedicated", Effect: v1.TaintEffectNoSchedule}
+	dedicatedNoExecute  = v1.Taint{Key: "dedicated", Effect: v1.TaintEffectNoExecute}
 )
 
-func rtControllerRef(name string, uid types.UID) metav1.OwnerReference {
-	yes := true
-	return metav1.OwnerReference{APIVersion: "apps/v1", Kind: "DaemonSet", Name: name, UID: uid, Controller: &yes}
+// withTaints puts taints on the node, in order.
+func withTaints(taints ...v1.Taint) nodeMod {
+	return func(n *v1.Node) { n.Spec.Taints = append(n.Spec.Taints, taints...) }
 }
 
-// rtPod is a pod of rtDS() bound to nodeName carrying hash, Running, not Ready, created at 1.
-func rtPod(name, nodeName, hash string, mods ...func(*v1.Pod)) *v1.Pod {
-	p := &v1.Pod{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: name, Namespace: "ns",
-			Labels:            map[string]string{"app": "rt", appsv1.DefaultDaemonSetUniqueLabelKey: hash},
-			OwnerReferences:   []metav1.OwnerReference{rtControllerRef("rt", "uid-rt")},
-			CreationTimestamp: metav1.Unix(1, 0),
-		},
-		Spec:   v1.PodSpec{NodeName: nodeName},
-		Status: v1.PodStatus{Phase: v1.PodRunning},
-	}
-	for _, m := range mods {
-		m(p)
-	}
-	return p
-}
-
-// rtReady makes the pod Ready since sec.
-func rtReady(sec int64) func(*v1.Pod) {
-	return func(p *v1.Pod) {
-		p.Status.Conditions = append(p.Status.Conditions, v1.PodCondition{
-			Type: v1.PodReady, Status: v1.ConditionTrue, LastTransitionTime: metav1.Unix(sec, 0),
-		})
-	}
-}
-
-func rtPhase(ph v1.PodPhase) func(*v1.Pod) { return func(p *v1.Pod) { p.Status.Phase = ph } }
-
-func rtOrphan(p *v1.Pod) { p.OwnerReferences = nil }
-
-func rtHasToleration(tols []v1.Toleration, key string, effect v1.TaintEffect) bool {
+// hasExistsToleration reports whether tols holds an Exists toleration of key and effect.
+func hasExistsToleration(tols []v1.Toleration, key string, effect v1.TaintEffect) bool {
 	return slices.ContainsFunc(tols, func(tol v1.Toleration) bool {
 		return tol.Key == key && tol.Effect == effect && tol.Operator == v1.TolerationOpExists
 	})

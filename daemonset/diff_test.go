@@ -17,39 +17,39 @@ import (
 )
 
 func TestDiffRules(t *testing.T) {
-	h := rtHash(rtDS())
+	h := hashOf(rtDS())
 	rtRun(t, []rtCase{
 		{"DIFF-1 every node of the node list is visited once, in any input order", func(t *testing.T) {
-			nodes := []*v1.Node{rtNode("c"), rtNode("a"), rtNode("b", rtNoSchedule)}
+			nodes := []*v1.Node{node("c"), node("a"), node("b", withTaints(dedicatedNoSchedule))}
 			res := rtPlan(t, rtDS(), nodes, nil)
 			require.Equal(t, []string{"a", "c"}, rtCreateNodes(res))
 			require.Equal(t, rtCounts{2, 0, 0, 0, 0, 2, 0}, rtStatus(t, res))
 		}},
 		{"DIFF-1 pods grouped under node names missing from the node list are handled after the nodes", func(t *testing.T) {
-			p, _ := daemonset.Compile(rtDS(), rtOpts())
+			p, _ := daemonset.Compile(rtDS(), opts())
 			unscheduled := p.NewPod("gone")
 			unscheduled.Name = "u"
 			pods := []*v1.Pod{unscheduled, rtPod("bound", "gone2", h), rtPod("ok", "a", h)}
-			res := rtPlan(t, rtDS(), []*v1.Node{rtNode("a"), rtNode("b")}, pods)
+			res := rtPlan(t, rtDS(), []*v1.Node{node("a"), node("b")}, pods)
 			require.Equal(t, []string{"b"}, rtCreateNodes(res))
 			require.Equal(t, []string{"u@gone:" + string(daemonset.ReasonUnscheduledOnMissingNode)}, rtDeletes(res))
 			require.Equal(t, rtCounts{2, 1, 0, 0, 0, 2, 1}, rtStatus(t, res))
 		}},
 		{"DIFF-14 without surge a node with only a failed pod gets its delete and no create", func(t *testing.T) {
-			for _, ds := range []*appsv1.DaemonSet{rtDS(), rtDS(rtRolling(1, 0))} {
-				res := rtPlan(t, ds, []*v1.Node{rtNode("a")}, []*v1.Pod{rtPod("f", "a", h, rtPhase(v1.PodFailed))})
+			for _, ds := range []*appsv1.DaemonSet{rtDS(), rtDS(rolling(ios(1), ios(0)))} {
+				res := rtPlan(t, ds, []*v1.Node{node("a")}, []*v1.Pod{rtPod("f", "a", h, phase(v1.PodFailed))})
 				require.Empty(t, res.Create)
 				require.Equal(t, []string{"f@a:" + string(daemonset.ReasonFailedPod)}, rtDeletes(res))
 			}
 		}},
 		{"DIFF-14 with surge the same node gets a delete and a create in one base diff", func(t *testing.T) {
-			res := rtPlan(t, rtDS(rtRolling(0, 1)), []*v1.Node{rtNode("a")}, []*v1.Pod{rtPod("s", "a", h, rtPhase(v1.PodSucceeded))})
+			res := rtPlan(t, rtDS(rolling(ios(0), ios(1))), []*v1.Node{node("a")}, []*v1.Pod{rtPod("s", "a", h, phase(v1.PodSucceeded))})
 			require.Equal(t, []string{"a"}, rtCreateNodes(res))
 			require.Equal(t, []string{"s@a:" + string(daemonset.ReasonSucceededPod)}, rtDeletes(res))
 		}},
 		{"DIFF-14 without surge a node with a running and a failed pod only deletes", func(t *testing.T) {
-			pods := []*v1.Pod{rtPod("f", "a", h, rtPhase(v1.PodFailed)), rtPod("r", "a", h)}
-			res := rtPlan(t, rtDS(), []*v1.Node{rtNode("a")}, pods)
+			pods := []*v1.Pod{rtPod("f", "a", h, phase(v1.PodFailed)), rtPod("r", "a", h)}
+			res := rtPlan(t, rtDS(), []*v1.Node{node("a")}, pods)
 			require.Empty(t, res.Create)
 			require.Equal(t, []string{"f@a:" + string(daemonset.ReasonFailedPod)}, rtDeletes(res))
 		}},

@@ -137,11 +137,11 @@ func TestExplain(t *testing.T) {
 }
 
 func TestEligibilityRules(t *testing.T) {
-	h := rtHash(rtDS())
+	h := hashOf(rtDS())
 	rtRun(t, []rtCase{
 		{"ELIG-8 eligibility ignores status, strategy, minReadySeconds, annotations and the clock", func(t *testing.T) {
-			nodes := []*v1.Node{rtNode("a"), rtNode("b", rtNoSchedule), rtNode("c", rtNoExecute)}
-			base, _ := daemonset.Compile(rtDS(), rtOpts())
+			nodes := []*v1.Node{node("a"), node("b", withTaints(dedicatedNoSchedule)), node("c", withTaints(dedicatedNoExecute))}
+			base, _ := daemonset.Compile(rtDS(), opts())
 			want := []daemonset.Eligibility{}
 			for _, n := range nodes {
 				want = append(want, base.Eligibility(n))
@@ -149,7 +149,7 @@ func TestEligibilityRules(t *testing.T) {
 			require.Equal(t, []bool{true, false, false}, []bool{want[0].ShouldRun, want[1].ShouldRun, want[2].ShouldRun})
 			require.Equal(t, []bool{true, true, false}, []bool{want[0].ShouldContinueRunning, want[1].ShouldContinueRunning, want[2].ShouldContinueRunning})
 			variants := []*appsv1.DaemonSet{
-				rtDS(rtRolling(2, 0)), rtDS(rtRolling(0, 3)), rtDS(rtMinReady(60)),
+				rtDS(rolling(ios(2), ios(0))), rtDS(rolling(ios(0), ios(3))), rtDS(minReadySeconds(60)),
 				rtDS(func(ds *appsv1.DaemonSet) {
 					ds.Status = appsv1.DaemonSetStatus{DesiredNumberScheduled: 9, NumberMisscheduled: 4, ObservedGeneration: 7}
 					ds.Annotations = map[string]string{appsv1.DeprecatedTemplateGeneration: "5"}
@@ -157,36 +157,36 @@ func TestEligibilityRules(t *testing.T) {
 				}),
 			}
 			for i, ds := range variants {
-				p, _ := daemonset.Compile(ds, daemonset.Options{Now: rtNow.Add(time.Duration(i+1) * time.Hour)})
+				p, _ := daemonset.Compile(ds, daemonset.Options{Now: now1000.Add(time.Duration(i+1) * time.Hour)})
 				for j, n := range nodes {
 					require.Equal(t, want[j], p.Eligibility(n), "variant %d node %s", i, n.Name)
 				}
 			}
 		}},
 		{"ELIG-8 pods on a node do not change whether it is desired", func(t *testing.T) {
-			nodes := []*v1.Node{rtNode("a"), rtNode("b", rtNoSchedule), rtNode("c")}
-			pods := []*v1.Pod{rtPod("pa", "a", h, rtPhase(v1.PodFailed)), rtPod("pb", "b", h, rtReady(1)), rtPod("pc", "c", "old")}
+			nodes := []*v1.Node{node("a"), node("b", withTaints(dedicatedNoSchedule)), node("c")}
+			pods := []*v1.Pod{rtPod("pa", "a", h, phase(v1.PodFailed)), rtPod("pb", "b", h, readyAt(1)), rtPod("pc", "c", "old")}
 			without := rtPlan(t, rtDS(), nodes, nil)
 			with := rtPlan(t, rtDS(), nodes, pods)
 			require.Equal(t, int32(2), without.Status.DesiredNumberScheduled)
 			require.Equal(t, without.Status.DesiredNumberScheduled, with.Status.DesiredNumberScheduled)
 		}},
 		{"ELIG-9 a NoSchedule-tainted node keeps its pod, counts as misscheduled and is not desired", func(t *testing.T) {
-			res := rtPlan(t, rtDS(), []*v1.Node{rtNode("a"), rtNode("b", rtNoSchedule)}, []*v1.Pod{rtPod("pb", "b", h)})
+			res := rtPlan(t, rtDS(), []*v1.Node{node("a"), node("b", withTaints(dedicatedNoSchedule))}, []*v1.Pod{rtPod("pb", "b", h)})
 			require.Equal(t, []string{"a"}, rtCreateNodes(res))
 			require.Empty(t, res.Delete)
 			require.Equal(t, rtCounts{1, 0, 1, 0, 0, 1, 0}, rtStatus(t, res))
 		}},
 		{"ELIG-9 a NoExecute-tainted node loses its pod in the base diff", func(t *testing.T) {
-			res := rtPlan(t, rtDS(), []*v1.Node{rtNode("a", rtNoExecute)}, []*v1.Pod{rtPod("pa", "a", h)})
+			res := rtPlan(t, rtDS(), []*v1.Node{node("a", withTaints(dedicatedNoExecute))}, []*v1.Pod{rtPod("pa", "a", h)})
 			require.Empty(t, res.Create)
 			require.Equal(t, []string{"pa@a:" + string(daemonset.ReasonNodeNotEligible)}, rtDeletes(res))
 			require.Equal(t, rtCounts{0, 0, 1, 0, 0, 0, 0}, rtStatus(t, res))
 		}},
 		{"ELIG-9 the surge rolling update replaces an unavailable old pod only where shouldRun holds", func(t *testing.T) {
-			nodes := []*v1.Node{rtNode("a"), rtNode("b", rtNoSchedule)}
+			nodes := []*v1.Node{node("a"), node("b", withTaints(dedicatedNoSchedule))}
 			pods := []*v1.Pod{rtPod("pa", "a", "old"), rtPod("pb", "b", "old")}
-			res := rtPlan(t, rtDS(rtRolling(0, 1)), nodes, pods)
+			res := rtPlan(t, rtDS(rolling(ios(0), ios(1))), nodes, pods)
 			require.NotNil(t, res.RollingUpdate)
 			require.True(t, res.RollingUpdate.Acted)
 			require.Equal(t, []string{"a"}, rtCreateNodes(res))

@@ -226,7 +226,7 @@ func TestSurprisesCovered(t *testing.T) {
 // that no input was modified.
 func rtPlan(t *testing.T, ds *appsv1.DaemonSet, nodes []*v1.Node, pods []*v1.Pod, revs ...*appsv1.ControllerRevision) *daemonset.Result {
 	t.Helper()
-	return rtPlanWith(t, rtOpts(), ds, nodes, pods, revs...)
+	return rtPlanWith(t, opts(), ds, nodes, pods, revs...)
 }
 
 func rtPlanWith(t *testing.T, opts daemonset.Options, ds *appsv1.DaemonSet, nodes []*v1.Node, pods []*v1.Pod, revs ...*appsv1.ControllerRevision) *daemonset.Result {

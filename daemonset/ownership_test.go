@@ -15,9 +15,9 @@ import (
 )
 
 func TestOwnershipRules(t *testing.T) {
-	h := rtHash(rtDS())
-	other := rtControllerRef("other", "uid-other")
-	mine := rtControllerRef("rt", "uid-rt")
+	h := hashOf(rtDS())
+	other := ownedBy("DaemonSet", "other", "uid-other", true)
+	mine := ownedBy("DaemonSet", "rt", "uid-rt", true)
 	no := false
 	notController := metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "cm", UID: "uid-cm", Controller: &no}
 	owners := func(refs ...metav1.OwnerReference) func(*v1.Pod) {
@@ -25,13 +25,13 @@ func TestOwnershipRules(t *testing.T) {
 	}
 	rtRun(t, []rtCase{
 		{"OWN-7 the first controller reference decides when this DaemonSet's comes first", func(t *testing.T) {
-			res := rtPlan(t, rtDS(), []*v1.Node{rtNode("a")}, []*v1.Pod{rtPod("p", "a", h, owners(mine, other))})
+			res := rtPlan(t, rtDS(), []*v1.Node{node("a")}, []*v1.Pod{rtPod("p", "a", h, owners(mine, other))})
 			require.Empty(t, res.Create)
 			require.Empty(t, res.Adopt)
 			require.Equal(t, rtCounts{1, 1, 0, 0, 0, 1, 1}, rtStatus(t, res))
 		}},
 		{"OWN-7 the first controller reference decides: another controller first makes the pod invisible", func(t *testing.T) {
-			res := rtPlan(t, rtDS(), []*v1.Node{rtNode("a")}, []*v1.Pod{rtPod("p", "a", h, owners(other, mine))})
+			res := rtPlan(t, rtDS(), []*v1.Node{node("a")}, []*v1.Pod{rtPod("p", "a", h, owners(other, mine))})
 			require.Equal(t, []string{"a"}, rtCreateNodes(res))
 			require.Empty(t, res.Adopt)
 			require.Empty(t, res.Release)
@@ -39,14 +39,14 @@ func TestOwnershipRules(t *testing.T) {
 			require.Equal(t, rtCounts{1, 0, 0, 0, 0, 1, 0}, rtStatus(t, res))
 		}},
 		{"OWN-7 references without controller: true before the first controller one are skipped", func(t *testing.T) {
-			res := rtPlan(t, rtDS(), []*v1.Node{rtNode("a")}, []*v1.Pod{rtPod("p", "a", h, owners(notController, mine, other))})
+			res := rtPlan(t, rtDS(), []*v1.Node{node("a")}, []*v1.Pod{rtPod("p", "a", h, owners(notController, mine, other))})
 			require.Empty(t, res.Create)
 			require.Empty(t, res.Adopt)
 			require.Equal(t, int32(1), res.Status.CurrentNumberScheduled)
 		}},
 		{"OWN-8 an adopted old pod replaced by the rolling update is reported as adopted once", func(t *testing.T) {
-			pods := []*v1.Pod{rtPod("o", "a", "old", rtOrphan), rtPod("n", "b", h)}
-			res := rtPlan(t, rtDS(rtRolling(1, 0)), []*v1.Node{rtNode("a"), rtNode("b")}, pods)
+			pods := []*v1.Pod{rtPod("o", "a", "old", orphan), rtPod("n", "b", h)}
+			res := rtPlan(t, rtDS(rolling(ios(1), ios(0))), []*v1.Node{node("a"), node("b")}, pods)
 			require.True(t, res.RollingUpdate.Acted)
 			require.Equal(t, []string{"ns/o"}, rtRefs(res.Adopt))
 			require.Equal(t, []string{"o@a:" + string(daemonset.ReasonUpdateOldUnavailable)}, rtDeletes(res))
@@ -54,7 +54,7 @@ func TestOwnershipRules(t *testing.T) {
 		}},
 		{"OWN-8 a released pod is reported once and no step claims it again", func(t *testing.T) {
 			stray := rtPod("x", "a", h, func(p *v1.Pod) { p.Labels = map[string]string{"app": "other"} })
-			res := rtPlan(t, rtDS(rtRolling(1, 1)), []*v1.Node{rtNode("a")}, []*v1.Pod{stray})
+			res := rtPlan(t, rtDS(rolling(ios(1), ios(1))), []*v1.Node{node("a")}, []*v1.Pod{stray})
 			require.Equal(t, []string{"ns/x"}, rtRefs(res.Release))
 			require.Empty(t, res.Adopt)
 			require.Empty(t, res.Delete)

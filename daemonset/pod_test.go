@@ -241,7 +241,7 @@ func TestPodRules(t *testing.T) {
 	ds := rtDS(func(ds *appsv1.DaemonSet) {
 		ds.Namespace = "team-a"
 		ds.Spec.Template.Namespace = "elsewhere"
-		ds.Spec.Template.OwnerReferences = []metav1.OwnerReference{rtControllerRef("x", "uid-x")}
+		ds.Spec.Template.OwnerReferences = []metav1.OwnerReference{ownedBy("DaemonSet", "x", "uid-x", true)}
 	})
 	yes := true
 	wantRef := []metav1.OwnerReference{{
@@ -249,12 +249,12 @@ func TestPodRules(t *testing.T) {
 	}}
 	created := func(t *testing.T) (*v1.Pod, *v1.Pod) {
 		t.Helper()
-		res := rtPlan(t, ds, []*v1.Node{rtNode("a")}, nil)
+		res := rtPlan(t, ds, []*v1.Node{node("a")}, nil)
 		require.Len(t, res.Create, 1)
-		p, _ := daemonset.Compile(ds, rtOpts())
+		p, _ := daemonset.Compile(ds, opts())
 		return res.Create[0].Pod, p.NewPod("a")
 	}
-	h := rtHash(rtDS())
+	h := hashOf(rtDS())
 	rtRun(t, []rtCase{
 		{"POD-2 the pod is placed in the DaemonSet's namespace, not the template's", func(t *testing.T) {
 			fromPlan, fromNewPod := created(t)
@@ -270,26 +270,26 @@ func TestPodRules(t *testing.T) {
 			fromPlan, fromNewPod := created(t)
 			require.Empty(t, cmp.Diff(v1.PodStatus{}, fromPlan.Status))
 			require.Empty(t, cmp.Diff(v1.PodStatus{}, fromNewPod.Status))
-			surge := rtPlan(t, rtDS(rtRolling(0, 1)), []*v1.Node{rtNode("a")}, []*v1.Pod{rtPod("o", "a", "old", rtReady(1))})
+			surge := rtPlan(t, rtDS(rolling(ios(0), ios(1))), []*v1.Node{node("a")}, []*v1.Pod{rtPod("o", "a", "old", readyAt(1))})
 			require.Len(t, surge.Create, 1)
 			require.Empty(t, cmp.Diff(v1.PodStatus{}, surge.Create[0].Pod.Status))
 		}},
 		{"POD-9 a created pod fed back unscheduled is found on its node through its matchFields entry", func(t *testing.T) {
-			first := rtPlan(t, rtDS(), []*v1.Node{rtNode("a"), rtNode("b")}, nil)
+			first := rtPlan(t, rtDS(), []*v1.Node{node("a"), node("b")}, nil)
 			require.Equal(t, []string{"a", "b"}, rtCreateNodes(first))
 			pa := first.Create[0].Pod.DeepCopy()
 			pa.Name = "pa"
 			require.Empty(t, pa.Spec.NodeName)
-			res := rtPlan(t, rtDS(), []*v1.Node{rtNode("a"), rtNode("b")}, []*v1.Pod{pa})
+			res := rtPlan(t, rtDS(), []*v1.Node{node("a"), node("b")}, []*v1.Pod{pa})
 			require.Equal(t, []string{"b"}, rtCreateNodes(res))
 			require.Equal(t, rtCounts{2, 1, 0, 0, 0, 2, 1}, rtStatus(t, res))
 		}},
 		{"POD-9 spec.nodeName wins over the matchFields entry once the pod is bound", func(t *testing.T) {
-			p, _ := daemonset.Compile(rtDS(), rtOpts())
+			p, _ := daemonset.Compile(rtDS(), opts())
 			pa := p.NewPod("a")
 			pa.Name = "pa"
 			pa.Spec.NodeName = "b"
-			res := rtPlan(t, rtDS(), []*v1.Node{rtNode("a"), rtNode("b")}, []*v1.Pod{pa})
+			res := rtPlan(t, rtDS(), []*v1.Node{node("a"), node("b")}, []*v1.Pod{pa})
 			require.Equal(t, []string{"a"}, rtCreateNodes(res))
 		}},
 		{"POD-9 a pod tied to a node only by a hostname label expression has no node", func(t *testing.T) {
@@ -300,7 +300,7 @@ func TestPodRules(t *testing.T) {
 					}}},
 				}}
 			})
-			res := rtPlan(t, rtDS(), []*v1.Node{rtNode("a")}, []*v1.Pod{pa})
+			res := rtPlan(t, rtDS(), []*v1.Node{node("a")}, []*v1.Pod{pa})
 			require.Equal(t, []string{"a"}, rtCreateNodes(res))
 			require.Empty(t, res.Delete)
 			require.Equal(t, rtCounts{1, 0, 0, 0, 0, 1, 0}, rtStatus(t, res))

@@ -15,7 +15,7 @@ import (
 )
 
 func TestRollingUpdateRules(t *testing.T) {
-	h := rtHash(rtDS())
+	h := hashOf(rtDS())
 	rev := func(t *testing.T, ds *appsv1.DaemonSet, hash string, n int64) *appsv1.ControllerRevision {
 		t.Helper()
 		r, err := daemonset.NewRevision(ds, hash, n)
@@ -27,9 +27,9 @@ func TestRollingUpdateRules(t *testing.T) {
 	}
 	rtRun(t, []rtCase{
 		{"UPD-18 the revision number of the current revision plays no part in the plan", func(t *testing.T) {
-			ds := rtDS(rtRolling(1, 0))
-			nodes := []*v1.Node{rtNode("a"), rtNode("b")}
-			pods := []*v1.Pod{rtPod("pa", "a", "custom", rtReady(1)), rtPod("pb", "b", "older", rtReady(1))}
+			ds := rtDS(rolling(ios(1), ios(0)))
+			nodes := []*v1.Node{node("a"), node("b")}
+			pods := []*v1.Pod{rtPod("pa", "a", "custom", readyAt(1)), rtPod("pb", "b", "older", readyAt(1))}
 			old := rev(t, rtDS(image("v0")), "older", 99)
 			low := rtPlan(t, ds, nodes, pods, rev(t, ds, "custom", 1), old)
 			high := rtPlan(t, ds, nodes, pods, rev(t, ds, "custom", 142), old)
@@ -39,31 +39,31 @@ func TestRollingUpdateRules(t *testing.T) {
 			require.Empty(t, cmp.Diff(low, high))
 		}},
 		{"UPD-20 a surge create is the ordinary daemon pod for its node", func(t *testing.T) {
-			ds := rtDS(rtRolling(0, 1))
-			res := rtPlan(t, ds, []*v1.Node{rtNode("a")}, []*v1.Pod{rtPod("o", "a", "old", rtReady(1))})
+			ds := rtDS(rolling(ios(0), ios(1)))
+			res := rtPlan(t, ds, []*v1.Node{node("a")}, []*v1.Pod{rtPod("o", "a", "old", readyAt(1))})
 			require.True(t, res.RollingUpdate.Acted)
 			require.Len(t, res.Create, 1)
-			p, _ := daemonset.Compile(ds, rtOpts())
+			p, _ := daemonset.Compile(ds, opts())
 			require.Empty(t, cmp.Diff(p.NewPod("a"), res.Create[0].Pod))
 			require.Equal(t, h, res.Create[0].Pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey])
 		}},
 		{"UPD-20 rolling-update creates go through the burst cap", func(t *testing.T) {
-			ds := rtDS(rtRolling(0, 3))
-			nodes := []*v1.Node{rtNode("a"), rtNode("b"), rtNode("c")}
-			pods := []*v1.Pod{rtPod("oa", "a", "old", rtReady(1)), rtPod("ob", "b", "old", rtReady(1)), rtPod("oc", "c", "old", rtReady(1))}
+			ds := rtDS(rolling(ios(0), ios(3)))
+			nodes := []*v1.Node{node("a"), node("b"), node("c")}
+			pods := []*v1.Pod{rtPod("oa", "a", "old", readyAt(1)), rtPod("ob", "b", "old", readyAt(1)), rtPod("oc", "c", "old", readyAt(1))}
 			uncapped := rtPlan(t, ds, nodes, pods)
 			require.Len(t, uncapped.Create, 3)
-			capped := rtPlanWith(t, daemonset.Options{Now: rtNow, BurstLimit: 2}, ds, nodes, pods)
+			capped := rtPlanWith(t, daemonset.Options{Now: now1000, BurstLimit: 2}, ds, nodes, pods)
 			require.True(t, capped.RollingUpdate.Acted)
 			require.Len(t, capped.Create, 2)
 			require.Empty(t, capped.Delete)
 		}},
 		{"UPD-20 rolling-update deletes go through the burst cap", func(t *testing.T) {
-			ds := rtDS(rtRolling(3, 0))
-			nodes := []*v1.Node{rtNode("a"), rtNode("b"), rtNode("c")}
+			ds := rtDS(rolling(ios(3), ios(0)))
+			nodes := []*v1.Node{node("a"), node("b"), node("c")}
 			pods := []*v1.Pod{rtPod("oa", "a", "old"), rtPod("ob", "b", "old"), rtPod("oc", "c", "old")}
 			require.Len(t, rtPlan(t, ds, nodes, pods).Delete, 3)
-			capped := rtPlanWith(t, daemonset.Options{Now: rtNow, BurstLimit: 2}, ds, nodes, pods)
+			capped := rtPlanWith(t, daemonset.Options{Now: now1000, BurstLimit: 2}, ds, nodes, pods)
 			require.True(t, capped.RollingUpdate.Acted)
 			require.Len(t, capped.Delete, 2)
 			require.Empty(t, capped.Create)
@@ -75,7 +75,7 @@ func TestRollingUpdateRules(t *testing.T) {
 				img := fmt.Sprintf("v%d", i)
 				revs = append(revs, rev(t, rtDS(image(img)), "h"+img, int64(i+1)))
 			}
-			res := rtPlan(t, ds, []*v1.Node{rtNode("a")}, nil, revs...)
+			res := rtPlan(t, ds, []*v1.Node{node("a")}, nil, revs...)
 			require.Equal(t, h, res.RevisionHash)
 			require.Equal(t, []string{"a"}, rtCreateNodes(res))
 			require.Empty(t, res.Delete)
@@ -84,10 +84,10 @@ func TestRollingUpdateRules(t *testing.T) {
 			ds := rtDS(func(ds *appsv1.DaemonSet) {
 				ds.Annotations = map[string]string{appsv1.DeprecatedTemplateGeneration: "5"}
 			})
-			nodes := []*v1.Node{rtNode("a"), rtNode("b"), rtNode("c"), rtNode("d")}
+			nodes := []*v1.Node{node("a"), node("b"), node("c"), node("d")}
 			pods := []*v1.Pod{
-				rtPod("pa", "a", "old", rtReady(1)), rtPod("pb", "b", "old", rtReady(1)), rtPod("pc", "c", h, rtReady(1)),
-				rtPod("pd", "d", "old", rtReady(1), func(p *v1.Pod) { p.Labels["pod-template-generation"] = "5" }),
+				rtPod("pa", "a", "old", readyAt(1)), rtPod("pb", "b", "old", readyAt(1)), rtPod("pc", "c", h, readyAt(1)),
+				rtPod("pd", "d", "old", readyAt(1), func(p *v1.Pod) { p.Labels["pod-template-generation"] = "5" }),
 			}
 			res := rtPlan(t, ds, nodes, pods)
 			require.Empty(t, res.Create)
@@ -98,13 +98,13 @@ func TestRollingUpdateRules(t *testing.T) {
 			require.Equal(t, rtCounts{4, 4, 0, 4, 4, 0, 2}, rtStatus(t, res))
 		}},
 		{"UPD-26 the rolling update adopts and releases exactly what claiming did under OnDelete", func(t *testing.T) {
-			nodes := []*v1.Node{rtNode("a"), rtNode("b")}
+			nodes := []*v1.Node{node("a"), node("b")}
 			pods := []*v1.Pod{
-				rtPod("o", "a", "old", rtOrphan),
+				rtPod("o", "a", "old", orphan),
 				rtPod("n", "b", h),
 				rtPod("x", "gone", h, func(p *v1.Pod) { p.Labels = map[string]string{"app": "other"} }),
 			}
-			rolling := rtPlan(t, rtDS(rtRolling(1, 0)), nodes, pods)
+			rolling := rtPlan(t, rtDS(rolling(ios(1), ios(0))), nodes, pods)
 			require.True(t, rolling.RollingUpdate.Acted)
 			require.Equal(t, []string{"o@a:" + string(daemonset.ReasonUpdateOldUnavailable)}, rtDeletes(rolling))
 			require.Equal(t, []string{"ns/o"}, rtRefs(rolling.Adopt))

@@ -16,11 +16,11 @@ import (
 )
 
 func TestStatusRules(t *testing.T) {
-	h := rtHash(rtDS())
+	h := hashOf(rtDS())
 	rtRun(t, []rtCase{
 		{"STAT-1 status counts the snapshot before the sync's creates and deletes", func(t *testing.T) {
-			nodes := []*v1.Node{rtNode("a"), rtNode("b"), rtNode("c", rtNoExecute)}
-			pods := []*v1.Pod{rtPod("f", "b", h, rtPhase(v1.PodFailed)), rtPod("pc", "c", h, rtReady(1))}
+			nodes := []*v1.Node{node("a"), node("b"), node("c", withTaints(dedicatedNoExecute))}
+			pods := []*v1.Pod{rtPod("f", "b", h, phase(v1.PodFailed)), rtPod("pc", "c", h, readyAt(1))}
 			res := rtPlan(t, rtDS(), nodes, pods)
 			require.Equal(t, []string{"a"}, rtCreateNodes(res))
 			require.Equal(t, []string{
@@ -29,26 +29,26 @@ func TestStatusRules(t *testing.T) {
 			require.Equal(t, rtCounts{2, 1, 1, 0, 0, 2, 1}, rtStatus(t, res))
 		}},
 		{"STAT-6 numberUnavailable is desired minus available, available counted on desired nodes only", func(t *testing.T) {
-			ds := rtDS(rtMinReady(100))
-			nodes := []*v1.Node{rtNode("a"), rtNode("b"), rtNode("c"), rtNode("d", rtNoSchedule)}
+			ds := rtDS(minReadySeconds(100))
+			nodes := []*v1.Node{node("a"), node("b"), node("c"), node("d", withTaints(dedicatedNoSchedule))}
 			pods := []*v1.Pod{
-				rtPod("pa", "a", h, rtReady(1)),   // available at 1000
-				rtPod("pb", "b", h, rtReady(950)), // ready, not yet available
-				rtPod("pd", "d", h, rtReady(1)),   // available, but d is not desired
+				rtPod("pa", "a", h, readyAt(1)),   // available at 1000
+				rtPod("pb", "b", h, readyAt(950)), // ready, not yet available
+				rtPod("pd", "d", h, readyAt(1)),   // available, but d is not desired
 			}
 			res := rtPlan(t, ds, nodes, pods)
 			require.Equal(t, rtCounts{3, 2, 1, 2, 1, 2, 2}, rtStatus(t, res))
 		}},
 		{"STAT-6 numberUnavailable is zero when every desired node has an available pod", func(t *testing.T) {
-			res := rtPlan(t, rtDS(), []*v1.Node{rtNode("a"), rtNode("b")}, []*v1.Pod{rtPod("pa", "a", h, rtReady(1)), rtPod("pb", "b", "old", rtReady(1))})
+			res := rtPlan(t, rtDS(), []*v1.Node{node("a"), node("b")}, []*v1.Pod{rtPod("pa", "a", h, readyAt(1)), rtPod("pb", "b", "old", readyAt(1))})
 			require.Equal(t, rtCounts{2, 2, 0, 2, 2, 0, 1}, rtStatus(t, res))
 		}},
 		{"STAT-12 a pod that may continue running on a NoSchedule node counts exactly as on a NoExecute node", func(t *testing.T) {
-			pod := []*v1.Pod{rtPod("p", "a", h, rtReady(1))}
-			clean := rtPlan(t, rtDS(), []*v1.Node{rtNode("a")}, pod)
+			pod := []*v1.Pod{rtPod("p", "a", h, readyAt(1))}
+			clean := rtPlan(t, rtDS(), []*v1.Node{node("a")}, pod)
 			require.Equal(t, rtCounts{1, 1, 0, 1, 1, 0, 1}, rtStatus(t, clean))
-			noSchedule := rtPlan(t, rtDS(), []*v1.Node{rtNode("a", rtNoSchedule)}, pod)
-			noExecute := rtPlan(t, rtDS(), []*v1.Node{rtNode("a", rtNoExecute)}, pod)
+			noSchedule := rtPlan(t, rtDS(), []*v1.Node{node("a", withTaints(dedicatedNoSchedule))}, pod)
+			noExecute := rtPlan(t, rtDS(), []*v1.Node{node("a", withTaints(dedicatedNoExecute))}, pod)
 			require.Equal(t, rtCounts{0, 0, 1, 0, 0, 0, 0}, rtStatus(t, noSchedule))
 			require.Empty(t, noSchedule.Delete)
 			require.Len(t, noExecute.Delete, 1)

@@ -15,12 +15,14 @@ import (
 )
 
 func TestSyncRules(t *testing.T) {
-	h := rtHash(rtDS())
-	gone := func(p *v1.Pod) { p.OwnerReferences = []metav1.OwnerReference{rtControllerRef("gone", "uid-gone")} }
+	h := hashOf(rtDS())
+	gone := func(p *v1.Pod) {
+		p.OwnerReferences = []metav1.OwnerReference{ownedBy("DaemonSet", "gone", "uid-gone", true)}
+	}
 	cluster := func(t *testing.T, s daemonset.Snapshot) *daemonset.ClusterResult {
 		t.Helper()
 		before := rtCopy(nil, s)
-		out, err := daemonset.PlanCluster(s, rtOpts())
+		out, err := daemonset.PlanCluster(s, opts())
 		require.NoError(t, err)
 		rtRequireUnchanged(t, before, nil, s)
 		return out
@@ -29,7 +31,7 @@ func TestSyncRules(t *testing.T) {
 		{"SYNC-1 a DaemonSet absent from the snapshot gets no plan and its pods are left alone", func(t *testing.T) {
 			s := daemonset.Snapshot{
 				DaemonSets: []*appsv1.DaemonSet{rtDS()},
-				Nodes:      []*v1.Node{rtNode("a")},
+				Nodes:      []*v1.Node{node("a")},
 				Pods: []*v1.Pod{
 					rtPod("g", "a", h, gone),
 					rtPod("u", "", h, gone, func(p *v1.Pod) { p.Labels["app"] = "gone" }),
@@ -46,8 +48,8 @@ func TestSyncRules(t *testing.T) {
 		}},
 		{"SYNC-1 a snapshot without DaemonSets plans nothing", func(t *testing.T) {
 			out := cluster(t, daemonset.Snapshot{
-				Nodes: []*v1.Node{rtNode("a")},
-				Pods:  []*v1.Pod{rtPod("g", "a", h, gone), rtPod("o", "a", h, rtOrphan)},
+				Nodes: []*v1.Node{node("a")},
+				Pods:  []*v1.Pod{rtPod("g", "a", h, gone), rtPod("o", "a", h, orphan)},
 			})
 			require.Empty(t, out.DaemonSets)
 		}},

@@ -15,54 +15,54 @@ import (
 )
 
 func TestDefaultTolerationRules(t *testing.T) {
-	notReady := rtTaint(v1.TaintNodeNotReady, v1.TaintEffectNoExecute)
-	netDown := rtTaint(v1.TaintNodeNetworkUnavailable, v1.TaintEffectNoSchedule)
+	notReady := v1.Taint{Key: v1.TaintNodeNotReady, Effect: v1.TaintEffectNoExecute}
+	netDown := v1.Taint{Key: v1.TaintNodeNetworkUnavailable, Effect: v1.TaintEffectNoSchedule}
 	rtRun(t, []rtCase{
 		{"DEFTOL-4 the merged defaults decide eligibility: a not-ready NoExecute node still runs the pod", func(t *testing.T) {
-			p, _ := daemonset.Compile(rtDS(), rtOpts())
-			e := p.Eligibility(rtNode("a", notReady, rtTaint(v1.TaintNodeDiskPressure, v1.TaintEffectNoSchedule)))
+			p, _ := daemonset.Compile(rtDS(), opts())
+			e := p.Eligibility(node("a", withTaints(notReady, v1.Taint{Key: v1.TaintNodeDiskPressure, Effect: v1.TaintEffectNoSchedule})))
 			require.True(t, e.ShouldRun)
 			require.True(t, e.ShouldContinueRunning)
-			res := rtPlan(t, rtDS(), []*v1.Node{rtNode("a", notReady)}, nil)
+			res := rtPlan(t, rtDS(), []*v1.Node{node("a", withTaints(notReady))}, nil)
 			require.Equal(t, []string{"a"}, rtCreateNodes(res))
 		}},
 		{"DEFTOL-4 created pods carry the merged tolerations", func(t *testing.T) {
-			res := rtPlan(t, rtDS(), []*v1.Node{rtNode("a")}, nil)
+			res := rtPlan(t, rtDS(), []*v1.Node{node("a")}, nil)
 			require.Len(t, res.Create, 1)
 			tols := res.Create[0].Pod.Spec.Tolerations
 			for _, key := range []string{v1.TaintNodeNotReady, v1.TaintNodeUnreachable} {
-				require.True(t, rtHasToleration(tols, key, v1.TaintEffectNoExecute), key)
+				require.True(t, hasExistsToleration(tols, key, v1.TaintEffectNoExecute), key)
 			}
 			for _, key := range []string{v1.TaintNodeDiskPressure, v1.TaintNodeMemoryPressure, v1.TaintNodePIDPressure, v1.TaintNodeUnschedulable} {
-				require.True(t, rtHasToleration(tols, key, v1.TaintEffectNoSchedule), key)
+				require.True(t, hasExistsToleration(tols, key, v1.TaintEffectNoSchedule), key)
 			}
 		}},
 		{"DEFTOL-4 the revision hash is computed from the template without the default tolerations", func(t *testing.T) {
 			ds := rtDS()
-			res := rtPlan(t, ds, []*v1.Node{rtNode("a")}, nil)
-			require.Equal(t, rtHash(ds), res.RevisionHash)
+			res := rtPlan(t, ds, []*v1.Node{node("a")}, nil)
+			require.Equal(t, hashOf(ds), res.RevisionHash)
 			require.Equal(t, res.RevisionHash, res.Create[0].Pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey])
 			merged := ds.DeepCopy()
 			merged.Spec.Template.Spec.Tolerations = res.Create[0].Pod.Spec.Tolerations
-			require.NotEqual(t, rtHash(merged), res.RevisionHash)
+			require.NotEqual(t, hashOf(merged), res.RevisionHash)
 		}},
 		{"DEFTOL-6 a hostNetwork template tolerates the network-unavailable NoSchedule taint", func(t *testing.T) {
-			ds := rtDS(rtHostNetwork)
-			p, _ := daemonset.Compile(ds, rtOpts())
-			require.True(t, p.Eligibility(rtNode("a", netDown)).ShouldRun)
-			require.True(t, rtHasToleration(p.NewPod("a").Spec.Tolerations, v1.TaintNodeNetworkUnavailable, v1.TaintEffectNoSchedule))
+			ds := rtDS(hostNet)
+			p, _ := daemonset.Compile(ds, opts())
+			require.True(t, p.Eligibility(node("a", withTaints(netDown))).ShouldRun)
+			require.True(t, hasExistsToleration(p.NewPod("a").Spec.Tolerations, v1.TaintNodeNetworkUnavailable, v1.TaintEffectNoSchedule))
 		}},
 		{"DEFTOL-6 without template hostNetwork the taint blocks placement, whatever the pods on the node use", func(t *testing.T) {
 			ds := rtDS()
 			ds.Spec.Template.Spec.Containers[0].Ports = []v1.ContainerPort{{ContainerPort: 80, HostPort: 80}}
-			p, _ := daemonset.Compile(ds, rtOpts())
-			e := p.Eligibility(rtNode("a", netDown))
+			p, _ := daemonset.Compile(ds, opts())
+			e := p.Eligibility(node("a", withTaints(netDown)))
 			require.False(t, e.ShouldRun)
 			require.True(t, e.ShouldContinueRunning)
 			require.Equal(t, daemonset.ReasonTaintNotTolerated, e.Reason)
-			require.False(t, rtHasToleration(p.NewPod("a").Spec.Tolerations, v1.TaintNodeNetworkUnavailable, v1.TaintEffectNoSchedule))
-			hostPod := rtPod("p", "a", rtHash(ds), func(p *v1.Pod) { p.Spec.HostNetwork = true })
-			res := rtPlan(t, ds, []*v1.Node{rtNode("a", netDown)}, []*v1.Pod{hostPod})
+			require.False(t, hasExistsToleration(p.NewPod("a").Spec.Tolerations, v1.TaintNodeNetworkUnavailable, v1.TaintEffectNoSchedule))
+			hostPod := rtPod("p", "a", hashOf(ds), func(p *v1.Pod) { p.Spec.HostNetwork = true })
+			res := rtPlan(t, ds, []*v1.Node{node("a", withTaints(netDown))}, []*v1.Pod{hostPod})
 			require.Equal(t, rtCounts{0, 0, 1, 0, 0, 0, 0}, rtStatus(t, res))
 			require.Empty(t, res.Create)
 			require.Empty(t, res.Delete)
