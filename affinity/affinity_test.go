@@ -3,6 +3,8 @@ package affinity_test
 import (
 	"testing"
 
+	"github.com/daemonsched/daemonsched/internal/apitest"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 	v1 "k8s.io/api/core/v1"
@@ -12,39 +14,25 @@ import (
 	"github.com/daemonsched/daemonsched/affinity"
 )
 
-// node builds a node named name with labels given as key, value pairs.
+// node builds a node named name with labels given as key, value pairs (none: nil labels).
 func node(name string, kv ...string) *v1.Node {
-	n := &v1.Node{}
-	n.Name = name
-	if len(kv) > 0 {
-		n.Labels = map[string]string{}
-		for i := 0; i < len(kv); i += 2 {
-			n.Labels[kv[i]] = kv[i+1]
-		}
+	if len(kv) == 0 {
+		return apitest.Node(name)
 	}
-	return n
+	return apitest.Node(name, apitest.Labels(kv...))
 }
 
-// req builds a node selector requirement.
-func req(key string, op v1.NodeSelectorOperator, values ...string) v1.NodeSelectorRequirement {
-	return v1.NodeSelectorRequirement{Key: key, Operator: op, Values: values}
-}
-
-// exprs is a term made of matchExpressions only.
-func exprs(rs ...v1.NodeSelectorRequirement) v1.NodeSelectorTerm {
-	return v1.NodeSelectorTerm{MatchExpressions: rs}
-}
-
-// fields is a term made of matchFields only.
-func fields(rs ...v1.NodeSelectorRequirement) v1.NodeSelectorTerm {
-	return v1.NodeSelectorTerm{MatchFields: rs}
-}
+// The node selector builders of internal/apitest under the names these tests use: req is a
+// requirement, exprs a term of matchExpressions only, fields a term of matchFields only.
+var (
+	req    = apitest.Requirement
+	exprs  = apitest.Term
+	fields = apitest.FieldTerm
+)
 
 // required is a pod spec whose only constraint is required node affinity with terms.
 func required(terms ...v1.NodeSelectorTerm) *v1.PodSpec {
-	return &v1.PodSpec{Affinity: &v1.Affinity{NodeAffinity: &v1.NodeAffinity{
-		RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{NodeSelectorTerms: terms},
-	}}}
+	return &v1.PodSpec{Affinity: apitest.RequiredAffinity(terms...)}
 }
 
 // nodeSel is a pod spec whose only constraint is spec.nodeSelector.

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/daemonsched/daemonsched/internal/apitest"
+
 	"k8s.io/utils/ptr"
 
 	"github.com/daemonsched/daemonsched/daemonset"
@@ -24,7 +26,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 var now1000 = time.Unix(1000, 0).UTC()
@@ -33,43 +34,23 @@ func opts() daemonset.Options { return daemonset.Options{Now: now1000} }
 
 // ---- builders ----
 
+// The builders other packages' tests and the package's internal tests share live in
+// internal/apitest; these are their short names here.
+var (
+	newDS   = apitest.DaemonSet
+	rolling = apitest.Rolling
+	ios     = apitest.Int
+	iostr   = apitest.Str
+	node    = apitest.Node
+	labels  = apitest.Labels
+	taint   = apitest.Taint
+
+	expr      = apitest.Requirement
+	term      = apitest.Term
+	fieldTerm = apitest.FieldTerm
+)
+
 type dsMod = func(*appsv1.DaemonSet)
-
-func newDS(mods ...dsMod) *appsv1.DaemonSet {
-	ds := &appsv1.DaemonSet{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSet"},
-		ObjectMeta: metav1.ObjectMeta{Name: "foo", Namespace: "default", UID: "uid-foo", Generation: 1},
-		Spec: appsv1.DaemonSetSpec{
-			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "d"}},
-			Template: v1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "d"}},
-				Spec: v1.PodSpec{
-					RestartPolicy: v1.RestartPolicyAlways,
-					Containers:    []v1.Container{{Name: "c", Image: "img"}},
-				},
-			},
-			UpdateStrategy:       appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType},
-			RevisionHistoryLimit: ptr.To[int32](10),
-		},
-	}
-	for _, m := range mods {
-		m(ds)
-	}
-	return ds
-}
-
-func rolling(mu, ms *intstr.IntOrString) dsMod {
-	return func(ds *appsv1.DaemonSet) {
-		ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{
-			Type:          appsv1.RollingUpdateDaemonSetStrategyType,
-			RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxUnavailable: mu, MaxSurge: ms},
-		}
-	}
-}
-
-func ios(i int) *intstr.IntOrString { v := intstr.FromInt32(int32(i)); return &v }
-
-func iostr(s string) *intstr.IntOrString { v := intstr.FromString(s); return &v }
 
 var surgeDS = rolling(ios(0), ios(1))
 
@@ -83,23 +64,7 @@ func nodeSelector(kv ...string) dsMod {
 }
 
 func requiredTerms(terms ...v1.NodeSelectorTerm) dsMod {
-	return func(ds *appsv1.DaemonSet) {
-		ds.Spec.Template.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{
-			RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{NodeSelectorTerms: terms},
-		}}
-	}
-}
-
-func expr(key string, op v1.NodeSelectorOperator, values ...string) v1.NodeSelectorRequirement {
-	return v1.NodeSelectorRequirement{Key: key, Operator: op, Values: values}
-}
-
-func term(exprs ...v1.NodeSelectorRequirement) v1.NodeSelectorTerm {
-	return v1.NodeSelectorTerm{MatchExpressions: exprs}
-}
-
-func fieldTerm(fields ...v1.NodeSelectorRequirement) v1.NodeSelectorTerm {
-	return v1.NodeSelectorTerm{MatchFields: fields}
+	return func(ds *appsv1.DaemonSet) { ds.Spec.Template.Spec.Affinity = apitest.RequiredAffinity(terms...) }
 }
 
 func tolerations(tols ...v1.Toleration) dsMod {
@@ -128,14 +93,6 @@ func tol(key string, op v1.TolerationOperator, value string, effect v1.TaintEffe
 
 type nodeMod = func(*v1.Node)
 
-func node(name string, mods ...nodeMod) *v1.Node {
-	n := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	for _, m := range mods {
-		m(n)
-	}
-	return n
-}
-
 func nodes(k int) []*v1.Node {
 	out := make([]*v1.Node, k)
 	for i := range out {
@@ -159,23 +116,6 @@ func sortedNames(prefix string, k int) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-func labels(kv ...string) nodeMod {
-	return func(n *v1.Node) {
-		if n.Labels == nil {
-			n.Labels = map[string]string{}
-		}
-		for i := 0; i < len(kv); i += 2 {
-			n.Labels[kv[i]] = kv[i+1]
-		}
-	}
-}
-
-func taint(key, value string, effect v1.TaintEffect) nodeMod {
-	return func(n *v1.Node) {
-		n.Spec.Taints = append(n.Spec.Taints, v1.Taint{Key: key, Value: value, Effect: effect})
-	}
 }
 
 var (

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/daemonsched/daemonsched/internal/apitest"
+
 	"k8s.io/utils/ptr"
 
 	"github.com/google/go-cmp/cmp"
@@ -171,21 +173,12 @@ func TestComputeHashProperties(t *testing.T) {
 
 // revDS is the DaemonSet of the revision tests: foo in default, selector app=d.
 func revDS() *appsv1.DaemonSet {
-	return &appsv1.DaemonSet{
-		TypeMeta:   metav1.TypeMeta{Kind: "DaemonSet", APIVersion: "apps/v1"},
-		ObjectMeta: metav1.ObjectMeta{Name: "foo", Namespace: "default", UID: "ds-uid", Annotations: map[string]string{"note": "x"}},
-		Spec: appsv1.DaemonSetSpec{
-			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "d"}},
-			Template: v1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "d"}},
-				Spec:       v1.PodSpec{Containers: []v1.Container{{Name: "c", Image: "img:1"}}},
-			},
-			UpdateStrategy: appsv1.DaemonSetUpdateStrategy{
-				Type:          appsv1.RollingUpdateDaemonSetStrategyType,
-				RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxUnavailable: ptr.To(intstr.FromInt32(1))},
-			},
-		},
-	}
+	return apitest.DaemonSet(apitest.Rolling(apitest.Int(1), nil), func(ds *appsv1.DaemonSet) {
+		ds.UID = "ds-uid"
+		ds.Annotations = map[string]string{"note": "x"}
+		ds.Spec.Template.Spec.Containers[0].Image = "img:1"
+		ds.Spec.Template.Spec.RestartPolicy = "" // the pinned patch bytes have none
+	})
 }
 
 // revPatchIndependently builds the UPD-16 patch another way than RevisionPatch: the whole

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/daemonsched/daemonsched/internal/apitest"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/stretchr/testify/require"
@@ -77,8 +79,8 @@ func TestRollingUpdateThroughPlan(t *testing.T) {
 	cur := func(ds *appsv1.DaemonSet, name, node string, ready bool, sec float64) *v1.Pod {
 		return ruOwned(ds, ruPod(name, ruHash, ready), node, ruAt(sec))
 	}
-	muDS := func() *appsv1.DaemonSet { return ruPlanDS(ruInt(1), ruInt(0)) }
-	msDS := func() *appsv1.DaemonSet { return ruPlanDS(ruInt(0), ruInt(1)) }
+	muDS := func() *appsv1.DaemonSet { return ruPlanDS(apitest.Int(1), apitest.Int(0)) }
+	msDS := func() *appsv1.DaemonSet { return ruPlanDS(apitest.Int(0), apitest.Int(1)) }
 	onDelete := func() *appsv1.DaemonSet {
 		ds := ruPlanDS(nil, nil)
 		ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType}
@@ -122,7 +124,7 @@ func TestRollingUpdateThroughPlan(t *testing.T) {
 		},
 		{
 			name:  "UPD-5 SCN-79 maxUnavailable \"2\" stops the step with an error; status is still computed",
-			ds:    ruPlanDS(ruStr("2"), nil),
+			ds:    ruPlanDS(apitest.Str("2"), nil),
 			nodes: ruNodes("n0", "n1"),
 			pods: func(ds *appsv1.DaemonSet) []*v1.Pod {
 				return []*v1.Pod{old(ds, "a", "n0", true, 0), old(ds, "b", "n1", true, 0)}
@@ -281,7 +283,7 @@ func TestRollingUpdateThroughPlan(t *testing.T) {
 		},
 		{
 			name:  "UPD-7 SCN-98 mu 2 and ms 1 together surge: one create with its pod",
-			ds:    ruPlanDS(ruInt(2), ruInt(1)),
+			ds:    ruPlanDS(apitest.Int(2), apitest.Int(1)),
 			nodes: ruNodes("n0", "n1", "n2"),
 			pods: func(ds *appsv1.DaemonSet) []*v1.Pod {
 				return []*v1.Pod{old(ds, "a", "n0", true, 0), old(ds, "b", "n1", true, 0), old(ds, "c", "n2", true, 0)}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/daemonsched/daemonsched/internal/apitest"
+
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
@@ -162,7 +164,7 @@ func ruRandomStates(r *rand.Rand) []nodeState {
 func TestRollingUpdateAgainstReference(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(4, 11))
-	budgets := []*intstr.IntOrString{nil, ruInt(-1), ruInt(0), ruInt(1), ruInt(2), ruStr("0%"), ruStr("25%"), ruStr("50%"), ruStr("100%"), ruStr("5")}
+	budgets := []*intstr.IntOrString{nil, apitest.Int(-1), apitest.Int(0), apitest.Int(1), apitest.Int(2), apitest.Str("0%"), apitest.Str("25%"), apitest.Str("50%"), apitest.Str("100%"), apitest.Str("5")}
 	interchangeable := map[Reason]bool{ReasonUpdateOldCandidate: true, ReasonSurgeIneligibleExcess: true, ReasonSurgeCandidate: true}
 	for c := range 5000 {
 		ds := ruStrategy(budgets[r.IntN(len(budgets))], budgets[r.IntN(len(budgets))])

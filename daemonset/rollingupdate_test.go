@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/daemonsched/daemonsched/internal/apitest"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/stretchr/testify/require"
@@ -220,7 +222,7 @@ func runRollingCases(t *testing.T, tests []ruCase) {
 // (UPD-8, UPD-11), whatever the strategy, on random mixes.
 func TestRollingUpdateNeverTouchesTerminatingPods(t *testing.T) {
 	t.Parallel()
-	for _, ds := range []*appsv1.DaemonSet{ruStrategy(ruInt(3), nil), ruStrategy(ruInt(0), ruInt(3))} {
+	for _, ds := range []*appsv1.DaemonSet{ruStrategy(apitest.Int(3), nil), ruStrategy(apitest.Int(0), apitest.Int(3))} {
 		var states []nodeState
 		for i := range 12 {
 			name := fmt.Sprintf("n%02d", i)
@@ -257,19 +259,19 @@ func TestRollingUpdateAllocatesOnlyItsOutput(t *testing.T) {
 	}{
 		{
 			name:       "a step with nothing to do allocates nothing",
-			ds:         ruWithGeneration(ruStrategy(ruInt(1), nil), "4"),
+			ds:         ruWithGeneration(ruStrategy(apitest.Int(1), nil), "4"),
 			states:     []nodeState{ruRun("n0", ruNewNotReady("a")), ruRun("n1", ruOld("b"))},
 			wantAllocs: 0,
 		},
 		{
 			name:       "a non-surge step mid-rollout allocates its delete list and its scratch only",
-			ds:         ruWithGeneration(ruStrategy(ruStr("25%"), nil), "4"),
+			ds:         ruWithGeneration(ruStrategy(apitest.Str("25%"), nil), "4"),
 			states:     ruMidRollout(1000, false),
 			wantAllocs: 2,
 		},
 		{
 			name:       "a surge step mid-rollout allocates its create and delete lists and its scratch only",
-			ds:         ruWithGeneration(ruStrategy(ruInt(0), ruStr("25%")), "4"),
+			ds:         ruWithGeneration(ruStrategy(apitest.Int(0), apitest.Str("25%")), "4"),
 			states:     append(ruMidRollout(1000, true), ruIneligible("zz", ruOld("x")), ruRun("zz2", ruOld("y1"), ruNew("y2"))),
 			wantAllocs: 3,
 		},
