@@ -149,6 +149,15 @@ func diffScenarios() []scenario {
 			pods: []*v1.Pod{pod("o1", "n0", oldHash, created(1), ready), pod("o2", "n0", oldHash, created(2), ready),
 				pod("n3", "n0", created(3)), pod("n4", "n0", created(4))},
 			want: sum(nil, list("n4:DuplicatePod", "o2:DuplicatePod"), st(1, 1, 0, 1, 0, 1, 0))},
+		{name: "Surprise-28 DIFF-6 the surge duplicate rule reads the hash only, not the generation",
+			surprises: []int{28}, ds: newDS(surgeDS, func(ds *appsv1.DaemonSet) {
+				ds.Annotations = map[string]string{appsv1.DeprecatedTemplateGeneration: "3"}
+			}), nodes: nodes(1),
+			pods: []*v1.Pod{
+				pod("a", "n0", oldHash, created(1), ready, func(p *v1.Pod) { p.Labels[daemonset.LabelTemplateGeneration] = "3" }),
+				pod("b", "n0", oldHash, created(2), ready, func(p *v1.Pod) { p.Labels[daemonset.LabelTemplateGeneration] = "3" }),
+			},
+			want: sum(nil, list("b:DuplicatePod"), st(1, 1, 0, 1, 1, 1, 0))},
 	}
 }
 

@@ -293,15 +293,6 @@ func rollingUpdateScenarios() []scenario {
 			}), nodes: nodes(1),
 			pods: []*v1.Pod{pod("p0", "n0", oldHash, ready, func(p *v1.Pod) { p.Labels[daemonset.LabelTemplateGeneration] = "3" })},
 			want: sum(nil, nil, st(1, 1, 0, 1, 1, 1, 0))},
-		{name: "Surprise-28 DIFF-6 the surge duplicate rule reads the hash only, not the generation",
-			surprises: []int{28}, ds: newDS(surgeDS, func(ds *appsv1.DaemonSet) {
-				ds.Annotations = map[string]string{appsv1.DeprecatedTemplateGeneration: "3"}
-			}), nodes: nodes(1),
-			pods: []*v1.Pod{
-				pod("a", "n0", oldHash, created(1), ready, func(p *v1.Pod) { p.Labels[daemonset.LabelTemplateGeneration] = "3" }),
-				pod("b", "n0", oldHash, created(2), ready, func(p *v1.Pod) { p.Labels[daemonset.LabelTemplateGeneration] = "3" }),
-			},
-			want: sum(nil, list("b:DuplicatePod"), st(1, 1, 0, 1, 1, 1, 0))},
 		{name: "Surprise-31 SCN-85 UPD-24 dropping surge mid-rollout deletes the newer, updated pod",
 			surprises: []int{31}, ds: newDS(rolling(ios(1), ios(0))), nodes: nodes(1),
 			pods: []*v1.Pod{pod("old", "n0", oldHash, created(1), ready), pod("new", "n0", created(2), ready)},
