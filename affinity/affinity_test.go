@@ -3,8 +3,6 @@ package affinity_test
 import (
 	"testing"
 
-	"github.com/daemonsched/daemonsched/internal/apitest"
-
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 	v1 "k8s.io/api/core/v1"
@@ -12,6 +10,7 @@ import (
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
 	"github.com/daemonsched/daemonsched/affinity"
+	"github.com/daemonsched/daemonsched/internal/apitest"
 )
 
 // node builds a node named name with labels given as key, value pairs (none: nil labels).

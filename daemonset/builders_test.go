@@ -15,17 +15,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/daemonsched/daemonsched/internal/apitest"
-
-	"k8s.io/utils/ptr"
-
-	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/apitest"
 )
 
 var now1000 = time.Unix(1000, 0).UTC()

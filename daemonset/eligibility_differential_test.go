@@ -5,8 +5,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"k8s.io/utils/ptr"
-
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
@@ -14,6 +12,7 @@ import (
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
 )
 
 // upstreamEligibility is the v1.36 decision (pkg/controller/daemon: NodeShouldRunDaemonPod)

@@ -200,8 +200,8 @@ func scenarios() []scenario {
 }
 
 // TestSurprisesCovered keeps the promise that each of the 34 Surprises has a test: the
-// scenario tables of each rule family, or the named test for those about the created pod, validation and
-// the hash.
+// scenario tables of each rule family, or the named test for those about the created pod,
+// validation and the hash.
 func TestSurprisesCovered(t *testing.T) {
 	t.Parallel()
 	covered := map[int]string{

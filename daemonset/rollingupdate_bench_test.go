@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/daemonsched/daemonsched/internal/apitest"
-
 	appsv1 "k8s.io/api/apps/v1"
+
+	"github.com/daemonsched/daemonsched/internal/apitest"
 )
 
 // ruMidRollout is a cluster of n nodes half-way through a rollout: of every ten nodes, four run

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/daemonsched/daemonsched/internal/apitest"
-
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/stretchr/testify/require"
@@ -17,6 +15,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/daemonsched/daemonsched/internal/apitest"
 )
 
 func ruPlanDS(mu, ms *intstr.IntOrString) *appsv1.DaemonSet {

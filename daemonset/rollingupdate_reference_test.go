@@ -7,12 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/daemonsched/daemonsched/internal/apitest"
-
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/daemonsched/daemonsched/internal/apitest"
 )
 
 // ruReference is a model of the v1.36 controller's rolling-update step written straight from

@@ -15,14 +15,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/daemonsched/daemonsched/internal/apitest"
-
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/daemonsched/daemonsched/internal/apitest"
 )
 
 const (

@@ -12,15 +12,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/daemonsched/daemonsched/internal/apitest"
-
-	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/apitest"
 )
 
 // simStep is the simulated time between two syncs.

@@ -3,13 +3,12 @@ package taints_test
 import (
 	"testing"
 
-	"k8s.io/utils/ptr"
-
 	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/utils/ptr"
 
 	"github.com/daemonsched/daemonsched/taints"
 )

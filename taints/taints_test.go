@@ -7,14 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"k8s.io/utils/ptr"
-
 	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/utils/ptr"
 
 	"github.com/daemonsched/daemonsched/taints"
 )

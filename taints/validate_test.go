@@ -3,11 +3,10 @@ package taints_test
 import (
 	"testing"
 
-	"k8s.io/utils/ptr"
-
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 
 	"github.com/daemonsched/daemonsched/taints"
 )
