@@ -223,17 +223,6 @@ terms:
 	return AffinityMismatch
 }
 
-// MatchesNodeSelector reports whether node satisfies spec.nodeSelector alone (NSEL-2), so that
-// a caller can tell which half of a failed [Required.Matches] rejected the node. It allocates
-// nothing.
-func (r *Required) MatchesNodeSelector(node *v1.Node) bool {
-	if r == nil {
-		return true
-	}
-	_, failed := r.failedNodeSelector(node.Labels)
-	return !failed
-}
-
 // failedNodeSelector returns the index of the first node selector entry, in key order, that
 // labels do not satisfy.
 func (r *Required) failedNodeSelector(labels map[string]string) (int, bool) {
@@ -286,12 +275,10 @@ func nodeField(node *v1.Node, key string) string {
 	return ""
 }
 
-// HasAffinity reports whether the pod has required node affinity
-// (requiredDuringSchedulingIgnoredDuringExecution non-nil, AFF-1).
-func (r *Required) HasAffinity() bool { return r != nil && r.hasAffinity }
-
 // Errors returns the parse errors of every term, in term order: the lazy errors that upstream
-// discards (AFF-8). Nil when every term parsed.
+// discards (AFF-8). Nil when every term parsed. It is kept for a caller that must tell, without
+// a node at hand, which terms the controller silently ignores (a linter, an admission check);
+// [Validate] is stricter and reports what the API server would reject.
 func (r *Required) Errors() field.ErrorList {
 	if r == nil {
 		return nil

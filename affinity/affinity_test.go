@@ -10,41 +10,28 @@ import (
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
 	"github.com/daemonsched/daemonsched/affinity"
+	"github.com/daemonsched/daemonsched/internal/apitest"
 )
 
-// node builds a node named name with labels given as key, value pairs.
+// node builds a node named name with labels given as key, value pairs (none: nil labels).
 func node(name string, kv ...string) *v1.Node {
-	n := &v1.Node{}
-	n.Name = name
-	if len(kv) > 0 {
-		n.Labels = map[string]string{}
-		for i := 0; i < len(kv); i += 2 {
-			n.Labels[kv[i]] = kv[i+1]
-		}
+	if len(kv) == 0 {
+		return apitest.Node(name)
 	}
-	return n
+	return apitest.Node(name, apitest.Labels(kv...))
 }
 
-// req builds a node selector requirement.
-func req(key string, op v1.NodeSelectorOperator, values ...string) v1.NodeSelectorRequirement {
-	return v1.NodeSelectorRequirement{Key: key, Operator: op, Values: values}
-}
-
-// exprs is a term made of matchExpressions only.
-func exprs(rs ...v1.NodeSelectorRequirement) v1.NodeSelectorTerm {
-	return v1.NodeSelectorTerm{MatchExpressions: rs}
-}
-
-// fields is a term made of matchFields only.
-func fields(rs ...v1.NodeSelectorRequirement) v1.NodeSelectorTerm {
-	return v1.NodeSelectorTerm{MatchFields: rs}
-}
+// The node selector builders of internal/apitest under the names these tests use: req is a
+// requirement, exprs a term of matchExpressions only, fields a term of matchFields only.
+var (
+	req    = apitest.Requirement
+	exprs  = apitest.Term
+	fields = apitest.FieldTerm
+)
 
 // required is a pod spec whose only constraint is required node affinity with terms.
 func required(terms ...v1.NodeSelectorTerm) *v1.PodSpec {
-	return &v1.PodSpec{Affinity: &v1.Affinity{NodeAffinity: &v1.NodeAffinity{
-		RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{NodeSelectorTerms: terms},
-	}}}
+	return &v1.PodSpec{Affinity: apitest.RequiredAffinity(terms...)}
 }
 
 // nodeSel is a pod spec whose only constraint is spec.nodeSelector.
@@ -217,7 +204,7 @@ func TestMatches(t *testing.T) {
 				if r.Matches(n) {
 					got = append(got, n.Name)
 				}
-				require.Equal(t, r.Matches(n), r.Explain(n).Matched, "Explain agrees with Matches on %s", n.Name)
+				require.Equal(t, r.Evaluate(n), r.Explain(n).Outcome, "Explain agrees with Evaluate on %s", n.Name)
 				if ok, _ := nodeaffinity.GetRequiredNodeAffinity(pod).Match(n); ok {
 					upstream = append(upstream, n.Name)
 				}
@@ -277,12 +264,11 @@ func TestCompileNilAndNilReceiver(t *testing.T) {
 	t.Parallel()
 	r := affinity.Compile(nil, nil)
 	require.True(t, r.Matches(node("n0")), "a nil spec imposes no constraint")
-	require.False(t, r.HasAffinity())
 	var nilReq *affinity.Required
 	require.True(t, nilReq.Matches(node("n0")), "a nil *Required imposes no constraint")
-	require.True(t, nilReq.Explain(node("n0")).Matched)
+	require.Equal(t, affinity.Match, nilReq.Explain(node("n0")).Outcome)
 	require.Empty(t, nilReq.Errors())
-	require.True(t, affinity.Compile(required(), nil).HasAffinity(), "AFF-2 zero terms still count as required affinity")
+	require.Equal(t, affinity.AffinityMismatch, affinity.Compile(required(), nil).Evaluate(node("n0")), "AFF-2 zero terms still count as required affinity")
 	require.PanicsWithValue(t, "affinity: Matches called with a nil node", func() { r.Matches(nil) })
 	require.PanicsWithValue(t, "affinity: Explain called with a nil node", func() { r.Explain(nil) })
 	require.PanicsWithValue(t, "affinity: Evaluate called with a nil node", func() { r.Evaluate(nil) })

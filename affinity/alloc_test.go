@@ -81,3 +81,6 @@ func TestMatchesAllocatesNothing(t *testing.T) {
 }
 
 var sinkOutcome affinity.Outcome
+
+// sinkRequired keeps a compiled value alive in BenchmarkCompile.
+var sinkRequired *affinity.Required

@@ -155,11 +155,9 @@ func checkAgainstUpstream(spec *v1.PodSpec, nodes []*v1.Node) (msg string, match
 			return fmt.Sprintf("node %v: Evaluate = %v, Matches = %v", node, out, got), matched, false
 		case (out == affinity.NodeSelectorMismatch) != !nsOK:
 			return fmt.Sprintf("node %v: Evaluate = %v, upstream node selector matches = %v", node, out, nsOK), matched, false
-		case req.MatchesNodeSelector(node) != nsOK:
-			return fmt.Sprintf("node %v: MatchesNodeSelector = %v, upstream %v", node, !nsOK, nsOK), matched, false
 		}
-		if e := req.Explain(node); e.Matched != got {
-			return fmt.Sprintf("node %v: Explain().Matched = %v, Matches = %v (%s)", node, e.Matched, got, e), matched, false
+		if e := req.Explain(node); e.Outcome != out {
+			return fmt.Sprintf("node %v: Explain().Outcome = %v, Evaluate = %v (%s)", node, e.Outcome, out, e), matched, false
 		}
 		if !reflect.DeepEqual(nodeBefore, node) {
 			return "Matches mutated the node:\n" + cmp.Diff(nodeBefore, node), matched, false

@@ -11,22 +11,19 @@ import (
 	"github.com/daemonsched/daemonsched/selector"
 )
 
-// Explanation says why a node does or does not satisfy a pod's required placement. Matched
-// always equals what [Required.Matches] returns for the same node. Upstream reports no reason;
+// Explanation says why a node does or does not satisfy a pod's required placement. Outcome
+// always equals what [Required.Evaluate] returns for the same node. Upstream reports no reason;
 // this is the project's own evidence (AFF-15).
 type Explanation struct {
-	// Matched is the verdict.
-	Matched bool
-	// NodeSelectorFailed is set when spec.nodeSelector rejected the node; NodeSelector then
-	// holds the first failing entry in key order. The affinity terms were not evaluated
+	// Outcome is the verdict. The zero Explanation is a match.
+	Outcome Outcome
+	// NodeSelector is, when Outcome is [NodeSelectorMismatch], the first failing
+	// spec.nodeSelector entry in key order. The affinity terms were not evaluated then
 	// (AFF-12), so Terms is empty.
-	NodeSelectorFailed bool
-	NodeSelector       LabelMismatch
-	// AffinityFailed is set when the node selector held but no required node affinity term
-	// matched (AFF-3). Terms then explains every entry of nodeSelectorTerms, in order; it is
-	// empty when the required selector has no terms at all (AFF-2).
-	AffinityFailed bool
-	Terms          []TermExplanation
+	NodeSelector LabelMismatch
+	// Terms explains, when Outcome is [AffinityMismatch], every entry of nodeSelectorTerms in
+	// order (AFF-3); it is empty when the required selector has no terms at all (AFF-2).
+	Terms []TermExplanation
 }
 
 // LabelMismatch is a spec.nodeSelector entry key=Want that the node's labels do not satisfy.
@@ -79,15 +76,15 @@ func (r *Required) Explain(node *v1.Node) Explanation {
 		panic("affinity: Explain called with a nil node")
 	}
 	if r == nil {
-		return Explanation{Matched: true}
+		return Explanation{Outcome: Match}
 	}
 	if i, failed := r.failedNodeSelector(node.Labels); failed {
 		e := r.nodeSelector[i]
 		v, ok := node.Labels[e.key]
-		return Explanation{NodeSelectorFailed: true, NodeSelector: LabelMismatch{Key: e.key, Want: e.value, Value: v, Present: ok}}
+		return Explanation{Outcome: NodeSelectorMismatch, NodeSelector: LabelMismatch{Key: e.key, Want: e.value, Value: v, Present: ok}}
 	}
 	if !r.hasAffinity {
-		return Explanation{Matched: true}
+		return Explanation{Outcome: Match}
 	}
 	var terms []TermExplanation
 	next := 0 // next compiled term
@@ -100,7 +97,7 @@ func (r *Required) Explain(node *v1.Node) Explanation {
 		next++
 		kind, j, failed := t.firstFailure(node)
 		if !failed {
-			return Explanation{Matched: true}
+			return Explanation{Outcome: Match}
 		}
 		te := TermExplanation{Index: i}
 		termPath := r.termsPath.Index(i)
@@ -136,15 +133,15 @@ func (r *Required) Explain(node *v1.Node) Explanation {
 		}
 		terms = append(terms, te)
 	}
-	return Explanation{AffinityFailed: true, Terms: terms}
+	return Explanation{Outcome: AffinityMismatch, Terms: terms}
 }
 
 // String renders the explanation in plain words.
 func (e Explanation) String() string {
 	switch {
-	case e.Matched:
+	case e.Outcome == Match:
 		return "node satisfies the node selector and the required node affinity"
-	case e.NodeSelectorFailed:
+	case e.Outcome == NodeSelectorMismatch:
 		m := e.NodeSelector
 		return "node label " + selector.DescribeLabel(m.Key, m.Value, m.Present) + ", but spec.nodeSelector requires " +
 			m.Key + "=" + strconv.Quote(m.Want)

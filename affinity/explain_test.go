@@ -25,21 +25,21 @@ func TestExplain(t *testing.T) {
 	}{
 		{name: "AFF-15 a matching node says so",
 			spec: required(exprs(req("zone", "In", "a"))), node: node("n0", "zone", "a"),
-			want:       affinity.Explanation{Matched: true},
+			want:       affinity.Explanation{Outcome: affinity.Match},
 			wantString: "node satisfies the node selector and the required node affinity"},
 		{name: "AFF-12 the node selector is reported first, with the actual value",
 			spec:       &v1.PodSpec{NodeSelector: map[string]string{"disk": "ssd", "arch": "arm64"}, Affinity: required(exprs(req("zone", "In", "a"))).Affinity},
 			node:       node("n0", "disk", "hdd", "arch", "arm64"),
-			want:       affinity.Explanation{NodeSelectorFailed: true, NodeSelector: affinity.LabelMismatch{Key: "disk", Want: "ssd", Value: "hdd", Present: true}},
+			want:       affinity.Explanation{Outcome: affinity.NodeSelectorMismatch, NodeSelector: affinity.LabelMismatch{Key: "disk", Want: "ssd", Value: "hdd", Present: true}},
 			wantString: `node label disk is "hdd", but spec.nodeSelector requires disk="ssd"`},
 		{name: "NSEL-2 the first failing node selector key in key order, absent",
 			spec:       nodeSel("b", "1", "a", "1"),
 			node:       node("n0"),
-			want:       affinity.Explanation{NodeSelectorFailed: true, NodeSelector: affinity.LabelMismatch{Key: "a", Want: "1"}},
+			want:       affinity.Explanation{Outcome: affinity.NodeSelectorMismatch, NodeSelector: affinity.LabelMismatch{Key: "a", Want: "1"}},
 			wantString: `node label a is absent, but spec.nodeSelector requires a="1"`},
 		{name: "AFF-2 zero terms are reported as such",
 			spec: required(), node: node("n0"),
-			want:       affinity.Explanation{AffinityFailed: true},
+			want:       affinity.Explanation{Outcome: affinity.AffinityMismatch},
 			wantString: "required node affinity has no node selector terms, so it matches no node"},
 		{name: "AFF-15 every term says why: empty, parse error, failing expression, failing field",
 			spec: required(
@@ -49,7 +49,7 @@ func TestExplain(t *testing.T) {
 				v1.NodeSelectorTerm{MatchExpressions: []v1.NodeSelectorRequirement{req("zone", "Exists")}, MatchFields: []v1.NodeSelectorRequirement{req("metadata.name", "In", "n9")}},
 			),
 			node: node("n0", "zone", "a", "cpus", "4"),
-			want: affinity.Explanation{AffinityFailed: true, Terms: []affinity.TermExplanation{
+			want: affinity.Explanation{Outcome: affinity.AffinityMismatch, Terms: []affinity.TermExplanation{
 				{Index: 0, Empty: true},
 				{Index: 1, Errors: field.ErrorList{field.Invalid(field.NewPath("spec", "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms").Index(1).Child("matchExpressions").Index(0).Child("values").Index(0), "abc", "")}},
 				{Index: 2, Failed: affinity.FailedRequirement{Path: terms + "[2].matchExpressions[1]", Key: "cpus", Operator: "Gt", Values: []string{"8"}, Value: "4", Present: true}},
@@ -61,13 +61,13 @@ func TestExplain(t *testing.T) {
 				`term 3: node field metadata.name is "n0", which does not satisfy metadata.name In ["n9"]`},
 		{name: "AFF-9 an unknown field reads as empty and absent",
 			spec: required(fields(req("metadata.uid", "In", "u"))), node: node("n0"),
-			want: affinity.Explanation{AffinityFailed: true, Terms: []affinity.TermExplanation{
+			want: affinity.Explanation{Outcome: affinity.AffinityMismatch, Terms: []affinity.TermExplanation{
 				{Index: 0, Failed: affinity.FailedRequirement{Path: terms + "[0].matchFields[0]", Field: true, Key: "metadata.uid", Operator: "In", Values: []string{"u"}}},
 			}},
 			wantString: `no required node affinity term matches the node; term 0: node field metadata.uid is absent, which does not satisfy metadata.uid In ["u"]`},
 		{name: "AFF-11 a metadata.name expression reports the missing label",
 			spec: required(exprs(req("metadata.name", "Exists"))), node: node("n0"),
-			want: affinity.Explanation{AffinityFailed: true, Terms: []affinity.TermExplanation{
+			want: affinity.Explanation{Outcome: affinity.AffinityMismatch, Terms: []affinity.TermExplanation{
 				{Index: 0, Failed: affinity.FailedRequirement{Path: terms + "[0].matchExpressions[0]", Key: "metadata.name", Operator: "Exists", Values: []string{}}},
 			}},
 			wantString: `no required node affinity term matches the node; term 0: node label metadata.name is absent, which does not satisfy metadata.name Exists`},
@@ -80,7 +80,7 @@ func TestExplain(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(field.Error{}, "Detail")); diff != "" {
 				t.Errorf("Explain() mismatch (-want +got):\n%s", diff)
 			}
-			require.Equal(t, r.Matches(tt.node), got.Matched)
+			require.Equal(t, r.Evaluate(tt.node), got.Outcome)
 			require.Equal(t, tt.wantString, got.String())
 		})
 	}

@@ -29,7 +29,6 @@ func TestInputsAreNeverMutated(t *testing.T) {
 		_ = req.Matches(n)
 		_ = req.Explain(n).String()
 		_ = req.Errors()
-		_ = req.HasAffinity()
 		_ = affinity.Validate(spec, field.NewPath("spec"))
 		bound := affinity.BindToNode(spec.Affinity, "n3")
 		_, _ = affinity.TargetNodeName(pod)

@@ -10,9 +10,9 @@ import (
 	"github.com/daemonsched/daemonsched/affinity"
 )
 
-// TestMatchesNodeSelector checks that MatchesNodeSelector judges spec.nodeSelector alone
-// (NSEL-1, NSEL-2), whatever the required node affinity says (AFF-12).
-func TestMatchesNodeSelector(t *testing.T) {
+// TestNodeSelectorAlone checks that Evaluate judges spec.nodeSelector alone (NSEL-1, NSEL-2),
+// whatever the required node affinity says (AFF-12).
+func TestNodeSelectorAlone(t *testing.T) {
 	t.Parallel()
 	noTerm := &v1.Affinity{NodeAffinity: &v1.NodeAffinity{
 		RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{},
@@ -39,7 +39,7 @@ func TestMatchesNodeSelector(t *testing.T) {
 			t.Parallel()
 			node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n", Labels: tt.labels}}
 			r := affinity.Compile(&tt.spec, nil)
-			require.Equal(t, tt.want, r.MatchesNodeSelector(node))
+			require.Equal(t, tt.want, r.Evaluate(node) != affinity.NodeSelectorMismatch)
 			if !tt.want {
 				require.False(t, r.Matches(node), "Matches must fail when the node selector does")
 			}
@@ -85,7 +85,6 @@ func TestEvaluate(t *testing.T) {
 			r := affinity.Compile(tt.spec, nil)
 			require.Equal(t, tt.want, r.Evaluate(node))
 			require.Equal(t, tt.want == affinity.Match, r.Matches(node))
-			require.Equal(t, tt.want != affinity.NodeSelectorMismatch, r.MatchesNodeSelector(node))
 		})
 	}
 	t.Run("a nil Required matches every node", func(t *testing.T) {

@@ -20,9 +20,9 @@ type Planner struct {
 	opts Options
 	errs field.ErrorList
 
-	// skip is the rule under which every sync of this DaemonSet does nothing ("SYNC-3",
-	// "SYNC-4", "SYNC-5"), or "".
-	skip string
+	// skip is the rule under which every sync of this DaemonSet does nothing
+	// (SkipSelectingAll, SkipBeingDeleted, SkipInvalidSelector), or "".
+	skip Skip
 
 	sel *selector.Selector // nil when the selector does not convert (SYNC-5)
 	req *affinity.Required
@@ -51,7 +51,8 @@ type Planner struct {
 // The Planner keeps ds, which must not be modified while the Planner is in use (the same
 // contract as objects from an informer cache); everything derived from it is copied.
 //
-// Compile panics on misuse: a nil ds, a zero opts.Now or a negative opts.BurstLimit.
+// Compile panics on misuse: a nil ds, a zero opts.Now, or a negative opts.BurstLimit or
+// opts.Workers.
 func Compile(ds *appsv1.DaemonSet, opts Options) (*Planner, field.ErrorList) {
 	checkOptions(opts)
 	if ds == nil {
@@ -87,14 +88,6 @@ func Compile(ds *appsv1.DaemonSet, opts Options) (*Planner, field.ErrorList) {
 	return p, p.errs
 }
 
-// Skip codes: the rule under which a sync does nothing (D-9, D-10, D-11).
-const (
-	SkipSelectingAll    = "SYNC-3"
-	SkipBeingDeleted    = "SYNC-4"
-	SkipInvalidSelector = "SYNC-5"
-	SkipHashCollision   = "UPD-21"
-)
-
 // isSelectingAll is the SYNC-3 guard: Go deep equality with an empty LabelSelector, so a
 // non-nil empty matchLabels map or matchExpressions slice does not trip it.
 func isSelectingAll(ls *metav1.LabelSelector) bool {
@@ -113,10 +106,8 @@ func checkOptions(opts Options) {
 	}
 }
 
-// Errors returns what API validation would reject in the DaemonSet, as Compile returned it.
-func (p *Planner) Errors() field.ErrorList { return p.errs }
-
-// DaemonSet returns the DaemonSet the Planner was compiled from. It must not be modified.
+// DaemonSet returns the DaemonSet the Planner was compiled from. It must not be modified. Code
+// that holds only Planners (the many-DaemonSet layer) reads names and specs through it.
 func (p *Planner) DaemonSet() *appsv1.DaemonSet { return p.ds }
 
 // Tolerations returns the template's tolerations merged with the default daemon tolerations

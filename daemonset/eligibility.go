@@ -32,8 +32,12 @@ var (
 
 // Eligibility decides node (ELIG-*): template nodeName (ELIG-2), then node selector and
 // required node affinity (ELIG-3), then taints against the merged tolerations (ELIG-4). It
-// depends on the template and the node only (ELIG-8) and allocates nothing.
+// depends on the template and the node only (ELIG-8) and allocates nothing. Eligibility panics
+// if node is nil.
 func (p *Planner) Eligibility(node *v1.Node) Eligibility {
+	if node == nil {
+		panic("daemonset: Eligibility called with a nil node")
+	}
 	if p.nodeName != "" && p.nodeName != node.Name {
 		return nodeNameMismatch
 	}
@@ -78,7 +82,7 @@ type Explanation struct {
 }
 
 // Explain decides node like Eligibility, which it always agrees with, and keeps the evidence.
-// It may allocate.
+// It may allocate. Explain panics if node is nil.
 func (p *Planner) Explain(node *v1.Node) Explanation {
 	e := Explanation{Eligibility: p.Eligibility(node), Node: node.Name}
 	switch e.Reason {
@@ -111,7 +115,7 @@ func (e Explanation) String() string {
 		if e.Placement != nil {
 			x := e.Placement
 			switch {
-			case x.NodeSelectorFailed:
+			case x.Outcome == affinity.NodeSelectorMismatch:
 				fmt.Fprintf(&b, "\n%s.", upperFirst(x.String()))
 			case len(x.Terms) == 0:
 				b.WriteString("\nThe required node affinity has no node selector terms, so it matches no node.")

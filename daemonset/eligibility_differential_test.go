@@ -12,6 +12,7 @@ import (
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
 )
 
 // upstreamEligibility is the v1.36 decision (pkg/controller/daemon: NodeShouldRunDaemonPod)
@@ -106,7 +107,7 @@ func randomEligibilityDS(r *rand.Rand) *appsv1.DaemonSet {
 	for range r.IntN(4) {
 		t := v1.Toleration{Key: pick(r, diffKeys), Operator: pick(r, diffTolOps), Value: pick(r, diffValues), Effect: pick(r, diffEffects)}
 		if r.IntN(4) == 0 {
-			t.TolerationSeconds = ptr(int64(r.IntN(100)))
+			t.TolerationSeconds = ptr.To(int64(r.IntN(100)))
 		}
 		spec.Tolerations = append(spec.Tolerations, t)
 	}

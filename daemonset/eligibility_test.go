@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/daemonsched/daemonsched/affinity"
 	"github.com/daemonsched/daemonsched/daemonset"
@@ -13,6 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 )
 
 func TestEligibility(t *testing.T) {
@@ -92,7 +96,7 @@ func TestExplain(t *testing.T) {
 			wantText: "node n0 should not run the daemon pod (NodeNameMismatch).\nThe template's spec.nodeName is \"x\"."},
 		{name: "NSEL-2 names the first failing key in key order and the node's value", ds: newDS(nodeSelector("b", "1", "a", "1")), node: node("n0", labels("a", "2")),
 			want: daemonset.Explanation{Eligibility: daemonset.Eligibility{Reason: daemonset.ReasonNodeSelectorMismatch}, Node: "n0",
-				Placement: &affinity.Explanation{NodeSelectorFailed: true, NodeSelector: affinity.LabelMismatch{Key: "a", Want: "1", Value: "2", Present: true}}},
+				Placement: &affinity.Explanation{Outcome: affinity.NodeSelectorMismatch, NodeSelector: affinity.LabelMismatch{Key: "a", Want: "1", Value: "2", Present: true}}},
 			wantText: "node n0 should not run the daemon pod (NodeSelectorMismatch).\nNode label a is \"2\", but spec.nodeSelector requires a=\"1\"."},
 		{name: "AFF-15 names, per term, the failing requirement and the node's value",
 			ds: newDS(requiredTerms(
@@ -102,7 +106,7 @@ func TestExplain(t *testing.T) {
 			)),
 			node: node("n0", labels("zone", "a")),
 			want: daemonset.Explanation{Eligibility: daemonset.Eligibility{Reason: daemonset.ReasonNodeAffinityMismatch}, Node: "n0",
-				Placement: &affinity.Explanation{AffinityFailed: true, Terms: []affinity.TermExplanation{
+				Placement: &affinity.Explanation{Outcome: affinity.AffinityMismatch, Terms: []affinity.TermExplanation{
 					{Index: 0, Failed: affinity.FailedRequirement{Path: termsPath + "[0].matchExpressions[1]", Key: "disk", Operator: v1.NodeSelectorOpIn, Values: []string{"ssd"}}},
 					{Index: 1, Empty: true},
 					{Index: 2, Failed: affinity.FailedRequirement{Path: termsPath + "[2].matchFields[0]", Field: true, Key: "metadata.name", Operator: v1.NodeSelectorOpIn,
@@ -129,6 +133,163 @@ func TestExplain(t *testing.T) {
 			require.Equal(t, tt.wantText, got.String())
 		})
 	}
+}
+
+func TestEligibilityRules(t *testing.T) {
+	h := hashOf(rtDS())
+	rtRun(t, []rtCase{
+		{"ELIG-8 eligibility ignores status, strategy, minReadySeconds, annotations and the clock", func(t *testing.T) {
+			nodes := []*v1.Node{node("a"), node("b", withTaints(dedicatedNoSchedule)), node("c", withTaints(dedicatedNoExecute))}
+			base, _ := daemonset.Compile(rtDS(), opts())
+			want := []daemonset.Eligibility{}
+			for _, n := range nodes {
+				want = append(want, base.Eligibility(n))
+			}
+			require.Equal(t, []bool{true, false, false}, []bool{want[0].ShouldRun, want[1].ShouldRun, want[2].ShouldRun})
+			require.Equal(t, []bool{true, true, false}, []bool{want[0].ShouldContinueRunning, want[1].ShouldContinueRunning, want[2].ShouldContinueRunning})
+			variants := []*appsv1.DaemonSet{
+				rtDS(rolling(ios(2), ios(0))), rtDS(rolling(ios(0), ios(3))), rtDS(minReadySeconds(60)),
+				rtDS(func(ds *appsv1.DaemonSet) {
+					ds.Status = appsv1.DaemonSetStatus{DesiredNumberScheduled: 9, NumberMisscheduled: 4, ObservedGeneration: 7}
+					ds.Annotations = map[string]string{appsv1.DeprecatedTemplateGeneration: "5"}
+					ds.Generation = 8
+				}),
+			}
+			for i, ds := range variants {
+				p, _ := daemonset.Compile(ds, daemonset.Options{Now: now1000.Add(time.Duration(i+1) * time.Hour)})
+				for j, n := range nodes {
+					require.Equal(t, want[j], p.Eligibility(n), "variant %d node %s", i, n.Name)
+				}
+			}
+		}},
+		{"ELIG-8 pods on a node do not change whether it is desired", func(t *testing.T) {
+			nodes := []*v1.Node{node("a"), node("b", withTaints(dedicatedNoSchedule)), node("c")}
+			pods := []*v1.Pod{rtPod("pa", "a", h, phase(v1.PodFailed)), rtPod("pb", "b", h, readyAt(1)), rtPod("pc", "c", "old")}
+			without := rtPlan(t, rtDS(), nodes, nil)
+			with := rtPlan(t, rtDS(), nodes, pods)
+			require.Equal(t, int32(2), without.Status.DesiredNumberScheduled)
+			require.Equal(t, without.Status.DesiredNumberScheduled, with.Status.DesiredNumberScheduled)
+		}},
+		{"ELIG-9 a NoSchedule-tainted node keeps its pod, counts as misscheduled and is not desired", func(t *testing.T) {
+			res := rtPlan(t, rtDS(), []*v1.Node{node("a"), node("b", withTaints(dedicatedNoSchedule))}, []*v1.Pod{rtPod("pb", "b", h)})
+			require.Equal(t, []string{"a"}, rtCreateNodes(res))
+			require.Empty(t, res.Delete)
+			require.Equal(t, rtCounts{1, 0, 1, 0, 0, 1, 0}, rtStatus(t, res))
+		}},
+		{"ELIG-9 a NoExecute-tainted node loses its pod in the base diff", func(t *testing.T) {
+			res := rtPlan(t, rtDS(), []*v1.Node{node("a", withTaints(dedicatedNoExecute))}, []*v1.Pod{rtPod("pa", "a", h)})
+			require.Empty(t, res.Create)
+			require.Equal(t, []string{"pa@a:" + string(daemonset.ReasonNodeNotEligible)}, rtDeletes(res))
+			require.Equal(t, rtCounts{0, 0, 1, 0, 0, 0, 0}, rtStatus(t, res))
+		}},
+		{"ELIG-9 the surge rolling update replaces an unavailable old pod only where shouldRun holds", func(t *testing.T) {
+			nodes := []*v1.Node{node("a"), node("b", withTaints(dedicatedNoSchedule))}
+			pods := []*v1.Pod{rtPod("pa", "a", "old"), rtPod("pb", "b", "old")}
+			res := rtPlan(t, rtDS(rolling(ios(0), ios(1))), nodes, pods)
+			require.NotNil(t, res.RollingUpdate)
+			require.True(t, res.RollingUpdate.Acted)
+			require.Equal(t, []string{"a"}, rtCreateNodes(res))
+			require.Equal(t, []string{"pb@b:" + string(daemonset.ReasonSurgeOldUnavailableIneligible)}, rtDeletes(res))
+			require.Equal(t, 1, res.RollingUpdate.MaxSurge) // resolved against desired = 1
+		}},
+	})
+}
+
+// eligibilityScenarios are the scenarios of placement: node selector, required node affinity,
+// nodeName (NSEL-*, AFF-*, ELIG-*).
+func eligibilityScenarios() []scenario {
+	return []scenario{
+		// Eligibility and placement.
+		{name: "SCN-01 DIFF-2 STAT-2 every empty eligible node gets a create", nodes: nodes(3),
+			want: sum(list("n0", "n1", "n2"), nil, st(3, 0, 0, 0, 0, 0, 3))},
+		{name: "SCN-02 UPD-2 default RollingUpdate gives the same creates", ds: newDS(rolling(ios(1), ios(0))), nodes: nodes(3),
+			want: sum(list("n0", "n1", "n2"), nil, st(3, 0, 0, 0, 0, 0, 3))},
+		{name: "SCN-03 NSEL-2 nodeSelector disk=ssd admits only the ssd node", ds: newDS(nodeSelector("disk", "ssd")),
+			nodes: []*v1.Node{node("n0", labels("disk", "ssd")), node("n1", labels("disk", "hdd")), node("n2")},
+			want:  sum(list("n0"), nil, st(1, 0, 0, 0, 0, 0, 1))},
+		{name: "SCN-04 NSEL-2 an empty nodeSelector value requires the label present and empty", ds: newDS(nodeSelector("gpu", "")),
+			nodes: []*v1.Node{node("a", labels("gpu", "")), node("b"), node("c", labels("gpu", "x"))},
+			want:  sum(list("a"), nil, st(1, 0, 0, 0, 0, 0, 1))},
+		{name: "SCN-05 AFF-3 required terms are ORed",
+			ds:    newDS(requiredTerms(term(expr("zone", v1.NodeSelectorOpIn, "a")), term(expr("zone", v1.NodeSelectorOpIn, "b")))),
+			nodes: []*v1.Node{node("a", labels("zone", "a")), node("b", labels("zone", "b")), node("c", labels("zone", "c"))},
+			want:  sum(list("a", "b"), nil, st(2, 0, 0, 0, 0, 0, 2))},
+		{name: "SCN-06 AFF-5 matchExpressions and matchFields of one term are ANDed",
+			ds: newDS(requiredTerms(v1.NodeSelectorTerm{
+				MatchExpressions: []v1.NodeSelectorRequirement{expr("zone", v1.NodeSelectorOpIn, "a")},
+				MatchFields:      []v1.NodeSelectorRequirement{expr("metadata.name", v1.NodeSelectorOpIn, "n2")},
+			})),
+			nodes: []*v1.Node{node("n1", labels("zone", "a")), node("n2", labels("zone", "a")), node("n3", labels("zone", "b"))},
+			want:  sum(list("n2"), nil, st(1, 0, 0, 0, 0, 0, 1))},
+		{name: "SCN-07 AFF-8 a term with a bad operator is dropped silently and the other term still admits", surprises: []int{13},
+			ds:    newDS(requiredTerms(term(expr("zone", "Foo", "a")), term(expr("zone", v1.NodeSelectorOpIn, "b")))),
+			nodes: []*v1.Node{node("a", labels("zone", "a")), node("b", labels("zone", "b"))},
+			want:  sum(list("b"), nil, st(1, 0, 0, 0, 0, 0, 1))},
+		{name: "SCN-08 AFF-8 Exists with values makes the whole term unmatchable",
+			ds:    newDS(requiredTerms(term(expr("zone", v1.NodeSelectorOpIn, "a"), expr("x", v1.NodeSelectorOpExists, "bad")))),
+			nodes: []*v1.Node{node("n0", labels("zone", "a", "x", "1"))},
+			want:  sum(nil, nil, noneStatus)},
+		{name: "SCN-09 AFF-4 an empty term matches nothing", surprises: []int{14},
+			ds: newDS(requiredTerms(v1.NodeSelectorTerm{})), nodes: nodes(2),
+			want: sum(nil, nil, noneStatus)},
+		{name: "SCN-09 AFF-2 a required selector with zero terms matches nothing",
+			ds: newDS(requiredTerms()), nodes: nodes(2),
+			want: sum(nil, nil, noneStatus)},
+		{name: "SCN-10 AFF-7 Gt compares node label integers, leading zeros accepted, non-numbers fail", surprises: []int{13},
+			ds: newDS(requiredTerms(term(expr("cpus", v1.NodeSelectorOpGt, "8")))),
+			nodes: []*v1.Node{node("c16", labels("cpus", "16")), node("c8", labels("cpus", "8")), node("cabc", labels("cpus", "abc")),
+				node("cmissing"), node("c016", labels("cpus", "016"))},
+			want: sum(list("c016", "c16"), nil, st(2, 0, 0, 0, 0, 0, 2))},
+		{name: "SCN-11 AFF-7 AFF-8 Lt with a non-integer value admits no node",
+			ds: newDS(requiredTerms(term(expr("cpus", v1.NodeSelectorOpLt, "x")))), nodes: []*v1.Node{node("n0", labels("cpus", "1"))},
+			want: sum(nil, nil, noneStatus)},
+		{name: "SCN-12 AFF-9 matchFields metadata.name NotIn excludes that node",
+			ds: newDS(requiredTerms(fieldTerm(expr("metadata.name", v1.NodeSelectorOpNotIn, "n0")))), nodes: nodes(3),
+			want: sum(list("n1", "n2"), nil, st(2, 0, 0, 0, 0, 0, 2))},
+		{name: "SCN-13 AFF-9 an unknown matchFields key reads as empty so In [\"\"] matches every node", surprises: []int{14},
+			ds: newDS(requiredTerms(fieldTerm(expr("metadata.uid", v1.NodeSelectorOpIn, "")))), nodes: nodes(3),
+			want: sum(list("n0", "n1", "n2"), nil, st(3, 0, 0, 0, 0, 0, 3))},
+		{name: "SCN-14 AFF-11 matchExpressions on metadata.name test a label, not the node name", surprises: []int{34},
+			ds: newDS(requiredTerms(term(expr("metadata.name", v1.NodeSelectorOpIn, "n0")))), nodes: nodes(3),
+			want: sum(nil, nil, noneStatus)},
+		{name: "SCN-15 AFF-13 preferred terms alone constrain nothing",
+			ds: newDS(func(ds *appsv1.DaemonSet) {
+				ds.Spec.Template.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{
+					PreferredDuringSchedulingIgnoredDuringExecution: []v1.PreferredSchedulingTerm{{Weight: 1, Preference: term(expr("zone", v1.NodeSelectorOpIn, "a"))}},
+				}}
+			}), nodes: nodes(2),
+			want: sum(list("n0", "n1"), nil, st(2, 0, 0, 0, 0, 0, 2))},
+		{name: "SCN-16 AFF-12 nodeSelector and required affinity must both hold",
+			ds:    newDS(nodeSelector("disk", "ssd"), requiredTerms(term(expr("zone", v1.NodeSelectorOpIn, "a")))),
+			nodes: []*v1.Node{node("sa", labels("disk", "ssd", "zone", "a")), node("sb", labels("disk", "ssd", "zone", "b")), node("ha", labels("disk", "hdd", "zone", "a"))},
+			want:  sum(list("sa"), nil, st(1, 0, 0, 0, 0, 0, 1))},
+		{name: "SCN-17 ELIG-2 template nodeName moves the daemon: create there, delete elsewhere",
+			ds: newDS(withNodeName("n1")), nodes: nodes(2), pods: []*v1.Pod{pod("p0", "n0")},
+			want: sum(list("n1"), list("p0:NodeNotEligible"), st(1, 0, 1, 0, 0, 0, 1))},
+		{name: "SCN-18 ELIG-2 template nodeName of an absent node admits nothing",
+			ds: newDS(withNodeName("n9")), nodes: nodes(2),
+			want: sum(nil, nil, noneStatus)},
+		{name: "SCN-19 ELIG-7 NotReady, cordoned and deleting nodes still get daemon pods", surprises: []int{6, 8},
+			nodes: []*v1.Node{
+				node("n0", func(n *v1.Node) {
+					n.Spec.Unschedulable = true
+					n.Status.Conditions = []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionFalse}}
+				}),
+				node("n1", func(n *v1.Node) { n.DeletionTimestamp = ptr.To(metav1.Unix(10, 0)) }),
+			},
+			want: sum(list("n0", "n1"), nil, st(2, 0, 0, 0, 0, 0, 2))},
+		{name: "SCN-20 ELIG-7 resources are not considered", surprises: []int{8},
+			ds: newDS(func(ds *appsv1.DaemonSet) {
+				ds.Spec.Template.Spec.Containers[0].Resources.Requests = v1.ResourceList{v1.ResourceCPU: resource.MustParse("100")}
+			}),
+			nodes: []*v1.Node{node("n0", func(n *v1.Node) { n.Status.Allocatable = v1.ResourceList{v1.ResourceCPU: resource.MustParse("1")} })},
+			want:  sum(list("n0"), nil, st(1, 0, 0, 0, 0, 0, 1))},
+	}
+}
+
+func TestEligibilityScenarios(t *testing.T) {
+	t.Parallel()
+	runScenarios(t, eligibilityScenarios())
 }
 
 // BenchmarkEligibilityByCategory measures Eligibility hot (one node repeated) for one node of

@@ -31,7 +31,7 @@ func TestPlanGoldenJSON(t *testing.T) {
 	}{
 		{name: "SCN-35 SCN-42 a create, a failed pod and duplicates, with events", file: "plan-mixed.json",
 			ds: newDS(func(ds *appsv1.DaemonSet) {
-				ds.Annotations = map[string]string{daemonset.AnnotationTemplateGeneration: "2"}
+				ds.Annotations = map[string]string{appsv1.DeprecatedTemplateGeneration: "2"}
 				ds.Generation = 2
 			}),
 			nodes: []*v1.Node{node("n0"), node("n1"), node("n2", taint("k", "", v1.TaintEffectNoExecute))},

@@ -84,7 +84,7 @@ func namesIncrease[T namedObject](objs []T) bool {
 // Plan compiles ds and plans one sync on nodes and pods. The error reports an inconsistent
 // snapshot (nil entries, duplicate node or pod names), never a controller decision; what API
 // validation would reject in ds is reported in Result.Invalid instead. It panics on misuse
-// (nil ds, zero opts.Now, negative opts.BurstLimit).
+// (nil ds, zero opts.Now, negative opts.BurstLimit or opts.Workers).
 func Plan(ds *appsv1.DaemonSet, nodes []*v1.Node, pods []*v1.Pod, opts Options) (*Result, error) {
 	checkOptions(opts)
 	if ds == nil {
@@ -187,9 +187,9 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 	// Rolling-update step (UPD-1, UPD-2).
 	switch {
 	case !rolling:
-		res.RollingUpdate = &RollingUpdate{Reason: "OnDelete"}
+		res.RollingUpdate = &RollingUpdate{Reason: RollingReasonOnDelete}
 	case !baseEmpty:
-		res.RollingUpdate = &RollingUpdate{Reason: "BaseDiffNotEmpty"}
+		res.RollingUpdate = &RollingUpdate{Reason: RollingReasonBaseDiffNotEmpty}
 	default:
 		for _, g := range ix.missing {
 			states = append(states, nodeState{name: g.name, pods: g.pods})
@@ -269,7 +269,7 @@ func (p *Planner) newResult() *Result {
 
 // skipped fills res for a sync that does nothing (D-9, D-10, D-11). The SYNC-3 event carries the
 // text syncDaemonSet records (D-8).
-func (p *Planner) skipped(res *Result, rule string) *Result {
+func (p *Planner) skipped(res *Result, rule Skip) *Result {
 	res.Skipped = rule
 	if rule == SkipSelectingAll {
 		res.Events = append(res.Events, Event{Type: v1.EventTypeWarning, Reason: ReasonSelectingAll,
@@ -307,7 +307,8 @@ func nonNil[T comparable](objs []T) []T {
 // PlanCluster plans every DaemonSet of s, giving each orphan to at most one (D-2, D-12): among
 // the DaemonSets that would adopt it (same namespace, selector matching, sync not skipped),
 // the one with the oldest creationTimestamp, then the smallest namespace/name, adopts it; the
-// others report it in Result.Conflicts. The error reports an inconsistent snapshot.
+// others report it in Result.Conflicts. The error reports an inconsistent snapshot. It panics
+// on misuse (zero opts.Now, negative opts.BurstLimit or opts.Workers).
 func PlanCluster(s Snapshot, opts Options) (*ClusterResult, error) {
 	checkOptions(opts)
 	if errs := CheckSnapshot(s); len(errs) > 0 {

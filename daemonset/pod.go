@@ -10,18 +10,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Label and annotation keys the controller reads or writes.
-const (
-	// LabelRevisionHash is the pod and ControllerRevision label carrying the revision hash.
-	LabelRevisionHash = appsv1.DefaultDaemonSetUniqueLabelKey // "controller-revision-hash"
-	// LabelTemplateGeneration is the pod label carrying the template generation (POD-3) of the
-	// deprecated template-generation scheme (extensions/v1beta1 DaemonSetTemplateGenerationKey),
-	// compared by UPD-3.
-	LabelTemplateGeneration = "pod-template-generation"
-	// AnnotationTemplateGeneration is the DaemonSet annotation the generation is read from
-	// (templateGeneration, shared with UPD-3).
-	AnnotationTemplateGeneration = appsv1.DeprecatedTemplateGeneration
-)
+// LabelTemplateGeneration is the pod label carrying the template generation (POD-3) of the
+// deprecated template-generation scheme, compared by UPD-3. The value comes from the
+// DaemonSet's appsv1.DeprecatedTemplateGeneration annotation; the revision hash label is
+// appsv1.DefaultDaemonSetUniqueLabelKey. Only this key has no constant in k8s.io/api/apps/v1
+// (it lives in the deprecated extensions/v1beta1 as DaemonSetTemplateGenerationKey).
+const LabelTemplateGeneration = "pod-template-generation"
 
 // daemonTolerations are the defaults of DEFTOL-1 in their merge order; the last one applies
 // only to host-network pods.
@@ -141,7 +135,8 @@ func controllerRef(ds *appsv1.DaemonSet) metav1.OwnerReference {
 // computed from the template (UPD-15): NewPod sees no ControllerRevisions, so when the snapshot
 // holds a matching revision with another hash label (UPD-14, D-6) the pods of [Planner.Plan]
 // carry that label instead. Each call returns a new object that shares nothing with the
-// Planner or with other pods.
+// Planner or with other pods. Nothing in this module calls it: it is for simulators and
+// autoscalers that want the pod a new, hypothetical node would get without planning a snapshot.
 func (p *Planner) NewPod(nodeName string) *v1.Pod { return p.newPod(nodeName, p.digest.hash()) }
 
 // newPod builds the daemon pod for nodeName with hash as its revision hash: a deep copy of the
@@ -151,7 +146,7 @@ func (p *Planner) NewPod(nodeName string) *v1.Pod { return p.newPod(nodeName, p.
 func (p *Planner) newPod(nodeName, hash string) *v1.Pod {
 	pod := p.proto.DeepCopy()
 	if hash != "" {
-		pod.Labels[LabelRevisionHash] = hash
+		pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = hash
 	}
 	// The prototype holds the POD-6 binding with the name left out (buildPrototype).
 	required := pod.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution

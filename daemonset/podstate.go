@@ -95,7 +95,7 @@ func (j *judge) facts(pod *v1.Pod, controlled bool) podFacts {
 	}
 	// A missing label reads as "", as in upstream's map lookups: it equals an empty current
 	// hash for DIFF-6, but never makes a pod updated (UPD-3 needs a non-empty hash).
-	if pod.Labels[LabelRevisionHash] == j.hash {
+	if pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == j.hash {
 		f |= factHashLabel
 		if j.hash != "" {
 			f |= factUpdated

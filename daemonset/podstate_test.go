@@ -13,6 +13,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/daemonsched/daemonsched/internal/apitest"
 )
 
 // ruT0 is the instant every test pod of the rolling-update tests turned Ready, unless told.
@@ -68,7 +70,7 @@ func ruleAvailable(pod *v1.Pod, minReady int32, now time.Time) bool {
 // ruleUpdated is UPD-3: the hash label equals a non-empty hash, or the template generation
 // annotation parses and the pod's generation label is its canonical decimal.
 func ruleUpdated(pod *v1.Pod, hash string, ds *appsv1.DaemonSet) bool {
-	if hash != "" && pod.Labels[LabelRevisionHash] == hash {
+	if hash != "" && pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == hash {
 		return true
 	}
 	gen, err := strconv.ParseInt(ds.Annotations[appsv1.DeprecatedTemplateGeneration], 10, 64)
@@ -210,7 +212,7 @@ func TestPodFactsAgreeWithTheRules(t *testing.T) {
 		}
 		pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{}}}
 		if h := hashes[r.IntN(len(hashes))]; h != "" || r.IntN(2) == 0 {
-			pod.Labels[LabelRevisionHash] = h
+			pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = h
 		}
 		if g := gens[r.IntN(len(gens))]; g != "" || r.IntN(2) == 0 {
 			pod.Labels[LabelTemplateGeneration] = g
@@ -244,7 +246,7 @@ func TestPodFactsAgreeWithTheRules(t *testing.T) {
 			factSucceeded:   pod.Status.Phase == v1.PodSucceeded,
 			factReady:       ruleReady(pod),
 			factAvailable:   ruleAvailable(pod, ds.Spec.MinReadySeconds, now),
-			factHashLabel:   pod.Labels[LabelRevisionHash] == hash,
+			factHashLabel:   pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == hash,
 			factUpdated:     ruleUpdated(pod, hash, ds),
 			factControlled:  controlled,
 			factScheduled:   pod.Spec.NodeName != "",
@@ -267,21 +269,9 @@ func TestPodFactsAllocateNothing(t *testing.T) {
 	require.Zero(t, allocs)
 }
 
-// ruStrategy builds a DaemonSet with the RollingUpdate strategy and the given budgets.
+// ruStrategy builds a DaemonSet ns/ds with the RollingUpdate strategy and the given budgets.
 func ruStrategy(mu, ms *intstr.IntOrString) *appsv1.DaemonSet {
-	return &appsv1.DaemonSet{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "ds"},
-		Spec: appsv1.DaemonSetSpec{UpdateStrategy: appsv1.DaemonSetUpdateStrategy{
-			Type:          appsv1.RollingUpdateDaemonSetStrategyType,
-			RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxUnavailable: mu, MaxSurge: ms},
-		}},
-	}
-}
-
-func ruInt(i int) *intstr.IntOrString { v := intstr.FromInt32(int32(i)); return &v }
-func ruStr(s string) *intstr.IntOrString {
-	v := intstr.FromString(s)
-	return &v
+	return apitest.DaemonSet(apitest.Rolling(mu, ms), func(ds *appsv1.DaemonSet) { ds.Namespace, ds.Name = "ns", "ds" })
 }
 
 func ruNilRollingUpdate() *appsv1.DaemonSet {
@@ -292,22 +282,22 @@ func ruNilRollingUpdate() *appsv1.DaemonSet {
 
 func TestAllowsSurge(t *testing.T) {
 	t.Parallel()
-	onDelete := ruStrategy(ruInt(0), ruInt(1))
+	onDelete := ruStrategy(apitest.Int(0), apitest.Int(1))
 	onDelete.Spec.UpdateStrategy.Type = appsv1.OnDeleteDaemonSetStrategyType
 	tests := []struct {
 		name string
 		ds   *appsv1.DaemonSet
 		want bool
 	}{
-		{name: "DIFF-9 maxSurge 1 allows surge", ds: ruStrategy(ruInt(0), ruInt(1)), want: true},
-		{name: "DIFF-9 maxSurge 1% rounds up to one node", ds: ruStrategy(ruInt(0), ruStr("1%")), want: true},
-		{name: "DIFF-9 maxSurge 0 does not allow surge", ds: ruStrategy(ruInt(1), ruInt(0)), want: false},
-		{name: "DIFF-9 maxSurge 0% does not allow surge", ds: ruStrategy(ruInt(1), ruStr("0%")), want: false},
-		{name: "DIFF-9 negative maxSurge does not allow surge", ds: ruStrategy(ruInt(1), ruInt(-1)), want: false},
-		{name: "DIFF-9 negative percentage does not allow surge", ds: ruStrategy(ruInt(1), ruStr("-50%")), want: false},
-		{name: "DIFF-9 an unresolvable maxSurge does not allow surge", ds: ruStrategy(ruInt(1), ruStr("5")), want: false},
-		{name: "DIFF-9 nil maxSurge does not allow surge", ds: ruStrategy(ruInt(1), nil), want: false},
-		{name: "DIFF-9 a nil maxUnavailable does not matter", ds: ruStrategy(nil, ruInt(1)), want: true},
+		{name: "DIFF-9 maxSurge 1 allows surge", ds: ruStrategy(apitest.Int(0), apitest.Int(1)), want: true},
+		{name: "DIFF-9 maxSurge 1% rounds up to one node", ds: ruStrategy(apitest.Int(0), apitest.Str("1%")), want: true},
+		{name: "DIFF-9 maxSurge 0 does not allow surge", ds: ruStrategy(apitest.Int(1), apitest.Int(0)), want: false},
+		{name: "DIFF-9 maxSurge 0% does not allow surge", ds: ruStrategy(apitest.Int(1), apitest.Str("0%")), want: false},
+		{name: "DIFF-9 negative maxSurge does not allow surge", ds: ruStrategy(apitest.Int(1), apitest.Int(-1)), want: false},
+		{name: "DIFF-9 negative percentage does not allow surge", ds: ruStrategy(apitest.Int(1), apitest.Str("-50%")), want: false},
+		{name: "DIFF-9 an unresolvable maxSurge does not allow surge", ds: ruStrategy(apitest.Int(1), apitest.Str("5")), want: false},
+		{name: "DIFF-9 nil maxSurge does not allow surge", ds: ruStrategy(apitest.Int(1), nil), want: false},
+		{name: "DIFF-9 a nil maxUnavailable does not matter", ds: ruStrategy(nil, apitest.Int(1)), want: true},
 		{name: "DIFF-9 nil rollingUpdate does not allow surge", ds: ruNilRollingUpdate(), want: false},
 		{name: "DIFF-9 OnDelete never allows surge", ds: onDelete, want: false},
 	}
@@ -330,38 +320,38 @@ func TestRollingBudgets(t *testing.T) {
 		wantMU, wantMS  int
 		wantErrContains string
 	}{
-		{name: "UPD-5 integers are taken as they are", ds: ruStrategy(ruInt(2), ruInt(0)), desired: 5, wantMU: 2},
-		{name: "UPD-5 integers above desired are kept", ds: ruStrategy(ruInt(0), ruInt(9)), desired: 5, wantMS: 9},
-		{name: "UPD-5 SCN-77 1% of 3 rounds up to 1", ds: ruStrategy(ruStr("1%"), nil), desired: 3, wantMU: 1},
-		{name: "UPD-5 SCN-77 10% of 5 rounds up to 1", ds: ruStrategy(ruStr("10%"), nil), desired: 5, wantMU: 1},
-		{name: "UPD-5 SCN-77 50% of 5 rounds up to 3", ds: ruStrategy(ruStr("50%"), nil), desired: 5, wantMU: 3},
-		{name: "UPD-5 SCN-77 99% of 3 rounds up to 3", ds: ruStrategy(ruStr("99%"), nil), desired: 3, wantMU: 3},
-		{name: "UPD-5 100% of 4 is 4", ds: ruStrategy(ruStr("100%"), nil), desired: 4, wantMU: 4},
-		{name: "UPD-5 10% of 10 is exactly 1", ds: ruStrategy(ruStr("10%"), nil), desired: 10, wantMU: 1},
-		{name: "UPD-5 10% of 11 rounds up to 2", ds: ruStrategy(ruStr("10%"), nil), desired: 11, wantMU: 2},
-		{name: "UPD-5 200% of 3 is 6", ds: ruStrategy(ruStr("200%"), nil), desired: 3, wantMU: 6},
-		{name: "UPD-5 SCN-92 maxSurge 25% of 4 is 1", ds: ruStrategy(ruInt(0), ruStr("25%")), desired: 4, wantMS: 1},
-		{name: "UPD-5 SCN-92 maxSurge 100% of 4 is 4", ds: ruStrategy(ruInt(0), ruStr("100%")), desired: 4, wantMS: 4},
-		{name: "UPD-5 maxSurge 1% of 1000 rounds up to 10", ds: ruStrategy(ruInt(0), ruStr("1%")), desired: 1000, wantMS: 10},
-		{name: "UPD-5 maxUnavailable 0 with surge stays 0", ds: ruStrategy(ruInt(0), ruInt(1)), desired: 3, wantMU: 0, wantMS: 1},
-		{name: "UPD-5 a nil maxSurge means 0", ds: ruStrategy(ruInt(2), nil), desired: 3, wantMU: 2},
-		{name: "UPD-5 SCN-80 a negative maxUnavailable is used as it is", ds: ruStrategy(ruInt(-1), nil), desired: 3, wantMU: -1},
-		{name: "UPD-5 a negative maxSurge is used as it is", ds: ruStrategy(ruInt(0), ruInt(-2)), desired: 3, wantMS: -2},
-		{name: "UPD-5 a negative percentage rounds up towards 0, then UPD-6 applies", ds: ruStrategy(ruStr("-10%"), nil), desired: 5, wantMU: 1},
-		{name: "UPD-5 a plus-signed percentage parses like upstream's strconv.Atoi", ds: ruStrategy(ruStr("+10%"), nil), desired: 5, wantMU: 1},
-		{name: "UPD-5 a percentage with leading zeros parses", ds: ruStrategy(ruStr("050%"), nil), desired: 5, wantMU: 3},
-		{name: "UPD-5 a percentage with a space is an error", ds: ruStrategy(ruStr(" 10%"), nil), desired: 5, wantErrContains: "invalid value for MaxUnavailable"},
-		{name: "UPD-5 a bare percent sign is an error", ds: ruStrategy(ruStr("%"), nil), desired: 5, wantErrContains: "invalid value for MaxUnavailable"},
-		{name: "UPD-5 -50% of 1 rounds up to 0, so UPD-6 applies", ds: ruStrategy(ruInt(0), ruStr("-50%")), desired: 1, wantMU: 1},
-		{name: "UPD-5 UPD-7 -50% of 3 rounds up to -1, a negative maxSurge that selects the surge algorithm", ds: ruStrategy(ruInt(0), ruStr("-50%")), desired: 3, wantMS: -1},
-		{name: "UPD-5 a percentage of 0 desired nodes is 0", ds: ruStrategy(ruStr("50%"), ruStr("50%")), desired: 0},
-		{name: "UPD-5 SCN-79 nil maxUnavailable with rollingUpdate present is an error", ds: ruStrategy(nil, ruInt(1)), desired: 3, wantErrContains: "invalid value for MaxUnavailable: nil value for IntOrString"},
-		{name: "UPD-5 SCN-79 maxUnavailable \"2\" is an error", ds: ruStrategy(ruStr("2"), nil), desired: 3, wantErrContains: "couldn't get unavailable numbers: invalid value for MaxUnavailable: invalid value for IntOrString: invalid type: string is not a percentage"},
-		{name: "UPD-5 maxUnavailable \"x%\" is an error", ds: ruStrategy(ruStr("x%"), nil), desired: 3, wantErrContains: "invalid value for MaxUnavailable: invalid value for IntOrString: invalid value \"x%\""},
-		{name: "UPD-5 maxSurge \"5\" is an error", ds: ruStrategy(ruInt(0), ruStr("5")), desired: 3, wantErrContains: "invalid value for MaxSurge: invalid value for IntOrString: invalid type: string is not a percentage"},
-		{name: "UPD-5 maxUnavailable is resolved before maxSurge", ds: ruStrategy(ruStr("5"), ruStr("5")), desired: 3, wantErrContains: "MaxUnavailable"},
-		{name: "UPD-6 SCN-78 0 and 0 become maxUnavailable 1", ds: ruStrategy(ruInt(0), ruInt(0)), desired: 3, wantMU: 1},
-		{name: "UPD-6 SCN-78 0% and 0% become maxUnavailable 1", ds: ruStrategy(ruStr("0%"), ruStr("0%")), desired: 3, wantMU: 1},
+		{name: "UPD-5 integers are taken as they are", ds: ruStrategy(apitest.Int(2), apitest.Int(0)), desired: 5, wantMU: 2},
+		{name: "UPD-5 integers above desired are kept", ds: ruStrategy(apitest.Int(0), apitest.Int(9)), desired: 5, wantMS: 9},
+		{name: "UPD-5 SCN-77 1% of 3 rounds up to 1", ds: ruStrategy(apitest.Str("1%"), nil), desired: 3, wantMU: 1},
+		{name: "UPD-5 SCN-77 10% of 5 rounds up to 1", ds: ruStrategy(apitest.Str("10%"), nil), desired: 5, wantMU: 1},
+		{name: "UPD-5 SCN-77 50% of 5 rounds up to 3", ds: ruStrategy(apitest.Str("50%"), nil), desired: 5, wantMU: 3},
+		{name: "UPD-5 SCN-77 99% of 3 rounds up to 3", ds: ruStrategy(apitest.Str("99%"), nil), desired: 3, wantMU: 3},
+		{name: "UPD-5 100% of 4 is 4", ds: ruStrategy(apitest.Str("100%"), nil), desired: 4, wantMU: 4},
+		{name: "UPD-5 10% of 10 is exactly 1", ds: ruStrategy(apitest.Str("10%"), nil), desired: 10, wantMU: 1},
+		{name: "UPD-5 10% of 11 rounds up to 2", ds: ruStrategy(apitest.Str("10%"), nil), desired: 11, wantMU: 2},
+		{name: "UPD-5 200% of 3 is 6", ds: ruStrategy(apitest.Str("200%"), nil), desired: 3, wantMU: 6},
+		{name: "UPD-5 SCN-92 maxSurge 25% of 4 is 1", ds: ruStrategy(apitest.Int(0), apitest.Str("25%")), desired: 4, wantMS: 1},
+		{name: "UPD-5 SCN-92 maxSurge 100% of 4 is 4", ds: ruStrategy(apitest.Int(0), apitest.Str("100%")), desired: 4, wantMS: 4},
+		{name: "UPD-5 maxSurge 1% of 1000 rounds up to 10", ds: ruStrategy(apitest.Int(0), apitest.Str("1%")), desired: 1000, wantMS: 10},
+		{name: "UPD-5 maxUnavailable 0 with surge stays 0", ds: ruStrategy(apitest.Int(0), apitest.Int(1)), desired: 3, wantMU: 0, wantMS: 1},
+		{name: "UPD-5 a nil maxSurge means 0", ds: ruStrategy(apitest.Int(2), nil), desired: 3, wantMU: 2},
+		{name: "UPD-5 SCN-80 a negative maxUnavailable is used as it is", ds: ruStrategy(apitest.Int(-1), nil), desired: 3, wantMU: -1},
+		{name: "UPD-5 a negative maxSurge is used as it is", ds: ruStrategy(apitest.Int(0), apitest.Int(-2)), desired: 3, wantMS: -2},
+		{name: "UPD-5 a negative percentage rounds up towards 0, then UPD-6 applies", ds: ruStrategy(apitest.Str("-10%"), nil), desired: 5, wantMU: 1},
+		{name: "UPD-5 a plus-signed percentage parses like upstream's strconv.Atoi", ds: ruStrategy(apitest.Str("+10%"), nil), desired: 5, wantMU: 1},
+		{name: "UPD-5 a percentage with leading zeros parses", ds: ruStrategy(apitest.Str("050%"), nil), desired: 5, wantMU: 3},
+		{name: "UPD-5 a percentage with a space is an error", ds: ruStrategy(apitest.Str(" 10%"), nil), desired: 5, wantErrContains: "invalid value for MaxUnavailable"},
+		{name: "UPD-5 a bare percent sign is an error", ds: ruStrategy(apitest.Str("%"), nil), desired: 5, wantErrContains: "invalid value for MaxUnavailable"},
+		{name: "UPD-5 -50% of 1 rounds up to 0, so UPD-6 applies", ds: ruStrategy(apitest.Int(0), apitest.Str("-50%")), desired: 1, wantMU: 1},
+		{name: "UPD-5 UPD-7 -50% of 3 rounds up to -1, a negative maxSurge that selects the surge algorithm", ds: ruStrategy(apitest.Int(0), apitest.Str("-50%")), desired: 3, wantMS: -1},
+		{name: "UPD-5 a percentage of 0 desired nodes is 0", ds: ruStrategy(apitest.Str("50%"), apitest.Str("50%")), desired: 0},
+		{name: "UPD-5 SCN-79 nil maxUnavailable with rollingUpdate present is an error", ds: ruStrategy(nil, apitest.Int(1)), desired: 3, wantErrContains: "invalid value for MaxUnavailable: nil value for IntOrString"},
+		{name: "UPD-5 SCN-79 maxUnavailable \"2\" is an error", ds: ruStrategy(apitest.Str("2"), nil), desired: 3, wantErrContains: "couldn't get unavailable numbers: invalid value for MaxUnavailable: invalid value for IntOrString: invalid type: string is not a percentage"},
+		{name: "UPD-5 maxUnavailable \"x%\" is an error", ds: ruStrategy(apitest.Str("x%"), nil), desired: 3, wantErrContains: "invalid value for MaxUnavailable: invalid value for IntOrString: invalid value \"x%\""},
+		{name: "UPD-5 maxSurge \"5\" is an error", ds: ruStrategy(apitest.Int(0), apitest.Str("5")), desired: 3, wantErrContains: "invalid value for MaxSurge: invalid value for IntOrString: invalid type: string is not a percentage"},
+		{name: "UPD-5 maxUnavailable is resolved before maxSurge", ds: ruStrategy(apitest.Str("5"), apitest.Str("5")), desired: 3, wantErrContains: "MaxUnavailable"},
+		{name: "UPD-6 SCN-78 0 and 0 become maxUnavailable 1", ds: ruStrategy(apitest.Int(0), apitest.Int(0)), desired: 3, wantMU: 1},
+		{name: "UPD-6 SCN-78 0% and 0% become maxUnavailable 1", ds: ruStrategy(apitest.Str("0%"), apitest.Str("0%")), desired: 3, wantMU: 1},
 		{name: "UPD-6 SCN-78 a nil rollingUpdate becomes maxUnavailable 1", ds: ruNilRollingUpdate(), desired: 3, wantMU: 1},
 		{name: "UPD-6 does not apply without desired nodes", ds: ruNilRollingUpdate(), desired: 0},
 		{name: "UPD-6 a non-RollingUpdate type resolves like a nil rollingUpdate", ds: onDelete, desired: 2, wantMU: 1},

@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 )
 
 // Properties of whole plans on random snapshots. Every generator is seeded, so a failure
@@ -34,7 +35,7 @@ func randomDS(r *rand.Rand) *appsv1.DaemonSet {
 	case 1:
 		mods = append(mods, rolling(ios(0), ios(1)))
 	case 2:
-		mods = append(mods, rolling(ptr(intstr.FromString("50%")), ios(0)))
+		mods = append(mods, rolling(ptr.To(intstr.FromString("50%")), ios(0)))
 	}
 	if r.IntN(3) == 0 {
 		mods = append(mods, nodeSelector("zone", "a"))
@@ -85,7 +86,7 @@ func randomPods(r *rand.Rand, nodeCount, n int, cfg genConfig) []*v1.Pod {
 		case 1:
 			mods = append(mods, owners(ownedBy("DaemonSet", "bar", "uid-bar", true)))
 		case 2:
-			mods = append(mods, podLabels(map[string]string{"app": "other", daemonset.LabelRevisionHash: "old"}))
+			mods = append(mods, podLabels(map[string]string{"app": "other", appsv1.DefaultDaemonSetUniqueLabelKey: "old"}))
 		}
 		if r.IntN(2) == 0 {
 			mods = append(mods, oldHash)

@@ -55,3 +55,38 @@ const (
 	ReasonSucceededDaemonPod Reason = "SucceededDaemonPod"
 	ReasonSelectingAll       Reason = "SelectingAll"
 )
+
+// Skip names the rule under which a sync does nothing at all ([Result.Skipped], D-9, D-10,
+// D-11). Its values are the rule IDs of the specification, kept as they are because they are
+// part of the JSON contract; reason_test.go lists them all.
+type Skip string
+
+const (
+	// SkipSelectingAll: the selector is empty and would select every pod; the controller
+	// emits a SelectingAll event and does nothing (SYNC-3).
+	SkipSelectingAll Skip = "SYNC-3"
+	// SkipBeingDeleted: the DaemonSet has a deletion timestamp (SYNC-4).
+	SkipBeingDeleted Skip = "SYNC-4"
+	// SkipInvalidSelector: the selector does not convert, so the sync fails before any pod
+	// work (SYNC-5).
+	SkipInvalidSelector Skip = "SYNC-5"
+	// SkipHashCollision: a ControllerRevision of the current hash holds another template; the
+	// sync only raises status.collisionCount (UPD-21).
+	SkipHashCollision Skip = "UPD-21"
+)
+
+// RollingReason says why the rolling-update step of a sync did not act
+// ([RollingUpdate.Reason]); reason_test.go lists them all.
+type RollingReason string
+
+const (
+	// RollingReasonOnDelete: the update strategy is OnDelete, so pods are replaced only when
+	// someone deletes them (UPD-1).
+	RollingReasonOnDelete RollingReason = "OnDelete"
+	// RollingReasonBaseDiffNotEmpty: the sync creates or deletes pods outside the rolling
+	// update, and the step waits for the next sync (UPD-2).
+	RollingReasonBaseDiffNotEmpty RollingReason = "BaseDiffNotEmpty"
+	// RollingReasonError: the step stopped on the controller's error, given in
+	// [RollingUpdate.Error] (UPD-5, UPD-11).
+	RollingReasonError RollingReason = "Error"
+)

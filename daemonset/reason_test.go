@@ -47,8 +47,12 @@ func TestReasonCodes(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("reason codes changed (-want +got):\n%s", diff)
 	}
-	skips := []string{daemonset.SkipSelectingAll, daemonset.SkipBeingDeleted, daemonset.SkipInvalidSelector, daemonset.SkipHashCollision}
-	if diff := cmp.Diff([]string{"SYNC-3", "SYNC-4", "SYNC-5", "UPD-21"}, skips); diff != "" {
+	skips := []daemonset.Skip{daemonset.SkipSelectingAll, daemonset.SkipBeingDeleted, daemonset.SkipInvalidSelector, daemonset.SkipHashCollision}
+	if diff := cmp.Diff([]daemonset.Skip{"SYNC-3", "SYNC-4", "SYNC-5", "UPD-21"}, skips); diff != "" {
 		t.Errorf("skip codes changed (-want +got):\n%s", diff)
+	}
+	rolling := []daemonset.RollingReason{daemonset.RollingReasonOnDelete, daemonset.RollingReasonBaseDiffNotEmpty, daemonset.RollingReasonError}
+	if diff := cmp.Diff([]daemonset.RollingReason{"OnDelete", "BaseDiffNotEmpty", "Error"}, rolling); diff != "" {
+		t.Errorf("rolling-update reasons changed (-want +got):\n%s", diff)
 	}
 }

@@ -13,9 +13,9 @@ type Result struct {
 	// RevisionHash is the controller-revision-hash the created pods carry (UPD-14, UPD-15).
 	// Empty when Skipped is set (D-11).
 	RevisionHash string `json:"revisionHash"`
-	// Skipped names the rule under which the sync does nothing: "SYNC-3", "SYNC-4", "SYNC-5"
-	// or "UPD-21" (D-9, D-10, D-11). Empty otherwise.
-	Skipped string `json:"skipped,omitempty"`
+	// Skipped names the rule under which the sync does nothing, one of the Skip constants
+	// (D-9, D-10, D-11). Empty otherwise.
+	Skipped Skip `json:"skipped,omitempty"`
 
 	Create  []Creation `json:"create"`  // sorted by node
 	Delete  []Deletion `json:"delete"`  // sorted by namespace, name
@@ -92,9 +92,9 @@ type Event struct {
 type RollingUpdate struct {
 	// Acted is true when the step ran (RollingUpdate strategy, base diff empty, no error).
 	Acted bool `json:"acted"`
-	// Reason says why the step did not act: "OnDelete", "BaseDiffNotEmpty" (UPD-2) or
-	// "Error"; empty when it acted.
-	Reason string `json:"reason,omitempty"`
+	// Reason says why the step did not act, one of the RollingReason constants; empty when it
+	// acted.
+	Reason RollingReason `json:"reason,omitempty"`
 	// Error is the upstream error that stopped the step (UPD-5, UPD-11), if any.
 	Error string `json:"error,omitempty"`
 	// MaxUnavailable and MaxSurge are the resolved budgets (UPD-5, UPD-6).

@@ -1,15 +1,17 @@
 package daemonset
 
-// Internal tests: currentRevision and revisionOutcome are unexported.
+// Internal tests: currentRevision and revisionOutcome are unexported. The revision patch
+// (UPD-16), the ControllerRevision a sync creates, and how the current revision is found
+// (UPD-14, UPD-21).
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"testing"
-	"time"
 
+	"github.com/daemonsched/daemonsched/internal/apitest"
+	"github.com/daemonsched/daemonsched/selector"
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
@@ -17,175 +19,18 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	utildump "k8s.io/utils/dump"
-	"sigs.k8s.io/randfill"
-
-	"github.com/daemonsched/daemonsched/selector"
+	"k8s.io/utils/ptr"
 )
-
-func revPtr[T any](v T) *T { return &v }
-
-// revTemplates are the templates whose hashes TestComputeHashGolden pins;
-// TestComputeHashFormula recomputes every pinned value from the UPD-15 formula.
-func revTemplates() map[string]v1.PodTemplateSpec {
-	typical := v1.PodTemplateSpec{
-		ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "d"}},
-		Spec: v1.PodSpec{
-			Containers: []v1.Container{{
-				Name:  "agent",
-				Image: "registry.example.com/agent:1.2.3",
-				Resources: v1.ResourceRequirements{
-					Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("100m"), v1.ResourceMemory: resource.MustParse("64Mi")},
-				},
-				Ports: []v1.ContainerPort{{ContainerPort: 9100, HostPort: 9100, Protocol: v1.ProtocolTCP}},
-			}},
-			NodeSelector:                  map[string]string{"kubernetes.io/os": "linux", "disk": "ssd"},
-			HostNetwork:                   true,
-			RestartPolicy:                 v1.RestartPolicyAlways,
-			TerminationGracePeriodSeconds: revPtr[int64](30),
-			Tolerations: []v1.Toleration{
-				{Key: "node-role.kubernetes.io/control-plane", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule},
-				{Key: "k", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute, TolerationSeconds: revPtr[int64](300)},
-			},
-			Affinity: &v1.Affinity{NodeAffinity: &v1.NodeAffinity{
-				RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
-					MatchExpressions: []v1.NodeSelectorRequirement{{Key: "zone", Operator: v1.NodeSelectorOpIn, Values: []string{"a", "b"}}},
-				}}},
-			}},
-		},
-	}
-	emptyTolerations := typical
-	emptyTolerations.Spec.Tolerations = []v1.Toleration{}
-	noTolerations := typical
-	noTolerations.Spec.Tolerations = nil
-	withTime := v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{
-		Labels:            map[string]string{"app": "d"},
-		CreationTimestamp: metav1.NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)),
-		Annotations:       map[string]string{"z": "1", "a": "<&>"},
-	}}
-	return map[string]v1.PodTemplateSpec{
-		"empty":             {},
-		"typical":           typical,
-		"empty tolerations": emptyTolerations,
-		"nil tolerations":   noTolerations,
-		"creation time":     withTime,
-	}
-}
-
-// revGolden pins ComputeHash for revTemplates and a few collision counts (nil, 0, 1, -1), as
-// computed by the upstream formula (see TestComputeHashFormula).
-var revGolden = []struct {
-	template       string
-	collisionCount *int32
-	want           string
-}{
-	{"empty", nil, "85748b7f68"},
-	{"empty", revPtr[int32](0), "777dfcd544"},
-	{"empty", revPtr[int32](1), "b54bc767c"},
-	{"empty", revPtr[int32](-1), "86946576b8"},
-	{"typical", nil, "848cdb76f4"},
-	{"typical", revPtr[int32](0), "5f47544c74"},
-	{"typical", revPtr[int32](7), "674d564c77"},
-	{"empty tolerations", nil, "59d77d9b97"},
-	{"nil tolerations", nil, "6f695f7fc6"},
-	{"creation time", nil, "845f6bd4ff"},
-}
-
-func TestComputeHashGolden(t *testing.T) {
-	t.Parallel()
-	templates := revTemplates()
-	for _, tt := range revGolden {
-		cc := "nil"
-		if tt.collisionCount != nil {
-			cc = fmt.Sprint(*tt.collisionCount)
-		}
-		t.Run(fmt.Sprintf("UPD-15 %s template with collisionCount %s", tt.template, cc), func(t *testing.T) {
-			t.Parallel()
-			tmpl := templates[tt.template]
-			before := tmpl.DeepCopy()
-			got := ComputeHash(&tmpl, tt.collisionCount)
-			require.Equal(t, tt.want, got)
-			require.NotEmpty(t, got)
-			require.Empty(t, strings.Trim(got, "456789bcdf"), "UPD-15 hashes use the digits 456789bcdf only")
-			if diff := cmp.Diff(before, &tmpl); diff != "" {
-				t.Errorf("ComputeHash mutated the template (-before +after):\n%s", diff)
-			}
-		})
-	}
-}
-
-// TestComputeHashProperties checks the hash rules that need no pinned value.
-func TestComputeHashProperties(t *testing.T) {
-	t.Parallel()
-	templates := revTemplates()
-	typical := templates["typical"]
-
-	t.Run("SCN-105 UPD-15 nil, 0 and 1 collision counts give three different hashes", func(t *testing.T) {
-		hashes := map[string]bool{
-			ComputeHash(&typical, nil):              true,
-			ComputeHash(&typical, revPtr[int32](0)): true,
-			ComputeHash(&typical, revPtr[int32](1)): true,
-		}
-		require.Len(t, hashes, 3)
-	})
-	t.Run("SCN-106 UPD-17 empty and nil tolerations hash differently", func(t *testing.T) {
-		empty, absent := templates["empty tolerations"], templates["nil tolerations"]
-		require.NotEqual(t, ComputeHash(&empty, nil), ComputeHash(&absent, nil))
-	})
-	t.Run("SCN-106 UPD-17 equal after normalising empty to nil", func(t *testing.T) {
-		empty, absent := templates["empty tolerations"], templates["nil tolerations"]
-		empty.Spec.Tolerations = nil
-		require.Equal(t, ComputeHash(&absent, nil), ComputeHash(&empty, nil))
-	})
-	t.Run("UPD-19 every template change changes the hash", func(t *testing.T) {
-		changed := *typical.DeepCopy()
-		changed.Spec.Containers[0].Image = "registry.example.com/agent:1.2.4"
-		require.NotEqual(t, ComputeHash(&typical, nil), ComputeHash(&changed, nil))
-	})
-	t.Run("UPD-15 equal templates in different memory hash equally", func(t *testing.T) {
-		copied := *typical.DeepCopy()
-		require.Equal(t, ComputeHash(&typical, nil), ComputeHash(&copied, nil))
-	})
-	t.Run("UPD-15 map insertion order does not matter", func(t *testing.T) {
-		a := v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{}}}
-		b := v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{}}}
-		for i := range 50 {
-			a.Labels[fmt.Sprint("k", i)] = "v"
-			b.Labels[fmt.Sprint("k", 49-i)] = "v"
-		}
-		require.Equal(t, ComputeHash(&a, nil), ComputeHash(&b, nil))
-	})
-	t.Run("SCN-107 strategy and minReadySeconds play no part", func(t *testing.T) {
-		ds := revDS()
-		other := ds.DeepCopy()
-		other.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType}
-		other.Spec.MinReadySeconds = 30
-		require.Equal(t, ComputeHash(&ds.Spec.Template, nil), ComputeHash(&other.Spec.Template, nil))
-	})
-	t.Run("ComputeHash panics on a nil template", func(t *testing.T) {
-		require.PanicsWithValue(t, "daemonset: ComputeHash: nil template", func() { ComputeHash(nil, nil) })
-	})
-}
 
 // revDS is the DaemonSet of the revision tests: foo in default, selector app=d.
 func revDS() *appsv1.DaemonSet {
-	return &appsv1.DaemonSet{
-		TypeMeta:   metav1.TypeMeta{Kind: "DaemonSet", APIVersion: "apps/v1"},
-		ObjectMeta: metav1.ObjectMeta{Name: "foo", Namespace: "default", UID: "ds-uid", Annotations: map[string]string{"note": "x"}},
-		Spec: appsv1.DaemonSetSpec{
-			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "d"}},
-			Template: v1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "d"}},
-				Spec:       v1.PodSpec{Containers: []v1.Container{{Name: "c", Image: "img:1"}}},
-			},
-			UpdateStrategy: appsv1.DaemonSetUpdateStrategy{
-				Type:          appsv1.RollingUpdateDaemonSetStrategyType,
-				RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxUnavailable: revPtr(intstr.FromInt32(1))},
-			},
-		},
-	}
+	return apitest.DaemonSet(apitest.Rolling(apitest.Int(1), nil), func(ds *appsv1.DaemonSet) {
+		ds.UID = "ds-uid"
+		ds.Annotations = map[string]string{"note": "x"}
+		ds.Spec.Template.Spec.Containers[0].Image = "img:1"
+		ds.Spec.Template.Spec.RestartPolicy = "" // the pinned patch bytes have none
+	})
 }
 
 // revPatchIndependently builds the UPD-16 patch another way than RevisionPatch: the whole
@@ -224,7 +69,7 @@ func TestRevisionPatch(t *testing.T) {
 				Name: "unicode-é-<&>", Image: "x", Args: []string{"\u2028", "\"quoted\"", "\x7f"},
 				Resources: v1.ResourceRequirements{Limits: v1.ResourceList{"example.com/big": resource.MustParse("9007199254740993")}},
 			})
-			ds.Spec.Template.Spec.ActiveDeadlineSeconds = revPtr[int64](1 << 62)
+			ds.Spec.Template.Spec.ActiveDeadlineSeconds = ptr.To[int64](1 << 62)
 			ds.Status.NumberReady = 3
 			before := ds.DeepCopy()
 			got, err := RevisionPatch(ds)
@@ -242,7 +87,7 @@ func TestRevisionPatch(t *testing.T) {
 		ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType}
 		ds.Spec.MinReadySeconds = 10
 		ds.Spec.Selector.MatchLabels["extra"] = "y"
-		ds.Status.CollisionCount = revPtr[int32](4)
+		ds.Status.CollisionCount = ptr.To[int32](4)
 		ds.Annotations = map[string]string{"changed": "yes"}
 		b, err := RevisionPatch(ds)
 		require.NoError(t, err)
@@ -250,7 +95,7 @@ func TestRevisionPatch(t *testing.T) {
 	})
 	t.Run("UPD-16 large integers stay integral", func(t *testing.T) {
 		ds := revDS()
-		ds.Spec.Template.Spec.ActiveDeadlineSeconds = revPtr[int64](9007199254740993)
+		ds.Spec.Template.Spec.ActiveDeadlineSeconds = ptr.To[int64](9007199254740993)
 		got, err := RevisionPatch(ds)
 		require.NoError(t, err)
 		require.Contains(t, string(got), `"activeDeadlineSeconds":9007199254740993`)
@@ -273,7 +118,7 @@ func TestNewRevision(t *testing.T) {
 			Annotations: map[string]string{"note": "x"},
 			OwnerReferences: []metav1.OwnerReference{{
 				APIVersion: "apps/v1", Kind: "DaemonSet", Name: "foo", UID: "ds-uid",
-				Controller: revPtr(true), BlockOwnerDeletion: revPtr(true),
+				Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true),
 			}},
 		},
 		Data:     runtime.RawExtension{Raw: patch},
@@ -410,7 +255,7 @@ func TestCurrentRevision(t *testing.T) {
 			revisions: func(t *testing.T) []*appsv1.ControllerRevision {
 				return []*appsv1.ControllerRevision{mod(revOwned(t, ds, "foo-weak", 2, "weak"), func(r *appsv1.ControllerRevision) {
 					r.OwnerReferences[0].UID = "another-uid"
-					r.OwnerReferences[0].Controller = revPtr(false)
+					r.OwnerReferences[0].Controller = ptr.To(false)
 				})}
 			},
 			want: want{hash: "weak", name: "foo-weak", revision: 2}},
@@ -484,11 +329,11 @@ func TestCurrentRevision(t *testing.T) {
 			},
 			want: want{hash: fresh, name: "foo-" + fresh, revision: 1, create: true}},
 		{name: "SCN-105 UPD-15 collisionCount enters the fresh hash",
-			ds: func() *appsv1.DaemonSet { d := revDS(); d.Status.CollisionCount = revPtr[int32](0); return d }(),
+			ds: func() *appsv1.DaemonSet { d := revDS(); d.Status.CollisionCount = ptr.To[int32](0); return d }(),
 			revisions: func(t *testing.T) []*appsv1.ControllerRevision {
 				return []*appsv1.ControllerRevision{revOwned(t, old, "foo-"+fresh, 1, fresh)}
 			},
-			want: want{hash: ComputeHash(&ds.Spec.Template, revPtr[int32](0)), name: "foo-" + ComputeHash(&ds.Spec.Template, revPtr[int32](0)),
+			want: want{hash: ComputeHash(&ds.Spec.Template, ptr.To[int32](0)), name: "foo-" + ComputeHash(&ds.Spec.Template, ptr.To[int32](0)),
 				revision: 2, create: true, old: []string{"foo-" + fresh}}},
 		{name: "SCN-107 UPD-16 a revision written before a strategy and minReadySeconds change is still current",
 			ds: func() *appsv1.DaemonSet {
@@ -571,86 +416,6 @@ func TestCurrentRevisionNilSelector(t *testing.T) {
 	require.True(t, out.create)
 }
 
-// revUpstreamHash is UPD-15 written from its definition, as k8s/pkg/controller ComputeHash
-// and k8s/pkg/util/hash DeepHashObject define it: FNV-1a (32 bits, written out here) over
-// go-spew's dump (k8s.io/utils/dump.ForHash), the collision count as 4 little-endian bytes and 4
-// zero bytes, the decimal sum with digits mapped to "456789bcdf".
-func revUpstreamHash(tmpl *v1.PodTemplateSpec, collisionCount *int32) string {
-	data := []byte(fmt.Sprintf("%v", utildump.ForHash(*tmpl)))
-	if collisionCount != nil {
-		c := uint32(*collisionCount)
-		data = append(data, byte(c), byte(c>>8), byte(c>>16), byte(c>>24), 0, 0, 0, 0)
-	}
-	sum := uint32(2166136261)
-	for _, b := range data {
-		sum ^= uint32(b)
-		sum *= 16777619
-	}
-	digits := []byte(fmt.Sprint(sum))
-	for i, d := range digits {
-		digits[i] = "456789bcdf"[d-'0']
-	}
-	return string(digits)
-}
-
-// TestComputeHashFormula checks ComputeHash against revUpstreamHash on the pinned templates
-// and on 200 random ones (nil and empty collections, pointers, quantities, times), with
-// several collision counts, and checks the pinned values of revGolden and ExampleComputeHash
-// against the formula.
-func TestComputeHashFormula(t *testing.T) {
-	t.Parallel()
-	counts := []*int32{nil, revPtr[int32](0), revPtr[int32](1), revPtr[int32](-1), revPtr[int32](1 << 30)}
-	for name, tmpl := range revTemplates() {
-		for _, cc := range counts {
-			require.Equal(t, revUpstreamHash(&tmpl, cc), ComputeHash(&tmpl, cc), "template %q, collisionCount %v", name, cc)
-		}
-	}
-	templates := revTemplates()
-	for _, tt := range revGolden {
-		tmpl := templates[tt.template]
-		require.Equal(t, revUpstreamHash(&tmpl, tt.collisionCount), tt.want, "pinned hash of the %q template", tt.template)
-	}
-	example := &v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "d"}}}
-	require.Equal(t, "7f88ddc98d", revUpstreamHash(example, nil), "ExampleComputeHash")
-	require.Equal(t, "6bf7bd7768", revUpstreamHash(example, revPtr[int32](0)), "ExampleComputeHash")
-
-	f := randfill.NewWithSeed(15).NilChance(0.3).NumElements(0, 3).MaxDepth(8).Funcs(
-		func(q *resource.Quantity, c randfill.Continue) {
-			*q = *resource.NewMilliQuantity(c.Int63n(1_000_000), resource.DecimalSI)
-		},
-		func(tm *metav1.Time, c randfill.Continue) {
-			*tm = metav1.NewTime(time.Unix(c.Int63n(1<<31), 0).UTC())
-		},
-		func(x *intstr.IntOrString, c randfill.Continue) {
-			if c.Bool() {
-				*x = intstr.FromInt32(c.Int31())
-			} else {
-				*x = intstr.FromString(c.String(5))
-			}
-		},
-	)
-	for i := range 200 {
-		var tmpl v1.PodTemplateSpec
-		f.Fill(&tmpl)
-		cc := counts[i%len(counts)]
-		if got, want := ComputeHash(&tmpl, cc), revUpstreamHash(&tmpl, cc); got != want {
-			t.Fatalf("random template %d: ComputeHash %s, upstream formula %s", i, got, want)
-		}
-	}
-}
-
-var revSinkHash string
-
-// BenchmarkComputeHash measures the hash of a typical template (UPD-15), which Compile computes
-// once per DaemonSet.
-func BenchmarkComputeHash(b *testing.B) {
-	tmpl := revTemplates()["typical"]
-	b.ReportAllocs()
-	for b.Loop() {
-		revSinkHash = ComputeHash(&tmpl, nil)
-	}
-}
-
 // BenchmarkCurrentRevision measures choosing among ten claimed revisions, one of them current
 // (UPD-14), as Plan does once per sync.
 func BenchmarkCurrentRevision(b *testing.B) {
@@ -668,17 +433,6 @@ func BenchmarkCurrentRevision(b *testing.B) {
 	for b.Loop() {
 		revSinkHash = currentRevision(ds, revs, sel, newTemplateDigest(ds)).hash
 	}
-}
-
-func ExampleComputeHash() {
-	tmpl := &v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "d"}}}
-	var zero int32
-	// A nil collisionCount and a pointer to 0 give different hashes (SCN-105).
-	fmt.Println(ComputeHash(tmpl, nil))
-	fmt.Println(ComputeHash(tmpl, &zero))
-	// Output:
-	// 7f88ddc98d
-	// 6bf7bd7768
 }
 
 func TestRevisionFunctionsPanicOnNil(t *testing.T) {

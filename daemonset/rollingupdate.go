@@ -23,9 +23,6 @@ type rollingStep struct {
 	deletes []Deletion
 }
 
-// RollingUpdate.Reason values set by the step itself.
-const rollingReasonError = "Error"
-
 // nodeShape is how the non-terminating pods of one map entry split into updated and old pods
 // (UPD-3), as the v1.36 controller sees them (pkg/controller/daemon: findUpdatedPodsOnNode).
 type nodeShape struct {
@@ -82,7 +79,7 @@ func shapeOf(pods []daemonPod) nodeShape {
 func (p *Planner) rollingUpdate(states []nodeState, desired int) rollingStep {
 	maxUnavailable, maxSurge, err := rollingBudgets(p.ds, desired)
 	if err != nil {
-		return rollingStep{report: RollingUpdate{Reason: rollingReasonError, Error: err.Error()}}
+		return rollingStep{report: RollingUpdate{Reason: RollingReasonError, Error: err.Error()}}
 	}
 	if maxSurge == 0 {
 		return rollingNoSurge(states, maxUnavailable)
@@ -241,7 +238,7 @@ func rollingSurge(states []nodeState, desired int, maxUnavailable, maxSurge int)
 	if missing >= 0 {
 		// The text of the v1.36 controller's error, with the node lister's NotFound message.
 		name := states[missing].name
-		report.Reason = rollingReasonError
+		report.Reason = RollingReasonError
 		report.Error = fmt.Sprintf("couldn't get node for nodeName %q: node %q not found", name, name)
 		return rollingStep{report: report}
 	}

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+
+	"github.com/daemonsched/daemonsched/internal/apitest"
 )
 
 // ruMidRollout is a cluster of n nodes half-way through a rollout: of every ten nodes, four run
@@ -47,8 +49,8 @@ func BenchmarkRollingUpdate(b *testing.B) {
 		name string
 		ds   *appsv1.DaemonSet
 	}{
-		{name: "mu=25%", ds: ruWithGeneration(ruStrategy(ruStr("25%"), nil), "4")},
-		{name: "ms=25%", ds: ruWithGeneration(ruStrategy(ruInt(0), ruStr("25%")), "4")},
+		{name: "mu=25%", ds: ruWithGeneration(ruStrategy(apitest.Str("25%"), nil), "4")},
+		{name: "ms=25%", ds: ruWithGeneration(ruStrategy(apitest.Int(0), apitest.Str("25%")), "4")},
 	} {
 		for _, n := range []int{10_000, 100_000} {
 			states := ruMidRollout(n, tc.ds.Spec.UpdateStrategy.RollingUpdate.MaxSurge != nil)

@@ -12,13 +12,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/apitest"
 )
 
 // simStep is the simulated time between two syncs.
@@ -34,29 +36,18 @@ type simStrategy struct {
 	resolve func(nodes int) (mu, ms int)
 }
 
+// simDaemonSet is the tests' DaemonSet as the agent of kube-system, running image under the
+// strategy s.
 func simDaemonSet(s simStrategy, image string, minReady int32) *appsv1.DaemonSet {
-	labels := map[string]string{"app": "agent"}
 	mu, ms := s.maxUnavailable, s.maxSurge
-	return &appsv1.DaemonSet{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "agent", UID: "uid-agent", Generation: 1},
-		Spec: appsv1.DaemonSetSpec{
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: v1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: v1.PodSpec{
-					Containers:    []v1.Container{{Name: "agent", Image: image}},
-					RestartPolicy: v1.RestartPolicyAlways,
-					DNSPolicy:     v1.DNSClusterFirst,
-				},
-			},
-			UpdateStrategy: appsv1.DaemonSetUpdateStrategy{
-				Type:          appsv1.RollingUpdateDaemonSetStrategyType,
-				RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxUnavailable: &mu, MaxSurge: &ms},
-			},
-			MinReadySeconds:      minReady,
-			RevisionHistoryLimit: new(int32(10)),
-		},
-	}
+	return apitest.DaemonSet(apitest.Rolling(&mu, &ms), func(ds *appsv1.DaemonSet) {
+		ds.Namespace, ds.Name, ds.UID = "kube-system", "agent", "uid-agent"
+		ds.Spec.Selector.MatchLabels = map[string]string{"app": "agent"}
+		ds.Spec.Template.Labels = map[string]string{"app": "agent"}
+		ds.Spec.Template.Spec.Containers = []v1.Container{{Name: "agent", Image: image}}
+		ds.Spec.Template.Spec.DNSPolicy = v1.DNSClusterFirst
+		ds.Spec.MinReadySeconds = minReady
+	})
 }
 
 // simPod is a pod of the simulated cluster with the instant its kubelet reports it Ready.

@@ -45,7 +45,7 @@ import (
 //
 // Container-level and other pod validation (containers, volumes, security context, DNS, ...)
 // is the API server's job and is not repeated here; nor are update-only rules (VAL-16) and
-// status. VAL-21 (node taints) is [taints.ValidateNodeTaints].
+// status. VAL-21 (node taints) is [taints.ValidateNodeTaints]. Validate panics if ds is nil.
 func Validate(ds *appsv1.DaemonSet, opts Options) field.ErrorList {
 	if ds == nil {
 		panic("daemonset: Validate: nil DaemonSet")

@@ -12,42 +12,17 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 
 	"github.com/daemonsched/daemonsched/daemonset"
 )
 
-// valDS is a valid, defaulted DaemonSet: foo in default, selector and template labels app=d,
-// RollingUpdate with maxUnavailable 1 and maxSurge 0.
-func valDS() *appsv1.DaemonSet {
-	one, zero := intstr.FromInt32(1), intstr.FromInt32(0)
-	limit := int32(10)
-	return &appsv1.DaemonSet{
-		ObjectMeta: metav1.ObjectMeta{Name: "foo", Namespace: "default", UID: "uid"},
-		Spec: appsv1.DaemonSetSpec{
-			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "d"}},
-			Template: v1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "d"}},
-				Spec:       v1.PodSpec{Containers: []v1.Container{{Name: "c", Image: "img"}}},
-			},
-			UpdateStrategy: appsv1.DaemonSetUpdateStrategy{
-				Type:          appsv1.RollingUpdateDaemonSetStrategyType,
-				RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxUnavailable: &one, MaxSurge: &zero},
-			},
-			RevisionHistoryLimit: &limit,
-		},
-	}
-}
+// valDS is a valid, defaulted DaemonSet: newDS with RollingUpdate, maxUnavailable 1 and
+// maxSurge 0.
+func valDS() *appsv1.DaemonSet { return newDS(rolling(ios(1), ios(0))) }
 
 // valWith returns valDS changed by f.
-func valWith(f func(ds *appsv1.DaemonSet)) *appsv1.DaemonSet {
-	ds := valDS()
-	f(ds)
-	return ds
-}
-
-func valIOS(i int32) *intstr.IntOrString { v := intstr.FromInt32(i); return &v }
-
-func valIOStr(s string) *intstr.IntOrString { v := intstr.FromString(s); return &v }
+func valWith(f dsMod) *appsv1.DaemonSet { return newDS(rolling(ios(1), ios(0)), f) }
 
 func valRolling(mu, ms *intstr.IntOrString) func(ds *appsv1.DaemonSet) {
 	return func(ds *appsv1.DaemonSet) {
@@ -159,10 +134,10 @@ func TestValidate(t *testing.T) {
 				field.NotSupported[string](tmplSpec.Child("restartPolicy"), "", nil),
 			}},
 		{name: "VAL-8 activeDeadlineSeconds is forbidden",
-			ds:       valWith(func(ds *appsv1.DaemonSet) { ds.Spec.Template.Spec.ActiveDeadlineSeconds = ptrTo[int64](30) }),
+			ds:       valWith(func(ds *appsv1.DaemonSet) { ds.Spec.Template.Spec.ActiveDeadlineSeconds = ptr.To[int64](30) }),
 			wantErrs: field.ErrorList{field.Forbidden(tmplSpec.Child("activeDeadlineSeconds"), "")}},
 		{name: "VAL-8 an activeDeadlineSeconds of 0 is also out of range",
-			ds: valWith(func(ds *appsv1.DaemonSet) { ds.Spec.Template.Spec.ActiveDeadlineSeconds = ptrTo[int64](0) }),
+			ds: valWith(func(ds *appsv1.DaemonSet) { ds.Spec.Template.Spec.ActiveDeadlineSeconds = ptr.To[int64](0) }),
 			wantErrs: field.ErrorList{
 				field.Invalid(tmplSpec.Child("activeDeadlineSeconds"), int64(0), ""),
 				field.Forbidden(tmplSpec.Child("activeDeadlineSeconds"), ""),
@@ -173,10 +148,10 @@ func TestValidate(t *testing.T) {
 			ds:       valWith(func(ds *appsv1.DaemonSet) { ds.Spec.MinReadySeconds = -1 }),
 			wantErrs: field.ErrorList{field.Invalid(field.NewPath("spec", "minReadySeconds"), int64(-1), "")}},
 		{name: "VAL-10 a negative revisionHistoryLimit is invalid",
-			ds:       valWith(func(ds *appsv1.DaemonSet) { ds.Spec.RevisionHistoryLimit = ptrTo[int32](-1) }),
+			ds:       valWith(func(ds *appsv1.DaemonSet) { ds.Spec.RevisionHistoryLimit = ptr.To[int32](-1) }),
 			wantErrs: field.ErrorList{field.Invalid(field.NewPath("spec", "revisionHistoryLimit"), int64(-1), "")}},
 		{name: "VAL-10 a revisionHistoryLimit of 0 is valid",
-			ds: valWith(func(ds *appsv1.DaemonSet) { ds.Spec.RevisionHistoryLimit = ptrTo[int32](0) })},
+			ds: valWith(func(ds *appsv1.DaemonSet) { ds.Spec.RevisionHistoryLimit = ptr.To[int32](0) })},
 		{name: "VAL-10 a nil revisionHistoryLimit is not validated",
 			ds: valWith(func(ds *appsv1.DaemonSet) { ds.Spec.RevisionHistoryLimit = nil })},
 		{name: "DFLT-4 a negative template generation annotation is invalid at spec.templateGeneration",
@@ -205,49 +180,49 @@ func TestValidate(t *testing.T) {
 			ds:       valWith(func(ds *appsv1.DaemonSet) { ds.Spec.UpdateStrategy.RollingUpdate = nil }),
 			wantErrs: field.ErrorList{field.Required(ru, "")}},
 		{name: "VAL-13 a negative maxUnavailable is invalid",
-			ds:       valWith(valRolling(valIOS(-1), valIOS(0))),
+			ds:       valWith(valRolling(ios(-1), ios(0))),
 			wantErrs: field.ErrorList{field.Invalid(ru.Child("maxUnavailable"), int64(-1), "")}},
 		{name: "VAL-13 a maxUnavailable string without percent is invalid but counts as its number",
-			ds:       valWith(valRolling(valIOStr("5"), valIOS(0))),
+			ds:       valWith(valRolling(iostr("5"), ios(0))),
 			wantErrs: field.ErrorList{field.Invalid(ru.Child("maxUnavailable"), intstr.FromString("5"), "")}},
 		{name: "VAL-13 VAL-14 a fractional percentage is invalid and counts as zero",
-			ds: valWith(valRolling(valIOStr("5.5%"), valIOS(0))),
+			ds: valWith(valRolling(iostr("5.5%"), ios(0))),
 			wantErrs: field.ErrorList{
 				field.Invalid(ru.Child("maxUnavailable"), intstr.FromString("5.5%"), ""),
 				field.Required(ru.Child("maxUnavailable"), ""),
 			}},
 		{name: "VAL-13 VAL-14 a negative percentage is invalid and counts as zero",
-			ds: valWith(valRolling(valIOS(0), valIOStr("-1%"))),
+			ds: valWith(valRolling(ios(0), iostr("-1%"))),
 			wantErrs: field.ErrorList{
 				field.Invalid(ru.Child("maxSurge"), intstr.FromString("-1%"), ""),
 				field.Required(ru.Child("maxUnavailable"), ""),
 			}},
 		{name: "VAL-13 a percentage above 100 is invalid",
-			ds:       valWith(valRolling(valIOStr("101%"), valIOS(0))),
+			ds:       valWith(valRolling(iostr("101%"), ios(0))),
 			wantErrs: field.ErrorList{field.Invalid(ru.Child("maxUnavailable"), intstr.FromString("101%"), "")}},
 		{name: "VAL-13 100 percent of surge is valid",
-			ds: valWith(valRolling(valIOS(0), valIOStr("100%")))},
+			ds: valWith(valRolling(ios(0), iostr("100%")))},
 		{name: "VAL-14 both non-zero is invalid at maxSurge",
-			ds:       valWith(valRolling(valIOS(1), valIOS(1))),
+			ds:       valWith(valRolling(ios(1), ios(1))),
 			wantErrs: field.ErrorList{field.Invalid(ru.Child("maxSurge"), intstr.FromInt32(1), "")}},
 		{name: "VAL-14 both zero requires maxUnavailable",
-			ds:       valWith(valRolling(valIOS(0), valIOS(0))),
+			ds:       valWith(valRolling(ios(0), ios(0))),
 			wantErrs: field.ErrorList{field.Required(ru.Child("maxUnavailable"), "")}},
 		{name: "VAL-14 zero maxUnavailable and a nil maxSurge requires maxUnavailable",
-			ds:       valWith(valRolling(valIOS(0), nil)),
+			ds:       valWith(valRolling(ios(0), nil)),
 			wantErrs: field.ErrorList{field.Required(ru.Child("maxUnavailable"), "")}},
 		{name: "VAL-14 both nil read as zero requires maxUnavailable",
 			ds:       valWith(valRolling(nil, nil)),
 			wantErrs: field.ErrorList{field.Required(ru.Child("maxUnavailable"), "")}},
 		{name: "VAL-14 zero percent and ten percent of surge is valid",
-			ds: valWith(valRolling(valIOStr("0%"), valIOStr("10%")))},
+			ds: valWith(valRolling(iostr("0%"), iostr("10%")))},
 		{name: "VAL-14 a maxUnavailable with a nil maxSurge is valid",
-			ds: valWith(valRolling(valIOStr("10%"), nil))},
+			ds: valWith(valRolling(iostr("10%"), nil))},
 		{name: "VAL-15 OnDelete does not look at rollingUpdate",
 			ds: valWith(func(ds *appsv1.DaemonSet) {
 				ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{
 					Type:          appsv1.OnDeleteDaemonSetStrategyType,
-					RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxUnavailable: valIOS(-5), MaxSurge: valIOStr("x")},
+					RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxUnavailable: ios(-5), MaxSurge: iostr("x")},
 				}
 			})},
 
@@ -269,7 +244,7 @@ func TestValidate(t *testing.T) {
 			opts: daemonset.Options{TolerationComparisonOperators: true}},
 		{name: "VAL-17 tolerationSeconds without NoExecute is invalid at effect",
 			ds: valWith(func(ds *appsv1.DaemonSet) {
-				ds.Spec.Template.Spec.Tolerations = []v1.Toleration{{Key: "k", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule, TolerationSeconds: ptrTo[int64](5)}}
+				ds.Spec.Template.Spec.Tolerations = []v1.Toleration{{Key: "k", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule, TolerationSeconds: ptr.To[int64](5)}}
 			}),
 			wantErrs: field.ErrorList{field.Invalid(tmplSpec.Child("tolerations").Index(0).Child("effect"), v1.TaintEffectNoSchedule, "")}},
 		{name: "VAL-18 a required node selector without terms is required",
@@ -366,8 +341,6 @@ func TestValidateDefaultsMakeValid(t *testing.T) {
 	require.NotEmpty(t, daemonset.Validate(ds, daemonset.Options{}))
 	require.Empty(t, daemonset.Validate(daemonset.WithDefaults(ds), daemonset.Options{}))
 }
-
-func ptrTo[T any](v T) *T { return &v }
 
 func ExampleValidate() {
 	ds := &appsv1.DaemonSet{

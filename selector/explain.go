@@ -27,7 +27,7 @@ func (s *Selector) Explain(labels map[string]string) Explanation {
 	for i := range s.reqs {
 		r := &s.reqs[i]
 		v, ok := labels[r.key]
-		if !r.MatchesValue(v, ok) {
+		if !r.matchesValue(v, ok) {
 			return Explanation{Failed: *r, Value: v, Present: ok}
 		}
 	}

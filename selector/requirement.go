@@ -66,9 +66,9 @@ func (o Operator) String() string {
 	return "Operator(" + strconv.Itoa(int(o)) + ")"
 }
 
-// ParseOperator returns the operator spelled exactly s (case-sensitive, SEL-6) and whether s
+// parseOperator returns the operator spelled exactly s (case-sensitive, SEL-6) and whether s
 // names one.
-func ParseOperator(s string) (Operator, bool) {
+func parseOperator(s string) (Operator, bool) {
 	for _, n := range operatorNames {
 		if n.name == s {
 			return n.op, true
@@ -77,8 +77,8 @@ func ParseOperator(s string) (Operator, bool) {
 	return 0, false
 }
 
-// Has reports whether op is in the set.
-func (s Operators) Has(op Operator) bool {
+// has reports whether op is in the set.
+func (s Operators) has(op Operator) bool {
 	return op != 0 && Operators(op)&s == Operators(op)
 }
 
@@ -86,7 +86,7 @@ func (s Operators) Has(op Operator) bool {
 func (s Operators) names() []string {
 	var out []string
 	for _, n := range operatorNames {
-		if s.Has(n.op) {
+		if s.has(n.op) {
 			out = append(out, n.name)
 		}
 	}
@@ -179,10 +179,10 @@ func (r *Requirement) has(value string) bool {
 func NewRequirement[O ~string](key string, operator O, values []string, allowed Operators, fldPath *field.Path) (Requirement, field.ErrorList) {
 	var errs field.ErrorList
 	var bound int64 // the Gt or Lt operand
-	op, known := ParseOperator(string(operator))
+	op, known := parseOperator(string(operator))
 	valuesPath := fldPath.Child("values")
 	switch {
-	case !known || !allowed.Has(op):
+	case !known || !allowed.has(op):
 		errs = append(errs, field.Invalid(fldPath.Child("operator"), operator,
 			"not a valid selector operator, must be one of "+strings.Join(allowed.names(), ", ")))
 	case op == In || op == NotIn:
@@ -237,12 +237,12 @@ func (r Requirement) Values() []string { return slices.Clone(r.values) }
 // from 71 to 53 ns per match).
 func (r *Requirement) Matches(labels map[string]string) bool {
 	v, ok := labels[r.key]
-	return r.MatchesValue(v, ok)
+	return r.matchesValue(v, ok)
 }
 
-// MatchesValue reports whether a label whose value is value (meaningful only when present)
+// matchesValue reports whether a label whose value is value (meaningful only when present)
 // satisfies the requirement. It allocates nothing.
-func (r *Requirement) MatchesValue(value string, present bool) bool {
+func (r *Requirement) matchesValue(value string, present bool) bool {
 	switch r.op {
 	case In:
 		return present && r.has(value)

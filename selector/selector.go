@@ -87,24 +87,3 @@ func (s *Selector) Matches(labels map[string]string) bool {
 	}
 	return true
 }
-
-// Empty reports whether s matches every label set: it was compiled from a non-nil selector
-// with no requirements (SEL-2).
-func (s *Selector) Empty() bool {
-	return s != nil && !s.nothing && len(s.reqs) == 0
-}
-
-// Nothing reports whether s matches no label set because it was compiled from a nil selector
-// (SEL-1), or is itself nil.
-func (s *Selector) Nothing() bool {
-	return s == nil || s.nothing
-}
-
-// Requirements returns a copy of the compiled requirements in key order (SEL-12); matchLabels
-// entries appear as In with one value. Nil for a selector that matches everything or nothing.
-func (s *Selector) Requirements() []Requirement {
-	if s == nil || len(s.reqs) == 0 {
-		return nil
-	}
-	return slices.Clone(s.reqs)
-}

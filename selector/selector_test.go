@@ -188,32 +188,16 @@ func TestCompileNilPath(t *testing.T) {
 
 func TestSelectorEmptyAndNothing(t *testing.T) {
 	t.Parallel()
+	some := map[string]string{"a": "1"}
 	nothing, errs := selector.Compile(nil, nil)
 	require.Empty(t, errs)
-	require.True(t, nothing.Nothing(), "SEL-1")
-	require.False(t, nothing.Empty())
+	require.False(t, nothing.Matches(nil), "SEL-1")
+	require.False(t, nothing.Matches(some), "SEL-1")
 	everything, errs := selector.Compile(&metav1.LabelSelector{MatchLabels: map[string]string{}}, nil)
 	require.Empty(t, errs)
-	require.True(t, everything.Empty(), "SEL-2")
-	require.False(t, everything.Nothing())
+	require.True(t, everything.Matches(nil), "SEL-2")
+	require.True(t, everything.Matches(some), "SEL-2")
 	var nilSel *selector.Selector
 	require.False(t, nilSel.Matches(nil), "a nil *Selector matches nothing, like SEL-1")
-	require.True(t, nilSel.Nothing())
-}
-
-func TestRequirementsAreInKeyOrder(t *testing.T) {
-	t.Parallel()
-	s, errs := selector.Compile(&metav1.LabelSelector{
-		MatchLabels:      map[string]string{"b": "1", "a": "2"},
-		MatchExpressions: []metav1.LabelSelectorRequirement{expr("c", metav1.LabelSelectorOpExists), expr("a", metav1.LabelSelectorOpNotIn, "3")},
-	}, nil)
-	require.Empty(t, errs)
-	var got []string
-	for _, r := range s.Requirements() {
-		got = append(got, r.String())
-	}
-	want := []string{`a In ["2"]`, `a NotIn ["3"]`, `b In ["1"]`, `c Exists`}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("Requirements() mismatch (-want +got):\n%s", diff)
-	}
+	require.False(t, nilSel.Matches(some), "a nil *Selector matches nothing, like SEL-1")
 }

@@ -8,6 +8,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/utils/ptr"
 
 	"github.com/daemonsched/daemonsched/taints"
 )
@@ -46,7 +47,7 @@ func FuzzCompile(f *testing.F) {
 	f.Fuzz(func(t *testing.T, key, op, value, effect string, seconds bool, taintKey, taintValue, taintEffect string, gate bool) {
 		tl := v1.Toleration{Key: key, Operator: v1.TolerationOperator(op), Value: value, Effect: v1.TaintEffect(effect)}
 		if seconds {
-			tl.TolerationSeconds = ptr[int64](30)
+			tl.TolerationSeconds = ptr.To[int64](30)
 		}
 		tols := []v1.Toleration{tl}
 		orig := cloneTolerations(tols)

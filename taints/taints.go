@@ -33,10 +33,10 @@ const (
 	Eviction = NoExecute
 )
 
-// EffectOf returns the single-bit set for effect, or the empty set for an empty or unknown
+// effectOf returns the single-bit set for effect, or the empty set for an empty or unknown
 // effect. An empty or unknown effect is therefore never selected by any Effects filter, which
 // is why the controller ignores such taints (TAINT-6).
-func EffectOf(effect v1.TaintEffect) Effects {
+func effectOf(effect v1.TaintEffect) Effects {
 	switch effect {
 	case v1.TaintEffectNoSchedule:
 		return NoSchedule
@@ -49,13 +49,9 @@ func EffectOf(effect v1.TaintEffect) Effects {
 	}
 }
 
-// Has reports whether effect is in the set. It is false for an empty or unknown effect.
-func (e Effects) Has(effect v1.TaintEffect) bool {
-	return e&EffectOf(effect) != 0
-}
-
 // String lists the effects of the set in the order NoSchedule, PreferNoSchedule, NoExecute,
-// joined by "|", or "" for the empty set. Bits outside the three effects are ignored.
+// joined by "|", or "" for the empty set. Bits outside the three effects are ignored. It is what
+// fmt prints for a set, so that a caller logging [Placement] reads names, not a number.
 func (e Effects) String() string {
 	s := ""
 	for _, b := range [...]struct {
@@ -197,12 +193,14 @@ func Compile(tols []v1.Toleration, opts Options) *Tolerations {
 }
 
 // Tolerates reports whether any toleration tolerates taint (TAINT-1, TAINT-3). tolerationSeconds
-// and the taint's timeAdded play no part (TAINT-7). It allocates nothing.
+// and the taint's timeAdded play no part (TAINT-7). It allocates nothing. The DaemonSet planner
+// asks [Tolerations.Untolerated] instead; Tolerates is the one-taint question a scheduler or
+// simulator asks, with the same answer as v1.Toleration.ToleratesTaint over the list.
 func (t *Tolerations) Tolerates(taint *v1.Taint) bool {
 	if t == nil {
 		return false
 	}
-	if e := EffectOf(taint.Effect); e != 0 {
+	if e := effectOf(taint.Effect); e != 0 {
 		// The Effects bits index byEffect, which holds the tolerations that apply to a taint
 		// of that effect.
 		return t.byEffect[bits.TrailingZeros8(uint8(e))].tolerates(taint)
@@ -262,7 +260,7 @@ func (c *toleration) admits(v *taintValue) bool {
 func (t *Tolerations) FirstUntolerated(taints []v1.Taint, effects Effects) (v1.Taint, bool) {
 	for i := range taints {
 		taint := &taints[i]
-		e := EffectOf(taint.Effect)
+		e := effectOf(taint.Effect)
 		if effects&e == 0 {
 			continue
 		}

@@ -13,11 +13,10 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/utils/ptr"
 
 	"github.com/daemonsched/daemonsched/taints"
 )
-
-func ptr[T any](v T) *T { return &v }
 
 func taint(key, value string, effect v1.TaintEffect) v1.Taint {
 	return v1.Taint{Key: key, Value: value, Effect: effect}
@@ -119,7 +118,7 @@ func TestTolerates(t *testing.T) {
 		{name: "TAINT-3 an empty list tolerates nothing",
 			taint: taint("k", "v", v1.TaintEffectNoSchedule)},
 		{name: "TAINT-7 SCN-29 tolerationSeconds does not limit toleration",
-			tols:  []v1.Toleration{{Key: "k", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute, TolerationSeconds: ptr[int64](1)}},
+			tols:  []v1.Toleration{{Key: "k", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](1)}},
 			taint: v1.Taint{Key: "k", Effect: v1.TaintEffectNoExecute, TimeAdded: &metav1.Time{}}, want: true},
 		{name: "TAINT-10 Gt tolerates a larger taint value with the gate on",
 			tols: []v1.Toleration{tol("k", v1.TolerationOpGt, "1", "")}, opts: taints.Options{ComparisonOperators: true},
@@ -225,7 +224,7 @@ func TestFirstUntolerated(t *testing.T) {
 			taints: []v1.Taint{taint("k", "", v1.TaintEffectNoExecute)}, effects: taints.Eviction,
 			want: taint("k", "", v1.TaintEffectNoExecute), wantOK: true},
 		{name: "TAINT-7 SCN-29 NoExecute toleration with seconds allows placement",
-			tols:   []v1.Toleration{{Key: "k", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute, TolerationSeconds: ptr[int64](1)}},
+			tols:   []v1.Toleration{{Key: "k", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](1)}},
 			taints: []v1.Taint{taint("k", "", v1.TaintEffectNoExecute)}, effects: taints.Placement},
 		{name: "TAINT-9 the first untolerated taint in node order is reported",
 			tols:   []v1.Toleration{tol(cp.Key, v1.TolerationOpExists, "", "")},
@@ -325,9 +324,17 @@ func TestEffects(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			require.Equal(t, tt.want, taints.EffectOf(tt.effect))
-			require.Equal(t, tt.inPlace, taints.Placement.Has(tt.effect))
-			require.Equal(t, tt.inEviction, taints.Eviction.Has(tt.effect))
+			// With no tolerations a taint is reported exactly when its effect is in the set.
+			var none *taints.Tolerations
+			node := []v1.Taint{taint("k", "", tt.effect)}
+			for _, bit := range []taints.Effects{taints.NoSchedule, taints.PreferNoSchedule, taints.NoExecute} {
+				_, ok := none.FirstUntolerated(node, bit)
+				require.Equal(t, bit == tt.want, ok, "effect %q in set %v", tt.effect, bit)
+			}
+			_, inPlace := none.FirstUntolerated(node, taints.Placement)
+			require.Equal(t, tt.inPlace, inPlace)
+			_, inEviction := none.FirstUntolerated(node, taints.Eviction)
+			require.Equal(t, tt.inEviction, inEviction)
 		})
 	}
 }
@@ -339,9 +346,15 @@ func TestEffectsString(t *testing.T) {
 	require.Equal(t, "NoSchedule|PreferNoSchedule|NoExecute", (taints.NoSchedule | taints.PreferNoSchedule | taints.NoExecute).String())
 }
 
-// hasEffect is the upstream-style filter function equivalent to an Effects set.
+// hasEffect is the upstream-style filter function equivalent to an Effects set, written
+// independently of the package's own effect mapping.
 func hasEffect(effects taints.Effects) func(*v1.Taint) bool {
-	return func(t *v1.Taint) bool { return effects.Has(t.Effect) }
+	bits := map[v1.TaintEffect]taints.Effects{
+		v1.TaintEffectNoSchedule:       taints.NoSchedule,
+		v1.TaintEffectPreferNoSchedule: taints.PreferNoSchedule,
+		v1.TaintEffectNoExecute:        taints.NoExecute,
+	}
+	return func(t *v1.Taint) bool { return effects&bits[t.Effect] != 0 }
 }
 
 func cloneTolerations(tols []v1.Toleration) []v1.Toleration {
@@ -392,7 +405,7 @@ func randToleration(r *rand.Rand) v1.Toleration {
 		Effect:   randEffects[r.IntN(len(randEffects))],
 	}
 	if r.IntN(4) == 0 {
-		t.TolerationSeconds = ptr(r.Int64N(600))
+		t.TolerationSeconds = ptr.To(r.Int64N(600))
 	}
 	return t
 }

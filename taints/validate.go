@@ -74,6 +74,10 @@ func Validate(tols []v1.Toleration, fldPath *field.Path, opts Options) field.Err
 // than NoSchedule, PreferNoSchedule and NoExecute (Unsupported .effect), and a second taint with
 // the same key and effect (Duplicate at the taint's index, whose value is the taint). It follows
 // k8s/pkg/apis/core/validation validateNodeTaints in v1.36.3. A nil or empty taints is valid.
+//
+// The planner does not call it: nodes come from the API server already valid. It is for callers
+// that build nodes by hand (simulators, test suites), where a misspelt effect would otherwise be
+// silently ignored (TAINT-6).
 func ValidateNodeTaints(taints []v1.Taint, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	type keyEffect struct {
@@ -107,7 +111,7 @@ func ValidateNodeTaints(taints []v1.Taint, fldPath *field.Path) field.ErrorList 
 
 // validateEffect reports an effect other than the three known ones as Unsupported.
 func validateEffect(effect v1.TaintEffect, fldPath *field.Path) field.ErrorList {
-	if EffectOf(effect) != 0 {
+	if effectOf(effect) != 0 {
 		return nil
 	}
 	return field.ErrorList{field.NotSupported(fldPath, effect,

@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 
 	"github.com/daemonsched/daemonsched/taints"
 )
@@ -27,7 +28,7 @@ func TestValidate(t *testing.T) {
 			{Key: "k", Operator: v1.TolerationOpEqual, Value: "v", Effect: v1.TaintEffectNoSchedule},
 			{Key: "example.com/k", Value: "v"},
 			{Key: "k", Operator: v1.TolerationOpEqual},
-			{Key: "k", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute, TolerationSeconds: ptr[int64](300)},
+			{Key: "k", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](300)},
 			{Key: "k", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectPreferNoSchedule},
 		}},
 		{name: "VAL-17 a key that is not a qualified name is invalid at key",
@@ -40,10 +41,10 @@ func TestValidate(t *testing.T) {
 			tols:     []v1.Toleration{{}},
 			wantErrs: field.ErrorList{field.Invalid(at(0, "operator"), v1.TolerationOperator(""), "")}},
 		{name: "VAL-17 tolerationSeconds with NoSchedule is invalid at effect",
-			tols:     []v1.Toleration{{Key: "k", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule, TolerationSeconds: ptr[int64](1)}},
+			tols:     []v1.Toleration{{Key: "k", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule, TolerationSeconds: ptr.To[int64](1)}},
 			wantErrs: field.ErrorList{field.Invalid(at(0, "effect"), v1.TaintEffectNoSchedule, "")}},
 		{name: "VAL-17 tolerationSeconds with an empty effect is invalid at effect",
-			tols:     []v1.Toleration{{Key: "k", Operator: v1.TolerationOpExists, TolerationSeconds: ptr[int64](0)}},
+			tols:     []v1.Toleration{{Key: "k", Operator: v1.TolerationOpExists, TolerationSeconds: ptr.To[int64](0)}},
 			wantErrs: field.ErrorList{field.Invalid(at(0, "effect"), v1.TaintEffect(""), "")}},
 		{name: "VAL-17 Equal with a value that is not a label value is invalid at operator",
 			tols:     []v1.Toleration{{Key: "k", Operator: v1.TolerationOpEqual, Value: "not valid!"}},
@@ -90,7 +91,7 @@ func TestValidate(t *testing.T) {
 			},
 			wantErrs: field.ErrorList{field.NotSupported[v1.TaintEffect](at(1, "effect"), v1.TaintEffect("NoScheduleNoAdmit"), nil)}},
 		{name: "VAL-23 every problem of a toleration is reported",
-			tols: []v1.Toleration{{Key: "", Operator: "Foo", Value: "x", Effect: "Bogus", TolerationSeconds: ptr[int64](5)}},
+			tols: []v1.Toleration{{Key: "", Operator: "Foo", Value: "x", Effect: "Bogus", TolerationSeconds: ptr.To[int64](5)}},
 			wantErrs: field.ErrorList{
 				field.Invalid(at(0, "operator"), v1.TolerationOperator("Foo"), ""),
 				field.Invalid(at(0, "effect"), v1.TaintEffect("Bogus"), ""),

@@ -65,12 +65,21 @@ func renderTable(w io.Writer, c *daemonset.ClusterResult) {
 	}
 }
 
-// skipText says in words what each Result.Skipped rule means.
-var skipText = map[string]string{
-	"SYNC-3": "the selector is empty and would select every pod; the controller emits SelectingAll and does nothing",
-	"SYNC-4": "the DaemonSet is being deleted; the controller does nothing",
-	"SYNC-5": "the selector cannot be converted; the sync fails before any pod work",
-	"UPD-21": "a ControllerRevision of the current hash holds another template (hash collision); the sync stops",
+// skipText says in words what each Result.Skipped rule means; the rule ID follows the words.
+var skipText = map[daemonset.Skip]string{
+	daemonset.SkipSelectingAll:    "the selector is empty and would select every pod; the controller emits SelectingAll and does nothing",
+	daemonset.SkipBeingDeleted:    "the DaemonSet is being deleted; the controller does nothing",
+	daemonset.SkipInvalidSelector: "the selector cannot be converted; the sync fails before any pod work",
+	daemonset.SkipHashCollision:   "a ControllerRevision of the current hash holds another template (hash collision); the sync stops",
+}
+
+// describeSkip says in words why the sync does nothing, then names the rule.
+func describeSkip(s daemonset.Skip) string {
+	text, ok := skipText[s]
+	if !ok {
+		text = "the controller does nothing"
+	}
+	return text + " (" + string(s) + ")"
 }
 
 // renderActions writes the plan of one DaemonSet, one action per line.
@@ -86,11 +95,7 @@ func renderActions(w io.Writer, r *daemonset.Result) {
 		n++
 	}
 	if r.Skipped != "" {
-		text, ok := skipText[r.Skipped]
-		if !ok {
-			text = "the controller does nothing"
-		}
-		line("SKIPPED", "%s: %s", r.Skipped, text)
+		line("SKIPPED", "%s", describeSkip(r.Skipped))
 	}
 	if r.CollisionCount != nil {
 		line("COLLISION", "status.collisionCount becomes %d", *r.CollisionCount)
@@ -118,9 +123,9 @@ func renderActions(w io.Writer, r *daemonset.Result) {
 		switch {
 		case ru.Acted:
 			line("ROLLOUT", "acted (maxUnavailable %d, maxSurge %d)", ru.MaxUnavailable, ru.MaxSurge)
-		case ru.Reason == "BaseDiffNotEmpty":
+		case ru.Reason == daemonset.RollingReasonBaseDiffNotEmpty:
 			line("ROLLOUT", "waits: the creates and deletes above come first (UPD-2)")
-		case ru.Reason == "OnDelete":
+		case ru.Reason == daemonset.RollingReasonOnDelete:
 			line("ROLLOUT", "none: updateStrategy OnDelete replaces pods only when they are deleted")
 		case ru.Error != "":
 			line("ROLLOUT", "stopped: %s", ru.Error)
@@ -214,7 +219,7 @@ func nodeActions(plan *daemonset.ClusterResult, ds *appsv1.DaemonSet, nodeName s
 			continue
 		}
 		if r.Skipped != "" {
-			out = append(out, "nothing: "+r.Skipped+" applies to the whole DaemonSet")
+			out = append(out, "nothing: "+describeSkip(r.Skipped))
 		}
 		for _, c := range r.Create {
 			if c.Node == nodeName {

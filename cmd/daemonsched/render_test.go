@@ -3,6 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/daemonsched/daemonsched/daemonset"
@@ -30,14 +34,14 @@ func handBuilt() *daemonset.ClusterResult {
 			Adopt:         []daemonset.PodRef{{Namespace: "default", Name: "ssd-monitor-manual"}},
 			Release:       []daemonset.PodRef{{Namespace: "default", Name: "ssd-monitor-debug"}},
 			Conflicts:     []daemonset.Conflict{{Namespace: "default", Name: "orphan", AdoptedBy: "default/older"}},
-			RollingUpdate: &daemonset.RollingUpdate{Reason: "BaseDiffNotEmpty", MaxUnavailable: 1},
+			RollingUpdate: &daemonset.RollingUpdate{Reason: daemonset.RollingReasonBaseDiffNotEmpty, MaxUnavailable: 1},
 			Status: &appsv1.DaemonSetStatus{
 				DesiredNumberScheduled: 3, CurrentNumberScheduled: 3, NumberReady: 2, UpdatedNumberScheduled: 3, NumberAvailable: 2,
 			},
 			Events:  []daemonset.Event{{Type: "Warning", Reason: daemonset.ReasonFailedDaemonPod, Pod: "default/ssd-monitor-kc2vd", Node: "worker-2", Message: "Found failed daemon pod"}},
 			Invalid: []string{"spec.template.metadata.labels: Invalid value: {\"app\":\"x\"}: `selector` does not match template `labels`"},
 		},
-		{Namespace: "kube-system", Name: "collides", Skipped: "UPD-21", CollisionCount: &collision},
+		{Namespace: "kube-system", Name: "collides", Skipped: daemonset.SkipHashCollision, CollisionCount: &collision},
 		{
 			Namespace: "kube-system", Name: "quiet", RevisionHash: "abc",
 			RollingUpdate: &daemonset.RollingUpdate{Acted: true, MaxUnavailable: 1},
@@ -67,7 +71,7 @@ DaemonSet default/ssd-monitor (revision 6d9f7c8b5):
   INVALID    spec.template.metadata.labels: Invalid value: {"app":"x"}: ` + "`selector` does not match template `labels`" + `
 
 DaemonSet kube-system/collides:
-  SKIPPED    UPD-21: a ControllerRevision of the current hash holds another template (hash collision); the sync stops
+  SKIPPED    a ControllerRevision of the current hash holds another template (hash collision); the sync stops (UPD-21)
   COLLISION  status.collisionCount becomes 3
 
 DaemonSet kube-system/quiet (revision abc):
@@ -113,5 +117,45 @@ func TestRenderYAMLIsTheJSONDocument(t *testing.T) {
 	require.NoError(t, yaml.Unmarshal(y.Bytes(), &fromYAML))
 	if diff := cmp.Diff(fromJSON, fromYAML); diff != "" {
 		t.Errorf("YAML and JSON documents differ (-json +yaml):\n%s", diff)
+	}
+}
+
+func TestNodeActionsSayTheSkipInWords(t *testing.T) {
+	t.Parallel()
+	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "collides"}}
+	want := []string{"nothing: a ControllerRevision of the current hash holds another template (hash collision); the sync stops (UPD-21)"}
+	if diff := cmp.Diff(want, nodeActions(handBuilt(), ds, "worker-1")); diff != "" {
+		t.Errorf("nodeActions() mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// bareRuleID matches a table or explain line whose text, after the verb column or the label,
+// starts with a rule ID instead of words.
+var bareRuleID = regexp.MustCompile(`^\s*(?:[A-Z]+\s+|[a-z][a-z ]*:\s+)?(?:[a-z]+:\s+)?[A-Z]{2,}-[0-9]+\b`)
+
+// TestTableOutputSaysWordsFirst checks every golden table and explain output: a rule ID may
+// follow the words of a line, never lead it.
+func TestTableOutputSaysWordsFirst(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob(filepath.Join("testdata", "*", "stdout"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	checked := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		if s := strings.TrimSpace(string(data)); strings.HasPrefix(s, "{") || strings.HasPrefix(s, "daemonSets:") {
+			continue // the JSON contract and its YAML form carry codes as values
+		}
+		checked++
+		for i, l := range strings.Split(string(data), "\n") {
+			if bareRuleID.MatchString(l) {
+				t.Errorf("%s:%d: the line starts with a rule ID: %q", f, i+1, l)
+			}
+		}
+	}
+	require.NotZero(t, checked)
+	for _, l := range []string{"  SKIPPED    UPD-21: a hash collision", "  this sync:   nothing: SYNC-4 applies", "UPD-2"} {
+		require.True(t, bareRuleID.MatchString(l), "the check must catch %q", l)
 	}
 }
