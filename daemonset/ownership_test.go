@@ -72,10 +72,10 @@ func TestOWNControllerReferenceKeys(t *testing.T) {
 		return owners(metav1.OwnerReference{APIVersion: apiVersion, Kind: kind, Name: name, UID: types.UID(uid), Controller: ptr.To(true)})
 	}
 	runScenarios(t, []scenario{
-		{name: "OWN-2 (d) a controller reference of apiVersion extensions/v1beta1, kind DaemonSet, same name and uid is this DaemonSet's",
+		{name: "OWN-1 a controller reference of apiVersion extensions/v1beta1, kind DaemonSet, same name and uid is this DaemonSet's",
 			nodes: nodes(1), pods: []*v1.Pod{pod("p", "n0", ref("extensions/v1beta1", "DaemonSet", "foo", "uid-foo"))},
 			want: sum(nil, nil, st(1, 1, 0, 0, 1, 0, 1))},
-		{name: "OWN-2 (d) nor does an unknown group matter",
+		{name: "OWN-1 nor does an unknown group matter",
 			nodes: nodes(1), pods: []*v1.Pod{pod("p", "n0", ref("example.com/v9", "DaemonSet", "foo", "uid-foo"))},
 			want: sum(nil, nil, st(1, 1, 0, 0, 1, 0, 1))},
 		{name: "OWN-1 kind is compared exactly: daemonset in lower case is someone else's",

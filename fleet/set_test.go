@@ -151,7 +151,7 @@ func TestDecideNodeTaintBeyondTheCellIndex(t *testing.T) {
 		node := workload.Nodes(1, 1)[0].DeepCopy()
 		node.Spec.Taints = nil
 		for i := range 9000 {
-			// Tolerated by every DaemonSet: PreferNoSchedule never blocks (TAINT-4).
+			// Tolerated by every DaemonSet: PreferNoSchedule never blocks (TAINT-6).
 			node.Spec.Taints = append(node.Spec.Taints, v1.Taint{Key: fmt.Sprintf("soft-%d", i), Effect: v1.TaintEffectPreferNoSchedule})
 		}
 		node.Spec.Taints = append(node.Spec.Taints, v1.Taint{Key: "far-away", Value: "x", Effect: last})
