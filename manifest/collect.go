@@ -1,0 +1,194 @@
+package manifest
+
+import (
+	"crypto/sha1"
+	"fmt"
+	"strings"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// located is a decoded object and where it came from.
+type located[T any] struct {
+	obj T
+	src Source
+}
+
+// collector gathers what the inputs hold, in input order.
+type collector struct {
+	opts       Options
+	daemonSets []located[*appsv1.DaemonSet]
+	nodes      []located[*v1.Node]
+	pods       []located[*v1.Pod]
+	revisions  []located[*appsv1.ControllerRevision]
+
+	skipped []Warning // one per apiVersion and kind
+	unknown []Warning // one per kind and field pattern
+	uids    []Warning
+}
+
+// add adds one decoded object, in input order.
+func (in *collector) add(d decoded) error {
+	if len(d.unknown) > 0 {
+		if in.opts.StrictFields {
+			msgs := make([]string, len(d.unknown))
+			for i, p := range d.unknown {
+				msgs[i] = p + ": unknown field"
+			}
+			return fmt.Errorf("%s: %s", d.where, strings.Join(msgs, "; "))
+		}
+		for _, p := range d.unknown {
+			in.unknownField(d, p)
+		}
+	}
+	switch obj := d.obj.(type) {
+	case *appsv1.DaemonSet:
+		in.daemonSets = append(in.daemonSets, located[*appsv1.DaemonSet]{obj, d.src})
+	case *appsv1.ControllerRevision:
+		in.revisions = append(in.revisions, located[*appsv1.ControllerRevision]{obj, d.src})
+	case *v1.Node:
+		in.nodes = append(in.nodes, located[*v1.Node]{obj, d.src})
+	case *v1.Pod:
+		in.pods = append(in.pods, located[*v1.Pod]{obj, d.src})
+	}
+	if d.skip {
+		in.skip(d)
+	}
+	return nil
+}
+
+// warning returns a warning about the object d.
+func (d decoded) warning(reason WarningReason, field, message string) Warning {
+	return Warning{
+		Reason: reason, Source: d.src,
+		APIVersion: d.tn.APIVersion, Kind: d.tn.Kind, Namespace: d.namespace, Name: d.tn.Metadata.Name,
+		Field: field, Message: message,
+	}
+}
+
+func (in *collector) unknownField(d decoded, path string) {
+	pattern := indexPattern(path)
+	for i := range in.unknown {
+		if u := &in.unknown[i]; u.Kind == d.tn.Kind && indexPattern(u.Field) == pattern {
+			u.More++
+			return
+		}
+	}
+	in.unknown = append(in.unknown, d.warning(WarningUnknownField, path, "unknown field, ignored as by the v1.36 controller"))
+}
+
+func (in *collector) skip(d decoded) {
+	for i := range in.skipped {
+		if s := &in.skipped[i]; s.APIVersion == d.tn.APIVersion && s.Kind == d.tn.Kind {
+			s.More++
+			return
+		}
+	}
+	in.skipped = append(in.skipped, d.warning(WarningSkippedKind, "", fmt.Sprintf(
+		"skipped: kind %s of apiVersion %s is not read (only apps/v1 DaemonSet and ControllerRevision, v1 Node and Pod)",
+		d.tn.Kind, d.tn.APIVersion)))
+}
+
+// checkDuplicates rejects a snapshot the API server could not hold: two objects of one kind
+// with the same name (and namespace).
+func (in *collector) checkDuplicates() error {
+	if err := duplicates(in.nodes, func(n *v1.Node) string { return n.Name }, "Node"); err != nil {
+		return err
+	}
+	if err := duplicates(in.pods, func(p *v1.Pod) string { return p.Namespace + "/" + p.Name }, "Pod"); err != nil {
+		return err
+	}
+	if err := duplicates(in.daemonSets, func(d *appsv1.DaemonSet) string { return d.Namespace + "/" + d.Name }, "DaemonSet"); err != nil {
+		return err
+	}
+	return duplicates(in.revisions, func(r *appsv1.ControllerRevision) string { return r.Namespace + "/" + r.Name }, "ControllerRevision")
+}
+
+func duplicates[T any](objs []located[T], key func(T) string, kind string) error {
+	seen := make(map[string]Source, len(objs))
+	for _, o := range objs {
+		k := key(o.obj)
+		if first, ok := seen[k]; ok {
+			return fmt.Errorf("%v: %s %s: metadata.name: Duplicate value: %q (first at %v)", o.src, kind, k, k, first)
+		}
+		seen[k] = o.src
+	}
+	return nil
+}
+
+// applyDefaults applies the DaemonSet API defaults (D-4) and gives every DaemonSet without a
+// uid one derived from its namespace and name (D-5), as opts asks. Each DaemonSet changed is a
+// copy: decoded objects are the collector's own, but WithDefaults copies anyway.
+func (in *collector) applyDefaults() {
+	for i := range in.daemonSets {
+		d := &in.daemonSets[i]
+		if in.opts.applies(DefaultDaemonSetFields) {
+			d.obj = daemonset.WithDefaults(d.obj)
+		}
+		if d.obj.UID == "" && in.opts.applies(DefaultUID) {
+			d.obj.UID = nameUID(d.obj.Namespace, d.obj.Name)
+			in.uids = append(in.uids, Warning{
+				Reason: WarningDerivedUID, Source: d.src,
+				APIVersion: d.obj.APIVersion, Kind: "DaemonSet", Namespace: d.obj.Namespace, Name: d.obj.Name,
+				Field: "metadata.uid",
+				Message: fmt.Sprintf("not set, using %s (derived from namespace and name); pods belong to it only if their ownerReferences carry this uid",
+					d.obj.UID),
+			})
+		}
+	}
+}
+
+// uidNamespace is the name-space UUID of the uids nameUID derives (a random constant).
+var uidNamespace = [16]byte{0x5b, 0x1e, 0x2a, 0x7c, 0x3d, 0x94, 0x4f, 0x0e, 0x9a, 0x61, 0x0c, 0xd2, 0x87, 0x45, 0x33, 0xf8}
+
+// nameUID derives a uid from a DaemonSet's namespace and name, as a name-based (version 5,
+// SHA-1) UUID, so that the same manifest always gets the same uid.
+func nameUID(namespace, name string) types.UID {
+	h := sha1.New()
+	h.Write(uidNamespace[:])
+	h.Write([]byte("daemonsets.apps/" + namespace + "/" + name))
+	var u [16]byte
+	copy(u[:], h.Sum(nil))
+	u[6] = u[6]&0x0f | 0x50 // version 5
+	u[8] = u[8]&0x3f | 0x80 // RFC 4122 variant
+	return types.UID(fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16]))
+}
+
+// result returns what was collected.
+func (in *collector) result() *Result {
+	r := &Result{
+		Snapshot: daemonset.Snapshot{
+			DaemonSets: objects(in.daemonSets),
+			Nodes:      objects(in.nodes),
+			Pods:       objects(in.pods),
+			Revisions:  objects(in.revisions),
+		},
+		Sources: Sources{
+			DaemonSets: sources(in.daemonSets),
+			Nodes:      sources(in.nodes),
+			Pods:       sources(in.pods),
+			Revisions:  sources(in.revisions),
+		},
+	}
+	r.Warnings = append(append(append(r.Warnings, in.skipped...), in.unknown...), in.uids...)
+	return r
+}
+
+func objects[T any](l []located[T]) []T {
+	out := make([]T, len(l))
+	for i := range l {
+		out[i] = l[i].obj
+	}
+	return out
+}
+
+func sources[T any](l []located[T]) []Source {
+	out := make([]Source, len(l))
+	for i := range l {
+		out[i] = l[i].src
+	}
+	return out
+}

@@ -1,0 +1,335 @@
+package manifest
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	kjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
+)
+
+// kinds maps each kind read to its only supported apiVersion.
+var kinds = map[string]string{
+	"DaemonSet":              "apps/v1",
+	"ControllerRevision":     "apps/v1",
+	"Node":                   "v1",
+	"Pod":                    "v1",
+	"List":                   "v1",
+	"DaemonSetList":          "apps/v1",
+	"ControllerRevisionList": "apps/v1",
+	"NodeList":               "v1",
+	"PodList":                "v1",
+}
+
+func isListKind(kind string) bool {
+	_, known := kinds[kind]
+	return known && strings.HasSuffix(kind, "List")
+}
+
+// typeAndName is what is read from every document before it is decoded into its type.
+type typeAndName struct {
+	// partial is set when the identity could not be read whole (say, a name that is not a
+	// string); the typed decoding then reports why.
+	partial    bool   `json:"-"`
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Metadata   struct {
+		Name      string `json:"name"`
+		Namespace string `json:"namespace"`
+	} `json:"metadata"`
+}
+
+// list is a v1 List or a typed list (NodeList, ...) as kubectl and the API server print them.
+// Its items stay slices of the input.
+type list struct {
+	APIVersion string          `json:"apiVersion"`
+	Kind       string          `json:"kind"`
+	Metadata   metav1.ListMeta `json:"metadata"`
+	Items      []rawSpan       `json:"items"`
+}
+
+// rawSpan is a JSON value as a slice of the input, not a copy (json.RawMessage copies): a
+// kubectl dump's items are most of it. The input is never modified.
+type rawSpan []byte
+
+func (r *rawSpan) UnmarshalJSON(data []byte) error {
+	*r = data
+	return nil
+}
+
+// decoded is one object read from the input, or one skipped, or a list's own fields.
+type decoded struct {
+	src       Source
+	where     string // source and identity, for messages
+	tn        typeAndName
+	namespace string // as messages show it
+	obj       any    // *appsv1.DaemonSet, *appsv1.ControllerRevision, *v1.Node or *v1.Pod; nil otherwise
+	skip      bool   // a kind that is not read
+	unknown   []string
+}
+
+// reader decodes documents; it is read-only, shared by the goroutines of one input.
+type reader struct{ opts Options }
+
+// decodeInput reads every document of one input. Documents, and the items of lists, are decoded
+// in parallel; what they hold is then added in input order, and the first error in input order
+// is the one reported, so the outcome does not depend on scheduling.
+func (in *collector) decodeInput(name string, data []byte) error {
+	data, err := utf8Text(data)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	docs, err := splitDocuments(data)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if len(docs) == 0 {
+		return fmt.Errorf("%s: no objects", name)
+	}
+	r := reader{opts: in.opts}
+	results := make([][]decoded, len(docs))
+	errs := make([]error, len(docs))
+	parallel(len(docs), func(i int) {
+		results[i], errs[i] = r.decodeDocument(Source{File: name, Document: i + 1, Item: -1}, docs[i])
+	})
+	for i := range docs {
+		if errs[i] != nil {
+			return errs[i]
+		}
+		for _, d := range results[i] {
+			if err := in.add(d); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// parallel calls f(0), ..., f(n-1) on up to GOMAXPROCS goroutines and returns when all are done.
+func parallel(n int, f func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
+	var (
+		next atomic.Int64
+		wg   sync.WaitGroup
+	)
+	for range workers {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				f(i)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// decodeDocument decodes one document: its object, or the objects of a list.
+func (r reader) decodeDocument(src Source, doc document) ([]decoded, error) {
+	if doc.json {
+		out, err := r.decodeValue(src, doc.data, "")
+		if err != nil {
+			if se := jsonSyntaxError(src, doc); se != nil {
+				return nil, se
+			}
+		}
+		return out, err
+	}
+	if wrapper, items, ok := splitYAMLList(doc); ok {
+		if out, err := r.decodeYAMLList(src, wrapper, items); err == nil {
+			return out, nil
+		}
+		// The whole document is read again below, giving the parser's own message (or a
+		// success, should the items depend on each other, say through YAML aliases).
+	}
+	js, err := yaml.YAMLToJSONStrict(doc.data)
+	if err != nil {
+		return nil, fmt.Errorf("%v: %s", src, yamlError(err, doc.line))
+	}
+	return r.decodeValue(src, js, "")
+}
+
+// decodeValue decodes one object (JSON) found at src, or the items of a list. itemKind is the
+// kind a typed list gives its items ("" outside typed lists).
+func (r reader) decodeValue(src Source, data []byte, itemKind string) ([]decoded, error) {
+	if src.Item < 0 && bytes.Contains(data, []byte(`"items"`)) {
+		// Most likely a list (say, all of a dump): one pass reads it.
+		if out, isList, err := r.decodeListValue(src, data); isList || err != nil {
+			return out, err
+		}
+	}
+	d, err := r.identify(src, data, itemKind)
+	if err != nil {
+		return nil, err
+	}
+	tn, where := d.tn, d.where
+	if _, known := kinds[tn.Kind]; !known {
+		d.skip = true
+		return []decoded{d}, nil
+	}
+	if isListKind(tn.Kind) {
+		if src.Item >= 0 {
+			return nil, fmt.Errorf("%s: a list inside a list is not supported", where)
+		}
+		out, _, err := r.decodeListValue(src, data)
+		return out, err
+	}
+	if tn.Metadata.Name == "" && !tn.partial {
+		return nil, fmt.Errorf("%s: metadata.name: Required value", where)
+	}
+	var obj interface {
+		metav1.Object
+		GetObjectKind() schema.ObjectKind
+	}
+	switch tn.Kind {
+	case "DaemonSet":
+		obj = &appsv1.DaemonSet{}
+	case "ControllerRevision":
+		obj = &appsv1.ControllerRevision{}
+	case "Node":
+		obj = &v1.Node{}
+	case "Pod":
+		obj = &v1.Pod{}
+	}
+	if d.unknown, err = decodeStrict(data, obj); err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
+	// Typed-list items may leave out their kind and apiVersion; a namespaced object without a
+	// namespace goes in "default", as kubectl puts it (D-5).
+	obj.GetObjectKind().SetGroupVersionKind(schema.FromAPIVersionAndKind(tn.APIVersion, tn.Kind))
+	if tn.Kind != "Node" && obj.GetNamespace() == "" && r.opts.applies(DefaultNamespace) {
+		obj.SetNamespace(metav1.NamespaceDefault)
+	}
+	if cr, ok := obj.(*appsv1.ControllerRevision); ok {
+		if err := canonicalData(cr); err != nil {
+			return nil, fmt.Errorf("%s: data: %w", where, err)
+		}
+	}
+	d.obj = obj
+	return []decoded{d}, nil
+}
+
+// decodeListValue decodes a list and its items (in parallel); isList is false when data is not
+// a list.
+func (r reader) decodeListValue(src Source, data []byte) (out []decoded, isList bool, err error) {
+	head, itemKind, items, isList, err := r.decodeList(src, data)
+	if err != nil || !isList {
+		return nil, isList, err
+	}
+	out, err = decodeItems(head, len(items), func(i int, itemSrc Source) ([]decoded, error) {
+		return r.decodeValue(itemSrc, items[i], itemKind)
+	})
+	return out, true, err
+}
+
+// decodeItems decodes the n items of the list head in parallel with item, and returns the head
+// and the items' objects in order, or the first error in order.
+func decodeItems(head decoded, n int, item func(i int, src Source) ([]decoded, error)) ([]decoded, error) {
+	results := make([][]decoded, n)
+	errs := make([]error, n)
+	parallel(n, func(i int) {
+		itemSrc := head.src
+		itemSrc.Item = i
+		results[i], errs[i] = item(i, itemSrc)
+	})
+	size := 1
+	for i := range n {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		size += len(results[i])
+	}
+	out := make([]decoded, 0, size)
+	out = append(out, head)
+	for _, r := range results {
+		out = append(out, r...)
+	}
+	return out, nil
+}
+
+// identify reads the kind, apiVersion, name and namespace of one object (JSON) found at src and
+// checks them. itemKind is the kind a typed list gives its items ("" outside typed lists).
+func (r reader) identify(src Source, data []byte, itemKind string) (decoded, error) {
+	var tn typeAndName
+	if bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
+		return decoded{}, fmt.Errorf("%v: not an object", src)
+	}
+	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' {
+		return decoded{}, fmt.Errorf("%v: not a Kubernetes object: want a mapping with apiVersion, kind and metadata", src)
+	}
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(data, &tn); err != nil {
+		// A malformed identity (say, a numeric name) is reported by the strict decoding that
+		// follows; until then the object goes by what could be read.
+		tn = typeAndName{partial: true}
+		_ = kjson.UnmarshalCaseSensitivePreserveInts(data, &struct {
+			APIVersion *string `json:"apiVersion"`
+			Kind       *string `json:"kind"`
+		}{&tn.APIVersion, &tn.Kind})
+	}
+	if tn.Kind == "" && tn.APIVersion == "" && itemKind != "" {
+		tn.Kind, tn.APIVersion = itemKind, kinds[itemKind]
+	}
+	return r.checkIdentity(src, tn)
+}
+
+// checkIdentity returns the object tn at src, named for messages, and an error if tn has no
+// kind, no apiVersion, or not the apiVersion of a kind that is read.
+func (r reader) checkIdentity(src Source, tn typeAndName) (decoded, error) {
+	ns := shownNamespace(tn.Kind, tn.Metadata.Namespace, r.opts)
+	d := decoded{src: src, tn: tn, namespace: ns, where: src.String() + ": " + identity(tn.Kind, ns, tn.Metadata.Name)}
+	switch {
+	case tn.Kind == "":
+		return d, fmt.Errorf("%s: kind: Required value", d.where)
+	case tn.APIVersion == "":
+		return d, fmt.Errorf("%s: apiVersion: Required value", d.where)
+	}
+	if want, known := kinds[tn.Kind]; known && tn.APIVersion != want {
+		return d, fmt.Errorf("%s: apiVersion: Unsupported value: %q: supported values: %q", d.where, tn.APIVersion, want)
+	}
+	return d, nil
+}
+
+// decodeList decodes a list's own fields in one pass over data, keeping its items as slices,
+// and returns the kind a typed list gives them. isList is false (and err nil) when data is
+// valid JSON but not a list of a kind that is read.
+func (r reader) decodeList(src Source, data []byte) (head decoded, itemKind string, items []rawSpan, isList bool, err error) {
+	var l list
+	strictErrs, err := kjson.UnmarshalStrict(data, &l)
+	if err != nil {
+		// Read the identity on its own for the message.
+		d, ierr := r.identify(src, data, "")
+		switch {
+		case ierr != nil:
+			return decoded{}, "", nil, false, ierr
+		case !isListKind(d.tn.Kind):
+			return decoded{}, "", nil, false, nil
+		}
+		return decoded{}, "", nil, false, fmt.Errorf("%s: %w", d.where, decodeError(err))
+	}
+	if !isListKind(l.Kind) {
+		return decoded{}, "", nil, false, nil
+	}
+	head, err = r.checkIdentity(src, typeAndName{APIVersion: l.APIVersion, Kind: l.Kind})
+	if err != nil {
+		return decoded{}, "", nil, false, err
+	}
+	if head.unknown, err = fieldErrors(strictErrs); err != nil {
+		return decoded{}, "", nil, false, fmt.Errorf("%s: %w", head.where, err)
+	}
+	if l.Kind != "List" {
+		itemKind = strings.TrimSuffix(l.Kind, "List")
+	}
+	return head, itemKind, l.Items, true, nil
+}

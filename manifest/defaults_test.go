@@ -1,0 +1,72 @@
+package manifest_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/daemonsched/daemonsched/manifest"
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/utils/ptr"
+)
+
+const handWritten = `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec: {containers: [{name: agent, image: agent:1}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: agent-1, labels: {app: agent}}
+`
+
+// The D-4 and D-5 defaults apply by default, each one can be skipped, and a skipped default
+// leaves the object as written.
+func TestDefaultsCanBeSkipped(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name          string
+		skip          manifest.Defaults
+		wantNamespace string
+		wantStrategy  appsv1.DaemonSetUpdateStrategyType
+		wantLimit     *int32
+		wantUID       bool
+	}{
+		{name: "every default applies by default", wantNamespace: "default", wantStrategy: appsv1.RollingUpdateDaemonSetStrategyType, wantLimit: ptr.To[int32](10), wantUID: true},
+		{name: "skipping the namespace default leaves namespaces empty", skip: manifest.DefaultNamespace, wantStrategy: appsv1.RollingUpdateDaemonSetStrategyType, wantLimit: ptr.To[int32](10), wantUID: true},
+		{name: "skipping the API defaults leaves the strategy empty", skip: manifest.DefaultDaemonSetFields, wantNamespace: "default", wantUID: true},
+		{name: "skipping the uid default leaves the uid empty, without a warning", skip: manifest.DefaultUID, wantNamespace: "default", wantStrategy: appsv1.RollingUpdateDaemonSetStrategyType, wantLimit: ptr.To[int32](10)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := manifest.Read("ds.yaml", strings.NewReader(handWritten), manifest.Options{SkipDefaults: tt.skip})
+			require.NoError(t, err)
+			ds, pod := got.Snapshot.DaemonSets[0], got.Snapshot.Pods[0]
+			require.Equal(t, tt.wantNamespace, ds.Namespace)
+			require.Equal(t, tt.wantNamespace, pod.Namespace)
+			require.Equal(t, tt.wantStrategy, ds.Spec.UpdateStrategy.Type)
+			if diff := cmp.Diff(tt.wantLimit, ds.Spec.RevisionHistoryLimit); diff != "" {
+				t.Errorf("revisionHistoryLimit mismatch (-want +got):\n%s", diff)
+			}
+			require.Equal(t, tt.wantUID, ds.UID != "")
+			var uidWarnings []string
+			for _, w := range got.Warnings {
+				if w.Reason == manifest.WarningDerivedUID {
+					uidWarnings = append(uidWarnings, w.String())
+				}
+			}
+			if !tt.wantUID {
+				require.Empty(t, uidWarnings)
+				return
+			}
+			require.Equal(t, []string{"ds.yaml: document 1: DaemonSet " + strings.TrimPrefix(tt.wantNamespace+"/", "/") + "agent: metadata.uid: not set, using " +
+				string(ds.UID) + " (derived from namespace and name); pods belong to it only if their ownerReferences carry this uid"}, uidWarnings)
+		})
+	}
+}

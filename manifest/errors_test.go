@@ -1,0 +1,71 @@
+package manifest_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/daemonsched/daemonsched/manifest"
+	"github.com/stretchr/testify/require"
+)
+
+// Every error is one line "FILE: document N: [items[I]: ][Kind ns/name: ]...", with the file's
+// line where the parser gives one.
+func TestReadErrorsAreOneLine(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, input, want string
+	}{
+		{
+			name:  "a tab indenting YAML in a later document names the file's line",
+			input: "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\n# comment\napiVersion: v1\nkind: Node\nmetadata:\n\tname: b\n",
+			want:  "in.yaml: document 2: line 9: found character that cannot start any token",
+		},
+		{
+			name:  "a JSON syntax error names its line",
+			input: "{\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": {\"name\": \"a\"}}\n{\"apiVersion\": \"v1\",\n \"kind\" \"Node\"}\n",
+			want:  "in.yaml: document 2: line 3: invalid character '\"' after object key",
+		},
+		{
+			name:  "a wrong type inside a list item names the item and the object",
+			input: "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: a}\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: p, namespace: ns}\n  spec: {priority: high}\n",
+			want:  "in.yaml: document 1: items[1]: Pod ns/p: spec.priority: cannot unmarshal string into int32",
+		},
+		{
+			name:  "a YAML error inside a kubectl List item names the file's line",
+			input: "apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: a}\n- apiVersion: v1\n  kind: Node\n  metadata: {name: [b}\nkind: List\n",
+			want:  "in.yaml: document 1: line 8: did not find expected ',' or ']'",
+		},
+		{
+			name:  "a key given twice in JSON",
+			input: "{\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": {\"name\": \"a\", \"name\": \"b\"}}",
+			want:  "in.yaml: document 1: Node b: metadata.name: duplicate field",
+		},
+		{
+			name:  "UTF-16 with an odd number of bytes",
+			input: "\xFF\xFEa",
+			want:  "in.yaml: UTF-16 text (it starts with a byte order mark) with an odd number of bytes",
+		},
+		{
+			name:  "an apiVersion that is not read",
+			input: "apiVersion: extensions/v1beta1\nkind: DaemonSet\nmetadata: {name: d, namespace: kube-system}\n",
+			want:  `in.yaml: document 1: DaemonSet kube-system/d: apiVersion: Unsupported value: "extensions/v1beta1": supported values: "apps/v1"`,
+		},
+		{
+			name:  "two nodes with one name",
+			input: "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: a}\n",
+			want:  `in.yaml: document 2: Node a: metadata.name: Duplicate value: "a" (first at in.yaml: document 1)`,
+		},
+		{
+			name:  "comments only",
+			input: "# nothing\n---\n",
+			want:  "in.yaml: no objects",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := manifest.Read("in.yaml", strings.NewReader(tt.input), manifest.Options{})
+			require.EqualError(t, err, tt.want)
+		})
+	}
+}

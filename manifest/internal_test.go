@@ -1,0 +1,77 @@
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"testing"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+)
+
+// D-5: a DaemonSet without uid gets a deterministic, well-formed name-based UUID.
+func TestNameUID(t *testing.T) {
+	t.Parallel()
+	u := string(nameUID("kube-system", "fluentd"))
+	require.Regexp(t, regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`), u)
+	require.Equal(t, u, string(nameUID("kube-system", "fluentd")), "same namespace/name, same uid")
+	require.NotEqual(t, u, string(nameUID("default", "fluentd")), "namespace is part of the name")
+	// Pinned, and equal to Python's uuid.uuid5(namespace, "daemonsets.apps/kube-system/fluentd"): the uid
+	// is part of the golden output, so changing the derivation is a visible diff.
+	require.Equal(t, "bec67390-ee01-5494-8cc5-c8e9227dfda3", u)
+}
+
+// The limit holds for streams too, where the size is known only by reading: Read passes
+// MaxInputSize, the test a smaller limit so that it stays fast.
+func TestReadSizedStopsAfterTheLimit(t *testing.T) {
+	t.Parallel()
+	const limit = 2 << 20
+	r := &countingReader{}
+	_, err := readSized("stdin", r, limit, 0)
+	require.EqualError(t, err, "stdin: file is larger than 2 MiB")
+	require.Equal(t, int64(limit+1), r.n, "reads one byte past the limit, no more")
+
+	data, err := readSized("stdin", bytes.NewReader(make([]byte, limit)), limit, 0)
+	require.NoError(t, err)
+	require.Len(t, data, limit, "exactly the limit is allowed")
+}
+
+// countingReader is an endless stream; what it "reads" is whatever p held.
+type countingReader struct{ n int64 }
+
+func (r *countingReader) Read(p []byte) (int, error) {
+	r.n += int64(len(p))
+	return len(p), nil
+}
+
+// UPD-16 compares a revision's data byte for byte with the template's patch: data printed by
+// kubectl (indented, any key order) is read back as the controller wrote it.
+func TestCanonicalDataIsWhatTheControllerWrites(t *testing.T) {
+	t.Parallel()
+	ds := &appsv1.DaemonSet{Spec: appsv1.DaemonSetSpec{Template: v1.PodTemplateSpec{
+		ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "a<b>&c"}},
+		Spec: v1.PodSpec{
+			TerminationGracePeriodSeconds: ptr.To[int64](30),
+			Containers:                    []v1.Container{{Name: "c", Image: "busybox"}},
+		},
+	}}}
+	want, err := daemonset.RevisionPatch(ds)
+	require.NoError(t, err)
+
+	var indented bytes.Buffer
+	require.NoError(t, json.Indent(&indented, want, "", "    "))
+	cr := &appsv1.ControllerRevision{Data: runtime.RawExtension{Raw: indented.Bytes()}}
+	require.NoError(t, canonicalData(cr))
+	require.Equal(t, string(want), string(cr.Data.Raw))
+
+	// Key order does not matter either.
+	cr.Data.Raw = []byte(`{"spec": {"template": {"spec": {"terminationGracePeriodSeconds": 30, "containers": [{"name": "c", "image": "busybox", "resources": {}}]}, "metadata": {"labels": {"app": "a<b>&c"}}, "$patch": "replace"}}}`)
+	require.NoError(t, canonicalData(cr))
+	require.Equal(t, string(want), string(cr.Data.Raw))
+}

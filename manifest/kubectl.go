@@ -1,0 +1,108 @@
+package manifest
+
+import (
+	"bytes"
+	"errors"
+
+	"sigs.k8s.io/yaml"
+)
+
+// splitYAMLList cuts a YAML list the way kubectl prints it ("items:" at the start of a line,
+// each item a "- " line followed by lines indented by two spaces) into the list without its items
+// ("items: []") and each item (still indented: see dedent) as a document of its own, so that the
+// items, most of a large dump, can be parsed in parallel. It reports false for any other layout,
+// read as a whole.
+func splitYAMLList(doc document) (wrapper []byte, items []document, ok bool) {
+	const (
+		before = iota
+		inside
+		after
+	)
+	var (
+		w     bytes.Buffer
+		state = before
+		n     = doc.line - 1
+		off   = 0
+		item  = -1 // offset of the current item's first line
+	)
+	end := func() {
+		if item >= 0 {
+			items[len(items)-1].data = doc.data[item:off]
+			item = -1
+		}
+	}
+	for line := range bytes.Lines(doc.data) {
+		n++
+		switch state {
+		case before:
+			if string(bytes.TrimRight(line, " \r\n")) == "items:" {
+				state = inside
+				w.WriteString("items: []\n")
+			} else {
+				w.Write(line)
+			}
+		case after:
+			w.Write(line)
+		default:
+			switch {
+			case bytes.HasPrefix(line, []byte("- ")):
+				end()
+				items = append(items, document{line: n})
+				item = off
+			case len(bytes.TrimRight(line, "\r\n")) == 0:
+			case bytes.HasPrefix(line, []byte("  ")):
+				if item < 0 {
+					return nil, nil, false
+				}
+			case line[0] == ' ' || line[0] == '\t' || line[0] == '-' || line[0] == '#':
+				return nil, nil, false
+			default: // the next key of the list
+				end()
+				state = after
+				w.Write(line)
+			}
+		}
+		off += len(line)
+	}
+	end()
+	if len(items) == 0 {
+		return nil, nil, false
+	}
+	return w.Bytes(), items, true
+}
+
+// dedent removes the two columns of a list item's indentation ("- " on its first line, "  " on
+// the others; blank lines stay).
+func dedent(item []byte) []byte {
+	out := make([]byte, 0, len(item))
+	for line := range bytes.Lines(item) {
+		if len(line) >= 2 && (line[0] == ' ' || line[0] == '-') && line[1] == ' ' {
+			line = line[2:]
+		}
+		out = append(out, line...)
+	}
+	return out
+}
+
+// decodeYAMLList decodes a list split by splitYAMLList; any error sends the caller back to the
+// whole document.
+func (r reader) decodeYAMLList(src Source, wrapper []byte, items []document) ([]decoded, error) {
+	js, err := yaml.YAMLToJSONStrict(wrapper)
+	if err != nil {
+		return nil, err
+	}
+	head, itemKind, _, isList, err := r.decodeList(src, js)
+	if err != nil {
+		return nil, err
+	}
+	if !isList {
+		return nil, errors.New("not a list")
+	}
+	return decodeItems(head, len(items), func(i int, itemSrc Source) ([]decoded, error) {
+		js, err := yaml.YAMLToJSONStrict(dedent(items[i].data))
+		if err != nil {
+			return nil, err
+		}
+		return r.decodeValue(itemSrc, js, itemKind)
+	})
+}

@@ -1,0 +1,115 @@
+package manifest
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"sigs.k8s.io/randfill"
+	"sigs.k8s.io/yaml"
+)
+
+// splitYAMLList parses the items of a kubectl List one by one (in parallel); that must read
+// exactly what parsing the whole document reads. Random Pods and Nodes (strings with newlines,
+// "- ", "#", quotes, non-ASCII, long lines that YAML folds) are printed as kubectl prints a List
+// and read both ways.
+func TestSplitYAMLListReadsWhatTheWholeDocumentReads(t *testing.T) {
+	t.Parallel()
+	alphabet := []rune("ab -#:'\"\n\t\\é✓{}[]&*!|>%@`,?")
+	f := randfill.NewWithSeed(36).NilChance(0.3).NumElements(0, 3).MaxDepth(6).Funcs(
+		func(q *resource.Quantity, c randfill.Continue) {
+			*q = *resource.NewMilliQuantity(c.Int63n(1_000_000), resource.DecimalSI)
+		},
+		func(tm *metav1.Time, c randfill.Continue) {
+			*tm = metav1.NewTime(time.Unix(c.Int63n(1<<31), 0).UTC())
+		},
+		func(tm *metav1.MicroTime, c randfill.Continue) {
+			*tm = metav1.NewMicroTime(time.Unix(c.Int63n(1<<31), 0).UTC())
+		},
+		func(x *intstr.IntOrString, c randfill.Continue) {
+			if c.Bool() {
+				*x = intstr.FromInt32(c.Int31())
+			} else {
+				*x = intstr.FromString(c.String(5))
+			}
+		},
+		func(x *metav1.FieldsV1, c randfill.Continue) { x.Raw = []byte(`{"f:metadata":{}}`) },
+		func(x *metav1.ManagedFieldsEntry, c randfill.Continue) {
+			c.FillNoCustom(x)
+			x.FieldsV1 = &metav1.FieldsV1{Raw: []byte(`{"f:spec":{".":{}}}`)}
+		},
+		func(s *string, c randfill.Continue) {
+			n := c.Intn(40)
+			if c.Intn(10) == 0 {
+				n = 150 // long enough for YAML to fold it
+			}
+			r := make([]rune, n)
+			for i := range r {
+				r[i] = alphabet[c.Intn(len(alphabet))]
+			}
+			*s = string(r)
+		},
+	)
+	for round := range 20 {
+		var items []any
+		for i := range 8 {
+			var obj any
+			if i%2 == 0 {
+				pod := &v1.Pod{}
+				f.Fill(pod)
+				pod.APIVersion, pod.Kind, pod.Name = "v1", "Pod", fmt.Sprintf("p%d", i)
+				obj = pod
+			} else {
+				node := &v1.Node{}
+				f.Fill(node)
+				node.APIVersion, node.Kind, node.Name = "v1", "Node", fmt.Sprintf("n%d", i)
+				obj = node
+			}
+			items = append(items, obj)
+		}
+		data, err := yaml.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "metadata": map[string]any{"resourceVersion": ""}, "items": items})
+		require.NoError(t, err)
+		doc := document{data: data, line: 1}
+		wrapper, split, ok := splitYAMLList(doc)
+		require.True(t, ok, "round %d: kubectl's layout is recognised", round)
+		require.Len(t, split, len(items))
+		src := Source{File: "f", Document: 1, Item: -1}
+		fast, err := reader{}.decodeYAMLList(src, wrapper, split)
+		require.NoError(t, err, "round %d", round)
+
+		js, err := yaml.YAMLToJSONStrict(data)
+		require.NoError(t, err)
+		slow, err := reader{}.decodeValue(src, js, "")
+		require.NoError(t, err)
+		require.Equal(t, len(slow), len(fast))
+		for i := range slow {
+			a, err := json.Marshal(slow[i].obj)
+			require.NoError(t, err)
+			b, err := json.Marshal(fast[i].obj)
+			require.NoError(t, err)
+			require.JSONEq(t, string(a), string(b), "round %d, item %d", round, i)
+			require.Equal(t, slow[i].where, fast[i].where)
+		}
+	}
+}
+
+// Layouts splitYAMLList does not know are read as a whole.
+func TestSplitYAMLListDeclinesOtherLayouts(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{
+		"apiVersion: v1\nkind: List\nitems: []\n",
+		"apiVersion: v1\nkind: List\nitems:\n    - apiVersion: v1\n      kind: Node\n",
+		"apiVersion: v1\nkind: List\nitems:\n-\n  apiVersion: v1\n",
+		"apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n# a comment\n  kind: Node\n",
+		"apiVersion: v1\nkind: Node\nmetadata: {name: a}\n",
+	} {
+		_, _, ok := splitYAMLList(document{data: []byte(in), line: 1})
+		require.False(t, ok, "%q", in)
+	}
+}

@@ -1,0 +1,179 @@
+package manifest
+
+import (
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+)
+
+// MaxInputSize bounds one input, against endless streams: kubectl -o json of every pod of a
+// 5,000-node cluster may well exceed 1 GiB.
+const MaxInputSize = 4 << 30
+
+// Defaults is a set of the defaults Read applies to hand-written manifests (D-4, D-5). kubectl
+// dumps already carry them, so there they change nothing.
+type Defaults uint8
+
+const (
+	// DefaultDaemonSetFields applies the DaemonSet API defaults to every DaemonSet
+	// ([daemonset.WithDefaults]: update strategy, revisionHistoryLimit; D-4).
+	DefaultDaemonSetFields Defaults = 1 << iota
+	// DefaultNamespace puts namespaced objects without metadata.namespace in "default", as
+	// kubectl does (D-5).
+	DefaultNamespace
+	// DefaultUID gives every DaemonSet without metadata.uid one derived from its namespace and
+	// name, the same on every read, with a [WarningDerivedUID] warning (D-5). Pods belong to it
+	// only if their ownerReferences carry that uid.
+	DefaultUID
+)
+
+// Options says how Read reads. The zero value reads as the daemonsched command does.
+type Options struct {
+	// StrictFields makes a field the v1.36 API types do not have an error; otherwise it is a
+	// [WarningUnknownField] warning and the field is dropped, as every v1.36 client (the
+	// controller included) drops it.
+	StrictFields bool
+	// SkipDefaults lists the defaults not to apply; the zero value applies all of them.
+	SkipDefaults Defaults
+}
+
+func (o Options) applies(d Defaults) bool { return o.SkipDefaults&d == 0 }
+
+// Result is everything read, in input order.
+type Result struct {
+	// Snapshot holds every DaemonSet, Node, Pod and ControllerRevision read, with the defaults
+	// of Options applied. Read checks it holds no two objects of one kind with one name.
+	Snapshot daemonset.Snapshot
+	// Sources says where each object of Snapshot was read, index for index.
+	Sources Sources
+	// Warnings are sorted by reason (skipped kinds, unknown fields, derived uids), then in input
+	// order.
+	Warnings []Warning
+}
+
+// Sources says where the objects of a [daemonset.Snapshot] were read, index for index.
+type Sources struct {
+	DaemonSets, Nodes, Pods, Revisions []Source
+}
+
+// Input is one named input: bytes held in memory, a file or a stream. The first of Data, Path
+// and Reader that is set is read; files and streams are read when their turn comes, so that
+// only one input's bytes are held at a time, and fail after [MaxInputSize] bytes (a file larger
+// than that is refused before it is read).
+type Input struct {
+	// Name stands for the input in messages and in [Source.File]; "" means Path.
+	Name   string
+	Data   []byte
+	Path   string
+	Reader io.Reader
+}
+
+// bytes returns the input's name and contents.
+func (in Input) bytes() (string, []byte, error) {
+	name := cmp.Or(in.Name, in.Path)
+	switch {
+	case in.Data != nil:
+		return name, in.Data, nil
+	case in.Path != "":
+		data, err := readFile(name, in.Path)
+		return name, data, err
+	case in.Reader != nil:
+		data, err := readSized(name, in.Reader, MaxInputSize, 0)
+		return name, data, err
+	}
+	return name, nil, nil
+}
+
+// readFile reads the file at path; errors read "NAME: no such file or directory".
+func readFile(name, path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		// "FILE: no such file or directory", like every other message about a file.
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	defer f.Close()
+	var size int64
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		if size = st.Size(); size > MaxInputSize {
+			return nil, fmt.Errorf("%s: file is larger than %d MiB", name, MaxInputSize>>20)
+		}
+	}
+	return readSized(name, f, MaxInputSize, size)
+}
+
+// readSized reads r to its end, or fails after limit bytes (a MiB multiple) without reading more
+// than one byte past it. size, when known, is the expected size, so that a large file is read
+// into one buffer of its size instead of growing one and copying it.
+func readSized(name string, r io.Reader, limit, size int64) ([]byte, error) {
+	var b bytes.Buffer
+	b.Grow(int(min(size, limit)) + bytes.MinRead) // ReadFrom wants MinRead free bytes for the read that sees the end
+	_, err := b.ReadFrom(io.LimitReader(r, limit+1))
+	data := b.Bytes()
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // "FILE: is a directory"
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: file is larger than %d MiB", name, limit>>20)
+	}
+	return data, nil
+}
+
+// Read reads one stream of manifests: YAML or JSON, several documents, lists (kind: List as
+// kubectl prints them, NodeList, PodList, ... as the API server returns them). name stands for
+// it in messages. See [ReadInputs].
+func Read(name string, r io.Reader, opts Options) (*Result, error) {
+	return ReadInputs([]Input{{Name: name, Reader: r}}, opts)
+}
+
+// ReadFiles reads the files at paths, in that order, as one snapshot. See [ReadInputs].
+func ReadFiles(paths []string, opts Options) (*Result, error) {
+	inputs := make([]Input, len(paths))
+	for i, p := range paths {
+		inputs[i] = Input{Path: p}
+	}
+	return ReadInputs(inputs, opts)
+}
+
+// ReadInputs decodes every input, in order, into one snapshot. Each input is UTF-8 (a byte
+// order mark is dropped) or UTF-16 with a byte order mark, and holds YAML or JSON documents;
+// apps/v1 DaemonSet and ControllerRevision and v1 Node and Pod are read, other kinds are skipped
+// with a warning. Objects are decoded into the v1.36 API types as the v1.36 controller decodes
+// them (see [Options.StrictFields]); a value of the wrong type, a key given twice and a syntax
+// error are errors. ControllerRevision data is re-encoded as the controller stores it (compact
+// JSON, sorted keys), so that a revision printed by kubectl still matches its template byte for
+// byte. Then the defaults of opts are applied to copies.
+//
+// The error, on one line, says where the problem is: "FILE: document N: [items[I]: ][Kind
+// namespace/name: ][path: ]message". An input without objects, and two objects of one kind with
+// one (namespace and) name, are errors. The inputs are not modified.
+func ReadInputs(inputs []Input, opts Options) (*Result, error) {
+	var in collector
+	in.opts = opts
+	for _, input := range inputs {
+		name, data, err := input.bytes()
+		if err != nil {
+			return nil, err
+		}
+		if err := in.decodeInput(name, data); err != nil {
+			return nil, err
+		}
+	}
+	if err := in.checkDuplicates(); err != nil {
+		return nil, err
+	}
+	in.applyDefaults()
+	return in.result(), nil
+}

@@ -1,0 +1,161 @@
+package manifest_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/daemonsched/daemonsched/manifest"
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+)
+
+// Lists as kubectl prints them (items with kind) and as the API server returns typed lists
+// (items without kind) are read, as is a JSON stream; namespaced objects without namespace land
+// in "default" (D-5); other kinds are skipped with one warning per kind.
+func TestReadListsAndStreams(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	list := writeFile(t, dir, "list.yaml", `apiVersion: v1
+kind: List
+metadata:
+  resourceVersion: ""
+items:
+- apiVersion: v1
+  kind: Node
+  metadata:
+    name: worker-1
+    creationTimestamp: "2026-03-01T10:00:00Z"
+- apiVersion: v1
+  kind: Service
+  metadata: {name: kubernetes, namespace: default}
+  spec: {ports: [{port: 443}]}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: web-0}
+  status:
+    phase: Running
+    conditions:
+    - {type: Ready, status: "True", lastTransitionTime: "2026-03-02T09:00:00Z"}
+- apiVersion: v1
+  kind: Service
+  metadata: {name: dns, namespace: kube-system}
+`)
+	typed := writeFile(t, dir, "nodes.json", `{"apiVersion":"v1","kind":"NodeList","metadata":{},"items":[{"metadata":{"name":"worker-2"}}]}
+{"apiVersion":"v1","kind":"Node","metadata":{"name":"worker-3"},"status":{"conditions":[{"type":"Ready","status":"True","lastHeartbeatTime":"2026-03-02T09:30:00Z"}]}}`)
+	got, err := manifest.ReadFiles([]string{list, typed}, manifest.Options{})
+	require.NoError(t, err)
+
+	var nodes, pods []string
+	for i, n := range got.Snapshot.Nodes {
+		nodes = append(nodes, n.Kind+" "+n.Name+" at "+got.Sources.Nodes[i].String())
+	}
+	for _, p := range got.Snapshot.Pods {
+		pods = append(pods, p.Namespace+"/"+p.Name)
+	}
+	wantNodes := []string{
+		"Node worker-1 at " + list + ": document 1: items[0]",
+		"Node worker-2 at " + typed + ": document 1: items[0]",
+		"Node worker-3 at " + typed + ": document 2",
+	}
+	if diff := cmp.Diff(wantNodes, nodes); diff != "" {
+		t.Errorf("nodes mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"default/web-0"}, pods); diff != "" {
+		t.Errorf("pods mismatch (-want +got):\n%s", diff)
+	}
+
+	wantWarnings := []manifest.Warning{{
+		Reason: manifest.WarningSkippedKind, Source: manifest.Source{File: list, Document: 1, Item: 1},
+		APIVersion: "v1", Kind: "Service", Namespace: "default", Name: "kubernetes",
+		Message: "skipped: kind Service of apiVersion v1 is not read (only apps/v1 DaemonSet and ControllerRevision, v1 Node and Pod)",
+		More:    1,
+	}}
+	if diff := cmp.Diff(wantWarnings, got.Warnings); diff != "" {
+		t.Errorf("warnings mismatch (-want +got):\n%s", diff)
+	}
+	require.Equal(t, list+": document 1: items[1]: Service default/kubernetes and 1 more: skipped: kind Service of apiVersion v1 is not read (only apps/v1 DaemonSet and ControllerRevision, v1 Node and Pod)",
+		got.Warnings[0].String())
+
+	// The latest timestamp is the pod's Ready transition... or the later heartbeat.
+	require.Equal(t, time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC), manifest.Latest(got.Snapshot))
+}
+
+func TestLatestWithoutTimestampsIsTheEpoch(t *testing.T) {
+	t.Parallel()
+	got, err := manifest.Read("n.yaml", strings.NewReader("apiVersion: v1\nkind: Node\nmetadata: {name: a}\n"), manifest.Options{})
+	require.NoError(t, err)
+	require.Equal(t, time.Unix(0, 0).UTC(), manifest.Latest(got.Snapshot))
+}
+
+func TestReadNamesTheStream(t *testing.T) {
+	t.Parallel()
+	got, err := manifest.Read("stdin", strings.NewReader("apiVersion: v1\nkind: Node\nmetadata: {name: a}\n"), manifest.Options{})
+	require.NoError(t, err)
+	require.Len(t, got.Snapshot.Nodes, 1)
+	require.Equal(t, "stdin: document 1", got.Sources.Nodes[0].String())
+}
+
+// Files over MaxInputSize are refused before they are read; the test file is sparse, so it
+// takes no disk space.
+func TestReadFilesRefusesATooLargeFile(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "huge.yaml")
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(manifest.MaxInputSize+1))
+	require.NoError(t, f.Close())
+	_, err = manifest.ReadFiles([]string{path}, manifest.Options{})
+	require.EqualError(t, err, path+": file is larger than 4096 MiB")
+}
+
+// Inputs are read in turn: an error in one input is reported before a later file is opened.
+func TestReadInputsReadsFilesInTurn(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	_, err := manifest.ReadInputs([]manifest.Input{
+		{Name: "bad.yaml", Data: []byte("a: [\n")},
+		{Path: filepath.Join(dir, "missing.yaml")},
+	}, manifest.Options{})
+	require.EqualError(t, err, "bad.yaml: document 1: line 2: did not find expected node content")
+	_, err = manifest.ReadInputs([]manifest.Input{{Path: filepath.Join(dir, "missing.yaml")}}, manifest.Options{})
+	require.EqualError(t, err, filepath.Join(dir, "missing.yaml")+": no such file or directory")
+}
+
+// The default --now is the latest timestamp an object carries, managedFields times (a dump's
+// latest status write) and taint timeAdded included; a deletionTimestamp (in the future) is not.
+func TestLatestSeesEveryTimestamp(t *testing.T) {
+	t.Parallel()
+	base := "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  creationTimestamp: \"2026-03-01T00:00:00Z\"\n"
+	tests := []struct {
+		name, input string
+		want        time.Time
+	}{
+		{name: "creation only", input: base, want: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)},
+		{
+			name:  "a managedFields time after every condition",
+			input: base + "  managedFields:\n  - {manager: kubelet, operation: Update, time: \"2026-03-02T10:00:07Z\"}\nstatus:\n  conditions:\n  - {type: Ready, status: \"True\", lastTransitionTime: \"2026-03-02T09:00:00Z\"}\n",
+			want:  time.Date(2026, 3, 2, 10, 0, 7, 0, time.UTC),
+		},
+		{
+			name:  "a deletionTimestamp is ignored",
+			input: base + "  deletionTimestamp: \"2026-03-09T00:00:00Z\"\n  deletionGracePeriodSeconds: 30\n",
+			want:  time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC),
+		},
+		{
+			name:  "a node taint's timeAdded counts",
+			input: "apiVersion: v1\nkind: Node\nmetadata: {name: node-1, creationTimestamp: \"2026-03-01T00:00:00Z\"}\nspec:\n  taints:\n  - {key: k, effect: NoExecute, timeAdded: \"2026-03-03T00:00:00Z\"}\n",
+			want:  time.Date(2026, 3, 3, 0, 0, 0, 0, time.UTC),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := manifest.Read("p.yaml", strings.NewReader(tt.input), manifest.Options{})
+			require.NoError(t, err)
+			require.Equal(t, tt.want, manifest.Latest(got.Snapshot))
+		})
+	}
+}

@@ -1,0 +1,123 @@
+package manifest
+
+import (
+	"fmt"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Source says where an object was read: the input's name, the 1-based number of its document
+// (blank and comment-only documents are not counted) and, inside a list, its index in items.
+type Source struct {
+	File     string
+	Document int
+	// Item is the index in the list's items, or -1 for an object that is not in a list.
+	Item int
+}
+
+// String is "FILE: document N", or "FILE: document N: items[I]" inside a list.
+func (s Source) String() string {
+	if s.Item < 0 {
+		return fmt.Sprintf("%s: document %d", s.File, s.Document)
+	}
+	return fmt.Sprintf("%s: document %d: items[%d]", s.File, s.Document, s.Item)
+}
+
+// WarningReason says what a [Warning] is about, as a stable code.
+type WarningReason string
+
+const (
+	// WarningSkippedKind: an object of a kind that is not read (only apps/v1 DaemonSet and
+	// ControllerRevision, v1 Node and Pod are) was skipped.
+	WarningSkippedKind WarningReason = "SkippedKind"
+	// WarningUnknownField: a field the v1.36 API types do not have was dropped, as every v1.36
+	// client (the controller included) drops it.
+	WarningUnknownField WarningReason = "UnknownField"
+	// WarningDerivedUID: a DaemonSet without metadata.uid got one derived from its namespace and
+	// name (D-5, [DefaultUID]).
+	WarningDerivedUID WarningReason = "DerivedUID"
+)
+
+// Warning is something Read did with the input that the caller may want to know about. One
+// Warning may stand for several objects: More counts the others.
+type Warning struct {
+	Reason WarningReason
+	// Source, APIVersion, Kind, Namespace and Name are those of the (first) object. Namespace is
+	// as messages show it: "default" for a namespaced object without one, unless
+	// [DefaultNamespace] is skipped.
+	Source                            Source
+	APIVersion, Kind, Namespace, Name string
+	// Field is the field path the warning is about ("status.images[3].sizeBytes"), or "".
+	Field string
+	// Message says what happened, without where.
+	Message string
+	// More is the number of further objects with the same warning: of the same apiVersion and
+	// kind for WarningSkippedKind; of the same kind with the same Field, list indices left out,
+	// for WarningUnknownField.
+	More int
+}
+
+// String is the warning on one line, as the daemonsched command prints it after
+// "daemonsched: warning: ".
+func (w Warning) String() string {
+	where := w.Source.String() + ": " + identity(w.Kind, w.Namespace, w.Name)
+	if w.Reason == WarningSkippedKind {
+		if w.More > 0 {
+			where += fmt.Sprintf(" and %d more", w.More)
+		}
+		return where + ": " + w.Message
+	}
+	if w.Field != "" {
+		where += ": " + w.Field
+	}
+	s := where + ": " + w.Message
+	if w.Reason == WarningUnknownField && w.More > 0 {
+		s += fmt.Sprintf(" (and %d more %s objects with %s)", w.More, w.Kind, indexPattern(w.Field))
+	}
+	return s
+}
+
+// identity names an object in messages: "Pod kube-system/agent-x7k2p", "Node worker-1",
+// "Service (no name)". Objects without a kind read "object".
+func identity(kind, namespace, name string) string {
+	if kind == "" {
+		kind = "object"
+	}
+	switch {
+	case name == "":
+		return kind + " (no name)"
+	case namespace == "":
+		return kind + " " + name
+	}
+	return kind + " " + namespace + "/" + name
+}
+
+// shownNamespace is the namespace messages give an object: a namespaced object without one is
+// in "default" (D-5) when that default applies.
+func shownNamespace(kind, namespace string, opts Options) string {
+	if namespace == "" && kind != "Node" && opts.applies(DefaultNamespace) {
+		return metav1.NamespaceDefault
+	}
+	return namespace
+}
+
+// indexPattern replaces the list indices of a field path by "*": status.images[3].x reads
+// status.images[*].x.
+func indexPattern(path string) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(path, '[')
+		j := -1
+		if i >= 0 {
+			j = strings.IndexByte(path[i+1:], ']')
+		}
+		if j < 0 {
+			b.WriteString(path)
+			return b.String()
+		}
+		b.WriteString(path[:i+1])
+		b.WriteByte('*')
+		path = path[i+1+j:]
+	}
+}
