@@ -1,15 +1,19 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/stretchr/testify/require"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 )
 
@@ -157,15 +161,24 @@ func TestRunPlansAKubectlDumpOf300Nodes(t *testing.T) {
 // whatever the order of its documents.
 func TestRunOutputDoesNotDependOnDocumentOrder(t *testing.T) {
 	t.Parallel()
-	docs, err := splitDocuments(exampleCluster)
-	require.NoError(t, err)
+	// The example is plain YAML, "---" lines between documents: apimachinery's reader splits it.
+	var docs [][]byte
+	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(exampleCluster)))
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		require.NoError(t, err)
+		docs = append(docs, doc)
+	}
 	require.Greater(t, len(docs), 10)
 
-	plan := func(docs []document) string {
+	plan := func(docs [][]byte) string {
 		var in bytes.Buffer
 		for _, d := range docs {
 			in.WriteString("---\n")
-			in.Write(d.data)
+			in.Write(d)
 		}
 		var stdout, stderr bytes.Buffer
 		code := run([]string{"plan", "-f", "-", "-o", "json"}, &in, &stdout, &stderr)
@@ -177,7 +190,7 @@ func TestRunOutputDoesNotDependOnDocumentOrder(t *testing.T) {
 	slices.Reverse(reversed)
 	require.Equal(t, want, plan(reversed))
 	// Interleaved: odd documents first, then even ones.
-	var interleaved []document
+	var interleaved [][]byte
 	for i := 1; i < len(docs); i += 2 {
 		interleaved = append(interleaved, docs[i])
 	}

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/manifest"
+	appsv1 "k8s.io/api/apps/v1"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
@@ -228,21 +230,21 @@ func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return errUsage
 	}
 
-	in, err := load(files, stdin, loadOptions{strictFields: *strict})
+	in, err := load(files, stdin, manifest.Options{StrictFields: *strict})
 	if err != nil {
 		return err
 	}
 	// A command has the machine to itself: every core shares each plan's nodes and pods.
 	opts := daemonset.Options{Now: now.t, BurstLimit: *burst, Workers: runtime.GOMAXPROCS(0)}
 	if opts.Now.IsZero() {
-		opts.Now = in.latest()
+		opts.Now = manifest.Latest(in.Snapshot)
 	}
 
-	problems := validate(in.daemonSets, opts)
+	problems := validate(in, func(*appsv1.DaemonSet) bool { return true }, opts)
 	if *strict && len(problems) > 0 {
 		return problems
 	}
-	cluster, err := daemonset.PlanCluster(in.snapshot(), opts)
+	cluster, err := daemonset.PlanCluster(in.Snapshot, opts)
 	if err != nil {
 		return fmt.Errorf("inconsistent snapshot: %w", err)
 	}
@@ -258,7 +260,7 @@ func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	in.warn(stderr, problems)
+	warn(stderr, in, problems)
 	return nil
 }
 
@@ -300,39 +302,40 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		return errUsage
 	}
 
-	in, err := load(files, stdin, loadOptions{})
+	in, err := load(files, stdin, manifest.Options{})
 	if err != nil {
 		return err
 	}
 	opts := daemonset.Options{Now: now.t}
 	if opts.Now.IsZero() {
-		opts.Now = in.latest()
+		opts.Now = manifest.Latest(in.Snapshot)
 	}
-	node := in.node(*nodeName)
+	node := findNode(in, *nodeName)
 	if node == nil {
 		return fmt.Errorf("node %q not found in the input", *nodeName)
 	}
-	dss := in.daemonSets
+	keep := func(*appsv1.DaemonSet) bool { return true }
 	if *dsName != "" {
 		ns, name, _ := strings.Cut(*dsName, "/")
-		dss = nil
-		for _, d := range in.daemonSets {
-			if d.obj.Namespace == ns && d.obj.Name == name {
-				dss = append(dss, d)
-			}
-		}
-		if len(dss) == 0 {
-			return fmt.Errorf("DaemonSet %s not found in the input", strconv.Quote(*dsName))
+		keep = func(ds *appsv1.DaemonSet) bool { return ds.Namespace == ns && ds.Name == name }
+	}
+	var dss []*appsv1.DaemonSet
+	for _, ds := range in.Snapshot.DaemonSets {
+		if keep(ds) {
+			dss = append(dss, ds)
 		}
 	}
-	problems := validate(dss, opts)
+	if *dsName != "" && len(dss) == 0 {
+		return fmt.Errorf("DaemonSet %s not found in the input", strconv.Quote(*dsName))
+	}
+	problems := validate(in, keep, opts)
 	// The cluster-wide plan says what this sync does on the node (D-12).
-	plan, err := daemonset.PlanCluster(in.snapshot(), opts)
+	plan, err := daemonset.PlanCluster(in.Snapshot, opts)
 	if err != nil {
 		return fmt.Errorf("inconsistent snapshot: %w", err)
 	}
 
-	renderExplain(stdout, node, dss, in.pods, plan, opts) // run's buffer, as for plan
-	in.warn(stderr, problems)
+	renderExplain(stdout, node, dss, in.Snapshot.Pods, plan, opts) // run's buffer, as for plan
+	warn(stderr, in, problems)
 	return nil
 }

@@ -11,11 +11,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/daemonsched/daemonsched/affinity"
 	"github.com/daemonsched/daemonsched/daemonset"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 )
 
@@ -163,18 +161,17 @@ func reasonText(r daemonset.Reason, interchangeable bool) string {
 
 // renderExplain writes, for node and every DaemonSet of dss, whether a daemon pod would be
 // created there, whether a running one may stay, why, and the DaemonSet's pods on the node.
-func renderExplain(w io.Writer, node *v1.Node, dss []located[*appsv1.DaemonSet], pods []located[*v1.Pod], plan *daemonset.ClusterResult, opts daemonset.Options) {
+func renderExplain(w io.Writer, node *v1.Node, dss []*appsv1.DaemonSet, pods []*v1.Pod, plan *daemonset.ClusterResult, opts daemonset.Options) {
 	fmt.Fprintf(w, "Node %s\n", node.Name)
 	if len(dss) == 0 {
 		fmt.Fprintln(w, "\nNo DaemonSets in the input.")
 		return
 	}
 	sorted := slices.Clone(dss)
-	slices.SortFunc(sorted, func(a, b located[*appsv1.DaemonSet]) int {
-		return cmp.Or(strings.Compare(a.obj.Namespace, b.obj.Namespace), strings.Compare(a.obj.Name, b.obj.Name))
+	slices.SortFunc(sorted, func(a, b *appsv1.DaemonSet) int {
+		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
 	})
-	for _, d := range sorted {
-		ds := d.obj
+	for _, ds := range sorted {
 		p, _ := daemonset.Compile(ds, opts)
 		ex := p.Explain(node)
 		fmt.Fprintf(w, "\nDaemonSet %s/%s\n", ds.Namespace, ds.Name)
@@ -189,7 +186,7 @@ func renderExplain(w io.Writer, node *v1.Node, dss []located[*appsv1.DaemonSet],
 			}
 			fmt.Fprintf(tw, "  %s\t%s\n", label, l)
 		}
-		owned := podsOnNode(ds, node.Name, pods)
+		owned := daemonset.PodsOnNode(ds, node.Name, pods)
 		if len(owned) == 0 {
 			fmt.Fprintf(tw, "  pods on the node:\tnone\n")
 		}
@@ -245,33 +242,9 @@ func yesNo(b bool, yes, no string) string {
 	return no
 }
 
-// podsOnNode returns the pods controlled by ds (controller ownerReference of kind DaemonSet
-// with its name and uid, OWN-1) that target nodeName, sorted by name.
-func podsOnNode(ds *appsv1.DaemonSet, nodeName string, pods []located[*v1.Pod]) []*v1.Pod {
-	var out []*v1.Pod
-	for _, l := range pods {
-		pod := l.obj
-		if pod.Namespace != ds.Namespace || podNode(pod) != nodeName {
-			continue
-		}
-		ref := metav1.GetControllerOfNoCopy(pod)
-		if ref == nil || ref.Kind != "DaemonSet" || ref.Name != ds.Name || ref.UID != ds.UID {
-			continue
-		}
-		out = append(out, pod)
-	}
-	slices.SortFunc(out, func(a, b *v1.Pod) int { return strings.Compare(a.Name, b.Name) })
-	return out
-}
-
-// podNode is the node a daemon pod is bound to (OWN-9), or "".
-func podNode(pod *v1.Pod) string {
-	name, _ := affinity.TargetNodeName(pod)
-	return name
-}
-
 // describePod says what matters about a daemon pod in one line.
-func describePod(pod *v1.Pod) string {
+func describePod(p daemonset.NodePod) string {
+	pod := p.Pod
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%s/%s", pod.Namespace, pod.Name)
 	phase := string(pod.Status.Phase)
@@ -279,13 +252,7 @@ func describePod(pod *v1.Pod) string {
 		phase = "Pending"
 	}
 	b.WriteString(" " + phase)
-	ready := "not ready"
-	for _, c := range pod.Status.Conditions {
-		if c.Type == v1.PodReady && c.Status == v1.ConditionTrue {
-			ready = "ready"
-		}
-	}
-	b.WriteString(", " + ready)
+	b.WriteString(", " + yesNo(p.Ready, "ready", "not ready"))
 	if h, ok := pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey]; ok {
 		b.WriteString(", revision " + h)
 	}
