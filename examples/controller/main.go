@@ -7,22 +7,30 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"time"
 
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/manifest"
 	appsv1 "k8s.io/api/apps/v1"
-	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/yaml"
 )
 
 //go:embed testdata/cluster.yaml
 var clusterYAML []byte
+
+// decode reads the cache from manifests: YAML or JSON, one object per document or a kind: List
+// as kubectl prints it.
+func decode(data []byte) (daemonset.Snapshot, error) {
+	res, err := manifest.Read("cluster.yaml", bytes.NewReader(data), manifest.Options{})
+	if err != nil {
+		return daemonset.Snapshot{}, err
+	}
+	return res.Snapshot, nil
+}
 
 func main() {
 	if err := run(os.Stdout); err != nil {
@@ -151,42 +159,4 @@ func reconcile(ds *appsv1.DaemonSet, snap daemonset.Snapshot, res *daemonset.Res
 		})
 	}
 	return reqs, nil
-}
-
-// decode reads the cache: DaemonSets, Nodes and Pods, one object per YAML document.
-func decode(data []byte) (daemonset.Snapshot, error) {
-	var s daemonset.Snapshot
-	dec := yaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-	for {
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); errors.Is(err, io.EOF) {
-			return s, nil
-		} else if err != nil {
-			return s, err
-		}
-		var tm metav1.TypeMeta
-		if err := json.Unmarshal(raw, &tm); err != nil {
-			return s, err
-		}
-		var err error
-		switch tm.Kind {
-		case "DaemonSet":
-			ds := &appsv1.DaemonSet{}
-			err = json.Unmarshal(raw, ds)
-			s.DaemonSets = append(s.DaemonSets, ds)
-		case "Node":
-			n := &v1.Node{}
-			err = json.Unmarshal(raw, n)
-			s.Nodes = append(s.Nodes, n)
-		case "Pod":
-			p := &v1.Pod{}
-			err = json.Unmarshal(raw, p)
-			s.Pods = append(s.Pods, p)
-		default:
-			err = fmt.Errorf("unexpected kind %q", tm.Kind)
-		}
-		if err != nil {
-			return s, err
-		}
-	}
 }

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +13,8 @@ import (
 	"github.com/daemonsched/daemonsched/internal/golden"
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
 )
 
 // TestRun runs the example and compares its output with testdata/output.txt byte for byte;
@@ -44,5 +49,43 @@ func TestReconcileSendsOneRequestPerAction(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("reconcile() mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// The cache may come as one kind: List, as `kubectl get -o yaml` prints several kinds: it reads
+// as the same objects as the separate documents, and plans the same requests.
+func TestDecodeReadsAKubectlList(t *testing.T) {
+	want, err := decode(clusterYAML)
+	require.NoError(t, err)
+
+	var list bytes.Buffer
+	list.WriteString("apiVersion: v1\nkind: List\nmetadata:\n  resourceVersion: \"\"\nitems:\n")
+	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(clusterYAML)))
+	items := 0
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		require.NoError(t, err)
+		var obj map[string]any
+		require.NoError(t, yaml.Unmarshal(doc, &obj))
+		if obj == nil {
+			continue // a comment-only document
+		}
+		y, err := yaml.Marshal(obj)
+		require.NoError(t, err)
+		for i, line := range strings.SplitAfter(strings.TrimSuffix(string(y), "\n"), "\n") {
+			list.WriteString(map[bool]string{true: "- ", false: "  "}[i == 0] + line)
+		}
+		list.WriteString("\n")
+		items++
+	}
+	require.Equal(t, len(want.DaemonSets)+len(want.Nodes)+len(want.Pods)+len(want.Revisions), items)
+
+	got, err := decode(list.Bytes())
+	require.NoError(t, err)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("decode(List) mismatch (-documents +List):\n%s", diff)
 	}
 }
