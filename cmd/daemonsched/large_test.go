@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/kubectldump"
 	"github.com/stretchr/testify/require"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
@@ -218,57 +219,13 @@ func BenchmarkRunPlan(b *testing.B) {
 	}
 }
 
-// realisticDump replicates the nodes and the daemon pod of testdata/real-dump-v136 (objects as a
-// v1.36 API server returns them: managedFields, images, full pod status) to n nodes and n pods,
-// as one kubectl List; about 7 KB per node.
+// realisticDump is kubectldump.Realistic: n nodes as a v1.36 API server returns them, a daemon
+// pod on every node but every seventh, one kubectl List; about 7 KB per node.
 func realisticDump(t testing.TB, n int) []byte {
 	t.Helper()
-	items := listItems(t, realDump(t))
-	var node, pod []byte
-	var rest bytes.Buffer
-	for _, it := range items {
-		y := mustYAML(t, it)
-		switch it["kind"] {
-		case "Node":
-			if node == nil {
-				node = y
-			}
-		case "Pod":
-			pod = y
-		default:
-			rest.Write(indentItem(y))
-		}
-	}
-	var b bytes.Buffer
-	b.WriteString("apiVersion: v1\nitems:\n")
-	for i := range n {
-		name := fmt.Sprintf("worker-%05d", i)
-		b.Write(indentItem(bytes.ReplaceAll(node, []byte("worker-1"), []byte(name))))
-		if i%7 != 0 {
-			p := bytes.ReplaceAll(pod, []byte("worker-1"), []byte(name))
-			p = bytes.ReplaceAll(p, []byte("agent-x7k2p"), []byte(fmt.Sprintf("agent-%05d", i)))
-			p = bytes.ReplaceAll(p, []byte("000000000001"), []byte(fmt.Sprintf("%012d", i)))
-			b.Write(indentItem(p))
-		}
-	}
-	b.Write(rest.Bytes())
-	b.WriteString("kind: List\nmetadata:\n  resourceVersion: \"\"\n")
-	return b.Bytes()
-}
-
-// indentItem makes a YAML mapping an item of a block sequence, as kubectl prints list items.
-func indentItem(y []byte) []byte {
-	var b bytes.Buffer
-	for i, line := range slices.Collect(bytes.Lines(y)) {
-		switch {
-		case i == 0:
-			b.WriteString("- ")
-		case len(bytes.TrimSpace(line)) > 0:
-			b.WriteString("  ")
-		}
-		b.Write(line)
-	}
-	return b.Bytes()
+	dump, err := kubectldump.Realistic(n)
+	require.NoError(t, err)
+	return dump
 }
 
 // A realistic kubectl dump plans end to end; the plan creates the agent on every seventh node,
@@ -295,10 +252,12 @@ func BenchmarkRunPlanRealistic(b *testing.B) {
 	dump := realisticDump(b, n)
 	var list map[string]any
 	require.NoError(b, yaml.Unmarshal(dump, &list))
+	js, err := kubectldump.JSON(list)
+	require.NoError(b, err)
 	inputs := []struct {
 		name string
 		data []byte
-	}{{"yaml", dump}, {"json", kubectlJSON(b, list)}}
+	}{{"yaml", dump}, {"json", js}}
 	for _, in := range inputs {
 		b.Run(fmt.Sprintf("nodes=%d/%s", n, in.name), func(b *testing.B) {
 			b.ReportAllocs()

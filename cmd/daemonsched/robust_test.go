@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/daemonsched/daemonsched/manifest"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 )
@@ -35,32 +34,6 @@ func runFiles(t *testing.T, files map[string][]byte, order []string, args ...str
 	var out, errOut bytes.Buffer
 	code = run(args, nil, &out, &errOut)
 	return out.String(), errOut.String(), code
-}
-
-// items returns the items of a List as generic objects.
-func listItems(t testing.TB, listYAML []byte) []map[string]any {
-	t.Helper()
-	var l struct {
-		Items []map[string]any `json:"items"`
-	}
-	require.NoError(t, yaml.Unmarshal(listYAML, &l))
-	return l.Items
-}
-
-// kubectlJSON prints v as `kubectl get -o json` does: encoding/json, four-space indent, map keys
-// sorted, <, > and & escaped.
-func kubectlJSON(t testing.TB, v any) []byte {
-	t.Helper()
-	data, err := json.MarshalIndent(v, "", "    ")
-	require.NoError(t, err)
-	return append(data, '\n')
-}
-
-func mustYAML(t testing.TB, v any) []byte {
-	t.Helper()
-	y, err := yaml.Marshal(v)
-	require.NoError(t, err)
-	return y
 }
 
 func TestParseRFC3339(t *testing.T) {
@@ -127,21 +100,4 @@ func TestYAMLOutputIsTheJSONContent(t *testing.T) {
 	fromYAML, err = yaml.YAMLToJSON(out2.Bytes())
 	require.NoError(t, err)
 	require.JSONEq(t, out1.String(), string(fromYAML))
-}
-
-// Files over manifest.MaxInputSize are refused before they are read, with exit status 1 and
-// nothing on stdout; the test file is sparse, so it takes no disk space.
-func TestRunTooLargeFile(t *testing.T) {
-	t.Parallel()
-	path := filepath.Join(t.TempDir(), "huge.yaml")
-	f, err := os.Create(path)
-	require.NoError(t, err)
-	require.NoError(t, f.Truncate(manifest.MaxInputSize+1))
-	require.NoError(t, f.Close())
-
-	var stdout, stderr bytes.Buffer
-	code := run([]string{"plan", "-f", path, "--now", "2026-03-02T10:00:00Z"}, nil, &stdout, &stderr)
-	require.Equal(t, exitBadInput, code)
-	require.Empty(t, stdout.String())
-	require.Equal(t, "daemonsched: "+path+": file is larger than 4096 MiB\n", stderr.String())
 }

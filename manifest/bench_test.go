@@ -1,0 +1,173 @@
+package manifest
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/daemonsched/daemonsched/internal/kubectldump"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	kjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
+)
+
+// benchNodes is the size of the generated dump: about 7 KB of YAML per node, so 7 MB, which
+// each reader reads in a fraction of a second.
+const benchNodes = 1000
+
+// benchPods is the number of pods in it: one on every node but every seventh.
+const benchPods = benchNodes - (benchNodes+6)/7
+
+// generatedDump is kubectldump.Realistic(n) as YAML and as kubectl's JSON.
+func generatedDump(b *testing.B, n int) (yamlDump, jsonDump []byte) {
+	b.Helper()
+	yamlDump, err := kubectldump.Realistic(n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var list map[string]any
+	if err := yaml.Unmarshal(yamlDump, &list); err != nil {
+		b.Fatal(err)
+	}
+	if jsonDump, err = kubectldump.JSON(list); err != nil {
+		b.Fatal(err)
+	}
+	return yamlDump, jsonDump
+}
+
+// typedObject returns an empty object of the kind of a JSON item, for the baselines.
+func typedObject(b *testing.B, item []byte) any {
+	var tm struct{ Kind string }
+	if err := json.Unmarshal(item, &tm); err != nil {
+		b.Fatal(err)
+	}
+	switch tm.Kind {
+	case "Node":
+		return &v1.Node{}
+	case "Pod":
+		return &v1.Pod{}
+	case "DaemonSet":
+		return &appsv1.DaemonSet{}
+	case "ControllerRevision":
+		return &appsv1.ControllerRevision{}
+	}
+	return &map[string]any{}
+}
+
+// BenchmarkRead compares Read with the decoders it could have used instead, on one generated
+// kubectl dump of benchNodes nodes (kubectldump.Realistic):
+//
+//   - yaml/Read: Read (the items split as text, then decoded in parallel; kubectl.go).
+//   - yaml/sigs.k8s.io-yaml-whole: the whole document through sigs.k8s.io/yaml
+//     (YAMLToJSONStrict), then each item decoded strictly, as Read would without the split.
+//   - yaml/universal-deserializer: apimachinery's universal deserializer (a scheme with core/v1
+//     and apps/v1) on the whole document, then on each item.
+//   - yaml/pre-split-items: only the decoding of the items, split beforehand, in parallel: what
+//     the split and the list's own fields add to that.
+//   - json/Read and json/encoding-json: kubectl -o json through Read, and encoding/json
+//     decoding the list and then each item into its typed object.
+func BenchmarkRead(b *testing.B) {
+	yamlDump, jsonDump := generatedDump(b, benchNodes)
+	run := func(name string, data []byte, f func() error) {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if err := f(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	readAll := func(data []byte) func() error {
+		return func() error {
+			res, err := ReadInputs([]Input{{Name: "dump", Data: data}}, Options{})
+			if err == nil && len(res.Snapshot.Pods) != benchPods {
+				err = fmt.Errorf("read %d pods, want %d", len(res.Snapshot.Pods), benchPods)
+			}
+			return err
+		}
+	}
+	run("yaml/Read", yamlDump, readAll(yamlDump))
+	run("yaml/sigs.k8s.io-yaml-whole", yamlDump, func() error {
+		js, err := yaml.YAMLToJSONStrict(yamlDump)
+		if err != nil {
+			return err
+		}
+		var l struct{ Items []json.RawMessage }
+		if err := json.Unmarshal(js, &l); err != nil {
+			return err
+		}
+		for _, it := range l.Items {
+			if _, err := kjson.UnmarshalStrict(it, typedObject(b, it)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	scheme := runtime.NewScheme()
+	if err := v1.AddToScheme(scheme); err != nil {
+		b.Fatal(err)
+	}
+	if err := appsv1.AddToScheme(scheme); err != nil {
+		b.Fatal(err)
+	}
+	deserializer := serializer.NewCodecFactory(scheme).UniversalDeserializer()
+	run("yaml/universal-deserializer", yamlDump, func() error {
+		obj, _, err := deserializer.Decode(yamlDump, nil, nil)
+		if err != nil {
+			return err
+		}
+		for _, it := range obj.(*v1.List).Items {
+			if _, _, err := deserializer.Decode(it.Raw, nil, nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	doc := document{data: yamlDump, line: 1}
+	_, items, ok := splitYAMLList(doc)
+	if !ok {
+		b.Fatal("the generated dump is not in kubectl's layout")
+	}
+	dedented := make([][]byte, len(items))
+	for i, it := range items {
+		dedented[i] = dedent(it.data)
+	}
+	run("yaml/pre-split-items", yamlDump, func() error {
+		errs := make([]error, len(dedented))
+		parallel(len(dedented), func(i int) {
+			js, err := yaml.YAMLToJSONStrict(dedented[i])
+			if err == nil {
+				_, err = kjson.UnmarshalStrict(js, typedObject(b, js))
+			}
+			errs[i] = err
+		})
+		return firstError(errs)
+	})
+	run("json/Read", jsonDump, readAll(jsonDump))
+	run("json/encoding-json", jsonDump, func() error {
+		var l struct{ Items []json.RawMessage }
+		if err := json.Unmarshal(jsonDump, &l); err != nil {
+			return err
+		}
+		for _, it := range l.Items {
+			if err := json.Unmarshal(it, typedObject(b, it)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func firstError(errs []error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
