@@ -10,6 +10,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	kjsonserializer "k8s.io/apimachinery/pkg/runtime/serializer/json"
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 )
@@ -38,8 +39,8 @@ func generatedDump(b *testing.B, n int) (yamlDump, jsonDump []byte) {
 	return yamlDump, jsonDump
 }
 
-// typedObject returns an empty object of the kind of a JSON item, for the baselines.
-func typedObject(b *testing.B, item []byte) any {
+// emptyObject returns an empty object of the kind of a JSON item, for the baselines.
+func emptyObject(b *testing.B, item []byte) any {
 	var tm struct{ Kind string }
 	if err := json.Unmarshal(item, &tm); err != nil {
 		b.Fatal(err)
@@ -102,7 +103,7 @@ func BenchmarkRead(b *testing.B) {
 			return err
 		}
 		for _, it := range l.Items {
-			if _, err := kjson.UnmarshalStrict(it, typedObject(b, it)); err != nil {
+			if _, err := kjson.UnmarshalStrict(it, emptyObject(b, it)); err != nil {
 				return err
 			}
 		}
@@ -142,7 +143,7 @@ func BenchmarkRead(b *testing.B) {
 		parallel(len(dedented), func(i int) {
 			js, err := yaml.YAMLToJSONStrict(dedented[i])
 			if err == nil {
-				_, err = kjson.UnmarshalStrict(js, typedObject(b, js))
+				_, err = kjson.UnmarshalStrict(js, emptyObject(b, js))
 			}
 			errs[i] = err
 		})
@@ -155,7 +156,7 @@ func BenchmarkRead(b *testing.B) {
 			return err
 		}
 		for _, it := range l.Items {
-			if err := json.Unmarshal(it, typedObject(b, it)); err != nil {
+			if err := json.Unmarshal(it, emptyObject(b, it)); err != nil {
 				return err
 			}
 		}
@@ -170,4 +171,56 @@ func firstError(errs []error) error {
 		}
 	}
 	return nil
+}
+
+// BenchmarkDecodeObject decodes one daemon pod of the real dump (JSON, 5 KB), as a list item,
+// the way Read does (decodeValue: identify, then kjson.UnmarshalStrict) and with apimachinery's
+// strict JSON serializer (runtime/serializer/json with Strict, on a scheme of core/v1), alone and
+// after the identify Read needs anyway for its messages.
+func BenchmarkDecodeObject(b *testing.B) {
+	items, err := kubectldump.Items(kubectldump.Real())
+	if err != nil {
+		b.Fatal(err)
+	}
+	var pod []byte
+	for _, it := range items {
+		if it["kind"] == "Pod" {
+			if pod, err = json.Marshal(it); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	scheme := runtime.NewScheme()
+	if err := v1.AddToScheme(scheme); err != nil {
+		b.Fatal(err)
+	}
+	strict := kjsonserializer.NewSerializerWithOptions(kjsonserializer.DefaultMetaFactory, scheme, scheme, kjsonserializer.SerializerOptions{Strict: true})
+	src := Source{File: "f", Document: 1, Item: 0}
+	b.Run("decodeValue", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := (reader{}).decodeValue(src, pod, ""); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("strict-serializer", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, _, err := strict.Decode(pod, nil, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("identify+strict-serializer", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := (reader{}).identify(src, pod, ""); err != nil {
+				b.Fatal(err)
+			}
+			if _, _, err := strict.Decode(pod, nil, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -20,6 +20,7 @@ type located[T any] struct {
 // collector gathers what the inputs hold, in input order.
 type collector struct {
 	opts       Options
+	reader     reader
 	daemonSets []located[*appsv1.DaemonSet]
 	nodes      []located[*v1.Node]
 	pods       []located[*v1.Pod]

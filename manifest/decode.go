@@ -94,7 +94,7 @@ func (in *collector) decodeInput(name string, data []byte) error {
 	if len(docs) == 0 {
 		return fmt.Errorf("%s: no objects", name)
 	}
-	r := reader{opts: in.opts}
+	r := in.reader
 	results := make([][]decoded, len(docs))
 	errs := make([]error, len(docs))
 	parallel(len(docs), func(i int) {
@@ -170,6 +170,8 @@ func (r reader) decodeValue(src Source, data []byte, itemKind string) ([]decoded
 			return out, err
 		}
 	}
+	// The identity is read and checked first, so that every problem is worded with the
+	// object's identity and in a fixed order: kind, apiVersion, name, then the fields.
 	d, err := r.identify(src, data, itemKind)
 	if err != nil {
 		return nil, err
@@ -189,10 +191,7 @@ func (r reader) decodeValue(src Source, data []byte, itemKind string) ([]decoded
 	if tn.Metadata.Name == "" && !tn.partial {
 		return nil, fmt.Errorf("%s: metadata.name: Required value", where)
 	}
-	var obj interface {
-		metav1.Object
-		GetObjectKind() schema.ObjectKind
-	}
+	var obj typedObject
 	switch tn.Kind {
 	case "DaemonSet":
 		obj = &appsv1.DaemonSet{}
@@ -206,16 +205,8 @@ func (r reader) decodeValue(src Source, data []byte, itemKind string) ([]decoded
 	if d.unknown, err = decodeStrict(data, obj); err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
-	// Typed-list items may leave out their kind and apiVersion; a namespaced object without a
-	// namespace goes in "default", as kubectl puts it (D-5).
-	obj.GetObjectKind().SetGroupVersionKind(schema.FromAPIVersionAndKind(tn.APIVersion, tn.Kind))
-	if tn.Kind != "Node" && obj.GetNamespace() == "" && r.opts.applies(DefaultNamespace) {
-		obj.SetNamespace(metav1.NamespaceDefault)
-	}
-	if cr, ok := obj.(*appsv1.ControllerRevision); ok {
-		if err := canonicalData(cr); err != nil {
-			return nil, fmt.Errorf("%s: data: %w", where, err)
-		}
+	if err := r.finish(obj, tn); err != nil {
+		return nil, fmt.Errorf("%s: data: %w", where, err) // only revision data fails
 	}
 	d.obj = obj
 	return []decoded{d}, nil
@@ -332,4 +323,24 @@ func (r reader) decodeList(src Source, data []byte) (head decoded, itemKind stri
 		itemKind = strings.TrimSuffix(l.Kind, "List")
 	}
 	return head, itemKind, l.Items, true, nil
+}
+
+// typedObject is what the four kinds read have in common.
+type typedObject interface {
+	metav1.Object
+	GetObjectKind() schema.ObjectKind
+}
+
+// finish sets the kind of an object decoded as tn (typed-list items may leave it out), puts a
+// namespaced object without a namespace in "default", as kubectl does (D-5), and rewrites a
+// ControllerRevision's data as the controller stored it.
+func (r reader) finish(obj typedObject, tn typeAndName) error {
+	obj.GetObjectKind().SetGroupVersionKind(schema.FromAPIVersionAndKind(tn.APIVersion, tn.Kind))
+	if tn.Kind != "Node" && obj.GetNamespace() == "" && r.opts.applies(DefaultNamespace) {
+		obj.SetNamespace(metav1.NamespaceDefault)
+	}
+	if cr, ok := obj.(*appsv1.ControllerRevision); ok {
+		return canonicalData(cr)
+	}
+	return nil
 }

@@ -160,8 +160,7 @@ func ReadFiles(paths []string, opts Options) (*Result, error) {
 // namespace/name: ][path: ]message". An input without objects, and two objects of one kind with
 // one (namespace and) name, are errors. The inputs are not modified.
 func ReadInputs(inputs []Input, opts Options) (*Result, error) {
-	var in collector
-	in.opts = opts
+	in := collector{opts: opts, reader: reader{opts: opts}}
 	for _, input := range inputs {
 		name, data, err := input.bytes()
 		if err != nil {
