@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // located is a decoded object and where it came from.
@@ -113,7 +114,7 @@ func duplicates[T any](objs []located[T], key func(T) string, kind string) error
 	for _, o := range objs {
 		k := key(o.obj)
 		if first, ok := seen[k]; ok {
-			return fmt.Errorf("%v: %s %s: metadata.name: Duplicate value: %q (first at %v)", o.src, kind, k, k, first)
+			return fmt.Errorf("%v: %s %s: %w (first at %v)", o.src, kind, k, field.Duplicate(field.NewPath("metadata", "name"), k), first)
 		}
 		seen[k] = o.src
 	}

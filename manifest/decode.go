@@ -12,6 +12,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 )
@@ -189,7 +190,7 @@ func (r reader) decodeValue(src Source, data []byte, itemKind string) ([]decoded
 		return out, err
 	}
 	if tn.Metadata.Name == "" && !tn.partial {
-		return nil, fmt.Errorf("%s: metadata.name: Required value", where)
+		return nil, fmt.Errorf("%s: %w", where, field.Required(field.NewPath("metadata", "name"), ""))
 	}
 	var obj typedObject
 	switch tn.Kind {
@@ -282,12 +283,12 @@ func (r reader) checkIdentity(src Source, tn typeAndName) (decoded, error) {
 	d := decoded{src: src, tn: tn, namespace: ns, where: src.String() + ": " + identity(tn.Kind, ns, tn.Metadata.Name)}
 	switch {
 	case tn.Kind == "":
-		return d, fmt.Errorf("%s: kind: Required value", d.where)
+		return d, fmt.Errorf("%s: %w", d.where, field.Required(field.NewPath("kind"), ""))
 	case tn.APIVersion == "":
-		return d, fmt.Errorf("%s: apiVersion: Required value", d.where)
+		return d, fmt.Errorf("%s: %w", d.where, field.Required(field.NewPath("apiVersion"), ""))
 	}
 	if want, known := kinds[tn.Kind]; known && tn.APIVersion != want {
-		return d, fmt.Errorf("%s: apiVersion: Unsupported value: %q: supported values: %q", d.where, tn.APIVersion, want)
+		return d, fmt.Errorf("%s: %w", d.where, field.NotSupported(field.NewPath("apiVersion"), tn.APIVersion, []string{want}))
 	}
 	return d, nil
 }

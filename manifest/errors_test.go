@@ -6,6 +6,7 @@ import (
 
 	"github.com/daemonsched/daemonsched/manifest"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // Every error is one line "FILE: document N: [items[I]: ][Kind ns/name: ]...", with the file's
@@ -66,6 +67,31 @@ func TestReadErrorsAreOneLine(t *testing.T) {
 			t.Parallel()
 			_, err := manifest.Read("in.yaml", strings.NewReader(tt.input), manifest.Options{})
 			require.EqualError(t, err, tt.want)
+		})
+	}
+}
+
+// Identity problems carry their field error, for callers that branch on the field or type
+// rather than on the text.
+func TestReadErrorsCarryTheirFieldError(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, input string
+		want        *field.Error
+	}{
+		{name: "no kind", input: "apiVersion: v1\nmetadata: {name: a}\n", want: field.Required(field.NewPath("kind"), "")},
+		{name: "no apiVersion", input: "kind: Node\nmetadata: {name: a}\n", want: field.Required(field.NewPath("apiVersion"), "")},
+		{name: "no name", input: "apiVersion: v1\nkind: Node\n", want: field.Required(field.NewPath("metadata", "name"), "")},
+		{name: "an apiVersion that is not read", input: "apiVersion: apps/v1beta2\nkind: DaemonSet\nmetadata: {name: d}\n", want: field.NotSupported(field.NewPath("apiVersion"), "apps/v1beta2", []string{"apps/v1"})},
+		{name: "two pods with one name", input: "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\n", want: field.Duplicate(field.NewPath("metadata", "name"), "default/p")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := manifest.Read("in.yaml", strings.NewReader(tt.input), manifest.Options{})
+			var got *field.Error
+			require.ErrorAs(t, err, &got)
+			field.ErrorMatcher{}.ByType().ByField().ByValue().Test(t, field.ErrorList{tt.want}, field.ErrorList{got})
 		})
 	}
 }

@@ -154,11 +154,12 @@ func ReadFiles(paths []string, opts Options) (*Result, error) {
 // them (see [Options.StrictFields]); a value of the wrong type, a key given twice and a syntax
 // error are errors. ControllerRevision data is re-encoded as the controller stores it (compact
 // JSON, sorted keys), so that a revision printed by kubectl still matches its template byte for
-// byte. Then the defaults of opts are applied to copies.
+// byte. Then the defaults of opts apply.
 //
 // The error, on one line, says where the problem is: "FILE: document N: [items[I]: ][Kind
-// namespace/name: ][path: ]message". An input without objects, and two objects of one kind with
-// one (namespace and) name, are errors. The inputs are not modified.
+// namespace/name: ][path: ]message"; a missing or unsupported kind, apiVersion or name, and a
+// name given twice, wrap their [*field.Error]. An input without objects, and two objects of one
+// kind with one (namespace and) name, are errors. The inputs are not modified.
 func ReadInputs(inputs []Input, opts Options) (*Result, error) {
 	in := collector{opts: opts, reader: reader{opts: opts}}
 	for _, input := range inputs {
