@@ -12,6 +12,13 @@ import (
 // ("items: []") and each item (still indented: see dedent) as a document of its own, so that the
 // items, most of a large dump, can be parsed in parallel. It reports false for any other layout,
 // read as a whole.
+//
+// Hand-written because no YAML decoder at hand parses one document in parallel, and a dump is
+// one document. BenchmarkRead, on a generated 7.6 MB dump of 1,000 nodes and 857 pods, 2 cores:
+// Read takes 0.54x the wall time of sigs.k8s.io/yaml on the whole document and 0.48x of
+// apimachinery's universal deserializer (0.92x and 0.84x their CPU time), and 1.23x of decoding
+// the pre-split items alone. TestSplitYAMLListReadsWhatTheWholeDocumentReads checks it reads
+// what the whole document reads.
 func splitYAMLList(doc document) (wrapper []byte, items []document, ok bool) {
 	const (
 		before = iota
