@@ -35,8 +35,8 @@ func jsonSyntaxError(src Source, doc document) error {
 // It calls sigs.k8s.io/json's UnmarshalStrict itself rather than through apimachinery's strict
 // JSON serializer (runtime/serializer/json with Strict), which calls the same function after
 // reading the kind on its own: Read must read the identity first anyway, to word every message
-// with it, and the serializer's extra pass then makes a 5 KB pod cost 158-212 µs instead of
-// 102-115 µs (BenchmarkDecodeObject, 2 shared cores). Its lenient twin would not do either: an
+// with it, and the serializer's extra pass then makes a 5 KB pod cost 97-98 µs instead of
+// 74-77 µs (BenchmarkDecodeObject, 2 cores, idle). Its lenient twin would not do either: an
 // unknown field is a warning here, which needs the strict errors.
 func decodeStrict(data []byte, obj any) (unknown []string, err error) {
 	strictErrs, err := kjson.UnmarshalStrict(data, obj)
