@@ -155,6 +155,9 @@ func (r reader) decodeDocument(src Source, doc document) ([]decoded, error) {
 		// The whole document is read again below, giving the parser's own message (or a
 		// success, should the items depend on each other, say through YAML aliases).
 	}
+	// sigs.k8s.io/yaml's strict conversion, not apimachinery's util/yaml ToJSON: that one is the
+	// lenient conversion, which keeps the last of a key given twice without a word
+	// (TestYAMLKeyGivenTwiceIsAnError).
 	js, err := yaml.YAMLToJSONStrict(doc.data)
 	if err != nil {
 		return nil, fmt.Errorf("%v: %s", src, yamlError(err, doc.line))

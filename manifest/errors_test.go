@@ -7,6 +7,7 @@ import (
 	"github.com/daemonsched/daemonsched/manifest"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
 
 // Every error is one line "FILE: document N: [items[I]: ][Kind ns/name: ]...", with the file's
@@ -94,4 +95,17 @@ func TestReadErrorsCarryTheirFieldError(t *testing.T) {
 			field.ErrorMatcher{}.ByType().ByField().ByValue().Test(t, field.ErrorList{tt.want}, field.ErrorList{got})
 		})
 	}
+}
+
+// A key given twice is an error, with its line; apimachinery's util/yaml ToJSON, which Read does
+// not use, keeps the second value silently.
+func TestYAMLKeyGivenTwiceIsAnError(t *testing.T) {
+	t.Parallel()
+	const input = "apiVersion: v1\nkind: Node\nmetadata:\n  name: a\n  name: b\n"
+	_, err := manifest.Read("node.yaml", strings.NewReader(input), manifest.Options{})
+	require.EqualError(t, err, `node.yaml: document 1: line 5: key "name" already set in map`)
+
+	js, err := utilyaml.ToJSON([]byte(input))
+	require.NoError(t, err)
+	require.JSONEq(t, `{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "b"}}`, string(js))
 }
