@@ -3,6 +3,7 @@ package manifest
 import (
 	"encoding/json"
 	"fmt"
+	goruntime "runtime"
 	"testing"
 
 	"github.com/daemonsched/daemonsched/internal/kubectldump"
@@ -71,7 +72,8 @@ func itemKinds(b *testing.B, list []byte) []string {
 // BenchmarkRead compares Read with the decoders it could have used instead, on one generated
 // kubectl dump of benchNodes nodes (kubectldump.Realistic):
 //
-//   - yaml/Read: Read (the items split as text, then decoded in parallel; kubectl.go).
+//   - yaml/Read: Read with Workers GOMAXPROCS (the items split as text, then decoded in
+//     parallel; kubectl.go).
 //   - yaml/sigs.k8s.io-yaml-whole: the whole document through sigs.k8s.io/yaml
 //     (YAMLToJSONStrict), then each item decoded strictly (sigs.k8s.io/json), one after the
 //     other, as Read would without the split.
@@ -89,6 +91,8 @@ func itemKinds(b *testing.B, list []byte) []string {
 func BenchmarkRead(b *testing.B) {
 	yamlDump, jsonDump := generatedDump(b, benchNodes)
 	kindOf := itemKinds(b, yamlDump)
+	workers := goruntime.GOMAXPROCS(0) // as the daemonsched command reads
+	all := reader{opts: Options{Workers: workers}}
 	run := func(name string, data []byte, f func() error) {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
@@ -108,7 +112,7 @@ func BenchmarkRead(b *testing.B) {
 	}
 	readAll := func(data []byte) func() error {
 		return func() error {
-			res, err := ReadInputs([]Input{{Name: "dump", Data: data}}, Options{})
+			res, err := ReadInputs([]Input{{Name: "dump", Data: data}}, Options{Workers: workers})
 			if err == nil && len(res.Snapshot.Pods) != benchPods {
 				err = fmt.Errorf("read %d pods, want %d", len(res.Snapshot.Pods), benchPods)
 			}
@@ -163,7 +167,7 @@ func BenchmarkRead(b *testing.B) {
 	}
 	run("yaml/pre-split-items", yamlDump, func() error {
 		errs := make([]error, len(dedented))
-		parallel(len(dedented), func(i int) {
+		all.forEach(len(dedented), func(i int) {
 			js, err := yaml.YAMLToJSONStrict(dedented[i])
 			if err == nil {
 				_, err = kjson.UnmarshalStrict(js, emptyObject(kindOf[i]))

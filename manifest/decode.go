@@ -3,11 +3,9 @@ package manifest
 import (
 	"bytes"
 	"fmt"
-	"runtime"
 	"strings"
-	"sync"
-	"sync/atomic"
 
+	pool "github.com/daemonsched/daemonsched/internal/parallel"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -98,7 +96,7 @@ func (in *collector) decodeInput(name string, data []byte) error {
 	r := in.reader
 	results := make([][]decoded, len(docs))
 	errs := make([]error, len(docs))
-	parallel(len(docs), func(i int) {
+	r.forEach(len(docs), func(i int) {
 		results[i], errs[i] = r.decodeDocument(Source{File: name, Document: i + 1, Item: -1}, docs[i])
 	})
 	for i := range docs {
@@ -114,27 +112,14 @@ func (in *collector) decodeInput(name string, data []byte) error {
 	return nil
 }
 
-// parallel calls f(0), ..., f(n-1) on up to GOMAXPROCS goroutines and returns when all are done.
-func parallel(n int, f func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
-	if workers <= 1 {
-		for i := range n {
+// forEach calls f(0), ..., f(n-1) on up to Options.Workers goroutines of the project's worker
+// pool and returns when all are done.
+func (r reader) forEach(n int, f func(i int)) {
+	pool.Run(pool.Workers(r.opts.Workers, n, 1), n, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
 			f(i)
 		}
-		return
-	}
-	var (
-		next atomic.Int64
-		wg   sync.WaitGroup
-	)
-	for range workers {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				f(i)
-			}
-		})
-	}
-	wg.Wait()
+	})
 }
 
 // decodeDocument decodes one document: its object, or the objects of a list.
@@ -223,7 +208,7 @@ func (r reader) decodeListValue(src Source, data []byte) (out []decoded, isList 
 	if err != nil || !isList {
 		return nil, isList, err
 	}
-	out, err = decodeItems(head, len(items), func(i int, itemSrc Source) ([]decoded, error) {
+	out, err = r.decodeItems(head, len(items), func(i int, itemSrc Source) ([]decoded, error) {
 		return r.decodeValue(itemSrc, items[i], itemKind)
 	})
 	return out, true, err
@@ -231,10 +216,10 @@ func (r reader) decodeListValue(src Source, data []byte) (out []decoded, isList 
 
 // decodeItems decodes the n items of the list head in parallel with item, and returns the head
 // and the items' objects in order, or the first error in order.
-func decodeItems(head decoded, n int, item func(i int, src Source) ([]decoded, error)) ([]decoded, error) {
+func (r reader) decodeItems(head decoded, n int, item func(i int, src Source) ([]decoded, error)) ([]decoded, error) {
 	results := make([][]decoded, n)
 	errs := make([]error, n)
-	parallel(n, func(i int) {
+	r.forEach(n, func(i int) {
 		itemSrc := head.src
 		itemSrc.Item = i
 		results[i], errs[i] = item(i, itemSrc)

@@ -7,6 +7,7 @@
 // read ([Source]), and [Warning] values for what was skipped or dropped. Hand-written manifests
 // get the D-4 and D-5 defaults (see [Defaults]) unless [Options.SkipDefaults] says otherwise.
 //
-// A large kubectl dump is read in parallel: documents, and the items of lists, are decoded on
-// up to GOMAXPROCS goroutines, with the same result and the same first error as one goroutine.
+// A large kubectl dump can be read in parallel: with [Options.Workers], documents and the items
+// of lists are decoded on several goroutines, with the same result and the same first error as
+// on one.
 package manifest

@@ -14,10 +14,10 @@ import (
 // read as a whole.
 //
 // Hand-written because no YAML decoder at hand parses one document in parallel, and a dump is
-// one document. BenchmarkRead, on a generated 7.6 MB dump of 1,000 nodes and 857 pods, 2 cores:
-// Read takes 0.54x the wall time of sigs.k8s.io/yaml on the whole document and 0.48x of
-// apimachinery's universal deserializer (0.92x and 0.84x their CPU time), and 1.23x of decoding
-// the pre-split items alone. TestSplitYAMLListReadsWhatTheWholeDocumentReads checks it reads
+// one document. BenchmarkRead, on a generated 7.6 MB dump of 1,000 nodes and 857 pods, 2 cores
+// (Workers 2): Read takes 0.54x the wall time of sigs.k8s.io/yaml on the whole document and
+// 0.50x of apimachinery's universal deserializer (0.92x and 0.86x their CPU time), and 1.31x of
+// decoding the pre-split items alone. TestSplitYAMLListReadsWhatTheWholeDocumentReads checks it reads
 // what the whole document reads.
 func splitYAMLList(doc document) (wrapper []byte, items []document, ok bool) {
 	const (
@@ -105,7 +105,7 @@ func (r reader) decodeYAMLList(src Source, wrapper []byte, items []document) ([]
 	if !isList {
 		return nil, errors.New("not a list")
 	}
-	return decodeItems(head, len(items), func(i int, itemSrc Source) ([]decoded, error) {
+	return r.decodeItems(head, len(items), func(i int, itemSrc Source) ([]decoded, error) {
 		js, err := yaml.YAMLToJSONStrict(dedent(items[i].data))
 		if err != nil {
 			return nil, err

@@ -40,6 +40,10 @@ type Options struct {
 	StrictFields bool
 	// SkipDefaults lists the defaults not to apply; the zero value applies all of them.
 	SkipDefaults Defaults
+	// Workers is how many goroutines share the decoding of the documents of an input and of the
+	// items of a list; 0 and 1 mean the calling goroutine only. The result, and the error, are
+	// the same whatever the number. Negative panics.
+	Workers int
 }
 
 func (o Options) applies(d Defaults) bool { return o.SkipDefaults&d == 0 }
@@ -159,8 +163,12 @@ func ReadFiles(paths []string, opts Options) (*Result, error) {
 // The error, on one line, says where the problem is: "FILE: document N: [items[I]: ][Kind
 // namespace/name: ][path: ]message"; a missing or unsupported kind, apiVersion or name, and a
 // name given twice, wrap their [*field.Error]. An input without objects, and two objects of one
-// kind with one (namespace and) name, are errors. The inputs are not modified.
+// kind with one (namespace and) name, are errors. The inputs are not modified. ReadInputs
+// panics if opts.Workers is negative.
 func ReadInputs(inputs []Input, opts Options) (*Result, error) {
+	if opts.Workers < 0 {
+		panic("manifest: negative Options.Workers")
+	}
 	in := collector{opts: opts, reader: reader{opts: opts}}
 	for _, input := range inputs {
 		name, data, err := input.bytes()

@@ -1,12 +1,14 @@
 package manifest_test
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/daemonsched/daemonsched/internal/kubectldump"
 	"github.com/daemonsched/daemonsched/manifest"
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
@@ -158,4 +160,32 @@ func TestLatestSeesEveryTimestamp(t *testing.T) {
 			require.Equal(t, tt.want, manifest.Latest(got.Snapshot))
 		})
 	}
+}
+
+// Workers shares the decoding out; the result, and the first error, do not depend on it.
+func TestReadWorkersDoNotChangeTheResult(t *testing.T) {
+	t.Parallel()
+	dump, err := kubectldump.Realistic(40)
+	require.NoError(t, err)
+	bad := append(bytes.Clone(dump), "---\napiVersion: v1\nkind: Node\nmetadata: {name: [x}\n---\napiVersion: v1\nkind: Pod\n"...)
+	one, err := manifest.Read("dump.yaml", bytes.NewReader(dump), manifest.Options{})
+	require.NoError(t, err)
+	_, oneErr := manifest.Read("bad.yaml", bytes.NewReader(bad), manifest.Options{})
+	require.Error(t, oneErr)
+	for _, workers := range []int{1, 2, 7} {
+		got, err := manifest.Read("dump.yaml", bytes.NewReader(dump), manifest.Options{Workers: workers})
+		require.NoError(t, err)
+		if diff := cmp.Diff(one, got); diff != "" {
+			t.Errorf("Workers %d: Read() mismatch (-one goroutine +%d):\n%s", workers, workers, diff)
+		}
+		_, err = manifest.Read("bad.yaml", bytes.NewReader(bad), manifest.Options{Workers: workers})
+		require.EqualError(t, err, oneErr.Error(), "Workers %d", workers)
+	}
+}
+
+func TestReadPanicsOnNegativeWorkers(t *testing.T) {
+	t.Parallel()
+	require.PanicsWithValue(t, "manifest: negative Options.Workers", func() {
+		_, _ = manifest.Read("n.yaml", strings.NewReader("apiVersion: v1\nkind: Node\nmetadata: {name: a}\n"), manifest.Options{Workers: -1})
+	})
 }

@@ -230,11 +230,12 @@ func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return errUsage
 	}
 
-	in, err := load(files, stdin, manifest.Options{StrictFields: *strict})
+	// A command has the machine to itself: every core shares the decoding, and each plan's
+	// nodes and pods.
+	in, err := load(files, stdin, manifest.Options{StrictFields: *strict, Workers: runtime.GOMAXPROCS(0)})
 	if err != nil {
 		return err
 	}
-	// A command has the machine to itself: every core shares each plan's nodes and pods.
 	opts := daemonset.Options{Now: now.t, BurstLimit: *burst, Workers: runtime.GOMAXPROCS(0)}
 	if opts.Now.IsZero() {
 		opts.Now = manifest.Latest(in.Snapshot)
@@ -302,7 +303,7 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		return errUsage
 	}
 
-	in, err := load(files, stdin, manifest.Options{})
+	in, err := load(files, stdin, manifest.Options{Workers: runtime.GOMAXPROCS(0)})
 	if err != nil {
 		return err
 	}
