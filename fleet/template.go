@@ -321,7 +321,7 @@ func (w *WhatIf) requestRange(x *templateIndex, t *NodeTemplate, d domain, verdi
 			depends = append(depends, i)
 		}
 	}
-	r := Range{Min: base, Max: base.DeepCopy(), Exact: true}
+	r := Range{Min: base.DeepCopy(), Max: base.DeepCopy(), Exact: true}
 	if len(depends) == 0 {
 		return r
 	}

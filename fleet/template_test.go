@@ -1,0 +1,241 @@
+package fleet_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/daemonsched/daemonsched/fleet"
+	"github.com/daemonsched/daemonsched/selector"
+)
+
+// tmplAdmission is an Admission whose RuntimeClass "pinned" schedules on one zone, so that the
+// property tests meet ReasonRuntimeClassNodeSelectorMismatch (ADM-6) and, through the missing
+// "absent" class, ReasonAdmissionRejected (ADM-5a).
+func tmplAdmission(t testing.TB) *fleet.Admission {
+	a, errs := fleet.CompileAdmission(nil, []*nodev1.RuntimeClass{{
+		ObjectMeta: metav1.ObjectMeta{Name: "pinned"},
+		Handler:    "runc",
+		Scheduling: &nodev1.Scheduling{NodeSelector: map[string]string{"topology.kubernetes.io/zone": "us-east-1a"}},
+	}})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	return a
+}
+
+// tmplRandomSet draws a Set of random DaemonSets, some with a RuntimeClass.
+func tmplRandomSet(t testing.TB, r *rand.Rand, n int) []*appsv1.DaemonSet {
+	dss := make([]*appsv1.DaemonSet, n)
+	for i := range dss {
+		dss[i] = setRandomDaemonSet(r, fmt.Sprintf("random-%03d", i), []string{"node-000001", "node-000002"})
+		switch r.IntN(6) {
+		case 0:
+			dss[i].Spec.Template.Spec.RuntimeClassName = new("pinned")
+		case 1:
+			dss[i].Spec.Template.Spec.RuntimeClassName = new("absent")
+		}
+	}
+	return dss
+}
+
+// tmplRandomTemplate draws a template over the keys of setLabelValues: some known, some
+// required, the rest absent.
+func tmplRandomTemplate(r *rand.Rand) *fleet.NodeTemplate {
+	t := &fleet.NodeTemplate{Labels: map[string]string{}}
+	for _, k := range setKeys() {
+		switch r.IntN(4) {
+		case 0:
+			t.Labels[k] = setPick(r, setLabelValues[k])
+		case 1:
+			for range r.IntN(2) + 1 {
+				req := setRandomRequirement(r)
+				req.Key = k
+				t.Requirements = append(t.Requirements, req)
+			}
+		}
+	}
+	if r.IntN(2) == 0 {
+		t.Name = setPick(r, []string{"node-000001", "node-000002", "node-000003"})
+	}
+	for range r.IntN(3) {
+		t.Taints = append(t.Taints, setPick(r, setTaintMenu))
+	}
+	return t
+}
+
+// tmplMenu returns, for key, every value that can tell two requirements apart: the values the
+// DaemonSets and the template name, integers at and beside every bound in several spellings,
+// and a fresh string. Each class of the WhatIf's partition has a member here.
+func tmplMenu(key string, dss []*appsv1.DaemonSet, t *fleet.NodeTemplate) []string {
+	menu := []string{"fresh-value", "7", "007"}
+	add := func(reqs []v1.NodeSelectorRequirement) {
+		for _, e := range reqs {
+			if e.Key != key {
+				continue
+			}
+			menu = append(menu, e.Values...)
+			for _, v := range e.Values {
+				if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+					for _, m := range []int64{n - 1, n, n + 1} {
+						s := strconv.FormatInt(m, 10)
+						menu = append(menu, s, "0"+s, "00"+s)
+					}
+				}
+			}
+		}
+	}
+	for _, ds := range dss {
+		spec := &ds.Spec.Template.Spec
+		if v, ok := spec.NodeSelector[key]; ok {
+			menu = append(menu, v)
+		}
+		if spec.Affinity != nil && spec.Affinity.NodeAffinity != nil && spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+			for _, term := range spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+				add(term.MatchExpressions)
+			}
+		}
+	}
+	add(t.Requirements)
+	menu = append(menu, "us-east-1a")
+	slices.Sort(menu)
+	return slices.Compact(menu)
+}
+
+// tmplNodes enumerates concrete nodes the template can become over the menus: each required
+// key absent or any menu value, filtered by the template's requirements.
+func tmplNodes(t *testing.T, tpl *fleet.NodeTemplate, dss []*appsv1.DaemonSet) []*v1.Node {
+	var keys []string
+	for _, req := range tpl.Requirements {
+		if _, known := tpl.Labels[req.Key]; !known && !slices.Contains(keys, req.Key) {
+			keys = append(keys, req.Key)
+		}
+	}
+	var reqs []selector.Requirement
+	for _, req := range tpl.Requirements {
+		r, errs := selector.NewRequirement(req.Key, req.Operator, req.Values, selector.NodeSelectorOperators, nil)
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		reqs = append(reqs, r)
+	}
+	names := []string{tpl.Name}
+	if tpl.Name == "" {
+		names = []string{"node-000001", "node-000002", "node-000009"}
+	}
+	var nodes []*v1.Node
+	var walk func(k int, labels map[string]string)
+	walk = func(k int, labels map[string]string) {
+		if k == len(keys) {
+			for i := range reqs {
+				if !reqs[i].Matches(labels) {
+					return
+				}
+			}
+			for _, name := range names {
+				nodes = append(nodes, &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}, Spec: v1.NodeSpec{Taints: tpl.Taints}})
+			}
+			return
+		}
+		walk(k+1, labels)
+		for _, v := range tmplMenu(keys[k], dss, tpl) {
+			next := make(map[string]string, len(labels)+1)
+			for lk, lv := range labels {
+				next[lk] = lv
+			}
+			next[keys[k]] = v
+			walk(k+1, next)
+		}
+	}
+	walk(0, tpl.Labels)
+	return nodes
+}
+
+// TestTemplateAgreesWithConcreteNodes is the property of WHATIF-2 and WHATIF-3: over the nodes
+// a template can become, a Runs pod runs on every one, a DoesNotRun pod on none, a Depends pod
+// on some and not others; the range of requests is the least and greatest total over them; and
+// a template that fixes every label and the name answers as the concrete node.
+func TestTemplateAgreesWithConcreteNodes(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 2))
+	adm := tmplAdmission(t)
+	checked, depends := 0, 0
+	for round := range 250 {
+		dss := tmplRandomSet(t, r, 12)
+		set, _ := fleet.Compile(dss, setNow)
+		w := set.WhatIf(fleet.Config{Admission: adm})
+		for range 10 {
+			tpl := tmplRandomTemplate(r)
+			got, errs := w.DecideTemplate(tpl, nil)
+			if len(errs) > 0 {
+				continue
+			}
+			nodes := tmplNodes(t, tpl, dss)
+			if len(nodes) == 0 {
+				t.Fatalf("round %d: template %+v admitted but no menu node satisfies it", round, tpl)
+			}
+			checked++
+			var d fleet.Decision
+			runs := make([][2]bool, set.Len()) // seen running, seen not running
+			minCPU, maxCPU := int64(-1), int64(-1)
+			for _, node := range nodes {
+				w.DecideNode(node, &d)
+				for i := range set.Len() {
+					runs[i][d.Verdict(i).Answer] = true
+				}
+				q, _ := d.Request(v1.ResourceCPU)
+				if minCPU < 0 || q.MilliValue() < minCPU {
+					minCPU = q.MilliValue()
+				}
+				maxCPU = max(maxCPU, q.MilliValue())
+			}
+			for i, v := range got.Verdicts {
+				want := fleet.Depends
+				switch {
+				case runs[i][fleet.Runs] && !runs[i][fleet.DoesNotRun]:
+					want = fleet.Runs
+				case !runs[i][fleet.Runs]:
+					want = fleet.DoesNotRun
+				}
+				if v.Answer != want {
+					t.Fatalf("round %d: %s: template %+v says %v, its %d nodes say %v\nplacement %+v", round, dss[i].Name, tpl, v, len(nodes), want,
+						set.Planner(i).DaemonSet().Spec.Template.Spec.Affinity)
+				}
+				if v.Answer == fleet.Depends {
+					depends++
+					if len(v.DependsOn) == 0 {
+						t.Fatalf("Depends without keys: %v", v)
+					}
+				}
+			}
+			if got.Requests.Exact {
+				gmin, gmax := got.Requests.Min[v1.ResourceCPU], got.Requests.Max[v1.ResourceCPU]
+				if gmin.MilliValue() != minCPU || gmax.MilliValue() != maxCPU {
+					for i, v := range got.Verdicts {
+						t.Log(dss[i].Name, v)
+					}
+					t.Fatalf("round %d: template %+v: cpu range %s..%s, nodes say %dm..%dm", round, tpl, gmin.String(), gmax.String(), minCPU, maxCPU)
+				}
+			}
+			if len(tpl.Requirements) == 0 && tpl.Name != "" {
+				node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: tpl.Name, Labels: tpl.Labels}, Spec: v1.NodeSpec{Taints: tpl.Taints}}
+				w.DecideNode(node, &d)
+				for i, v := range got.Verdicts {
+					if c := d.Verdict(i); c.String() != v.String() {
+						t.Fatalf("fully known template %+v: %s says %v, the node %v", tpl, dss[i].Name, v, c)
+					}
+				}
+			}
+		}
+	}
+	if checked < 600 || depends < 80 {
+		t.Fatalf("only %d templates and %d Depends answers checked", checked, depends)
+	}
+	t.Logf("%d templates, %d Depends answers", checked, depends)
+}
