@@ -12,6 +12,7 @@ import (
 	"math/bits"
 	"slices"
 	"strconv"
+	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -77,8 +78,8 @@ func (u *universe) classOf(v string) int {
 	if i, ok := u.index[v]; ok {
 		return 1 + i
 	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
+	n, ok := parseInt(v)
+	if !ok {
 		return u.nonInteger()
 	}
 	for r, reg := range u.regions {
@@ -87,6 +88,17 @@ func (u *universe) classOf(v string) int {
 		}
 	}
 	return u.nonInteger() // unreachable: the regions cover every integer but the bounds
+}
+
+// parseInt is strconv.ParseInt(v, 10, 64) without the error it allocates for the many label
+// values that are not numbers.
+func parseInt(v string) (int64, bool) {
+	digits := strings.TrimLeft(v, "+-")
+	if len(v)-len(digits) > 1 || digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	return n, err == nil
 }
 
 // representative returns a state of class c.
@@ -234,19 +246,28 @@ func (t term) certain(d domain) bool {
 
 // eval decides f on every state d allows: true on all, false on none, or unknown.
 func (f dnf) eval(d domain) tri {
-	var open []term
+	possible := 0
 	for _, t := range f {
 		if t.certain(d) {
 			return triTrue
 		}
 		if t.possible(d) {
+			possible++
+		}
+	}
+	switch possible {
+	case 0:
+		return triFalse
+	case 1:
+		return triUnknown
+	}
+	open := make([]term, 0, possible)
+	for _, t := range f {
+		if t.possible(d) {
 			open = append(open, t)
 		}
 	}
-	switch {
-	case len(open) == 0:
-		return triFalse
-	case len(open) > 1 && covered(d, open):
+	if covered(d, open) {
 		return triTrue
 	}
 	return triUnknown
@@ -301,7 +322,8 @@ type templateIndex struct {
 	keyOf  map[string]int // label keys
 	nameID int            // -1: no placement reads the name
 	place  []placementParts
-	// pending[i] is DaemonSet i's RuntimeClass nodeSelector as a term; nil without one.
+	// pending[i] is DaemonSet i's placement AND its RuntimeClass nodeSelector (ADM-6); nil
+	// without one.
 	pending []dnf
 	// absent is the domain of a node that has none of the keys (and any name).
 	absent domain
@@ -395,9 +417,17 @@ func buildTemplateIndex(w *WhatIf) *templateIndex {
 		for _, l := range sel {
 			t = t.and(term{x.equals(x.keyOf[l.key], l.value)})
 		}
-		x.pending[i] = dnf{t}
+		x.pending[i] = x.place[s.placeOf[i]].all.and(dnf{t})
 	}
 	return x
+}
+
+// effective is where DaemonSet i's pod runs, placement and RuntimeClass nodeSelector.
+func (x *templateIndex) effective(w *WhatIf, i int) dnf {
+	if x.pending[i] != nil {
+		return x.pending[i]
+	}
+	return x.place[w.set.placeOf[i]].all
 }
 
 func forEachTerm(spec *v1.PodSpec, f func(*v1.NodeSelectorTerm)) {

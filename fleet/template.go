@@ -31,13 +31,32 @@ type NodeTemplate struct {
 	Taints []v1.Taint `json:"taints,omitempty"`
 }
 
-// TemplateDecision is what a WhatIf decides for a node template.
+// TemplateDecision is what a WhatIf decides for a node template. Reuse one across calls of
+// [WhatIf.DecideTemplate] to reuse its buffers; the zero value is ready to use.
 type TemplateDecision struct {
 	// Verdicts holds one answer per DaemonSet, in the Set's order.
 	Verdicts []Verdict
 	// Requests is the range of the total requests of the pods that run, over the nodes the
 	// template can become (WHATIF-3).
 	Requests Range
+
+	place []placeTruth // per placement class
+	tol   []tolTruth   // per toleration class
+}
+
+// tolTruth is a toleration class's answer on the template's taints (indices as
+// [taints.Tolerations.Untolerated] returns them).
+type tolTruth struct {
+	placement, eviction int
+	done                bool
+}
+
+// placeTruth is a placement class's answer on a template: the conjunction, then each part,
+// and whether it was computed.
+type placeTruth struct {
+	parts     [4]tri
+	done      bool
+	dependsOn []string // shared by the class's Depends verdicts
 }
 
 // Range is a per-resource range of total requests.
@@ -61,35 +80,94 @@ func (w *WhatIf) index() *templateIndex {
 	return w.tmpl
 }
 
+// Template is a compiled [NodeTemplate]: checked once, decided by any WhatIf. It is immutable
+// and safe for concurrent use.
+type Template struct {
+	name   string
+	labels map[string]string
+	taints []v1.Taint
+	reqs   map[string][]selector.Requirement // on keys not in labels
+}
+
+// CompileTemplate checks t and compiles it. A malformed template (an invalid label key or
+// value, an invalid requirement, a requirement that contradicts a label of t, requirements on
+// one key that no value or absence satisfies) gives field errors rooted at fldPath and a nil
+// Template. t is not modified nor kept.
+func CompileTemplate(t *NodeTemplate, fldPath *field.Path) (*Template, field.ErrorList) {
+	errs := selector.ValidateLabels(t.Labels, fldPath.Child("labels"))
+	reqs := map[string][]selector.Requirement{}
+	reqPath := fldPath.Child("requirements")
+	for i, r := range t.Requirements {
+		p := reqPath.Index(i)
+		req, rerrs := selector.NewRequirement(r.Key, r.Operator, r.Values, selector.NodeSelectorOperators, p)
+		if len(rerrs) > 0 {
+			errs = append(errs, rerrs...)
+			continue
+		}
+		if v, known := t.Labels[r.Key]; known {
+			if !req.Matches(t.Labels) {
+				errs = append(errs, field.Invalid(p, r.Key+"="+v, "contradicts the template's label "+strconv.Quote(r.Key)))
+			}
+			continue
+		}
+		reqs[r.Key] = append(reqs[r.Key], req)
+	}
+	for _, k := range slices.Sorted(maps.Keys(reqs)) {
+		if !openValues(reqs[k]) {
+			errs = append(errs, field.Invalid(reqPath, k, "no value of label "+strconv.Quote(k)+" satisfies every requirement on it"))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return &Template{name: t.Name, labels: maps.Clone(t.Labels), taints: slices.Clone(t.Taints), reqs: reqs}, nil
+}
+
+// Labels returns the template's known labels. The map must not be modified.
+func (t *Template) Labels() map[string]string { return t.labels }
+
 // DecideTemplate decides every DaemonSet for the node template t (WHATIF-2): Runs when the pod
 // runs on every node t can become, DoesNotRun when on none, Depends otherwise, with the label
 // keys that decide; and the range of the total requests (WHATIF-3). When t fixes every label
 // (no Requirements) and its Name, each answer is the one [WhatIf.DecideNode] gives for that
-// node. A malformed template (an invalid label or requirement, a requirement that contradicts
-// a label, requirements no value satisfies) gives field errors rooted at fldPath and no
-// decision. t is not modified.
-func (w *WhatIf) DecideTemplate(t *NodeTemplate, fldPath *field.Path) (*TemplateDecision, field.ErrorList) {
+// node. The answer is stored in into, replacing what it held; t is not modified nor kept.
+func (w *WhatIf) DecideTemplate(t *Template, into *TemplateDecision) {
 	x := w.index()
-	d, errs := x.domainOf(t, fldPath)
-	if len(errs) > 0 {
-		return nil, errs
-	}
+	d := x.domainOf(t)
 	s := w.set
 	n := s.Len()
-	out := &TemplateDecision{Verdicts: make([]Verdict, n)}
-	place := make([][4]tri, len(x.place))
-	done := make([]bool, len(x.place))
-	for i := range n {
-		c := s.placeOf[i]
-		if !done[c] {
-			p := &x.place[c]
-			place[c] = [4]tri{p.all.eval(d), p.name.eval(d), p.sel.eval(d), p.aff.eval(d)}
-			done[c] = true
-		}
-		out.Verdicts[i] = w.verdict(x, i, d, place[c], t.Taints)
+	if cap(into.Verdicts) < n {
+		into.Verdicts = make([]Verdict, n)
 	}
-	out.Requests = w.requestRange(x, t, d, out.Verdicts)
-	return out, nil
+	into.Verdicts = into.Verdicts[:n]
+	if cap(into.place) < len(x.place) {
+		into.place = make([]placeTruth, len(x.place))
+	}
+	into.place = into.place[:len(x.place)]
+	clear(into.place)
+	if cap(into.tol) < len(s.tolRep) {
+		into.tol = make([]tolTruth, len(s.tolRep))
+	}
+	into.tol = into.tol[:len(s.tolRep)]
+	clear(into.tol)
+	for i := range n {
+		pt := &into.place[s.placeOf[i]]
+		if !pt.done {
+			p := &x.place[s.placeOf[i]]
+			pt.parts[0] = p.all.eval(d)
+			if pt.parts[0] != triTrue { // the parts name the reason
+				pt.parts[1], pt.parts[2], pt.parts[3] = p.name.eval(d), p.sel.eval(d), p.aff.eval(d)
+			}
+			pt.done = true
+		}
+		tt := &into.tol[s.tolOf[i]]
+		if pt.parts[0] != triFalse && !tt.done {
+			tt.placement, tt.eviction = s.tolRep[s.tolOf[i]].Untolerated(t.taints)
+			tt.done = true
+		}
+		into.Verdicts[i] = w.verdict(x, i, d, pt, *tt, t.taints)
+	}
+	into.Requests = w.requestRange(x, t, d, into.Verdicts)
 }
 
 // partReasons are the reasons of placementParts' name, sel and aff.
@@ -113,25 +191,24 @@ func placementReason(p [4]tri) Reason {
 	return partReasons[2] // the conjunction fails though no part does alone
 }
 
-func (w *WhatIf) verdict(x *templateIndex, i int, d domain, p [4]tri, taints []v1.Taint) Verdict {
+func (w *WhatIf) verdict(x *templateIndex, i int, d domain, pt *placeTruth, tt tolTruth, taints []v1.Taint) Verdict {
+	p := pt.parts
 	if p[0] == triFalse {
 		return Verdict{Answer: DoesNotRun, Reason: placementReason(p)}
 	}
-	if placement, eviction := w.set.tolRep[w.set.tolOf[i]].Untolerated(taints); placement >= 0 {
-		reason, j := daemonset.ReasonTaintNotTolerated, placement
-		if eviction >= 0 {
-			reason, j = daemonset.ReasonNoExecuteTaintNotTolerated, eviction
+	if tt.placement >= 0 {
+		reason, j := daemonset.ReasonTaintNotTolerated, tt.placement
+		if tt.eviction >= 0 {
+			reason, j = daemonset.ReasonNoExecuteTaintNotTolerated, tt.eviction
 		}
-		t := taints[j]
-		return Verdict{Answer: DoesNotRun, Reason: Reason(reason), Taint: &t}
+		return Verdict{Answer: DoesNotRun, Reason: Reason(reason), Taint: &taints[j]}
 	}
 	if rej := w.pods[i].Rejection; rej != nil {
 		return Verdict{Answer: DoesNotRun, Reason: ReasonAdmissionRejected, Rejection: rej}
 	}
 	all := p[0]
-	var pending dnf
-	if pending = x.pending[i]; pending != nil {
-		all = x.place[w.set.placeOf[i]].all.and(pending).eval(d)
+	if x.pending[i] != nil {
+		all = x.effective(w, i).eval(d)
 	}
 	switch all {
 	case triTrue:
@@ -143,66 +220,43 @@ func (w *WhatIf) verdict(x *templateIndex, i int, d domain, p [4]tri, taints []v
 	if p[0] == triUnknown {
 		v.Reason = placementReason(p)
 	}
+	if x.pending[i] == nil && pt.dependsOn != nil {
+		v.DependsOn = pt.dependsOn
+		return v
+	}
 	keys := map[int]bool{}
-	x.place[w.set.placeOf[i]].all.reads(keys)
-	pending.reads(keys)
+	x.effective(w, i).reads(keys)
 	for id := range keys {
 		if d[id].count() > 1 {
 			v.DependsOn = append(v.DependsOn, x.univ[id].key)
 		}
 	}
 	slices.Sort(v.DependsOn)
+	if x.pending[i] == nil {
+		pt.dependsOn = v.DependsOn
+	}
 	return v
 }
 
-// domainOf checks t and returns the classes of each key it allows.
-func (x *templateIndex) domainOf(t *NodeTemplate, fldPath *field.Path) (domain, field.ErrorList) {
-	errs := selector.ValidateLabels(t.Labels, fldPath.Child("labels"))
-	reqs := map[string][]selector.Requirement{}
-	reqPath := fldPath.Child("requirements")
-	for i, r := range t.Requirements {
-		p := reqPath.Index(i)
-		req, rerrs := selector.NewRequirement(r.Key, r.Operator, r.Values, selector.NodeSelectorOperators, p)
-		if len(rerrs) > 0 {
-			errs = append(errs, rerrs...)
-			continue
-		}
-		if v, known := t.Labels[r.Key]; known {
-			if !req.Matches(t.Labels) {
-				errs = append(errs, field.Invalid(p, r.Key+"="+v, "contradicts the template's label "+strconv.Quote(r.Key)))
-			}
-			continue
-		}
-		reqs[r.Key] = append(reqs[r.Key], req)
-	}
-	if len(errs) > 0 {
-		return nil, errs
-	}
+// domainOf returns the classes of each key t allows.
+func (x *templateIndex) domainOf(t *Template) domain {
 	d := slices.Clone(x.absent)
-	for _, k := range slices.Sorted(maps.Keys(reqs)) {
-		if !openValues(reqs[k]) {
-			errs = append(errs, field.Invalid(reqPath, k, "no value of label "+strconv.Quote(k)+" satisfies every requirement on it"))
-		}
-	}
-	if len(errs) > 0 {
-		return nil, errs
-	}
 	for id := range x.univ {
 		u := &x.univ[id]
 		switch {
 		case u.isName:
-			if t.Name != "" {
+			if t.name != "" {
 				d[id] = newClassSet(u.classes())
-				d[id].add(u.classOf(t.Name))
+				d[id].add(u.classOf(t.name))
 			}
-		case t.Labels != nil && hasKey(t.Labels, u.key):
+		case hasKey(t.labels, u.key):
 			d[id] = newClassSet(u.classes())
-			d[id].add(u.classOf(t.Labels[u.key]))
-		case reqs[u.key] != nil:
-			d[id] = u.allowed(reqs[u.key])
+			d[id].add(u.classOf(t.labels[u.key]))
+		case t.reqs[u.key] != nil:
+			d[id] = u.allowed(t.reqs[u.key])
 		}
 	}
-	return d, nil
+	return d
 }
 
 func hasKey(m map[string]string, k string) bool {
@@ -303,33 +357,39 @@ func (u *universe) allowed(rs []selector.Requirement) classSet {
 	return s
 }
 
-// requestRange computes the range of total requests over the nodes d allows (WHATIF-3).
-func (w *WhatIf) requestRange(x *templateIndex, t *NodeTemplate, d domain, verdicts []Verdict) Range {
-	reqs := func(i int) v1.ResourceList {
-		if w.resolver != nil {
-			return w.resolver.Requests(w.set.planners[i].DaemonSet(), t.Labels, w.pods[i].Requests)
+// requestRange computes the range of total requests over the nodes d allows (WHATIF-3): the
+// pods that run everywhere, plus, for each combination of the open classes of the keys the
+// Depends pods read, those that run there. Sums are taken on the Set's compiled resource table
+// (int64 counts), or on one built from the resolver's answers.
+func (w *WhatIf) requestRange(x *templateIndex, t *Template, d domain, verdicts []Verdict) Range {
+	tbl := w.set.res
+	if w.resolver != nil {
+		lists := make([]v1.ResourceList, len(verdicts))
+		for i, v := range verdicts {
+			if v.Answer != DoesNotRun {
+				lists[i] = w.resolver.Requests(w.set.planners[i].DaemonSet(), t.labels, w.pods[i].Requests)
+			}
 		}
-		return w.pods[i].Requests
+		tbl = newResourceTable(lists)
 	}
-	base := v1.ResourceList{}
+	sum := newColumnSum(tbl)
 	var depends []int
 	for i, v := range verdicts {
 		switch v.Answer {
 		case Runs:
-			addList(base, reqs(i))
+			sum.add(tbl, i)
 		case Depends:
 			depends = append(depends, i)
+			sum.mark(tbl, i)
 		}
 	}
-	r := Range{Min: base.DeepCopy(), Max: base.DeepCopy(), Exact: true}
 	if len(depends) == 0 {
-		return r
+		return Range{Min: sum.list(tbl), Max: sum.list(tbl), Exact: true}
 	}
 	// The keys the Depends pods read, and their open classes.
 	read := map[int]bool{}
 	for _, i := range depends {
-		x.place[w.set.placeOf[i]].all.reads(read)
-		x.pending[i].reads(read)
+		x.effective(w, i).reads(read)
 	}
 	var keys []int
 	var classes [][]int
@@ -349,57 +409,56 @@ func (w *WhatIf) requestRange(x *templateIndex, t *NodeTemplate, d domain, verdi
 			break
 		}
 	}
-	sizes := make([]v1.ResourceList, len(depends))
-	names := map[v1.ResourceName]bool{}
-	for k, i := range depends {
-		sizes[k] = reqs(i)
-		for name := range sizes[k] {
-			names[name] = true
-		}
-	}
 	if combos > MaxCombinations {
-		r.Exact = false
-		for k := range depends {
-			addList(r.Max, sizes[k])
+		lo := sum.clone()
+		for _, i := range depends {
+			sum.add(tbl, i)
 		}
-		for name := range names {
-			if _, ok := r.Min[name]; !ok {
-				r.Min[name] = resource.Quantity{}
-			}
-		}
-		return r
+		return Range{Min: lo.list(tbl), Max: sum.list(tbl)}
 	}
-	effective := make([]dnf, len(depends))
+	// Depends pods of one placement class (without a RuntimeClass nodeSelector) run together:
+	// each distinct placement is evaluated once per combination.
+	var forms []dnf
+	formOf := make([]int, len(depends))
+	byClass := map[int32]int{}
 	for k, i := range depends {
-		effective[k] = x.place[w.set.placeOf[i]].all
-		if x.pending[i] != nil {
-			effective[k] = effective[k].and(x.pending[i])
+		if x.pending[i] == nil {
+			c := w.set.placeOf[i]
+			f, ok := byClass[c]
+			if !ok {
+				f = len(forms)
+				byClass[c] = f
+				forms = append(forms, x.place[c].all)
+			}
+			formOf[k] = f
+			continue
 		}
+		formOf[k] = len(forms)
+		forms = append(forms, x.pending[i])
 	}
+	holds := make([]bool, len(forms))
+	lo, hi, total := sum.clone(), sum.clone(), sum.clone()
 	point := slices.Clone(d)
+	for _, id := range keys {
+		point[id] = newClassSet(x.univ[id].classes())
+	}
 	pick := make([]int, len(keys))
-	first := true
-	for {
+	for first := true; ; first = false {
 		for j, id := range keys {
-			point[id] = newClassSet(x.univ[id].classes())
+			clear(point[id])
 			point[id].add(classes[j][pick[j]])
 		}
-		total := base.DeepCopy()
-		for k := range depends {
-			if effective[k].eval(point) == triTrue {
-				addList(total, sizes[k])
+		total.copyFrom(sum)
+		for f, form := range forms {
+			holds[f] = form.eval(point) == triTrue
+		}
+		for k, i := range depends {
+			if holds[formOf[k]] {
+				total.add(tbl, i)
 			}
 		}
-		for name := range names {
-			q := total[name]
-			if m, ok := r.Min[name]; first || !ok || q.Cmp(m) < 0 {
-				r.Min[name] = q.DeepCopy()
-			}
-			if m, ok := r.Max[name]; !ok || q.Cmp(m) > 0 {
-				r.Max[name] = q.DeepCopy()
-			}
-		}
-		first = false
+		lo.keep(total, first, -1)
+		hi.keep(total, first, 1)
 		j := 0
 		for ; j < len(keys); j++ {
 			if pick[j]++; pick[j] < len(classes[j]) {
@@ -408,7 +467,85 @@ func (w *WhatIf) requestRange(x *templateIndex, t *NodeTemplate, d domain, verdi
 			pick[j] = 0
 		}
 		if j == len(keys) {
-			return r
+			return Range{Min: lo.list(tbl), Max: hi.list(tbl), Exact: true}
 		}
 	}
+}
+
+// columnSum is a total over a resource table's columns.
+type columnSum struct {
+	v       []int64             // exact columns
+	q       []resource.Quantity // other columns
+	present []bool
+}
+
+func newColumnSum(t *resourceTable) *columnSum {
+	n := len(t.names)
+	return &columnSum{v: make([]int64, n), q: make([]resource.Quantity, n), present: make([]bool, n)}
+}
+
+func (s *columnSum) add(t *resourceTable, i int) {
+	for _, a := range t.perDS[i] {
+		s.v[a.col] += a.v
+		s.present[a.col] = true
+	}
+	for _, a := range t.perDSQuantity[i] {
+		s.q[a.col].Add(a.q)
+		s.present[a.col] = true
+	}
+}
+
+// mark makes the resources of DaemonSet i present, at zero if nothing else names them.
+func (s *columnSum) mark(t *resourceTable, i int) {
+	for _, a := range t.perDS[i] {
+		s.present[a.col] = true
+	}
+	for _, a := range t.perDSQuantity[i] {
+		s.present[a.col] = true
+	}
+}
+
+func (s *columnSum) clone() *columnSum {
+	c := &columnSum{v: slices.Clone(s.v), q: make([]resource.Quantity, len(s.q)), present: slices.Clone(s.present)}
+	for i := range s.q {
+		c.q[i] = s.q[i].DeepCopy()
+	}
+	return c
+}
+
+func (s *columnSum) copyFrom(o *columnSum) {
+	copy(s.v, o.v)
+	for i := range o.q {
+		if !o.q[i].IsZero() || !s.q[i].IsZero() {
+			s.q[i] = o.q[i].DeepCopy()
+		}
+	}
+}
+
+// keep replaces each column by o's where o's is smaller (sign -1) or greater (sign 1), or
+// everywhere when first.
+func (s *columnSum) keep(o *columnSum, first bool, sign int) {
+	for c := range s.v {
+		if first || (o.v[c] < s.v[c]) == (sign < 0) && o.v[c] != s.v[c] {
+			s.v[c] = o.v[c]
+		}
+		if cmp := o.q[c].Cmp(s.q[c]); first || cmp == sign {
+			s.q[c] = o.q[c].DeepCopy()
+		}
+	}
+}
+
+func (s *columnSum) list(t *resourceTable) v1.ResourceList {
+	out := v1.ResourceList{}
+	for c, name := range t.names {
+		if !s.present[c] {
+			continue
+		}
+		if t.exact[c] {
+			out[name] = t.quantity(c, s.v[c])
+		} else {
+			out[name] = s.q[c].DeepCopy()
+		}
+	}
+	return out
 }

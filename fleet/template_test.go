@@ -172,10 +172,12 @@ func TestTemplateAgreesWithConcreteNodes(t *testing.T) {
 		w := set.WhatIf(fleet.Config{Admission: adm})
 		for range 10 {
 			tpl := tmplRandomTemplate(r)
-			got, errs := w.DecideTemplate(tpl, nil)
+			compiled, errs := fleet.CompileTemplate(tpl, nil)
 			if len(errs) > 0 {
 				continue
 			}
+			got := &fleet.TemplateDecision{}
+			w.DecideTemplate(compiled, got)
 			nodes := tmplNodes(t, tpl, dss)
 			if len(nodes) == 0 {
 				t.Fatalf("round %d: template %+v admitted but no menu node satisfies it", round, tpl)

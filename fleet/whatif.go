@@ -48,6 +48,7 @@ type WhatIf struct {
 	set      *Set // a copy of the Set whose requests are the admitted pods'
 	pods     []AdmittedPod
 	pending  [][]labelEquals // per DaemonSet: the RuntimeClass nodeSelector, sorted by key
+	adjusted []int           // the DaemonSets admission rejects or gives a nodeSelector
 	resolver RequestResolver
 	tmplOnce sync.Once
 	tmpl     *templateIndex // the compiled placements for templates, built on first use
@@ -71,6 +72,9 @@ func (s *Set) WhatIf(cfg Config) *WhatIf {
 			w.pending[i] = append(w.pending[i], labelEquals{k, v})
 		}
 		slices.SortFunc(w.pending[i], func(a, b labelEquals) int { return compareNames(a.key, a.value, b.key, b.value) })
+		if pod.Rejection != nil || len(w.pending[i]) > 0 {
+			w.adjusted = append(w.adjusted, i)
+		}
 	}
 	derived.res = newResourceTable(derived.requests)
 	w.set = &derived
@@ -131,7 +135,9 @@ type Verdict struct {
 	// Reason is empty when the pod runs; for Depends, it is why it does not run on the nodes
 	// where it does not.
 	Reason Reason `json:"reason,omitempty"`
-	// Taint is the untolerated taint of the two taint reasons.
+	// Taint is the untolerated taint of the two taint reasons. For a template it points into
+	// the Template's taints, and DependsOn may be shared between verdicts: neither may be
+	// modified.
 	Taint *v1.Taint `json:"taint,omitempty"`
 	// Rejection is set with ReasonAdmissionRejected.
 	Rejection *Rejection `json:"rejection,omitempty"`
@@ -159,8 +165,8 @@ func (w *WhatIf) DecideNode(node *v1.Node, into *Decision) {
 	d := &into.nd
 	d.reset(w.set, node.Spec.Taints)
 	w.set.decide(node, d.cells, &d.sc)
-	for i, c := range d.cells {
-		if c != cellRun {
+	for _, i := range w.adjusted {
+		if d.cells[i] != cellRun {
 			continue
 		}
 		if w.pods[i].Rejection != nil {
