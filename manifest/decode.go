@@ -26,6 +26,11 @@ var kinds = map[string]string{
 	"ControllerRevisionList": "apps/v1",
 	"NodeList":               "v1",
 	"PodList":                "v1",
+	// Admission inputs of the what-if (admission.go).
+	"LimitRange":       "v1",
+	"LimitRangeList":   "v1",
+	"RuntimeClass":     nodeV1,
+	"RuntimeClassList": nodeV1,
 }
 
 func isListKind(kind string) bool {
@@ -190,6 +195,8 @@ func (r reader) decodeValue(src Source, data []byte, itemKind string) ([]decoded
 		obj = &v1.Node{}
 	case "Pod":
 		obj = &v1.Pod{}
+	default:
+		obj = newAdmissionObject(tn.Kind)
 	}
 	if d.unknown, err = decodeStrict(data, obj); err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
@@ -314,7 +321,7 @@ func (r reader) decodeList(src Source, data []byte) (head decoded, itemKind stri
 	return head, itemKind, l.Items, true, nil
 }
 
-// typedObject is what the four kinds read have in common.
+// typedObject is what the kinds read have in common.
 type typedObject interface {
 	metav1.Object
 	GetObjectKind() schema.ObjectKind
@@ -325,7 +332,7 @@ type typedObject interface {
 // ControllerRevision's data as the controller stored it.
 func (r reader) finish(obj typedObject, tn typeAndName) error {
 	obj.GetObjectKind().SetGroupVersionKind(schema.FromAPIVersionAndKind(tn.APIVersion, tn.Kind))
-	if tn.Kind != "Node" && obj.GetNamespace() == "" && r.opts.applies(DefaultNamespace) {
+	if namespaced(tn.Kind) && obj.GetNamespace() == "" && r.opts.applies(DefaultNamespace) {
 		obj.SetNamespace(metav1.NamespaceDefault)
 	}
 	if cr, ok := obj.(*appsv1.ControllerRevision); ok {

@@ -44,7 +44,8 @@ DaemonSet of a snapshot (plan), and why a DaemonSet does or does not run on a no
 Input (-f, repeatable; "-" reads stdin): YAML or JSON, several documents separated by "---",
 and lists (kind: List, as "kubectl get nodes,pods,daemonsets,controllerrevisions -A -o yaml"
 prints, or NodeList, PodList, ... as the API server returns them). apps/v1 DaemonSet and
-ControllerRevision and v1 Node and Pod are read; other kinds are skipped with a warning. Without
+ControllerRevision, v1 Node, Pod and LimitRange and node.k8s.io/v1 RuntimeClass are read (the
+last two by whatif only); other kinds are skipped with a warning. Without
 -f, a built-in example cluster is used. UTF-8 (a byte order mark is ignored) or UTF-16 with a
 byte order mark; Windows line endings, comments, "..." and empty documents are fine.
 
