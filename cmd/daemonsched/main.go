@@ -37,9 +37,16 @@ var errUsage = errors.New("usage")
 const usageText = `Usage:
   daemonsched plan    [-f FILE]... [--now RFC3339] [-o table|json|yaml] [--burst N] [--strict]
   daemonsched explain [-f FILE]... --node NAME [--daemonset NAMESPACE/NAME] [--now RFC3339]
+  daemonsched whatif  [-f FILE]... (--node-template FILE | --node NAME) [--now RFC3339] [-o table|json|yaml]
+  daemonsched node-ready [-f FILE]... --node NAME [--daemonsets SELECTOR] [--now RFC3339] [-o table|json|yaml]
 
 daemonsched prints what the Kubernetes v1.36 DaemonSet controller would do in one sync of every
 DaemonSet of a snapshot (plan), and why a DaemonSet does or does not run on a node (explain).
+whatif says which daemon pods a node, or a node template (a YAML file of name, labels,
+requirements on open labels and taints), would run as the API server admits them (LimitRanges,
+RuntimeClasses), with their requests: Runs, DoesNotRun or Depends (on which labels), and the
+range of the totals. node-ready says whether a node's daemon pods (of the DaemonSets a label
+selector names) exist, are ready and current: exit status 0 when ready, 3 when not.
 
 Input (-f, repeatable; "-" reads stdin): YAML or JSON, several documents separated by "---",
 and lists (kind: List, as "kubectl get nodes,pods,daemonsets,controllerrevisions -A -o yaml"
@@ -75,7 +82,7 @@ whatever the order of documents and files, ending in a newline) or yaml (the sam
 
 Each error is one line on stderr, "daemonsched: FILE: document N: Kind namespace/name: path:
 message" (with "items[I]" after the document inside lists), and nothing is written on stdout.
-Exit status: 0 success, 1 bad input, 2 usage.
+Exit status: 0 success, 1 bad input, 2 usage, 3 (node-ready) node not ready.
 `
 
 // run is the whole command: it parses args, reads the input and writes the result. It writes
@@ -94,6 +101,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = runPlan(args[1:], stdin, &out, stderr)
 	case "explain":
 		err = runExplain(args[1:], stdin, &out, stderr)
+	case "whatif":
+		err = runWhatIf(args[1:], stdin, &out, stderr)
+	case "node-ready":
+		err = runNodeReady(args[1:], stdin, &out, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usageText)
 		return exitOK
@@ -108,6 +119,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return exitBadInput
 		}
 		return exitOK
+	case errors.Is(err, errNotReady):
+		if _, err := stdout.Write(out.Bytes()); err != nil {
+			fmt.Fprintf(stderr, "daemonsched: %v\n", err)
+			return exitBadInput
+		}
+		return exitNotReady
 	case errors.Is(err, flag.ErrHelp):
 		return exitOK
 	case errors.Is(err, errUsage):

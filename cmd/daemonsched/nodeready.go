@@ -1,0 +1,108 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/fleet"
+	"github.com/daemonsched/daemonsched/manifest"
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// exitNotReady is node-ready's exit status for a node that is not ready for workloads.
+const exitNotReady = 3
+
+// errNotReady makes run print the output and exit with exitNotReady.
+var errNotReady = errors.New("node not ready")
+
+// runNodeReady says whether a node's daemon pods are in place (WHATIF-5); the exit status
+// tells a script.
+func runNodeReady(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var (
+		files  fileList
+		format = formatTable
+		now    timeFlag
+	)
+	fs := newFlagSet("node-ready", stderr)
+	fs.Var(&files, "f", "input `FILE` (repeatable; - reads stdin)")
+	fs.Var(&now, "now", "the instant readiness is judged at (`RFC3339`)")
+	fs.Var(&format, "o", "output `format`: table, json or yaml")
+	nodeName := fs.String("node", "", "the node (`NAME`, required)")
+	dsSelector := fs.String("daemonsets", "", "only the DaemonSets whose labels match this label `SELECTOR` (like critical=true)")
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	if *nodeName == "" {
+		fmt.Fprintln(stderr, "daemonsched: node-ready needs --node NAME")
+		fs.Usage()
+		return errUsage
+	}
+	var sel *metav1.LabelSelector
+	if *dsSelector != "" {
+		var err error
+		if sel, err = metav1.ParseToLabelSelector(*dsSelector); err != nil {
+			fmt.Fprintf(stderr, "daemonsched: --daemonsets: %v\n", err)
+			fs.Usage()
+			return errUsage
+		}
+	}
+	in, err := load(files, stdin, manifest.Options{Workers: runtime.GOMAXPROCS(0)})
+	if err != nil {
+		return err
+	}
+	opts := daemonset.Options{Now: now.t, Workers: runtime.GOMAXPROCS(0)}
+	if opts.Now.IsZero() {
+		opts.Now = manifest.Latest(in.Snapshot)
+	}
+	if findNode(in, *nodeName) == nil {
+		return fmt.Errorf("node %q not found in the input", *nodeName)
+	}
+	r, err := fleet.NodeReadiness(in.Snapshot, *nodeName, sel, opts)
+	if err != nil {
+		return err
+	}
+	switch format {
+	case formatJSON, formatYAML:
+		err = renderData(stdout, r, format)
+	default:
+		renderReadiness(stdout, r)
+	}
+	if err != nil {
+		return err
+	}
+	warn(stderr, in, validate(in, func(*appsv1.DaemonSet) bool { return true }, opts))
+	if !r.Ready {
+		return errNotReady
+	}
+	return nil
+}
+
+func renderReadiness(w io.Writer, r *fleet.Readiness) {
+	tw := newTabWriter(w)
+	fmt.Fprintln(tw, "NAMESPACE\tNAME\tMUST-RUN\tPOD\tREADY\tCURRENT\tCREATING\tBLOCKING")
+	blocking := 0
+	for _, d := range r.DaemonSets {
+		must := "yes"
+		if !d.MustRun {
+			must = "no (" + string(d.Reason) + ")"
+		}
+		pod := d.Pod
+		if pod == "" {
+			pod = "-"
+		}
+		if d.Blocking {
+			blocking++
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Namespace, d.Name, must, pod, yesNo(d.Ready, "yes", "no"), yesNo(d.Current, "yes", "no"), yesNo(d.Creating, "yes", "no"), yesNo(d.Blocking, "yes", "no"))
+	}
+	tw.Flush()
+	if r.Ready {
+		fmt.Fprintf(w, "\nnode %s is ready for workloads: %d DaemonSets checked.\n", r.Node, len(r.DaemonSets))
+	} else {
+		fmt.Fprintf(w, "\nnode %s is not ready for workloads: %d of %d DaemonSets blocking.\n", r.Node, blocking, len(r.DaemonSets))
+	}
+}

@@ -1,0 +1,230 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/fleet"
+	"github.com/daemonsched/daemonsched/manifest"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// runWhatIf answers which daemon pods a node, or a node template, would run as the API server
+// would admit them, and what they request (WHATIF-1..WHATIF-3).
+func runWhatIf(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var (
+		files  fileList
+		format = formatTable
+		now    timeFlag
+	)
+	fs := newFlagSet("whatif", stderr)
+	fs.Var(&files, "f", "input `FILE` (repeatable; - reads stdin)")
+	fs.Var(&now, "now", "the instant the DaemonSets are compiled at (`RFC3339`)")
+	fs.Var(&format, "o", "output `format`: table, json or yaml")
+	tmplFile := fs.String("node-template", "", "the node template (`FILE`: name, labels, requirements, taints)")
+	nodeName := fs.String("node", "", "a node of the input (`NAME`) instead of a template")
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	if (*tmplFile == "") == (*nodeName == "") {
+		fmt.Fprintln(stderr, "daemonsched: whatif needs exactly one of --node-template FILE and --node NAME")
+		fs.Usage()
+		return errUsage
+	}
+	var tmpl *fleet.Template
+	if *tmplFile != "" {
+		var err error
+		if tmpl, err = readTemplate(*tmplFile, stdin); err != nil {
+			return err
+		}
+	}
+	in, err := load(files, stdin, manifest.Options{Workers: runtime.GOMAXPROCS(0)})
+	if err != nil {
+		return err
+	}
+	opts := daemonset.Options{Now: now.t}
+	if opts.Now.IsZero() {
+		opts.Now = manifest.Latest(in.Snapshot)
+	}
+	set, _ := fleet.Compile(in.Snapshot.DaemonSets, opts) // the manifest reader refused duplicates
+	adm, errs := fleet.CompileAdmission(in.Admission.LimitRanges, in.Admission.RuntimeClasses)
+	if len(errs) > 0 {
+		return errs.ToAggregate()
+	}
+	w := set.WhatIf(fleet.Config{Admission: adm})
+	report := whatIfReport{DaemonSets: []whatIfRow{}}
+	verdicts := make([]fleet.Verdict, set.Len())
+	if tmpl != nil {
+		var d fleet.TemplateDecision
+		w.DecideTemplate(tmpl, &d)
+		copy(verdicts, d.Verdicts)
+		report.Template = *tmplFile
+		report.Totals = whatIfTotals{Min: d.Requests.Min, Max: d.Requests.Max, Exact: d.Requests.Exact}
+	} else {
+		node := findNode(in, *nodeName)
+		if node == nil {
+			return fmt.Errorf("node %q not found in the input", *nodeName)
+		}
+		var d fleet.Decision
+		w.DecideNode(node, &d)
+		for i := range verdicts {
+			verdicts[i] = d.Verdict(i)
+		}
+		report.Node = *nodeName
+		report.Totals = whatIfTotals{Min: d.Requests(nil), Max: d.Requests(nil), Exact: true}
+	}
+	for i, v := range verdicts {
+		ds := set.Planner(i).DaemonSet()
+		report.DaemonSets = append(report.DaemonSets, whatIfRow{Namespace: ds.Namespace, Name: ds.Name, Verdict: v, Requests: w.Pod(i).Requests})
+	}
+	switch format {
+	case formatJSON, formatYAML:
+		err = renderData(stdout, report, format)
+	default:
+		renderWhatIf(stdout, report)
+	}
+	if err != nil {
+		return err
+	}
+	warn(stderr, in, validate(in, func(*appsv1.DaemonSet) bool { return true }, opts))
+	return nil
+}
+
+// readTemplate reads a node template file ("-" is stdin), YAML or JSON, strictly.
+func readTemplate(name string, stdin io.Reader) (*fleet.Template, error) {
+	var data []byte
+	var err error
+	if name == "-" {
+		data, err = io.ReadAll(stdin)
+	} else {
+		data, err = os.ReadFile(name)
+	}
+	if err != nil {
+		if pe, ok := err.(*os.PathError); ok {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	var t fleet.NodeTemplate
+	if err := yaml.UnmarshalStrict(data, &t); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	tmpl, errs := fleet.CompileTemplate(&t, nil)
+	if len(errs) > 0 {
+		msgs := make([]string, len(errs))
+		for i, e := range errs {
+			msgs[i] = name + ": " + e.Error()
+		}
+		return nil, fmt.Errorf("%s", strings.Join(msgs, "\ndaemonsched: "))
+	}
+	return tmpl, nil
+}
+
+type whatIfReport struct {
+	Node       string       `json:"node,omitempty"`
+	Template   string       `json:"template,omitempty"`
+	DaemonSets []whatIfRow  `json:"daemonSets"`
+	Totals     whatIfTotals `json:"totals"`
+}
+
+type whatIfRow struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	fleet.Verdict
+	// Requests are the admitted pod's, as the scheduler counts them.
+	Requests v1.ResourceList `json:"requests"`
+}
+
+type whatIfTotals struct {
+	Min   v1.ResourceList `json:"min"`
+	Max   v1.ResourceList `json:"max"`
+	Exact bool            `json:"exact"`
+}
+
+// renderData writes v as indented JSON or as YAML.
+func renderData(w io.Writer, v any, format outputFormat) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err == nil && format == formatYAML {
+		data, err = yaml.JSONToYAML(data)
+	} else if err == nil {
+		data = append(data, '\n')
+	}
+	if err != nil {
+		return fmt.Errorf("rendering %s: %w", format, err)
+	}
+	_, err = w.Write(data)
+	return err
+}
+
+func renderWhatIf(w io.Writer, r whatIfReport) {
+	if len(r.DaemonSets) == 0 {
+		fmt.Fprintln(w, "No DaemonSets in the input.")
+		return
+	}
+	tw := newTabWriter(w)
+	fmt.Fprintln(tw, "NAMESPACE\tNAME\tANSWER\tREASON\tREQUESTS")
+	counts := map[fleet.Answer]int{}
+	for _, row := range r.DaemonSets {
+		counts[row.Answer]++
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", row.Namespace, row.Name, row.Answer, verdictReason(row.Verdict), resourceText(row.Requests))
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\n%d run, %d depend, %d do not run.\n", counts[fleet.Runs], counts[fleet.Depends], counts[fleet.DoesNotRun])
+	if r.Template == "" {
+		fmt.Fprintf(w, "Requests: %s\n", resourceText(r.Totals.Max))
+		return
+	}
+	how := "exact"
+	if !r.Totals.Exact {
+		how = "bounds: too many combinations of open labels"
+	}
+	fmt.Fprintf(w, "Requests over the nodes the template can become (%s):\n", how)
+	for _, name := range slices.Sorted(maps.Keys(r.Totals.Max)) {
+		lo, hi := r.Totals.Min[name], r.Totals.Max[name]
+		if lo.Cmp(hi) == 0 {
+			fmt.Fprintf(w, "  %s: %s\n", name, hi.String())
+		} else {
+			fmt.Fprintf(w, "  %s: %s to %s\n", name, lo.String(), hi.String())
+		}
+	}
+}
+
+// verdictReason renders why a pod does not run, or on what it depends.
+func verdictReason(v fleet.Verdict) string {
+	s := string(v.Reason)
+	switch {
+	case v.Taint != nil:
+		s += " " + v.Taint.ToString()
+	case v.Rejection != nil:
+		s += ": " + v.Rejection.String()
+	}
+	if len(v.DependsOn) > 0 {
+		s += " (depends on " + strings.Join(v.DependsOn, ", ") + ")"
+	}
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// resourceText renders a resource list as "cpu=100m, memory=64Mi", sorted; "-" when empty.
+func resourceText(l v1.ResourceList) string {
+	if len(l) == 0 {
+		return "-"
+	}
+	parts := make([]string, 0, len(l))
+	for _, name := range slices.Sorted(maps.Keys(l)) {
+		q := l[name]
+		parts = append(parts, string(name)+"="+q.String())
+	}
+	return strings.Join(parts, ", ")
+}
