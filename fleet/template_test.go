@@ -166,73 +166,15 @@ func TestTemplateAgreesWithConcreteNodes(t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 2))
 	adm := tmplAdmission(t)
 	checked, depends := 0, 0
-	for round := range 250 {
+	for range 250 {
 		dss := tmplRandomSet(t, r, 12)
 		set, _ := fleet.Compile(dss, setNow)
 		w := set.WhatIf(fleet.Config{Admission: adm})
 		for range 10 {
-			tpl := tmplRandomTemplate(r)
-			compiled, errs := fleet.CompileTemplate(tpl, nil)
-			if len(errs) > 0 {
-				continue
-			}
-			got := &fleet.TemplateDecision{}
-			w.DecideTemplate(compiled, got)
-			nodes := tmplNodes(t, tpl, dss)
-			if len(nodes) == 0 {
-				t.Fatalf("round %d: template %+v admitted but no menu node satisfies it", round, tpl)
-			}
-			checked++
-			var d fleet.Decision
-			runs := make([][2]bool, set.Len()) // seen running, seen not running
-			minCPU, maxCPU := int64(-1), int64(-1)
-			for _, node := range nodes {
-				w.DecideNode(node, &d)
-				for i := range set.Len() {
-					runs[i][d.Verdict(i).Answer] = true
-				}
-				q, _ := d.Request(v1.ResourceCPU)
-				if minCPU < 0 || q.MilliValue() < minCPU {
-					minCPU = q.MilliValue()
-				}
-				maxCPU = max(maxCPU, q.MilliValue())
-			}
-			for i, v := range got.Verdicts {
-				want := fleet.Depends
-				switch {
-				case runs[i][fleet.Runs] && !runs[i][fleet.DoesNotRun]:
-					want = fleet.Runs
-				case !runs[i][fleet.Runs]:
-					want = fleet.DoesNotRun
-				}
-				if v.Answer != want {
-					t.Fatalf("round %d: %s: template %+v says %v, its %d nodes say %v\nplacement %+v", round, dss[i].Name, tpl, v, len(nodes), want,
-						set.Planner(i).DaemonSet().Spec.Template.Spec.Affinity)
-				}
-				if v.Answer == fleet.Depends {
-					depends++
-					if len(v.DependsOn) == 0 {
-						t.Fatalf("Depends without keys: %v", v)
-					}
-				}
-			}
-			if got.Requests.Exact {
-				gmin, gmax := got.Requests.Min[v1.ResourceCPU], got.Requests.Max[v1.ResourceCPU]
-				if gmin.MilliValue() != minCPU || gmax.MilliValue() != maxCPU {
-					for i, v := range got.Verdicts {
-						t.Log(dss[i].Name, v)
-					}
-					t.Fatalf("round %d: template %+v: cpu range %s..%s, nodes say %dm..%dm", round, tpl, gmin.String(), gmax.String(), minCPU, maxCPU)
-				}
-			}
-			if len(tpl.Requirements) == 0 && tpl.Name != "" {
-				node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: tpl.Name, Labels: tpl.Labels}, Spec: v1.NodeSpec{Taints: tpl.Taints}}
-				w.DecideNode(node, &d)
-				for i, v := range got.Verdicts {
-					if c := d.Verdict(i); c.String() != v.String() {
-						t.Fatalf("fully known template %+v: %s says %v, the node %v", tpl, dss[i].Name, v, c)
-					}
-				}
+			ok, n := tmplCheck(t, w, dss, tmplRandomTemplate(r))
+			if ok {
+				checked++
+				depends += n
 			}
 		}
 	}
@@ -240,4 +182,85 @@ func TestTemplateAgreesWithConcreteNodes(t *testing.T) {
 		t.Fatalf("only %d templates and %d Depends answers checked", checked, depends)
 	}
 	t.Logf("%d templates, %d Depends answers", checked, depends)
+}
+
+// FuzzTemplateAgreesWithConcreteNodes runs the property on DaemonSets and templates drawn from
+// the fuzzer's seeds.
+func FuzzTemplateAgreesWithConcreteNodes(f *testing.F) {
+	for _, seed := range []uint64{1, 2, 15} {
+		f.Add(seed, seed+1)
+	}
+	adm := tmplAdmission(f)
+	f.Fuzz(func(t *testing.T, a, b uint64) {
+		r := rand.New(rand.NewPCG(a, b))
+		dss := tmplRandomSet(t, r, 1+r.IntN(12))
+		set, _ := fleet.Compile(dss, setNow)
+		w := set.WhatIf(fleet.Config{Admission: adm})
+		tmplCheck(t, w, dss, tmplRandomTemplate(r))
+	})
+}
+
+// tmplCheck decides tpl and checks it against the concrete nodes it can become; ok is false
+// when tpl is malformed, and depends counts the Depends answers.
+func tmplCheck(t *testing.T, w *fleet.WhatIf, dss []*appsv1.DaemonSet, tpl *fleet.NodeTemplate) (ok bool, depends int) {
+	t.Helper()
+	set := w.Set()
+	compiled, errs := fleet.CompileTemplate(tpl, nil)
+	if len(errs) > 0 {
+		return false, 0
+	}
+	got := &fleet.TemplateDecision{}
+	w.DecideTemplate(compiled, got)
+	nodes := tmplNodes(t, tpl, dss)
+	if len(nodes) == 0 {
+		t.Fatalf("template %+v admitted but no menu node satisfies it", tpl)
+	}
+	var d fleet.Decision
+	runs := make([][2]bool, set.Len()) // seen running, seen not running
+	minCPU, maxCPU := int64(-1), int64(-1)
+	for _, node := range nodes {
+		w.DecideNode(node, &d)
+		for i := range set.Len() {
+			runs[i][d.Verdict(i).Answer] = true
+		}
+		q, _ := d.Request(v1.ResourceCPU)
+		if minCPU < 0 || q.MilliValue() < minCPU {
+			minCPU = q.MilliValue()
+		}
+		maxCPU = max(maxCPU, q.MilliValue())
+	}
+	for i, v := range got.Verdicts {
+		want := fleet.Depends
+		switch {
+		case runs[i][fleet.Runs] && !runs[i][fleet.DoesNotRun]:
+			want = fleet.Runs
+		case !runs[i][fleet.Runs]:
+			want = fleet.DoesNotRun
+		}
+		if v.Answer != want {
+			t.Fatalf("%s: template %+v says %v, its %d nodes say %v", set.Planner(i).DaemonSet().Name, tpl, v, len(nodes), want)
+		}
+		if v.Answer == fleet.Depends {
+			depends++
+			if len(v.DependsOn) == 0 {
+				t.Fatalf("Depends without keys: %v", v)
+			}
+		}
+	}
+	if got.Requests.Exact {
+		gmin, gmax := got.Requests.Min[v1.ResourceCPU], got.Requests.Max[v1.ResourceCPU]
+		if gmin.MilliValue() != minCPU || gmax.MilliValue() != maxCPU {
+			t.Fatalf("template %+v: cpu range %s..%s, nodes say %dm..%dm", tpl, gmin.String(), gmax.String(), minCPU, maxCPU)
+		}
+	}
+	if len(tpl.Requirements) == 0 && tpl.Name != "" {
+		node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: tpl.Name, Labels: tpl.Labels}, Spec: v1.NodeSpec{Taints: tpl.Taints}}
+		w.DecideNode(node, &d)
+		for i, v := range got.Verdicts {
+			if c := d.Verdict(i); c.String() != v.String() {
+				t.Fatalf("fully known template %+v: %s says %v, the node %v", tpl, set.Planner(i).DaemonSet().Name, v, c)
+			}
+		}
+	}
+	return true, depends
 }
