@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/daemonsched/daemonsched/daemonset"
@@ -40,6 +39,7 @@ type TemplateDecision struct {
 	// template can become (WHATIF-3).
 	Requests Range
 
+	dom   domain       // per key of the WhatIf's index
 	place []placeTruth // per placement class
 	tol   []tolTruth   // per toleration class
 }
@@ -133,7 +133,8 @@ func (t *Template) Labels() map[string]string { return t.labels }
 // node. The answer is stored in into, replacing what it held; t is not modified nor kept.
 func (w *WhatIf) DecideTemplate(t *Template, into *TemplateDecision) {
 	x := w.index()
-	d := x.domainOf(t)
+	d := x.domainOf(t, into.dom)
+	into.dom = d
 	s := w.set
 	n := s.Len()
 	if cap(into.Verdicts) < n {
@@ -224,9 +225,7 @@ func (w *WhatIf) verdict(x *templateIndex, i int, d domain, pt *placeTruth, tt t
 		v.DependsOn = pt.dependsOn
 		return v
 	}
-	keys := map[int]bool{}
-	x.effective(w, i).reads(keys)
-	for id := range keys {
+	for _, id := range x.reads(w, i) {
 		if d[id].count() > 1 {
 			v.DependsOn = append(v.DependsOn, x.univ[id].key)
 		}
@@ -239,19 +238,18 @@ func (w *WhatIf) verdict(x *templateIndex, i int, d domain, pt *placeTruth, tt t
 }
 
 // domainOf returns the classes of each key t allows.
-func (x *templateIndex) domainOf(t *Template) domain {
-	d := slices.Clone(x.absent)
+// The sets of single classes are shared: a domain's sets are never modified.
+func (x *templateIndex) domainOf(t *Template, into domain) domain {
+	d := append(into[:0], x.absent...)
 	for id := range x.univ {
 		u := &x.univ[id]
 		switch {
 		case u.isName:
 			if t.name != "" {
-				d[id] = newClassSet(u.classes())
-				d[id].add(u.classOf(t.name))
+				d[id] = x.single[id][u.classOf(t.name)]
 			}
 		case hasKey(t.labels, u.key):
-			d[id] = newClassSet(u.classes())
-			d[id].add(u.classOf(t.labels[u.key]))
+			d[id] = x.single[id][u.classOf(t.labels[u.key])]
 		case t.reqs[u.key] != nil:
 			d[id] = u.allowed(t.reqs[u.key])
 		}
@@ -284,8 +282,9 @@ func openValues(rs []selector.Requirement) bool {
 // allowed returns the classes of u in which some state satisfies every requirement of rs.
 func (u *universe) allowed(rs []selector.Requirement) classSet {
 	s := newClassSet(u.classes())
+	labels := make(map[string]string, 1)
 	all := func(v string, present bool) bool {
-		labels := map[string]string{}
+		clear(labels)
 		if present {
 			labels[u.key] = v
 		}
@@ -355,197 +354,4 @@ func (u *universe) allowed(rs []selector.Requirement) classSet {
 		}
 	}
 	return s
-}
-
-// requestRange computes the range of total requests over the nodes d allows (WHATIF-3): the
-// pods that run everywhere, plus, for each combination of the open classes of the keys the
-// Depends pods read, those that run there. Sums are taken on the Set's compiled resource table
-// (int64 counts), or on one built from the resolver's answers.
-func (w *WhatIf) requestRange(x *templateIndex, t *Template, d domain, verdicts []Verdict) Range {
-	tbl := w.set.res
-	if w.resolver != nil {
-		lists := make([]v1.ResourceList, len(verdicts))
-		for i, v := range verdicts {
-			if v.Answer != DoesNotRun {
-				lists[i] = w.resolver.Requests(w.set.planners[i].DaemonSet(), t.labels, w.pods[i].Requests)
-			}
-		}
-		tbl = newResourceTable(lists)
-	}
-	sum := newColumnSum(tbl)
-	var depends []int
-	for i, v := range verdicts {
-		switch v.Answer {
-		case Runs:
-			sum.add(tbl, i)
-		case Depends:
-			depends = append(depends, i)
-			sum.mark(tbl, i)
-		}
-	}
-	if len(depends) == 0 {
-		return Range{Min: sum.list(tbl), Max: sum.list(tbl), Exact: true}
-	}
-	// The keys the Depends pods read, and their open classes.
-	read := map[int]bool{}
-	for _, i := range depends {
-		x.effective(w, i).reads(read)
-	}
-	var keys []int
-	var classes [][]int
-	combos := 1
-	for _, id := range slices.Sorted(maps.Keys(read)) {
-		if d[id].count() < 2 {
-			continue
-		}
-		var cs []int
-		for c := range x.univ[id].classes() {
-			if d[id].has(c) {
-				cs = append(cs, c)
-			}
-		}
-		keys, classes = append(keys, id), append(classes, cs)
-		if combos *= len(cs); combos > MaxCombinations {
-			break
-		}
-	}
-	if combos > MaxCombinations {
-		lo := sum.clone()
-		for _, i := range depends {
-			sum.add(tbl, i)
-		}
-		return Range{Min: lo.list(tbl), Max: sum.list(tbl)}
-	}
-	// Depends pods of one placement class (without a RuntimeClass nodeSelector) run together:
-	// each distinct placement is evaluated once per combination.
-	var forms []dnf
-	formOf := make([]int, len(depends))
-	byClass := map[int32]int{}
-	for k, i := range depends {
-		if x.pending[i] == nil {
-			c := w.set.placeOf[i]
-			f, ok := byClass[c]
-			if !ok {
-				f = len(forms)
-				byClass[c] = f
-				forms = append(forms, x.place[c].all)
-			}
-			formOf[k] = f
-			continue
-		}
-		formOf[k] = len(forms)
-		forms = append(forms, x.pending[i])
-	}
-	holds := make([]bool, len(forms))
-	lo, hi, total := sum.clone(), sum.clone(), sum.clone()
-	point := slices.Clone(d)
-	for _, id := range keys {
-		point[id] = newClassSet(x.univ[id].classes())
-	}
-	pick := make([]int, len(keys))
-	for first := true; ; first = false {
-		for j, id := range keys {
-			clear(point[id])
-			point[id].add(classes[j][pick[j]])
-		}
-		total.copyFrom(sum)
-		for f, form := range forms {
-			holds[f] = form.eval(point) == triTrue
-		}
-		for k, i := range depends {
-			if holds[formOf[k]] {
-				total.add(tbl, i)
-			}
-		}
-		lo.keep(total, first, -1)
-		hi.keep(total, first, 1)
-		j := 0
-		for ; j < len(keys); j++ {
-			if pick[j]++; pick[j] < len(classes[j]) {
-				break
-			}
-			pick[j] = 0
-		}
-		if j == len(keys) {
-			return Range{Min: lo.list(tbl), Max: hi.list(tbl), Exact: true}
-		}
-	}
-}
-
-// columnSum is a total over a resource table's columns.
-type columnSum struct {
-	v       []int64             // exact columns
-	q       []resource.Quantity // other columns
-	present []bool
-}
-
-func newColumnSum(t *resourceTable) *columnSum {
-	n := len(t.names)
-	return &columnSum{v: make([]int64, n), q: make([]resource.Quantity, n), present: make([]bool, n)}
-}
-
-func (s *columnSum) add(t *resourceTable, i int) {
-	for _, a := range t.perDS[i] {
-		s.v[a.col] += a.v
-		s.present[a.col] = true
-	}
-	for _, a := range t.perDSQuantity[i] {
-		s.q[a.col].Add(a.q)
-		s.present[a.col] = true
-	}
-}
-
-// mark makes the resources of DaemonSet i present, at zero if nothing else names them.
-func (s *columnSum) mark(t *resourceTable, i int) {
-	for _, a := range t.perDS[i] {
-		s.present[a.col] = true
-	}
-	for _, a := range t.perDSQuantity[i] {
-		s.present[a.col] = true
-	}
-}
-
-func (s *columnSum) clone() *columnSum {
-	c := &columnSum{v: slices.Clone(s.v), q: make([]resource.Quantity, len(s.q)), present: slices.Clone(s.present)}
-	for i := range s.q {
-		c.q[i] = s.q[i].DeepCopy()
-	}
-	return c
-}
-
-func (s *columnSum) copyFrom(o *columnSum) {
-	copy(s.v, o.v)
-	for i := range o.q {
-		if !o.q[i].IsZero() || !s.q[i].IsZero() {
-			s.q[i] = o.q[i].DeepCopy()
-		}
-	}
-}
-
-// keep replaces each column by o's where o's is smaller (sign -1) or greater (sign 1), or
-// everywhere when first.
-func (s *columnSum) keep(o *columnSum, first bool, sign int) {
-	for c := range s.v {
-		if first || (o.v[c] < s.v[c]) == (sign < 0) && o.v[c] != s.v[c] {
-			s.v[c] = o.v[c]
-		}
-		if cmp := o.q[c].Cmp(s.q[c]); first || cmp == sign {
-			s.q[c] = o.q[c].DeepCopy()
-		}
-	}
-}
-
-func (s *columnSum) list(t *resourceTable) v1.ResourceList {
-	out := v1.ResourceList{}
-	for c, name := range t.names {
-		if !s.present[c] {
-			continue
-		}
-		if t.exact[c] {
-			out[name] = t.quantity(c, s.v[c])
-		} else {
-			out[name] = s.q[c].DeepCopy()
-		}
-	}
-	return out
 }
