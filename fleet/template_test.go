@@ -264,3 +264,34 @@ func tmplCheck(t *testing.T, w *fleet.WhatIf, dss []*appsv1.DaemonSet, tpl *flee
 	}
 	return true, depends
 }
+
+// TestTemplateRangeBoundedPastMaxCombinations: a Depends pod whose placement reads more open
+// keys than fleet.MaxCombinations combinations allow gives a range that is only bounded
+// (WHATIF-3): Exact false, the pods that run everywhere as Min, all of them as Max.
+func TestTemplateRangeBoundedPastMaxCombinations(t *testing.T) {
+	var exprs []v1.NodeSelectorRequirement
+	tpl := &fleet.NodeTemplate{}
+	for k := range 8 {
+		key := fmt.Sprintf("example.com/k%d", k)
+		exprs = append(exprs, v1.NodeSelectorRequirement{Key: key, Operator: v1.NodeSelectorOpIn, Values: []string{"a"}})
+		tpl.Requirements = append(tpl.Requirements, v1.NodeSelectorRequirement{Key: key, Operator: v1.NodeSelectorOpExists})
+	}
+	picky := setRandomDaemonSet(rand.New(rand.NewPCG(1, 1)), "picky", nil)
+	spec := &picky.Spec.Template.Spec
+	spec.NodeSelector, spec.NodeName, spec.Tolerations = nil, "", nil
+	spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{
+		NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchExpressions: exprs}}}}}
+	spec.Containers = []v1.Container{reqContainer("c", reqList("cpu", "1"), nil)}
+	spec.InitContainers, spec.Resources, spec.Overhead = nil, nil, nil
+	set, _ := fleet.Compile([]*appsv1.DaemonSet{picky}, setNow)
+	compiled, errs := fleet.CompileTemplate(tpl, nil)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	var d fleet.TemplateDecision
+	set.WhatIf(fleet.Config{}).DecideTemplate(compiled, &d)
+	lo, hi := d.Requests.Min[v1.ResourceCPU], d.Requests.Max[v1.ResourceCPU]
+	if d.Verdicts[0].Answer != fleet.Depends || d.Requests.Exact || lo.MilliValue() != 0 || hi.MilliValue() != 1000 {
+		t.Fatalf("verdict %v, range %s..%s exact %v; want Depends, 0..1 bounded", d.Verdicts[0], lo.String(), hi.String(), d.Requests.Exact)
+	}
+}

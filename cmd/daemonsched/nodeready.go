@@ -4,12 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 
-	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/fleet"
-	"github.com/daemonsched/daemonsched/manifest"
-	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -22,15 +18,8 @@ var errNotReady = errors.New("node not ready")
 // runNodeReady says whether a node's daemon pods are in place (WHATIF-5); the exit status
 // tells a script.
 func runNodeReady(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	var (
-		files  fileList
-		format = formatTable
-		now    timeFlag
-	)
 	fs := newFlagSet("node-ready", stderr)
-	fs.Var(&files, "f", "input `FILE` (repeatable; - reads stdin)")
-	fs.Var(&now, "now", "the instant readiness is judged at (`RFC3339`)")
-	fs.Var(&format, "o", "output `format`: table, json or yaml")
+	c := newCommonFlags(fs, "the instant readiness is judged at (`RFC3339`)")
 	nodeName := fs.String("node", "", "the node (`NAME`, required)")
 	dsSelector := fs.String("daemonsets", "", "only the DaemonSets whose labels match this label `SELECTOR` (like critical=true)")
 	if err := parseFlags(fs, args, stderr); err != nil {
@@ -50,13 +39,9 @@ func runNodeReady(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 			return errUsage
 		}
 	}
-	in, err := load(files, stdin, manifest.Options{Workers: runtime.GOMAXPROCS(0)})
+	in, opts, err := c.load(stdin)
 	if err != nil {
 		return err
-	}
-	opts := daemonset.Options{Now: now.t, Workers: runtime.GOMAXPROCS(0)}
-	if opts.Now.IsZero() {
-		opts.Now = manifest.Latest(in.Snapshot)
 	}
 	if findNode(in, *nodeName) == nil {
 		return fmt.Errorf("node %q not found in the input", *nodeName)
@@ -65,16 +50,9 @@ func runNodeReady(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	switch format {
-	case formatJSON, formatYAML:
-		err = renderData(stdout, r, format)
-	default:
-		renderReadiness(stdout, r)
-	}
-	if err != nil {
+	if err := c.render(stdout, stderr, r, func() { renderReadiness(stdout, r) }, in, opts); err != nil {
 		return err
 	}
-	warn(stderr, in, validate(in, func(*appsv1.DaemonSet) bool { return true }, opts))
 	if !r.Ready {
 		return errNotReady
 	}

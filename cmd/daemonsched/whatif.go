@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -21,15 +22,8 @@ import (
 // runWhatIf answers which daemon pods a node, or a node template, would run as the API server
 // would admit them, and what they request (WHATIF-1..WHATIF-3).
 func runWhatIf(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	var (
-		files  fileList
-		format = formatTable
-		now    timeFlag
-	)
 	fs := newFlagSet("whatif", stderr)
-	fs.Var(&files, "f", "input `FILE` (repeatable; - reads stdin)")
-	fs.Var(&now, "now", "the instant the DaemonSets are compiled at (`RFC3339`)")
-	fs.Var(&format, "o", "output `format`: table, json or yaml")
+	c := newCommonFlags(fs, "the instant the DaemonSets are compiled at (`RFC3339`)")
 	tmplFile := fs.String("node-template", "", "the node template (`FILE`: name, labels, requirements, taints)")
 	nodeName := fs.String("node", "", "a node of the input (`NAME`) instead of a template")
 	if err := parseFlags(fs, args, stderr); err != nil {
@@ -47,13 +41,9 @@ func runWhatIf(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	in, err := load(files, stdin, manifest.Options{Workers: runtime.GOMAXPROCS(0)})
+	in, opts, err := c.load(stdin)
 	if err != nil {
 		return err
-	}
-	opts := daemonset.Options{Now: now.t}
-	if opts.Now.IsZero() {
-		opts.Now = manifest.Latest(in.Snapshot)
 	}
 	set, _ := fleet.Compile(in.Snapshot.DaemonSets, opts) // the manifest reader refused duplicates
 	adm, errs := fleet.CompileAdmission(in.Admission.LimitRanges, in.Admission.RuntimeClasses)
@@ -86,14 +76,47 @@ func runWhatIf(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		ds := set.Planner(i).DaemonSet()
 		report.DaemonSets = append(report.DaemonSets, whatIfRow{Namespace: ds.Namespace, Name: ds.Name, Verdict: v, Requests: w.Pod(i).Requests})
 	}
-	switch format {
-	case formatJSON, formatYAML:
-		err = renderData(stdout, report, format)
-	default:
-		renderWhatIf(stdout, report)
-	}
+	return c.render(stdout, stderr, report, func() { renderWhatIf(stdout, report) }, in, opts)
+}
+
+// commonFlags are the flags whatif and node-ready share: -f, --now and -o.
+type commonFlags struct {
+	files  fileList
+	format outputFormat
+	now    timeFlag
+}
+
+func newCommonFlags(fs *flag.FlagSet, nowUsage string) *commonFlags {
+	c := &commonFlags{format: formatTable}
+	fs.Var(&c.files, "f", "input `FILE` (repeatable; - reads stdin)")
+	fs.Var(&c.now, "now", nowUsage)
+	fs.Var(&c.format, "o", "output `format`: table, json or yaml")
+	return c
+}
+
+// load reads the input and returns the options: --now, else the input's latest time; every
+// core.
+func (c *commonFlags) load(stdin io.Reader) (*manifest.Result, daemonset.Options, error) {
+	in, err := load(c.files, stdin, manifest.Options{Workers: runtime.GOMAXPROCS(0)})
 	if err != nil {
-		return err
+		return nil, daemonset.Options{}, err
+	}
+	opts := daemonset.Options{Now: c.now.t, Workers: runtime.GOMAXPROCS(0)}
+	if opts.Now.IsZero() {
+		opts.Now = manifest.Latest(in.Snapshot)
+	}
+	return in, opts, nil
+}
+
+// render writes v as JSON or YAML, or calls table, then the warnings about the input.
+func (c *commonFlags) render(stdout, stderr io.Writer, v any, table func(), in *manifest.Result, opts daemonset.Options) error {
+	switch c.format {
+	case formatJSON, formatYAML:
+		if err := renderData(stdout, v, c.format); err != nil {
+			return err
+		}
+	default:
+		table()
 	}
 	warn(stderr, in, validate(in, func(*appsv1.DaemonSet) bool { return true }, opts))
 	return nil
