@@ -42,6 +42,7 @@ type TemplateDecision struct {
 	dom   domain       // per key of the WhatIf's index
 	place []placeTruth // per placement class
 	tol   []tolTruth   // per toleration class
+	forms dependsForms // requestRange's working memory
 }
 
 // tolTruth is a toleration class's answer on the template's taints (indices as
@@ -168,7 +169,7 @@ func (w *WhatIf) DecideTemplate(t *Template, into *TemplateDecision) {
 		}
 		into.Verdicts[i] = w.verdict(x, i, d, pt, *tt, t.taints)
 	}
-	into.Requests = w.requestRange(x, t, d, into.Verdicts)
+	into.Requests = w.requestRange(x, t, d, into.Verdicts, &into.forms)
 }
 
 // partReasons are the reasons of placementParts' name, sel and aff.

@@ -13,8 +13,9 @@ import (
 // Each group's least and greatest contribution is found by visiting every combination of the
 // open classes of its keys; as groups are independent, the least (greatest) total of a
 // resource is the sum of the groups' least (greatest). Sums are taken on the Set's compiled
-// resource table (int64 counts), or on one built from the resolver's answers.
-func (w *WhatIf) requestRange(x *templateIndex, t *Template, d domain, verdicts []Verdict) Range {
+// resource table (int64 counts), or on one built from the resolver's answers. g is the
+// caller's scratch, reused from call to call.
+func (w *WhatIf) requestRange(x *templateIndex, t *Template, d domain, verdicts []Verdict, g *dependsForms) Range {
 	tbl := w.set.res
 	if w.resolver != nil {
 		lists := make([]v1.ResourceList, len(verdicts))
@@ -25,102 +26,152 @@ func (w *WhatIf) requestRange(x *templateIndex, t *Template, d domain, verdicts 
 		}
 		tbl = newResourceTable(lists)
 	}
-	base := newColumnSum(tbl)
-	var depends []int
+	g.reset(x, tbl)
+	lo, hi := g.sum(), g.sum()
 	for i, v := range verdicts {
 		switch v.Answer {
 		case Runs:
-			base.add(tbl, i)
+			lo.add(tbl, i)
+			hi.add(tbl, i)
 		case Depends:
-			depends = append(depends, i)
-			base.mark(tbl, i)
+			g.depends = append(g.depends, i)
+			lo.mark(tbl, i)
+			hi.mark(tbl, i)
 		}
 	}
-	lo, hi := base.clone(), base
-	if len(depends) == 0 {
-		return Range{Min: lo.list(tbl), Max: hi.list(tbl), Exact: true}
-	}
-	g := groupDepends(w, x, d, depends)
 	exact := true
-	for _, grp := range g.groups {
-		glo, ghi, ok := g.extremes(x, d, tbl, grp)
-		exact = exact && ok
-		lo.addSum(glo)
-		hi.addSum(ghi)
+	if len(g.depends) > 0 {
+		g.group(w, x, d)
+		for _, grp := range g.groups {
+			glo, ghi, ok := g.extremes(x, d, tbl, grp)
+			exact = exact && ok
+			lo.addSum(glo)
+			hi.addSum(ghi)
+		}
 	}
 	return Range{Min: lo.list(tbl), Max: hi.list(tbl), Exact: exact}
 }
 
 // dependsForms are the distinct placements of the Depends pods, with their open keys, and
-// their groups.
+// their groups; and the working memory of requestRange, kept by a TemplateDecision.
 type dependsForms struct {
-	forms  []dnf
-	keys   [][]int // per form: the open keys it reads
-	ds     [][]int // per form: the DaemonSets whose pod runs where it holds
-	groups [][]int // forms that share open keys, transitively
-	point  []int   // per key: its class at the combination visited; -1 unset
+	depends []int   // the Depends DaemonSets
+	forms   []dnf   // their distinct placements
+	keys    [][]int // per form: the open keys it reads
+	ds      [][]int // per form: the DaemonSets whose pod runs where it holds
+	groups  [][]int // forms that share open keys, transitively
+	point   []int   // per key: its class at the combination visited
+
+	formOfClass, parent, owner, groupOf []int
+	reads                               [][]int
+	tbl                                 *resourceTable
+	sums                                []*columnSum
+	used                                int
 }
 
-// groupDepends gathers the Depends pods by placement (pods of one placement class without a
-// RuntimeClass nodeSelector run together) and the placements by shared open keys.
-func groupDepends(w *WhatIf, x *templateIndex, d domain, depends []int) *dependsForms {
-	g := &dependsForms{point: make([]int, len(x.univ))}
-	for id := range g.point {
-		g.point[id] = -1
+// reset empties g for a template decided over x's keys, with sums over tbl.
+func (g *dependsForms) reset(x *templateIndex, tbl *resourceTable) {
+	g.depends, g.forms, g.keys, g.ds, g.groups, g.reads = g.depends[:0], g.forms[:0], g.keys[:0], g.ds[:0], g.groups[:0], g.reads[:0]
+	g.point = zeroed(g.point, len(x.univ))
+	if g.tbl != tbl {
+		g.tbl, g.sums = tbl, nil
 	}
-	formOfClass := make([]int, len(x.place)) // 1 + the form of a placement class, or 0
-	var reads [][]int
-	for _, i := range depends {
+	g.used = 0
+}
+
+// zeroed returns buf resized to n, all zero.
+func zeroed(buf []int, n int) []int {
+	if cap(buf) < n {
+		return make([]int, n)
+	}
+	buf = buf[:n]
+	clear(buf)
+	return buf
+}
+
+// appendTo appends v to the k-th inner slice of list, which grows to k+1 entries, reusing the
+// inner slices' memory.
+func appendTo(list [][]int, k, v int) [][]int {
+	if k == len(list) {
+		if k < cap(list) {
+			list = list[:k+1]
+			list[k] = list[k][:0]
+		} else {
+			list = append(list, nil)
+		}
+	}
+	list[k] = append(list[k], v)
+	return list
+}
+
+// sum returns a zero total over g.tbl.
+func (g *dependsForms) sum() *columnSum {
+	if g.used == len(g.sums) {
+		g.sums = append(g.sums, newColumnSum(g.tbl))
+	}
+	s := g.sums[g.used]
+	g.used++
+	s.reset()
+	clear(s.present)
+	return s
+}
+
+// group gathers the Depends pods by placement (pods of one placement class without a
+// RuntimeClass nodeSelector run together) and the placements by shared open keys.
+func (g *dependsForms) group(w *WhatIf, x *templateIndex, d domain) {
+	g.formOfClass = zeroed(g.formOfClass, len(x.place)) // 1 + the form of a placement class, or 0
+	for _, i := range g.depends {
 		if x.pending[i] == nil {
 			c := w.set.placeOf[i]
-			if f := formOfClass[c] - 1; f >= 0 {
-				g.ds[f] = append(g.ds[f], i)
+			if f := g.formOfClass[c] - 1; f >= 0 {
+				g.ds = appendTo(g.ds, f, i)
 				continue
 			}
-			formOfClass[c] = len(g.forms) + 1
+			g.formOfClass[c] = len(g.forms) + 1
 		}
+		g.ds = appendTo(g.ds, len(g.forms), i)
 		g.forms = append(g.forms, x.effective(w, i))
-		g.ds = append(g.ds, []int{i})
-		reads = append(reads, x.reads(w, i))
+		g.reads = append(g.reads, x.reads(w, i))
 	}
 	// Union-find over forms, joined through their open keys; closed keys fix the point.
-	parent := make([]int, len(g.forms))
-	for f := range parent {
-		parent[f] = f
+	g.parent = zeroed(g.parent, len(g.forms))
+	for f := range g.parent {
+		g.parent[f] = f
 	}
 	find := func(f int) int {
-		for parent[f] != f {
-			parent[f] = parent[parent[f]]
-			f = parent[f]
+		for g.parent[f] != f {
+			g.parent[f] = g.parent[g.parent[f]]
+			f = g.parent[f]
 		}
 		return f
 	}
-	owner := make([]int, len(x.univ)) // 1 + the first form reading an open key, or 0
-	g.keys = make([][]int, len(g.forms))
+	g.owner = zeroed(g.owner, len(x.univ)) // 1 + the first form reading an open key, or 0
 	for f := range g.forms {
-		for _, id := range reads[f] {
+		if f == len(g.keys) {
+			g.keys = appendTo(g.keys, f, 0)
+		}
+		g.keys[f] = g.keys[f][:0]
+		for _, id := range g.reads[f] {
 			if d[id].count() < 2 {
 				g.point[id] = firstClass(d[id])
 				continue
 			}
 			g.keys[f] = append(g.keys[f], id)
-			if o := owner[id] - 1; o >= 0 {
-				parent[find(f)] = find(o)
+			if o := g.owner[id] - 1; o >= 0 {
+				g.parent[find(f)] = find(o)
 			} else {
-				owner[id] = f + 1
+				g.owner[id] = f + 1
 			}
 		}
 	}
-	group := make([]int, len(g.forms)) // 1 + the group of a root form, or 0
+	g.groupOf = zeroed(g.groupOf, len(g.forms)) // 1 + the group of a root form, or 0
 	for f := range g.forms {
 		r := find(f)
-		if group[r] == 0 {
-			g.groups = append(g.groups, nil)
-			group[r] = len(g.groups)
+		if g.groupOf[r] == 0 {
+			g.groupOf[r] = len(g.groups) + 1
 		}
-		g.groups[group[r]-1] = append(g.groups[group[r]-1], f)
+		g.groups = appendTo(g.groups, g.groupOf[r]-1, f)
 	}
-	return g
 }
 
 func firstClass(s classSet) int {
@@ -170,7 +221,7 @@ func (g *dependsForms) extremes(x *templateIndex, d domain, tbl *resourceTable, 
 			}
 		}
 		if combos *= len(classes[j]); combos > MaxCombinations {
-			lo, hi = newColumnSum(tbl), newColumnSum(tbl)
+			lo, hi = g.sum(), g.sum()
 			for _, f := range grp {
 				for _, i := range g.ds[f] {
 					hi.add(tbl, i)
@@ -179,7 +230,7 @@ func (g *dependsForms) extremes(x *templateIndex, d domain, tbl *resourceTable, 
 			return lo, hi, false
 		}
 	}
-	lo, hi, total := newColumnSum(tbl), newColumnSum(tbl), newColumnSum(tbl)
+	lo, hi, total := g.sum(), g.sum(), g.sum()
 	pick := make([]int, len(keys))
 	for first := true; ; first = false {
 		for j, id := range keys {
