@@ -17,7 +17,14 @@ import (
 // default requests and limits in every namespace they use, one DaemonSet in ten running under
 // a RuntimeClass with overhead (its pods are re-compiled in), as issue 15's targets ask.
 func benchWhatIf(b *testing.B) *fleet.WhatIf {
-	s := scaleSet(b, 0)
+	dss := workload.DaemonSets(1, scalebench.DaemonSets)
+	for i := 0; i < len(dss); i += 10 {
+		dss[i].Spec.Template.Spec.RuntimeClassName = new("kata")
+	}
+	s, errs := fleet.Compile(dss, setNow)
+	if s == nil {
+		b.Fatal(errs)
+	}
 	var lrs []*v1.LimitRange
 	seen := map[string]bool{}
 	for i := range s.Len() {
