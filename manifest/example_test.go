@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/manifest"
 )
 
@@ -46,4 +47,58 @@ items:
 	// now: 2026-03-01T10:00:00Z
 	// SkippedKind: Service kube-system/dns
 	// DerivedUID: DaemonSet kube-system/agent metadata.uid
+}
+
+// A kubectl dump is read and planned as the controller would plan every DaemonSet in it, at
+// the latest time the dump records (the CLI's default --now).
+func Example_planADump() {
+	const dump = `apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: worker-1, labels: {kubernetes.io/os: linux}, creationTimestamp: "2026-03-01T10:00:00Z"}
+- apiVersion: v1
+  kind: Node
+  metadata: {name: worker-2, labels: {kubernetes.io/os: linux}, creationTimestamp: "2026-03-01T10:05:00Z"}
+- apiVersion: apps/v1
+  kind: DaemonSet
+  metadata: {name: agent, namespace: kube-system, uid: 0b5c6e4e-agent}
+  spec:
+    selector: {matchLabels: {app: agent}}
+    template:
+      metadata: {labels: {app: agent}}
+      spec:
+        nodeSelector: {kubernetes.io/os: linux}
+        containers: [{name: agent, image: agent:1}]
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: agent-x1
+    namespace: kube-system
+    labels: {app: agent}
+    ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: agent, uid: 0b5c6e4e-agent, controller: true}]
+  spec: {nodeName: worker-1, containers: [{name: agent, image: agent:1}]}
+  status: {phase: Running}
+`
+	res, err := manifest.Read("dump.yaml", strings.NewReader(dump), manifest.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	plans, err := daemonset.PlanCluster(res.Snapshot, daemonset.Options{Now: manifest.Latest(res.Snapshot)})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, r := range plans.DaemonSets {
+		for _, c := range r.Create {
+			fmt.Printf("%s/%s: create on %s (%s)\n", r.Namespace, r.Name, c.Node, c.Reason)
+		}
+		fmt.Printf("%s/%s: desired %d, current %d\n", r.Namespace, r.Name,
+			r.Status.DesiredNumberScheduled, r.Status.CurrentNumberScheduled)
+	}
+	// Output:
+	// kube-system/agent: create on worker-2 (MissingPod)
+	// kube-system/agent: desired 2, current 1
 }
