@@ -68,12 +68,10 @@ type Set struct {
 // decides the objects as stored, as the controller would (D-4). dss is not modified; an empty
 // dss gives an empty Set. opts.Workers is how many goroutines [Set.Decide] uses.
 //
-// Compile panics on misuse of opts: a negative Workers, and, for each DaemonSet it compiles,
-// whatever [daemonset.Compile] panics on (a zero Now, a negative BurstLimit).
+// Compile panics on misuse of opts, as [daemonset.Options.Check] says (a zero Now, a negative
+// BurstLimit or Workers), even when dss is empty.
 func Compile(dss []*appsv1.DaemonSet, opts daemonset.Options) (*Set, field.ErrorList) {
-	if opts.Workers < 0 {
-		panic("fleet: negative Options.Workers")
-	}
+	opts.Check()
 	root := field.NewPath("daemonSets")
 	var errs field.ErrorList
 	order := make([]int, 0, len(dss))

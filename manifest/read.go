@@ -32,7 +32,8 @@ const (
 	DefaultUID
 )
 
-// Options says how Read reads. The zero value reads as the daemonsched command does.
+// Options says how Read reads. The zero value reads as the daemonsched command does, on one
+// goroutine (the command sets Workers to the number of CPUs).
 type Options struct {
 	// StrictFields makes a field the v1.36 API types do not have an error; otherwise it is a
 	// [WarningUnknownField] warning and the field is dropped, as every v1.36 client (the
