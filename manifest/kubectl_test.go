@@ -80,12 +80,12 @@ func TestSplitYAMLListReadsWhatTheWholeDocumentReads(t *testing.T) {
 		require.True(t, ok, "round %d: kubectl's layout is recognised", round)
 		require.Len(t, split, len(items))
 		src := Source{File: "f", Document: 1, Item: -1}
-		fast, err := reader{}.decodeYAMLList(src, wrapper, split)
+		fast, err := newReader(Options{}).decodeYAMLList(src, wrapper, split)
 		require.NoError(t, err, "round %d", round)
 
 		js, err := yaml.YAMLToJSONStrict(data)
 		require.NoError(t, err)
-		slow, err := reader{}.decodeValue(src, js, "")
+		slow, err := newReader(Options{}).decodeValue(src, js, "")
 		require.NoError(t, err)
 		require.Equal(t, len(slow), len(fast))
 		for i := range slow {
