@@ -8,6 +8,7 @@ import (
 	"github.com/daemonsched/daemonsched/daemonset"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -55,6 +56,18 @@ func (in *collector) add(d decoded) error {
 		}
 		for _, p := range d.unknown {
 			in.unknownField(d, p)
+		}
+	}
+	if len(d.invalid) > 0 {
+		if !fromServer(d.obj.(metav1.Object)) && !in.opts.WarnInvalidObjects {
+			msgs := make([]string, len(d.invalid))
+			for i, e := range d.invalid {
+				msgs[i] = shortened(e).Error()
+			}
+			return fmt.Errorf("%s: %s", d.where, strings.Join(msgs, "; "))
+		}
+		for _, e := range d.invalid {
+			in.invalid = append(in.invalid, d.warning(WarningInvalidObject, e.Field, shortened(e).ErrorBody()+" (the API server would refuse it today; read as stored)"))
 		}
 	}
 	switch obj := d.obj.(type) {

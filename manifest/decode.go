@@ -75,6 +75,7 @@ type decoded struct {
 	obj       any    // *appsv1.DaemonSet, *appsv1.ControllerRevision, *v1.Node or *v1.Pod; nil otherwise
 	skip      bool   // a kind that is not read
 	unknown   []string
+	invalid   field.ErrorList // what the API server would reject in a Node or Pod (VAL-24)
 }
 
 // reader decodes documents; it is read-only but for the object count, shared by the
@@ -107,6 +108,9 @@ var errTooManyObjects = errors.New("too many objects")
 func (in *collector) decodeInput(name string, data []byte) error {
 	data, err := utf8Text(data)
 	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if err := validUTF8(data); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	docs, err := splitDocuments(data)
@@ -242,6 +246,7 @@ func (r reader) decodeValue(src Source, data []byte, itemKind string) ([]decoded
 		return nil, fmt.Errorf("%s: data: %w", where, err) // only revision data fails
 	}
 	d.obj = obj
+	d.invalid = validateObject(obj)
 	return []decoded{d}, nil
 }
 

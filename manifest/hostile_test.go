@@ -73,6 +73,14 @@ func TestHostileInputEndsWithOneLine(t *testing.T) {
 		opts: manifest.Options{Limits: manifest.Limits{ObjectBytes: 1024}},
 		want: `in: document 1: items[0]: Node n1: an object larger than 1 KiB (limit ObjectBytes, --max-object-bytes; the API server's is 3 MiB)`,
 	}, {
+		name: "invalid UTF-8 in JSON, which encoding/json would replace silently",
+		in:   "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\n\"metadata\":{\"name\":\"n\xff1\"}}",
+		want: `in: line 2: invalid UTF-8 (byte 0xFF)`,
+	}, {
+		name: "invalid UTF-8 in YAML",
+		in:   "apiVersion: v1\nkind: Node\nmetadata: {name: \"n\xc3\"}\n",
+		want: `in: line 3: invalid UTF-8 (byte 0xC3)`,
+	}, {
 		name: "too many documents",
 		in:   strings.Repeat("---\n{apiVersion: v1, kind: Secret, metadata: {name: s}}\n", 11),
 		opts: manifest.Options{Limits: manifest.Limits{Objects: 10}},
@@ -171,4 +179,63 @@ func TestNegativeLimitsPanic(t *testing.T) {
 	require.PanicsWithValue(t, "manifest: negative Options.Limits", func() {
 		_, _ = readString("{}", manifest.Options{Limits: manifest.Limits{Objects: -1}})
 	})
+}
+
+// VAL-24: what the API server would refuse in the fields of a Node or Pod the plan reads is an
+// error in a hand-written object, every problem on one line in path order.
+func TestInvalidHandWrittenObjectsAreErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, in, want string }{{
+		name: "NUL in a node name",
+		in:   `{"apiVersion":"v1","kind":"Node","metadata":{"name":"n\u00001"}}`,
+		want: `in: document 1: Node "n\x001": metadata.name: Invalid value: "n\x001": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+	}, {
+		name: "a label value of 100 KB and a bad label key, in path order",
+		in:   "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  labels: {b: \"" + strings.Repeat("v", 100_000) + "\", \"-a\": x}\n",
+		want: `in: document 1: Node n1: metadata.labels: Invalid value: "-a": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'); metadata.labels: Invalid value: "vvvvvvvvvvvvvvvvvvvv...vvvvvvvvvv": must be no more than 63 bytes`,
+	}, {
+		name: "taints twice with one key and effect, and an unknown effect",
+		in:   "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nspec:\n  taints: [{key: a, effect: NoSchedule}, {key: a, effect: NoSchedule}, {key: b, effect: Sometimes}]\n",
+		want: `in: document 1: Node n1: spec.taints[1]: Duplicate value: {"key":"a","effect":"NoSchedule"}: taints must be unique by key and effect pair; spec.taints[2].effect: Unsupported value: "Sometimes": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"`,
+	}, {
+		name: "a negative capacity",
+		in:   "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {capacity: {cpu: \"-1\"}}\n",
+		want: `in: document 1: Node n1: status.capacity[cpu]: Invalid value: "-1": must be greater than or equal to 0`,
+	}, {
+		name: "a pod bound to a node name that cannot be one, with a negative request",
+		in:   "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: kube-system}\nspec: {nodeName: Node_1, containers: [{name: c, resources: {requests: {memory: -1Gi}}}]}\n",
+		want: `in: document 1: Pod kube-system/p: spec.containers[0].resources.requests[memory]: Invalid value: "-1Gi": must be greater than or equal to 0; spec.nodeName: Invalid value: "Node_1": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+	}, {
+		name: "a pod namespace that cannot be one",
+		in:   "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: Kube.System}\n",
+		want: `in: document 1: Pod Kube.System/p: metadata.namespace: Invalid value: "Kube.System": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			for range 5 { // labels are a map: the order is the same on every read
+				_, err := readString(tt.in, manifest.Options{})
+				require.EqualError(t, err, tt.want)
+			}
+		})
+	}
+}
+
+// VAL-24: the same problems in an object read from the API server (with a resourceVersion) are
+// warnings, the object read as stored; WarnInvalidObjects makes hand-written ones warnings too.
+func TestInvalidObjectsFromTheServerAreWarnings(t *testing.T) {
+	t.Parallel()
+	in := "apiVersion: v1\nkind: Node\nmetadata: {name: n1, resourceVersion: \"7\"}\nspec:\n  taints: [{key: a, effect: NoSchedule}, {key: a, effect: NoSchedule}]\n"
+	got, err := readString(in, manifest.Options{})
+	require.NoError(t, err)
+	require.Len(t, got.Snapshot.Nodes[0].Spec.Taints, 2)
+	require.Len(t, got.Warnings, 1)
+	w := got.Warnings[0]
+	require.Equal(t, manifest.WarningInvalidObject, w.Reason)
+	require.Equal(t, `in: document 1: Node n1: spec.taints[1]: Duplicate value: {"key":"a","effect":"NoSchedule"}: taints must be unique by key and effect pair (the API server would refuse it today; read as stored)`, w.String())
+
+	got, err = readString(strings.Replace(in, `, resourceVersion: "7"`, "", 1), manifest.Options{WarnInvalidObjects: true})
+	require.NoError(t, err)
+	require.Len(t, got.Warnings, 1)
+	require.Equal(t, manifest.WarningInvalidObject, got.Warnings[0].Reason)
 }

@@ -37,6 +37,10 @@ type Options struct {
 	// items of a list; 0 and 1 mean the calling goroutine only. The result, and the error, are
 	// the same whatever the number. Negative panics.
 	Workers int
+	// WarnInvalidObjects makes what the API server would refuse in a hand-written Node or Pod
+	// a [WarningInvalidObject] warning, as for objects read from the API server, rather than
+	// an error (VAL-24).
+	WarnInvalidObjects bool
 	// Limits bound the input; the zero value is the defaults. Negative limits panic.
 	Limits Limits
 }
