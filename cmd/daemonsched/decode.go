@@ -23,10 +23,11 @@ const exampleName = "example/cluster.yaml"
 //go:embed example/cluster.yaml
 var exampleCluster []byte
 
-// load reads every file ("-" is stdin; the built-in example when there is none) with the
+// load reads every file ("-" and /dev/stdin are stdin; the built-in example when there is none) with the
 // manifest package, which applies the hand-written-manifest rules of D-4 and D-5.
 func load(files []string, stdin io.Reader, opts manifest.Options) (*manifest.Result, error) {
-	if i := slices.Index(files, "-"); i >= 0 && slices.Contains(files[i+1:], "-") {
+	isStdin := func(f string) bool { return f == "-" || f == "/dev/stdin" }
+	if i := slices.IndexFunc(files, isStdin); i >= 0 && slices.ContainsFunc(files[i+1:], isStdin) {
 		return nil, errors.New("-f -: stdin can be read only once")
 	}
 	var inputs []manifest.Input
@@ -34,9 +35,13 @@ func load(files []string, stdin io.Reader, opts manifest.Options) (*manifest.Res
 		inputs = append(inputs, manifest.Input{Name: exampleName, Data: exampleCluster})
 	}
 	for _, f := range files {
-		if f == "-" {
+		switch f {
+		case "-":
 			inputs = append(inputs, manifest.Input{Name: "stdin", Reader: stdin})
-		} else {
+		case "/dev/stdin":
+			// Read as a stream, like -: only regular files are read from a path.
+			inputs = append(inputs, manifest.Input{Name: f, Reader: stdin})
+		default:
 			inputs = append(inputs, manifest.Input{Path: f})
 		}
 	}
