@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/printable"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -116,7 +117,7 @@ func (in *collector) skip(d decoded) {
 	in.skipIndex[key] = len(in.skipped)
 	in.skipped = append(in.skipped, d.warning(WarningSkippedKind, "", fmt.Sprintf(
 		"skipped: kind %s of apiVersion %s is not read (only apps/v1 DaemonSet and ControllerRevision, v1 Node and Pod)",
-		d.tn.Kind, d.tn.APIVersion)))
+		printable.Quote(d.tn.Kind), printable.Quote(d.tn.APIVersion))))
 }
 
 // checkDuplicates rejects a snapshot the API server could not hold: two objects of one kind
@@ -139,7 +140,7 @@ func duplicates[T any](objs []located[T], key func(T) string, kind string) error
 	for _, o := range objs {
 		k := key(o.obj)
 		if first, ok := seen[k]; ok {
-			return fmt.Errorf("%v: %s %s: %w (first at %v)", o.src, kind, k, field.Duplicate(field.NewPath("metadata", "name"), k), first)
+			return fmt.Errorf("%v: %s %s: %w (first at %v)", o.src, kind, printable.Quote(k), field.Duplicate(field.NewPath("metadata", "name"), k), first)
 		}
 		seen[k] = o.src
 	}
