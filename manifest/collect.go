@@ -35,7 +35,6 @@ type collector struct {
 	uids      []Warning
 	skipIndex map[[2]string]int // apiVersion and kind to their index in skipped
 	unkIndex  map[[2]string]int // kind and field pattern to their index in unknown
-	objects   int               // of the current input, against Limits.Objects
 }
 
 func newCollector(opts Options) *collector {

@@ -39,10 +39,10 @@ func TestSplitYAMLListReadsWhatTheWholeDocumentReads(t *testing.T) {
 				*x = intstr.FromString(c.String(5))
 			}
 		},
-		func(x *metav1.FieldsV1, c randfill.Continue) { x.Raw = []byte(`{"f:metadata":{}}`) },
+		func(x *metav1.FieldsV1, c randfill.Continue) { *x = *metav1.NewFieldsV1(`{"f:metadata":{}}`) },
 		func(x *metav1.ManagedFieldsEntry, c randfill.Continue) {
 			c.FillNoCustom(x)
-			x.FieldsV1 = &metav1.FieldsV1{Raw: []byte(`{"f:spec":{".":{}}}`)}
+			x.FieldsV1 = metav1.NewFieldsV1(`{"f:spec":{".":{}}}`)
 		},
 		func(s *string, c randfill.Continue) {
 			n := c.Intn(40)
