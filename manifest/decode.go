@@ -269,24 +269,29 @@ func (r reader) decodeListValue(src Source, data []byte) (out []decoded, isList 
 // decodeItems decodes the n items of the list head in parallel with item, and returns the head
 // and the items' objects in order, or the first error in order.
 func (r reader) decodeItems(head decoded, n int, item func(i int, src Source) ([]decoded, error)) ([]decoded, error) {
-	results := make([][]decoded, n)
+	// An item is one object (a list inside a list is an error): out holds them in place,
+	// without a slice per item to concatenate, which for 250,000 tiny items was a third of
+	// the reader's memory.
+	out := make([]decoded, n+1)
+	out[0] = head
 	errs := make([]error, n)
 	r.forEach(n, func(i int) {
 		itemSrc := head.src
 		itemSrc.Item = i
-		results[i], errs[i] = item(i, itemSrc)
-	})
-	size := 1
-	for i := range n {
-		if errs[i] != nil {
-			return nil, errs[i]
+		res, err := item(i, itemSrc)
+		switch {
+		case err != nil:
+			errs[i] = err
+		case len(res) != 1:
+			errs[i] = fmt.Errorf("%v: not one object", itemSrc) // never: decodeValue refuses nested lists
+		default:
+			out[i+1] = res[0]
 		}
-		size += len(results[i])
-	}
-	out := make([]decoded, 0, size)
-	out = append(out, head)
-	for _, r := range results {
-		out = append(out, r...)
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
