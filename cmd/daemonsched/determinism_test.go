@@ -9,6 +9,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/daemonsched/daemonsched/internal/shapefuzz"
+	"github.com/daemonsched/daemonsched/manifest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -98,4 +100,71 @@ func TestGoldenCasesAreTheSameOnEveryRun(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Every golden plan read from files gives its stdout again when its objects are written back
+// shuffled over two files: the plan depends on the snapshot, not on where each object was.
+func TestGoldenPlansAreTheSameShuffled(t *testing.T) {
+	dirs, err := filepath.Glob(filepath.Join("testdata", "*", "args"))
+	require.NoError(t, err)
+	for _, argsFile := range dirs {
+		dir, err := filepath.Abs(filepath.Dir(argsFile))
+		require.NoError(t, err)
+		args := readArgs(t, argsFile)
+		exit, err := os.ReadFile(filepath.Join(dir, "exit"))
+		require.NoError(t, err)
+		if len(args) == 0 || args[0] != "plan" || string(exit) != "0\n" {
+			continue
+		}
+		var files, rest []string
+		for i := 0; i < len(args); i++ {
+			if args[i] == "-f" && i+1 < len(args) {
+				files = append(files, filepath.Join(dir, args[i+1]))
+				i++
+				continue
+			}
+			rest = append(rest, args[i])
+		}
+		if len(files) == 0 || slices.ContainsFunc(files, func(f string) bool { return filepath.Base(f) == "-" || filepath.Base(f) == "stdin" }) {
+			continue
+		}
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			want, err := os.ReadFile(filepath.Join(dir, "stdout"))
+			require.NoError(t, err)
+			in, err := manifest.ReadFiles(files, manifest.Options{WarnInvalidObjects: true})
+			require.NoError(t, err)
+			var items []json.RawMessage
+			for _, obj := range allObjects(in) {
+				data, err := json.Marshal(obj)
+				require.NoError(t, err)
+				items = append(items, data)
+			}
+			r := rand.New(rand.NewPCG(uint64(len(items)), 3))
+			for round := range 3 {
+				r.Shuffle(len(items), func(i, j int) { items[i], items[j] = items[j], items[i] })
+				cut := r.IntN(len(items) + 1)
+				tmp := t.TempDir()
+				runArgs := slices.Clone(rest)
+				for i, part := range [][]json.RawMessage{items[:cut], items[cut:]} {
+					if len(part) == 0 {
+						continue
+					}
+					data, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": part})
+					require.NoError(t, err)
+					path := filepath.Join(tmp, string(rune('a'+i))+".json")
+					require.NoError(t, os.WriteFile(path, data, 0o644))
+					runArgs = append(runArgs, "-f", path)
+				}
+				var out, errOut bytes.Buffer
+				code := run(append(runArgs, "--warn-invalid"), nil, &out, &errOut)
+				require.Equal(t, 0, code, "round %d: %s", round, errOut.String())
+				require.Equal(t, string(want), out.String(), "round %d", round)
+			}
+		})
+	}
+}
+
+// allObjects lists every object read, DaemonSets first.
+func allObjects(in *manifest.Result) []any {
+	return shapefuzz.Cluster(in.Snapshot).Objects()
 }
