@@ -339,7 +339,7 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	}
 	node := findNode(in, *nodeName)
 	if node == nil {
-		return fmt.Errorf("node %s not found in the input", strconv.Quote(*nodeName))
+		return fmt.Errorf("node %q not found in the input", *nodeName)
 	}
 	keep := func(*appsv1.DaemonSet) bool { return true }
 	if *dsName != "" {
