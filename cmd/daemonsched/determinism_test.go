@@ -58,18 +58,29 @@ func TestPlansAreTheSameWhateverTheInputOrder(t *testing.T) {
 // planFiles writes each group of items as a kind: List file and plans them as JSON.
 func planFiles(t *testing.T, files [][]json.RawMessage) (stdout []byte, code int) {
 	t.Helper()
+	args := append([]string{"plan", "-o", "json", "--warn-invalid"}, writeLists(t, files)...)
+	var out, errOut bytes.Buffer
+	code = run(args, nil, &out, &errOut)
+	return out.Bytes(), code
+}
+
+// writeLists writes each non-empty group of items as a kind: List file in a fresh directory
+// and returns the -f arguments that read them.
+func writeLists(t *testing.T, files [][]json.RawMessage) []string {
+	t.Helper()
 	dir := t.TempDir()
-	args := []string{"plan", "-o", "json", "--warn-invalid"}
+	var args []string
 	for i, items := range files {
+		if len(items) == 0 {
+			continue
+		}
 		data, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": items})
 		require.NoError(t, err)
 		path := filepath.Join(dir, string(rune('a'+i))+".json")
 		require.NoError(t, os.WriteFile(path, data, 0o644))
 		args = append(args, "-f", path)
 	}
-	var out, errOut bytes.Buffer
-	code = run(args, nil, &out, &errOut)
-	return out.Bytes(), code
+	return args
 }
 
 // Every golden case gives the same bytes on every run: warnings, --strict errors and the
@@ -143,18 +154,7 @@ func TestGoldenPlansAreTheSameShuffled(t *testing.T) {
 			for round := range 3 {
 				r.Shuffle(len(items), func(i, j int) { items[i], items[j] = items[j], items[i] })
 				cut := r.IntN(len(items) + 1)
-				tmp := t.TempDir()
-				runArgs := slices.Clone(rest)
-				for i, part := range [][]json.RawMessage{items[:cut], items[cut:]} {
-					if len(part) == 0 {
-						continue
-					}
-					data, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": part})
-					require.NoError(t, err)
-					path := filepath.Join(tmp, string(rune('a'+i))+".json")
-					require.NoError(t, os.WriteFile(path, data, 0o644))
-					runArgs = append(runArgs, "-f", path)
-				}
+				runArgs := append(slices.Clone(rest), writeLists(t, [][]json.RawMessage{items[:cut], items[cut:]})...)
 				var out, errOut bytes.Buffer
 				code := run(append(runArgs, "--warn-invalid"), nil, &out, &errOut)
 				require.Equal(t, 0, code, "round %d: %s", round, errOut.String())
