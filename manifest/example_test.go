@@ -102,3 +102,36 @@ items:
 	// kube-system/agent: create on worker-2 (MissingPod)
 	// kube-system/agent: desired 2, current 1
 }
+
+// Limits bound what is read. A quantity whose exponent would make apimachinery build a number
+// of a billion digits is refused before it is parsed, naming the field; the limits can be
+// raised (or lowered) one by one. A hand-written node the API server would refuse is an error,
+// a warning with WarnInvalidObjects.
+func ExampleLimits() {
+	const node = `apiVersion: v1
+kind: Node
+metadata: {name: worker-1}
+status: {capacity: {cpu: "1e-999999999"}}
+`
+	_, err := manifest.Read("node.yaml", strings.NewReader(node), manifest.Options{})
+	fmt.Println(err)
+
+	_, err = manifest.Read("node.yaml", strings.NewReader(strings.Replace(node, "1e-999999999", "4", 1)),
+		manifest.Options{Limits: manifest.Limits{ObjectBytes: 64}})
+	fmt.Println(err)
+
+	const tainted = `apiVersion: v1
+kind: Node
+metadata: {name: worker-2}
+spec: {taints: [{key: gpu, effect: NoSchedule}, {key: gpu, effect: NoSchedule}]}
+`
+	_, err = manifest.Read("node.yaml", strings.NewReader(tainted), manifest.Options{})
+	fmt.Println(err)
+	res, _ := manifest.Read("node.yaml", strings.NewReader(tainted), manifest.Options{WarnInvalidObjects: true})
+	fmt.Println(res.Warnings[0].Reason)
+	// Output:
+	// node.yaml: document 1: Node worker-1: status.capacity[cpu]: Invalid value: "1e-999999999": a quantity with an exponent beyond ±100 (limit QuantityExponent, --max-quantity-exponent)
+	// node.yaml: document 1: an object larger than 64 bytes (limit ObjectBytes, --max-object-bytes; the API server's is 3 MiB)
+	// node.yaml: document 1: Node worker-2: spec.taints[1]: Duplicate value: {"key":"gpu","effect":"NoSchedule"}: taints must be unique by key and effect pair
+	// InvalidObject
+}
