@@ -54,7 +54,7 @@ type Planner struct {
 // Compile panics on misuse: a nil ds, a zero opts.Now, or a negative opts.BurstLimit or
 // opts.Workers.
 func Compile(ds *appsv1.DaemonSet, opts Options) (*Planner, field.ErrorList) {
-	checkOptions(opts)
+	opts.Check()
 	if ds == nil {
 		panic("daemonset: nil DaemonSet")
 	}
@@ -94,7 +94,11 @@ func isSelectingAll(ls *metav1.LabelSelector) bool {
 	return ls != nil && ls.MatchLabels == nil && ls.MatchExpressions == nil
 }
 
-func checkOptions(opts Options) {
+// Check panics, naming the field, when opts is a programming error: a zero Now, a negative
+// BurstLimit or a negative Workers. Compile, Plan and PlanCluster call it; so do the packages
+// built on this one (fleet) before any work, so that misuse is caught even when there is
+// nothing to compile.
+func (opts Options) Check() {
 	if opts.Now.IsZero() {
 		panic("daemonset: Options.Now is zero")
 	}

@@ -8,13 +8,13 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 
 	"github.com/daemonsched/daemonsched/daemonset"
 )
 
 func TestWithDefaults(t *testing.T) {
 	t.Parallel()
-	i32 := func(v int32) *int32 { return &v }
 	ios := func(v int32) *intstr.IntOrString { x := intstr.FromInt32(v); return &x }
 	iostr := func(s string) *intstr.IntOrString { x := intstr.FromString(s); return &x }
 	rolling := func(mu, ms *intstr.IntOrString) appsv1.DaemonSetUpdateStrategy {
@@ -30,24 +30,24 @@ func TestWithDefaults(t *testing.T) {
 	}{
 		{name: "DFLT-1 DFLT-2 an empty spec gets RollingUpdate with maxUnavailable 1, maxSurge 0 and history 10",
 			spec:     appsv1.DaemonSetSpec{},
-			wantSpec: appsv1.DaemonSetSpec{UpdateStrategy: rolling(ios(1), ios(0)), RevisionHistoryLimit: i32(10)}},
+			wantSpec: appsv1.DaemonSetSpec{UpdateStrategy: rolling(ios(1), ios(0)), RevisionHistoryLimit: ptr.To[int32](10)}},
 		{name: "DFLT-1 RollingUpdate with a nil rollingUpdate gets both defaults",
 			spec:     appsv1.DaemonSetSpec{UpdateStrategy: appsv1.DaemonSetUpdateStrategy{Type: appsv1.RollingUpdateDaemonSetStrategyType}},
-			wantSpec: appsv1.DaemonSetSpec{UpdateStrategy: rolling(ios(1), ios(0)), RevisionHistoryLimit: i32(10)}},
+			wantSpec: appsv1.DaemonSetSpec{UpdateStrategy: rolling(ios(1), ios(0)), RevisionHistoryLimit: ptr.To[int32](10)}},
 		{name: "DFLT-1 a set maxUnavailable is kept and only maxSurge is defaulted",
 			spec:     appsv1.DaemonSetSpec{UpdateStrategy: rolling(iostr("25%"), nil)},
-			wantSpec: appsv1.DaemonSetSpec{UpdateStrategy: rolling(iostr("25%"), ios(0)), RevisionHistoryLimit: i32(10)}},
+			wantSpec: appsv1.DaemonSetSpec{UpdateStrategy: rolling(iostr("25%"), ios(0)), RevisionHistoryLimit: ptr.To[int32](10)}},
 		{name: "DFLT-1 a set maxSurge is kept and only maxUnavailable is defaulted",
 			spec:     appsv1.DaemonSetSpec{UpdateStrategy: rolling(nil, ios(2))},
-			wantSpec: appsv1.DaemonSetSpec{UpdateStrategy: rolling(ios(1), ios(2)), RevisionHistoryLimit: i32(10)}},
+			wantSpec: appsv1.DaemonSetSpec{UpdateStrategy: rolling(ios(1), ios(2)), RevisionHistoryLimit: ptr.To[int32](10)}},
 		{name: "DFLT-1 invalid values are kept as they are",
-			spec:     appsv1.DaemonSetSpec{UpdateStrategy: rolling(ios(-1), iostr("5")), RevisionHistoryLimit: i32(-3)},
-			wantSpec: appsv1.DaemonSetSpec{UpdateStrategy: rolling(ios(-1), iostr("5")), RevisionHistoryLimit: i32(-3)}},
+			spec:     appsv1.DaemonSetSpec{UpdateStrategy: rolling(ios(-1), iostr("5")), RevisionHistoryLimit: ptr.To[int32](-3)},
+			wantSpec: appsv1.DaemonSetSpec{UpdateStrategy: rolling(ios(-1), iostr("5")), RevisionHistoryLimit: ptr.To[int32](-3)}},
 		{name: "DFLT-1 OnDelete gets no rollingUpdate",
 			spec: appsv1.DaemonSetSpec{UpdateStrategy: appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType}},
 			wantSpec: appsv1.DaemonSetSpec{
 				UpdateStrategy:       appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType},
-				RevisionHistoryLimit: i32(10),
+				RevisionHistoryLimit: ptr.To[int32](10),
 			}},
 		{name: "DFLT-1 OnDelete keeps a partial rollingUpdate undefaulted",
 			spec: appsv1.DaemonSetSpec{UpdateStrategy: appsv1.DaemonSetUpdateStrategy{
@@ -57,14 +57,14 @@ func TestWithDefaults(t *testing.T) {
 				UpdateStrategy: appsv1.DaemonSetUpdateStrategy{
 					Type: appsv1.OnDeleteDaemonSetStrategyType, RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxSurge: ios(1)},
 				},
-				RevisionHistoryLimit: i32(10),
+				RevisionHistoryLimit: ptr.To[int32](10),
 			}},
 		{name: "DFLT-1 an unknown strategy type is kept and not defaulted further",
 			spec:     appsv1.DaemonSetSpec{UpdateStrategy: appsv1.DaemonSetUpdateStrategy{Type: "Recreate"}},
-			wantSpec: appsv1.DaemonSetSpec{UpdateStrategy: appsv1.DaemonSetUpdateStrategy{Type: "Recreate"}, RevisionHistoryLimit: i32(10)}},
+			wantSpec: appsv1.DaemonSetSpec{UpdateStrategy: appsv1.DaemonSetUpdateStrategy{Type: "Recreate"}, RevisionHistoryLimit: ptr.To[int32](10)}},
 		{name: "DFLT-2 a revisionHistoryLimit of 0 is kept",
-			spec:     appsv1.DaemonSetSpec{UpdateStrategy: rolling(ios(1), ios(0)), RevisionHistoryLimit: i32(0)},
-			wantSpec: appsv1.DaemonSetSpec{UpdateStrategy: rolling(ios(1), ios(0)), RevisionHistoryLimit: i32(0)}},
+			spec:     appsv1.DaemonSetSpec{UpdateStrategy: rolling(ios(1), ios(0)), RevisionHistoryLimit: ptr.To[int32](0)},
+			wantSpec: appsv1.DaemonSetSpec{UpdateStrategy: rolling(ios(1), ios(0)), RevisionHistoryLimit: ptr.To[int32](0)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package daemonset
 
 import (
 	"github.com/daemonsched/daemonsched/affinity"
+	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -34,9 +35,8 @@ func (p *Planner) classify(pod *v1.Pod) claimKind {
 	if pod.Namespace != p.ds.Namespace {
 		return claimIgnore
 	}
-	ref := controllerOf(pod)
-	if ref != nil {
-		if ref.Kind != "DaemonSet" || ref.Name != p.ds.Name || ref.UID != p.ds.UID {
+	if ref := controllerOf(pod); ref != nil {
+		if !controlledBy(ref, p.ds) {
 			return claimIgnore
 		}
 		if p.sel.Matches(pod.Labels) {
@@ -67,3 +67,9 @@ func groupable(pod *v1.Pod) (string, bool) {
 
 // podRef names pod.
 func podRef(pod *v1.Pod) PodRef { return PodRef{Namespace: pod.Namespace, Name: pod.Name} }
+
+// controlledBy reports whether ref, a pod's controller reference, names ds (OWN-1, OWN-7):
+// kind DaemonSet, ds's name and ds's uid; the apiVersion is not compared.
+func controlledBy(ref *metav1.OwnerReference, ds *appsv1.DaemonSet) bool {
+	return ref.Kind == "DaemonSet" && ref.Name == ds.Name && ref.UID == ds.UID
+}

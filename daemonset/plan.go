@@ -86,7 +86,7 @@ func namesIncrease[T namedObject](objs []T) bool {
 // validation would reject in ds is reported in Result.Invalid instead. It panics on misuse
 // (nil ds, zero opts.Now, negative opts.BurstLimit or opts.Workers).
 func Plan(ds *appsv1.DaemonSet, nodes []*v1.Node, pods []*v1.Pod, opts Options) (*Result, error) {
-	checkOptions(opts)
+	opts.Check()
 	if ds == nil {
 		panic("daemonset: nil DaemonSet")
 	}
@@ -310,7 +310,7 @@ func nonNil[T comparable](objs []T) []T {
 // others report it in Result.Conflicts. The error reports an inconsistent snapshot. It panics
 // on misuse (zero opts.Now, negative opts.BurstLimit or opts.Workers).
 func PlanCluster(s Snapshot, opts Options) (*ClusterResult, error) {
-	checkOptions(opts)
+	opts.Check()
 	if errs := CheckSnapshot(s); len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}

@@ -20,6 +20,12 @@ func readyCondition(pod *v1.Pod) *v1.PodCondition {
 	return nil
 }
 
+// isReadyCondition reports whether c, a pod's first Ready condition, says Ready (UPD-13).
+func isReadyCondition(c *v1.PodCondition) bool { return c != nil && c.Status == v1.ConditionTrue }
+
+// isReady reports whether pod is Ready: its first Ready condition has status True (UPD-13).
+func isReady(pod *v1.Pod) bool { return isReadyCondition(readyCondition(pod)) }
+
 // readyLongEnough is the minReadySeconds half of UPD-12 for a Ready condition whose status is
 // True: minReadySeconds is 0, or the condition has a non-zero lastTransitionTime and
 // lastTransitionTime + minReadySeconds is not after now (the boundary instant is available). As
@@ -87,7 +93,7 @@ func (j *judge) facts(pod *v1.Pod, controlled bool) podFacts {
 	case v1.PodSucceeded:
 		f |= factSucceeded
 	}
-	if c := readyCondition(pod); c != nil && c.Status == v1.ConditionTrue {
+	if c := readyCondition(pod); isReadyCondition(c) {
 		f |= factReady
 		if readyLongEnough(c, j.minReady, j.now) {
 			f |= factAvailable

@@ -39,6 +39,7 @@ func ComputeHash(template *v1.PodTemplateSpec, collisionCount *int32) string {
 	// As k8s/pkg/util/hash DeepHashObject, the dumped value is the template itself, not a
 	// pointer. dump.ForHash is deprecated in favour of k8s.io/utils/dump.ForHash, which it
 	// calls; the library imports only k8s.io/api and k8s.io/apimachinery.
+	//lint:ignore SA1019 the same function, reached without importing k8s.io/utils (see above)
 	io.WriteString(h, dump.ForHash(*template))
 	if collisionCount != nil {
 		var b [8]byte

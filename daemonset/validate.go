@@ -1,7 +1,9 @@
 package daemonset
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -18,8 +20,8 @@ import (
 )
 
 // Validate reports, with paths rooted at the object, everything API validation would reject in
-// ds that matters to scheduling (VAL-1..VAL-21), every problem at once (VAL-23). An empty list
-// means valid. Only opts.TolerationComparisonOperators is read (VAL-17, D-7). Validate panics if
+// ds that matters to scheduling (VAL-1..VAL-21), every problem at once, sorted by path, then
+// message (VAL-23). An empty list means valid. Only opts.TolerationComparisonOperators is read (VAL-17, D-7). Validate panics if
 // ds is nil.
 //
 // It follows k8s/pkg/apis/apps/validation ValidateDaemonSet of v1.36.3 for a newly created
@@ -75,6 +77,12 @@ func Validate(ds *appsv1.DaemonSet, opts Options) field.ErrorList {
 		// Zero is valid: it keeps no old revision.
 		errs = append(errs, apivalidation.ValidateNonnegativeField(int64(*spec.RevisionHistoryLimit), specPath.Child("revisionHistoryLimit"))...)
 	}
+	// Labels, annotations and node selectors are maps, which upstream validates in random
+	// order: the list is sorted by path, then message, so that equal DaemonSets give equal
+	// lists and Result.Invalid equal bytes (VAL-23).
+	slices.SortStableFunc(errs, func(a, b *field.Error) int {
+		return cmp.Or(strings.Compare(a.Field, b.Field), strings.Compare(a.Error(), b.Error()))
+	})
 	return errs
 }
 

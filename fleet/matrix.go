@@ -213,8 +213,8 @@ func (m *Matrix) RemoveNode(name string, into []Change) []Change {
 // one column on every node and appends to into the decisions that changed, in row order. The
 // Set of m becomes a new Set (the old one is not modified). errs holds what API validation
 // would reject in ds, as [daemonset.Compile] reports it (the update still happens, D-4), or a NotFound
-// error, and no update, when the Set has no such DaemonSet: adding or removing DaemonSets
-// needs a new Set. ds is not modified; a nil ds panics.
+// error, and no update, when the Set has no such DaemonSet (adding or removing DaemonSets
+// needs a new Set), or an error for each quantity beyond [MaxQuantityDigits], and no update. ds is not modified; a nil ds panics.
 func (m *Matrix) UpdateDaemonSet(ds *appsv1.DaemonSet, into []Change) ([]Change, field.ErrorList) {
 	if ds == nil {
 		panic("fleet: nil DaemonSet")
@@ -223,6 +223,9 @@ func (m *Matrix) UpdateDaemonSet(ds *appsv1.DaemonSet, into []Change) ([]Change,
 	i, ok := prev.Index(ds.Namespace, ds.Name)
 	if !ok {
 		return into, field.ErrorList{field.NotFound(field.NewPath("metadata", "name"), ds.Namespace+"/"+ds.Name)}
+	}
+	if errs := checkQuantities(ds, nil); len(errs) > 0 {
+		return into, errs
 	}
 	p, errs := daemonset.Compile(ds, prev.opts)
 	planners := make([]*daemonset.Planner, len(prev.planners))

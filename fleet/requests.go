@@ -31,6 +31,8 @@ import (
 // memory) or, for a resource no container requests, to the pod-level limit, hugepages limits
 // being first defaulted from the containers'. A resource appears in the result when any part
 // of the pod names it, even with a zero quantity. spec is not modified; nil means an empty pod.
+// Its time grows with the digits and scales of the quantities: [Compile] refuses those beyond
+// [MaxQuantityDigits] before it calls PodRequests.
 func PodRequests(spec *v1.PodSpec) v1.ResourceList {
 	if spec == nil {
 		return v1.ResourceList{}

@@ -61,19 +61,17 @@ type Set struct {
 	ports    [][]HostPort
 }
 
-// Compile compiles dss into a Set. A nil entry or two DaemonSets with the same namespace and
-// name make the set inconsistent: Compile then returns nil and those errors (paths
-// daemonSets[i]). Otherwise it returns the Set and what API validation would reject in each
+// Compile compiles dss into a Set. A nil entry, two DaemonSets with the same namespace and
+// name, or a resource quantity in a pod template beyond [MaxQuantityDigits] make the set
+// inconsistent: Compile then returns nil and those errors (paths daemonSets[i]...). Otherwise it returns the Set and what API validation would reject in each
 // DaemonSet (as [daemonset.Compile] reports it, with paths rooted at daemonSets[i]); the Set
 // decides the objects as stored, as the controller would (D-4). dss is not modified; an empty
 // dss gives an empty Set. opts.Workers is how many goroutines [Set.Decide] uses.
 //
-// Compile panics on misuse of opts: a negative Workers, and, for each DaemonSet it compiles,
-// whatever [daemonset.Compile] panics on (a zero Now, a negative BurstLimit).
+// Compile panics on misuse of opts, as [daemonset.Options.Check] says (a zero Now, a negative
+// BurstLimit or Workers), even when dss is empty.
 func Compile(dss []*appsv1.DaemonSet, opts daemonset.Options) (*Set, field.ErrorList) {
-	if opts.Workers < 0 {
-		panic("fleet: negative Options.Workers")
-	}
+	opts.Check()
 	root := field.NewPath("daemonSets")
 	var errs field.ErrorList
 	order := make([]int, 0, len(dss))
@@ -90,6 +88,9 @@ func Compile(dss []*appsv1.DaemonSet, opts daemonset.Options) (*Set, field.Error
 			ds := dss[order[k]]
 			errs = append(errs, field.Duplicate(root.Index(order[k]), ds.Namespace+"/"+ds.Name))
 		}
+	}
+	for _, i := range order {
+		errs = append(errs, checkQuantities(dss[i], root.Index(i))...)
 	}
 	if len(errs) > 0 {
 		return nil, errs

@@ -223,11 +223,12 @@ func TestCompileErrors(t *testing.T) {
 	}
 }
 
-// TestCompileNegativeWorkersPanics: a negative Options.Workers is a programming error, even
-// for an empty set, which compiles no DaemonSet that would catch it.
-func TestCompileNegativeWorkersPanics(t *testing.T) {
+// TestCompileMisusePanics: misused Options are a programming error, even for an empty set,
+// which compiles no DaemonSet that would catch them.
+func TestCompileMisusePanics(t *testing.T) {
 	t.Parallel()
-	require.PanicsWithValue(t, "fleet: negative Options.Workers", func() { _, _ = fleet.Compile(nil, withWorkers(-1)) })
+	require.PanicsWithValue(t, "daemonset: negative Options.Workers", func() { _, _ = fleet.Compile(nil, withWorkers(-1)) })
+	require.PanicsWithValue(t, "daemonset: Options.Now is zero", func() { _, _ = fleet.Compile(nil, daemonset.Options{}) })
 }
 
 // TestCompileValidationErrorsAreRooted: validation errors are Compile's, rooted at the input

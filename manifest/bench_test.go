@@ -92,7 +92,7 @@ func BenchmarkRead(b *testing.B) {
 	yamlDump, jsonDump := generatedDump(b, benchNodes)
 	kindOf := itemKinds(b, yamlDump)
 	workers := goruntime.GOMAXPROCS(0) // as the daemonsched command reads
-	all := reader{opts: Options{Workers: workers}}
+	all := newReader(Options{Workers: workers})
 	run := func(name string, data []byte, f func() error) {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
@@ -226,7 +226,7 @@ func BenchmarkDecodeObject(b *testing.B) {
 	b.Run("decodeValue", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := (reader{}).decodeValue(src, pod, ""); err != nil {
+			if _, err := newReader(Options{}).decodeValue(src, pod, ""); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -242,7 +242,7 @@ func BenchmarkDecodeObject(b *testing.B) {
 	b.Run("identify+strict-serializer", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := (reader{}).identify(src, pod, ""); err != nil {
+			if _, err := newReader(Options{}).identify(src, pod, ""); err != nil {
 				b.Fatal(err)
 			}
 			if _, _, err := strict.Decode(pod, nil, nil); err != nil {

@@ -2,8 +2,10 @@ package manifest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	pool "github.com/daemonsched/daemonsched/internal/parallel"
 	appsv1 "k8s.io/api/apps/v1"
@@ -75,13 +77,35 @@ type decoded struct {
 	where     string // source and identity, for messages
 	tn        typeAndName
 	namespace string // as messages show it
-	obj       any    // *appsv1.DaemonSet, *appsv1.ControllerRevision, *v1.Node or *v1.Pod; nil otherwise
+	obj       any    // *appsv1.DaemonSet, *appsv1.ControllerRevision, *v1.Node, *v1.Pod, *v1.LimitRange or *nodev1.RuntimeClass; nil otherwise
 	skip      bool   // a kind that is not read
 	unknown   []string
+	invalid   field.ErrorList // what the API server would reject in a Node or Pod (VAL-24)
 }
 
-// reader decodes documents; it is read-only, shared by the goroutines of one input.
-type reader struct{ opts Options }
+// reader decodes documents; it is read-only but for the object count, shared by the
+// goroutines of one input.
+type reader struct {
+	opts    Options
+	objects *atomic.Int64 // of the input, against Limits.Objects
+}
+
+// newReader returns a reader with opts, their limits defaulted.
+func newReader(opts Options) reader {
+	opts.Limits = opts.Limits.withDefaults()
+	return reader{opts: opts, objects: new(atomic.Int64)}
+}
+
+// count adds n objects to the input's count, and fails when they are more than the limit. The
+// error names the input only, so that it is the same whichever goroutine counts last.
+func (r reader) count(n int) error {
+	if r.objects.Add(int64(n)) > int64(r.opts.Limits.Objects) {
+		return errTooManyObjects
+	}
+	return nil
+}
+
+var errTooManyObjects = errors.New("too many objects")
 
 // decodeInput reads every document of one input. Documents, and the items of lists, are decoded
 // in parallel; what they hold is then added in input order, and the first error in input order
@@ -89,6 +113,9 @@ type reader struct{ opts Options }
 func (in *collector) decodeInput(name string, data []byte) error {
 	data, err := utf8Text(data)
 	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if err := validUTF8(data); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	docs, err := splitDocuments(data)
@@ -99,11 +126,21 @@ func (in *collector) decodeInput(name string, data []byte) error {
 		return fmt.Errorf("%s: no objects", name)
 	}
 	r := in.reader
+	r.objects = new(atomic.Int64)
+	tooMany := fmt.Errorf("%s: more than %d objects (limit Objects, --max-objects)", name, r.opts.Limits.Objects)
+	if r.count(len(docs)) != nil {
+		return tooMany
+	}
 	results := make([][]decoded, len(docs))
 	errs := make([]error, len(docs))
 	r.forEach(len(docs), func(i int) {
 		results[i], errs[i] = r.decodeDocument(Source{File: name, Document: i + 1, Item: -1}, docs[i])
 	})
+	// Every document was decoded, or stopped at its list's count: the total is the same
+	// whatever the scheduling, and so is the error.
+	if r.objects.Load() > int64(r.opts.Limits.Objects) {
+		return tooMany
+	}
 	for i := range docs {
 		if errs[i] != nil {
 			return errs[i]
@@ -129,6 +166,10 @@ func (r reader) forEach(n int, f func(i int)) {
 
 // decodeDocument decodes one document: its object, or the objects of a list.
 func (r reader) decodeDocument(src Source, doc document) ([]decoded, error) {
+	if len(doc.data) > r.opts.Limits.ObjectBytes && !bytes.Contains(doc.data, []byte("items")) {
+		// Not a list: one object, refused before it is parsed.
+		return nil, fmt.Errorf("%v: %s", src, r.objectTooLarge())
+	}
 	if doc.json {
 		out, err := r.decodeValue(src, doc.data, "")
 		if err != nil {
@@ -139,8 +180,9 @@ func (r reader) decodeDocument(src Source, doc document) ([]decoded, error) {
 		return out, err
 	}
 	if wrapper, items, ok := splitYAMLList(doc); ok {
-		if out, err := r.decodeYAMLList(src, wrapper, items); err == nil {
-			return out, nil
+		out, err := r.decodeYAMLList(src, wrapper, items)
+		if err == nil || errors.Is(err, errTooManyObjects) {
+			return out, err
 		}
 		// The whole document is read again below, giving the parser's own message (or a
 		// success, should the items depend on each other, say through YAML aliases).
@@ -185,6 +227,9 @@ func (r reader) decodeValue(src Source, data []byte, itemKind string) ([]decoded
 	if tn.Metadata.Name == "" && !tn.partial {
 		return nil, fmt.Errorf("%s: %w", where, field.Required(field.NewPath("metadata", "name"), ""))
 	}
+	if len(data) > r.opts.Limits.ObjectBytes {
+		return nil, fmt.Errorf("%s: %s", where, r.objectTooLarge())
+	}
 	var obj typedObject
 	switch tn.Kind {
 	case "DaemonSet":
@@ -198,6 +243,9 @@ func (r reader) decodeValue(src Source, data []byte, itemKind string) ([]decoded
 	default:
 		obj = newAdmissionObject(tn.Kind)
 	}
+	if err := checkQuantities(data, obj, r.opts.Limits); err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
 	if d.unknown, err = decodeStrict(data, obj); err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
@@ -205,6 +253,7 @@ func (r reader) decodeValue(src Source, data []byte, itemKind string) ([]decoded
 		return nil, fmt.Errorf("%s: data: %w", where, err) // only revision data fails
 	}
 	d.obj = obj
+	d.invalid = validateObject(obj)
 	return []decoded{d}, nil
 }
 
@@ -215,6 +264,9 @@ func (r reader) decodeListValue(src Source, data []byte) (out []decoded, isList 
 	if err != nil || !isList {
 		return nil, isList, err
 	}
+	if err := r.count(len(items)); err != nil {
+		return nil, true, err
+	}
 	out, err = r.decodeItems(head, len(items), func(i int, itemSrc Source) ([]decoded, error) {
 		return r.decodeValue(itemSrc, items[i], itemKind)
 	})
@@ -224,24 +276,29 @@ func (r reader) decodeListValue(src Source, data []byte) (out []decoded, isList 
 // decodeItems decodes the n items of the list head in parallel with item, and returns the head
 // and the items' objects in order, or the first error in order.
 func (r reader) decodeItems(head decoded, n int, item func(i int, src Source) ([]decoded, error)) ([]decoded, error) {
-	results := make([][]decoded, n)
+	// An item is one object (a list inside a list is an error): out holds them in place,
+	// without a slice per item to concatenate, which for 250,000 tiny items was a third of
+	// the reader's memory.
+	out := make([]decoded, n+1)
+	out[0] = head
 	errs := make([]error, n)
 	r.forEach(n, func(i int) {
 		itemSrc := head.src
 		itemSrc.Item = i
-		results[i], errs[i] = item(i, itemSrc)
-	})
-	size := 1
-	for i := range n {
-		if errs[i] != nil {
-			return nil, errs[i]
+		res, err := item(i, itemSrc)
+		switch {
+		case err != nil:
+			errs[i] = err
+		case len(res) != 1:
+			errs[i] = fmt.Errorf("%v: not one object", itemSrc) // never: decodeValue refuses nested lists
+		default:
+			out[i+1] = res[0]
 		}
-		size += len(results[i])
-	}
-	out := make([]decoded, 0, size)
-	out = append(out, head)
-	for _, r := range results {
-		out = append(out, r...)
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
@@ -319,6 +376,12 @@ func (r reader) decodeList(src Source, data []byte) (head decoded, itemKind stri
 		itemKind = strings.TrimSuffix(l.Kind, "List")
 	}
 	return head, itemKind, l.Items, true, nil
+}
+
+// objectTooLarge words the ObjectBytes limit.
+func (r reader) objectTooLarge() string {
+	return fmt.Sprintf("an object larger than %s (limit ObjectBytes, --max-object-bytes; the API server's is 3 MiB)",
+		byteSize(int64(r.opts.Limits.ObjectBytes)))
 }
 
 // typedObject is what the kinds read have in common.

@@ -7,6 +7,14 @@
 // read ([Source]), and [Warning] values for what was skipped or dropped. Hand-written manifests
 // get the D-4 and D-5 defaults (see [Defaults]) unless [Options.SkipDefaults] says otherwise.
 //
+// Damaged and hostile input ends quickly, in bounded memory, with one line saying where:
+// [Limits] bound the input's size, its objects, each object's size and the resource quantities
+// (checked before apimachinery parses them, which for "1e-999999999" takes hours); only regular
+// files are read from a path; invalid UTF-8 is an error. Decoding errors name the field with its
+// list indices. Nodes and pods are validated as the API server validates the fields the plan
+// reads (VAL-24): an error in a hand-written object, a [WarningInvalidObject] warning in one
+// read from the API server. Names with control characters are quoted in messages.
+//
 // A large kubectl dump can be read in parallel: with [Options.Workers], documents and the items
 // of lists are decoded on several goroutines, with the same result and the same first error as
 // on one.

@@ -44,8 +44,9 @@ func sorted(s daemonset.Snapshot) daemonset.Snapshot {
 // compactFields compares managedFields by content: kubectl -o json re-indents them.
 var compactFields = gocmp.Transformer("compactFields", func(f metav1.FieldsV1) string {
 	var b bytes.Buffer
-	if err := json.Compact(&b, f.Raw); err != nil {
-		return string(f.Raw)
+	raw := f.GetRawBytes()
+	if err := json.Compact(&b, raw); err != nil {
+		return string(raw)
 	}
 	return b.String()
 })

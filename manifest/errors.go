@@ -41,6 +41,9 @@ func jsonSyntaxError(src Source, doc document) error {
 func decodeStrict(data []byte, obj any) (unknown []string, err error) {
 	strictErrs, err := kjson.UnmarshalStrict(data, obj)
 	if err != nil {
+		if located := locateError(data, obj); located != nil {
+			return nil, located
+		}
 		return nil, decodeError(err)
 	}
 	return fieldErrors(strictErrs)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/manifest"
 )
 
@@ -46,4 +47,91 @@ items:
 	// now: 2026-03-01T10:00:00Z
 	// SkippedKind: Service kube-system/dns
 	// DerivedUID: DaemonSet kube-system/agent metadata.uid
+}
+
+// A kubectl dump is read and planned as the controller would plan every DaemonSet in it, at
+// the latest time the dump records (the CLI's default --now).
+func Example_planADump() {
+	const dump = `apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: worker-1, labels: {kubernetes.io/os: linux}, creationTimestamp: "2026-03-01T10:00:00Z"}
+- apiVersion: v1
+  kind: Node
+  metadata: {name: worker-2, labels: {kubernetes.io/os: linux}, creationTimestamp: "2026-03-01T10:05:00Z"}
+- apiVersion: apps/v1
+  kind: DaemonSet
+  metadata: {name: agent, namespace: kube-system, uid: 0b5c6e4e-agent}
+  spec:
+    selector: {matchLabels: {app: agent}}
+    template:
+      metadata: {labels: {app: agent}}
+      spec:
+        nodeSelector: {kubernetes.io/os: linux}
+        containers: [{name: agent, image: agent:1}]
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: agent-x1
+    namespace: kube-system
+    labels: {app: agent}
+    ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: agent, uid: 0b5c6e4e-agent, controller: true}]
+  spec: {nodeName: worker-1, containers: [{name: agent, image: agent:1}]}
+  status: {phase: Running}
+`
+	res, err := manifest.Read("dump.yaml", strings.NewReader(dump), manifest.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	plans, err := daemonset.PlanCluster(res.Snapshot, daemonset.Options{Now: manifest.Latest(res.Snapshot)})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, r := range plans.DaemonSets {
+		for _, c := range r.Create {
+			fmt.Printf("%s/%s: create on %s (%s)\n", r.Namespace, r.Name, c.Node, c.Reason)
+		}
+		fmt.Printf("%s/%s: desired %d, current %d\n", r.Namespace, r.Name,
+			r.Status.DesiredNumberScheduled, r.Status.CurrentNumberScheduled)
+	}
+	// Output:
+	// kube-system/agent: create on worker-2 (MissingPod)
+	// kube-system/agent: desired 2, current 1
+}
+
+// Limits bound what is read. A quantity whose exponent would make apimachinery build a number
+// of a billion digits is refused before it is parsed, naming the field; the limits can be
+// raised (or lowered) one by one. A hand-written node the API server would refuse is an error,
+// a warning with WarnInvalidObjects.
+func ExampleLimits() {
+	const node = `apiVersion: v1
+kind: Node
+metadata: {name: worker-1}
+status: {capacity: {cpu: "1e-999999999"}}
+`
+	_, err := manifest.Read("node.yaml", strings.NewReader(node), manifest.Options{})
+	fmt.Println(err)
+
+	_, err = manifest.Read("node.yaml", strings.NewReader(strings.Replace(node, "1e-999999999", "4", 1)),
+		manifest.Options{Limits: manifest.Limits{ObjectBytes: 64}})
+	fmt.Println(err)
+
+	const tainted = `apiVersion: v1
+kind: Node
+metadata: {name: worker-2}
+spec: {taints: [{key: gpu, effect: NoSchedule}, {key: gpu, effect: NoSchedule}]}
+`
+	_, err = manifest.Read("node.yaml", strings.NewReader(tainted), manifest.Options{})
+	fmt.Println(err)
+	res, _ := manifest.Read("node.yaml", strings.NewReader(tainted), manifest.Options{WarnInvalidObjects: true})
+	fmt.Println(res.Warnings[0].Reason)
+	// Output:
+	// node.yaml: document 1: Node worker-1: status.capacity[cpu]: Invalid value: "1e-999999999": a quantity with an exponent beyond ±100 (limit QuantityExponent, --max-quantity-exponent)
+	// node.yaml: document 1: an object larger than 64 bytes (limit ObjectBytes, --max-object-bytes; the API server's is 3 MiB)
+	// node.yaml: document 1: Node worker-2: spec.taints[1]: Duplicate value: {"key":"gpu","effect":"NoSchedule"}: taints must be unique by key and effect pair
+	// InvalidObject
 }

@@ -28,26 +28,50 @@ func TestNameUID(t *testing.T) {
 }
 
 // The limit holds for streams too, where the size is known only by reading: Read passes
-// MaxInputSize, the test a smaller limit so that it stays fast.
+// Limits.InputBytes, the test a smaller limit so that it stays fast.
 func TestReadSizedStopsAfterTheLimit(t *testing.T) {
 	t.Parallel()
 	const limit = 2 << 20
-	r := &countingReader{}
+	r := &countingReader{fill: ' '}
 	_, err := readSized("stdin", r, limit, 0)
-	require.EqualError(t, err, "stdin: file is larger than 2 MiB")
+	require.ErrorIs(t, err, errInputBytes)
 	require.Equal(t, int64(limit+1), r.n, "reads one byte past the limit, no more")
 
-	data, err := readSized("stdin", bytes.NewReader(make([]byte, limit)), limit, 0)
+	data, err := readSized("stdin", bytes.NewReader(bytes.Repeat([]byte(" "), limit)), limit, 0)
 	require.NoError(t, err)
 	require.Len(t, data, limit, "exactly the limit is allowed")
 }
 
-// countingReader is an endless stream; what it "reads" is whatever p held.
-type countingReader struct{ n int64 }
+// countingReader is an endless stream of fill bytes.
+type countingReader struct {
+	n    int64
+	fill byte
+}
 
 func (r *countingReader) Read(p []byte) (int, error) {
 	r.n += int64(len(p))
+	for i := range p {
+		p[i] = r.fill
+	}
 	return len(p), nil
+}
+
+// An endless stream of NUL bytes (-f /dev/zero once read for 4 minutes and 8.4 GB) ends in
+// its first block: neither YAML nor JSON holds a NUL byte.
+func TestReadSizedStopsAtANULByte(t *testing.T) {
+	t.Parallel()
+	r := &countingReader{}
+	_, err := readSized("stdin", r, 1<<30, 0)
+	require.EqualError(t, err, "stdin: line 1: a NUL byte: not YAML or JSON text")
+	require.Less(t, r.n, int64(1<<20))
+
+	_, err = readSized("f", bytes.NewReader([]byte("a: 1\nb: \x00\n")), 1<<30, 0)
+	require.EqualError(t, err, "f: line 2: a NUL byte: not YAML or JSON text")
+
+	// UTF-16 holds NUL bytes.
+	data, err := readSized("f", bytes.NewReader([]byte("\xFF\xFEa\x00")), 1<<30, 0)
+	require.NoError(t, err)
+	require.Len(t, data, 4)
 }
 
 // UPD-16 compares a revision's data byte for byte with the template's patch: data printed by

@@ -105,11 +105,18 @@ func (r reader) decodeYAMLList(src Source, wrapper []byte, items []document) ([]
 	if !isList {
 		return nil, errors.New("not a list")
 	}
-	return r.decodeItems(head, len(items), func(i int, itemSrc Source) ([]decoded, error) {
+	if err := r.count(len(items)); err != nil {
+		return nil, err
+	}
+	out, err := r.decodeItems(head, len(items), func(i int, itemSrc Source) ([]decoded, error) {
 		js, err := yaml.YAMLToJSONStrict(dedent(items[i].data))
 		if err != nil {
 			return nil, err
 		}
 		return r.decodeValue(itemSrc, js, itemKind)
 	})
+	if err != nil {
+		r.objects.Add(-int64(len(items))) // the whole document is read again, and counted again
+	}
+	return out, err
 }

@@ -39,10 +39,10 @@ func TestSplitYAMLListReadsWhatTheWholeDocumentReads(t *testing.T) {
 				*x = intstr.FromString(c.String(5))
 			}
 		},
-		func(x *metav1.FieldsV1, c randfill.Continue) { x.Raw = []byte(`{"f:metadata":{}}`) },
+		func(x *metav1.FieldsV1, c randfill.Continue) { *x = *metav1.NewFieldsV1(`{"f:metadata":{}}`) },
 		func(x *metav1.ManagedFieldsEntry, c randfill.Continue) {
 			c.FillNoCustom(x)
-			x.FieldsV1 = &metav1.FieldsV1{Raw: []byte(`{"f:spec":{".":{}}}`)}
+			x.FieldsV1 = metav1.NewFieldsV1(`{"f:spec":{".":{}}}`)
 		},
 		func(s *string, c randfill.Continue) {
 			n := c.Intn(40)
@@ -80,12 +80,12 @@ func TestSplitYAMLListReadsWhatTheWholeDocumentReads(t *testing.T) {
 		require.True(t, ok, "round %d: kubectl's layout is recognised", round)
 		require.Len(t, split, len(items))
 		src := Source{File: "f", Document: 1, Item: -1}
-		fast, err := reader{}.decodeYAMLList(src, wrapper, split)
+		fast, err := newReader(Options{}).decodeYAMLList(src, wrapper, split)
 		require.NoError(t, err, "round %d", round)
 
 		js, err := yaml.YAMLToJSONStrict(data)
 		require.NoError(t, err)
-		slow, err := reader{}.decodeValue(src, js, "")
+		slow, err := newReader(Options{}).decodeValue(src, js, "")
 		require.NoError(t, err)
 		require.Equal(t, len(slow), len(fast))
 		for i := range slow {

@@ -1,19 +1,12 @@
 package manifest
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
-	"fmt"
 	"io"
-	"os"
 
 	"github.com/daemonsched/daemonsched/daemonset"
 )
-
-// MaxInputSize bounds one input, against endless streams: kubectl -o json of every pod of a
-// 5,000-node cluster may well exceed 1 GiB.
-const MaxInputSize = 4 << 30
 
 // Defaults is a set of the defaults Read applies to hand-written manifests (D-4, D-5). kubectl
 // dumps already carry them, so there they change nothing.
@@ -32,7 +25,8 @@ const (
 	DefaultUID
 )
 
-// Options says how Read reads. The zero value reads as the daemonsched command does.
+// Options says how Read reads. The zero value reads as the daemonsched command does, on one
+// goroutine (the command sets Workers to the number of CPUs).
 type Options struct {
 	// StrictFields makes a field the v1.36 API types do not have an error; otherwise it is a
 	// [WarningUnknownField] warning and the field is dropped, as every v1.36 client (the
@@ -44,6 +38,12 @@ type Options struct {
 	// items of a list; 0 and 1 mean the calling goroutine only. The result, and the error, are
 	// the same whatever the number. Negative panics.
 	Workers int
+	// WarnInvalidObjects makes what the API server would refuse in a hand-written Node or Pod
+	// a [WarningInvalidObject] warning, as for objects read from the API server, rather than
+	// an error (VAL-24).
+	WarnInvalidObjects bool
+	// Limits bound the input; the zero value is the defaults. Negative limits panic.
+	Limits Limits
 }
 
 func (o Options) applies(d Defaults) bool { return o.SkipDefaults&d == 0 }
@@ -58,9 +58,11 @@ type Result struct {
 	// Admission holds the LimitRanges and RuntimeClasses read, for the what-if (fleet's
 	// Admission); the plan does not read them.
 	Admission Admission
-	// Warnings are sorted by reason (skipped kinds, unknown fields, derived uids), then in input
-	// order.
+	// Warnings are sorted by reason (skipped kinds, unknown fields, invalid objects, derived
+	// uids), then in input order; at most [Limits.Warnings] of them.
 	Warnings []Warning
+	// WarningsLeftOut counts the distinct warnings left out of Warnings by [Limits.Warnings].
+	WarningsLeftOut int
 }
 
 // Sources says where the objects of a [daemonset.Snapshot] were read, index for index.
@@ -70,8 +72,8 @@ type Sources struct {
 
 // Input is one named input: bytes held in memory, a file or a stream. The first of Data, Path
 // and Reader that is set is read; files and streams are read when their turn comes, so that
-// only one input's bytes are held at a time, and fail after [MaxInputSize] bytes (a file larger
-// than that is refused before it is read).
+// only one input's bytes are held at a time. Only regular files are read from a Path (see
+// [Limits.InputBytes] for the size).
 type Input struct {
 	// Name stands for the input in messages and in [Source.File]; "" means Path.
 	Name   string
@@ -80,62 +82,23 @@ type Input struct {
 	Reader io.Reader
 }
 
-// bytes returns the input's name and contents.
-func (in Input) bytes() (string, []byte, error) {
+// bytes returns the input's name and contents, at most limit bytes.
+func (in Input) bytes(limit int64) (string, []byte, error) {
 	name := cmp.Or(in.Name, in.Path)
 	switch {
 	case in.Data != nil:
+		if int64(len(in.Data)) > limit {
+			return name, nil, errInputBytes
+		}
 		return name, in.Data, nil
 	case in.Path != "":
-		data, err := readFile(name, in.Path)
+		data, err := readFile(name, in.Path, limit)
 		return name, data, err
 	case in.Reader != nil:
-		data, err := readSized(name, in.Reader, MaxInputSize, 0)
+		data, err := readSized(name, in.Reader, limit, 0)
 		return name, data, err
 	}
 	return name, nil, nil
-}
-
-// readFile reads the file at path; errors read "NAME: no such file or directory".
-func readFile(name, path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		// "FILE: no such file or directory", like every other message about a file.
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	defer f.Close()
-	var size int64
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-		if size = st.Size(); size > MaxInputSize {
-			return nil, fmt.Errorf("%s: file is larger than %d MiB", name, MaxInputSize>>20)
-		}
-	}
-	return readSized(name, f, MaxInputSize, size)
-}
-
-// readSized reads r to its end, or fails after limit bytes (a MiB multiple) without reading more
-// than one byte past it. size, when known, is the expected size, so that a large file is read
-// into one buffer of its size instead of growing one and copying it.
-func readSized(name string, r io.Reader, limit, size int64) ([]byte, error) {
-	var b bytes.Buffer
-	b.Grow(int(min(size, limit)) + bytes.MinRead) // ReadFrom wants MinRead free bytes for the read that sees the end
-	_, err := b.ReadFrom(io.LimitReader(r, limit+1))
-	data := b.Bytes()
-	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err // "FILE: is a directory"
-		}
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: file is larger than %d MiB", name, limit>>20)
-	}
-	return data, nil
 }
 
 // Read reads one stream of manifests: YAML or JSON, several documents, lists (kind: List as
@@ -173,12 +136,19 @@ func ReadInputs(inputs []Input, opts Options) (*Result, error) {
 	if opts.Workers < 0 {
 		panic("manifest: negative Options.Workers")
 	}
-	in := collector{opts: opts, reader: reader{opts: opts}}
-	for _, input := range inputs {
-		name, data, err := input.bytes()
+	opts.Limits.check()
+	opts.Limits = opts.Limits.withDefaults()
+	in := newCollector(opts)
+	left := opts.Limits.InputBytes
+	for i, input := range inputs {
+		name, data, err := input.bytes(left)
+		if errors.Is(err, errInputBytes) {
+			return nil, inputTooLarge(name, opts.Limits.InputBytes, i == 0)
+		}
 		if err != nil {
 			return nil, err
 		}
+		left -= int64(len(data))
 		if err := in.decodeInput(name, data); err != nil {
 			return nil, err
 		}

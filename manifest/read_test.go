@@ -100,17 +100,17 @@ func TestReadNamesTheStream(t *testing.T) {
 	require.Equal(t, "stdin: document 1", got.Sources.Nodes[0].String())
 }
 
-// Files over MaxInputSize are refused before they are read; the test file is sparse, so it
+// Files over Limits.InputBytes are refused before they are read; the test file is sparse, so it
 // takes no disk space.
 func TestReadFilesRefusesATooLargeFile(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "huge.yaml")
 	f, err := os.Create(path)
 	require.NoError(t, err)
-	require.NoError(t, f.Truncate(manifest.MaxInputSize+1))
+	require.NoError(t, f.Truncate(manifest.DefaultInputBytes+1))
 	require.NoError(t, f.Close())
 	_, err = manifest.ReadFiles([]string{path}, manifest.Options{})
-	require.EqualError(t, err, path+": file is larger than 4096 MiB")
+	require.EqualError(t, err, path+": input is larger than 1 GiB (limit InputBytes, --max-input-bytes)")
 }
 
 // Inputs are read in turn: an error in one input is reported before a later file is opened.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -42,6 +43,23 @@ func utf8Text(data []byte) ([]byte, error) {
 		out = utf8.AppendRune(out, r)
 	}
 	return out, nil
+}
+
+// validUTF8 refuses text that is not UTF-8, naming the line: the API server rejects it, and
+// so does the YAML parser, but encoding/json would turn it into U+FFFD without a word.
+func validUTF8(data []byte) error {
+	if utf8.Valid(data) {
+		return nil
+	}
+	off := 0
+	for off < len(data) {
+		r, size := utf8.DecodeRune(data[off:])
+		if r == utf8.RuneError && size <= 1 {
+			break
+		}
+		off += size
+	}
+	return fmt.Errorf("line %d: invalid UTF-8 (byte 0x%02X)", bytes.Count(data[:off], []byte("\n"))+1, data[off])
 }
 
 // document is one document of a file, as YAML or as JSON.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/daemonsched/daemonsched/internal/printable"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -16,12 +18,13 @@ type Source struct {
 	Item int
 }
 
-// String is "FILE: document N", or "FILE: document N: items[I]" inside a list.
+// String is "FILE: document N", or "FILE: document N: items[I]" inside a list. A file name
+// with control or other non-graphic characters is quoted (see identity).
 func (s Source) String() string {
 	if s.Item < 0 {
-		return fmt.Sprintf("%s: document %d", s.File, s.Document)
+		return fmt.Sprintf("%s: document %d", printable.Quote(s.File), s.Document)
 	}
-	return fmt.Sprintf("%s: document %d: items[%d]", s.File, s.Document, s.Item)
+	return fmt.Sprintf("%s: document %d: items[%d]", printable.Quote(s.File), s.Document, s.Item)
 }
 
 // WarningReason says what a [Warning] is about, as a stable code.
@@ -35,6 +38,10 @@ const (
 	// WarningUnknownField: a field the v1.36 API types do not have was dropped, as every v1.36
 	// client (the controller included) drops it.
 	WarningUnknownField WarningReason = "UnknownField"
+	// WarningInvalidObject: a Node or Pod read from the API server (it carries
+	// metadata.resourceVersion) fails the API server's validation of a field the plan reads
+	// (VAL-24); it is read as stored. The same problem in a hand-written object is an error.
+	WarningInvalidObject WarningReason = "InvalidObject"
 	// WarningDerivedUID: a DaemonSet without metadata.uid got one derived from its namespace and
 	// name (D-5, [DefaultUID]).
 	WarningDerivedUID WarningReason = "DerivedUID"
@@ -70,7 +77,7 @@ func (w Warning) String() string {
 		return where + ": " + w.Message
 	}
 	if w.Field != "" {
-		where += ": " + w.Field
+		where += ": " + printable.Quote(w.Field)
 	}
 	s := where + ": " + w.Message
 	if w.Reason == WarningUnknownField && w.More > 0 {
@@ -80,11 +87,14 @@ func (w Warning) String() string {
 }
 
 // identity names an object in messages: "Pod kube-system/agent-x7k2p", "Node worker-1",
-// "Service (no name)". Objects without a kind read "object".
+// "Service (no name)". Objects without a kind read "object". A kind, namespace or name with a
+// control or other non-graphic character is quoted ("Node \"x\\ny\""), so that a message
+// stays on one line and no terminal escape passes through.
 func identity(kind, namespace, name string) string {
 	if kind == "" {
 		kind = "object"
 	}
+	kind, namespace, name = printable.Quote(kind), printable.Quote(namespace), printable.Quote(name)
 	switch {
 	case name == "":
 		return kind + " (no name)"

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"cmp"
 	_ "embed"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/printable"
 	"github.com/daemonsched/daemonsched/manifest"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
@@ -19,10 +23,11 @@ const exampleName = "example/cluster.yaml"
 //go:embed example/cluster.yaml
 var exampleCluster []byte
 
-// load reads every file ("-" is stdin; the built-in example when there is none) with the
+// load reads every file ("-" and /dev/stdin are stdin; the built-in example when there is none) with the
 // manifest package, which applies the hand-written-manifest rules of D-4 and D-5.
 func load(files []string, stdin io.Reader, opts manifest.Options) (*manifest.Result, error) {
-	if i := slices.Index(files, "-"); i >= 0 && slices.Contains(files[i+1:], "-") {
+	isStdin := func(f string) bool { return f == "-" || f == "/dev/stdin" }
+	if i := slices.IndexFunc(files, isStdin); i >= 0 && slices.ContainsFunc(files[i+1:], isStdin) {
 		return nil, errors.New("-f -: stdin can be read only once")
 	}
 	var inputs []manifest.Input
@@ -30,37 +35,117 @@ func load(files []string, stdin io.Reader, opts manifest.Options) (*manifest.Res
 		inputs = append(inputs, manifest.Input{Name: exampleName, Data: exampleCluster})
 	}
 	for _, f := range files {
-		if f == "-" {
+		switch f {
+		case "-":
 			inputs = append(inputs, manifest.Input{Name: "stdin", Reader: stdin})
-		} else {
+		case "/dev/stdin":
+			// Read as a stream, like -: only regular files are read from a path.
+			inputs = append(inputs, manifest.Input{Name: f, Reader: stdin})
+		default:
 			inputs = append(inputs, manifest.Input{Path: f})
 		}
 	}
 	return manifest.ReadInputs(inputs, opts)
 }
 
+// readFlags are the flags of every subcommand that reads input: the limits of
+// manifest.Limits, and how invalid hand-written nodes and pods are reported.
+type readFlags struct {
+	limits      manifest.Limits
+	warnInvalid bool
+}
+
+// addReadFlags registers the reading flags on fs.
+func addReadFlags(fs *flag.FlagSet) *readFlags {
+	r := &readFlags{}
+	fs.Int64Var(&r.limits.InputBytes, "max-input-bytes", manifest.DefaultInputBytes, "refuse inputs larger than `N` bytes together")
+	fs.IntVar(&r.limits.Objects, "max-objects", manifest.DefaultObjects, "refuse an input of more than `N` objects (documents and list items)")
+	fs.IntVar(&r.limits.ObjectBytes, "max-object-bytes", manifest.DefaultObjectBytes, "refuse an object larger than `N` bytes (the API server's limit)")
+	fs.IntVar(&r.limits.QuantityLength, "max-quantity-length", manifest.DefaultQuantityLength, "refuse a resource quantity longer than `N` characters")
+	fs.IntVar(&r.limits.QuantityExponent, "max-quantity-exponent", manifest.DefaultQuantityExponent, "refuse a resource quantity with an exponent beyond ±`N`")
+	fs.IntVar(&r.limits.Warnings, "max-warnings", manifest.DefaultWarnings, "print at most `N` distinct warnings, then their count")
+	fs.BoolVar(&r.warnInvalid, "warn-invalid", false, "report what the API server would refuse in hand-written nodes and pods as warnings, not errors")
+	return r
+}
+
+// check refuses limits that are not positive (zero would mean the default to the library).
+func (r *readFlags) check() error {
+	l := r.limits
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{
+		{"max-input-bytes", l.InputBytes}, {"max-objects", int64(l.Objects)}, {"max-object-bytes", int64(l.ObjectBytes)},
+		{"max-quantity-length", int64(l.QuantityLength)}, {"max-quantity-exponent", int64(l.QuantityExponent)}, {"max-warnings", int64(l.Warnings)},
+	} {
+		if f.v <= 0 {
+			return fmt.Errorf("--%s must be positive, got %d", f.name, f.v)
+		}
+	}
+	return nil
+}
+
+// options returns the manifest options of the flags, reading on workers goroutines.
+func (r *readFlags) options(strict bool, workers int) manifest.Options {
+	return manifest.Options{StrictFields: strict, Workers: workers, Limits: r.limits, WarnInvalidObjects: r.warnInvalid}
+}
+
 // validate returns, one error each, what API validation would reject in the DaemonSets of in
-// that keep says to check.
-func validate(in *manifest.Result, keep func(*appsv1.DaemonSet) bool, opts daemonset.Options) problemList {
-	var problems problemList
+// that keep says to check, sorted (by file, document and item, then path and message), and,
+// when strict, the nodes and pods read from the API server that it would now refuse (VAL-24).
+func validate(in *manifest.Result, keep func(*appsv1.DaemonSet) bool, opts daemonset.Options, strict bool) problemList {
+	type problem struct {
+		src manifest.Source
+		err error
+	}
+	var ps []problem
 	for i, ds := range in.Snapshot.DaemonSets {
 		if !keep(ds) {
 			continue
 		}
 		for _, e := range daemonset.Validate(ds, opts) {
-			problems = append(problems, fmt.Errorf("%v: DaemonSet %s/%s: %w", in.Sources.DaemonSets[i], ds.Namespace, ds.Name, e))
+			ps = append(ps, problem{in.Sources.DaemonSets[i], fmt.Errorf("%v: DaemonSet %s/%s: %w", in.Sources.DaemonSets[i],
+				printable.Quote(ds.Namespace), printable.Quote(ds.Name), e)})
 		}
+	}
+	if strict {
+		for _, w := range in.Warnings {
+			if w.Reason == manifest.WarningInvalidObject {
+				ps = append(ps, problem{w.Source, errors.New(w.String())})
+			}
+		}
+	}
+	slices.SortStableFunc(ps, func(a, b problem) int {
+		return cmp.Or(cmp.Compare(a.src.File, b.src.File), cmp.Compare(a.src.Document, b.src.Document),
+			cmp.Compare(a.src.Item, b.src.Item), strings.Compare(a.err.Error(), b.err.Error()))
+	})
+	problems := make(problemList, len(ps))
+	for i, p := range ps {
+		problems[i] = p.err
 	}
 	return problems
 }
 
-// warn writes the reading warnings, then the validation problems, one line each.
-func warn(w io.Writer, in *manifest.Result, problems problemList) {
+// warn writes the reading warnings, then the validation problems, one line each, at most
+// limit of them, then how many were left out.
+func warn(w io.Writer, in *manifest.Result, problems problemList, limit int) {
+	n, left := 0, in.WarningsLeftOut
+	line := func(s string) {
+		if n == limit {
+			left++
+			return
+		}
+		n++
+		fmt.Fprintf(w, "daemonsched: warning: %s\n", printable.Escape(s))
+	}
 	for _, wa := range in.Warnings {
-		fmt.Fprintf(w, "daemonsched: warning: %v\n", wa)
+		line(wa.String())
 	}
 	for _, p := range problems {
-		fmt.Fprintf(w, "daemonsched: warning: %v\n", p)
+		line(p.Error())
+	}
+	if left > 0 {
+		fmt.Fprintf(w, "daemonsched: warning: and %d more warnings (--max-warnings)\n", left)
 	}
 }
 
@@ -72,4 +157,17 @@ func findNode(in *manifest.Result, name string) *v1.Node {
 		}
 	}
 	return nil
+}
+
+// printError writes err on stderr, one line per error of a problemList, every line escaped
+// so that a name holding a newline or a terminal escape cannot forge or colour output.
+func printError(w io.Writer, err error) {
+	var list problemList
+	if errors.As(err, &list) {
+		for _, p := range list {
+			fmt.Fprintf(w, "daemonsched: %s\n", printable.Escape(p.Error()))
+		}
+		return
+	}
+	fmt.Fprintf(w, "daemonsched: %s\n", printable.Escape(err.Error()))
 }

@@ -117,7 +117,7 @@ metadata:
 }
 
 // A 300-node kubectl dump goes end to end through run: the agent is created on every untainted
-// node without one (DIFF-2) and deleted from every tainted node that has one (ELIG-5, DIFF-4).
+// node without one (DIFF-2) and deleted from every tainted node that has one (ELIG-4, TAINT-5, DIFF-4).
 func TestRunPlansAKubectlDumpOf300Nodes(t *testing.T) {
 	t.Parallel()
 	const n = 300

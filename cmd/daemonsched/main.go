@@ -80,8 +80,19 @@ timeAdded), or 1970-01-01T00:00:00Z if the input has none; pass --now to judge r
 Output: table (default), json (the oracle contract: identical bytes for the same snapshot
 whatever the order of documents and files, ending in a newline) or yaml (the same content).
 
+Limits, against damaged and hostile input (each flag changes one): --max-input-bytes (all
+inputs together, default 1 GiB), --max-objects (per input, documents and list items, default
+250000), --max-object-bytes (per object, default 3 MiB as the API server), --max-quantity-length
+(64) and --max-quantity-exponent (100; "1e-999999999" is refused before it is parsed, which
+would take hours), --max-warnings (100 distinct, then their count). Only regular files and
+stdin are read. Nodes and pods are checked as the API server checks the fields the plan reads
+(names, labels, taints, quantities): a problem is an error in a hand-written object, and a
+warning in one read from the API server (with metadata.resourceVersion; an error with
+--strict); --warn-invalid makes hand-written ones warnings too.
+
 Each error is one line on stderr, "daemonsched: FILE: document N: Kind namespace/name: path:
 message" (with "items[I]" after the document inside lists), and nothing is written on stdout.
+Names and values holding control or other non-graphic characters are printed quoted or escaped.
 Exit status: 0 success, 1 bad input, 2 usage, 3 (node-ready) node not ready.
 `
 
@@ -130,7 +141,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case errors.Is(err, errUsage):
 		return exitUsage
 	default:
-		fmt.Fprintf(stderr, "daemonsched: %v\n", err)
+		printError(stderr, err)
 		return exitBadInput
 	}
 }
@@ -239,8 +250,12 @@ func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs.Var(&format, "o", "output `format`: table, json or yaml")
 	burst := fs.Int("burst", 0, "cap creates and deletes of each action list at `N` (0: no cap; the controller uses 250)")
 	strict := fs.Bool("strict", false, "treat what API validation would reject, and fields the v1.36 API does not have, as errors")
+	reading := addReadFlags(fs)
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
+	}
+	if err := reading.check(); err != nil {
+		return usageError(fs, stderr, err)
 	}
 	if *burst < 0 {
 		fmt.Fprintf(stderr, "daemonsched: --burst must not be negative, got %d\n", *burst)
@@ -250,7 +265,7 @@ func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 
 	// A command has the machine to itself: every core shares the decoding, and each plan's
 	// nodes and pods.
-	in, err := load(files, stdin, manifest.Options{StrictFields: *strict, Workers: runtime.GOMAXPROCS(0)})
+	in, err := load(files, stdin, reading.options(*strict, runtime.GOMAXPROCS(0)))
 	if err != nil {
 		return err
 	}
@@ -259,7 +274,7 @@ func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		opts.Now = manifest.Latest(in.Snapshot)
 	}
 
-	problems := validate(in, func(*appsv1.DaemonSet) bool { return true }, opts)
+	problems := validate(in, func(*appsv1.DaemonSet) bool { return true }, opts, *strict)
 	if *strict && len(problems) > 0 {
 		return problems
 	}
@@ -279,8 +294,15 @@ func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	warn(stderr, in, problems)
+	warn(stderr, in, problems, reading.limits.Warnings)
 	return nil
+}
+
+// usageError prints err and the usage of fs; the command exits 2.
+func usageError(fs *flag.FlagSet, stderr io.Writer, err error) error {
+	fmt.Fprintf(stderr, "daemonsched: %v\n", err)
+	fs.Usage()
+	return errUsage
 }
 
 // problemList is every validation problem, one line each (VAL-23), when --strict makes them
@@ -307,8 +329,12 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	fs.Var(&now, "now", "the instant readiness is judged at (`RFC3339`)")
 	nodeName := fs.String("node", "", "the node to explain (`NAME`, required)")
 	dsName := fs.String("daemonset", "", "explain only this DaemonSet (`NAMESPACE/NAME`)")
+	reading := addReadFlags(fs)
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
+	}
+	if err := reading.check(); err != nil {
+		return usageError(fs, stderr, err)
 	}
 	if *nodeName == "" {
 		fmt.Fprintln(stderr, "daemonsched: explain needs --node NAME")
@@ -321,7 +347,7 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		return errUsage
 	}
 
-	in, err := load(files, stdin, manifest.Options{Workers: runtime.GOMAXPROCS(0)})
+	in, err := load(files, stdin, reading.options(false, runtime.GOMAXPROCS(0)))
 	if err != nil {
 		return err
 	}
@@ -347,7 +373,7 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if *dsName != "" && len(dss) == 0 {
 		return fmt.Errorf("DaemonSet %s not found in the input", strconv.Quote(*dsName))
 	}
-	problems := validate(in, keep, opts)
+	problems := validate(in, keep, opts, false)
 	// The cluster-wide plan says what this sync does on the node (D-12).
 	plan, err := daemonset.PlanCluster(in.Snapshot, opts)
 	if err != nil {
@@ -355,6 +381,6 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	}
 
 	renderExplain(stdout, node, dss, in.Snapshot.Pods, plan, opts) // run's buffer, as for plan
-	warn(stderr, in, problems)
+	warn(stderr, in, problems, reading.limits.Warnings)
 	return nil
 }

@@ -22,7 +22,7 @@ func runNodeReady(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	c := newCommonFlags(fs, "the instant readiness is judged at (`RFC3339`)")
 	nodeName := fs.String("node", "", "the node (`NAME`, required)")
 	dsSelector := fs.String("daemonsets", "", "only the DaemonSets whose labels match this label `SELECTOR` (like critical=true)")
-	if err := parseFlags(fs, args, stderr); err != nil {
+	if err := c.parse(fs, args, stderr); err != nil {
 		return err
 	}
 	if *nodeName == "" {
@@ -75,12 +75,12 @@ func renderReadiness(w io.Writer, r *fleet.Readiness) {
 		if d.Blocking {
 			blocking++
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Namespace, d.Name, must, pod, yesNo(d.Ready, "yes", "no"), yesNo(d.Current, "yes", "no"), yesNo(d.Creating, "yes", "no"), yesNo(d.Blocking, "yes", "no"))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", q(d.Namespace), q(d.Name), must, q(pod), yesNo(d.Ready, "yes", "no"), yesNo(d.Current, "yes", "no"), yesNo(d.Creating, "yes", "no"), yesNo(d.Blocking, "yes", "no"))
 	}
 	tw.Flush()
 	if r.Ready {
-		fmt.Fprintf(w, "\nnode %s is ready for workloads: %d DaemonSets checked.\n", r.Node, len(r.DaemonSets))
+		fmt.Fprintf(w, "\nnode %s is ready for workloads: %d DaemonSets checked.\n", q(r.Node), len(r.DaemonSets))
 	} else {
-		fmt.Fprintf(w, "\nnode %s is not ready for workloads: %d of %d DaemonSets blocking.\n", r.Node, blocking, len(r.DaemonSets))
+		fmt.Fprintf(w, "\nnode %s is not ready for workloads: %d of %d DaemonSets blocking.\n", q(r.Node), blocking, len(r.DaemonSets))
 	}
 }

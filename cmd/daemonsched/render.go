@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/printable"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
@@ -37,6 +38,10 @@ func renderYAML(w io.Writer, c *daemonset.ClusterResult) error {
 	return err
 }
 
+// q quotes a name or value read from the input when it holds a control or other non-graphic
+// character, so that it can neither forge a line nor reach the terminal as an escape.
+func q(s string) string { return printable.Quote(s) }
+
 // newTabWriter aligns columns as kubectl does.
 func newTabWriter(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 6, 4, 3, ' ', 0) }
 
@@ -50,10 +55,10 @@ func renderTable(w io.Writer, c *daemonset.ClusterResult) {
 	fmt.Fprintln(tw, "NAMESPACE\tNAME\tDESIRED\tCURRENT\tREADY\tUP-TO-DATE\tAVAILABLE")
 	for _, r := range c.DaemonSets {
 		if s := r.Status; s != nil {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\n", r.Namespace, r.Name, s.DesiredNumberScheduled,
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\n", q(r.Namespace), q(r.Name), s.DesiredNumberScheduled,
 				s.CurrentNumberScheduled, s.NumberReady, s.UpdatedNumberScheduled, s.NumberAvailable)
 		} else {
-			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t-\t-\n", r.Namespace, r.Name)
+			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t-\t-\n", q(r.Namespace), q(r.Name))
 		}
 	}
 	tw.Flush()
@@ -82,9 +87,9 @@ func describeSkip(s daemonset.Skip) string {
 
 // renderActions writes the plan of one DaemonSet, one action per line.
 func renderActions(w io.Writer, r *daemonset.Result) {
-	fmt.Fprintf(w, "DaemonSet %s/%s", r.Namespace, r.Name)
+	fmt.Fprintf(w, "DaemonSet %s/%s", q(r.Namespace), q(r.Name))
 	if r.RevisionHash != "" {
-		fmt.Fprintf(w, " (revision %s)", r.RevisionHash)
+		fmt.Fprintf(w, " (revision %s)", q(r.RevisionHash))
 	}
 	fmt.Fprintln(w, ":")
 	n := 0
@@ -99,23 +104,23 @@ func renderActions(w io.Writer, r *daemonset.Result) {
 		line("COLLISION", "status.collisionCount becomes %d", *r.CollisionCount)
 	}
 	for _, c := range r.Create {
-		line("CREATE", "pod on node %s (%s)", c.Node, reasonText(c.Reason, c.Interchangeable))
+		line("CREATE", "pod on node %s (%s)", q(c.Node), reasonText(c.Reason, c.Interchangeable))
 	}
 	for _, d := range r.Delete {
 		node := ""
 		if d.Node != "" {
-			node = " on node " + d.Node
+			node = " on node " + q(d.Node)
 		}
-		line("DELETE", "%s/%s%s (%s)", d.Namespace, d.Name, node, reasonText(d.Reason, d.Interchangeable))
+		line("DELETE", "%s/%s%s (%s)", q(d.Namespace), q(d.Name), node, reasonText(d.Reason, d.Interchangeable))
 	}
 	for _, p := range r.Adopt {
-		line("ADOPT", "%s/%s (orphan matching the selector gets this DaemonSet as controller)", p.Namespace, p.Name)
+		line("ADOPT", "%s/%s (orphan matching the selector gets this DaemonSet as controller)", q(p.Namespace), q(p.Name))
 	}
 	for _, p := range r.Release {
-		line("RELEASE", "%s/%s (labels no longer match the selector)", p.Namespace, p.Name)
+		line("RELEASE", "%s/%s (labels no longer match the selector)", q(p.Namespace), q(p.Name))
 	}
 	for _, c := range r.Conflicts {
-		line("CONFLICT", "%s/%s (orphan this selector also matches; adopted by the older DaemonSet %s)", c.Namespace, c.Name, c.AdoptedBy)
+		line("CONFLICT", "%s/%s (orphan this selector also matches; adopted by the older DaemonSet %s)", q(c.Namespace), q(c.Name), printable.Escape(c.AdoptedBy))
 	}
 	if ru := r.RollingUpdate; ru != nil {
 		switch {
@@ -126,7 +131,7 @@ func renderActions(w io.Writer, r *daemonset.Result) {
 		case ru.Reason == daemonset.RollingReasonOnDelete:
 			line("ROLLOUT", "none: updateStrategy OnDelete replaces pods only when they are deleted")
 		case ru.Error != "":
-			line("ROLLOUT", "stopped: %s", ru.Error)
+			line("ROLLOUT", "stopped: %s", printable.Escape(ru.Error))
 		default:
 			line("ROLLOUT", "waits: %s", ru.Reason)
 		}
@@ -136,16 +141,16 @@ func renderActions(w io.Writer, r *daemonset.Result) {
 		text := e.Message
 		if text == "" {
 			if e.Pod != "" {
-				text += "pod " + e.Pod
+				text += "pod " + q(e.Pod)
 			}
 			if e.Node != "" {
-				text += " on node " + e.Node
+				text += " on node " + q(e.Node)
 			}
 		}
-		line("EVENT", "%s %s: %s", e.Type, e.Reason, strings.TrimSpace(text))
+		line("EVENT", "%s %s: %s", e.Type, e.Reason, printable.Escape(strings.TrimSpace(text)))
 	}
 	for _, msg := range r.Invalid {
-		line("INVALID", "%s", msg)
+		line("INVALID", "%s", printable.Escape(msg))
 	}
 	if n == 0 {
 		line("NOTHING", "to do: every node that should run a daemon pod runs an up-to-date one")
@@ -162,7 +167,7 @@ func reasonText(r daemonset.Reason, interchangeable bool) string {
 // renderExplain writes, for node and every DaemonSet of dss, whether a daemon pod would be
 // created there, whether a running one may stay, why, and the DaemonSet's pods on the node.
 func renderExplain(w io.Writer, node *v1.Node, dss []*appsv1.DaemonSet, pods []*v1.Pod, plan *daemonset.ClusterResult, opts daemonset.Options) {
-	fmt.Fprintf(w, "Node %s\n", node.Name)
+	fmt.Fprintf(w, "Node %s\n", q(node.Name))
 	if len(dss) == 0 {
 		fmt.Fprintln(w, "\nNo DaemonSets in the input.")
 		return
@@ -174,7 +179,7 @@ func renderExplain(w io.Writer, node *v1.Node, dss []*appsv1.DaemonSet, pods []*
 	for _, ds := range sorted {
 		p, _ := daemonset.Compile(ds, opts)
 		ex := p.Explain(node)
-		fmt.Fprintf(w, "\nDaemonSet %s/%s\n", ds.Namespace, ds.Name)
+		fmt.Fprintf(w, "\nDaemonSet %s/%s\n", q(ds.Namespace), q(ds.Name))
 		tw := newTabWriter(w)
 		fmt.Fprintf(tw, "  should run here:\t%s\n", yesNo(ex.ShouldRun, "yes", "no"))
 		fmt.Fprintf(tw, "  running pod:\t%s\n", yesNo(ex.ShouldContinueRunning, "may stay", "would be deleted"))
@@ -184,7 +189,7 @@ func renderExplain(w io.Writer, node *v1.Node, dss []*appsv1.DaemonSet, pods []*
 			if i == 0 {
 				label = "why:"
 			}
-			fmt.Fprintf(tw, "  %s\t%s\n", label, l)
+			fmt.Fprintf(tw, "  %s\t%s\n", label, printable.Escape(l))
 		}
 		owned := daemonset.PodsOnNode(ds, node.Name, pods)
 		if len(owned) == 0 {
@@ -225,7 +230,7 @@ func nodeActions(plan *daemonset.ClusterResult, ds *appsv1.DaemonSet, nodeName s
 		}
 		for _, d := range r.Delete {
 			if d.Node == nodeName {
-				out = append(out, "DELETE "+d.Namespace+"/"+d.Name+" ("+reasonText(d.Reason, d.Interchangeable)+")")
+				out = append(out, "DELETE "+q(d.Namespace)+"/"+q(d.Name)+" ("+reasonText(d.Reason, d.Interchangeable)+")")
 			}
 		}
 	}
@@ -246,15 +251,15 @@ func yesNo(b bool, yes, no string) string {
 func describePod(p daemonset.NodePod) string {
 	pod := p.Pod
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s/%s", pod.Namespace, pod.Name)
+	fmt.Fprintf(&b, "%s/%s", q(pod.Namespace), q(pod.Name))
 	phase := string(pod.Status.Phase)
 	if phase == "" {
 		phase = "Pending"
 	}
-	b.WriteString(" " + phase)
+	b.WriteString(" " + q(phase))
 	b.WriteString(", " + yesNo(p.Ready, "ready", "not ready"))
 	if h, ok := pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey]; ok {
-		b.WriteString(", revision " + h)
+		b.WriteString(", revision " + q(h))
 	}
 	if g, ok := pod.Labels[daemonset.LabelTemplateGeneration]; ok {
 		if _, err := strconv.Atoi(g); err == nil {

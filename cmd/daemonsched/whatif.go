@@ -13,6 +13,7 @@ import (
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/fleet"
+	"github.com/daemonsched/daemonsched/internal/printable"
 	"github.com/daemonsched/daemonsched/manifest"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
@@ -26,7 +27,7 @@ func runWhatIf(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	c := newCommonFlags(fs, "the instant the DaemonSets are compiled at (`RFC3339`)")
 	tmplFile := fs.String("node-template", "", "the node template (`FILE`: name, labels, requirements, taints)")
 	nodeName := fs.String("node", "", "a node of the input (`NAME`) instead of a template")
-	if err := parseFlags(fs, args, stderr); err != nil {
+	if err := c.parse(fs, args, stderr); err != nil {
 		return err
 	}
 	if (*tmplFile == "") == (*nodeName == "") {
@@ -79,11 +80,12 @@ func runWhatIf(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	return c.render(stdout, stderr, report, func() { renderWhatIf(stdout, report) }, in, opts)
 }
 
-// commonFlags are the flags whatif and node-ready share: -f, --now and -o.
+// commonFlags are the flags whatif and node-ready share: -f, --now, -o and the reading limits.
 type commonFlags struct {
-	files  fileList
-	format outputFormat
-	now    timeFlag
+	files   fileList
+	format  outputFormat
+	now     timeFlag
+	reading *readFlags
 }
 
 func newCommonFlags(fs *flag.FlagSet, nowUsage string) *commonFlags {
@@ -91,13 +93,25 @@ func newCommonFlags(fs *flag.FlagSet, nowUsage string) *commonFlags {
 	fs.Var(&c.files, "f", "input `FILE` (repeatable; - reads stdin)")
 	fs.Var(&c.now, "now", nowUsage)
 	fs.Var(&c.format, "o", "output `format`: table, json or yaml")
+	c.reading = addReadFlags(fs)
 	return c
+}
+
+// parse parses args into fs and checks the reading limits; every failure is errUsage.
+func (c *commonFlags) parse(fs *flag.FlagSet, args []string, stderr io.Writer) error {
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	if err := c.reading.check(); err != nil {
+		return usageError(fs, stderr, err)
+	}
+	return nil
 }
 
 // load reads the input and returns the options: --now, else the input's latest time; every
 // core.
 func (c *commonFlags) load(stdin io.Reader) (*manifest.Result, daemonset.Options, error) {
-	in, err := load(c.files, stdin, manifest.Options{Workers: runtime.GOMAXPROCS(0)})
+	in, err := load(c.files, stdin, c.reading.options(false, runtime.GOMAXPROCS(0)))
 	if err != nil {
 		return nil, daemonset.Options{}, err
 	}
@@ -118,7 +132,7 @@ func (c *commonFlags) render(stdout, stderr io.Writer, v any, table func(), in *
 	default:
 		table()
 	}
-	warn(stderr, in, validate(in, func(*appsv1.DaemonSet) bool { return true }, opts))
+	warn(stderr, in, validate(in, func(*appsv1.DaemonSet) bool { return true }, opts, false), c.reading.limits.Warnings)
 	return nil
 }
 
@@ -198,12 +212,12 @@ func renderWhatIf(w io.Writer, r whatIfReport) {
 	counts := map[fleet.Answer]int{}
 	for _, row := range r.DaemonSets {
 		counts[row.Answer]++
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", row.Namespace, row.Name, row.Answer, verdictReason(row.Verdict), resourceText(row.Requests))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", q(row.Namespace), q(row.Name), row.Answer, printable.Escape(verdictReason(row.Verdict)), printable.Escape(resourceText(row.Requests)))
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\n%d run, %d depend, %d do not run.\n", counts[fleet.Runs], counts[fleet.Depends], counts[fleet.DoesNotRun])
 	if r.Template == "" {
-		fmt.Fprintf(w, "Requests: %s\n", resourceText(r.Totals.Max))
+		fmt.Fprintf(w, "Requests: %s\n", printable.Escape(resourceText(r.Totals.Max)))
 		return
 	}
 	how := "exact"
@@ -214,9 +228,9 @@ func renderWhatIf(w io.Writer, r whatIfReport) {
 	for _, name := range slices.Sorted(maps.Keys(r.Totals.Max)) {
 		lo, hi := r.Totals.Min[name], r.Totals.Max[name]
 		if lo.Cmp(hi) == 0 {
-			fmt.Fprintf(w, "  %s: %s\n", name, hi.String())
+			fmt.Fprintf(w, "  %s: %s\n", q(string(name)), hi.String())
 		} else {
-			fmt.Fprintf(w, "  %s: %s to %s\n", name, lo.String(), hi.String())
+			fmt.Fprintf(w, "  %s: %s to %s\n", q(string(name)), lo.String(), hi.String())
 		}
 	}
 }

@@ -43,7 +43,7 @@ func TestReconcileSendsOneRequestPerAction(t *testing.T) {
 		"POST /apis/apps/v1/namespaces/logging/controllerrevisions",
 		"PATCH /api/v1/namespaces/logging/pods/log-agent-manual", // adopt the orphan (OWN-4)
 		"PATCH /api/v1/namespaces/logging/pods/log-agent-debug",  // release the relabelled pod (OWN-3)
-		"DELETE /api/v1/namespaces/logging/pods/log-agent-m4q8z", // NoExecute taint (ELIG-5)
+		"DELETE /api/v1/namespaces/logging/pods/log-agent-m4q8z", // NoExecute taint (ELIG-4, TAINT-5)
 		"POST /api/v1/namespaces/logging/pods",                   // the new node-d (DIFF-2)
 		"PUT /apis/apps/v1/namespaces/logging/daemonsets/log-agent/status",
 	}

@@ -1,18 +1,16 @@
 // Package parallel is the project's one worker pool: it cuts a loop over [0, n) into contiguous
-// ranges and runs them on several goroutines. daemonset.Options.Workers is the one setting
-// behind it, for a plan (deciding nodes, claiming pods) and for a fleet.Set's matrix alike.
+// ranges and runs them on several goroutines. A Workers option sets how many goroutines it
+// uses, with one meaning everywhere: daemonset.Options.Workers for a plan (deciding nodes,
+// claiming pods) and for a fleet.Set's matrix, manifest.Options.Workers for decoding a dump.
 package parallel
 
 import "sync"
 
 // Workers returns how many goroutines should share n items when up to workers may and each
 // should get at least minShare of them (below that, a goroutine costs more than it saves). It
-// is at least 1; 0 and 1 mean the calling goroutine only. A negative workers is a programming
-// error and panics, as the Options that carry it document.
+// is at least 1: workers below 2 mean the calling goroutine only. The Options that carry a
+// worker count reject a negative one before it gets here.
 func Workers(workers, n, minShare int) int {
-	if workers < 0 {
-		panic("parallel: negative workers")
-	}
 	return max(min(workers, n/max(minShare, 1)), 1)
 }
 

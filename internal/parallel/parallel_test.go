@@ -33,9 +33,11 @@ func TestWorkers(t *testing.T) {
 	}
 }
 
-func TestWorkersNegativePanics(t *testing.T) {
+func TestWorkersBelowTwoIsTheCallingGoroutine(t *testing.T) {
 	t.Parallel()
-	require.PanicsWithValue(t, "parallel: negative workers", func() { parallel.Workers(-1, 10, 1) })
+	for _, workers := range []int{-1, 0, 1} {
+		require.Equal(t, 1, parallel.Workers(workers, 10_000, 1), "workers %d", workers)
+	}
 }
 
 // TestRunCoversEveryIndexOnce: the ranges are contiguous, do not overlap, cover [0, n) and

@@ -9,6 +9,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 )
 
 // The shapes a generated DaemonSet's placement takes, with their share out of 100. They mirror
@@ -80,7 +81,7 @@ var tolerationSets = [][]v1.Toleration{
 	{{Key: TaintDedicated, Operator: v1.TolerationOpEqual, Value: "gpu", Effect: v1.TaintEffectNoSchedule}},
 	{{Key: TaintDedicated, Operator: v1.TolerationOpExists}},
 	{{Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule}},
-	{{Key: TaintMaintenance, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute, TolerationSeconds: ptr(int64(300))}},
+	{{Key: TaintMaintenance, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute, TolerationSeconds: ptr.To(int64(300))}},
 }
 
 // DaemonSets returns n varied DaemonSets named ds-000 .. ds-<n-1> in namespace kube-system,
@@ -220,5 +221,3 @@ func pick(r *rand.Rand, from []string, k int) []string {
 	}
 	return out
 }
-
-func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,200 @@
+package manifest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// Limits bound what Read accepts, so that damaged or hostile input ends quickly, in memory
+// proportional to its size, with one line naming the limit and where it was exceeded (the
+// daemonsched command's flag of the same name changes each). A zero field means its default.
+type Limits struct {
+	// InputBytes bounds the bytes of all inputs together (default [DefaultInputBytes]). A file
+	// larger than what is left is refused before it is read; a stream fails one byte past it.
+	InputBytes int64
+	// Objects bounds the objects of one input: documents, and the items of every list
+	// (default [DefaultObjects]). A list longer than that is refused before its items are
+	// decoded.
+	Objects int
+	// ObjectBytes bounds the size of one object, as the API server bounds a request (default
+	// [DefaultObjectBytes]); a list is not an object, its items are.
+	ObjectBytes int
+	// QuantityLength bounds the length of a resource quantity (default
+	// [DefaultQuantityLength]), and QuantityExponent the magnitude of the exponent it writes
+	// after e or E (default [DefaultQuantityExponent]). Both are checked before the quantity is
+	// parsed: apimachinery builds 10^|exponent| to parse "1e-999999999", which takes hours.
+	QuantityLength, QuantityExponent int
+	// Warnings bounds the distinct warnings kept in [Result.Warnings] (default
+	// [DefaultWarnings]); [Result.WarningsLeftOut] counts the others.
+	Warnings int
+}
+
+// The defaults of [Limits].
+const (
+	// DefaultInputBytes is 1 GiB: kubectl -o json of every object of a 5,000-node cluster at the
+	// Kubernetes scalability limits (150,000 pods) is a few hundred MB.
+	DefaultInputBytes = 1 << 30
+	// DefaultObjects is 250,000: those 150,000 pods, 5,000 nodes and their revisions fit.
+	DefaultObjects = 250_000
+	// DefaultObjectBytes is the API server's 3 MiB limit on a request.
+	DefaultObjectBytes = 3 << 20
+	// DefaultQuantityLength is 64 characters: the largest quantity the API types hold, in
+	// nano units, has 28 digits.
+	DefaultQuantityLength = 64
+	// DefaultQuantityExponent is 100: 10^100 is beyond any resource, and 10^-100 rounds to 1n.
+	DefaultQuantityExponent = 100
+	// DefaultWarnings is 100 distinct warnings.
+	DefaultWarnings = 100
+)
+
+// withDefaults returns l with every zero field set to its default.
+func (l Limits) withDefaults() Limits {
+	set := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	if l.InputBytes == 0 {
+		l.InputBytes = DefaultInputBytes
+	}
+	set(&l.Objects, DefaultObjects)
+	set(&l.ObjectBytes, DefaultObjectBytes)
+	set(&l.QuantityLength, DefaultQuantityLength)
+	set(&l.QuantityExponent, DefaultQuantityExponent)
+	set(&l.Warnings, DefaultWarnings)
+	return l
+}
+
+// check panics on a negative limit, a programming error.
+func (l Limits) check() {
+	if l.InputBytes < 0 || l.Objects < 0 || l.ObjectBytes < 0 || l.QuantityLength < 0 || l.QuantityExponent < 0 || l.Warnings < 0 {
+		panic("manifest: negative Options.Limits")
+	}
+}
+
+// errInputBytes is the error of an input over what is left of Limits.InputBytes; ReadInputs
+// words it (inputTooLarge).
+var errInputBytes = errors.New("input too large")
+
+// inputTooLarge words the InputBytes limit for the input name, the first one or not.
+func inputTooLarge(name string, limit int64, first bool) error {
+	if first {
+		return fmt.Errorf("%s: input is larger than %s (limit InputBytes, --max-input-bytes)", name, byteSize(limit))
+	}
+	return fmt.Errorf("%s: the inputs up to this one are larger than %s together (limit InputBytes, --max-input-bytes)", name, byteSize(limit))
+}
+
+// byteSize writes n as "3 MiB", "1 GiB" when it is such a multiple, else in bytes.
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// readFile reads the file at path, with at most limit bytes. Only regular files are read:
+// a FIFO without a writer would block forever, a device such as /dev/zero never ends (stdin
+// is the way to read a stream). Errors read "NAME: no such file or directory".
+func readFile(name, path string, limit int64) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, pathErr(err))
+	}
+	switch {
+	case st.IsDir():
+		return nil, fmt.Errorf("%s: is a directory", name)
+	case !st.Mode().IsRegular():
+		return nil, fmt.Errorf("%s: not a regular file (%s); read a stream from stdin (-f -)", name, fileType(st.Mode()))
+	case st.Size() > limit:
+		return nil, errInputBytes
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, pathErr(err))
+	}
+	defer f.Close()
+	return readSized(name, f, limit, st.Size())
+}
+
+// pathErr drops the operation and path of a *PathError: messages name the input themselves.
+func pathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// fileType names the type of a file that is not regular.
+func fileType(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "mode " + m.String()
+}
+
+// readSized reads r to its end, or fails after limit bytes without reading more than one byte
+// past it. size, when known, is the expected size, so that a large file is read into one
+// buffer of its size instead of growing one and copying it. A NUL byte outside UTF-16 text
+// ends the read at once: neither YAML nor JSON text holds one, and /dev/zero or a binary file
+// then fails in its first block rather than after filling memory.
+func readSized(name string, r io.Reader, limit, size int64) ([]byte, error) {
+	var b bytes.Buffer
+	b.Grow(int(min(size, limit)) + bytes.MinRead) // ReadFrom wants MinRead free bytes for the read that sees the end
+	nul := &nulGuard{r: io.LimitReader(r, limit+1)}
+	_, err := b.ReadFrom(nul)
+	data := b.Bytes()
+	switch {
+	case errors.Is(err, errNUL):
+		return nil, fmt.Errorf("%s: line %d: a NUL byte: not YAML or JSON text", name, bytes.Count(data[:nul.at], []byte("\n"))+1)
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", name, pathErr(err)) // "FILE: is a directory"
+	case int64(len(data)) > limit:
+		return nil, errInputBytes
+	}
+	return data, nil
+}
+
+var errNUL = errors.New("NUL byte")
+
+// nulGuard passes reads through and fails at the first NUL byte, unless the text starts with a
+// UTF-16 byte order mark (UTF-16 holds NUL bytes in every ASCII character).
+type nulGuard struct {
+	r    io.Reader
+	n    int64 // bytes read so far
+	at   int64 // offset of the NUL byte found
+	head []byte
+}
+
+func (g *nulGuard) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	if len(g.head) < 2 {
+		g.head = append(g.head, p[:min(n, 2-len(g.head))]...)
+	}
+	utf16 := len(g.head) == 2 && (g.head[0] == 0xFF && g.head[1] == 0xFE || g.head[0] == 0xFE && g.head[1] == 0xFF)
+	if !utf16 {
+		if i := bytes.IndexByte(p[:n], 0); i >= 0 {
+			g.at = g.n + int64(i)
+			g.n += int64(n)
+			return n, errNUL
+		}
+	}
+	g.n += int64(n)
+	return n, err
+}
