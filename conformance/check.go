@@ -59,24 +59,33 @@ func (m Mismatch) String() string {
 	return fmt.Sprintf("%s %s %s %s: %s", ds, m.Action, obj, m.Rule, m.Message)
 }
 
-// Check decides whether candidate, the plans of every DaemonSet of s, is one the v1.36
-// controller could have produced in one sync (the plan of daemonset.PlanCluster up to the
-// controller's random choices, daemonset.Orders). It returns the mismatches, sorted; none
-// means the candidate conforms. Where the controller picks at random (D-1: rolling-update and
-// surge candidates, UPD-9 and UPD-23; the Failed pod of a node, DIFF-17; the part of a list
-// over the burst cap, DIFF-10) any valid choice is accepted. Interchangeable marks, events,
-// conflicts and invalid lists are explanations and are not compared; reasons only with
-// Options.Reasons. Created pods are compared as ComparePods does.
-//
-// The error reports a snapshot that cannot be planned (daemonset.CheckSnapshot) or a zero Now.
-func Check(s daemonset.Snapshot, candidate []*daemonset.Result, opts Options) ([]Mismatch, error) {
+// Expected is what every conforming plan of one DaemonSet agrees on, and the choices it may
+// make: the deterministic fields of the project's plan and the daemonset.Orders of the sync.
+// A corpus case stores it (testdata/case.schema.json).
+type Expected struct {
+	Namespace      string                   `json:"namespace"`
+	Name           string                   `json:"name"`
+	RevisionHash   string                   `json:"revisionHash"`
+	Skipped        daemonset.Skip           `json:"skipped,omitempty"`
+	Adopt          []daemonset.PodRef       `json:"adopt"`
+	Release        []daemonset.PodRef       `json:"release"`
+	RollingUpdate  *daemonset.RollingUpdate `json:"rollingUpdate,omitempty"`
+	Status         *appsv1.DaemonSetStatus  `json:"status"`
+	CollisionCount *int32                   `json:"collisionCount,omitempty"`
+	Orders         *daemonset.Orders        `json:"orders"`
+}
+
+// Expect computes the Expected of every DaemonSet of s, sorted by namespace/name. The error
+// reports a snapshot that cannot be planned (daemonset.CheckSnapshot), a zero Now or a
+// negative BurstLimit.
+func Expect(s daemonset.Snapshot, opts Options) ([]Expected, error) {
 	if opts.Now.IsZero() {
 		return nil, fmt.Errorf("conformance: Options.Now is required")
 	}
 	if opts.BurstLimit < 0 {
 		return nil, fmt.Errorf("conformance: Options.BurstLimit must not be negative, got %d", opts.BurstLimit)
 	}
-	want, err := daemonset.PlanCluster(s, opts.planOptions())
+	plans, err := daemonset.PlanCluster(s, opts.planOptions())
 	if err != nil {
 		return nil, err
 	}
@@ -84,6 +93,35 @@ func Check(s daemonset.Snapshot, candidate []*daemonset.Result, opts Options) ([
 	if err != nil {
 		return nil, err
 	}
+	out := make([]Expected, len(plans.DaemonSets))
+	for i, w := range plans.DaemonSets {
+		out[i] = Expected{Namespace: w.Namespace, Name: w.Name, RevisionHash: w.RevisionHash, Skipped: w.Skipped,
+			Adopt: w.Adopt, Release: w.Release, RollingUpdate: w.RollingUpdate, Status: w.Status,
+			CollisionCount: w.CollisionCount, Orders: orders[i]}
+	}
+	return out, nil
+}
+
+// Check decides whether candidate, the plans of every DaemonSet of s, is one the v1.36
+// controller could have produced in one sync; it is Expect followed by Verify.
+//
+// Where the controller picks at random (D-1: rolling-update and surge candidates, UPD-9 and
+// UPD-23; the Failed pod of a node, DIFF-17; the part of a list over the burst cap, DIFF-10)
+// any valid choice is accepted. Interchangeable marks, events, conflicts and invalid lists are
+// explanations and are not compared; reasons (of actions and of the rolling-update report) only
+// with Options.Reasons. Created pods are compared as ComparePods does. The mismatches come
+// sorted by DaemonSet; none means the candidate conforms.
+func Check(s daemonset.Snapshot, candidate []*daemonset.Result, opts Options) ([]Mismatch, error) {
+	want, err := Expect(s, opts)
+	if err != nil {
+		return nil, err
+	}
+	return Verify(want, candidate, opts), nil
+}
+
+// Verify checks candidate against want (from Expect or a corpus case); only opts.Reasons is
+// read.
+func Verify(want []Expected, candidate []*daemonset.Result, opts Options) []Mismatch {
 	var out []Mismatch
 	got := map[string]*daemonset.Result{}
 	for i, r := range candidate {
@@ -99,7 +137,8 @@ func Check(s daemonset.Snapshot, candidate []*daemonset.Result, opts Options) ([
 		got[key] = r
 	}
 	known := map[string]bool{}
-	for i, w := range want.DaemonSets {
+	for i := range want {
+		w := &want[i]
 		key := w.Namespace + "/" + w.Name
 		known[key] = true
 		g, ok := got[key]
@@ -107,7 +146,7 @@ func Check(s daemonset.Snapshot, candidate []*daemonset.Result, opts Options) ([
 			out = append(out, Mismatch{DaemonSet: key, Action: "plan", Rule: "SYNC-2", Message: "no plan for this DaemonSet"})
 			continue
 		}
-		out = append(out, checkOne(key, w, orders[i], g, opts)...)
+		out = append(out, checkOne(key, w, g, opts)...)
 	}
 	for _, key := range slices.Sorted(maps.Keys(got)) {
 		if !known[key] {
@@ -117,12 +156,15 @@ func Check(s daemonset.Snapshot, candidate []*daemonset.Result, opts Options) ([
 	slices.SortStableFunc(out, func(a, b Mismatch) int {
 		return strings.Compare(a.DaemonSet, b.DaemonSet)
 	})
-	return out, nil
+	return out
 }
 
-// checkOne compares the candidate plan g of one DaemonSet with the project's plan w and the
-// orders o of the same sync.
-func checkOne(key string, w *daemonset.Result, o *daemonset.Orders, g *daemonset.Result, opts Options) []Mismatch {
+// checkOne compares the candidate plan g of one DaemonSet with w.
+func checkOne(key string, w *Expected, g *daemonset.Result, opts Options) []Mismatch {
+	o := w.Orders
+	if o == nil {
+		o = &daemonset.Orders{}
+	}
 	var out []Mismatch
 	add := func(action, object, rule, format string, args ...any) {
 		out = append(out, Mismatch{DaemonSet: key, Action: action, Object: object, Rule: rule, Message: fmt.Sprintf(format, args...)})
