@@ -75,7 +75,7 @@ func checkCreates(key string, o *daemonset.Orders, got []daemonset.Creation, opt
 			continue
 		}
 		if diff := ComparePods(it.create.Pod, c.Pod); diff != "" {
-			out = append(out, Mismatch{DaemonSet: key, Action: "create", Object: c.Node, Rule: "POD-6",
+			out = append(out, Mismatch{DaemonSet: key, Action: "create", Object: c.Node, Rule: podRule(it.create.Pod, c.Pod),
 				Message: "the pod to create on node " + c.Node + " differs from the daemon pod", Diff: diff})
 		}
 	}

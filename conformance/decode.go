@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/daemonsched/daemonsched/daemonset"
@@ -18,6 +19,13 @@ var requiredFields = []string{"namespace", "name", "revisionHash", "create", "de
 func DecodePlan(data []byte) ([]*daemonset.Result, error) {
 	var top struct {
 		DaemonSets []json.RawMessage `json:"daemonSets"`
+	}
+	if !json.Valid(data) {
+		var syntax *json.SyntaxError
+		if err := json.Unmarshal(data, &top); errors.As(err, &syntax) {
+			return nil, fmt.Errorf("candidate: not valid JSON at byte %d: %w", syntax.Offset, err)
+		}
+		return nil, fmt.Errorf("candidate: not valid JSON")
 	}
 	if err := json.Unmarshal(data, &top); err != nil {
 		return nil, fmt.Errorf("candidate: %w", err)

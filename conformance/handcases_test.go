@@ -83,15 +83,63 @@ func handCases() []handCase {
 
 	empty := handDS(func(ds *appsv1.DaemonSet) { ds.Spec.Selector = &metav1.LabelSelector{} })
 
+	withRevision := func(s daemonset.Snapshot) daemonset.Snapshot {
+		for _, ds := range s.DaemonSets {
+			cr, err := daemonset.NewRevision(ds, daemonset.ComputeHash(&ds.Spec.Template, nil), 1)
+			if err != nil {
+				panic(err)
+			}
+			s.Revisions = append(s.Revisions, cr)
+		}
+		return s
+	}
 	return []handCase{
 		{name: "placement-selector-and-taints", profile: "placement", source: handSource,
 			rules:       []string{"ELIG-3", "NSEL-1", "TAINT-1", "DEFTOL-1"},
 			description: "A fresh DaemonSet with a nodeSelector: the plain node and the cordoned one (the default toleration of node.kubernetes.io/unschedulable) get a pod; the tainted node and the node outside the pool do not.",
-			snapshot:    daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{handDS(placed)}, Nodes: placementNodes}},
+			snapshot:    withRevision(daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{handDS(placed)}, Nodes: placementNodes})},
+		{name: "placement-affinity-hostnetwork-and-near-miss-toleration", profile: "placement", source: handSource,
+			rules:       []string{"AFF-3", "AFF-7", "AFF-9", "DEFTOL-1", "DEFTOL-3", "DEFTOL-6", "POD-6", "ELIG-3"},
+			description: "Required node affinity of two ORed terms (cores Gt 8; metadata.name In big-1), hostNetwork (the seventh default toleration), a template toleration that nearly matches a default (kept, the default appended) and an existing preferred term (kept in the pod, the required terms replaced by the node's name).",
+			snapshot:    withRevision(affinityCase())},
+		{name: "placement-noexecute-evicts-noschedule-keeps", profile: "placement", source: handSource,
+			rules:       []string{"ELIG-4", "TAINT-4", "TAINT-5", "DIFF-4", "STAT-4"},
+			description: "A NoExecute taint the template does not tolerate removes the pod already there (DIFF-4); a NoSchedule taint only stops new pods, so the pod on that node stays and counts as misscheduled.",
+			snapshot:    withRevision(taintCase())},
+		{name: "placement-template-node-name", profile: "placement", source: handSource, rules: []string{"ELIG-2", "POD-6"},
+			description: "A template that names a node: only that node qualifies, and the created pod is already bound to it.",
+			snapshot: withRevision(daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{handDS(func(ds *appsv1.DaemonSet) { ds.Spec.Template.Spec.NodeName = "n2" })},
+				Nodes: handNodes("n1", "n2", "n3")})},
+		{name: "regression-pod-1-bare-name", profile: "placement", source: "regression of a fidelity difference (docs/upstream-differences.md, POD-1); " + handSource,
+			rules:       []string{"POD-1", "VAL-22"},
+			description: "A DaemonSet named with an upper-case letter (which validation rejects, but which the controller plans as stored): generateName falls back to the bare name.",
+			snapshot: withRevision(daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{handDS(func(ds *appsv1.DaemonSet) { ds.Name = "Agent" })},
+				Nodes: handNodes("n1")})},
+		{name: "regression-diff-8-terminal-terminating-on-missing-node", profile: "diff", source: "regression of a fidelity difference (docs/upstream-differences.md, DIFF-8); " + handSource,
+			rules:       []string{"DIFF-8", "OWN-10"},
+			description: "Pods aimed through affinity at a node that does not exist: the running one and the terminating running one are deleted; the terminating Failed one is not grouped at all and is left alone.",
+			snapshot:    missingNodeCase()},
+		{name: "regression-stat-9-observed-generation-above", profile: "status", source: "regression of a fidelity difference (docs/upstream-differences.md, STAT-9); " + handSource,
+			rules:       []string{"STAT-8", "STAT-9"},
+			description: "Stored counters equal the computed ones and the stored observedGeneration (5) is above metadata.generation (1): nothing is written, and the status reads observedGeneration 5.",
+			snapshot: daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{handDS(func(ds *appsv1.DaemonSet) {
+				ds.Spec.Template.Spec.NodeSelector = map[string]string{"pool": "none"}
+				ds.Status.ObservedGeneration = 5
+			})}, Nodes: handNodes("n1")}},
+		{name: "regression-upd-5-percent-with-leading-zero", profile: "rolling", source: "regression of a fidelity difference (docs/upstream-differences.md, UPD-5); " + handSource,
+			rules:       []string{"UPD-5", "UPD-8", "UPD-9", "D-1"},
+			description: "maxUnavailable \"050%\" of 3 nodes reads as 50% and rounds up to 2: any two of the three available old pods go.",
+			snapshot: daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{handDS(func(ds *appsv1.DaemonSet) {
+				mu := intstr.FromString("050%")
+				ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{Type: appsv1.RollingUpdateDaemonSetStrategyType,
+					RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxUnavailable: &mu}}
+			})}, Nodes: handNodes("n1", "n2", "n3"),
+				Pods: []*v1.Pod{handPod("o1", "n1", "old", v1.PodRunning, true), handPod("o2", "n2", "old", v1.PodRunning, true),
+					handPod("o3", "n3", "old", v1.PodRunning, true)}}},
 		{name: "what-if-hypothetical-node", profile: "what-if", source: handSource, rules: []string{"ELIG-3", "DIFF-2"},
 			description: "A running DaemonSet and a node added for a what-if question: only the new node gets a pod.",
-			snapshot: daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{whatIfDS}, Nodes: whatIfNodes,
-				Pods: []*v1.Pod{handPod("d-a", "a-plain", hash, v1.PodRunning, true)}}},
+			snapshot: withRevision(daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{whatIfDS}, Nodes: whatIfNodes,
+				Pods: []*v1.Pod{handPod("d-a", "a-plain", hash, v1.PodRunning, true)}})},
 		{name: "diff-17-controlled-failed-before-adopted", profile: "diff", source: handSource, rules: []string{"DIFF-17", "OWN-4", "D-1"},
 			description: "Two controlled Failed pods and one orphan Failed pod on one node: the sync deletes exactly one of the two controlled ones (either), never the adopted one, and adopts the orphan.",
 			snapshot: daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{failedDS}, Nodes: handNodes("n1"),
@@ -118,6 +166,61 @@ func handCases() []handCase {
 			snapshot: daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{handDS(rolling(1, 0))}, Nodes: handNodes("n1", "n2"),
 				Pods: []*v1.Pod{handPod("p1", "n1", rollHash, v1.PodRunning, true), unready(handPod("p2", "n2", rollHash, v1.PodRunning, true))}}},
 	}
+}
+
+func affinityCase() daemonset.Snapshot {
+	ds := handDS(func(ds *appsv1.DaemonSet) {
+		spec := &ds.Spec.Template.Spec
+		spec.HostNetwork = true
+		spec.Tolerations = []v1.Toleration{{Key: "node.kubernetes.io/not-ready", Operator: v1.TolerationOpExists}}
+		spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{
+				{MatchExpressions: []v1.NodeSelectorRequirement{{Key: "cores", Operator: v1.NodeSelectorOpGt, Values: []string{"8"}}}},
+				{MatchFields: []v1.NodeSelectorRequirement{{Key: "metadata.name", Operator: v1.NodeSelectorOpIn, Values: []string{"big-1"}}}},
+			}},
+			PreferredDuringSchedulingIgnoredDuringExecution: []v1.PreferredSchedulingTerm{{Weight: 10, Preference: v1.NodeSelectorTerm{
+				MatchExpressions: []v1.NodeSelectorRequirement{{Key: "zone", Operator: v1.NodeSelectorOpIn, Values: []string{"a"}}}}}},
+		}}
+	})
+	nodes := handNodes("big-1", "cores-16", "cores-4", "cores-junk")
+	nodes[1].Labels["cores"] = "16"
+	nodes[2].Labels["cores"] = "4"
+	nodes[3].Labels["cores"] = "many"
+	nodes[1].Spec.Taints = []v1.Taint{{Key: "node.kubernetes.io/network-unavailable", Effect: v1.TaintEffectNoSchedule}}
+	return daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}, Nodes: nodes}
+}
+
+func taintCase() daemonset.Snapshot {
+	ds := handDS()
+	hash := daemonset.ComputeHash(&ds.Spec.Template, nil)
+	nodes := handNodes("evicting", "noschedule", "plain")
+	nodes[0].Spec.Taints = []v1.Taint{{Key: "maintenance", Effect: v1.TaintEffectNoExecute}}
+	nodes[1].Spec.Taints = []v1.Taint{{Key: "dedicated", Value: "db", Effect: v1.TaintEffectNoSchedule}}
+	return daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}, Nodes: nodes, Pods: []*v1.Pod{
+		handPod("e1", "evicting", hash, v1.PodRunning, true), handPod("k1", "noschedule", hash, v1.PodRunning, true)}}
+}
+
+func missingNodeCase() daemonset.Snapshot {
+	aimed := func(p *v1.Pod) *v1.Pod {
+		p.Spec.NodeName = ""
+		p.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{
+			NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchFields: []v1.NodeSelectorRequirement{
+				{Key: "metadata.name", Operator: v1.NodeSelectorOpIn, Values: []string{"gone"}}}}}}}}
+		return p
+	}
+	terminating := func(p *v1.Pod) *v1.Pod {
+		t := metav1.NewTime(epoch.Add(-time.Minute))
+		p.DeletionTimestamp = &t
+		return p
+	}
+	ds := handDS()
+	hash := daemonset.ComputeHash(&ds.Spec.Template, nil)
+	return daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}, Nodes: handNodes("n1"), Pods: []*v1.Pod{
+		handPod("on-n1", "n1", hash, v1.PodRunning, true),
+		aimed(handPod("m-running", "", hash, v1.PodRunning, true)),
+		terminating(aimed(handPod("m-terminating", "", hash, v1.PodRunning, true))),
+		terminating(aimed(handPod("m-failed-terminating", "", hash, v1.PodFailed, true))),
+	}}
 }
 
 func unready(p *v1.Pod) *v1.Pod {
@@ -162,6 +265,27 @@ func TestHandCasesHoldWhatWasChecked(t *testing.T) {
 	}
 	if c := byName["diff-10-burst-cap-cuts-creates"]; c.BurstLimit != 2 || len(c.Expected[0].Orders.Creates[0].Groups) != 5 {
 		t.Errorf("DIFF-10: %+v", c.Expected[0].Orders)
+	}
+	if o := orders("placement-affinity-hostnetwork-and-near-miss-toleration"); len(o.Creates) != 1 || !equal(keys(o.Creates[0]), "big-1", "cores-16") {
+		t.Errorf("affinity: creates %+v, want big-1 and cores-16", o.Creates)
+	} else if tols := o.Creates[0].Groups[0].Parts[0].Creates[0].Pod.Spec.Tolerations; len(tols) != 8 {
+		t.Errorf("affinity: %d tolerations, want the near miss and the seven defaults: %+v", len(tols), tols)
+	}
+	if o := orders("placement-noexecute-evicts-noschedule-keeps"); len(o.Deletes) != 1 || !equal(keys(o.Deletes[0]), "ns/e1") ||
+		len(o.Creates) != 1 || !equal(keys(o.Creates[0]), "plain") {
+		t.Errorf("taints: %+v", o)
+	}
+	if o := orders("regression-pod-1-bare-name"); o.Creates[0].Groups[0].Parts[0].Creates[0].Pod.GenerateName != "Agent" {
+		t.Errorf("POD-1: %+v", o.Creates[0].Groups[0].Parts[0].Creates[0].Pod.ObjectMeta)
+	}
+	if o := orders("regression-diff-8-terminal-terminating-on-missing-node"); len(o.Deletes) != 1 || !equal(keys(o.Deletes[0]), "ns/m-running", "ns/m-terminating") {
+		t.Errorf("DIFF-8: %+v", o.Deletes)
+	}
+	if st := byName["regression-stat-9-observed-generation-above"].Expected[0].Status; st.ObservedGeneration != 5 {
+		t.Errorf("STAT-9: %+v", st)
+	}
+	if o := orders("regression-upd-5-percent-with-leading-zero"); len(o.Deletes) != 1 || o.Deletes[0].Take != 2 || len(o.Deletes[0].Groups) != 3 {
+		t.Errorf("UPD-5: %+v", o.Deletes)
 	}
 	if e := byName["sync-3-selecting-all"].Expected[0]; e.Skipped != daemonset.SkipSelectingAll || e.Status != nil {
 		t.Errorf("SYNC-3: %+v", e)

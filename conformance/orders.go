@@ -162,8 +162,8 @@ func (ix *listIndex) choiceCount(cl daemonset.ActionClass, groups map[int][]item
 	if len(cl.Groups) > 0 && len(cl.Groups[0].Parts) > 0 {
 		reason = string(actionReason(cl.Groups[0].Parts[0]))
 	}
-	return []choiceProblem{{reason, cl.Rule, fmt.Sprintf("%d %ss with reason %s, want %d of the %d candidates (%s)",
-		n, ix.kind, reason, want, len(cl.Groups), strings.Join(candidateKeys(cl), ", "))}}
+	return []choiceProblem{{reason, cl.Rule, fmt.Sprintf("%s with reason %s, want %d of the %d candidates (%s)",
+		count(n, ix.kind), reason, want, len(cl.Groups), strings.Join(candidateKeys(cl), ", "))}}
 }
 
 func actionReason(p daemonset.ActionPart) daemonset.Reason {
@@ -206,7 +206,7 @@ func (ix *listIndex) cutClass(c int, cl daemonset.ActionClass, groups map[int][]
 		n += len(its)
 	}
 	if n != remaining {
-		return []choiceProblem{{fmt.Sprintf("class %d", c+1), "DIFF-10", fmt.Sprintf("%d %ss of this priority class, want %d (the burst cap of %d cuts it)", n, ix.kind, remaining, limit)}}
+		return []choiceProblem{{fmt.Sprintf("class %d", c+1), "DIFF-10", fmt.Sprintf("%s of this priority class, want %d (the burst cap of %d cuts it)", count(n, ix.kind), remaining, limit)}}
 	}
 	var probs []choiceProblem
 	partial := 0
@@ -248,8 +248,7 @@ func (ix *listIndex) partsPrefix(gr daemonset.ActionGroup, its []item, size int)
 		}
 		if oneOf > 1 {
 			probs = append(probs, choiceProblem{gr.Node, "DIFF-17", fmt.Sprintf("%d Failed pods of node %s deleted: at most one Failed pod of a node goes per sync", oneOf, gr.Node)})
-		}
-		if len(got) != want || (want == partSize(part) && len(part.OneOf) > 0 && oneOf == 0) {
+		} else if len(got) != want || (want == partSize(part) && len(part.OneOf) > 0 && oneOf == 0) {
 			probs = append(probs, ix.partProblems(gr, part, got, want)...)
 		}
 		left -= want
@@ -282,7 +281,11 @@ func (ix *listIndex) partProblems(gr daemonset.ActionGroup, part daemonset.Actio
 				names = append(names, d.Namespace+"/"+d.Name)
 				any = any || have[d.Namespace+"/"+d.Name]
 			}
-			if !any {
+			switch {
+			case any:
+			case len(names) == 1:
+				probs = append(probs, choiceProblem{names[0], "DIFF-17", "missing delete of Failed pod " + names[0] + " on node " + gr.Node})
+			default:
 				probs = append(probs, choiceProblem{gr.Node, "DIFF-17", "missing delete of one Failed pod of node " + gr.Node + ", one of " + strings.Join(names, ", ")})
 			}
 		}
@@ -296,4 +299,12 @@ func (ix *listIndex) partProblems(gr daemonset.ActionGroup, part daemonset.Actio
 	}
 	slices.Sort(keys)
 	return []choiceProblem{{gr.Node, "DIFF-10", fmt.Sprintf("%d of the %ss the controller submits together on node %s (%s), want %d", len(got), ix.kind, gr.Node, strings.Join(keys, ", "), want)}}
+}
+
+// count says "1 delete", "2 deletes".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -45,6 +45,28 @@ func ComparePods(want, got *v1.Pod) string {
 	)
 }
 
+// podRule names the POD-* rule of the first part of got that differs from want, in the order
+// metadata name, namespace, labels, other metadata, owner, spec.
+func podRule(want, got *v1.Pod) string {
+	w, g := normalizePod(want, nil), normalizePod(got, want)
+	eq := func(a, b any) bool { return gocmp.Equal(a, b, cmpopts.EquateEmpty()) }
+	switch {
+	case w.GenerateName != g.GenerateName || w.Name != g.Name:
+		return "POD-1"
+	case w.Namespace != g.Namespace:
+		return "POD-2"
+	case !eq(w.Labels, g.Labels):
+		return "POD-3"
+	case !eq(w.OwnerReferences, g.OwnerReferences):
+		return "POD-5"
+	case !eq(w.Spec, g.Spec) && eq(w.ObjectMeta, g.ObjectMeta):
+		return "POD-6"
+	case !eq(w.ObjectMeta, g.ObjectMeta):
+		return "POD-4"
+	}
+	return "POD-6"
+}
+
 // normalizePod returns a copy of pod without server-filled fields; with ref (the daemon pod)
 // non-nil, API defaults pod carries where ref has none are cleared too.
 func normalizePod(pod, ref *v1.Pod) *v1.Pod {

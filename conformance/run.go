@@ -79,7 +79,9 @@ func (o Outcome) judged(ms []Mismatch) Outcome {
 // Request is one line an implementation reads in the stdin/stdout protocol: a case without its
 // expectations.
 type Request struct {
-	Case       string            `json:"case"`
+	Case string `json:"case"`
+	// Profile lets an implementation decline the cases of profiles it does not claim.
+	Profile    string            `json:"profile"`
 	Now        string            `json:"now"`
 	BurstLimit int               `json:"burstLimit"`
 	Objects    []json.RawMessage `json:"objects"`
@@ -87,7 +89,7 @@ type Request struct {
 
 // NewRequest is the request for c.
 func NewRequest(c Case) Request {
-	return Request{Case: c.Name, Now: c.Now, BurstLimit: c.BurstLimit, Objects: c.Objects}
+	return Request{Case: c.Name, Profile: c.Profile, Now: c.Now, BurstLimit: c.BurstLimit, Objects: c.Objects}
 }
 
 // Response is one line an implementation writes back: the plans, in the shape of
