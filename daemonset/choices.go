@@ -193,6 +193,9 @@ func (p *Planner) rollingOrders(o *Orders, states []nodeState, step rollingStep,
 		freeC = append(freeC, ActionGroup{Node: c.Node, Parts: []ActionPart{{Creates: []Creation{{Node: c.Node, Reason: c.Reason, Pod: p.newPod(c.Node, hash)}}}}})
 	}
 	for i := range states {
+		if !surge || takenC == 0 {
+			break
+		}
 		st := &states[i]
 		s := shapeOf(st.pods)
 		if !s.excess && s.oldPod != nil && s.newPod == nil && s.oldPod.facts.has(factAvailable) && st.listed && st.shouldRun {
@@ -200,9 +203,7 @@ func (p *Planner) rollingOrders(o *Orders, states []nodeState, step rollingStep,
 		}
 	}
 	o.Creates = appendClass(o.Creates, "", freeC, len(freeC))
-	if surge {
-		o.Creates = appendClass(o.Creates, "UPD-23", candC, takenC)
-	}
+	o.Creates = appendClass(o.Creates, "UPD-23", candC, takenC)
 }
 
 func countReason(dels []Deletion, reasons ...Reason) int {
