@@ -257,3 +257,78 @@ func TestCorpusCoversEveryChoiceAndFamily(t *testing.T) {
 		}
 	}
 }
+
+// TestKnownDivergences checks that known-divergences.yaml names existing cases and rules.
+func TestKnownDivergences(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "known-divergences.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []struct {
+		ID       string   `json:"id"`
+		Rules    []string `json:"rules"`
+		Upstream string   `json:"upstream"`
+		Why      string   `json:"why"`
+		Cases    []string `json:"cases"`
+	}
+	if err := yaml.UnmarshalStrict(data, &entries); err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) == 0 {
+		t.Fatal("no entries")
+	}
+	cases, err := Corpus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]Case{}
+	for _, c := range cases {
+		byName[c.Name] = c
+	}
+	rules := specRules(t)
+	for _, e := range entries {
+		if e.ID == "" || e.Upstream == "" || e.Why == "" || len(e.Cases) == 0 {
+			t.Errorf("entry %q is incomplete", e.ID)
+		}
+		for _, r := range e.Rules {
+			if !rules[r] {
+				t.Errorf("entry %s: rule %s has no entry in docs/", e.ID, r)
+			}
+		}
+		for _, name := range e.Cases {
+			if _, ok := byName[name]; !ok {
+				t.Errorf("entry %s: no case %s", e.ID, name)
+			}
+		}
+	}
+	for _, c := range cases {
+		for _, r := range c.Rules {
+			if !rules[r] {
+				t.Errorf("case %s: rule %s has no entry in docs/", c.Name, r)
+			}
+		}
+	}
+}
+
+// specRules reads the rule IDs the specification defines (the "### ID" headings of docs/).
+func specRules(t *testing.T) map[string]bool {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join("..", "docs", "*.md"))
+	more, _ := filepath.Glob(filepath.Join("..", "docs", "rules", "*.md"))
+	ids := map[string]bool{}
+	for _, f := range append(files, more...) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if id, ok := strings.CutPrefix(line, "### "); ok {
+				ids[strings.TrimSpace(id)] = true
+			}
+		}
+	}
+	if len(ids) < 50 {
+		t.Fatalf("only %d rule headings under ../docs", len(ids))
+	}
+	return ids
+}

@@ -136,6 +136,14 @@ func handCases() []handCase {
 			})}, Nodes: handNodes("n1", "n2", "n3"),
 				Pods: []*v1.Pod{handPod("o1", "n1", "old", v1.PodRunning, true), handPod("o2", "n2", "old", v1.PodRunning, true),
 					handPod("o3", "n3", "old", v1.PodRunning, true)}}},
+		{name: "known-divergence-upd-10-tainted-node-loses-its-pod", profile: "rolling", source: "known divergence (testdata/known-divergences.yaml); " + handSource,
+			rules:       []string{"UPD-8", "UPD-10", "ELIG-4"},
+			description: "A node given an untolerated NoSchedule taint keeps its old pod until the rolling update deletes it, and no new pod follows: the update removes the daemon from that node.",
+			snapshot:    taintedRolloutCase()},
+		{name: "known-divergence-pod-3-create-refused-without-labels", profile: "diff", source: "known divergence (testdata/known-divergences.yaml); " + handSource,
+			rules:       []string{"POD-3", "UPD-2", "UPD-14"},
+			description: "The current ControllerRevision's hash label is empty and the template has no labels: the pod would carry no label, the controller's pod control refuses it, and the sync creates nothing (nor does its rolling step run) on every sync.",
+			snapshot:    noLabelCase()},
 		{name: "what-if-hypothetical-node", profile: "what-if", source: handSource, rules: []string{"ELIG-3", "DIFF-2"},
 			description: "A running DaemonSet and a node added for a what-if question: only the new node gets a pod.",
 			snapshot: withRevision(daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{whatIfDS}, Nodes: whatIfNodes,
@@ -223,6 +231,26 @@ func missingNodeCase() daemonset.Snapshot {
 	}}
 }
 
+func taintedRolloutCase() daemonset.Snapshot {
+	ds := handDS(rolling(1, 0))
+	hash := daemonset.ComputeHash(&ds.Spec.Template, nil)
+	nodes := handNodes("n1", "tainted")
+	nodes[1].Spec.Taints = []v1.Taint{{Key: "dedicated", Value: "db", Effect: v1.TaintEffectNoSchedule}}
+	return daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}, Nodes: nodes, Pods: []*v1.Pod{
+		handPod("new-n1", "n1", hash, v1.PodRunning, true), handPod("old-tainted", "tainted", "old", v1.PodRunning, true)}}
+}
+
+func noLabelCase() daemonset.Snapshot {
+	ds := handDS(func(ds *appsv1.DaemonSet) { ds.Spec.Template.Labels = nil })
+	cr, err := daemonset.NewRevision(ds, "", 1)
+	if err != nil {
+		panic(err)
+	}
+	cr.Name = "ds-empty"
+	cr.Labels = map[string]string{"app": "d", appsv1.DefaultDaemonSetUniqueLabelKey: ""}
+	return daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}, Nodes: handNodes("n1"), Revisions: []*appsv1.ControllerRevision{cr}}
+}
+
 func unready(p *v1.Pod) *v1.Pod {
 	p.Status.Conditions[0].Status = v1.ConditionFalse
 	return p
@@ -286,6 +314,12 @@ func TestHandCasesHoldWhatWasChecked(t *testing.T) {
 	}
 	if o := orders("regression-upd-5-percent-with-leading-zero"); len(o.Deletes) != 1 || o.Deletes[0].Take != 2 || len(o.Deletes[0].Groups) != 3 {
 		t.Errorf("UPD-5: %+v", o.Deletes)
+	}
+	if o := orders("known-divergence-upd-10-tainted-node-loses-its-pod"); len(o.Deletes) != 1 || !equal(keys(o.Deletes[0]), "ns/old-tainted") || len(o.Creates) != 0 {
+		t.Errorf("UPD-10: %+v", o)
+	}
+	if e := byName["known-divergence-pod-3-create-refused-without-labels"].Expected[0]; e.RevisionHash != "" || e.Orders.Phase != "base" || len(e.Orders.Creates) != 0 {
+		t.Errorf("POD-3: %+v %+v", e, e.Orders)
 	}
 	if e := byName["sync-3-selecting-all"].Expected[0]; e.Skipped != daemonset.SkipSelectingAll || e.Status != nil {
 		t.Errorf("SYNC-3: %+v", e)

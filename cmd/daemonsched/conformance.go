@@ -133,6 +133,8 @@ func loadCorpus(dir string) ([]conformance.Case, error) {
 func drive(program []string, cases []conformance.Case, timeout time.Duration, stderr io.Writer) ([]conformance.Outcome, error) {
 	cmd := exec.Command(program[0], program[1:]...)
 	cmd.Stderr = stderr
+	// A killed program's children may hold its output open: stop waiting for them soon after.
+	cmd.WaitDelay = time.Second
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
