@@ -109,7 +109,8 @@ func Expect(s daemonset.Snapshot, opts Options) ([]Expected, error) {
 // UPD-23; the Failed pod of a node, DIFF-17; the part of a list over the burst cap, DIFF-10)
 // any valid choice is accepted. Interchangeable marks, events, conflicts and invalid lists are
 // explanations and are not compared; reasons (of actions and of the rolling-update report) only
-// with Options.Reasons. Created pods are compared as ComparePods does. The mismatches come
+// with Options.Reasons. Created pods are compared as ComparePods does. What the controller's own
+// requests do not carry may be left empty: revisionHash, the node of a delete. The mismatches come
 // sorted by DaemonSet; none means the candidate conforms.
 func Check(s daemonset.Snapshot, candidate []*daemonset.Result, opts Options) ([]Mismatch, error) {
 	want, err := Expect(s, opts)
@@ -172,7 +173,8 @@ func checkOne(key string, w *Expected, g *daemonset.Result, opts Options) []Mism
 	if g.Skipped != w.Skipped {
 		add("skipped", "", skipRule(w.Skipped, g.Skipped), "skipped %q, want %q", g.Skipped, w.Skipped)
 	}
-	if g.RevisionHash != w.RevisionHash && (g.RevisionHash != "" || w.Skipped == "") {
+	// An empty revisionHash is "not given": the created pods' labels carry the hash anyway.
+	if g.RevisionHash != "" && g.RevisionHash != w.RevisionHash {
 		add("revisionHash", "", "UPD-14", "revision hash %q, want %q", g.RevisionHash, w.RevisionHash)
 	}
 	if (g.CollisionCount == nil) != (w.CollisionCount == nil) || g.CollisionCount != nil && *g.CollisionCount != *w.CollisionCount {

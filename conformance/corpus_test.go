@@ -277,14 +277,7 @@ func TestKnownDivergences(t *testing.T) {
 	if len(entries) == 0 {
 		t.Fatal("no entries")
 	}
-	cases, err := Corpus()
-	if err != nil {
-		t.Fatal(err)
-	}
-	byName := map[string]Case{}
-	for _, c := range cases {
-		byName[c.Name] = c
-	}
+	byName := corpusByName(t)
 	rules := specRules(t)
 	for _, e := range entries {
 		if e.ID == "" || e.Upstream == "" || e.Why == "" || len(e.Cases) == 0 {
@@ -301,7 +294,7 @@ func TestKnownDivergences(t *testing.T) {
 			}
 		}
 	}
-	for _, c := range cases {
+	for _, c := range byName {
 		for _, r := range c.Rules {
 			if !rules[r] {
 				t.Errorf("case %s: rule %s has no entry in docs/", c.Name, r)
@@ -331,4 +324,18 @@ func specRules(t *testing.T) map[string]bool {
 		t.Fatalf("only %d rule headings under ../docs", len(ids))
 	}
 	return ids
+}
+
+// corpusByName is the embedded corpus by case name.
+func corpusByName(t *testing.T) map[string]Case {
+	t.Helper()
+	cases, err := Corpus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]Case{}
+	for _, c := range cases {
+		byName[c.Name] = c
+	}
+	return byName
 }

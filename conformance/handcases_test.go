@@ -259,14 +259,7 @@ func unready(p *v1.Pod) *v1.Pod {
 // TestHandCasesHoldWhatWasChecked asserts, for the hand-written cases, the facts checked by hand
 // against upstream, so that a regenerated corpus cannot drift from them.
 func TestHandCasesHoldWhatWasChecked(t *testing.T) {
-	cases, err := Corpus()
-	if err != nil {
-		t.Fatal(err)
-	}
-	byName := map[string]Case{}
-	for _, c := range cases {
-		byName[c.Name] = c
-	}
+	byName := corpusByName(t)
 	orders := func(name string) *daemonset.Orders { return byName[name].Expected[0].Orders }
 	keys := func(cl daemonset.ActionClass) []string { return candidateKeys(cl) }
 

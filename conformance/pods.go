@@ -16,7 +16,9 @@ import (
 // what the controller sets, and returns a go-cmp diff (-want +got), or "" when they agree.
 //
 //   - Server-filled metadata is ignored: name (the controller sets generateName, POD-1), uid,
-//     resourceVersion, creationTimestamp, generation, managedFields; and the status.
+//     resourceVersion, creationTimestamp, generation, managedFields; and the status, apiVersion
+//     and kind. A pod without metadata.namespace is in the DaemonSet's, as upstream's object
+//     has none and the create call carries it (POD-2, D-3).
 //   - An API default the candidate carries where the daemon pod leaves the field empty is
 //     accepted (a pod read back from an API server): restartPolicy Always, dnsPolicy
 //     ClusterFirst, schedulerName default-scheduler, terminationGracePeriodSeconds 30, an empty
@@ -71,6 +73,11 @@ func podRule(want, got *v1.Pod) string {
 // non-nil, API defaults pod carries where ref has none are cleared too.
 func normalizePod(pod, ref *v1.Pod) *v1.Pod {
 	p := pod.DeepCopy()
+	p.TypeMeta = metav1.TypeMeta{}
+	if ref != nil && p.Namespace == "" {
+		// Upstream's object has no namespace; the create call carries it (POD-2, D-3).
+		p.Namespace = ref.Namespace
+	}
 	p.Name, p.UID, p.ResourceVersion, p.Generation, p.SelfLink = "", "", "", 0, ""
 	p.CreationTimestamp = metav1.Time{}
 	p.ManagedFields = nil

@@ -55,6 +55,7 @@ func TestComparePods(t *testing.T) {
 		}, ""},
 		{"POD-1: a name instead of generateName", func(p *v1.Pod) { p.GenerateName = "" }, "POD-1"},
 		{"POD-2: another namespace", func(p *v1.Pod) { p.Namespace = "other" }, "POD-2"},
+		{"POD-2: no namespace, as upstream's object", func(p *v1.Pod) { p.Namespace = ""; p.APIVersion, p.Kind = "v1", "Pod" }, ""},
 		{"POD-3: the hash label", func(p *v1.Pod) { p.Labels["controller-revision-hash"] = "x" }, "POD-3"},
 		{"POD-4: an annotation", func(p *v1.Pod) { p.Annotations = map[string]string{"a": "b"} }, "POD-4"},
 		{"POD-5: not blocking owner deletion", func(p *v1.Pod) { p.OwnerReferences[0].BlockOwnerDeletion = nil }, "POD-5"},

@@ -10,17 +10,11 @@ import (
 
 func corpusCase(t *testing.T, name string) Case {
 	t.Helper()
-	cases, err := Corpus()
-	if err != nil {
-		t.Fatal(err)
+	c, ok := corpusByName(t)[name]
+	if !ok {
+		t.Fatalf("no case %s", name)
 	}
-	for _, c := range cases {
-		if c.Name == name {
-			return c
-		}
-	}
-	t.Fatalf("no case %s", name)
-	return Case{}
+	return c
 }
 
 func TestRunCaseAndJudgeResponse(t *testing.T) {

@@ -104,3 +104,16 @@ func TestConformanceRunWritesReports(t *testing.T) {
 		t.Errorf("%d reports, want only placement's", len(entries))
 	}
 }
+
+// TestVerifyDiff checks --diff prints the go-cmp diff under a status mismatch (go-cmp's output
+// is deliberately unstable, so no golden file holds it).
+func TestVerifyDiff(t *testing.T) {
+	var out, stderr bytes.Buffer
+	code := run([]string{"verify", "-f", "testdata/manifests/choices.yaml", "--plan", "testdata/manifests/choices-bad.json", "--diff"}, nil, &out, &stderr)
+	if code != 1 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(out.String(), "NumberReady:") || !strings.Contains(out.String(), "DaemonSetStatus{") {
+		t.Errorf("no status diff:\n%s", out.String())
+	}
+}
