@@ -170,14 +170,16 @@ func checkOne(key string, w *Expected, g *daemonset.Result, opts Options) []Mism
 	add := func(action, object, rule, format string, args ...any) {
 		out = append(out, Mismatch{DaemonSet: key, Action: action, Object: object, Rule: rule, Message: fmt.Sprintf(format, args...)})
 	}
-	if g.Skipped != w.Skipped {
+	// skipped and collisionCount are optional in the contract: leaving them out is not a
+	// mismatch (the actions and the status still are), naming the wrong value is.
+	if g.Skipped != "" && g.Skipped != w.Skipped {
 		add("skipped", "", skipRule(w.Skipped, g.Skipped), "skipped %q, want %q", g.Skipped, w.Skipped)
 	}
 	// An empty revisionHash is "not given": the created pods' labels carry the hash anyway.
 	if g.RevisionHash != "" && g.RevisionHash != w.RevisionHash {
 		add("revisionHash", "", "UPD-14", "revision hash %q, want %q", g.RevisionHash, w.RevisionHash)
 	}
-	if (g.CollisionCount == nil) != (w.CollisionCount == nil) || g.CollisionCount != nil && *g.CollisionCount != *w.CollisionCount {
+	if g.CollisionCount != nil && (w.CollisionCount == nil || *g.CollisionCount != *w.CollisionCount) {
 		add("collisionCount", "", "UPD-21", "collisionCount %s, want %s", int32Ptr(g.CollisionCount), int32Ptr(w.CollisionCount))
 	}
 	out = append(out, comparePodRefs(key, "adopt", "OWN-4", g.Adopt, w.Adopt)...)
