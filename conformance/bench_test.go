@@ -24,21 +24,31 @@ func rollingCluster(n int) daemonset.Snapshot {
 	return s
 }
 
+// freshCluster is a new DaemonSet on n nodes: every node gets a pod, the burst cap keeps 250.
+func freshCluster(n int) daemonset.Snapshot {
+	s := rollingCluster(n)
+	s.Pods = nil
+	return s
+}
+
 func BenchmarkCheck(b *testing.B) {
-	for _, n := range []int{100, 5000} {
-		s := rollingCluster(n)
+	for _, bc := range []struct {
+		name string
+		s    daemonset.Snapshot
+	}{{"rolling/nodes=100", rollingCluster(100)}, {"rolling/nodes=5000", rollingCluster(5000)}, {"fresh/nodes=5000", freshCluster(5000)}} {
+		s, n := bc.s, bc.name
 		opts := Options{Now: epoch.Add(time.Hour), BurstLimit: 250}
 		plan, err := daemonset.PlanCluster(s, opts.planOptions())
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Run(fmt.Sprintf("nodes=%d/plan", n), func(b *testing.B) {
+		b.Run(n+"/plan", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				_, _ = daemonset.PlanCluster(s, opts.planOptions())
 			}
 		})
-		b.Run(fmt.Sprintf("nodes=%d/check", n), func(b *testing.B) {
+		b.Run(n+"/check", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if ms, _ := Check(s, plan.DaemonSets, opts); len(ms) > 0 {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/daemonsched/daemonsched/daemonset"
@@ -326,16 +327,21 @@ func specRules(t *testing.T) map[string]bool {
 	return ids
 }
 
-// corpusByName is the embedded corpus by case name.
+// corpusByName is the embedded corpus by case name, read once per test binary.
 func corpusByName(t *testing.T) map[string]Case {
 	t.Helper()
-	cases, err := Corpus()
+	byName, err := corpusOnce()
 	if err != nil {
 		t.Fatal(err)
 	}
+	return byName
+}
+
+var corpusOnce = sync.OnceValues(func() (map[string]Case, error) {
+	cases, err := Corpus()
 	byName := map[string]Case{}
 	for _, c := range cases {
 		byName[c.Name] = c
 	}
-	return byName
-}
+	return byName, err
+})

@@ -53,6 +53,9 @@ func TestComparePods(t *testing.T) {
 			e := p.Spec.Containers[1].Env
 			e[0], e[1] = e[1], e[0]
 		}, ""},
+		{"an empty map or list equals a missing one", func(p *v1.Pod) {
+			p.Spec.NodeSelector, p.Spec.Volumes, p.Finalizers = map[string]string{}, []v1.Volume{}, []string{}
+		}, ""},
 		{"POD-1: a name instead of generateName", func(p *v1.Pod) { p.GenerateName = "" }, "POD-1"},
 		{"POD-2: another namespace", func(p *v1.Pod) { p.Namespace = "other" }, "POD-2"},
 		{"POD-2: no namespace, as upstream's object", func(p *v1.Pod) { p.Namespace = ""; p.APIVersion, p.Kind = "v1", "Pod" }, ""},

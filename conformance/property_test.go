@@ -39,19 +39,19 @@ func cloneResult(r *daemonset.Result) *daemonset.Result {
 // random order would produce it (UPD-9, UPD-23, DIFF-17, DIFF-10).
 func TestPropertyProjectPlansAndEveryDrawConform(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 1))
-	for i := range 300 {
+	for i := range 200 {
 		s := randomSnapshot(r)
 		opts := Options{Now: epoch, BurstLimit: []int{0, 0, 1, 2, 3}[r.IntN(5)]}
 		plans := planOf(t, s, opts)
 		if ms, err := Check(s, plans, opts); err != nil || len(ms) > 0 {
 			t.Fatalf("case %d: the project's plan does not conform: %v %v", i, err, ms)
 		}
-		orders, _ := daemonset.ClusterOrders(s, opts.planOptions())
+		want, _ := Expect(s, opts)
 		for range 5 {
 			cand := cloneResult(plans[0])
-			cand.Create, cand.Delete = sample(r, orders[0])
-			if ms, _ := Check(s, []*daemonset.Result{cand}, opts); len(ms) > 0 {
-				t.Fatalf("case %d: a valid draw is rejected: %v\norders %+v", i, ms, orders[0])
+			cand.Create, cand.Delete = sample(r, want[0].Orders)
+			if ms := Verify(want, []*daemonset.Result{cand}, opts); len(ms) > 0 {
+				t.Fatalf("case %d: a valid draw is rejected: %v\norders %+v", i, ms, want[0].Orders)
 			}
 		}
 	}
@@ -62,22 +62,26 @@ func TestPropertyProjectPlansAndEveryDrawConform(t *testing.T) {
 func TestPropertyHarmfulMutationsAreRejected(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 2))
 	counts := map[string]int{}
-	for i := range 400 {
+	for i := range 250 {
 		s := randomSnapshot(r)
-		opts := Options{Now: epoch, BurstLimit: []int{0, 0, 1, 2}[r.IntN(4)]}
+		opts := Options{Now: epoch, BurstLimit: []int{0, 0, 0, 1, 2}[r.IntN(5)]}
 		plan := planOf(t, s, opts)[0]
-		orders, _ := daemonset.ClusterOrders(s, opts.planOptions())
-		for name, mutate := range mutations(r, s, orders[0]) {
+		want, err := Expect(s, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, mutate := range mutations(r, s, want[0].Orders) {
 			cand := cloneResult(plan)
 			if !mutate(cand) {
 				continue
 			}
 			counts[name]++
-			if ms, _ := Check(s, []*daemonset.Result{cand}, opts); len(ms) == 0 {
+			if ms := Verify(want, []*daemonset.Result{cand}, opts); len(ms) == 0 {
 				t.Fatalf("case %d: mutation %s accepted: %+v", i, name, cand)
 			}
 		}
 	}
+	t.Logf("mutations run: %v", counts)
 	for _, name := range []string{"drop create", "drop delete", "extra delete", "extra create", "pod image", "pod label", "status", "over choice", "swap failed", "adopt", "hash"} {
 		if counts[name] < 5 {
 			t.Errorf("mutation %q ran %d times; the generator no longer reaches it", name, counts[name])
