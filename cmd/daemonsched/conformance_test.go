@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/daemonsched/daemonsched/conformance"
+	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/manifest"
 )
 
 // TestConformanceServeAnswersEveryCase runs the whole corpus through serve, as a runner would,
@@ -115,5 +117,33 @@ func TestVerifyDiff(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "NumberReady:") || !strings.Contains(out.String(), "DaemonSetStatus{") {
 		t.Errorf("no status diff:\n%s", out.String())
+	}
+}
+
+// TestVerifyAcceptsThePlansOfRandomClusters runs verify's check on the 400 random clusters
+// whose plans TestPlansAreUnchanged pins (several DaemonSets, revisions, orphans, skipped and
+// invalid DaemonSets), with and without a burst cap: the project's own plan always conforms.
+func TestVerifyAcceptsThePlansOfRandomClusters(t *testing.T) {
+	for seed := range uint64(400) {
+		in, err := manifest.Read("random", bytes.NewReader(randomCluster(seed)), manifest.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, burst := range []int{0, 2} {
+			opts := conformance.Options{Now: manifest.Latest(in.Snapshot), BurstLimit: burst}
+			plans, err := daemonset.PlanCluster(in.Snapshot, daemonset.Options{Now: opts.Now, BurstLimit: burst})
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, _ := json.Marshal(plans)
+			candidate, err := conformance.DecodePlan(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ms, err := conformance.Check(in.Snapshot, candidate, opts)
+			if err != nil || len(ms) > 0 {
+				t.Fatalf("seed %d, burst %d: %v %v", seed, burst, err, ms)
+			}
+		}
 	}
 }
