@@ -93,3 +93,62 @@ func sameActions(a, b *daemonset.Result) bool {
 	}
 	return key(a) == key(b)
 }
+
+// TestOrdersOfferOnlyReachableChoices is the other direction: every candidate Orders offers
+// (each group of a UPD-9 or UPD-23 class, each Failed pod of a DIFF-17 choice) is picked by the
+// upstream model in some random order, so the verifier accepts no choice the controller could
+// not make. Runs without a burst cap, whose cut is checked by TestVerifySelection.
+func TestOrdersOfferOnlyReachableChoices(t *testing.T) {
+	t.Parallel()
+	now := time.Unix(1000, 0)
+	checked := 0
+	for seed := uint64(0); seed < 4000; seed++ {
+		ds, nodes, pods, _ := modelInputs(seed)
+		p, _ := daemonset.Compile(ds, daemonset.Options{Now: now})
+		orders := p.Orders(daemonset.Snapshot{Nodes: nodes, Pods: pods})
+		offered := map[string]bool{}
+		for _, list := range [][]daemonset.ActionClass{orders.Creates, orders.Deletes} {
+			for _, cl := range list {
+				for _, g := range cl.Groups {
+					for _, part := range g.Parts {
+						if cl.Rule != "" {
+							for _, c := range part.Creates {
+								offered["c "+c.Node] = true
+							}
+							for _, d := range part.Deletes {
+								offered["d "+d.Name] = true
+							}
+						}
+						if len(part.OneOf) > 1 {
+							for _, d := range part.OneOf {
+								offered["d "+d.Name] = true
+							}
+						}
+					}
+				}
+			}
+		}
+		if len(offered) == 0 {
+			continue
+		}
+		checked++
+		hash := daemonset.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
+		order := rand.New(rand.NewPCG(seed, 29))
+		for range 80 {
+			m := syncModel(p, nodes, pods, hash, now, 0, order)
+			for _, n := range m.creates {
+				delete(offered, "c "+n)
+			}
+			for _, n := range m.deletes {
+				delete(offered, "d "+n)
+			}
+		}
+		if len(offered) > 0 {
+			t.Errorf("seed %d: Orders offers choices no order of the model makes: %v", seed, offered)
+		}
+	}
+	if checked < 30 {
+		t.Errorf("only %d snapshots with choices", checked)
+	}
+	t.Logf("%d snapshots with choices", checked)
+}
