@@ -46,7 +46,7 @@ func generatedCase(name string, s daemonset.Snapshot, burst int, source string) 
 				m["status"] = st
 			}
 		}
-		data, _ = json.Marshal(m)
+		data, _ = json.Marshal(prune(m))
 		objs = append(objs, data)
 	}
 	for _, d := range s.DaemonSets {
@@ -63,6 +63,32 @@ func generatedCase(name string, s daemonset.Snapshot, burst int, source string) 
 	}
 	return Case{Name: name, Source: source, Kubernetes: KubernetesVersion, Now: epoch.Format("2006-01-02T15:04:05Z07:00"),
 		BurstLimit: burst, Objects: objs}
+}
+
+// prune drops nulls, and the empty resources and status objects, which Go's encoding of API
+// types writes for unset fields (creationTimestamp: null, resources: {}), so that the cases read
+// as hand-written manifests. Other empty objects stay: an empty selector selects everything,
+// a missing one nothing. A ControllerRevision's data is left as it is.
+func prune(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, val := range x {
+			if k != "data" { // a ControllerRevision's data is compared byte for byte (UPD-16)
+				val = prune(val)
+			}
+			if m, ok := val.(map[string]any); val == nil || ok && len(m) == 0 && (k == "resources" || k == "status") {
+				continue
+			}
+			out[k] = val
+		}
+		return out
+	case []any:
+		for i := range x {
+			x[i] = prune(x[i])
+		}
+	}
+	return v
 }
 
 func statusOf(o any) (any, bool) {
