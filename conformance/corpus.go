@@ -45,7 +45,9 @@ type Case struct {
 	Expected []Expected        `json:"expected"`
 }
 
-// Snapshot reads the case's objects as the CLI reads a kubectl dump (manifest.Read).
+// Snapshot reads the case's objects as the CLI reads manifests (manifest.Read): DaemonSets get
+// the API server's DaemonSet-level defaults (D-4, DFLT-1, DFLT-2), objects without a namespace
+// are in "default" (D-5). An implementation in another language reads them the same way.
 func (c *Case) Snapshot() (daemonset.Snapshot, error) {
 	list, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": c.Objects})
 	if err != nil {

@@ -278,6 +278,15 @@ func TestCorpusCoversEveryChoiceAndFamily(t *testing.T) {
 			t.Errorf("no case exercises %s", r)
 		}
 	}
+	families := map[string]bool{}
+	for r := range seen {
+		families[r[:strings.LastIndex(r, "-")]] = true
+	}
+	for _, f := range []string{"SYNC", "SEL", "NSEL", "AFF", "TAINT", "DEFTOL", "ELIG", "POD", "OWN", "DIFF", "UPD", "STAT", "VAL", "DFLT", "D"} {
+		if !families[f] {
+			t.Errorf("no case exercises the %s family", f)
+		}
+	}
 	for _, p := range Profiles {
 		if !profiles[p] {
 			t.Errorf("no case in profile %s", p)

@@ -144,6 +144,30 @@ func handCases() []handCase {
 			rules:       []string{"POD-3", "UPD-2", "UPD-14"},
 			description: "The current ControllerRevision's hash label is empty and the template has no labels: the pod would carry no label, the controller's pod control refuses it, and the sync creates nothing (nor does its rolling step run) on every sync.",
 			snapshot:    noLabelCase()},
+		{name: "sync-4-being-deleted", profile: "status", source: handSource, rules: []string{"SYNC-4", "STAT-10"},
+			description: "A DaemonSet with a deletionTimestamp: the sync does nothing at all, even on a node without its pod.",
+			snapshot: daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{handDS(func(ds *appsv1.DaemonSet) {
+				t := metav1.NewTime(epoch.Add(-time.Minute))
+				ds.DeletionTimestamp = &t
+			})}, Nodes: handNodes("n1")}},
+		{name: "sync-5-selector-does-not-convert", profile: "status", source: handSource, rules: []string{"SYNC-5", "SEL-6"},
+			description: "A selector with an operator label selectors do not have (Gt): it does not convert, and the sync stops.",
+			snapshot: daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{handDS(func(ds *appsv1.DaemonSet) {
+				ds.Spec.Selector.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: "tier", Operator: "Gt", Values: []string{"1"}}}
+			})}, Nodes: handNodes("n1")}},
+		{name: "own-3-release-adopt-and-selector-expressions", profile: "diff", source: handSource,
+			rules:       []string{"SEL-3", "SEL-5", "OWN-1", "OWN-3", "OWN-4", "OWN-6", "DIFF-2", "DIFF-5", "DIFF-7", "DIFF-15"},
+			description: "A selector app=d AND tier NotIn (canary): a controlled canary pod is released, not deleted, and its node gets a new pod; a matching orphan is adopted and kept; a pod whose reference to the DaemonSet is not a controller reference is an orphan too, adopted, and then the second pod of its node, so the younger by name goes (DIFF-5, DIFF-7); a ReplicaSet's pod is left alone.",
+			snapshot:    ownershipCase()},
+		{name: "upd-21-hash-collision", profile: "status", source: handSource, rules: []string{"UPD-21", "UPD-14"},
+			description: "A ControllerRevision named after the template's hash holds other data: the sync stops and status.collisionCount becomes 1.",
+			snapshot:    collisionCase()},
+		{name: "dflt-1-hand-written-update-strategy", profile: "rolling", source: handSource, rules: []string{"DFLT-1", "D-4", "UPD-8", "UPD-9", "D-1"},
+			description: "A hand-written DaemonSet without an update strategy is read with the API defaults (RollingUpdate, maxUnavailable 1, maxSurge 0): one of the three available old pods goes.",
+			snapshot: daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{handDS(func(ds *appsv1.DaemonSet) { ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{} })},
+				Nodes: handNodes("n1", "n2", "n3"),
+				Pods: []*v1.Pod{handPod("o1", "n1", "old", v1.PodRunning, true), handPod("o2", "n2", "old", v1.PodRunning, true),
+					handPod("o3", "n3", "old", v1.PodRunning, true)}}},
 		{name: "what-if-hypothetical-node", profile: "what-if", source: handSource, rules: []string{"ELIG-3", "DIFF-2"},
 			description: "A running DaemonSet and a node added for a what-if question: only the new node gets a pod.",
 			snapshot: withRevision(daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{whatIfDS}, Nodes: whatIfNodes,
@@ -251,6 +275,35 @@ func noLabelCase() daemonset.Snapshot {
 	return daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}, Nodes: handNodes("n1"), Revisions: []*appsv1.ControllerRevision{cr}}
 }
 
+func ownershipCase() daemonset.Snapshot {
+	ds := handDS(func(ds *appsv1.DaemonSet) {
+		ds.Spec.Selector.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: "tier", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"canary"}}}
+	})
+	hash := daemonset.ComputeHash(&ds.Spec.Template, nil)
+	canary := handPod("canary", "n1", hash, v1.PodRunning, true)
+	canary.Labels["tier"] = "canary"
+	no := false
+	weak := handPod("weak-ref", "n3", hash, v1.PodRunning, true)
+	weak.OwnerReferences[0].Controller = &no
+	foreign := handPod("foreign", "n3", hash, v1.PodRunning, false)
+	yes := true
+	foreign.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", UID: "rs-uid", Controller: &yes}}
+	return daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}, Nodes: handNodes("n1", "n2", "n3"), Pods: []*v1.Pod{
+		canary, handPod("orphan", "n2", hash, v1.PodRunning, false), weak, foreign,
+		handPod("keep", "n3", hash, v1.PodRunning, true)}}
+}
+
+func collisionCase() daemonset.Snapshot {
+	ds := handDS()
+	hash := daemonset.ComputeHash(&ds.Spec.Template, nil)
+	other := handDS(func(o *appsv1.DaemonSet) { o.Spec.Template.Spec.Containers[0].Image = "img:other" })
+	cr, err := daemonset.NewRevision(other, hash, 1)
+	if err != nil {
+		panic(err)
+	}
+	return daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}, Nodes: handNodes("n1"), Revisions: []*appsv1.ControllerRevision{cr}}
+}
+
 func unready(p *v1.Pod) *v1.Pod {
 	p.Status.Conditions[0].Status = v1.ConditionFalse
 	return p
@@ -314,6 +367,22 @@ func TestHandCasesHoldWhatWasChecked(t *testing.T) {
 	if e := byName["known-divergence-pod-3-create-refused-without-labels"].Expected[0]; e.RevisionHash != "" || e.Orders.Phase != "base" || len(e.Orders.Creates) != 0 {
 		t.Errorf("POD-3: %+v %+v", e, e.Orders)
 	}
+	if e := byName["sync-4-being-deleted"].Expected[0]; e.Skipped != daemonset.SkipBeingDeleted || e.Status != nil {
+		t.Errorf("SYNC-4: %+v", e)
+	}
+	if e := byName["sync-5-selector-does-not-convert"].Expected[0]; e.Skipped != daemonset.SkipInvalidSelector {
+		t.Errorf("SYNC-5: %+v", e)
+	}
+	if e := byName["own-3-release-adopt-and-selector-expressions"].Expected[0]; !equal(refNames(e.Release), "canary") || !equal(refNames(e.Adopt), "orphan", "weak-ref") ||
+		len(e.Orders.Deletes) != 1 || !equal(keys(e.Orders.Deletes[0]), "ns/weak-ref") || len(e.Orders.Creates) != 1 || !equal(keys(e.Orders.Creates[0]), "n1") {
+		t.Errorf("OWN-3: %+v %+v", e, e.Orders)
+	}
+	if e := byName["upd-21-hash-collision"].Expected[0]; e.Skipped != daemonset.SkipHashCollision || e.CollisionCount == nil || *e.CollisionCount != 1 {
+		t.Errorf("UPD-21: %+v", e)
+	}
+	if o := orders("dflt-1-hand-written-update-strategy"); len(o.Deletes) != 1 || o.Deletes[0].Take != 1 || len(o.Deletes[0].Groups) != 3 {
+		t.Errorf("DFLT-1: %+v", o)
+	}
 	if e := byName["sync-3-selecting-all"].Expected[0]; e.Skipped != daemonset.SkipSelectingAll || e.Status != nil {
 		t.Errorf("SYNC-3: %+v", e)
 	}
@@ -321,6 +390,14 @@ func TestHandCasesHoldWhatWasChecked(t *testing.T) {
 		st.NumberReady != 1 || st.NumberAvailable != 1 || st.NumberUnavailable != 1 {
 		t.Errorf("status: %+v", st)
 	}
+}
+
+func refNames(refs []daemonset.PodRef) []string {
+	var out []string
+	for _, r := range refs {
+		out = append(out, r.Name)
+	}
+	return out
 }
 
 func equal(got []string, want ...string) bool {
