@@ -314,6 +314,17 @@ func PlanCluster(s Snapshot, opts Options) (*ClusterResult, error) {
 	if errs := CheckSnapshot(s); len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}
+	planners, lost := clusterPlanners(s, opts)
+	out := &ClusterResult{DaemonSets: make([]*Result, 0, len(planners))}
+	for i, p := range planners {
+		out.DaemonSets = append(out.DaemonSets, p.plan(s, lost[i]))
+	}
+	return out, nil
+}
+
+// clusterPlanners compiles every DaemonSet of s, sorted by namespace/name, and says which
+// orphans each loses to an older DaemonSet (D-2).
+func clusterPlanners(s Snapshot, opts Options) ([]*Planner, []map[*v1.Pod]string) {
 	dss := slices.Clone(s.DaemonSets)
 	slices.SortFunc(dss, compareAge)
 	planners := make([]*Planner, len(dss))
@@ -326,7 +337,6 @@ func PlanCluster(s Snapshot, opts Options) (*ClusterResult, error) {
 	}
 	// An orphan goes to the first adopting DaemonSet (oldest) that would adopt it; every other
 	// DaemonSet that would adopt it loses it.
-	lost := make([]map[*v1.Pod]string, len(dss))
 	lostOf := map[*Planner]map[*v1.Pod]string{}
 	for _, pod := range s.Pods {
 		var winner *Planner
@@ -344,17 +354,23 @@ func PlanCluster(s Snapshot, opts Options) (*ClusterResult, error) {
 			lostOf[p][pod] = winner.ds.Namespace + "/" + winner.ds.Name
 		}
 	}
-	for i, p := range planners {
-		lost[i] = lostOf[p]
+	// The plans come out in namespace/name order, as ClusterResult lists them.
+	type entry struct {
+		p    *Planner
+		lost map[*v1.Pod]string
 	}
-	out := &ClusterResult{DaemonSets: make([]*Result, 0, len(dss))}
+	entries := make([]entry, len(planners))
 	for i, p := range planners {
-		out.DaemonSets = append(out.DaemonSets, p.plan(s, lost[i]))
+		entries[i] = entry{p, lostOf[p]}
 	}
-	slices.SortFunc(out.DaemonSets, func(a, b *Result) int {
-		return compareNames(a.Namespace, a.Name, b.Namespace, b.Name)
+	slices.SortFunc(entries, func(a, b entry) int {
+		return compareNames(a.p.ds.Namespace, a.p.ds.Name, b.p.ds.Namespace, b.p.ds.Name)
 	})
-	return out, nil
+	lost := make([]map[*v1.Pod]string, len(entries))
+	for i, e := range entries {
+		planners[i], lost[i] = e.p, e.lost
+	}
+	return planners, lost
 }
 
 // compareAge orders DaemonSets by D-2 priority: older creationTimestamp first, then

@@ -30,7 +30,8 @@ import (
 // updatedDesiredNodeCounts and findUpdatedPodsOnNode, updateDaemonSetStatus). Node eligibility
 // is taken from Planner.Eligibility (checked on its own elsewhere). Where upstream iterates a
 // Go map or an informer set, the model iterates in name order, which is the library's D-1
-// choice, so that the two must agree exactly.
+// choice, so that the two must agree exactly; with order non-nil it iterates in a random order
+// instead, as the controller may (TestOrdersAcceptEveryModelOrder).
 type modelPlan struct {
 	creates, deletes, adopts, releases []string
 	events                             []string
@@ -38,8 +39,9 @@ type modelPlan struct {
 	rollingErr                         bool
 }
 
-func syncModel(p *daemonset.Planner, nodes []*v1.Node, pods []*v1.Pod, hash string, now time.Time, burst int) modelPlan {
+func syncModel(p *daemonset.Planner, nodes []*v1.Node, pods []*v1.Pod, hash string, now time.Time, burst int, order *rand.Rand) modelPlan {
 	ds := p.DaemonSet()
+	nodes = inOrder(order, nodes)
 	var out modelPlan
 	capped := func(l []string) []string { // syncNodes' burstReplicas
 		if burst > 0 && len(l) > burst {
@@ -70,6 +72,7 @@ func syncModel(p *daemonset.Planner, nodes []*v1.Node, pods []*v1.Pod, hash stri
 	byName := func(a, b *v1.Pod) int { return strings.Compare(a.Name, b.Name) }
 	slices.SortFunc(owned, byName)
 	slices.SortFunc(orphans, byName)
+	owned, orphans = inOrder(order, owned), inOrder(order, orphans)
 	// ClaimPods / ClaimObject.
 	var claimed []*v1.Pod
 	for _, pod := range append(append([]*v1.Pod{}, owned...), orphans...) {
@@ -249,7 +252,7 @@ func syncModel(p *daemonset.Planner, nodes []*v1.Node, pods []*v1.Pod, hash stri
 	for _, n := range nodes {
 		listed[n.Name] = n
 	}
-	for _, name := range slices.Sorted(maps.Keys(m)) {
+	for _, name := range inOrder(order, slices.Sorted(maps.Keys(m))) {
 		ps := m[name]
 		if listed[name] != nil {
 			continue
@@ -274,7 +277,7 @@ func syncModel(p *daemonset.Planner, nodes []*v1.Node, pods []*v1.Pod, hash stri
 				}
 			}
 		}
-		keys := slices.Sorted(maps.Keys(m))
+		keys := inOrder(order, slices.Sorted(maps.Keys(m)))
 		find := func(ps []*v1.Pod) (newPod, oldPod *v1.Pod, ok bool) {
 			for _, pod := range ps {
 				if pod.DeletionTimestamp != nil {
@@ -386,6 +389,14 @@ func syncModel(p *daemonset.Planner, nodes []*v1.Node, pods []*v1.Pod, hash stri
 	return out.withStatus(nodes, nodeToPods(), elig, less, ready, available, updated)
 }
 
+// inOrder returns l in the model's order: as given when order is nil, else shuffled.
+func inOrder[T any](order *rand.Rand, l []T) []T {
+	if order == nil {
+		return l
+	}
+	return shuffled(order, l)
+}
+
 // withStatus is updateDaemonSetStatus's counting.
 func (out modelPlan) withStatus(nodes []*v1.Node, m map[string][]*v1.Pod, elig func(*v1.Node) (bool, bool),
 	less func(a, b *v1.Pod) int, ready, available, updated func(*v1.Pod) bool) modelPlan {
@@ -425,34 +436,10 @@ func TestPlanAgainstUpstreamModel(t *testing.T) {
 	t.Parallel()
 	now := time.Unix(1000, 0)
 	for seed := uint64(0); seed < 4000; seed++ {
-		r := rand.New(rand.NewPCG(seed, 77))
-		ds := randomDS(r)
-		switch r.IntN(6) {
-		case 0:
-			ds.Annotations = map[string]string{appsv1.DeprecatedTemplateGeneration: []string{"1", "2", "+1", "x"}[r.IntN(4)]}
-		case 1:
-			ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{Type: appsv1.RollingUpdateDaemonSetStrategyType,
-				RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxUnavailable: ios(r.IntN(3)), MaxSurge: []*intstr.IntOrString{ios(0), ios(2), iostr("30%"), iostr("-1")}[r.IntN(4)]}}
-		case 2:
-			ds.Spec.MinReadySeconds = int32(r.IntN(5) * 100)
-		}
-		nodeCount := 1 + r.IntN(7)
-		ns := randomNodes(r, nodeCount)
-		var pods []*v1.Pod
-		if seed%2 == 0 {
-			pods = randomPods(r, nodeCount, r.IntN(16), genConfig{terminal: r.IntN(2) == 0, terminating: r.IntN(2) == 0})
-		} else {
-			pods = settledPods(r, compiled(ds, now), ns)
-		}
-		for _, pod := range pods {
-			if r.IntN(5) == 0 {
-				pod.Labels["pod-template-generation"] = []string{"1", "2"}[r.IntN(2)]
-			}
-		}
-		burst := []int{0, 0, 1, 2, 3}[r.IntN(5)]
+		ds, ns, pods, burst := modelInputs(seed)
 		p, _ := daemonset.Compile(ds, daemonset.Options{Now: now, BurstLimit: burst})
 		hash := daemonset.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
-		want := syncModel(p, ns, pods, hash, now, burst)
+		want := syncModel(p, ns, pods, hash, now, burst, nil)
 		res := p.Plan(daemonset.Snapshot{Nodes: ns, Pods: pods})
 		got := modelPlan{rollingErr: res.RollingUpdate != nil && res.RollingUpdate.Reason == "Error"}
 		for _, c := range res.Create {
@@ -484,6 +471,38 @@ func TestPlanAgainstUpstreamModel(t *testing.T) {
 			t.Fatalf("seed %d: plan differs from the upstream model (-model +plan):\n%s", seed, diff)
 		}
 	}
+}
+
+// modelInputs draws the inputs of one model comparison: a DaemonSet, its nodes and pods, and a
+// burst cap.
+func modelInputs(seed uint64) (*appsv1.DaemonSet, []*v1.Node, []*v1.Pod, int) {
+	now := time.Unix(1000, 0)
+	r := rand.New(rand.NewPCG(seed, 77))
+	ds := randomDS(r)
+	switch r.IntN(6) {
+	case 0:
+		ds.Annotations = map[string]string{appsv1.DeprecatedTemplateGeneration: []string{"1", "2", "+1", "x"}[r.IntN(4)]}
+	case 1:
+		ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{Type: appsv1.RollingUpdateDaemonSetStrategyType,
+			RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxUnavailable: ios(r.IntN(3)), MaxSurge: []*intstr.IntOrString{ios(0), ios(2), iostr("30%"), iostr("-1")}[r.IntN(4)]}}
+	case 2:
+		ds.Spec.MinReadySeconds = int32(r.IntN(5) * 100)
+	}
+	nodeCount := 1 + r.IntN(7)
+	ns := randomNodes(r, nodeCount)
+	var pods []*v1.Pod
+	if seed%2 == 0 {
+		pods = randomPods(r, nodeCount, r.IntN(16), genConfig{terminal: r.IntN(2) == 0, terminating: r.IntN(2) == 0})
+	} else {
+		pods = settledPods(r, compiled(ds, now), ns)
+	}
+	for _, pod := range pods {
+		if r.IntN(5) == 0 {
+			pod.Labels["pod-template-generation"] = []string{"1", "2"}[r.IntN(2)]
+		}
+	}
+	burst := []int{0, 0, 1, 2, 3}[r.IntN(5)]
+	return ds, ns, pods, burst
 }
 
 // settledPods gives the nodes zero, one or two daemon pods, old or current, ready at various

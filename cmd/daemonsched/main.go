@@ -37,11 +37,21 @@ var errUsage = errors.New("usage")
 const usageText = `Usage:
   daemonsched plan    [-f FILE]... [--now RFC3339] [-o table|json|yaml] [--burst N] [--strict]
   daemonsched explain [-f FILE]... --node NAME [--daemonset NAMESPACE/NAME] [--now RFC3339]
+  daemonsched verify  [-f FILE]... --plan CANDIDATE.json [--now RFC3339] [--burst N] [--reasons] [--diff]
+  daemonsched conformance run [--corpus DIR] [--report DIR] [--profile NAME]... [--name NAME] [--timeout D] -- PROGRAM [ARG]...
+  daemonsched conformance serve
   daemonsched whatif  [-f FILE]... (--node-template FILE | --node NAME) [--now RFC3339] [-o table|json|yaml]
   daemonsched node-ready [-f FILE]... --node NAME [--daemonsets SELECTOR] [--now RFC3339] [-o table|json|yaml]
 
 daemonsched prints what the Kubernetes v1.36 DaemonSet controller would do in one sync of every
 DaemonSet of a snapshot (plan), and why a DaemonSet does or does not run on a node (explain).
+verify says whether a candidate plan (another implementation's, in the shape of plan -o json) is
+one the controller could have produced, accepting each of its random choices; exit 0 when it
+conforms, 1 with one line per mismatch (DaemonSet, action, object, rule: message) when not.
+conformance run runs the conformance corpus through PROGRAM (one case in, one plan out, as
+newline-delimited JSON on its stdin and stdout), prints a summary per profile and writes a YAML
+report per profile (placement, diff, rolling, status, what-if); exit 0 when every profile run
+conforms. conformance serve answers that protocol with this program's own plans.
 whatif says which daemon pods a node, or a node template (a YAML file of name, labels,
 requirements on open labels and taints), would run as the API server admits them (LimitRanges,
 RuntimeClasses), with their requests: Runs, DoesNotRun or Depends (on which labels), and the
@@ -116,6 +126,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = runWhatIf(args[1:], stdin, &out, stderr)
 	case "node-ready":
 		err = runNodeReady(args[1:], stdin, &out, stderr)
+	case "verify":
+		err = runVerify(args[1:], stdin, &out, stderr)
+	case "conformance":
+		err = runConformance(args[1:], stdin, &out, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usageText)
 		return exitOK
@@ -140,6 +154,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitOK
 	case errors.Is(err, errUsage):
 		return exitUsage
+	case errors.Is(err, errNonconforming):
+		stdout.Write(out.Bytes()) //nolint:errcheck // the exit status already says it failed
+		return exitBadInput
 	default:
 		printError(stderr, err)
 		return exitBadInput

@@ -1,0 +1,131 @@
+package conformance
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+)
+
+// ruleOf is the rule behind an action's reason (DIFF-16 and the UPD-* reasons).
+func ruleOf(r daemonset.Reason) string {
+	switch r {
+	case daemonset.ReasonMissingPod:
+		return "DIFF-2"
+	case daemonset.ReasonFailedPod:
+		return "DIFF-17"
+	case daemonset.ReasonSucceededPod:
+		return "DIFF-3"
+	case daemonset.ReasonNodeNotEligible:
+		return "DIFF-4"
+	case daemonset.ReasonDuplicatePod:
+		return "DIFF-5"
+	case daemonset.ReasonSurgeOldNotReady, daemonset.ReasonSurgeNewAvailable:
+		return "DIFF-6"
+	case daemonset.ReasonUnscheduledOnMissingNode:
+		return "DIFF-8"
+	case daemonset.ReasonUpdateOldUnavailable:
+		return "UPD-8"
+	case daemonset.ReasonUpdateOldCandidate:
+		return "UPD-9"
+	case daemonset.ReasonSurgeCandidate, daemonset.ReasonSurgeIneligibleExcess:
+		return "UPD-23"
+	case daemonset.ReasonSurgeOldUnavailable, daemonset.ReasonSurgeReplaced, daemonset.ReasonSurgeOldUnavailableIneligible:
+		return "UPD-11"
+	}
+	return "DIFF-1"
+}
+
+// phaseRule is the rule that explains why no action of a kind is possible at all.
+func phaseRule(o *daemonset.Orders) string {
+	if o.Phase == "rolling" {
+		return "UPD-2"
+	}
+	return "DIFF-1"
+}
+
+// checkCreates checks the candidate's creates: each on a node where the controller could create
+// a pod in this sync, the selection a valid one (DIFF-10, UPD-23), each pod as ComparePods
+// accepts it.
+func checkCreates(key string, o *daemonset.Orders, got []daemonset.Creation, opts Options) []Mismatch {
+	ix := newListIndex("create", o.Creates)
+	var out []Mismatch
+	sel := map[string]bool{}
+	for i, c := range got {
+		if sel[c.Node] {
+			out = append(out, Mismatch{DaemonSet: key, Action: "create", Object: c.Node, Rule: "POD-8",
+				Message: "two creates on node " + c.Node + ": one sync creates one pod per node"})
+			continue
+		}
+		sel[c.Node] = true
+		it, ok := ix.items[c.Node]
+		if !ok {
+			out = append(out, Mismatch{DaemonSet: key, Action: "create", Object: c.Node, Rule: phaseRule(o),
+				Message: "extra create on node " + nodeLabel(c.Node) + ": the controller creates no pod there in this sync"})
+			continue
+		}
+		if opts.Reasons && c.Reason != it.create.Reason {
+			out = append(out, Mismatch{DaemonSet: key, Action: "create", Object: c.Node, Rule: "DIFF-16",
+				Message: fmt.Sprintf("reason %s, want %s", c.Reason, it.create.Reason)})
+		}
+		if c.Pod == nil {
+			out = append(out, Mismatch{DaemonSet: key, Action: "create", Object: c.Node, Rule: "POD-1",
+				Message: fmt.Sprintf("creates[%d] has no pod", i)})
+			continue
+		}
+		if diff := ComparePods(it.create.Pod, c.Pod); diff != "" {
+			out = append(out, Mismatch{DaemonSet: key, Action: "create", Object: c.Node, Rule: podRule(it.create.Pod, c.Pod),
+				Message: "the pod to create on node " + c.Node + " differs from the daemon pod", Diff: diff})
+		}
+	}
+	for _, p := range ix.verifySelection(sel, o.BurstLimit) {
+		out = append(out, Mismatch{DaemonSet: key, Action: "create", Object: p.object, Rule: p.rule, Message: p.msg})
+	}
+	return out
+}
+
+func nodeLabel(n string) string {
+	if n == "" {
+		return `""`
+	}
+	return n
+}
+
+// checkDeletes checks the candidate's deletes: each of a pod the controller could delete in
+// this sync, on its node, and the selection a valid one (DIFF-10, DIFF-17, UPD-9, UPD-23).
+func checkDeletes(key string, o *daemonset.Orders, got []daemonset.Deletion, opts Options) []Mismatch {
+	ix := newListIndex("delete", o.Deletes)
+	var out []Mismatch
+	sel := map[string]bool{}
+	for _, d := range got {
+		k := d.Namespace + "/" + d.Name
+		if sel[k] {
+			out = append(out, Mismatch{DaemonSet: key, Action: "delete", Object: k, Rule: "DIFF-15", Message: "pod " + k + " deleted twice"})
+			continue
+		}
+		sel[k] = true
+		it, ok := ix.items[k]
+		if !ok {
+			out = append(out, Mismatch{DaemonSet: key, Action: "delete", Object: k, Rule: phaseRule(o),
+				Message: "extra delete of pod " + k + ": the controller does not delete it in this sync"})
+			continue
+		}
+		// The controller deletes by name: a candidate may leave the node out, never name another.
+		if d.Node != "" && d.Node != it.delete.Node {
+			out = append(out, Mismatch{DaemonSet: key, Action: "delete", Object: k, Rule: "OWN-9",
+				Message: fmt.Sprintf("pod %s on node %s, want node %s", k, nodeLabel(d.Node), nodeLabel(it.delete.Node))})
+		}
+		if opts.Reasons && d.Reason != it.delete.Reason {
+			out = append(out, Mismatch{DaemonSet: key, Action: "delete", Object: k, Rule: "DIFF-16",
+				Message: fmt.Sprintf("reason %s, want %s", d.Reason, it.delete.Reason)})
+		}
+	}
+	for _, p := range ix.verifySelection(sel, o.BurstLimit) {
+		out = append(out, Mismatch{DaemonSet: key, Action: "delete", Object: p.object, Rule: p.rule, Message: p.msg})
+	}
+	return out
+}
+
+// sortedKeys is maps.Keys, sorted.
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

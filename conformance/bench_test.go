@@ -1,0 +1,60 @@
+package conformance
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// rollingCluster is a DaemonSet halfway through a rolling update on n nodes: every node holds
+// one available old pod, so the step chooses maxUnavailable of n candidates (UPD-9).
+func rollingCluster(n int) daemonset.Snapshot {
+	ds := handDS(rolling(n/10, 0))
+	s := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}}
+	for i := range n {
+		name := fmt.Sprintf("node-%05d", i)
+		s.Nodes = append(s.Nodes, &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}})
+		s.Pods = append(s.Pods, handPod("p-"+name, name, "old", v1.PodRunning, true))
+	}
+	return s
+}
+
+// freshCluster is a new DaemonSet on n nodes: every node gets a pod, the burst cap keeps 250.
+func freshCluster(n int) daemonset.Snapshot {
+	s := rollingCluster(n)
+	s.Pods = nil
+	return s
+}
+
+func BenchmarkCheck(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		s    daemonset.Snapshot
+	}{{"rolling/nodes=100", rollingCluster(100)}, {"rolling/nodes=5000", rollingCluster(5000)}, {"fresh/nodes=5000", freshCluster(5000)}} {
+		s, n := bc.s, bc.name
+		opts := Options{Now: epoch.Add(time.Hour), BurstLimit: 250}
+		plan, err := daemonset.PlanCluster(s, opts.planOptions())
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(n+"/plan", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_, _ = daemonset.PlanCluster(s, opts.planOptions())
+			}
+		})
+		b.Run(n+"/check", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if ms, _ := Check(s, plan.DaemonSets, opts); len(ms) > 0 {
+					b.Fatal(ms)
+				}
+			}
+		})
+	}
+}

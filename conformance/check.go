@@ -1,0 +1,300 @@
+package conformance
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+)
+
+// Options are the inputs of a check besides the snapshot and the candidate.
+type Options struct {
+	// Now is the instant of the sync (UPD-12); required.
+	Now time.Time
+	// BurstLimit is the controller's burst cap (DIFF-10); 0 means no cap.
+	BurstLimit int
+	// TolerationComparisonOperators is the feature gate of TAINT-10 (D-7).
+	TolerationComparisonOperators bool
+	// Reasons also compares the reason of every create and delete.
+	Reasons bool
+}
+
+func (o Options) planOptions() daemonset.Options {
+	return daemonset.Options{Now: o.Now, BurstLimit: o.BurstLimit, TolerationComparisonOperators: o.TolerationComparisonOperators}
+}
+
+// Mismatch is one way a candidate plan differs from every plan the controller could produce.
+type Mismatch struct {
+	// DaemonSet is the namespace/name of the plan the mismatch is in; empty for the candidate
+	// as a whole.
+	DaemonSet string `json:"daemonSet,omitempty"`
+	// Action is what differs: create, delete, adopt, release, status, rollingUpdate,
+	// revisionHash, skipped, collisionCount or plan.
+	Action string `json:"action"`
+	// Object is the node, pod or field concerned.
+	Object string `json:"object,omitempty"`
+	// Rule is the rule of the specification the candidate breaks.
+	Rule string `json:"rule"`
+	// Message says what differs, in words.
+	Message string `json:"message"`
+	// Diff is a go-cmp diff (-want +got) where a pod or the status differs.
+	Diff string `json:"diff,omitempty"`
+}
+
+// String renders m on one line: DaemonSet, action, object, rule and message.
+func (m Mismatch) String() string {
+	ds := m.DaemonSet
+	if ds == "" {
+		ds = "-"
+	}
+	obj := m.Object
+	if obj == "" {
+		obj = "-"
+	}
+	return fmt.Sprintf("%s %s %s %s: %s", ds, m.Action, obj, m.Rule, m.Message)
+}
+
+// Expected is what every conforming plan of one DaemonSet agrees on, and the choices it may
+// make: the deterministic fields of the project's plan and the daemonset.Orders of the sync.
+// A corpus case stores it (testdata/case.schema.json).
+type Expected struct {
+	Namespace      string                   `json:"namespace"`
+	Name           string                   `json:"name"`
+	RevisionHash   string                   `json:"revisionHash"`
+	Skipped        daemonset.Skip           `json:"skipped,omitempty"`
+	Adopt          []daemonset.PodRef       `json:"adopt"`
+	Release        []daemonset.PodRef       `json:"release"`
+	RollingUpdate  *daemonset.RollingUpdate `json:"rollingUpdate,omitempty"`
+	Status         *appsv1.DaemonSetStatus  `json:"status"`
+	CollisionCount *int32                   `json:"collisionCount,omitempty"`
+	Orders         *daemonset.Orders        `json:"orders"`
+}
+
+// Expect computes the Expected of every DaemonSet of s, sorted by namespace/name. The error
+// reports a snapshot that cannot be planned (daemonset.CheckSnapshot), a zero Now or a
+// negative BurstLimit.
+func Expect(s daemonset.Snapshot, opts Options) ([]Expected, error) {
+	if opts.Now.IsZero() {
+		return nil, fmt.Errorf("conformance: Options.Now is required")
+	}
+	if opts.BurstLimit < 0 {
+		return nil, fmt.Errorf("conformance: Options.BurstLimit must not be negative, got %d", opts.BurstLimit)
+	}
+	plans, err := daemonset.PlanCluster(s, opts.planOptions())
+	if err != nil {
+		return nil, err
+	}
+	orders, err := daemonset.ClusterOrders(s, opts.planOptions())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Expected, len(plans.DaemonSets))
+	for i, w := range plans.DaemonSets {
+		out[i] = Expected{Namespace: w.Namespace, Name: w.Name, RevisionHash: w.RevisionHash, Skipped: w.Skipped,
+			Adopt: w.Adopt, Release: w.Release, RollingUpdate: w.RollingUpdate, Status: w.Status,
+			CollisionCount: w.CollisionCount, Orders: orders[i]}
+	}
+	return out, nil
+}
+
+// Check decides whether candidate, the plans of every DaemonSet of s, is one the v1.36
+// controller could have produced in one sync; it is Expect followed by Verify.
+//
+// Where the controller picks at random (D-1: rolling-update and surge candidates, UPD-9 and
+// UPD-23; the Failed pod of a node, DIFF-17; the part of a list over the burst cap, DIFF-10)
+// any valid choice is accepted. Interchangeable marks, events, conflicts and invalid lists are
+// explanations and are not compared; reasons (of actions and of the rolling-update report) only
+// with Options.Reasons. Created pods are compared as ComparePods does. What the controller's own
+// requests do not carry may be left empty: revisionHash, the node of a delete. The mismatches come
+// sorted by DaemonSet; none means the candidate conforms.
+func Check(s daemonset.Snapshot, candidate []*daemonset.Result, opts Options) ([]Mismatch, error) {
+	want, err := Expect(s, opts)
+	if err != nil {
+		return nil, err
+	}
+	return Verify(want, candidate, opts), nil
+}
+
+// Verify checks candidate against want (from Expect or a corpus case); only opts.Reasons is
+// read.
+func Verify(want []Expected, candidate []*daemonset.Result, opts Options) []Mismatch {
+	var out []Mismatch
+	got := map[string]*daemonset.Result{}
+	for i, r := range candidate {
+		if r == nil {
+			out = append(out, Mismatch{Action: "plan", Object: fmt.Sprintf("daemonSets[%d]", i), Rule: "SYNC-2", Message: "null plan"})
+			continue
+		}
+		key := r.Namespace + "/" + r.Name
+		if _, dup := got[key]; dup {
+			out = append(out, Mismatch{DaemonSet: key, Action: "plan", Rule: "SYNC-2", Message: "two plans for one DaemonSet"})
+			continue
+		}
+		got[key] = r
+	}
+	known := map[string]bool{}
+	for i := range want {
+		w := &want[i]
+		key := w.Namespace + "/" + w.Name
+		known[key] = true
+		g, ok := got[key]
+		if !ok {
+			out = append(out, Mismatch{DaemonSet: key, Action: "plan", Rule: "SYNC-2", Message: "no plan for this DaemonSet"})
+			continue
+		}
+		out = append(out, checkOne(key, w, g, opts)...)
+	}
+	for _, key := range slices.Sorted(maps.Keys(got)) {
+		if !known[key] {
+			out = append(out, Mismatch{DaemonSet: key, Action: "plan", Rule: "SYNC-2", Message: "plan for a DaemonSet the snapshot does not hold"})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Mismatch) int {
+		return strings.Compare(a.DaemonSet, b.DaemonSet)
+	})
+	return out
+}
+
+// checkOne compares the candidate plan g of one DaemonSet with w.
+func checkOne(key string, w *Expected, g *daemonset.Result, opts Options) []Mismatch {
+	o := w.Orders
+	if o == nil {
+		o = &daemonset.Orders{}
+	}
+	var out []Mismatch
+	add := func(action, object, rule, format string, args ...any) {
+		out = append(out, Mismatch{DaemonSet: key, Action: action, Object: object, Rule: rule, Message: fmt.Sprintf(format, args...)})
+	}
+	// skipped and collisionCount are optional in the contract: leaving them out is not a
+	// mismatch (the actions and the status still are), naming the wrong value is.
+	if g.Skipped != "" && g.Skipped != w.Skipped {
+		add("skipped", "", skipRule(w.Skipped, g.Skipped), "skipped %q, want %q", g.Skipped, w.Skipped)
+	}
+	// An empty revisionHash is "not given": the created pods' labels carry the hash anyway.
+	if g.RevisionHash != "" && g.RevisionHash != w.RevisionHash {
+		add("revisionHash", "", "UPD-14", "revision hash %q, want %q", g.RevisionHash, w.RevisionHash)
+	}
+	if g.CollisionCount != nil && (w.CollisionCount == nil || *g.CollisionCount != *w.CollisionCount) {
+		add("collisionCount", "", "UPD-21", "collisionCount %s, want %s", int32Ptr(g.CollisionCount), int32Ptr(w.CollisionCount))
+	}
+	out = append(out, comparePodRefs(key, "adopt", "OWN-4", g.Adopt, w.Adopt)...)
+	out = append(out, comparePodRefs(key, "release", "OWN-3", g.Release, w.Release)...)
+	out = append(out, checkStatus(key, g.Status, w.Status)...)
+	if g.RollingUpdate != nil && w.RollingUpdate != nil {
+		gr, wr := *g.RollingUpdate, *w.RollingUpdate
+		if !opts.Reasons {
+			gr.Reason, wr.Reason, gr.Error, wr.Error = "", "", "", ""
+		}
+		if gr != wr {
+			out = append(out, Mismatch{DaemonSet: key, Action: "rollingUpdate", Rule: "UPD-5",
+				Message: "the rolling-update report differs", Diff: cmp.Diff(wr, gr)})
+		}
+	}
+	out = append(out, checkCreates(key, o, g.Create, opts)...)
+	out = append(out, checkDeletes(key, o, g.Delete, opts)...)
+	return out
+}
+
+func skipRule(want, got daemonset.Skip) string {
+	if want != "" {
+		return string(want)
+	}
+	if strings.Contains(string(got), "-") {
+		return string(got)
+	}
+	return "SYNC-2"
+}
+
+func int32Ptr(p *int32) string {
+	if p == nil {
+		return "unset"
+	}
+	return fmt.Sprint(*p)
+}
+
+// comparePodRefs compares adoptions or releases as sets.
+func comparePodRefs(key, action, rule string, got, want []daemonset.PodRef) []Mismatch {
+	var out []Mismatch
+	g, w := refSet(got), refSet(want)
+	for _, k := range slices.Sorted(maps.Keys(w)) {
+		if !g[k] {
+			out = append(out, Mismatch{DaemonSet: key, Action: action, Object: k, Rule: rule, Message: "missing " + action + " of pod " + k})
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(g)) {
+		if !w[k] {
+			out = append(out, Mismatch{DaemonSet: key, Action: action, Object: k, Rule: rule, Message: "extra " + action + " of pod " + k})
+		}
+	}
+	for _, k := range duplicates(got, func(r daemonset.PodRef) string { return r.Namespace + "/" + r.Name }) {
+		out = append(out, Mismatch{DaemonSet: key, Action: action, Object: k, Rule: rule, Message: "pod " + k + " listed twice"})
+	}
+	return out
+}
+
+func refSet(refs []daemonset.PodRef) map[string]bool {
+	m := map[string]bool{}
+	for _, r := range refs {
+		m[r.Namespace+"/"+r.Name] = true
+	}
+	return m
+}
+
+// duplicates returns the keys that occur more than once, sorted.
+func duplicates[T any](xs []T, key func(T) string) []string {
+	seen := map[string]int{}
+	for _, x := range xs {
+		seen[key(x)]++
+	}
+	var out []string
+	for k, n := range seen {
+		if n > 1 {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// checkStatus compares the status counters (STAT-*); a candidate without status is accepted
+// only when the controller writes none (STAT-10).
+func checkStatus(key string, got, want *appsv1.DaemonSetStatus) []Mismatch {
+	switch {
+	case got == nil && want == nil:
+		return nil
+	case got == nil:
+		return []Mismatch{{DaemonSet: key, Action: "status", Rule: "STAT-1", Message: "no status, want one"}}
+	case want == nil:
+		return []Mismatch{{DaemonSet: key, Action: "status", Rule: "STAT-10", Message: "a status, want none: the sync does nothing"}}
+	}
+	counters := []struct {
+		name string
+		rule string
+		g, w int64
+	}{
+		{"currentNumberScheduled", "STAT-3", int64(got.CurrentNumberScheduled), int64(want.CurrentNumberScheduled)},
+		{"numberMisscheduled", "STAT-4", int64(got.NumberMisscheduled), int64(want.NumberMisscheduled)},
+		{"desiredNumberScheduled", "STAT-2", int64(got.DesiredNumberScheduled), int64(want.DesiredNumberScheduled)},
+		{"numberReady", "STAT-5", int64(got.NumberReady), int64(want.NumberReady)},
+		{"observedGeneration", "STAT-8", got.ObservedGeneration, want.ObservedGeneration},
+		{"updatedNumberScheduled", "STAT-5", int64(got.UpdatedNumberScheduled), int64(want.UpdatedNumberScheduled)},
+		{"numberAvailable", "STAT-5", int64(got.NumberAvailable), int64(want.NumberAvailable)},
+		{"numberUnavailable", "STAT-6", int64(got.NumberUnavailable), int64(want.NumberUnavailable)},
+	}
+	var out []Mismatch
+	for _, c := range counters {
+		if c.g != c.w {
+			out = append(out, Mismatch{DaemonSet: key, Action: "status", Object: "status." + c.name, Rule: c.rule,
+				Message: fmt.Sprintf("status.%s is %d, want %d", c.name, c.g, c.w)})
+		}
+	}
+	if len(out) > 0 {
+		out[0].Diff = cmp.Diff(want, got)
+	}
+	return out
+}

@@ -1,0 +1,82 @@
+package conformance
+
+import (
+	"testing"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	appsv1 "k8s.io/api/apps/v1"
+)
+
+// TestCheckOptionalAndRequired: what the contract marks optional may be left out; a wrong value
+// is still a mismatch, with the rule it breaks.
+func TestCheckOptionalAndRequired(t *testing.T) {
+	tests := []struct {
+		name, corpusCase string
+		mutate           func(*daemonset.Result)
+		rule             string // "" when accepted
+	}{
+		{"SYNC-3: skipped left out", "sync-3-selecting-all", func(r *daemonset.Result) { r.Skipped = ""; r.Events = nil }, ""},
+		{"SYNC-3: another skip rule", "sync-3-selecting-all", func(r *daemonset.Result) { r.Skipped = daemonset.SkipBeingDeleted }, "SYNC-3"},
+		{"STAT-10: a status where none is written", "sync-3-selecting-all", func(r *daemonset.Result) { r.Status = planStatus() }, "STAT-10"},
+		{"UPD-21: a collisionCount out of nowhere", "status-counters", func(r *daemonset.Result) { r.CollisionCount = new(int32) }, "UPD-21"},
+		{"rollingUpdate, events and marks left out", "upd-9-two-of-four", func(r *daemonset.Result) {
+			r.RollingUpdate, r.Events = nil, nil
+			for i := range r.Delete {
+				r.Delete[i].Interchangeable = false
+			}
+		}, ""},
+		{"UPD-5: another budget", "upd-9-two-of-four", func(r *daemonset.Result) { r.RollingUpdate.MaxUnavailable = 3 }, "UPD-5"},
+		{"UPD-14: revisionHash left out", "upd-9-two-of-four", func(r *daemonset.Result) { r.RevisionHash = "" }, ""},
+		{"UPD-14: another revisionHash", "upd-9-two-of-four", func(r *daemonset.Result) { r.RevisionHash = "abc" }, "UPD-14"},
+		{"OWN-9: a delete without its node", "upd-9-two-of-four", func(r *daemonset.Result) { r.Delete[0].Node = "" }, ""},
+		{"OWN-9: a delete on another node", "upd-9-two-of-four", func(r *daemonset.Result) { r.Delete[0].Node = "n9" }, "OWN-9"},
+		{"OWN-4: an adoption left out", "diff-17-controlled-failed-before-adopted", func(r *daemonset.Result) { r.Adopt = nil }, "OWN-4"},
+		{"OWN-3: an extra release", "diff-17-controlled-failed-before-adopted", func(r *daemonset.Result) {
+			r.Release = append(r.Release, daemonset.PodRef{Namespace: "ns", Name: "f1"})
+		}, "OWN-3"},
+		{"DIFF-2: a create left out", "what-if-hypothetical-node", func(r *daemonset.Result) { r.Create = nil }, "DIFF-2"},
+		{"POD-8: two creates on one node", "what-if-hypothetical-node", func(r *daemonset.Result) { r.Create = append(r.Create, r.Create[0]) }, "POD-8"},
+		{"POD-1: a pod without generateName", "what-if-hypothetical-node", func(r *daemonset.Result) { r.Create[0].Pod.GenerateName = "" }, "POD-1"},
+		{"POD-1: a create without a pod", "what-if-hypothetical-node", func(r *daemonset.Result) { r.Create[0].Pod = nil }, "POD-1"},
+		{"DIFF-16: a wrong reason is ignored unless asked", "what-if-hypothetical-node", func(r *daemonset.Result) { r.Create[0].Reason = "X" }, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := corpusCase(t, tt.corpusCase)
+			s, err := c.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts, _ := c.Options()
+			plan := cloneResult(planOf(t, s, opts)[0])
+			tt.mutate(plan)
+			ms, err := Check(s, []*daemonset.Result{plan}, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.rule == "" {
+				if len(ms) > 0 {
+					t.Fatalf("rejected: %v", ms)
+				}
+				return
+			}
+			for _, m := range ms {
+				if m.Rule == tt.rule {
+					return
+				}
+			}
+			t.Fatalf("want a %s mismatch, got %v", tt.rule, ms)
+		})
+	}
+	c := corpusCase(t, "what-if-hypothetical-node")
+	s, _ := c.Snapshot()
+	opts, _ := c.Options()
+	plan := cloneResult(planOf(t, s, opts)[0])
+	plan.Create[0].Reason = "X"
+	opts.Reasons = true
+	if ms, _ := Check(s, []*daemonset.Result{plan}, opts); len(ms) != 1 || ms[0].Rule != "DIFF-16" {
+		t.Errorf("with Reasons, a wrong reason: %v", ms)
+	}
+}
+
+func planStatus() *appsv1.DaemonSetStatus { return &appsv1.DaemonSetStatus{} }

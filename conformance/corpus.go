@@ -1,0 +1,111 @@
+package conformance
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/manifest"
+	"sigs.k8s.io/yaml"
+)
+
+// Profiles are the groups of cases an implementation can claim one by one: placement (which
+// nodes run the pod: SEL, NSEL, AFF, TAINT, ELIG), diff (the base diff: DIFF, OWN, POD),
+// rolling (the rolling update: UPD), status (STAT) and what-if (a hypothetical node or
+// DaemonSet added to a cluster, as simulators ask).
+var Profiles = []string{"placement", "diff", "rolling", "status", "what-if"}
+
+// KubernetesVersion is the controller the corpus was checked against.
+const KubernetesVersion = "v1.36.3"
+
+// Case is one corpus case (testdata/case.schema.json): the manifests of one snapshot, the sync's
+// clock and burst cap, and what every conforming plan agrees on.
+type Case struct {
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
+	Profile     string   `json:"profile"`
+	Rules       []string `json:"rules"`
+	// Source says where the case comes from: hand-written and checked against upstream code,
+	// generated from the project's plans, or a regression of a fidelity difference.
+	Source     string `json:"source"`
+	Kubernetes string `json:"kubernetes"`
+	// Now is the instant of the sync, RFC 3339.
+	Now        string `json:"now"`
+	BurstLimit int    `json:"burstLimit,omitempty"`
+	// Objects are native apps/v1 DaemonSet and ControllerRevision and v1 Node and Pod
+	// manifests.
+	Objects  []json.RawMessage `json:"objects"`
+	Expected []Expected        `json:"expected"`
+}
+
+// Snapshot reads the case's objects as the CLI reads manifests (manifest.Read): DaemonSets get
+// the API server's DaemonSet-level defaults (D-4, DFLT-1, DFLT-2), objects without a namespace
+// are in "default" (D-5). An implementation in another language reads them the same way.
+func (c *Case) Snapshot() (daemonset.Snapshot, error) {
+	list, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": c.Objects})
+	if err != nil {
+		return daemonset.Snapshot{}, err
+	}
+	res, err := manifest.Read(c.Name, bytes.NewReader(list), manifest.Options{})
+	if err != nil {
+		return daemonset.Snapshot{}, err
+	}
+	return res.Snapshot, nil
+}
+
+// Options returns the options of the case's sync.
+func (c *Case) Options() (Options, error) {
+	now, err := time.Parse(time.RFC3339Nano, c.Now)
+	if err != nil {
+		return Options{}, fmt.Errorf("case %s: now: %w", c.Name, err)
+	}
+	return Options{Now: now, BurstLimit: c.BurstLimit}, nil
+}
+
+//go:embed testdata/cases/*.yaml
+var corpusFS embed.FS
+
+// Corpus returns the cases of the embedded corpus, sorted by name.
+func Corpus() ([]Case, error) {
+	sub, err := fs.Sub(corpusFS, "testdata/cases")
+	if err != nil {
+		return nil, err
+	}
+	return LoadCases(sub)
+}
+
+// LoadCases reads every *.yaml case of fsys's root, sorted by name. Unknown fields are
+// errors, so that a typo in a hand-written case is not silently ignored.
+func LoadCases(fsys fs.FS) ([]Case, error) {
+	names, err := fs.Glob(fsys, "*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	var cases []Case
+	for _, name := range names {
+		data, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, err
+		}
+		var c Case
+		if err := yaml.UnmarshalStrict(data, &c); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if want := strings.TrimSuffix(path.Base(name), ".yaml"); c.Name != want {
+			return nil, fmt.Errorf("%s: name %q, want the file's name %q", name, c.Name, want)
+		}
+		if !slices.Contains(Profiles, c.Profile) {
+			return nil, fmt.Errorf("%s: profile %q is not one of %s", name, c.Profile, strings.Join(Profiles, ", "))
+		}
+		cases = append(cases, c)
+	}
+	slices.SortFunc(cases, func(a, b Case) int { return strings.Compare(a.Name, b.Name) })
+	return cases, nil
+}

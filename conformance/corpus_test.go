@@ -1,0 +1,382 @@
+package conformance
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+)
+
+var update = flag.Bool("update", false, "rewrite the corpus under testdata/cases")
+
+// corpusSeeds are the random snapshots kept as cases: each was chosen for the choice or rule
+// family it reaches (see the rules the generated case lists).
+var corpusSeeds = []struct {
+	seed  uint64
+	burst int
+}{{1, 0}, {2, 0}, {3, 0}, {4, 0}, {5, 0}, {6, 0}, {7, 0}, {8, 0}, {9, 0}, {10, 0}, {11, 0}, {12, 0},
+	{13, 1}, {14, 2}, {15, 1}, {16, 2}, {17, 3}, {18, 1}, {19, 0}, {20, 0}, {21, 0}, {22, 0}, {23, 0}, {24, 0}}
+
+// generatedCase turns a snapshot into a case; rules and profile come from what its sync does.
+func generatedCase(name string, s daemonset.Snapshot, burst int, source string) Case {
+	var objs []json.RawMessage
+	add := func(kind, apiVersion string, o any) {
+		data, err := json.Marshal(o)
+		if err != nil {
+			panic(err)
+		}
+		var m map[string]any
+		_ = json.Unmarshal(data, &m)
+		m["kind"], m["apiVersion"] = kind, apiVersion
+		delete(m, "status")
+		if kind == "Pod" || kind == "DaemonSet" {
+			if st, ok := statusOf(o); ok {
+				m["status"] = st
+			}
+		}
+		data, _ = json.Marshal(prune(m))
+		objs = append(objs, data)
+	}
+	for _, d := range s.DaemonSets {
+		add("DaemonSet", "apps/v1", d)
+	}
+	for _, n := range s.Nodes {
+		add("Node", "v1", n)
+	}
+	for _, p := range s.Pods {
+		add("Pod", "v1", p)
+	}
+	for _, r := range s.Revisions {
+		add("ControllerRevision", "apps/v1", r)
+	}
+	return Case{Name: name, Source: source, Kubernetes: KubernetesVersion, Now: epoch.Format("2006-01-02T15:04:05Z07:00"),
+		BurstLimit: burst, Objects: objs}
+}
+
+// prune drops nulls, and the empty resources and status objects, which Go's encoding of API
+// types writes for unset fields (creationTimestamp: null, resources: {}), so that the cases read
+// as hand-written manifests. Other empty objects stay: an empty selector selects everything,
+// a missing one nothing. A ControllerRevision's data is left as it is.
+func prune(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, val := range x {
+			if k != "data" { // a ControllerRevision's data is compared byte for byte (UPD-16)
+				val = prune(val)
+			}
+			if m, ok := val.(map[string]any); val == nil || ok && len(m) == 0 && (k == "resources" || k == "status") {
+				continue
+			}
+			out[k] = val
+		}
+		return out
+	case []any:
+		for i := range x {
+			x[i] = prune(x[i])
+		}
+	}
+	return v
+}
+
+func statusOf(o any) (any, bool) {
+	switch x := o.(type) {
+	case *v1.Pod:
+		return x.Status, true
+	case *appsv1.DaemonSet:
+		return x.Status, true
+	}
+	return nil, false
+}
+
+// finish computes the case's expectations from its objects as read back, and its rules and
+// profile from what the sync does.
+func finish(t *testing.T, c *Case, description, profile string, extraRules ...string) {
+	t.Helper()
+	s, err := c.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, _ := c.Options()
+	c.Expected, err = Expect(s, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := map[string]bool{}
+	for _, r := range extraRules {
+		rules[r] = true
+	}
+	for _, e := range c.Expected {
+		o := e.Orders
+		if e.Skipped != "" {
+			rules[string(e.Skipped)] = true
+		}
+		for _, list := range [][]daemonset.ActionClass{o.Creates, o.Deletes} {
+			for _, cl := range list {
+				if cl.Rule != "" {
+					rules[cl.Rule], rules["D-1"] = true, true
+				}
+				for _, g := range cl.Groups {
+					for _, p := range g.Parts {
+						for _, x := range p.Creates {
+							rules[ruleOf(x.Reason)] = true
+						}
+						for _, x := range p.Deletes {
+							rules[ruleOf(x.Reason)] = true
+						}
+						if len(p.OneOf) > 1 {
+							rules["DIFF-17"], rules["D-1"] = true, true
+						}
+					}
+				}
+			}
+		}
+		if o.BurstLimit > 0 && (classesSize(o.Creates) > o.BurstLimit || classesSize(o.Deletes) > o.BurstLimit) {
+			rules["DIFF-10"], rules["D-1"] = true, true
+		}
+		if e.Status != nil {
+			rules["STAT-1"] = true
+		}
+	}
+	c.Rules = slices.Sorted(mapsKeys(rules))
+	c.Description = description
+	if profile == "" {
+		profile = "diff"
+		switch {
+		case rules["UPD-9"] || rules["UPD-23"] || rules["UPD-8"] || rules["UPD-11"]:
+			profile = "rolling"
+		case !rules["DIFF-2"] && !rules["DIFF-3"] && !rules["DIFF-4"] && !rules["DIFF-5"] && !rules["DIFF-17"]:
+			profile = "status"
+		}
+	}
+	c.Profile = profile
+}
+
+func classesSize(cls []daemonset.ActionClass) int {
+	n := 0
+	for _, cl := range cls {
+		n += classSize(cl)
+	}
+	return n
+}
+
+func mapsKeys(m map[string]bool) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// buildCorpus is every case of the corpus, freshly computed.
+func buildCorpus(t *testing.T) []Case {
+	var cases []Case
+	for _, cs := range corpusSeeds {
+		r := rand.New(rand.NewPCG(cs.seed, 7))
+		c := generatedCase(fmt.Sprintf("generated-%02d", cs.seed), randomSnapshot(r), cs.burst,
+			"generated from the project's plan of a random snapshot (conformance/corpus_test.go, seed "+fmt.Sprint(cs.seed)+"); choice sets from daemonset.Orders")
+		finish(t, &c, "A random DaemonSet world: placement by nodeSelector, orphans, terminal and terminating pods, old and new pods.", "")
+		cases = append(cases, c)
+	}
+	for _, h := range handCases() {
+		c := generatedCase(h.name, h.snapshot, h.burst, h.source)
+		finish(t, &c, h.description, h.profile, h.rules...)
+		cases = append(cases, c)
+	}
+	slices.SortFunc(cases, func(a, b Case) int { return strings.Compare(a.Name, b.Name) })
+	return cases
+}
+
+// TestCorpusIsCurrent checks that the corpus on disk is what the project computes today and
+// that the project's own plans pass it (issue 13's point 5).
+func TestCorpusIsCurrent(t *testing.T) {
+	want := buildCorpus(t)
+	dir := filepath.Join("testdata", "cases")
+	if *update {
+		for _, c := range want {
+			data, err := yaml.Marshal(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			header := "# Conformance case (schema: ../case.schema.json). Generated by `go test ./conformance -run TestCorpusIsCurrent -update`.\n"
+			if err := os.WriteFile(filepath.Join(dir, c.Name+".yaml"), append([]byte(header), data...), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	got, err := LoadCases(os.DirFS(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d cases on disk, want %d (run with -update)", len(got), len(want))
+	}
+	for i := range want {
+		if diff := cmp.Diff(mustJSON(t, want[i]), mustJSON(t, got[i])); diff != "" {
+			t.Errorf("case %s is stale (run with -update):\n%s", want[i].Name, diff)
+		}
+	}
+}
+
+func mustJSON(t *testing.T, v any) any {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestProjectPassesCorpus runs the project's own planner through Run, the way another Go
+// implementation would be run.
+func TestProjectPassesCorpus(t *testing.T) {
+	Run(t, func(s daemonset.Snapshot, opts Options) ([]*daemonset.Result, error) {
+		c, err := daemonset.PlanCluster(s, opts.planOptions())
+		if err != nil {
+			return nil, err
+		}
+		return c.DaemonSets, nil
+	})
+}
+
+// TestCorpusCoversEveryChoiceAndFamily holds the corpus to its promise: every choice class
+// and every rule family appears in some case, and every profile has cases.
+func TestCorpusCoversEveryChoiceAndFamily(t *testing.T) {
+	cases, err := Corpus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	profiles := map[string]bool{}
+	for _, c := range cases {
+		profiles[c.Profile] = true
+		for _, r := range c.Rules {
+			seen[r] = true
+		}
+	}
+	for _, r := range []string{"UPD-9", "UPD-23", "DIFF-17", "DIFF-10", "D-1", "DIFF-2", "DIFF-3", "DIFF-4", "DIFF-5", "DIFF-6", "DIFF-8",
+		"UPD-8", "UPD-11", "STAT-1", "ELIG-3", "TAINT-1", "OWN-4", "SYNC-3"} {
+		if !seen[r] {
+			t.Errorf("no case exercises %s", r)
+		}
+	}
+	families := map[string]bool{}
+	for r := range seen {
+		families[r[:strings.LastIndex(r, "-")]] = true
+	}
+	for _, f := range []string{"SYNC", "SEL", "NSEL", "AFF", "TAINT", "DEFTOL", "ELIG", "POD", "OWN", "DIFF", "UPD", "STAT", "VAL", "DFLT", "D"} {
+		if !families[f] {
+			t.Errorf("no case exercises the %s family", f)
+		}
+	}
+	for _, p := range Profiles {
+		if !profiles[p] {
+			t.Errorf("no case in profile %s", p)
+		}
+	}
+}
+
+// TestKnownDivergences checks that known-divergences.yaml names existing cases and rules.
+func TestKnownDivergences(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "known-divergences.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []struct {
+		ID       string   `json:"id"`
+		Rules    []string `json:"rules"`
+		Upstream string   `json:"upstream"`
+		Why      string   `json:"why"`
+		Cases    []string `json:"cases"`
+	}
+	if err := yaml.UnmarshalStrict(data, &entries); err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) == 0 {
+		t.Fatal("no entries")
+	}
+	byName := corpusByName(t)
+	rules := specRules(t)
+	for _, e := range entries {
+		if e.ID == "" || e.Upstream == "" || e.Why == "" || len(e.Cases) == 0 {
+			t.Errorf("entry %q is incomplete", e.ID)
+		}
+		for _, r := range e.Rules {
+			if !rules[r] {
+				t.Errorf("entry %s: rule %s has no entry in docs/", e.ID, r)
+			}
+		}
+		for _, name := range e.Cases {
+			if _, ok := byName[name]; !ok {
+				t.Errorf("entry %s: no case %s", e.ID, name)
+			}
+		}
+	}
+	for _, c := range byName {
+		for _, r := range c.Rules {
+			if !rules[r] {
+				t.Errorf("case %s: rule %s has no entry in docs/", c.Name, r)
+			}
+		}
+	}
+}
+
+// specRules reads the rule IDs the specification defines (the "### ID" headings of docs/).
+func specRules(t *testing.T) map[string]bool {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join("..", "docs", "*.md"))
+	more, _ := filepath.Glob(filepath.Join("..", "docs", "rules", "*.md"))
+	ids := map[string]bool{}
+	for _, f := range append(files, more...) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if id, ok := strings.CutPrefix(line, "### "); ok {
+				ids[strings.TrimSpace(id)] = true
+			}
+		}
+	}
+	if len(ids) < 50 {
+		t.Fatalf("only %d rule headings under ../docs", len(ids))
+	}
+	return ids
+}
+
+// corpusByName is the embedded corpus by case name, read once per test binary.
+func corpusByName(t *testing.T) map[string]Case {
+	t.Helper()
+	byName, err := corpusOnce()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return byName
+}
+
+var corpusOnce = sync.OnceValues(func() (map[string]Case, error) {
+	cases, err := Corpus()
+	byName := map[string]Case{}
+	for _, c := range cases {
+		byName[c.Name] = c
+	}
+	return byName, err
+})

@@ -1,0 +1,26 @@
+// Package conformance is the oracle kit for other implementations of the Kubernetes v1.36
+// DaemonSet controller: controllers in any language, simulators, what-if code.
+//
+// The controller picks at random in a few places (D-1): which available old pods a rolling
+// update replaces (UPD-9), which surge candidates get a pod and which ineligible old pods go
+// (UPD-23), which Failed pod of a node is deleted (DIFF-17) and which part of a list over the
+// burst cap is submitted (DIFF-10). A correct implementation can therefore differ from the
+// plan daemonset.Plan returns and still be right. [Check] decides whether a candidate plan is
+// one the controller could have produced, accepting every valid choice and naming the rule
+// each mismatch breaks.
+//
+// [Expect] computes what every conforming plan agrees on ([Expected]: the deterministic fields
+// and the daemonset.Orders of the sync) and [Verify] checks a candidate against it; Check is
+// the two together. [ComparePods] says whether a created pod is the daemon pod.
+//
+// The corpus under testdata/ holds cases in plain YAML (schema: testdata/case.schema.json):
+// the manifests, the clock, the burst cap, the expected plan with choice sets, the rules each
+// case exercises, its source and the Kubernetes version. [Corpus] reads it. [Run] runs it
+// against a Go implementation; for any other language, `daemonsched conformance run --
+// PROGRAM` sends each case as a [Request] line on PROGRAM's stdin, judges each answer line
+// ([JudgeResponse]) and writes one [Report] per profile (testdata/result.schema.json), so that
+// an implementation can claim some [Profiles] only. testdata/known-divergences.yaml lists the
+// upstream behaviours the corpus reproduces on purpose.
+//
+// The rules cited are those of docs/ in the repository.
+package conformance

@@ -1,0 +1,97 @@
+package conformance
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+)
+
+func del(name, node string, r daemonset.Reason) daemonset.Deletion {
+	return daemonset.Deletion{Namespace: "ns", Name: name, Node: node, Reason: r}
+}
+
+func delGroup(node string, parts ...daemonset.ActionPart) daemonset.ActionGroup {
+	return daemonset.ActionGroup{Node: node, Parts: parts}
+}
+
+func dels(ds ...daemonset.Deletion) daemonset.ActionPart { return daemonset.ActionPart{Deletes: ds} }
+
+// TestVerifySelection checks the prefix rules of DIFF-10 with the classes, groups and parts of
+// daemonset.Orders: which selections of a list some order of the controller could submit.
+func TestVerifySelection(t *testing.T) {
+	// Node a: two controlled Succeeded pods (one part, any order) then a duplicate (fixed);
+	// node b: one Failed pod of two (DIFF-17); DIFF-8 class after both.
+	base := []daemonset.ActionClass{
+		{Take: 2, Groups: []daemonset.ActionGroup{
+			delGroup("a", dels(del("a1", "a", daemonset.ReasonSucceededPod), del("a2", "a", daemonset.ReasonSucceededPod)),
+				dels(del("a3", "a", daemonset.ReasonDuplicatePod))),
+			delGroup("b", daemonset.ActionPart{OneOf: []daemonset.Deletion{del("b1", "b", daemonset.ReasonFailedPod), del("b2", "b", daemonset.ReasonFailedPod)}}),
+		}},
+		{Take: 1, Groups: []daemonset.ActionGroup{delGroup("gone", dels(del("m1", "gone", daemonset.ReasonUnscheduledOnMissingNode)))}},
+	}
+	two := []daemonset.ActionClass{{Take: 2, Groups: []daemonset.ActionGroup{
+		delGroup("a", dels(del("a1", "a", daemonset.ReasonNodeNotEligible), del("a2", "a", daemonset.ReasonNodeNotEligible))),
+		delGroup("d", dels(del("d1", "d", daemonset.ReasonNodeNotEligible), del("d2", "d", daemonset.ReasonNodeNotEligible))),
+	}}}
+	choice := []daemonset.ActionClass{
+		{Take: 1, Groups: []daemonset.ActionGroup{delGroup("x", dels(del("x1", "x", daemonset.ReasonUpdateOldUnavailable)))}},
+		{Rule: "UPD-9", Take: 2, Groups: []daemonset.ActionGroup{
+			delGroup("c1", dels(del("c1", "c1", daemonset.ReasonUpdateOldCandidate))),
+			delGroup("c2", dels(del("c2", "c2", daemonset.ReasonUpdateOldCandidate))),
+			delGroup("c3", dels(del("c3", "c3", daemonset.ReasonUpdateOldCandidate))),
+		}},
+	}
+	tests := []struct {
+		name    string
+		classes []daemonset.ActionClass
+		limit   int
+		got     []string
+		rule    string // "" when the selection is valid
+	}{
+		{"DIFF-3 DIFF-5 DIFF-8: whole list, first Failed pod", base, 0, []string{"ns/a1", "ns/a2", "ns/a3", "ns/b1", "ns/m1"}, ""},
+		{"DIFF-17: the other Failed pod", base, 0, []string{"ns/a1", "ns/a2", "ns/a3", "ns/b2", "ns/m1"}, ""},
+		{"DIFF-17: both Failed pods", base, 0, []string{"ns/a1", "ns/a2", "ns/a3", "ns/b1", "ns/b2", "ns/m1"}, "DIFF-17"},
+		{"DIFF-17: no Failed pod", base, 0, []string{"ns/a1", "ns/a2", "ns/a3", "ns/m1"}, "DIFF-17"},
+		{"DIFF-4: a missing pod", base, 0, []string{"ns/a1", "ns/a3", "ns/b1", "ns/m1"}, "DIFF-3"},
+		{"DIFF-10: cap 1, node b first", base, 1, []string{"ns/b2"}, ""},
+		{"DIFF-10: cap 1, either of node a's first part", base, 1, []string{"ns/a2"}, ""},
+		{"DIFF-10: cap 1, node a's fixed part cannot come first", base, 1, []string{"ns/a3"}, "DIFF-10"},
+		{"DIFF-10: cap 2, node b whole, node a cut", base, 2, []string{"ns/a1", "ns/b1"}, ""},
+		{"DIFF-10: cap 2, two nodes cut", two, 2, []string{"ns/a1", "ns/d1"}, "DIFF-10"},
+		{"DIFF-10: cap 2, one node cut", two, 3, []string{"ns/a1", "ns/d1", "ns/d2"}, ""},
+		{"DIFF-10: cap 4, node b whole then node a cut", base, 4, []string{"ns/b1", "ns/a1", "ns/a2", "ns/a3"}, ""},
+		{"DIFF-10: cap 4, the later class cannot come first", base, 4, []string{"ns/a1", "ns/a2", "ns/a3", "ns/m1"}, "DIFF-10"},
+		{"DIFF-10: cap 4 reaches the Failed pod too", base, 4, []string{"ns/a1", "ns/a2", "ns/a3"}, "DIFF-17"},
+		{"DIFF-10: cap 3, one short", base, 3, []string{"ns/a1", "ns/a2"}, "DIFF-10"},
+		{"UPD-9: any two", choice, 0, []string{"ns/x1", "ns/c3", "ns/c1"}, ""},
+		{"UPD-9: three", choice, 0, []string{"ns/x1", "ns/c1", "ns/c2", "ns/c3"}, "UPD-9"},
+		{"UPD-9: budget-free one missing", choice, 0, []string{"ns/c1", "ns/c2"}, "UPD-8"},
+		{"DIFF-10 with UPD-9: cap 2 keeps the free one and any candidate", choice, 2, []string{"ns/x1", "ns/c2"}, ""},
+		{"DIFF-10 with UPD-9: cap 1 keeps the free one", choice, 1, []string{"ns/c2"}, "UPD-8"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ix := newListIndex("delete", tt.classes)
+			sel := map[string]bool{}
+			for _, k := range tt.got {
+				sel[k] = true
+			}
+			probs := ix.verifySelection(sel, tt.limit)
+			if tt.rule == "" {
+				if len(probs) > 0 {
+					t.Fatalf("valid selection rejected: %+v", probs)
+				}
+				return
+			}
+			var rules []string
+			for _, p := range probs {
+				rules = append(rules, p.rule)
+				if p.rule == tt.rule {
+					return
+				}
+			}
+			t.Fatalf("want a %s problem, got %s (%+v)", tt.rule, strings.Join(rules, ", "), probs)
+		})
+	}
+}

@@ -1,0 +1,167 @@
+package conformance
+
+import (
+	"cmp"
+	"reflect"
+	"slices"
+	"strings"
+
+	gocmp "github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ComparePods compares the pod a candidate creates (got) with the daemon pod (want, POD-*) on
+// what the controller sets, and returns a go-cmp diff (-want +got), or "" when they agree.
+//
+//   - Server-filled metadata is ignored: name (the controller sets generateName, POD-1), uid,
+//     resourceVersion, creationTimestamp, generation, managedFields; and the status, apiVersion
+//     and kind. A pod without metadata.namespace is in the DaemonSet's, as upstream's object
+//     has none and the create call carries it (POD-2, D-3).
+//   - An API default the candidate carries where the daemon pod leaves the field empty is
+//     accepted (a pod read back from an API server): restartPolicy Always, dnsPolicy
+//     ClusterFirst, schedulerName default-scheduler, terminationGracePeriodSeconds 30, an empty
+//     securityContext, enableServiceLinks true, preemptionPolicy PreemptLowerPriority,
+//     priority 0; for containers terminationMessagePath /dev/termination-log,
+//     terminationMessagePolicy File, any imagePullPolicy, and protocol TCP on ports.
+//   - Lists the API merges by key are compared as sets keyed that way: containers, init
+//     containers, volumes, env, ports, volume mounts, owner references, image pull secrets.
+//     Atomic lists (tolerations, node-selector terms, args) are compared in order.
+//   - An empty map or list equals a missing one.
+func ComparePods(want, got *v1.Pod) string {
+	if want == nil || got == nil {
+		return gocmp.Diff(want, got)
+	}
+	w, g := normalizePod(want, nil), normalizePod(got, want)
+	sortKeyed(w)
+	sortKeyed(g)
+	// Semantic equality treats nil and empty alike and is an order of magnitude cheaper than
+	// go-cmp, which only words the difference.
+	if equality.Semantic.DeepEqual(w, g) {
+		return ""
+	}
+	return gocmp.Diff(w, g, cmpopts.EquateEmpty(),
+		cmpopts.SortSlices(func(a, b v1.Container) bool { return a.Name < b.Name }),
+		cmpopts.SortSlices(func(a, b v1.Volume) bool { return a.Name < b.Name }),
+		cmpopts.SortSlices(func(a, b v1.EnvVar) bool { return a.Name < b.Name }),
+		cmpopts.SortSlices(func(a, b v1.VolumeMount) bool { return a.MountPath < b.MountPath }),
+		cmpopts.SortSlices(func(a, b v1.ContainerPort) bool {
+			return cmp.Or(cmp.Compare(a.ContainerPort, b.ContainerPort), strings.Compare(string(a.Protocol), string(b.Protocol))) < 0
+		}),
+		cmpopts.SortSlices(func(a, b metav1.OwnerReference) bool { return a.UID < b.UID }),
+		cmpopts.SortSlices(func(a, b v1.LocalObjectReference) bool { return a.Name < b.Name }),
+	)
+}
+
+// sortKeyed sorts, in place, the lists the API merges by key (see ComparePods).
+func sortKeyed(p *v1.Pod) {
+	slices.SortFunc(p.OwnerReferences, func(a, b metav1.OwnerReference) int { return strings.Compare(string(a.UID), string(b.UID)) })
+	slices.SortFunc(p.Spec.Volumes, func(a, b v1.Volume) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(p.Spec.ImagePullSecrets, func(a, b v1.LocalObjectReference) int { return strings.Compare(a.Name, b.Name) })
+	for _, cs := range [][]v1.Container{p.Spec.Containers, p.Spec.InitContainers} {
+		slices.SortFunc(cs, func(a, b v1.Container) int { return strings.Compare(a.Name, b.Name) })
+		for i := range cs {
+			c := &cs[i]
+			slices.SortFunc(c.Env, func(a, b v1.EnvVar) int { return strings.Compare(a.Name, b.Name) })
+			slices.SortFunc(c.VolumeMounts, func(a, b v1.VolumeMount) int { return strings.Compare(a.MountPath, b.MountPath) })
+			slices.SortFunc(c.Ports, func(a, b v1.ContainerPort) int {
+				return cmp.Or(cmp.Compare(a.ContainerPort, b.ContainerPort), strings.Compare(string(a.Protocol), string(b.Protocol)))
+			})
+		}
+	}
+}
+
+// podRule names the POD-* rule of the first part of got that differs from want, in the order
+// metadata name, namespace, labels, other metadata, owner, spec.
+func podRule(want, got *v1.Pod) string {
+	w, g := normalizePod(want, nil), normalizePod(got, want)
+	sortKeyed(w)
+	sortKeyed(g)
+	eq := equality.Semantic.DeepEqual
+	switch {
+	case w.GenerateName != g.GenerateName || w.Name != g.Name:
+		return "POD-1"
+	case w.Namespace != g.Namespace:
+		return "POD-2"
+	case !eq(w.Labels, g.Labels):
+		return "POD-3"
+	case !eq(w.OwnerReferences, g.OwnerReferences):
+		return "POD-5"
+	case !eq(w.Spec, g.Spec) && eq(w.ObjectMeta, g.ObjectMeta):
+		return "POD-6"
+	case !eq(w.ObjectMeta, g.ObjectMeta):
+		return "POD-4"
+	}
+	return "POD-6"
+}
+
+// normalizePod returns a copy of pod without server-filled fields; with ref (the daemon pod)
+// non-nil, API defaults pod carries where ref has none are cleared too.
+func normalizePod(pod, ref *v1.Pod) *v1.Pod {
+	p := pod.DeepCopy()
+	p.TypeMeta = metav1.TypeMeta{}
+	if ref != nil && p.Namespace == "" {
+		// Upstream's object has no namespace; the create call carries it (POD-2, D-3).
+		p.Namespace = ref.Namespace
+	}
+	p.Name, p.UID, p.ResourceVersion, p.Generation, p.SelfLink = "", "", "", 0, ""
+	p.CreationTimestamp = metav1.Time{}
+	p.ManagedFields = nil
+	p.Status = v1.PodStatus{}
+	if ref == nil {
+		return p
+	}
+	s, r := &p.Spec, &ref.Spec
+	clearDefault(&s.RestartPolicy, r.RestartPolicy, v1.RestartPolicyAlways)
+	clearDefault(&s.DNSPolicy, r.DNSPolicy, v1.DNSClusterFirst)
+	clearDefault(&s.SchedulerName, r.SchedulerName, v1.DefaultSchedulerName)
+	if r.TerminationGracePeriodSeconds == nil && s.TerminationGracePeriodSeconds != nil && *s.TerminationGracePeriodSeconds == v1.DefaultTerminationGracePeriodSeconds {
+		s.TerminationGracePeriodSeconds = nil
+	}
+	if r.SecurityContext == nil && s.SecurityContext != nil && reflect.DeepEqual(*s.SecurityContext, v1.PodSecurityContext{}) {
+		s.SecurityContext = nil
+	}
+	if r.EnableServiceLinks == nil && s.EnableServiceLinks != nil && *s.EnableServiceLinks {
+		s.EnableServiceLinks = nil
+	}
+	if r.PreemptionPolicy == nil && s.PreemptionPolicy != nil && *s.PreemptionPolicy == v1.PreemptLowerPriority {
+		s.PreemptionPolicy = nil
+	}
+	if r.Priority == nil && s.Priority != nil && *s.Priority == 0 {
+		s.Priority = nil
+	}
+	clearContainerDefaults(s.Containers, r.Containers)
+	clearContainerDefaults(s.InitContainers, r.InitContainers)
+	return p
+}
+
+func clearDefault[T comparable](field *T, ref, def T) {
+	var zero T
+	if ref == zero && *field == def {
+		*field = zero
+	}
+}
+
+func clearContainerDefaults(cs, refs []v1.Container) {
+	for i := range cs {
+		c := &cs[i]
+		k := slices.IndexFunc(refs, func(r v1.Container) bool { return r.Name == c.Name })
+		if k < 0 {
+			continue
+		}
+		r := &refs[k]
+		clearDefault(&c.TerminationMessagePath, r.TerminationMessagePath, v1.TerminationMessagePathDefault)
+		clearDefault(&c.TerminationMessagePolicy, r.TerminationMessagePolicy, v1.TerminationMessageReadFile)
+		if r.ImagePullPolicy == "" {
+			c.ImagePullPolicy = ""
+		}
+		for j := range c.Ports {
+			pk := slices.IndexFunc(r.Ports, func(rp v1.ContainerPort) bool { return rp.ContainerPort == c.Ports[j].ContainerPort })
+			if pk >= 0 {
+				clearDefault(&c.Ports[j].Protocol, r.Ports[pk].Protocol, v1.ProtocolTCP)
+			}
+		}
+	}
+}

@@ -1,0 +1,92 @@
+package conformance
+
+import (
+	"testing"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+)
+
+func daemonPod(t *testing.T) *v1.Pod {
+	t.Helper()
+	ds := handDS(func(ds *appsv1.DaemonSet) {
+		c := &ds.Spec.Template.Spec.Containers[0]
+		c.Ports = []v1.ContainerPort{{ContainerPort: 80}, {ContainerPort: 443}}
+		c.Env = []v1.EnvVar{{Name: "A", Value: "1"}, {Name: "B", Value: "2"}}
+		ds.Spec.Template.Spec.Containers = append(ds.Spec.Template.Spec.Containers, v1.Container{Name: "side", Image: "side:1"})
+	})
+	p, errs := daemonset.Compile(ds, daemonset.Options{Now: epoch})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	return p.NewPod("n1")
+}
+
+// TestComparePods checks what POD-* fixes and what the API server may add (POD-7).
+func TestComparePods(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(*v1.Pod)
+		rule   string // "" when the pods agree
+	}{
+		{"identical", func(*v1.Pod) {}, ""},
+		{"POD-7: server-filled metadata and status", func(p *v1.Pod) {
+			p.Name, p.UID, p.ResourceVersion = "ds-x7k2q", "uid-1", "42"
+			p.CreationTimestamp = metav1.NewTime(epoch)
+			p.Status.Phase = v1.PodPending
+		}, ""},
+		{"POD-7: API defaults", func(p *v1.Pod) {
+			p.Spec.RestartPolicy, p.Spec.DNSPolicy, p.Spec.SchedulerName = v1.RestartPolicyAlways, v1.DNSClusterFirst, v1.DefaultSchedulerName
+			p.Spec.TerminationGracePeriodSeconds = ptr.To[int64](30)
+			p.Spec.SecurityContext = &v1.PodSecurityContext{}
+			p.Spec.EnableServiceLinks, p.Spec.Priority = ptr.To(true), ptr.To[int32](0)
+			c := &p.Spec.Containers[0]
+			c.TerminationMessagePath, c.TerminationMessagePolicy, c.ImagePullPolicy = "/dev/termination-log", v1.TerminationMessageReadFile, v1.PullIfNotPresent
+			c.Ports[0].Protocol = v1.ProtocolTCP
+		}, ""},
+		{"keyed lists in another order", func(p *v1.Pod) {
+			c := p.Spec.Containers
+			c[0], c[1] = c[1], c[0]
+			e := p.Spec.Containers[1].Env
+			e[0], e[1] = e[1], e[0]
+		}, ""},
+		{"an empty map or list equals a missing one", func(p *v1.Pod) {
+			p.Spec.NodeSelector, p.Spec.Volumes, p.Finalizers = map[string]string{}, []v1.Volume{}, []string{}
+		}, ""},
+		{"POD-1: a name instead of generateName", func(p *v1.Pod) { p.GenerateName = "" }, "POD-1"},
+		{"POD-2: another namespace", func(p *v1.Pod) { p.Namespace = "other" }, "POD-2"},
+		{"POD-2: no namespace, as upstream's object", func(p *v1.Pod) { p.Namespace = ""; p.APIVersion, p.Kind = "v1", "Pod" }, ""},
+		{"POD-3: the hash label", func(p *v1.Pod) { p.Labels["controller-revision-hash"] = "x" }, "POD-3"},
+		{"POD-4: an annotation", func(p *v1.Pod) { p.Annotations = map[string]string{"a": "b"} }, "POD-4"},
+		{"POD-5: not blocking owner deletion", func(p *v1.Pod) { p.OwnerReferences[0].BlockOwnerDeletion = nil }, "POD-5"},
+		{"POD-6: tolerations are atomic: order counts", func(p *v1.Pod) {
+			tl := p.Spec.Tolerations
+			tl[0], tl[1] = tl[1], tl[0]
+		}, "POD-6"},
+		{"POD-6: another image", func(p *v1.Pod) { p.Spec.Containers[0].Image = "img:3" }, "POD-6"},
+		{"POD-6: a non-default restart policy", func(p *v1.Pod) { p.Spec.RestartPolicy = v1.RestartPolicyNever }, "POD-6"},
+		{"POD-6: the node affinity left out", func(p *v1.Pod) { p.Spec.Affinity = nil }, "POD-6"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want := daemonPod(t)
+			got := want.DeepCopy()
+			tt.mutate(got)
+			diff := ComparePods(want, got)
+			switch {
+			case tt.rule == "" && diff != "":
+				t.Fatalf("pods should agree:\n%s", diff)
+			case tt.rule != "" && diff == "":
+				t.Fatal("pods should differ")
+			case tt.rule != "" && podRule(want, got) != tt.rule:
+				t.Fatalf("rule %s, want %s", podRule(want, got), tt.rule)
+			}
+			if w := daemonPod(t); ComparePods(w, want) != "" {
+				t.Fatal("ComparePods changed its input")
+			}
+		})
+	}
+}

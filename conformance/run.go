@@ -1,0 +1,177 @@
+package conformance
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+)
+
+// Impl is a Go implementation under test: it plans one sync of every DaemonSet of s at
+// opts.Now with opts.BurstLimit, returning one plan per DaemonSet.
+type Impl func(s daemonset.Snapshot, opts Options) ([]*daemonset.Result, error)
+
+// Run runs every case of the embedded corpus against impl, one subtest per case named after
+// it, and fails the subtest with one line per mismatch.
+func Run(t *testing.T, impl Impl) {
+	t.Helper()
+	cases, err := Corpus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			o := RunCase(c, impl)
+			if o.Error != "" {
+				t.Fatalf("%s (rules %v): %s", c.Name, c.Rules, o.Error)
+			}
+			for _, m := range o.Mismatches {
+				t.Errorf("%s (rules %v): %s", c.Name, c.Rules, m)
+			}
+		})
+	}
+}
+
+// Outcome is the result of one case (testdata/result.schema.json).
+type Outcome struct {
+	Case    string `json:"case"`
+	Profile string `json:"profile"`
+	// Result is pass, fail, skip (the implementation declined the case) or error (the case or
+	// the implementation's answer could not be read).
+	Result     string     `json:"result"`
+	Error      string     `json:"error,omitempty"`
+	Mismatches []Mismatch `json:"mismatches,omitempty"`
+}
+
+// RunCase runs one case against impl.
+func RunCase(c Case, impl Impl) Outcome {
+	o := Outcome{Case: c.Name, Profile: c.Profile}
+	s, err := c.Snapshot()
+	if err != nil {
+		return o.failed(err)
+	}
+	opts, err := c.Options()
+	if err != nil {
+		return o.failed(err)
+	}
+	got, err := impl(s, opts)
+	if err != nil {
+		return o.failed(err)
+	}
+	return o.judged(Verify(c.Expected, got, opts))
+}
+
+func (o Outcome) failed(err error) Outcome {
+	o.Result, o.Error = "error", err.Error()
+	return o
+}
+
+func (o Outcome) judged(ms []Mismatch) Outcome {
+	o.Result, o.Mismatches = "pass", ms
+	if len(ms) > 0 {
+		o.Result = "fail"
+	}
+	return o
+}
+
+// Request is one line an implementation reads in the stdin/stdout protocol: a case without its
+// expectations.
+type Request struct {
+	Case string `json:"case"`
+	// Profile lets an implementation decline the cases of profiles it does not claim.
+	Profile    string            `json:"profile"`
+	Now        string            `json:"now"`
+	BurstLimit int               `json:"burstLimit"`
+	Objects    []json.RawMessage `json:"objects"`
+}
+
+// NewRequest is the request for c.
+func NewRequest(c Case) Request {
+	return Request{Case: c.Name, Profile: c.Profile, Now: c.Now, BurstLimit: c.BurstLimit, Objects: c.Objects}
+}
+
+// Response is one line an implementation writes back: the plans, in the shape of
+// `daemonsched plan -o json` (DecodePlan), or skip with a reason to decline a case it does not
+// implement.
+type Response struct {
+	DaemonSets json.RawMessage `json:"daemonSets,omitempty"`
+	Skip       string          `json:"skip,omitempty"`
+}
+
+// JudgeResponse judges an implementation's answer line to c.
+func JudgeResponse(c Case, line []byte) Outcome {
+	o := Outcome{Case: c.Name, Profile: c.Profile}
+	var r Response
+	if err := json.Unmarshal(line, &r); err != nil {
+		return o.failed(fmt.Errorf("answer: %w", err))
+	}
+	if r.Skip != "" {
+		o.Result, o.Error = "skip", r.Skip
+		return o
+	}
+	got, err := DecodePlan(line)
+	if err != nil {
+		return o.failed(err)
+	}
+	opts, err := c.Options()
+	if err != nil {
+		return o.failed(err)
+	}
+	return o.judged(Verify(c.Expected, got, opts))
+}
+
+// Report is the outcome of every case of one profile for one implementation; it passes when
+// every case passed (testdata/result.schema.json).
+type Report struct {
+	Profile        string    `json:"profile"`
+	Implementation string    `json:"implementation"`
+	Kubernetes     string    `json:"kubernetes"`
+	Passed         int       `json:"passed"`
+	Failed         int       `json:"failed"`
+	Skipped        int       `json:"skipped"`
+	Errors         int       `json:"errors"`
+	Conforms       bool      `json:"conforms"`
+	Cases          []Outcome `json:"cases"`
+}
+
+// Reports groups outcomes by profile, in the order of Profiles; profiles without a case are
+// left out.
+func Reports(implementation string, outcomes []Outcome) []Report {
+	var out []Report
+	for _, p := range Profiles {
+		r := Report{Profile: p, Implementation: implementation, Kubernetes: KubernetesVersion}
+		for _, o := range outcomes {
+			if o.Profile != p {
+				continue
+			}
+			switch o.Result {
+			case "pass":
+				r.Passed++
+			case "fail":
+				r.Failed++
+			case "skip":
+				r.Skipped++
+			default:
+				r.Errors++
+			}
+			r.Cases = append(r.Cases, o)
+		}
+		if len(r.Cases) == 0 {
+			continue
+		}
+		slices.SortFunc(r.Cases, func(a, b Outcome) int {
+			switch {
+			case a.Case < b.Case:
+				return -1
+			case a.Case > b.Case:
+				return 1
+			}
+			return 0
+		})
+		r.Conforms = r.Failed == 0 && r.Errors == 0 && r.Skipped == 0
+		out = append(out, r)
+	}
+	return out
+}

@@ -1,0 +1,63 @@
+package conformance
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+)
+
+func corpusCase(t *testing.T, name string) Case {
+	t.Helper()
+	c, ok := corpusByName(t)[name]
+	if !ok {
+		t.Fatalf("no case %s", name)
+	}
+	return c
+}
+
+func TestRunCaseAndJudgeResponse(t *testing.T) {
+	c := corpusCase(t, "diff-17-controlled-failed-before-adopted")
+	if o := RunCase(c, func(daemonset.Snapshot, Options) ([]*daemonset.Result, error) { return nil, errors.New("boom") }); o.Result != "error" || o.Error != "boom" {
+		t.Errorf("a failing implementation: %+v", o)
+	}
+	if o := RunCase(c, func(daemonset.Snapshot, Options) ([]*daemonset.Result, error) { return nil, nil }); o.Result != "fail" || o.Mismatches[0].Message != "no plan for this DaemonSet" {
+		t.Errorf("an empty answer: %+v", o)
+	}
+	tests := []struct{ line, result, detail string }{
+		{`{"skip": "not mine"}`, "skip", "not mine"},
+		{`not json`, "error", "answer"},
+		{`{"daemonSets": [{"namespace": "ns"}]}`, "error", "required field is missing"},
+		{`{"daemonSets": []}`, "fail", "no plan for this DaemonSet"},
+	}
+	for _, tt := range tests {
+		o := JudgeResponse(c, []byte(tt.line))
+		detail := o.Error
+		if len(o.Mismatches) > 0 {
+			detail = o.Mismatches[0].Message
+		}
+		if o.Result != tt.result || !strings.Contains(detail, tt.detail) {
+			t.Errorf("%s: %+v, want %s with %q", tt.line, o, tt.result, tt.detail)
+		}
+	}
+}
+
+func TestReports(t *testing.T) {
+	outcomes := []Outcome{
+		{Case: "b", Profile: "diff", Result: "pass"},
+		{Case: "a", Profile: "diff", Result: "pass"},
+		{Case: "c", Profile: "rolling", Result: "skip"},
+		{Case: "d", Profile: "placement", Result: "pass"},
+	}
+	got := Reports("impl", outcomes)
+	if len(got) != 3 || got[0].Profile != "placement" || got[1].Profile != "diff" || got[2].Profile != "rolling" {
+		t.Fatalf("profiles: %+v", got)
+	}
+	if !got[0].Conforms || !got[1].Conforms || got[1].Passed != 2 || got[1].Cases[0].Case != "a" {
+		t.Errorf("passing profiles: %+v", got[:2])
+	}
+	if got[2].Conforms || got[2].Skipped != 1 {
+		t.Errorf("a skipped case does not conform: %+v", got[2])
+	}
+}

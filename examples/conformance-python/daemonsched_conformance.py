@@ -1,0 +1,250 @@
+#!/usr/bin/env python3
+"""A tiny DaemonSet planner in Python, run through daemonsched's conformance protocol.
+
+It claims two profiles, placement and what-if: which nodes should run a daemon pod (nodeSelector,
+required node affinity, taints and the default daemon tolerations, a template nodeName), the pod
+the controller creates there, the pods it deletes from nodes that may no longer keep them, and
+the status counters. It declines the other profiles' cases (diff, rolling, status) with
+{"skip": ...}, so that `daemonsched conformance run --profile placement --profile what-if -- \
+python3 daemonsched_conformance.py` reports those two profiles as conforming.
+
+Protocol: one JSON request per line on stdin ({"case", "profile", "now", "burstLimit",
+"objects"}); one JSON answer per line on stdout, {"daemonSets": [...]} in the shape of
+`daemonsched plan -o json`, or {"skip": "why"}. Only the standard library is used.
+"""
+
+import copy
+import json
+import re
+import sys
+
+CLAIMED = {"placement", "what-if"}
+
+DEFAULT_TOLERATIONS = [
+    ("node.kubernetes.io/not-ready", "NoExecute"),
+    ("node.kubernetes.io/unreachable", "NoExecute"),
+    ("node.kubernetes.io/disk-pressure", "NoSchedule"),
+    ("node.kubernetes.io/memory-pressure", "NoSchedule"),
+    ("node.kubernetes.io/pid-pressure", "NoSchedule"),
+    ("node.kubernetes.io/unschedulable", "NoSchedule"),
+]
+
+
+def merged_tolerations(spec):
+    """The template's tolerations with the defaults merged in (DEFTOL-1, DEFTOL-2)."""
+    tols = copy.deepcopy(spec.get("tolerations") or [])
+    defaults = list(DEFAULT_TOLERATIONS)
+    if spec.get("hostNetwork"):
+        defaults.append(("node.kubernetes.io/network-unavailable", "NoSchedule"))
+    for key, effect in defaults:
+        default = {"key": key, "operator": "Exists", "effect": effect}
+        same = [i for i, t in enumerate(tols)
+                if t.get("key", "") == key and t.get("operator", "") == "Exists"
+                and t.get("value", "") == "" and t.get("effect", "") == effect]
+        for i in same:
+            tols[i] = dict(default)
+        if not same:
+            tols.append(dict(default))
+    return tols
+
+
+def tolerates(tol, taint):
+    if tol.get("effect") and tol["effect"] != taint.get("effect"):
+        return False
+    op = tol.get("operator") or "Equal"
+    if op == "Exists":
+        return not tol.get("key") or tol["key"] == taint.get("key")
+    return tol.get("key", "") == taint.get("key") and tol.get("value", "") == taint.get("value", "")
+
+
+def untolerated(tols, taints, effects):
+    return any(t.get("effect") in effects and not any(tolerates(x, t) for x in tols) for t in taints)
+
+
+def requirement_matches(req, value, present):
+    op, values = req["operator"], req.get("values") or []
+    if op == "In":
+        return present and value in values
+    if op == "NotIn":
+        return not present or value not in values
+    if op == "Exists":
+        return present
+    if op == "DoesNotExist":
+        return not present
+    if op in ("Gt", "Lt"):
+        try:
+            have, want = int(value), int(values[0])
+        except (TypeError, ValueError, IndexError):
+            return False
+        return present and (have > want if op == "Gt" else have < want)
+    return False
+
+
+def term_matches(term, node):
+    exprs, fields = term.get("matchExpressions") or [], term.get("matchFields") or []
+    if not exprs and not fields:
+        return False
+    labels = node["metadata"].get("labels") or {}
+    for r in exprs:
+        if not requirement_matches(r, labels.get(r["key"]), r["key"] in labels):
+            return False
+    for r in fields:
+        if r["key"] != "metadata.name" or not requirement_matches(r, node["metadata"]["name"], True):
+            return False
+    return True
+
+
+def placement_matches(spec, node):
+    labels = node["metadata"].get("labels") or {}
+    for k, v in (spec.get("nodeSelector") or {}).items():
+        if labels.get(k) != v:
+            return False
+    required = (((spec.get("affinity") or {}).get("nodeAffinity") or {})
+                .get("requiredDuringSchedulingIgnoredDuringExecution"))
+    if required is not None:
+        return any(term_matches(t, node) for t in required.get("nodeSelectorTerms") or [])
+    return True
+
+
+def eligibility(ds, node):
+    """(shouldRun, shouldContinueRunning) of ELIG-1."""
+    spec = ds["spec"]["template"].get("spec") or {}
+    if spec.get("nodeName") and spec["nodeName"] != node["metadata"]["name"]:
+        return False, False
+    if not placement_matches(spec, node):
+        return False, False
+    tols, taints = merged_tolerations(spec), (node.get("spec") or {}).get("taints") or []
+    if untolerated(tols, taints, {"NoExecute"}):
+        return False, False
+    return not untolerated(tols, taints, {"NoSchedule"}), True
+
+
+def controlled_by(pod, ds):
+    for ref in pod["metadata"].get("ownerReferences") or []:
+        if ref.get("controller"):
+            return ref.get("uid") == ds["metadata"].get("uid")
+    return False
+
+
+def selector_matches(ds, labels):
+    sel = ds["spec"].get("selector") or {}
+    if not sel.get("matchLabels") and not sel.get("matchExpressions"):
+        return False
+    if sel.get("matchExpressions"):
+        raise NotImplementedError("matchExpressions selectors")
+    return all(labels.get(k) == v for k, v in sel["matchLabels"].items())
+
+
+def current_hash(ds, revisions):
+    owned = [r for r in revisions if controlled_by(r, ds)]
+    if not owned:
+        raise NotImplementedError("computing a revision hash without a ControllerRevision")
+    newest = max(owned, key=lambda r: r.get("revision", 0))
+    return newest["metadata"]["labels"]["controller-revision-hash"]
+
+
+SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+
+
+def generate_name(name):
+    """POD-1: "<name>-", or the bare name when that is not a valid name prefix."""
+    prefix = name + "-"
+    masked = prefix[:-1] + "a"  # a prefix may end in a dash: validate it as if it did not
+    if len(masked) <= 253 and SUBDOMAIN.fullmatch(masked):
+        return prefix
+    return name
+
+
+def new_pod(ds, node, hash_):
+    tpl = ds["spec"]["template"]
+    meta = tpl.get("metadata") or {}
+    labels = dict(meta.get("labels") or {})
+    labels["controller-revision-hash"] = hash_
+    pod_meta = {"generateName": generate_name(ds["metadata"]["name"]), "namespace": ds["metadata"]["namespace"],
+                "labels": labels,
+                "ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": ds["metadata"]["name"],
+                                     "uid": ds["metadata"]["uid"], "controller": True, "blockOwnerDeletion": True}]}
+    if meta.get("annotations"):
+        pod_meta["annotations"] = dict(meta["annotations"])
+    spec = copy.deepcopy(tpl.get("spec") or {})
+    spec["tolerations"] = merged_tolerations(spec)
+    term = {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}
+    affinity = spec.setdefault("affinity", {})
+    node_affinity = affinity.setdefault("nodeAffinity", {})
+    required = node_affinity.setdefault("requiredDuringSchedulingIgnoredDuringExecution", {})
+    required["nodeSelectorTerms"] = [term]
+    return {"metadata": pod_meta, "spec": spec, "status": {}}
+
+
+def ready(pod):
+    for c in (pod.get("status") or {}).get("conditions") or []:
+        if c.get("type") == "Ready":
+            return c.get("status") == "True"
+    return False
+
+
+def plan_one(ds, nodes, pods, revisions):
+    hash_ = current_hash(ds, revisions)
+    ns = ds["metadata"]["namespace"]
+    if (ds["spec"].get("minReadySeconds") or 0) != 0:
+        raise NotImplementedError("minReadySeconds")
+    mine = [p for p in pods if p["metadata"].get("namespace") == ns and controlled_by(p, ds)
+            and selector_matches(ds, p["metadata"].get("labels") or {})]
+    by_node = {}
+    for p in mine:
+        by_node.setdefault((p.get("spec") or {}).get("nodeName", ""), []).append(p)
+    creates, deletes = [], []
+    status = {"currentNumberScheduled": 0, "numberMisscheduled": 0, "desiredNumberScheduled": 0,
+              "numberReady": 0, "observedGeneration": ds["metadata"].get("generation", 0),
+              "updatedNumberScheduled": 0, "numberAvailable": 0, "numberUnavailable": 0}
+    for node in sorted(nodes, key=lambda n: n["metadata"]["name"]):
+        name = node["metadata"]["name"]
+        run, keep = eligibility(ds, node)
+        here = by_node.get(name, [])
+        if any((p.get("status") or {}).get("phase") in ("Failed", "Succeeded") for p in here) or len(here) > 1:
+            raise NotImplementedError("terminal or duplicate pods (the diff profile)")
+        if run:
+            status["desiredNumberScheduled"] += 1
+            if here:
+                status["currentNumberScheduled"] += 1
+                pod = here[0]
+                if ready(pod):
+                    status["numberReady"] += 1
+                    status["numberAvailable"] += 1
+                if (pod["metadata"].get("labels") or {}).get("controller-revision-hash") == hash_:
+                    status["updatedNumberScheduled"] += 1
+            else:
+                creates.append({"node": name, "reason": "MissingPod", "pod": new_pod(ds, name, hash_)})
+        elif here:
+            status["numberMisscheduled"] += 1
+        if here and not keep:
+            deletes += [{"namespace": ns, "name": p["metadata"]["name"], "node": name, "reason": "NodeNotEligible"}
+                        for p in here]
+    status["numberUnavailable"] = max(0, status["desiredNumberScheduled"] - status["numberAvailable"])
+    return {"namespace": ns, "name": ds["metadata"]["name"], "revisionHash": hash_, "create": creates,
+            "delete": deletes, "adopt": [], "release": [], "status": status}
+
+
+def answer(request):
+    if request.get("profile") not in CLAIMED:
+        return {"skip": "profile %s is not implemented" % request.get("profile")}
+    if request.get("burstLimit"):
+        return {"skip": "the burst cap is not implemented"}
+    objs = request["objects"]
+    kinds = lambda k: [o for o in objs if o.get("kind") == k]
+    try:
+        plans = [plan_one(ds, kinds("Node"), kinds("Pod"), kinds("ControllerRevision"))
+                 for ds in sorted(kinds("DaemonSet"), key=lambda d: (d["metadata"]["namespace"], d["metadata"]["name"]))]
+    except NotImplementedError as e:
+        return {"skip": str(e)}
+    return {"daemonSets": plans}
+
+
+def main():
+    for line in sys.stdin:
+        if line.strip():
+            print(json.dumps(answer(json.loads(line))), flush=True)
+
+
+if __name__ == "__main__":
+    main()
