@@ -292,14 +292,6 @@ func (s *columnSum) mark(t *resourceTable, i int) {
 	}
 }
 
-func (s *columnSum) clone() *columnSum {
-	c := &columnSum{v: slices.Clone(s.v), q: make([]resource.Quantity, len(s.q)), present: slices.Clone(s.present)}
-	for i := range s.q {
-		c.q[i] = s.q[i].DeepCopy()
-	}
-	return c
-}
-
 // reset sets every column to zero.
 func (s *columnSum) reset() {
 	clear(s.v)
