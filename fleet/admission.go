@@ -24,8 +24,9 @@ type Admission struct {
 }
 
 // CompileAdmission compiles LimitRanges and RuntimeClasses. A nil entry, an entry without a
-// name, a LimitRange without a namespace and two objects with the same (namespace and) name are
-// errors, with paths limitRanges[i] and runtimeClasses[i]; Admission is then nil. The objects
+// name, a LimitRange without a namespace, two objects with the same (namespace and) name and a
+// quantity beyond [MaxQuantityDigits] are errors, with paths limitRanges[i] and
+// runtimeClasses[i]; Admission is then nil. The objects
 // are not modified: a LimitRange is defaulted (ADM-2) on a copy.
 func CompileAdmission(limitRanges []*v1.LimitRange, runtimeClasses []*nodev1.RuntimeClass) (*Admission, field.ErrorList) {
 	var errs field.ErrorList
@@ -49,6 +50,14 @@ func CompileAdmission(limitRanges []*v1.LimitRange, runtimeClasses []*nodev1.Run
 			continue
 		}
 		seen[lr.Namespace+"/"+lr.Name] = true
+		for j, it := range lr.Spec.Limits {
+			ip := p.Child("spec", "limits").Index(j)
+			errs = append(errs, hugeQuantities(it.Min, ip.Child("min"))...)
+			errs = append(errs, hugeQuantities(it.Max, ip.Child("max"))...)
+			errs = append(errs, hugeQuantities(it.Default, ip.Child("default"))...)
+			errs = append(errs, hugeQuantities(it.DefaultRequest, ip.Child("defaultRequest"))...)
+			errs = append(errs, hugeQuantities(it.MaxLimitRequestRatio, ip.Child("maxLimitRequestRatio"))...)
+		}
 		a.limitRanges[lr.Namespace] = append(a.limitRanges[lr.Namespace], defaultLimitRange(lr))
 	}
 	rcPath := field.NewPath("runtimeClasses")
@@ -64,6 +73,9 @@ func CompileAdmission(limitRanges []*v1.LimitRange, runtimeClasses []*nodev1.Run
 		case a.runtimeClasses[rc.Name] != nil:
 			errs = append(errs, field.Duplicate(p.Child("metadata", "name"), rc.Name))
 			continue
+		}
+		if rc.Overhead != nil {
+			errs = append(errs, hugeQuantities(rc.Overhead.PodFixed, p.Child("overhead", "podFixed"))...)
 		}
 		a.runtimeClasses[rc.Name] = rc
 	}
@@ -99,6 +111,19 @@ func defaultLimitRange(lr *v1.LimitRange) *v1.LimitRange {
 		fillMissing(it.DefaultRequest, it.Min)
 	}
 	return lr
+}
+
+// hugeQuantities reports the quantities of l beyond MaxQuantityDigits, as Compile does for
+// pod templates.
+func hugeQuantities(l v1.ResourceList, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, name := range slices.Sorted(maps.Keys(l)) {
+		if quantityTooLarge(l[name]) {
+			errs = append(errs, field.Invalid(path.Key(string(name)), field.OmitValueType{},
+				"a quantity of more than 1000 digits or scaled beyond 10^±1000 cannot be added in bounded time"))
+		}
+	}
+	return errs
 }
 
 // fillMissing sets in list every resource of from that list lacks.

@@ -8,6 +8,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -115,6 +116,17 @@ func TestAdmissionRules(t *testing.T) {
 				t.Fatalf("scheduling selector %v, want %v", got.SchedulingSelector, tc.selector)
 			}
 		})
+	}
+}
+
+func TestCompileAdmissionRefusesHugeQuantities(t *testing.T) {
+	huge := resource.MustParse("1e999")
+	huge.Add(resource.MustParse("1e-999"))
+	_, errs := fleet.CompileAdmission(
+		[]*v1.LimitRange{admLimitRange("l", v1.LimitRangeItem{Type: v1.LimitTypeContainer, Default: v1.ResourceList{"cpu": huge}})},
+		[]*nodev1.RuntimeClass{{ObjectMeta: metav1.ObjectMeta{Name: "k"}, Overhead: &nodev1.Overhead{PodFixed: v1.ResourceList{"memory": huge}}}})
+	if len(errs) != 2 || errs[0].Field != "limitRanges[0].spec.limits[0].default[cpu]" || errs[1].Field != "runtimeClasses[0].overhead.podFixed[memory]" {
+		t.Fatalf("errors %v", errs)
 	}
 }
 
