@@ -8,7 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// Distribution is a delay drawn uniformly from [Min, Max]; Min == Max is a fixed delay.
+// Distribution is a delay drawn uniformly from [Min, Max] in whole milliseconds; Min == Max
+// is a fixed delay.
 type Distribution struct {
 	Min, Max time.Duration
 }
@@ -20,7 +21,8 @@ func (d Distribution) draw(r *rand.Rand) time.Duration {
 	if d.Max <= d.Min {
 		return d.Min
 	}
-	return d.Min + time.Duration(r.Int64N(int64(d.Max-d.Min)+1))
+	span := int64((d.Max - d.Min) / time.Millisecond)
+	return d.Min + time.Duration(r.Int64N(span+1))*time.Millisecond
 }
 
 func (d Distribution) validate(p *field.Path) field.ErrorList {

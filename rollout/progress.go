@@ -148,7 +148,7 @@ func Progress(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts ProgressOptions) 
 		if len(r.Blocking) == 0 {
 			r.Blocking = append(r.Blocking, Blocker{Reason: BlockCreateNotServed, Message: "the next sync does nothing, yet the rollout is not complete"})
 		}
-		r.Message = fmt.Sprintf("%d of %d nodes are up to date and available; %d nodes block the rollout", min(r.UpToDate, r.Available), r.Desired, len(r.Blocking))
+		r.Message = fmt.Sprintf("%d of %d nodes are up to date and available; blocked on %d node(s)", min(r.UpToDate, r.Available), r.Desired, len(r.Blocking))
 	}
 	return r, nil
 }

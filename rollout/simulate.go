@@ -218,11 +218,7 @@ func checkOptions(opts Options, s daemonset.Snapshot, ds *appsv1.DaemonSet) fiel
 		errs = append(errs, field.Required(field.NewPath("daemonSet"), "the DaemonSet to simulate"))
 	}
 	if len(s.Nodes) == 0 {
-		name := ""
-		if ds != nil {
-			name = "DaemonSet " + ds.Namespace + "/" + ds.Name + ": "
-		}
-		errs = append(errs, field.Required(field.NewPath("nodes"), name+"no nodes, so nothing would ever run or roll out"))
+		errs = append(errs, field.Required(field.NewPath("nodes"), "no nodes, so nothing would ever run or roll out"))
 	}
 	if opts.Start.IsZero() {
 		errs = append(errs, field.Required(root.Child("start"), "the virtual clock's start"))

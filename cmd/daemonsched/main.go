@@ -37,6 +37,8 @@ var errUsage = errors.New("usage")
 const usageText = `Usage:
   daemonsched plan    [-f FILE]... [--now RFC3339] [-o table|json|yaml] [--burst N] [--strict]
   daemonsched explain [-f FILE]... --node NAME [--daemonset NAMESPACE/NAME] [--now RFC3339]
+  daemonsched rollout status [-f FILE]... [--daemonset NAMESPACE/NAME] [--now RFC3339] [-o table|json|yaml]
+  daemonsched forecast [-f FILE]... [--template FILE] [--startup 20s|20s-40s] [--daemonset NAMESPACE/NAME] [--seed N] [-o ...]
 
 daemonsched prints what the Kubernetes v1.36 DaemonSet controller would do in one sync of every
 DaemonSet of a snapshot (plan), and why a DaemonSet does or does not run on a node (explain).
@@ -74,7 +76,10 @@ whatever the order of documents and files, ending in a newline) or yaml (the sam
 
 Each error is one line on stderr, "daemonsched: FILE: document N: Kind namespace/name: path:
 message" (with "items[I]" after the document inside lists), and nothing is written on stdout.
-Exit status: 0 success, 1 bad input, 2 usage.
+Exit status: 0 success, 1 bad input, 2 usage. rollout status judges each DaemonSet from its
+nodes and pods (not its status counters) and exits 0 when every rollout is complete, 3 when one
+is progressing and 4 when one is stuck (stuck wins); the blocking nodes are listed. forecast
+simulates the rollout (of --template, or the one under way) and prints its syncs and duration.
 `
 
 // run is the whole command: it parses args, reads the input and writes the result. It writes
@@ -93,6 +98,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = runPlan(args[1:], stdin, &out, stderr)
 	case "explain":
 		err = runExplain(args[1:], stdin, &out, stderr)
+	case "rollout":
+		err = runRollout(args[1:], stdin, &out, stderr)
+	case "forecast":
+		err = runForecast(args[1:], stdin, &out, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usageText)
 		return exitOK
@@ -111,6 +120,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitOK
 	case errors.Is(err, errUsage):
 		return exitUsage
+	case errors.As(err, new(exitStatus)):
+		if _, werr := stdout.Write(out.Bytes()); werr != nil {
+			fmt.Fprintf(stderr, "daemonsched: %v\n", werr)
+			return exitBadInput
+		}
+		var st exitStatus
+		errors.As(err, &st)
+		return int(st)
 	default:
 		fmt.Fprintf(stderr, "daemonsched: %v\n", err)
 		return exitBadInput
