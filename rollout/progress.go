@@ -212,11 +212,10 @@ func walkNodes(r *Report, p *daemonset.Planner, s daemonset.Snapshot, res *daemo
 				old = append(old, pod)
 			}
 		}
-		if !e.ShouldRun {
-			continue // pods the node may keep (ELIG-4) and that the plan leaves alone
-		}
 		switch {
 		case len(current) > 0:
+			// A node that should not run the pod but keeps one (ELIG-4) still counts against
+			// the budget while that pod is unavailable.
 			pod := current[0]
 			ref := pod.Namespace + "/" + pod.Name
 			switch {
@@ -235,6 +234,8 @@ func walkNodes(r *Report, p *daemonset.Planner, s daemonset.Snapshot, res *daemo
 			default:
 				add(Blocker{Pod: ref, Reason: WaitPodStarting}, false)
 			}
+		case !e.ShouldRun:
+			// Old pods the node may keep (ELIG-4) and that the plan leaves alone.
 		case len(old) > 0:
 			ref := old[0].Namespace + "/" + old[0].Name
 			switch {
