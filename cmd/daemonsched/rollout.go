@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"runtime"
@@ -45,6 +46,25 @@ func pickDaemonSets(in *manifest.Result, name string) ([]*appsv1.DaemonSet, erro
 	return out, nil
 }
 
+// loadAt checks --daemonset, reads the input and returns it with the instant to judge at:
+// --now, or the latest timestamp of the input.
+func loadAt(fs *flag.FlagSet, dsName string, files fileList, now timeFlag, stdin io.Reader, stderr io.Writer) (*manifest.Result, time.Time, error) {
+	if err := daemonSetFlag(dsName); err != nil {
+		fmt.Fprintf(stderr, "daemonsched: %v\n", err)
+		fs.Usage()
+		return nil, time.Time{}, errUsage
+	}
+	in, err := load(files, stdin, manifest.Options{Workers: runtime.GOMAXPROCS(0)})
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	at := now.t
+	if at.IsZero() {
+		at = manifest.Latest(in.Snapshot)
+	}
+	return in, at, nil
+}
+
 func daemonSetFlag(s string) error {
 	if s != "" && strings.Count(s, "/") != 1 {
 		return fmt.Errorf("--daemonset wants NAMESPACE/NAME, got %q", s)
@@ -70,18 +90,9 @@ func runRollout(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if err := parseFlags(fs, args[1:], stderr); err != nil {
 		return err
 	}
-	if err := daemonSetFlag(*dsName); err != nil {
-		fmt.Fprintf(stderr, "daemonsched: %v\n", err)
-		fs.Usage()
-		return errUsage
-	}
-	in, err := load(files, stdin, manifest.Options{Workers: runtime.GOMAXPROCS(0)})
+	in, at, err := loadAt(fs, *dsName, files, now, stdin, stderr)
 	if err != nil {
 		return err
-	}
-	at := now.t
-	if at.IsZero() {
-		at = manifest.Latest(in.Snapshot)
 	}
 	dss, err := pickDaemonSets(in, *dsName)
 	if err != nil {
@@ -210,18 +221,9 @@ func runForecast(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	if err := daemonSetFlag(*dsName); err != nil {
-		fmt.Fprintf(stderr, "daemonsched: %v\n", err)
-		fs.Usage()
-		return errUsage
-	}
-	in, err := load(files, stdin, manifest.Options{Workers: runtime.GOMAXPROCS(0)})
+	in, at, err := loadAt(fs, *dsName, files, now, stdin, stderr)
 	if err != nil {
 		return err
-	}
-	at := now.t
-	if at.IsZero() {
-		at = manifest.Latest(in.Snapshot)
 	}
 	var dss []*appsv1.DaemonSet
 	if template != "" {
