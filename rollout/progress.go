@@ -142,13 +142,13 @@ func Progress(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts ProgressOptions) 
 			len(res.Create), len(res.Delete), len(res.Adopt), len(res.Release))
 	case slices.ContainsFunc(r.Waiting, func(b Blocker) bool { return b.Reason != WaitBudget }):
 		r.State = StateProgressing
-		r.Message = fmt.Sprintf("%d of %d nodes are up to date and available; pods are on their way", min(r.UpToDate, r.Available), r.Desired)
+		r.Message = fmt.Sprintf("%d of %d up to date, %d available; pods are on their way", r.UpToDate, r.Desired, r.Available)
 	default:
 		r.State = StateStuck
 		if len(r.Blocking) == 0 {
 			r.Blocking = append(r.Blocking, Blocker{Reason: BlockCreateNotServed, Message: "the next sync does nothing, yet the rollout is not complete"})
 		}
-		r.Message = fmt.Sprintf("%d of %d nodes are up to date and available; blocked on %d node(s)", min(r.UpToDate, r.Available), r.Desired, len(r.Blocking))
+		r.Message = fmt.Sprintf("%d of %d up to date, %d available; blocked on %d node(s)", r.UpToDate, r.Desired, r.Available, len(r.Blocking))
 	}
 	return r, nil
 }
