@@ -65,7 +65,7 @@ func Apply(s daemonset.Snapshot, res *daemonset.Result, opts ApplyOptions) (daem
 		return daemonset.Snapshot{}, field.NotFound(field.NewPath("daemonSets"), res.Namespace+"/"+res.Name)
 	}
 	w := newWorld(s, i)
-	if _, err := w.apply(res, opts.Now, opts.Scheduler, true); err != nil {
+	if _, err := w.apply(res, opts.Now, opts.Scheduler, true, false); err != nil {
 		return daemonset.Snapshot{}, err
 	}
 	return w.snapshot(), nil
@@ -81,18 +81,39 @@ type applied struct {
 
 // apply writes res into w. writeStatus false leaves the DaemonSet's status as it is (the
 // observed sync writes it after its last step).
-func (w *world) apply(res *daemonset.Result, now time.Time, sched Scheduler, writeStatus bool) (applied, error) {
+//
+// ownPods says that the plan's pods are the caller's to keep (a plan made for this apply
+// alone), so they are not copied.
+func (w *world) apply(res *daemonset.Result, now time.Time, sched Scheduler, writeStatus, ownPods bool) (applied, error) {
 	var out applied
 	if sched == nil {
 		sched = BindToTarget
 	}
 	ds := w.ds()
 	if res.Skipped == "" && res.RevisionHash != "" {
-		revs, err := writeHistory(ds, w.revisions, w.pods, res.RevisionHash)
-		if err != nil {
-			return out, err
+		key := historyKey{spec: w.specVersion + 1, hash: res.RevisionHash, revisions: len(w.revisions)}
+		if c := ds.Status.CollisionCount; c != nil {
+			key.collision = *c + 1
 		}
-		w.revisions = revs
+		if len(w.revisions) > 0 {
+			key.first = w.revisions[0]
+		}
+		if key != w.history {
+			revs, err := writeHistory(ds, w.revisions, w.pods, res.RevisionHash)
+			if err != nil {
+				return out, err
+			}
+			// A write that changed nothing stays a no-op while its inputs stay; the pods matter
+			// only when old revisions exceed the limit, so that case is never remembered.
+			limit := 10
+			if l := ds.Spec.RevisionHistoryLimit; l != nil {
+				limit = int(*l)
+			}
+			if len(revs) == len(w.revisions) && len(revs) <= limit+1 && (len(revs) == 0 || &revs[0] == &w.revisions[0]) {
+				w.history = key
+			}
+			w.revisions = revs
+		}
 	}
 	root := field.NewPath("result")
 	for i, d := range res.Delete {
@@ -113,10 +134,13 @@ func (w *world) apply(res *daemonset.Result, now time.Time, sched Scheduler, wri
 			out.removed = append(out.removed, pod)
 			continue
 		}
-		pod = pod.DeepCopy()
+		// Copy on write: the new object shares what it does not change with the old one, and
+		// neither is modified again.
+		cp := *pod
 		ts := metav1.NewTime(now.Add(time.Duration(grace) * time.Second))
-		pod.DeletionTimestamp = &ts
-		pod.DeletionGracePeriodSeconds = &grace
+		cp.DeletionTimestamp = &ts
+		cp.DeletionGracePeriodSeconds = &grace
+		pod = &cp
 		w.setPod(pod)
 		out.terminating = append(out.terminating, pod)
 	}
@@ -125,24 +149,27 @@ func (w *world) apply(res *daemonset.Result, now time.Time, sched Scheduler, wri
 		if !ok {
 			return out, field.NotFound(root.Child("adopt").Index(i), ref.Namespace+"/"+ref.Name)
 		}
-		pod = pod.DeepCopy()
-		pod.OwnerReferences = append(pod.OwnerReferences, *metav1.NewControllerRef(ds, appsv1.SchemeGroupVersion.WithKind("DaemonSet")))
-		w.setPod(pod)
+		cp := *pod
+		cp.OwnerReferences = append(slices.Clip(pod.OwnerReferences), *metav1.NewControllerRef(ds, appsv1.SchemeGroupVersion.WithKind("DaemonSet")))
+		w.setPod(&cp)
 	}
 	for i, ref := range res.Release {
 		pod, ok := w.pod(podKey{ref.Namespace, ref.Name})
 		if !ok {
 			return out, field.NotFound(root.Child("release").Index(i), ref.Namespace+"/"+ref.Name)
 		}
-		pod = pod.DeepCopy()
-		pod.OwnerReferences = slices.DeleteFunc(pod.OwnerReferences, func(o metav1.OwnerReference) bool { return o.UID == ds.UID })
-		w.setPod(pod)
+		cp := *pod
+		cp.OwnerReferences = slices.DeleteFunc(slices.Clone(pod.OwnerReferences), func(o metav1.OwnerReference) bool { return o.UID == ds.UID })
+		w.setPod(&cp)
 	}
 	for i, c := range res.Create {
 		if c.Pod == nil {
 			return out, field.Required(root.Child("create").Index(i).Child("pod"), "the pod to create")
 		}
-		pod := c.Pod.DeepCopy()
+		pod := c.Pod
+		if !ownPods {
+			pod = pod.DeepCopy()
+		}
 		if pod.Namespace == "" {
 			pod.Namespace = ds.Namespace
 		}
@@ -167,7 +194,10 @@ func (w *world) apply(res *daemonset.Result, now time.Time, sched Scheduler, wri
 	}
 	out.actions = len(res.Create) + len(res.Delete) + len(res.Adopt) + len(res.Release)
 	if writeStatus && res.Status != nil || res.CollisionCount != nil {
-		next := ds.DeepCopy()
+		// Copy on write: the new object shares its spec and metadata with ds; neither is
+		// modified again.
+		cp := *ds
+		next := &cp
 		if writeStatus && res.Status != nil {
 			cc := next.Status.CollisionCount
 			next.Status = *res.Status.DeepCopy()

@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -106,7 +107,9 @@ func (k Kubelet) fate(pod *v1.Pod, r *rand.Rand) Fate {
 
 // started returns pod as its kubelet reports it at now under fate.
 func started(pod *v1.Pod, fate Fate, now time.Time) *v1.Pod {
-	p := pod.DeepCopy()
+	cp := *pod // copy on write: only the status changes
+	p := &cp
+	p.Status = v1.PodStatus{Phase: pod.Status.Phase}
 	t := metavNow(now)
 	var names []string
 	for _, c := range p.Spec.Containers {
@@ -148,7 +151,9 @@ func started(pod *v1.Pod, fate Fate, now time.Time) *v1.Pod {
 func markNotReady(pod *v1.Pod, now time.Time) *v1.Pod {
 	for i, c := range pod.Status.Conditions {
 		if c.Type == v1.PodReady && c.Status == v1.ConditionTrue {
-			p := pod.DeepCopy()
+			cp := *pod
+			p := &cp
+			p.Status.Conditions = slices.Clone(pod.Status.Conditions)
 			p.Status.Conditions[i].Status = v1.ConditionFalse
 			p.Status.Conditions[i].LastTransitionTime = metavNow(now)
 			return p

@@ -84,6 +84,9 @@ type Options struct {
 	Scheduler Scheduler
 	// Workers is passed to every plan (daemonset.Options.Workers).
 	Workers int
+	// noIncremental makes every plan a whole-snapshot plan (tests compare the two).
+	noIncremental bool
+
 	// AfterSync, when set, is called after every sync with the step and the cluster as the
 	// sync left it; the snapshot's slices are valid only during the call.
 	AfterSync func(step Step, s daemonset.Snapshot)
@@ -191,6 +194,46 @@ type sim struct {
 		version uint64
 		now     time.Time
 	}
+	// The planner of the current DaemonSet, kept while its key holds.
+	planner    *daemonset.Planner
+	plannerKey plannerKey
+	spec       uint64 // bumped when the DaemonSet's spec or collision count changes
+	// inc re-plans only touched nodes (ROLL-12); nil when not built (incTried: or not possible).
+	inc      *incremental
+	incTried bool
+	noInc    bool // tests compare against whole-snapshot plans
+}
+
+type plannerKey struct {
+	spec     uint64
+	observed int64
+	now      time.Time
+}
+
+// plannerFor returns the Planner of the current DaemonSet at sm.now, compiled again only when
+// what it reads changed: the spec, the collision count, the observed generation, and the
+// clock when minReadySeconds makes availability depend on it.
+func (sm *sim) plannerFor() *daemonset.Planner {
+	ds := sm.w.ds()
+	key := plannerKey{spec: sm.spec, observed: ds.Status.ObservedGeneration}
+	if ds.Spec.MinReadySeconds != 0 || sm.planner == nil {
+		key.now = sm.now
+	}
+	if sm.planner != nil && key == sm.plannerKey {
+		return sm.planner
+	}
+	sm.planner, _ = daemonset.Compile(ds, daemonset.Options{Now: sm.now, BurstLimit: sm.opts.BurstLimit, Workers: sm.opts.Workers})
+	sm.plannerKey = key
+	return sm.planner
+}
+
+// invalidate drops what depends on the DaemonSet or the node list.
+func (sm *sim) invalidate(spec bool) {
+	if spec {
+		sm.spec++
+		sm.w.specVersion++
+	}
+	sm.inc, sm.incTried = nil, false
 }
 
 // Simulate runs the DaemonSet controller for ds over s on a virtual clock (ROLL-5, ROLL-7): it
@@ -290,12 +333,18 @@ func newSim(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts Options) (*sim, err
 	sm := &sim{
 		opts:    opts,
 		w:       newWorld(s, i),
+		noInc:   opts.noIncremental,
 		rng:     rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)),
 		now:     opts.Start,
 		backoff: NewBackoff(time.Second, 15*time.Minute),
 		fates:   map[podKey]Fate{},
 		epochs:  map[string]uint64{},
 		traj:    &Trajectory{Start: opts.Start, LastChange: opts.Start},
+	}
+	sm.w.touched = func(node string) {
+		if sm.inc != nil {
+			sm.inc.touch(node)
+		}
 	}
 	sm.push(item{at: opts.Start, kind: itemSync})
 	for j, e := range opts.Events {
@@ -429,6 +478,7 @@ func (sm *sim) handle(it item) bool {
 
 func (sm *sim) event(e Event) bool {
 	sm.changed()
+	sm.invalidate(e.Type == EventDaemonSetUpdated)
 	switch e.Type {
 	case EventNodeNotReady, EventNodeReady:
 		n, ok := sm.w.node(e.Node)
@@ -506,7 +556,7 @@ func withReadiness(n *v1.Node, ready bool, now time.Time) *v1.Node {
 // sync runs one sync of the controller at sm.now under the sync model.
 func (sm *sim) sync() error {
 	ds := sm.w.ds()
-	p, _ := daemonset.Compile(ds, daemonset.Options{Now: sm.now, BurstLimit: sm.opts.BurstLimit, Workers: sm.opts.Workers})
+	p := sm.plannerFor()
 	res := sm.plan(p)
 	step := Step{At: sm.now}
 	res = sm.holdBack(res, &step)
@@ -529,7 +579,7 @@ func (sm *sim) sync() error {
 		if final.Status != nil {
 			st := *final
 			st.Create, st.Delete, st.Adopt, st.Release, st.CollisionCount = nil, nil, nil, nil, nil
-			if _, err := sm.w.apply(&st, sm.now, sm.opts.Scheduler, true); err != nil {
+			if _, err := sm.w.apply(&st, sm.now, sm.opts.Scheduler, true, false); err != nil {
 				return err
 			}
 			res = final
@@ -537,6 +587,9 @@ func (sm *sim) sync() error {
 	}
 	if res.RollingUpdate != nil && res.RollingUpdate.Acted {
 		step.RollingActed = true
+	}
+	if !equalCount(ds.Status.CollisionCount, sm.w.ds().Status.CollisionCount) {
+		sm.invalidate(true)
 	}
 	if st := sm.w.ds().Status; res.Status != nil {
 		step.Status = st
@@ -560,7 +613,22 @@ func (sm *sim) plan(p *daemonset.Planner) *daemonset.Result {
 	if sm.memo != nil && sm.memoAt.version == sm.version && sm.memoAt.now.Equal(sm.now) {
 		return sm.memo
 	}
-	res := p.Plan(sm.w.snapshot())
+	var res *daemonset.Result
+	switch {
+	case sm.inc != nil:
+		var stale bool
+		if res, stale = sm.inc.plan(sm.w); stale {
+			sm.invalidate(false)
+		}
+	case !sm.noInc && !sm.incTried:
+		res = p.Plan(sm.w.snapshot())
+		var retry bool
+		sm.inc, retry = newIncremental(sm.w, p, res, sm.opts.BurstLimit, sm.now)
+		sm.incTried = !retry
+	}
+	if res == nil {
+		res = p.Plan(sm.w.snapshot())
+	}
 	sm.memo = res
 	sm.memoAt.version, sm.memoAt.now = sm.version, sm.now
 	return res
@@ -592,7 +660,9 @@ func (sm *sim) holdBack(res *daemonset.Result, step *Step) *daemonset.Result {
 
 // applyStep applies res, records it in step and gives the kubelet model its pods.
 func (sm *sim) applyStep(res *daemonset.Result, step *Step, writeStatus bool) (bool, error) {
-	a, err := sm.w.apply(res, sm.now, sm.opts.Scheduler, writeStatus)
+	// A plan is applied once; its pods are fresh objects (daemonset's Result), so the world
+	// keeps them.
+	a, err := sm.w.apply(res, sm.now, sm.opts.Scheduler, writeStatus, true)
 	if err != nil {
 		return false, err
 	}
@@ -625,4 +695,8 @@ func (sm *sim) applyStep(res *daemonset.Result, step *Step, writeStatus bool) (b
 		sm.push(item{at: sm.now, kind: itemSync}) // the watch events of the writes
 	}
 	return a.actions > 0, nil
+}
+
+func equalCount(a, b *int32) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
 }

@@ -2,9 +2,11 @@ package rollout
 
 import (
 	"hash/fnv"
+	"slices"
 	"strconv"
 	"time"
 
+	"github.com/daemonsched/daemonsched/affinity"
 	"github.com/daemonsched/daemonsched/daemonset"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
@@ -29,6 +31,22 @@ type world struct {
 	pods      []*v1.Pod
 	podIx     map[podKey]int
 	revisions []*appsv1.ControllerRevision
+	// byNode groups the pods by the node they are meant for (OWN-9).
+	byNode map[string][]*v1.Pod
+	// touched, when set, hears of every node whose object or pods change.
+	touched func(node string)
+	// specVersion counts changes of the DaemonSet's spec; history remembers the last revision
+	// write that changed nothing, to skip it while nothing it reads changed.
+	specVersion uint64
+	history     historyKey
+}
+
+type historyKey struct {
+	spec      uint64
+	hash      string
+	collision int32
+	revisions int
+	first     *appsv1.ControllerRevision
 }
 
 func newWorld(s daemonset.Snapshot, dsIndex int) *world {
@@ -44,11 +62,53 @@ func newWorld(s daemonset.Snapshot, dsIndex int) *world {
 	for i, n := range w.nodes {
 		w.nodeIx[n.Name] = i
 	}
+	w.byNode = make(map[string][]*v1.Pod, len(s.Nodes))
 	for _, p := range s.Pods {
 		w.podIx[keyOf(p)] = len(w.pods)
 		w.pods = append(w.pods, p)
+		n := podNode(p)
+		w.byNode[n] = append(w.byNode[n], p)
 	}
 	return w
+}
+
+// podNode is the node a pod is meant for (OWN-9); "" when it has none.
+func podNode(p *v1.Pod) string {
+	if p.Spec.NodeName != "" {
+		return p.Spec.NodeName
+	}
+	n, _ := affinity.TargetNodeName(p)
+	return n
+}
+
+func (w *world) touch(node string) {
+	if w.touched != nil {
+		w.touched(node)
+	}
+}
+
+// regroup replaces old (nil: none) by p (nil: none) in the node groups.
+func (w *world) regroup(old, p *v1.Pod) {
+	if old != nil {
+		n := podNode(old)
+		list := w.byNode[n]
+		if i := slices.Index(list, old); i >= 0 {
+			if p != nil && podNode(p) == n {
+				list[i] = p
+				w.touch(n)
+				return
+			}
+			list[i] = list[len(list)-1]
+			list[len(list)-1] = nil
+			w.byNode[n] = list[:len(list)-1]
+		}
+		w.touch(n)
+	}
+	if p != nil {
+		n := podNode(p)
+		w.byNode[n] = append(w.byNode[n], p)
+		w.touch(n)
+	}
 }
 
 func (w *world) ds() *appsv1.DaemonSet { return w.daemonSet[w.dsIndex] }
@@ -81,9 +141,11 @@ func (w *world) pod(k podKey) (*v1.Pod, bool) {
 func (w *world) setPod(p *v1.Pod) {
 	k := keyOf(p)
 	if i, ok := w.podIx[k]; ok {
+		w.regroup(w.pods[i], p)
 		w.pods[i] = p
 		return
 	}
+	w.regroup(nil, p)
 	w.podIx[k] = len(w.pods)
 	w.pods = append(w.pods, p)
 }
@@ -94,6 +156,7 @@ func (w *world) removePod(k podKey) bool {
 	if !ok {
 		return false
 	}
+	w.regroup(w.pods[i], nil)
 	last := len(w.pods) - 1
 	if i != last {
 		w.pods[i] = w.pods[last]
@@ -114,6 +177,7 @@ func (w *world) node(name string) (*v1.Node, bool) {
 }
 
 func (w *world) setNode(n *v1.Node) {
+	w.touch(n.Name)
 	if i, ok := w.nodeIx[n.Name]; ok {
 		w.nodes[i] = n
 		return
@@ -127,6 +191,7 @@ func (w *world) removeNode(name string) bool {
 	if !ok {
 		return false
 	}
+	w.touch(name)
 	w.nodes = append(w.nodes[:i:i], w.nodes[i+1:]...)
 	delete(w.nodeIx, name)
 	for j := i; j < len(w.nodes); j++ {

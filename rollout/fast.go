@@ -1,0 +1,440 @@
+package rollout
+
+import (
+	"math/bits"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+)
+
+// incremental re-plans only the nodes an event touched (ROLL-12). It keeps, per node, the
+// one-node plan of package daemonset (the base diff and the status counters are node-local)
+// and the node's part of the rolling-update step, and joins them into the plan the whole
+// snapshot would give: the base diff in node order, the status as sums, and the rolling step
+// from counts and ordered sets of nodes. It is used only where that join is exact: the pods
+// are all controlled (no adoption or release), every pod's node exists, minReadySeconds is 0
+// (so availability does not change with the clock), the hash is non-empty, and the base diff
+// stays within the burst cap; anything else, and every node or DaemonSet event, sends the
+// simulation back to whole-snapshot plans until it rebuilds.
+type incremental struct {
+	p       *daemonset.Planner
+	ds      *appsv1.DaemonSet
+	hash    string
+	surge   bool
+	mu, ms  int
+	desired int
+	burst   int
+
+	names   []string       // sorted
+	rank    map[string]int // name -> index into names and recs
+	recs    []nodeRec
+	dirty   []int
+	isDirty bitset
+
+	// Sums over recs.
+	baseCreates, baseDeletes int
+	status                   [6]int32 // desired, current, misscheduled, ready, updated, available
+	u, s, a                  int      // no surge: unavailable; surge: surge and available counts
+	ineligible, candidates   int
+	// Ordered sets of node indices by rolling category, and of nodes with base-diff actions.
+	sets [catCount]bitset
+	base bitset
+}
+
+// rollingStepDeletes are the deletion reasons of the rolling-update step (UPD-8, UPD-11), as
+// opposed to the base diff's.
+var rollingStepDeletes = map[daemonset.Reason]bool{
+	daemonset.ReasonUpdateOldUnavailable: true, daemonset.ReasonUpdateOldCandidate: true,
+	daemonset.ReasonSurgeOldUnavailableIneligible: true, daemonset.ReasonSurgeReplaced: true,
+	daemonset.ReasonSurgeIneligibleExcess: true,
+}
+
+type nodeRec struct {
+	create  []daemonset.Creation
+	delete  []daemonset.Deletion
+	status  [6]int32
+	cat     category
+	counted struct{ u, s, a int }
+	oldPod  *v1.Pod
+}
+
+type category uint8
+
+const (
+	catNone category = iota
+	catUnavailableOld
+	catCandidate
+	catIneligibleUnavailable
+	catAllowed
+	catIneligibleCandidate
+	catSurgeCandidate
+	catReplaced
+	catCount
+)
+
+type bitset []uint64
+
+func (b bitset) set(i int, on bool) {
+	if on {
+		b[i/64] |= 1 << (i % 64)
+	} else {
+		b[i/64] &^= 1 << (i % 64)
+	}
+}
+
+// first calls f on the set indices in order until f returns false.
+func (b bitset) each(f func(int) bool) {
+	for w, word := range b {
+		for word != 0 {
+			i := bits.TrailingZeros64(word)
+			if !f(w*64 + i) {
+				return
+			}
+			word &= word - 1
+		}
+	}
+}
+
+// newIncremental builds the per-node state from a whole-snapshot plan full of w, or returns nil
+// when the join would not be exact; retry says a later plan may allow it (the rolling step did
+// not run, so its budgets are unknown).
+func newIncremental(w *world, p *daemonset.Planner, full *daemonset.Result, burst int, now time.Time) (inc *incremental, retry bool) {
+	ds := w.ds()
+	ru := full.RollingUpdate
+	if full.Skipped != "" || full.RevisionHash == "" || ds.Spec.MinReadySeconds != 0 ||
+		len(full.Adopt)+len(full.Release)+len(full.Conflicts) > 0 || ru == nil || ru.Error != "" {
+		return nil, false
+	}
+	if ds.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType && !ru.Acted {
+		return nil, true
+	}
+	if ds.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType && ru.MaxSurge > 0 &&
+		p.NewPod("x").Labels[appsv1.DefaultDaemonSetUniqueLabelKey] != full.RevisionHash {
+		return nil, false // surge creates need the plan's pod; NewPod's hash differs (D-6)
+	}
+	for _, pod := range w.pods {
+		if !isControlledBy(pod, ds) {
+			return nil, false
+		}
+		if _, ok := w.nodeIx[podNode(pod)]; !ok {
+			return nil, false
+		}
+	}
+	// A Planner of its own for the one-node plans: its working memory stays one node large.
+	p, _ = daemonset.Compile(ds, daemonset.Options{Now: now, BurstLimit: burst})
+	inc = &incremental{p: p, ds: ds, hash: full.RevisionHash, mu: ru.MaxUnavailable, ms: ru.MaxSurge,
+		surge: ru.MaxSurge > 0, desired: int(full.Status.DesiredNumberScheduled), burst: burst,
+		rank: make(map[string]int, len(w.nodes))}
+	for _, n := range w.nodes {
+		inc.names = append(inc.names, n.Name)
+	}
+	slices.Sort(inc.names)
+	for i, n := range inc.names {
+		inc.rank[n] = i
+	}
+	inc.recs = make([]nodeRec, len(inc.names))
+	for c := range inc.sets {
+		inc.sets[c] = make(bitset, (len(inc.names)+63)/64)
+	}
+	inc.base = make(bitset, (len(inc.names)+63)/64)
+	inc.isDirty = make(bitset, (len(inc.names)+63)/64)
+	for i := range inc.names {
+		inc.refresh(w, i)
+	}
+	if inc.status[0] != int32(inc.desired) {
+		return nil, false
+	}
+	return inc, false
+}
+
+// touch marks the node of name dirty.
+func (inc *incremental) touch(name string) {
+	if i, ok := inc.rank[name]; ok && inc.isDirty[i/64]&(1<<(i%64)) == 0 {
+		inc.isDirty.set(i, true)
+		inc.dirty = append(inc.dirty, i)
+	}
+}
+
+// refresh re-plans node i alone and updates the sums.
+func (inc *incremental) refresh(w *world, i int) {
+	r := &inc.recs[i]
+	inc.baseCreates -= len(r.create)
+	inc.baseDeletes -= len(r.delete)
+	for k := range r.status {
+		inc.status[k] -= r.status[k]
+	}
+	inc.u -= r.counted.u
+	inc.s -= r.counted.s
+	inc.a -= r.counted.a
+	inc.count(r.cat, -1)
+	inc.sets[r.cat].set(i, false)
+
+	name := inc.names[i]
+	node := w.nodes[w.nodeIx[name]]
+	pods := w.byNode[name]
+	res := inc.p.Plan(daemonset.Snapshot{Nodes: []*v1.Node{node}, Pods: pods, Revisions: w.revisions})
+	// Only the base diff of the one-node plan: its own rolling step budgets one node.
+	*r = nodeRec{}
+	for _, c := range res.Create {
+		if c.Reason == daemonset.ReasonMissingPod {
+			r.create = append(r.create, c)
+		}
+	}
+	for _, d := range res.Delete {
+		if !rollingStepDeletes[d.Reason] {
+			r.delete = append(r.delete, d)
+		}
+	}
+	st := res.Status
+	r.status = [6]int32{st.DesiredNumberScheduled, st.CurrentNumberScheduled, st.NumberMisscheduled,
+		st.NumberReady, st.UpdatedNumberScheduled, st.NumberAvailable}
+	shouldRun := st.DesiredNumberScheduled == 1
+	if shouldRun || len(pods) > 0 {
+		inc.categorize(r, shouldRun, pods)
+	}
+
+	inc.baseCreates += len(r.create)
+	inc.baseDeletes += len(r.delete)
+	for k := range r.status {
+		inc.status[k] += r.status[k]
+	}
+	inc.u += r.counted.u
+	inc.s += r.counted.s
+	inc.a += r.counted.a
+	inc.count(r.cat, 1)
+	inc.sets[r.cat].set(i, r.cat != catNone)
+	inc.base.set(i, len(r.create)+len(r.delete) > 0)
+}
+
+func (inc *incremental) count(c category, d int) {
+	switch c {
+	case catIneligibleCandidate:
+		inc.ineligible += d
+	case catCandidate, catSurgeCandidate:
+		inc.candidates += d
+	}
+}
+
+// categorize is the node's part of the rolling step (UPD-8, UPD-11): what it adds to the
+// counts and which ordered set it joins.
+func (inc *incremental) categorize(r *nodeRec, shouldRun bool, pods []*v1.Pod) {
+	var newPod, oldPod *v1.Pod
+	excess := false
+	for _, pod := range pods {
+		if pod.DeletionTimestamp != nil {
+			continue
+		}
+		if inc.updated(pod) {
+			if newPod != nil {
+				excess = true
+			}
+			newPod = pod
+		} else {
+			if oldPod != nil {
+				excess = true
+			}
+			oldPod = pod
+		}
+	}
+	r.oldPod = oldPod
+	if !inc.surge {
+		switch {
+		case excess, oldPod == nil && newPod == nil, oldPod != nil && newPod != nil:
+			r.counted.u = 1
+		case newPod != nil:
+			if !podReady(newPod) {
+				r.counted.u = 1
+			}
+		case !podReady(oldPod):
+			r.cat, r.counted.u = catUnavailableOld, 1
+		default:
+			r.cat = catCandidate
+		}
+		return
+	}
+	if excess {
+		r.counted.s = 1
+		return
+	}
+	if oldPod != nil {
+		if podReady(oldPod) {
+			r.counted.a = 1
+		}
+	} else if newPod != nil && podReady(newPod) {
+		r.counted.a = 1
+	}
+	switch {
+	case oldPod == nil:
+	case newPod == nil:
+		oldAvailable := podReady(oldPod)
+		switch {
+		case !oldAvailable && !shouldRun:
+			r.cat = catIneligibleUnavailable
+		case !oldAvailable:
+			r.cat = catAllowed
+		case !shouldRun:
+			r.cat = catIneligibleCandidate
+		default:
+			r.cat = catSurgeCandidate
+		}
+	case !podReady(newPod):
+		r.counted.s = 1
+	default:
+		r.cat = catReplaced
+	}
+}
+
+// updated is UPD-3 for the pods of the simulation: the hash label, or the template-generation
+// label.
+func (inc *incremental) updated(pod *v1.Pod) bool {
+	if pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == inc.hash {
+		return true
+	}
+	g, ok := inc.ds.Annotations[appsv1.DeprecatedTemplateGeneration]
+	return ok && pod.Labels[daemonset.LabelTemplateGeneration] == g
+}
+
+// plan returns the plan of the whole snapshot, or nil when it cannot be joined exactly: stale
+// says the state cannot serve again (the budgets changed with the desired count), otherwise
+// only this plan is beyond it (the burst cap would cut a list).
+func (inc *incremental) plan(w *world) (res *daemonset.Result, stale bool) {
+	for _, i := range inc.dirty {
+		inc.refresh(w, i)
+		inc.isDirty.set(i, false)
+	}
+	inc.dirty = inc.dirty[:0]
+	if inc.status[0] != int32(inc.desired) {
+		return nil, true
+	}
+	if inc.baseCreates > inc.burst || inc.baseDeletes > inc.burst {
+		return nil, false
+	}
+	ds := w.ds()
+	res = &daemonset.Result{Namespace: ds.Namespace, Name: ds.Name, RevisionHash: inc.hash,
+		Create: make([]daemonset.Creation, 0, inc.baseCreates), Delete: make([]daemonset.Deletion, 0, inc.baseDeletes),
+		Adopt: []daemonset.PodRef{}, Release: []daemonset.PodRef{}}
+	inc.base.each(func(i int) bool {
+		res.Create = append(res.Create, inc.recs[i].create...)
+		res.Delete = append(res.Delete, inc.recs[i].delete...)
+		return true
+	})
+	switch {
+	case ds.Spec.UpdateStrategy.Type != appsv1.RollingUpdateDaemonSetStrategyType:
+		res.RollingUpdate = &daemonset.RollingUpdate{Reason: daemonset.RollingReasonOnDelete}
+	case inc.baseCreates+inc.baseDeletes > 0:
+		res.RollingUpdate = &daemonset.RollingUpdate{Reason: daemonset.RollingReasonBaseDiffNotEmpty}
+	case !inc.surge:
+		inc.noSurge(res)
+	default:
+		inc.withSurge(res)
+	}
+	if res.RollingUpdate.Acted && (len(res.Create) > inc.burst || len(res.Delete) > inc.burst) {
+		return nil, false // the burst cap would cut the rolling step's lists
+	}
+	slices.SortFunc(res.Delete, func(a, b daemonset.Deletion) int {
+		if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	res.Status = inc.statusOf(ds)
+	return res, false
+}
+
+func (inc *incremental) deletion(i int, reason daemonset.Reason, interchangeable bool) daemonset.Deletion {
+	pod := inc.recs[i].oldPod
+	return daemonset.Deletion{Namespace: pod.Namespace, Name: pod.Name, Node: inc.names[i], Reason: reason, Interchangeable: interchangeable}
+}
+
+func (inc *incremental) noSurge(res *daemonset.Result) {
+	res.RollingUpdate = &daemonset.RollingUpdate{Acted: true, MaxUnavailable: inc.mu}
+	take := min(max(inc.mu-inc.u, 0), inc.candidates)
+	interchangeable := take < inc.candidates
+	var marks []int
+	inc.sets[catUnavailableOld].each(func(i int) bool { marks = append(marks, i); return true })
+	taken := 0
+	inc.sets[catCandidate].each(func(i int) bool {
+		if taken == take {
+			return false
+		}
+		taken++
+		marks = append(marks, -1-i)
+		return true
+	})
+	for _, m := range marks {
+		if m >= 0 {
+			res.Delete = append(res.Delete, inc.deletion(m, daemonset.ReasonUpdateOldUnavailable, false))
+		} else {
+			res.Delete = append(res.Delete, inc.deletion(-1-m, daemonset.ReasonUpdateOldCandidate, interchangeable))
+		}
+	}
+}
+
+func (inc *incremental) withSurge(res *daemonset.Result) {
+	res.RollingUpdate = &daemonset.RollingUpdate{Acted: true, MaxUnavailable: inc.mu, MaxSurge: inc.ms}
+	takeIneligible := min(max(inc.a-inc.desired, 0), inc.ineligible)
+	takeSurge := min(max(inc.ms-inc.s, 0), inc.candidates)
+	inc.sets[catIneligibleUnavailable].each(func(i int) bool {
+		res.Delete = append(res.Delete, inc.deletion(i, daemonset.ReasonSurgeOldUnavailableIneligible, false))
+		return true
+	})
+	inc.sets[catReplaced].each(func(i int) bool {
+		res.Delete = append(res.Delete, inc.deletion(i, daemonset.ReasonSurgeReplaced, false))
+		return true
+	})
+	taken := 0
+	inc.sets[catIneligibleCandidate].each(func(i int) bool {
+		if taken == takeIneligible {
+			return false
+		}
+		taken++
+		res.Delete = append(res.Delete, inc.deletion(i, daemonset.ReasonSurgeIneligibleExcess, takeIneligible < inc.ineligible))
+		return true
+	})
+	// Creates in node order: the allowed ones and the first takeSurge candidates.
+	var creates []daemonset.Creation
+	takenSurge := 0
+	allowed, cands := inc.sets[catAllowed], inc.sets[catSurgeCandidate]
+	for w := range allowed {
+		word := allowed[w] | cands[w]
+		for word != 0 {
+			i := w*64 + bits.TrailingZeros64(word)
+			word &= word - 1
+			if inc.recs[i].cat == catAllowed {
+				creates = append(creates, daemonset.Creation{Node: inc.names[i], Reason: daemonset.ReasonSurgeOldUnavailable})
+			} else if takenSurge < takeSurge {
+				takenSurge++
+				creates = append(creates, daemonset.Creation{Node: inc.names[i], Reason: daemonset.ReasonSurgeCandidate, Interchangeable: takeSurge < inc.candidates})
+			}
+		}
+	}
+	for k := range creates {
+		creates[k].Pod = inc.p.NewPod(creates[k].Node)
+	}
+	res.Create = append(res.Create, creates...)
+}
+
+// statusOf is STAT-* from the sums, as the whole-snapshot plan writes it.
+func (inc *incremental) statusOf(ds *appsv1.DaemonSet) *appsv1.DaemonSetStatus {
+	c := inc.status
+	st := &appsv1.DaemonSetStatus{DesiredNumberScheduled: c[0], CurrentNumberScheduled: c[1], NumberMisscheduled: c[2],
+		NumberReady: c[3], UpdatedNumberScheduled: c[4], NumberAvailable: c[5], NumberUnavailable: max(0, c[0]-c[5]),
+		ObservedGeneration: ds.Generation}
+	if old := &ds.Status; old.ObservedGeneration > ds.Generation && old.DesiredNumberScheduled == st.DesiredNumberScheduled &&
+		old.CurrentNumberScheduled == st.CurrentNumberScheduled && old.NumberMisscheduled == st.NumberMisscheduled &&
+		old.NumberReady == st.NumberReady && old.UpdatedNumberScheduled == st.UpdatedNumberScheduled &&
+		old.NumberAvailable == st.NumberAvailable && old.NumberUnavailable == st.NumberUnavailable {
+		st.ObservedGeneration = old.ObservedGeneration
+	}
+	if cc := ds.Status.CollisionCount; cc != nil {
+		st.CollisionCount = new(*cc)
+	}
+	for i := range ds.Status.Conditions {
+		st.Conditions = append(st.Conditions, *ds.Status.Conditions[i].DeepCopy())
+	}
+	return st
+}
