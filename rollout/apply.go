@@ -8,6 +8,7 @@ import (
 	"github.com/daemonsched/daemonsched/daemonset"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -193,23 +194,41 @@ func (w *world) apply(res *daemonset.Result, now time.Time, sched Scheduler, wri
 		out.created = append(out.created, pod)
 	}
 	out.actions = len(res.Create) + len(res.Delete) + len(res.Adopt) + len(res.Release)
-	if writeStatus && res.Status != nil || res.CollisionCount != nil {
-		// Copy on write: the new object shares its spec and metadata with ds; neither is
-		// modified again.
-		cp := *ds
-		next := &cp
-		if writeStatus && res.Status != nil {
-			cc := next.Status.CollisionCount
-			next.Status = *res.Status.DeepCopy()
-			next.Status.CollisionCount = cc
-		}
-		if res.CollisionCount != nil {
-			c := *res.CollisionCount
-			next.Status.CollisionCount = &c
-		}
-		w.daemonSet[w.dsIndex] = next
+	if writeStatus {
+		w.writeStatus(res.Status)
+	}
+	if res.CollisionCount != nil {
+		cp := *w.ds() // copy on write: spec and metadata are shared, never modified again
+		c := *res.CollisionCount
+		cp.Status.CollisionCount = &c
+		w.daemonSet[w.dsIndex] = &cp
 	}
 	return out, nil
+}
+
+// writeStatus writes st (nil: nothing) to the DaemonSet, keeping its collision count. As
+// upstream's storeDaemonSetStatus, an equal status is not written: the object stays.
+func (w *world) writeStatus(st *appsv1.DaemonSetStatus) {
+	if st == nil {
+		return
+	}
+	ds := w.ds()
+	next := *st
+	next.CollisionCount = ds.Status.CollisionCount
+	next.Conditions = ds.Status.Conditions
+	if counters(next) == counters(ds.Status) && equality.Semantic.DeepEqual(next.Conditions, st.Conditions) {
+		return
+	}
+	cp := *ds // copy on write: spec and metadata are shared, never modified again
+	cp.Status = *next.DeepCopy()
+	w.daemonSet[w.dsIndex] = &cp
+}
+
+// counters are the fields of a status the sync computes.
+func counters(s appsv1.DaemonSetStatus) [8]int64 {
+	return [8]int64{s.ObservedGeneration, int64(s.DesiredNumberScheduled), int64(s.CurrentNumberScheduled),
+		int64(s.NumberMisscheduled), int64(s.NumberReady), int64(s.UpdatedNumberScheduled),
+		int64(s.NumberAvailable), int64(s.NumberUnavailable)}
 }
 
 // Reap returns s without the pods whose deletion timestamp is at or before now and whose node

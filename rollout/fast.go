@@ -9,6 +9,7 @@ import (
 	"github.com/daemonsched/daemonsched/daemonset"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // incremental re-plans only the nodes an event touched (ROLL-12). It keeps, per node, the
@@ -28,6 +29,9 @@ type incremental struct {
 	mu, ms  int
 	desired int
 	burst   int
+	// directOK: NewPod gives the plan's pods (same hash label); surgeDiff: the base diff
+	// allows surge (DIFF-9).
+	directOK, surgeDiff bool
 
 	names   []string       // sorted
 	rank    map[string]int // name -> index into names and recs
@@ -126,7 +130,13 @@ func newIncremental(w *world, p *daemonset.Planner, full *daemonset.Result, burs
 	}
 	// A Planner of its own for the one-node plans: its working memory stays one node large.
 	p, _ = daemonset.Compile(ds, daemonset.Options{Now: now, BurstLimit: burst})
-	inc = &incremental{p: p, ds: ds, hash: full.RevisionHash, mu: ru.MaxUnavailable, ms: ru.MaxSurge,
+	surgeDiff := false // DIFF-9: maxSurge resolves above 0 for one node
+	if u := ds.Spec.UpdateStrategy; u.Type == appsv1.RollingUpdateDaemonSetStrategyType && u.RollingUpdate != nil && u.RollingUpdate.MaxSurge != nil {
+		n, err := intstr.GetScaledValueFromIntOrPercent(u.RollingUpdate.MaxSurge, 1, true)
+		surgeDiff = err == nil && n > 0
+	}
+	inc = &incremental{surgeDiff: surgeDiff, directOK: p.NewPod("x").Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == full.RevisionHash,
+		p: p, ds: ds, hash: full.RevisionHash, mu: ru.MaxUnavailable, ms: ru.MaxSurge,
 		surge: ru.MaxSurge > 0, desired: int(full.Status.DesiredNumberScheduled), burst: burst,
 		rank: make(map[string]int, len(w.nodes))}
 	for _, n := range w.nodes {
@@ -176,23 +186,25 @@ func (inc *incremental) refresh(w *world, i int) {
 	name := inc.names[i]
 	node := w.nodes[w.nodeIx[name]]
 	pods := w.byNode[name]
-	res := inc.p.Plan(daemonset.Snapshot{Nodes: []*v1.Node{node}, Pods: pods, Revisions: w.revisions})
-	// Only the base diff of the one-node plan: its own rolling step budgets one node.
 	*r = nodeRec{}
-	for _, c := range res.Create {
-		if c.Reason == daemonset.ReasonMissingPod {
-			r.create = append(r.create, c)
+	if !inc.direct(r, node, pods) {
+		res := inc.p.Plan(daemonset.Snapshot{Nodes: []*v1.Node{node}, Pods: pods, Revisions: w.revisions})
+		// Only the base diff of the one-node plan: its own rolling step budgets one node.
+		for _, c := range res.Create {
+			if c.Reason == daemonset.ReasonMissingPod {
+				r.create = append(r.create, c)
+			}
 		}
-	}
-	for _, d := range res.Delete {
-		if !rollingStepDeletes[d.Reason] {
-			r.delete = append(r.delete, d)
+		for _, d := range res.Delete {
+			if !rollingStepDeletes[d.Reason] {
+				r.delete = append(r.delete, d)
+			}
 		}
+		st := res.Status
+		r.status = [6]int32{st.DesiredNumberScheduled, st.CurrentNumberScheduled, st.NumberMisscheduled,
+			st.NumberReady, st.UpdatedNumberScheduled, st.NumberAvailable}
 	}
-	st := res.Status
-	r.status = [6]int32{st.DesiredNumberScheduled, st.CurrentNumberScheduled, st.NumberMisscheduled,
-		st.NumberReady, st.UpdatedNumberScheduled, st.NumberAvailable}
-	shouldRun := st.DesiredNumberScheduled == 1
+	shouldRun := r.status[0] == 1
 	if shouldRun || len(pods) > 0 {
 		inc.categorize(r, shouldRun, pods)
 	}
@@ -217,6 +229,39 @@ func (inc *incremental) count(c category, d int) {
 	case catCandidate, catSurgeCandidate:
 		inc.candidates += d
 	}
+}
+
+// direct decides the commonest nodes without planning them: an eligible node (ELIG-1) with
+// no pod (DIFF-2: create) or one pod that is neither failed nor succeeded (nothing to do, except
+// under surge when that pod is terminating: DIFF-9 creates beside it), with the status
+// counters of that pod (STAT-2..STAT-5). Anything else is planned.
+func (inc *incremental) direct(r *nodeRec, node *v1.Node, pods []*v1.Pod) bool {
+	if !inc.directOK || len(pods) > 1 {
+		return false
+	}
+	if e := inc.p.Eligibility(node); !e.ShouldRun || !e.ShouldContinueRunning {
+		return false
+	}
+	r.status[0] = 1
+	if len(pods) == 0 {
+		r.create = []daemonset.Creation{{Node: node.Name, Reason: daemonset.ReasonMissingPod, Pod: inc.p.NewPod(node.Name)}}
+		return true
+	}
+	pod := pods[0]
+	if pod.Status.Phase == v1.PodFailed || pod.Status.Phase == v1.PodSucceeded {
+		return false
+	}
+	if pod.DeletionTimestamp != nil && inc.surgeDiff {
+		r.create = []daemonset.Creation{{Node: node.Name, Reason: daemonset.ReasonMissingPod, Pod: inc.p.NewPod(node.Name)}}
+	}
+	r.status[1] = 1
+	if podReady(pod) {
+		r.status[3], r.status[5] = 1, 1 // minReadySeconds is 0: Ready is available
+	}
+	if inc.updated(pod) {
+		r.status[4] = 1
+	}
+	return true
 }
 
 // categorize is the node's part of the rolling step (UPD-8, UPD-11): what it adds to the
@@ -310,9 +355,7 @@ func (inc *incremental) plan(w *world) (res *daemonset.Result, stale bool) {
 	if inc.status[0] != int32(inc.desired) {
 		return nil, true
 	}
-	if inc.baseCreates > inc.burst || inc.baseDeletes > inc.burst {
-		return nil, false
-	}
+
 	ds := w.ds()
 	res = &daemonset.Result{Namespace: ds.Namespace, Name: ds.Name, RevisionHash: inc.hash,
 		Create: make([]daemonset.Creation, 0, inc.baseCreates), Delete: make([]daemonset.Deletion, 0, inc.baseDeletes),
@@ -322,6 +365,10 @@ func (inc *incremental) plan(w *world) (res *daemonset.Result, stale bool) {
 		res.Delete = append(res.Delete, inc.recs[i].delete...)
 		return true
 	})
+	// The burst cap (DIFF-10): in the regime every base action is of one class, listed in node
+	// order.
+	res.Create = burstCap(res.Create, inc.burst, func(daemonset.Reason) int { return 0 }, creationKey)
+	res.Delete = burstCap(res.Delete, inc.burst, func(daemonset.Reason) int { return 0 }, deletionKey)
 	switch {
 	case ds.Spec.UpdateStrategy.Type != appsv1.RollingUpdateDaemonSetStrategyType:
 		res.RollingUpdate = &daemonset.RollingUpdate{Reason: daemonset.RollingReasonOnDelete}
@@ -331,9 +378,6 @@ func (inc *incremental) plan(w *world) (res *daemonset.Result, stale bool) {
 		inc.noSurge(res)
 	default:
 		inc.withSurge(res)
-	}
-	if res.RollingUpdate.Acted && (len(res.Create) > inc.burst || len(res.Delete) > inc.burst) {
-		return nil, false // the burst cap would cut the rolling step's lists
 	}
 	slices.SortFunc(res.Delete, func(a, b daemonset.Deletion) int {
 		if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
@@ -365,25 +409,28 @@ func (inc *incremental) noSurge(res *daemonset.Result) {
 		marks = append(marks, -1-i)
 		return true
 	})
+	deletes := make([]daemonset.Deletion, 0, len(marks))
 	for _, m := range marks {
 		if m >= 0 {
-			res.Delete = append(res.Delete, inc.deletion(m, daemonset.ReasonUpdateOldUnavailable, false))
+			deletes = append(deletes, inc.deletion(m, daemonset.ReasonUpdateOldUnavailable, false))
 		} else {
-			res.Delete = append(res.Delete, inc.deletion(-1-m, daemonset.ReasonUpdateOldCandidate, interchangeable))
+			deletes = append(deletes, inc.deletion(-1-m, daemonset.ReasonUpdateOldCandidate, interchangeable))
 		}
 	}
+	res.Delete = append(res.Delete, burstCap(deletes, inc.burst, rollingClass, deletionKey)...)
 }
 
 func (inc *incremental) withSurge(res *daemonset.Result) {
 	res.RollingUpdate = &daemonset.RollingUpdate{Acted: true, MaxUnavailable: inc.mu, MaxSurge: inc.ms}
 	takeIneligible := min(max(inc.a-inc.desired, 0), inc.ineligible)
 	takeSurge := min(max(inc.ms-inc.s, 0), inc.candidates)
+	var deletes []daemonset.Deletion
 	inc.sets[catIneligibleUnavailable].each(func(i int) bool {
-		res.Delete = append(res.Delete, inc.deletion(i, daemonset.ReasonSurgeOldUnavailableIneligible, false))
+		deletes = append(deletes, inc.deletion(i, daemonset.ReasonSurgeOldUnavailableIneligible, false))
 		return true
 	})
 	inc.sets[catReplaced].each(func(i int) bool {
-		res.Delete = append(res.Delete, inc.deletion(i, daemonset.ReasonSurgeReplaced, false))
+		deletes = append(deletes, inc.deletion(i, daemonset.ReasonSurgeReplaced, false))
 		return true
 	})
 	taken := 0
@@ -392,9 +439,10 @@ func (inc *incremental) withSurge(res *daemonset.Result) {
 			return false
 		}
 		taken++
-		res.Delete = append(res.Delete, inc.deletion(i, daemonset.ReasonSurgeIneligibleExcess, takeIneligible < inc.ineligible))
+		deletes = append(deletes, inc.deletion(i, daemonset.ReasonSurgeIneligibleExcess, takeIneligible < inc.ineligible))
 		return true
 	})
+	res.Delete = append(res.Delete, burstCap(deletes, inc.burst, rollingClass, deletionKey)...)
 	// Creates in node order: the allowed ones and the first takeSurge candidates.
 	var creates []daemonset.Creation
 	takenSurge := 0
@@ -412,6 +460,7 @@ func (inc *incremental) withSurge(res *daemonset.Result) {
 			}
 		}
 	}
+	creates = burstCap(creates, inc.burst, rollingClass, creationKey)
 	for k := range creates {
 		creates[k].Pod = inc.p.NewPod(creates[k].Node)
 	}
@@ -437,4 +486,54 @@ func (inc *incremental) statusOf(ds *appsv1.DaemonSet) *appsv1.DaemonSetStatus {
 		st.Conditions = append(st.Conditions, *ds.Status.Conditions[i].DeepCopy())
 	}
 	return st
+}
+
+// rollingClass is the cap priority of a rolling-step action (DIFF-10): the budgeted candidates
+// come after the actions the budget does not limit.
+func rollingClass(r daemonset.Reason) int {
+	switch r {
+	case daemonset.ReasonUpdateOldCandidate, daemonset.ReasonSurgeIneligibleExcess, daemonset.ReasonSurgeCandidate:
+		return 1
+	}
+	return 0
+}
+
+func creationKey(c *daemonset.Creation) (daemonset.Reason, string, *bool) {
+	return c.Reason, c.Node, &c.Interchangeable
+}
+
+func deletionKey(d *daemonset.Deletion) (daemonset.Reason, string, *bool) {
+	return d.Reason, d.Node, &d.Interchangeable
+}
+
+// burstCap keeps limit of list (DIFF-10) as the whole-snapshot plan does: by class, then node
+// (stable), and marks what it keeps of the class the limit cuts as interchangeable (D-1). The
+// result is in node order.
+func burstCap[T any](list []T, limit int, class func(daemonset.Reason) int, key func(*T) (daemonset.Reason, string, *bool)) []T {
+	if limit == 0 || len(list) <= limit {
+		return list
+	}
+	order := func(a, b T) int {
+		ra, na, _ := key(&a)
+		rb, nb, _ := key(&b)
+		if c := class(ra) - class(rb); c != 0 {
+			return c
+		}
+		return strings.Compare(na, nb)
+	}
+	slices.SortStableFunc(list, order)
+	r, _, _ := key(&list[limit])
+	cut := class(r)
+	list = list[:limit:limit]
+	for i := range list {
+		if r, _, mark := key(&list[i]); class(r) == cut {
+			*mark = true
+		}
+	}
+	slices.SortStableFunc(list, func(a, b T) int {
+		_, na, _ := key(&a)
+		_, nb, _ := key(&b)
+		return strings.Compare(na, nb)
+	})
+	return list
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/daemonsched/daemonsched/daemonset"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -577,11 +576,7 @@ func (sm *sim) sync() error {
 		}
 		final := sm.plan(p)
 		if final.Status != nil {
-			st := *final
-			st.Create, st.Delete, st.Adopt, st.Release, st.CollisionCount = nil, nil, nil, nil, nil
-			if _, err := sm.w.apply(&st, sm.now, sm.opts.Scheduler, true, false); err != nil {
-				return err
-			}
+			sm.w.writeStatus(final.Status)
 			res = final
 		}
 	}
@@ -593,7 +588,7 @@ func (sm *sim) sync() error {
 	}
 	if st := sm.w.ds().Status; res.Status != nil {
 		step.Status = st
-		if !equality.Semantic.DeepEqual(ds.Status, st) {
+		if sm.w.ds() != ds { // a status write replaces the object (copy on write)
 			sm.changed()
 			sm.push(item{at: sm.now, kind: itemSync}) // the DaemonSet's update event
 		}
