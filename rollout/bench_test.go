@@ -47,22 +47,26 @@ func BenchmarkProgress(b *testing.B) {
 		ds := s.DaemonSets[0]
 		b.Run(fmt.Sprintf("complete/nodes=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
+			cpu0 := cpuTime()
 			for b.Loop() {
 				r, err := rollout.Progress(s, ds, rollout.ProgressOptions{Now: t0})
 				if err != nil || r.State != rollout.StateComplete {
 					b.Fatal(err, r.State)
 				}
 			}
+			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 		})
 		next := agent(intstr.FromString("10%"), intstr.FromInt32(0), "agent:2", 0)
 		b.Run(fmt.Sprintf("progressing/nodes=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
+			cpu0 := cpuTime()
 			for b.Loop() {
 				r, err := rollout.Progress(daemonset.Snapshot{Nodes: s.Nodes, Pods: s.Pods}, next, rollout.ProgressOptions{Now: t0})
 				if err != nil || r.State != rollout.StateProgressing {
 					b.Fatal(err, r.State)
 				}
 			}
+			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 		})
 	}
 }

@@ -77,10 +77,12 @@ type Report struct {
 	Available int `json:"available"`
 	// Actions counts what the next sync creates, deletes, adopts and releases.
 	Actions int `json:"actions"`
-	// Blocking lists the nodes that will not progress by themselves, Waiting those that will;
-	// both sorted by node.
-	Blocking []Blocker `json:"blocking,omitempty"`
-	Waiting  []Blocker `json:"waiting,omitempty"`
+	// Blocking lists the nodes that will not progress by themselves, Waiting those that will
+	// (but for the budget), both sorted by node; WaitingForBudget counts the nodes whose old pod
+	// waits for the update budget.
+	Blocking         []Blocker `json:"blocking,omitempty"`
+	Waiting          []Blocker `json:"waiting,omitempty"`
+	WaitingForBudget int       `json:"waitingForBudget,omitempty"`
 }
 
 // ProgressOptions are the inputs of Progress that are not API objects.
@@ -140,7 +142,7 @@ func Progress(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts ProgressOptions) 
 		r.State = StateProgressing
 		r.Message = fmt.Sprintf("the next sync acts: %d to create, %d to delete, %d to adopt, %d to release",
 			len(res.Create), len(res.Delete), len(res.Adopt), len(res.Release))
-	case slices.ContainsFunc(r.Waiting, func(b Blocker) bool { return b.Reason != WaitBudget }):
+	case len(r.Waiting) > 0:
 		r.State = StateProgressing
 		r.Message = fmt.Sprintf("%d of %d up to date, %d available; pods are on their way", r.UpToDate, r.Desired, r.Available)
 	default:
@@ -156,49 +158,73 @@ func Progress(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts ProgressOptions) 
 // walkNodes classifies every node that is not done.
 func walkNodes(r *Report, p *daemonset.Planner, s daemonset.Snapshot, res *daemonset.Result, now time.Time) {
 	ds := p.DaemonSet()
-	byNode := map[string][]*v1.Pod{}
-	for _, pod := range s.Pods {
+	// The pods of each node as linked lists over pod indices: no allocation per node.
+	ix := make(map[string]int32, len(s.Nodes))
+	for i, n := range s.Nodes {
+		if n != nil {
+			ix[n.Name] = int32(i)
+		}
+	}
+	first := make([]int32, len(s.Nodes))
+	for i := range first {
+		first[i] = -1
+	}
+	next := make([]int32, len(s.Pods))
+	for i := len(s.Pods) - 1; i >= 0; i-- { // backwards, so that each list is in input order
+		pod := s.Pods[i]
 		if pod == nil || !isControlledBy(pod, ds) {
 			continue
 		}
 		node, _ := affinity.TargetNodeName(pod)
-		byNode[node] = append(byNode[node], pod)
+		if n, ok := ix[node]; ok {
+			next[i], first[n] = first[n], int32(i)
+		}
 	}
-	acting := map[string]bool{}
+	acting := make([]bool, len(s.Nodes))
 	for _, c := range res.Create {
-		acting[c.Node] = true
+		if n, ok := ix[c.Node]; ok {
+			acting[n] = true
+		}
 	}
 	for _, d := range res.Delete {
-		acting[d.Node] = true
+		if n, ok := ix[d.Node]; ok {
+			acting[n] = true
+		}
 	}
 	onDelete := ds.Spec.UpdateStrategy.Type == appsv1.OnDeleteDaemonSetStrategyType
 	ru := res.RollingUpdate
-	for _, n := range s.Nodes {
+	var node string
+	add := func(b Blocker, stuck bool) {
+		b.Node = node
+		switch {
+		case stuck:
+			r.Blocking = append(r.Blocking, b)
+		case b.Reason == WaitBudget:
+			r.WaitingForBudget++
+		default:
+			r.Waiting = append(r.Waiting, b)
+		}
+	}
+	for ni, n := range s.Nodes {
 		if n == nil {
 			continue
 		}
 		e := p.Eligibility(n)
-		pods := byNode[n.Name]
-		if !e.ShouldRun && len(pods) == 0 {
+		if !e.ShouldRun && first[ni] < 0 {
 			continue
 		}
-		add := func(b Blocker, stuck bool) {
-			b.Node = n.Name
-			if stuck {
-				r.Blocking = append(r.Blocking, b)
-			} else {
-				r.Waiting = append(r.Waiting, b)
-			}
-		}
-		if acting[n.Name] {
+		node = n.Name
+		if acting[ni] {
 			add(Blocker{Reason: WaitControllerAct}, false)
 			continue
 		}
 		ready := nodeReady(n)
-		var current, old []*v1.Pod
-		for _, pod := range pods {
-			ref := pod.Namespace + "/" + pod.Name
+		var curBuf, oldBuf [2]*v1.Pod
+		current, old := curBuf[:0], oldBuf[:0]
+		for k := first[ni]; k >= 0; k = next[k] {
+			pod := s.Pods[k]
 			if pod.DeletionTimestamp != nil {
+				ref := pod.Namespace + "/" + pod.Name
 				if !ready {
 					add(Blocker{Pod: ref, Reason: BlockNodeNotReady, Message: "a deleted pod cannot go while its node is not Ready"}, true)
 				} else {

@@ -197,7 +197,8 @@ func TestProgress(t *testing.T) {
 	require.Equal(t, rollout.StateStuck, rep.State, rep.Message)
 	require.Equal(t, []string{"node-00000"}, blockerNodes(rep.Blocking))
 	require.Equal(t, rollout.BlockPodNeverReady, rep.Blocking[0].Reason)
-	require.Equal(t, 3, len(rep.Waiting))
+	require.Empty(t, rep.Waiting)
+	require.Equal(t, 3, rep.WaitingForBudget, "the old pods wait for the budget the crash-looping pod holds")
 
 	// Mid-way: the first new pod is starting.
 	mid, err := rollout.Simulate(s, next, rollout.Options{Start: t0, Horizon: 5 * time.Second, Kubelet: crash})

@@ -126,6 +126,9 @@ func runRollout(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 			writeBlockers(stdout, "blocked", r.Blocking)
 			if r.State != rollout.StateComplete {
 				writeBlockers(stdout, "waiting", r.Waiting)
+				if r.WaitingForBudget > 0 {
+					fmt.Fprintf(stdout, "  %d node(s) wait for the update budget\n", r.WaitingForBudget)
+				}
 			}
 		}
 	}
