@@ -80,25 +80,44 @@ const (
 	catCount
 )
 
-type bitset []uint64
+type bitset struct {
+	words []uint64
+	n     int // bits set
+	lo    int // no word below lo has a bit set
+}
 
-func (b bitset) set(i int, on bool) {
+func newBitset(n int) bitset { return bitset{words: make([]uint64, (n+63)/64)} }
+
+func (b *bitset) has(i int) bool { return b.words[i/64]&(1<<(i%64)) != 0 }
+
+func (b *bitset) set(i int, on bool) {
+	if b.has(i) == on {
+		return
+	}
 	if on {
-		b[i/64] |= 1 << (i % 64)
+		b.words[i/64] |= 1 << (i % 64)
+		b.n++
+		b.lo = min(b.lo, i/64)
 	} else {
-		b[i/64] &^= 1 << (i % 64)
+		b.words[i/64] &^= 1 << (i % 64)
+		b.n--
 	}
 }
 
-// first calls f on the set indices in order until f returns false.
-func (b bitset) each(f func(int) bool) {
-	for w, word := range b {
-		for word != 0 {
-			i := bits.TrailingZeros64(word)
-			if !f(w*64 + i) {
+// each calls f on the set indices in order until f returns false. It skips the leading empty
+// words it has seen before, so a scan costs the words from the first set bit on.
+func (b *bitset) each(f func(int) bool) {
+	if b.n == 0 {
+		return
+	}
+	for b.lo < len(b.words) && b.words[b.lo] == 0 {
+		b.lo++
+	}
+	for w := b.lo; w < len(b.words); w++ {
+		for word := b.words[w]; word != 0; word &= word - 1 {
+			if !f(w*64 + bits.TrailingZeros64(word)) {
 				return
 			}
-			word &= word - 1
 		}
 	}
 }
@@ -148,10 +167,10 @@ func newIncremental(w *world, p *daemonset.Planner, full *daemonset.Result, burs
 	}
 	inc.recs = make([]nodeRec, len(inc.names))
 	for c := range inc.sets {
-		inc.sets[c] = make(bitset, (len(inc.names)+63)/64)
+		inc.sets[c] = newBitset(len(inc.names))
 	}
-	inc.base = make(bitset, (len(inc.names)+63)/64)
-	inc.isDirty = make(bitset, (len(inc.names)+63)/64)
+	inc.base = newBitset(len(inc.names))
+	inc.isDirty = newBitset(len(inc.names))
 	for i := range inc.names {
 		inc.refresh(w, i)
 	}
@@ -163,7 +182,7 @@ func newIncremental(w *world, p *daemonset.Planner, full *daemonset.Result, burs
 
 // touch marks the node of name dirty.
 func (inc *incremental) touch(name string) {
-	if i, ok := inc.rank[name]; ok && inc.isDirty[i/64]&(1<<(i%64)) == 0 {
+	if i, ok := inc.rank[name]; ok && !inc.isDirty.has(i) {
 		inc.isDirty.set(i, true)
 		inc.dirty = append(inc.dirty, i)
 	}

@@ -181,9 +181,16 @@ func (inc *incremental) withSurge(res *daemonset.Result) {
 	// Creates in node order: the allowed ones and the first takeSurge candidates.
 	var creates []daemonset.Creation
 	takenSurge := 0
-	allowed, cands := inc.sets[catAllowed], inc.sets[catSurgeCandidate]
-	for w := range allowed {
-		word := allowed[w] | cands[w]
+	allowed, cands := &inc.sets[catAllowed], &inc.sets[catSurgeCandidate]
+	from := len(allowed.words)
+	if allowed.n > 0 {
+		from = min(from, allowed.lo)
+	}
+	if cands.n > 0 {
+		from = min(from, cands.lo)
+	}
+	for w := from; w < len(allowed.words); w++ {
+		word := allowed.words[w] | cands.words[w]
 		for word != 0 {
 			i := w*64 + bits.TrailingZeros64(word)
 			word &= word - 1
