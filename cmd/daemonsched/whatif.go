@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -126,7 +125,7 @@ func (c *commonFlags) load(stdin io.Reader) (*manifest.Result, daemonset.Options
 func (c *commonFlags) render(stdout, stderr io.Writer, v any, table func(), in *manifest.Result, opts daemonset.Options) error {
 	switch c.format {
 	case formatJSON, formatYAML:
-		if err := renderData(stdout, v, c.format); err != nil {
+		if err := renderData(stdout, c.format, v); err != nil {
 			return err
 		}
 	default:
@@ -185,21 +184,6 @@ type whatIfTotals struct {
 	Min   v1.ResourceList `json:"min"`
 	Max   v1.ResourceList `json:"max"`
 	Exact bool            `json:"exact"`
-}
-
-// renderData writes v as indented JSON or as YAML.
-func renderData(w io.Writer, v any, format outputFormat) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err == nil && format == formatYAML {
-		data, err = yaml.JSONToYAML(data)
-	} else if err == nil {
-		data = append(data, '\n')
-	}
-	if err != nil {
-		return fmt.Errorf("rendering %s: %w", format, err)
-	}
-	_, err = w.Write(data)
-	return err
 }
 
 func renderWhatIf(w io.Writer, r whatIfReport) {
