@@ -1,7 +1,6 @@
 package rollout
 
 import (
-	"container/heap"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -28,24 +27,6 @@ type item struct {
 	pod   podKey
 	epoch uint64 // the node's kubelet epoch when scheduled; stale items are dropped
 	event int    // index into Options.Events
-}
-
-type queue []item
-
-func (q queue) Len() int { return len(q) }
-func (q queue) Less(i, j int) bool {
-	if c := q[i].at.Compare(q[j].at); c != 0 {
-		return c < 0
-	}
-	return q[i].seq < q[j].seq
-}
-func (q queue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *queue) Push(x any)   { *q = append(*q, x.(item)) }
-func (q *queue) Pop() any {
-	old := *q
-	it := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return it
 }
 
 // sim is one simulation's state.
@@ -185,7 +166,7 @@ func newSim(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts Options) (*sim, err
 func (sm *sim) push(it item) {
 	sm.seq++
 	it.seq = sm.seq
-	heap.Push(&sm.q, it)
+	sm.q.push(it)
 }
 
 func (sm *sim) changed() {
@@ -196,7 +177,7 @@ func (sm *sim) changed() {
 func (sm *sim) run() (*Trajectory, error) {
 	end := sm.opts.Start.Add(sm.opts.Horizon)
 	syncsAtNow := 0
-	for sm.q.Len() > 0 {
+	for len(sm.q) > 0 {
 		next := sm.q[0].at
 		if next.After(end) {
 			sm.now = end
@@ -207,8 +188,8 @@ func (sm *sim) run() (*Trajectory, error) {
 		}
 		sm.now = next
 		wantSync := false
-		for sm.q.Len() > 0 && sm.q[0].at.Equal(sm.now) {
-			it := heap.Pop(&sm.q).(item)
+		for len(sm.q) > 0 && sm.q[0].at.Equal(sm.now) {
+			it := sm.q.pop()
 			if it.kind == itemSync {
 				wantSync = true
 				continue

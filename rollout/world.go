@@ -262,7 +262,7 @@ func isControlledBy(pod *v1.Pod, ds *appsv1.DaemonSet) bool {
 	if pod.Namespace != ds.Namespace {
 		return false
 	}
-	ref := metav1.GetControllerOf(pod)
+	ref := metav1.GetControllerOfNoCopy(pod)
 	return ref != nil && ref.Kind == "DaemonSet" && ref.UID == ds.UID && ref.Name == ds.Name
 }
 
