@@ -107,7 +107,7 @@ func (sm *sim) event(e Event) bool {
 	case EventDaemonSetUpdated:
 		next := e.DaemonSet.DeepCopy()
 		next.Status = sm.w.ds().Status
-		sm.w.daemonSet[sm.w.dsIndex] = next
+		sm.w.setDS(next)
 	}
 	return true
 }

@@ -148,7 +148,7 @@ func newIncremental(w *world, p *daemonset.Planner, full *daemonset.Result, burs
 		}
 	}
 	// A Planner of its own for the one-node plans: its working memory stays one node large.
-	p, _ = daemonset.Compile(ds, daemonset.Options{Now: now, BurstLimit: burst})
+	p, _ = daemonset.Compile(w.sharedDS(), daemonset.Options{Now: now, BurstLimit: burst})
 	surgeDiff := false // DIFF-9: maxSurge resolves above 0 for one node
 	if u := ds.Spec.UpdateStrategy; u.Type == appsv1.RollingUpdateDaemonSetStrategyType && u.RollingUpdate != nil && u.RollingUpdate.MaxSurge != nil {
 		n, err := intstr.GetScaledValueFromIntOrPercent(u.RollingUpdate.MaxSurge, 1, true)

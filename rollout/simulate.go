@@ -75,7 +75,7 @@ func (sm *sim) plannerFor() *daemonset.Planner {
 	if sm.planner != nil && key == sm.plannerKey {
 		return sm.planner
 	}
-	sm.planner, _ = daemonset.Compile(ds, daemonset.Options{Now: sm.now, BurstLimit: sm.opts.BurstLimit, Workers: sm.opts.Workers})
+	sm.planner, _ = daemonset.Compile(sm.w.sharedDS(), daemonset.Options{Now: sm.now, BurstLimit: sm.opts.BurstLimit, Workers: sm.opts.Workers})
 	sm.plannerKey = key
 	return sm.planner
 }
@@ -225,6 +225,7 @@ func (sm *sim) finish(quiescent bool) *Trajectory {
 // sync runs one sync of the controller at sm.now under the sync model.
 func (sm *sim) sync() error {
 	ds := sm.w.ds()
+	collisions, writes := ds.Status.CollisionCount, sm.w.dsVersion
 	p := sm.plannerFor()
 	res := sm.plan(p)
 	step := Step{At: sm.now}
@@ -253,18 +254,23 @@ func (sm *sim) sync() error {
 	if res.RollingUpdate != nil && res.RollingUpdate.Acted {
 		step.RollingActed = true
 	}
-	if !equalCount(ds.Status.CollisionCount, sm.w.ds().Status.CollisionCount) {
+	if !equalCount(collisions, sm.w.ds().Status.CollisionCount) {
 		sm.invalidate(true)
 	}
 	if st := sm.w.ds().Status; res.Status != nil {
 		step.Status = st
-		if sm.w.ds() != ds { // a status write replaces the object (copy on write)
+		if sm.w.dsVersion != writes { // the status or the collision count was written
 			sm.changed()
 			sm.push(item{at: sm.now, kind: itemSync}) // the DaemonSet's update event
 		}
 		if m := ds.Spec.MinReadySeconds; m > 0 && st.NumberReady != st.NumberAvailable {
 			sm.push(item{at: sm.now.Add(time.Duration(m) * time.Second), kind: itemSync})
 		}
+	}
+	if len(sm.traj.Steps) == cap(sm.traj.Steps) {
+		// Double: append grows large slices by a quarter, which allocates about five times
+		// the final list over a long run.
+		sm.traj.Steps = slices.Grow(sm.traj.Steps, max(len(sm.traj.Steps), 64))
 	}
 	sm.traj.Steps = append(sm.traj.Steps, step)
 	if sm.opts.AfterSync != nil {

@@ -39,6 +39,11 @@ type world struct {
 	// write that changed nothing, to skip it while nothing it reads changed.
 	specVersion uint64
 	history     historyKey
+	// dsVersion counts the writes to the DaemonSet (status, collision count, updates).
+	// scratch is the DaemonSet object the world made itself and has shown to no one (no
+	// snapshot, no Planner): a status write may change it in place instead of copying it.
+	dsVersion uint64
+	scratch   *appsv1.DaemonSet
 }
 
 type historyKey struct {
@@ -113,14 +118,30 @@ func (w *world) regroup(old, p *v1.Pod) {
 
 func (w *world) ds() *appsv1.DaemonSet { return w.daemonSet[w.dsIndex] }
 
+// sharedDS returns the DaemonSet for a holder that keeps it (a Planner): from now on it is
+// never changed in place.
+func (w *world) sharedDS() *appsv1.DaemonSet {
+	w.scratch = nil
+	return w.ds()
+}
+
+// setDS replaces the DaemonSet by ds, an object the world made and nobody else holds.
+func (w *world) setDS(ds *appsv1.DaemonSet) {
+	w.daemonSet[w.dsIndex] = ds
+	w.scratch = ds
+	w.dsVersion++
+}
+
 // snapshot returns the world's state. Its slices are shared with the world: the caller reads
 // them before the world changes again.
 func (w *world) snapshot() daemonset.Snapshot {
+	w.scratch = nil
 	return daemonset.Snapshot{DaemonSets: w.daemonSet, Nodes: w.nodes, Pods: w.pods, Revisions: w.revisions}
 }
 
 // exported returns a snapshot whose slices are copies, for callers that keep it.
 func (w *world) exported() daemonset.Snapshot {
+	w.scratch = nil
 	return daemonset.Snapshot{
 		DaemonSets: append([]*appsv1.DaemonSet(nil), w.daemonSet...),
 		Nodes:      append([]*v1.Node(nil), w.nodes...),
