@@ -21,7 +21,7 @@ func (sm *sim) scheduleExisting(p *v1.Pod) {
 		return
 	}
 	sm.fates[keyOf(p)] = FateReady
-	sm.push(item{at: sm.now.Add(sm.opts.Kubelet.Startup.draw(sm.rng)), kind: itemStart, pod: keyOf(p), epoch: sm.epochs[p.Spec.NodeName]})
+	sm.push(pending{at: sm.now.Add(sm.opts.Kubelet.Startup.draw(sm.rng)), kind: itemStart, pod: keyOf(p), epoch: sm.epochs[p.Spec.NodeName]})
 }
 
 func (sm *sim) scheduleRemoval(p *v1.Pod) {
@@ -29,7 +29,7 @@ func (sm *sim) scheduleRemoval(p *v1.Pod) {
 	if p.DeletionTimestamp != nil {
 		d = min(d, max(p.DeletionTimestamp.Sub(sm.now), 0))
 	}
-	sm.push(item{at: sm.now.Add(d), kind: itemRemove, pod: keyOf(p), epoch: sm.epochs[p.Spec.NodeName]})
+	sm.push(pending{at: sm.now.Add(d), kind: itemRemove, pod: keyOf(p), epoch: sm.epochs[p.Spec.NodeName]})
 }
 
 // handle applies one kubelet or cluster event and reports whether it triggers a sync.
@@ -37,24 +37,26 @@ func (sm *sim) handle(it item) bool {
 	ds := sm.w.ds()
 	switch it.kind {
 	case itemStart:
-		p, ok := sm.w.pod(it.pod)
+		key := sm.podOf(it)
+		p, ok := sm.w.pod(key)
 		if !ok || p.DeletionTimestamp != nil || it.epoch != sm.epochs[p.Spec.NodeName] {
 			return false
 		}
-		np := started(p, sm.fates[it.pod], sm.now)
+		np := started(p, sm.fates[key], sm.now)
 		sm.w.setPod(np)
 		sm.changed()
 		if podReady(np) && ds.Spec.MinReadySeconds > 0 {
-			sm.push(item{at: sm.now.Add(time.Duration(ds.Spec.MinReadySeconds)*time.Second + time.Second), kind: itemSync})
+			sm.push(pending{at: sm.now.Add(time.Duration(ds.Spec.MinReadySeconds)*time.Second + time.Second), kind: itemSync})
 		}
 		return isControlledBy(np, ds)
 	case itemRemove:
-		p, ok := sm.w.pod(it.pod)
+		key := sm.podOf(it)
+		p, ok := sm.w.pod(key)
 		if !ok || it.epoch != sm.epochs[p.Spec.NodeName] {
 			return false
 		}
-		sm.w.removePod(it.pod)
-		delete(sm.fates, it.pod)
+		sm.w.removePod(key)
+		delete(sm.fates, key)
 		sm.changed()
 		return isControlledBy(p, ds)
 	case itemEvent:
@@ -88,7 +90,7 @@ func (sm *sim) event(e Event) bool {
 				if _, ok := sm.fates[keyOf(p)]; !ok {
 					sm.fates[keyOf(p)] = FateReady
 				}
-				sm.push(item{at: sm.now.Add(sm.opts.Kubelet.Startup.draw(sm.rng)), kind: itemStart, pod: keyOf(p), epoch: sm.epochs[e.Node]})
+				sm.push(pending{at: sm.now.Add(sm.opts.Kubelet.Startup.draw(sm.rng)), kind: itemStart, pod: keyOf(p), epoch: sm.epochs[e.Node]})
 			}
 		}
 	case EventNodeAdded:

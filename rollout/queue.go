@@ -6,9 +6,20 @@ package rollout
 // item nor call through an interface: the simulation pushes and pops about three items a sync.
 type queue []item
 
+// item is a queued pending: its time as an offset from Options.Start in nanoseconds, and its
+// pod as a slot of sim.slots (-1: none).
+type item struct {
+	at    int64
+	seq   uint64
+	epoch uint64
+	event int32
+	slot  int32
+	kind  itemKind
+}
+
 func (q queue) less(i, j int) bool {
-	if c := q[i].at.Compare(q[j].at); c != 0 {
-		return c < 0
+	if q[i].at != q[j].at {
+		return q[i].at < q[j].at
 	}
 	return q[i].seq < q[j].seq
 }
@@ -33,7 +44,6 @@ func (q *queue) pop() item {
 	top := h[0]
 	last := len(h) - 1
 	h[0] = h[last]
-	h[last] = item{} // drop the pod key's strings
 	h = h[:last]
 	for i := 0; ; {
 		l := 2*i + 1

@@ -20,9 +20,9 @@ const (
 	itemEvent
 )
 
-type item struct {
+// pending is something to happen at a time: a sync, a pod's start or removal, an event.
+type pending struct {
 	at    time.Time
-	seq   uint64
 	kind  itemKind
 	pod   podKey
 	epoch uint64 // the node's kubelet epoch when scheduled; stale items are dropped
@@ -51,6 +51,9 @@ type sim struct {
 	planner    *daemonset.Planner
 	plannerKey plannerKey
 	spec       uint64 // bumped when the DaemonSet's spec or collision count changes
+	// The pods of queued items, by slot; free lists the slots not in use.
+	slots []podKey
+	free  []int32
 	// inc re-plans only touched nodes (ROLL-12); nil when not built (incTried: or not possible).
 	inc      *incremental
 	incTried bool
@@ -148,9 +151,9 @@ func newSim(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts Options) (*sim, err
 			sm.inc.touch(node)
 		}
 	}
-	sm.push(item{at: opts.Start, kind: itemSync})
+	sm.push(pending{at: opts.Start, kind: itemSync})
 	for j, e := range opts.Events {
-		sm.push(item{at: opts.Start.Add(e.After), kind: itemEvent, event: j})
+		sm.push(pending{at: opts.Start.Add(e.After), kind: itemEvent, event: j})
 	}
 	// Pods already on their way: existing pods that are not Ready and not stuck start after a
 	// start-up delay from now; terminating ones go after their termination delay.
@@ -163,10 +166,31 @@ func newSim(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts Options) (*sim, err
 	return sm, nil
 }
 
-func (sm *sim) push(it item) {
+// push queues p. The queue's items hold no pointers (the garbage collector neither scans the
+// queue nor runs write barriers as it is reordered): the time is an offset from
+// Options.Start, the pod a slot of sm.slots.
+func (sm *sim) push(p pending) {
 	sm.seq++
-	it.seq = sm.seq
+	it := item{at: int64(p.at.Sub(sm.opts.Start)), seq: sm.seq, kind: p.kind, epoch: p.epoch, event: int32(p.event), slot: -1}
+	if p.kind == itemStart || p.kind == itemRemove {
+		if n := len(sm.free); n > 0 {
+			it.slot = sm.free[n-1]
+			sm.free = sm.free[:n-1]
+			sm.slots[it.slot] = p.pod
+		} else {
+			it.slot = int32(len(sm.slots))
+			sm.slots = append(sm.slots, p.pod)
+		}
+	}
 	sm.q.push(it)
+}
+
+// podOf returns the pod of a popped item and frees its slot.
+func (sm *sim) podOf(it item) podKey {
+	k := sm.slots[it.slot]
+	sm.slots[it.slot] = podKey{}
+	sm.free = append(sm.free, it.slot)
+	return k
 }
 
 func (sm *sim) changed() {
@@ -175,20 +199,22 @@ func (sm *sim) changed() {
 }
 
 func (sm *sim) run() (*Trajectory, error) {
-	end := sm.opts.Start.Add(sm.opts.Horizon)
+	end := int64(sm.opts.Horizon)
 	syncsAtNow := 0
+	now := int64(-1)
 	for len(sm.q) > 0 {
 		next := sm.q[0].at
-		if next.After(end) {
-			sm.now = end
+		if next > end {
+			sm.now = sm.opts.Start.Add(sm.opts.Horizon)
 			return sm.finish(false), nil
 		}
-		if !next.Equal(sm.now) {
+		if next != now {
 			syncsAtNow = 0
 		}
-		sm.now = next
+		now = next
+		sm.now = sm.opts.Start.Add(time.Duration(now))
 		wantSync := false
-		for len(sm.q) > 0 && sm.q[0].at.Equal(sm.now) {
+		for len(sm.q) > 0 && sm.q[0].at == now {
 			it := sm.q.pop()
 			if it.kind == itemSync {
 				wantSync = true
@@ -261,10 +287,10 @@ func (sm *sim) sync() error {
 		step.Status = st
 		if sm.w.dsVersion != writes { // the status or the collision count was written
 			sm.changed()
-			sm.push(item{at: sm.now, kind: itemSync}) // the DaemonSet's update event
+			sm.push(pending{at: sm.now, kind: itemSync}) // the DaemonSet's update event
 		}
 		if m := ds.Spec.MinReadySeconds; m > 0 && st.NumberReady != st.NumberAvailable {
-			sm.push(item{at: sm.now.Add(time.Duration(m) * time.Second), kind: itemSync})
+			sm.push(pending{at: sm.now.Add(time.Duration(m) * time.Second), kind: itemSync})
 		}
 	}
 	if len(sm.traj.Steps) == cap(sm.traj.Steps) {
@@ -319,7 +345,7 @@ func (sm *sim) holdBack(res *daemonset.Result, step *Step) *daemonset.Result {
 			key := backoffKey(ds, d.Node)
 			if in, delay := sm.backoff.InBackoff(key, sm.now); in {
 				step.HeldBack++
-				sm.push(item{at: sm.now.Add(delay), kind: itemSync})
+				sm.push(pending{at: sm.now.Add(delay), kind: itemSync})
 				continue
 			}
 			sm.backoff.Next(key, sm.now)
@@ -355,7 +381,7 @@ func (sm *sim) applyStep(res *daemonset.Result, step *Step, writeStatus bool) (b
 			continue
 		}
 		sm.fates[keyOf(p)] = sm.opts.Kubelet.fate(p, sm.rng)
-		sm.push(item{at: sm.now.Add(sm.opts.Kubelet.Startup.draw(sm.rng)), kind: itemStart, pod: keyOf(p), epoch: sm.epochs[p.Spec.NodeName]})
+		sm.push(pending{at: sm.now.Add(sm.opts.Kubelet.Startup.draw(sm.rng)), kind: itemStart, pod: keyOf(p), epoch: sm.epochs[p.Spec.NodeName]})
 	}
 	for _, p := range a.terminating {
 		if n, ok := sm.w.node(p.Spec.NodeName); ok && nodeReady(n) {
@@ -363,7 +389,7 @@ func (sm *sim) applyStep(res *daemonset.Result, step *Step, writeStatus bool) (b
 		}
 	}
 	if a.actions > 0 {
-		sm.push(item{at: sm.now, kind: itemSync}) // the watch events of the writes
+		sm.push(pending{at: sm.now, kind: itemSync}) // the watch events of the writes
 	}
 	return a.actions > 0, nil
 }
