@@ -41,6 +41,7 @@ func TestTrajectoryDigests(t *testing.T) {
 		{name: "ms=25%", mu: intstr.FromInt32(0), ms: intstr.FromString("25%"), nodes: 200, events: true, want: "bb1886356a5d1e19"},
 		{name: "ms=1/unobserved", mu: intstr.FromInt32(0), ms: intstr.FromInt32(1), nodes: 30, model: rollout.SyncUnobserved, want: "bc732e32bb7e178c"},
 		{name: "mu=30%/unobserved", mu: intstr.FromString("30%"), ms: intstr.FromInt32(0), nodes: 100, model: rollout.SyncUnobserved, events: true, want: "610f17e2d92daed5"},
+		{name: "mu=50%/burst=5", mu: intstr.FromString("50%"), ms: intstr.FromInt32(0), nodes: 80, burst: 5, want: "23109c29e3236210"},
 		{name: "mu=20%/minReady=10", mu: intstr.FromString("20%"), ms: intstr.FromInt32(0), minReady: 10, nodes: 60, events: true, want: "eb57bbb9046b9746"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

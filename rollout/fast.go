@@ -264,34 +264,54 @@ func (inc *incremental) plan(w *world) (res *daemonset.Result, stale bool) {
 	}
 
 	ds := w.ds()
-	res = &daemonset.Result{Namespace: ds.Namespace, Name: ds.Name, RevisionHash: inc.hash,
-		Create: make([]daemonset.Creation, 0, inc.baseCreates), Delete: make([]daemonset.Deletion, 0, inc.baseDeletes),
+	// One allocation for the plan, its rolling step and its status: a sync plans up to three
+	// times.
+	out := &struct {
+		res daemonset.Result
+		ru  daemonset.RollingUpdate
+		st  appsv1.DaemonSetStatus
+	}{}
+	res = &out.res
+	*res = daemonset.Result{Namespace: ds.Namespace, Name: ds.Name, RevisionHash: inc.hash,
 		Adopt: []daemonset.PodRef{}, Release: []daemonset.PodRef{}}
-	inc.base.each(func(i int) bool {
-		res.Create = append(res.Create, inc.recs[i].create...)
-		res.Delete = append(res.Delete, inc.recs[i].delete...)
-		return true
-	})
 	// The burst cap (DIFF-10): in the regime every base action is of one class, listed in node
-	// order.
+	// order, so the cap keeps the first ones: collecting one beyond it is enough for burstCap
+	// to cut and mark the list as it would the whole one.
+	keep := inc.baseCreates + inc.baseDeletes
+	if inc.burst > 0 {
+		keep = min(keep, inc.burst+1)
+	}
+	res.Create = make([]daemonset.Creation, 0, min(inc.baseCreates, keep))
+	res.Delete = make([]daemonset.Deletion, 0, min(inc.baseDeletes, keep))
+	inc.base.each(func(i int) bool {
+		if len(res.Create) < keep {
+			res.Create = append(res.Create, inc.recs[i].create...)
+		}
+		if len(res.Delete) < keep {
+			res.Delete = append(res.Delete, inc.recs[i].delete...)
+		}
+		return len(res.Create) < min(inc.baseCreates, keep) || len(res.Delete) < min(inc.baseDeletes, keep)
+	})
 	res.Create = burstCap(res.Create, inc.burst, func(daemonset.Reason) int { return 0 }, creationKey)
 	res.Delete = burstCap(res.Delete, inc.burst, func(daemonset.Reason) int { return 0 }, deletionKey)
 	switch {
 	case ds.Spec.UpdateStrategy.Type != appsv1.RollingUpdateDaemonSetStrategyType:
-		res.RollingUpdate = &daemonset.RollingUpdate{Reason: daemonset.RollingReasonOnDelete}
+		out.ru = daemonset.RollingUpdate{Reason: daemonset.RollingReasonOnDelete}
 	case inc.baseCreates+inc.baseDeletes > 0:
-		res.RollingUpdate = &daemonset.RollingUpdate{Reason: daemonset.RollingReasonBaseDiffNotEmpty}
+		out.ru = daemonset.RollingUpdate{Reason: daemonset.RollingReasonBaseDiffNotEmpty}
 	case !inc.surge:
-		inc.noSurge(res)
+		inc.noSurge(res, &out.ru)
 	default:
-		inc.withSurge(res)
+		inc.withSurge(res, &out.ru)
 	}
+	res.RollingUpdate = &out.ru
 	slices.SortFunc(res.Delete, func(a, b daemonset.Deletion) int {
 		if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
 			return c
 		}
 		return strings.Compare(a.Name, b.Name)
 	})
-	res.Status = inc.statusOf(ds)
+	inc.statusOf(&out.st, ds)
+	res.Status = &out.st
 	return res, false
 }

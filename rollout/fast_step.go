@@ -129,34 +129,27 @@ func (inc *incremental) deletion(i int, reason daemonset.Reason, interchangeable
 	return daemonset.Deletion{Namespace: pod.Namespace, Name: pod.Name, Node: inc.names[i], Reason: reason, Interchangeable: interchangeable}
 }
 
-func (inc *incremental) noSurge(res *daemonset.Result) {
-	res.RollingUpdate = &daemonset.RollingUpdate{Acted: true, MaxUnavailable: inc.mu}
+func (inc *incremental) noSurge(res *daemonset.Result, ru *daemonset.RollingUpdate) {
+	*ru = daemonset.RollingUpdate{Acted: true, MaxUnavailable: inc.mu}
 	take := min(max(inc.mu-inc.u, 0), inc.candidates)
 	interchangeable := take < inc.candidates
-	var marks []int
-	inc.sets[catUnavailableOld].each(func(i int) bool { marks = append(marks, i); return true })
-	taken := 0
-	inc.sets[catCandidate].each(func(i int) bool {
-		if taken == take {
-			return false
-		}
-		taken++
-		marks = append(marks, -1-i)
+	deletes := make([]daemonset.Deletion, 0, inc.sets[catUnavailableOld].n+take)
+	inc.sets[catUnavailableOld].each(func(i int) bool {
+		deletes = append(deletes, inc.deletion(i, daemonset.ReasonUpdateOldUnavailable, false))
 		return true
 	})
-	deletes := make([]daemonset.Deletion, 0, len(marks))
-	for _, m := range marks {
-		if m >= 0 {
-			deletes = append(deletes, inc.deletion(m, daemonset.ReasonUpdateOldUnavailable, false))
-		} else {
-			deletes = append(deletes, inc.deletion(-1-m, daemonset.ReasonUpdateOldCandidate, interchangeable))
+	inc.sets[catCandidate].each(func(i int) bool {
+		if len(deletes) == cap(deletes) {
+			return false
 		}
-	}
+		deletes = append(deletes, inc.deletion(i, daemonset.ReasonUpdateOldCandidate, interchangeable))
+		return true
+	})
 	res.Delete = append(res.Delete, burstCap(deletes, inc.burst, rollingClass, deletionKey)...)
 }
 
-func (inc *incremental) withSurge(res *daemonset.Result) {
-	res.RollingUpdate = &daemonset.RollingUpdate{Acted: true, MaxUnavailable: inc.mu, MaxSurge: inc.ms}
+func (inc *incremental) withSurge(res *daemonset.Result, ru *daemonset.RollingUpdate) {
+	*ru = daemonset.RollingUpdate{Acted: true, MaxUnavailable: inc.mu, MaxSurge: inc.ms}
 	takeIneligible := min(max(inc.a-inc.desired, 0), inc.ineligible)
 	takeSurge := min(max(inc.ms-inc.s, 0), inc.candidates)
 	var deletes []daemonset.Deletion
@@ -209,10 +202,10 @@ func (inc *incremental) withSurge(res *daemonset.Result) {
 	res.Create = append(res.Create, creates...)
 }
 
-// statusOf is STAT-* from the sums, as the whole-snapshot plan writes it.
-func (inc *incremental) statusOf(ds *appsv1.DaemonSet) *appsv1.DaemonSetStatus {
+// statusOf sets st to STAT-* from the sums, as the whole-snapshot plan writes it.
+func (inc *incremental) statusOf(st *appsv1.DaemonSetStatus, ds *appsv1.DaemonSet) {
 	c := inc.status
-	st := &appsv1.DaemonSetStatus{DesiredNumberScheduled: c[0], CurrentNumberScheduled: c[1], NumberMisscheduled: c[2],
+	*st = appsv1.DaemonSetStatus{DesiredNumberScheduled: c[0], CurrentNumberScheduled: c[1], NumberMisscheduled: c[2],
 		NumberReady: c[3], UpdatedNumberScheduled: c[4], NumberAvailable: c[5], NumberUnavailable: max(0, c[0]-c[5]),
 		ObservedGeneration: ds.Generation}
 	if old := &ds.Status; old.ObservedGeneration > ds.Generation && old.DesiredNumberScheduled == st.DesiredNumberScheduled &&
@@ -227,7 +220,6 @@ func (inc *incremental) statusOf(ds *appsv1.DaemonSet) *appsv1.DaemonSetStatus {
 	for i := range ds.Status.Conditions {
 		st.Conditions = append(st.Conditions, *ds.Status.Conditions[i].DeepCopy())
 	}
-	return st
 }
 
 // rollingClass is the cap priority of a rolling-step action (DIFF-10): the budgeted candidates
