@@ -39,6 +39,13 @@ type incremental struct {
 	dirty   []int
 	isDirty bitset
 
+	// plans are the buffers the joined plans are written into, in turn, lists included: a
+	// sync plans at most three times (the plan, the rolling step after its own writes, the
+	// status), and nothing keeps a plan beyond the sync after its own but the simulation's
+	// memo of the last one, so four buffers are never overwritten while in use.
+	plans [4]joined
+	next  int
+
 	// Sums over recs.
 	baseCreates, baseDeletes int
 	status                   [6]int32 // desired, current, misscheduled, ready, updated, available
@@ -47,6 +54,15 @@ type incremental struct {
 	// Ordered sets of node indices by rolling category, and of nodes with base-diff actions.
 	sets [catCount]bitset
 	base bitset
+}
+
+// joined is a joined plan with its rolling step and status, and the lists it reuses.
+type joined struct {
+	res    daemonset.Result
+	ru     daemonset.RollingUpdate
+	st     appsv1.DaemonSetStatus
+	create []daemonset.Creation
+	delete []daemonset.Deletion
 }
 
 // rollingStepDeletes are the deletion reasons of the rolling-update step (UPD-8, UPD-11), as
@@ -264,13 +280,10 @@ func (inc *incremental) plan(w *world) (res *daemonset.Result, stale bool) {
 	}
 
 	ds := w.ds()
-	// One allocation for the plan, its rolling step and its status: a sync plans up to three
-	// times.
-	out := &struct {
-		res daemonset.Result
-		ru  daemonset.RollingUpdate
-		st  appsv1.DaemonSetStatus
-	}{}
+	// The plan is written into the next of the plans' buffers (see plans).
+	out := &inc.plans[inc.next]
+	inc.next = (inc.next + 1) % len(inc.plans)
+	*out = joined{create: out.create[:0], delete: out.delete[:0]}
 	res = &out.res
 	*res = daemonset.Result{Namespace: ds.Namespace, Name: ds.Name, RevisionHash: inc.hash,
 		Adopt: []daemonset.PodRef{}, Release: []daemonset.PodRef{}}
@@ -281,8 +294,7 @@ func (inc *incremental) plan(w *world) (res *daemonset.Result, stale bool) {
 	if inc.burst > 0 {
 		keep = min(keep, inc.burst+1)
 	}
-	res.Create = make([]daemonset.Creation, 0, min(inc.baseCreates, keep))
-	res.Delete = make([]daemonset.Deletion, 0, min(inc.baseDeletes, keep))
+	res.Create, res.Delete = out.create, out.delete
 	inc.base.each(func(i int) bool {
 		if len(res.Create) < keep {
 			res.Create = append(res.Create, inc.recs[i].create...)
@@ -313,5 +325,6 @@ func (inc *incremental) plan(w *world) (res *daemonset.Result, stale bool) {
 	})
 	inc.statusOf(&out.st, ds)
 	res.Status = &out.st
+	out.create, out.delete = res.Create, res.Delete // keep the grown lists for the next use
 	return res, false
 }
