@@ -116,7 +116,7 @@ func (w *world) apply(res *daemonset.Result, now time.Time, sched Scheduler, wri
 			w.revisions = revs
 		}
 	}
-	root := field.NewPath("result")
+	root := resultPath{}
 	for i, d := range res.Delete {
 		pod, ok := w.pod(podKey{d.Namespace, d.Name})
 		if !ok {
@@ -232,6 +232,12 @@ func (w *world) writeStatus(st *appsv1.DaemonSetStatus) {
 	cp.Status = next
 	w.setDS(&cp)
 }
+
+// resultPath builds the field path of an apply error only when there is one: apply runs
+// about once a sync.
+type resultPath struct{}
+
+func (resultPath) Child(name string) *field.Path { return field.NewPath("result", name) }
 
 // counters are the fields of a status the sync computes.
 func counters(s appsv1.DaemonSetStatus) [8]int64 {
