@@ -21,7 +21,7 @@ func (sm *sim) scheduleExisting(p *v1.Pod) {
 		return
 	}
 	sm.fates[keyOf(p)] = FateReady
-	sm.push(pending{at: sm.now.Add(sm.opts.Kubelet.Startup.draw(sm.rng)), kind: itemStart, pod: keyOf(p), epoch: sm.epochs[p.Spec.NodeName]})
+	sm.push(pending{at: sm.now.Add(sm.opts.Kubelet.Startup.draw(sm.rng)), kind: itemStart, pod: keyOf(p), epoch: sm.w.epoch(p.Spec.NodeName)})
 }
 
 func (sm *sim) scheduleRemoval(p *v1.Pod) {
@@ -29,7 +29,7 @@ func (sm *sim) scheduleRemoval(p *v1.Pod) {
 	if p.DeletionTimestamp != nil {
 		d = min(d, max(p.DeletionTimestamp.Sub(sm.now), 0))
 	}
-	sm.push(pending{at: sm.now.Add(d), kind: itemRemove, pod: keyOf(p), epoch: sm.epochs[p.Spec.NodeName]})
+	sm.push(pending{at: sm.now.Add(d), kind: itemRemove, pod: keyOf(p), epoch: sm.w.epoch(p.Spec.NodeName)})
 }
 
 // handle applies one kubelet or cluster event and reports whether it triggers a sync.
@@ -39,7 +39,7 @@ func (sm *sim) handle(it item) bool {
 	case itemStart:
 		key := sm.podOf(it)
 		p, ok := sm.w.pod(key)
-		if !ok || p.DeletionTimestamp != nil || it.epoch != sm.epochs[p.Spec.NodeName] {
+		if !ok || p.DeletionTimestamp != nil || it.epoch != sm.w.epoch(p.Spec.NodeName) {
 			return false
 		}
 		np := started(p, sm.fates[key], sm.now)
@@ -52,7 +52,7 @@ func (sm *sim) handle(it item) bool {
 	case itemRemove:
 		key := sm.podOf(it)
 		p, ok := sm.w.pod(key)
-		if !ok || it.epoch != sm.epochs[p.Spec.NodeName] {
+		if !ok || it.epoch != sm.w.epoch(p.Spec.NodeName) {
 			return false
 		}
 		sm.w.removePod(key)
@@ -74,7 +74,7 @@ func (sm *sim) event(e Event) bool {
 		if !ok {
 			return false
 		}
-		sm.epochs[e.Node]++
+		sm.w.entry(e.Node).epoch++
 		ready := e.Type == EventNodeReady
 		sm.w.setNode(withReadiness(n, ready, sm.now))
 		for _, p := range slices.Clone(sm.w.pods) {
@@ -90,17 +90,17 @@ func (sm *sim) event(e Event) bool {
 				if _, ok := sm.fates[keyOf(p)]; !ok {
 					sm.fates[keyOf(p)] = FateReady
 				}
-				sm.push(pending{at: sm.now.Add(sm.opts.Kubelet.Startup.draw(sm.rng)), kind: itemStart, pod: keyOf(p), epoch: sm.epochs[e.Node]})
+				sm.push(pending{at: sm.now.Add(sm.opts.Kubelet.Startup.draw(sm.rng)), kind: itemStart, pod: keyOf(p), epoch: sm.w.epoch(e.Node)})
 			}
 		}
 	case EventNodeAdded:
 		sm.w.setNode(e.NewNode)
-		sm.epochs[e.NewNode.Name]++
+		sm.w.entry(e.NewNode.Name).epoch++
 	case EventNodeRemoved:
 		if !sm.w.removeNode(e.Node) {
 			return false
 		}
-		sm.epochs[e.Node]++
+		sm.w.entry(e.Node).epoch++
 		for _, p := range slices.Clone(sm.w.pods) {
 			if p.Spec.NodeName == e.Node {
 				sm.w.removePod(keyOf(p))

@@ -33,8 +33,8 @@ type incremental struct {
 	// allows surge (DIFF-9).
 	directOK, surgeDiff bool
 
-	names   []string       // sorted
-	rank    map[string]int // name -> index into names and recs
+	names   []string     // sorted
+	entries []*nodeEntry // of names, in the same order; each knows its index (rank)
 	recs    []nodeRec
 	dirty   []int
 	isDirty bitset
@@ -159,7 +159,7 @@ func newIncremental(w *world, p *daemonset.Planner, full *daemonset.Result, burs
 		if !isControlledBy(pod, ds) {
 			return nil, false
 		}
-		if _, ok := w.nodeIx[podNode(pod)]; !ok {
+		if _, ok := w.node(podNode(pod)); !ok {
 			return nil, false
 		}
 	}
@@ -173,13 +173,16 @@ func newIncremental(w *world, p *daemonset.Planner, full *daemonset.Result, burs
 	inc = &incremental{surgeDiff: surgeDiff, directOK: p.NewPod("x").Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == full.RevisionHash,
 		p: p, ds: ds, hash: full.RevisionHash, mu: ru.MaxUnavailable, ms: ru.MaxSurge,
 		surge: ru.MaxSurge > 0, desired: int(full.Status.DesiredNumberScheduled), burst: burst,
-		rank: make(map[string]int, len(w.nodes))}
+	}
 	for _, n := range w.nodes {
 		inc.names = append(inc.names, n.Name)
 	}
 	slices.Sort(inc.names)
+	inc.entries = make([]*nodeEntry, len(inc.names))
 	for i, n := range inc.names {
-		inc.rank[n] = i
+		e := w.byNode[n]
+		e.rank = i
+		inc.entries[i] = e
 	}
 	inc.recs = make([]nodeRec, len(inc.names))
 	for c := range inc.sets {
@@ -196,9 +199,9 @@ func newIncremental(w *world, p *daemonset.Planner, full *daemonset.Result, burs
 	return inc, false
 }
 
-// touch marks the node of name dirty.
-func (inc *incremental) touch(name string) {
-	if i, ok := inc.rank[name]; ok && !inc.isDirty.has(i) {
+// touch marks the node of e dirty. An entry this state did not rank is not one of its nodes.
+func (inc *incremental) touch(e *nodeEntry) {
+	if i := e.rank; i < len(inc.entries) && inc.entries[i] == e && !inc.isDirty.has(i) {
 		inc.isDirty.set(i, true)
 		inc.dirty = append(inc.dirty, i)
 	}
@@ -218,9 +221,8 @@ func (inc *incremental) refresh(w *world, i int) {
 	inc.count(r.cat, -1)
 	inc.sets[r.cat].set(i, false)
 
-	name := inc.names[i]
-	node := w.nodes[w.nodeIx[name]]
-	pods := w.byNode[name]
+	e := inc.entries[i]
+	node, pods := e.node, e.pods
 	*r = nodeRec{}
 	if !inc.direct(r, node, pods) {
 		res := inc.p.Plan(daemonset.Snapshot{Nodes: []*v1.Node{node}, Pods: pods, Revisions: w.revisions})

@@ -39,7 +39,6 @@ type sim struct {
 	now     time.Time
 	backoff *Backoff
 	fates   map[podKey]Fate
-	epochs  map[string]uint64 // per node
 	traj    *Trajectory
 	version uint64 // bumped by every change of w
 	memo    *daemonset.Result
@@ -143,12 +142,11 @@ func newSim(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts Options) (*sim, err
 		now:     opts.Start,
 		backoff: NewBackoff(time.Second, 15*time.Minute),
 		fates:   map[podKey]Fate{},
-		epochs:  map[string]uint64{},
 		traj:    &Trajectory{Start: opts.Start, LastChange: opts.Start},
 	}
-	sm.w.touched = func(node string) {
+	sm.w.touched = func(e *nodeEntry) {
 		if sm.inc != nil {
-			sm.inc.touch(node)
+			sm.inc.touch(e)
 		}
 	}
 	sm.push(pending{at: opts.Start, kind: itemSync})
@@ -381,7 +379,7 @@ func (sm *sim) applyStep(res *daemonset.Result, step *Step, writeStatus bool) (b
 			continue
 		}
 		sm.fates[keyOf(p)] = sm.opts.Kubelet.fate(p, sm.rng)
-		sm.push(pending{at: sm.now.Add(sm.opts.Kubelet.Startup.draw(sm.rng)), kind: itemStart, pod: keyOf(p), epoch: sm.epochs[p.Spec.NodeName]})
+		sm.push(pending{at: sm.now.Add(sm.opts.Kubelet.Startup.draw(sm.rng)), kind: itemStart, pod: keyOf(p), epoch: sm.w.epoch(p.Spec.NodeName)})
 	}
 	for _, p := range a.terminating {
 		if n, ok := sm.w.node(p.Spec.NodeName); ok && nodeReady(n) {
