@@ -17,7 +17,7 @@ import (
 // that exercise the incremental re-plan (ROLL-12) and its fallbacks: no surge and surge, the
 // burst cap, the failed-pod back-off, crash loops, node events, minReadySeconds (whole plans)
 // and both sync models. A speed change that moves any step changes a digest. The digests were
-// taken before the allocation work of ROLL-13 and must not move.
+// taken before the speed work on the simulation and must not move.
 func TestTrajectoryDigests(t *testing.T) {
 	events := []rollout.Event{
 		{After: 20 * time.Second, Type: rollout.EventNodeNotReady, Node: "node-00003"},
