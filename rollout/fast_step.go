@@ -242,20 +242,27 @@ func deletionKey(d *daemonset.Deletion) (daemonset.Reason, string, *bool) {
 
 // burstCap keeps limit of list (DIFF-10) as the whole-snapshot plan does: by class, then node
 // (stable), and marks what it keeps of the class the limit cuts as interchangeable (D-1). The
-// result is in node order.
+// result is in node order. The lists it gets are mostly in that order already (one class, or
+// each class in node order): it sorts only when they are not, through indices, so that no
+// comparison copies an action to the heap.
 func burstCap[T any](list []T, limit int, class func(daemonset.Reason) int, key func(*T) (daemonset.Reason, string, *bool)) []T {
 	if limit == 0 || len(list) <= limit {
 		return list
 	}
-	order := func(a, b T) int {
-		ra, na, _ := key(&a)
-		rb, nb, _ := key(&b)
+	byClass := func(a, b *T) int {
+		ra, na, _ := key(a)
+		rb, nb, _ := key(b)
 		if c := class(ra) - class(rb); c != 0 {
 			return c
 		}
 		return strings.Compare(na, nb)
 	}
-	slices.SortStableFunc(list, order)
+	byNode := func(a, b *T) int {
+		_, na, _ := key(a)
+		_, nb, _ := key(b)
+		return strings.Compare(na, nb)
+	}
+	sortStable(list, byClass)
 	r, _, _ := key(&list[limit])
 	cut := class(r)
 	list = list[:limit:limit]
@@ -264,10 +271,27 @@ func burstCap[T any](list []T, limit int, class func(daemonset.Reason) int, key 
 			*mark = true
 		}
 	}
-	slices.SortStableFunc(list, func(a, b T) int {
-		_, na, _ := key(&a)
-		_, nb, _ := key(&b)
-		return strings.Compare(na, nb)
-	})
+	sortStable(list, byNode)
 	return list
+}
+
+// sortStable sorts list stably by cmp, doing nothing when it is sorted.
+func sortStable[T any](list []T, cmp func(a, b *T) int) {
+	sorted := true
+	for i := 1; i < len(list) && sorted; i++ {
+		sorted = cmp(&list[i-1], &list[i]) <= 0
+	}
+	if sorted {
+		return
+	}
+	idx := make([]int, len(list))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp(&list[a], &list[b]) })
+	out := make([]T, len(list))
+	for i, j := range idx {
+		out[i] = list[j]
+	}
+	copy(list, out)
 }
