@@ -365,6 +365,9 @@ func (sm *sim) applyStep(res *daemonset.Result, step *Step, writeStatus bool) (b
 		return false, nil
 	}
 	sm.changed()
+	if len(res.Create) > 0 {
+		step.Create = slices.Grow(step.Create, len(res.Create))
+	}
 	for _, c := range res.Create {
 		step.Create = append(step.Create, c.Node)
 	}
@@ -375,11 +378,12 @@ func (sm *sim) applyStep(res *daemonset.Result, step *Step, writeStatus bool) (b
 		if p.Spec.NodeName == "" {
 			continue
 		}
-		if n, ok := sm.w.node(p.Spec.NodeName); !ok || !nodeReady(n) {
+		e := sm.w.byNode[p.Spec.NodeName]
+		if e == nil || e.node == nil || !nodeReady(e.node) {
 			continue
 		}
 		sm.fates[keyOf(p)] = sm.opts.Kubelet.fate(p, sm.rng)
-		sm.push(pending{at: sm.now.Add(sm.opts.Kubelet.Startup.draw(sm.rng)), kind: itemStart, pod: keyOf(p), epoch: sm.w.epoch(p.Spec.NodeName)})
+		sm.push(pending{at: sm.now.Add(sm.opts.Kubelet.Startup.draw(sm.rng)), kind: itemStart, pod: keyOf(p), epoch: e.epoch})
 	}
 	for _, p := range a.terminating {
 		if n, ok := sm.w.node(p.Spec.NodeName); ok && nodeReady(n) {
