@@ -37,12 +37,18 @@ func (sm *sim) handle(it item) bool {
 	ds := sm.w.ds()
 	switch it.kind {
 	case itemStart:
-		key := sm.podOf(it)
+		s := sm.podOf(it)
+		key := s.key
 		p, ok := sm.w.pod(key)
 		if !ok || p.DeletionTimestamp != nil || it.epoch != sm.w.epoch(p.Spec.NodeName) {
 			return false
 		}
-		np := started(p, sm.fates[key], sm.now)
+		np := p
+		if sm.private(s, p) {
+			start(p, sm.fates[key], sm.now) // nobody else holds it: no copy
+		} else {
+			np = started(p, sm.fates[key], sm.now)
+		}
 		sm.w.setPod(np)
 		sm.changed()
 		if podReady(np) && ds.Spec.MinReadySeconds > 0 {
@@ -50,7 +56,7 @@ func (sm *sim) handle(it item) bool {
 		}
 		return isControlledBy(np, ds)
 	case itemRemove:
-		key := sm.podOf(it)
+		key := sm.podOf(it).key
 		p, ok := sm.w.pod(key)
 		if !ok || it.epoch != sm.w.epoch(p.Spec.NodeName) {
 			return false

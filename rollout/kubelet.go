@@ -108,8 +108,14 @@ func (k Kubelet) fate(pod *v1.Pod, r *rand.Rand) Fate {
 // started returns pod as its kubelet reports it at now under fate.
 func started(pod *v1.Pod, fate Fate, now time.Time) *v1.Pod {
 	cp := *pod // copy on write: only the status changes
-	p := &cp
-	p.Status = v1.PodStatus{Phase: pod.Status.Phase}
+	start(&cp, fate, now)
+	return &cp
+}
+
+// start sets the status of p to what its kubelet reports at now under fate. The old status
+// is replaced, never modified.
+func start(p *v1.Pod, fate Fate, now time.Time) {
+	p.Status = v1.PodStatus{Phase: p.Status.Phase}
 	t := metavNow(now)
 	waiting := func(reason string) []v1.ContainerStatus {
 		out := make([]v1.ContainerStatus, len(p.Spec.Containers))
@@ -140,7 +146,6 @@ func started(pod *v1.Pod, fate Fate, now time.Time) *v1.Pod {
 		conds = append(conds, v1.PodCondition{Type: v1.PodReady, Status: v1.ConditionFalse, LastTransitionTime: t})
 	}
 	p.Status.Conditions = conds
-	return p
 }
 
 // markNotReady returns pod with its Ready condition False, as the node lifecycle controller

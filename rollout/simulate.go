@@ -8,6 +8,7 @@ import (
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
 )
 
 // item kinds of the event queue.
@@ -27,6 +28,16 @@ type pending struct {
 	pod   podKey
 	epoch uint64 // the node's kubelet epoch when scheduled; stale items are dropped
 	event int    // index into Options.Events
+	// own is the pod object itself when the simulation just created it (applyStep).
+	own *v1.Pod
+}
+
+// slot is the pod of a queued item: its name, and for a pod the simulation created, the
+// object and the world's exposure count when it was made (see private).
+type slot struct {
+	key  podKey
+	own  *v1.Pod
+	made uint64
 }
 
 // sim is one simulation's state.
@@ -51,7 +62,7 @@ type sim struct {
 	plannerKey plannerKey
 	spec       uint64 // bumped when the DaemonSet's spec or collision count changes
 	// The pods of queued items, by slot; free lists the slots not in use.
-	slots []podKey
+	slots []slot
 	free  []int32
 	// inc re-plans only touched nodes (ROLL-12); nil when not built (incTried: or not possible).
 	inc      *incremental
@@ -174,21 +185,28 @@ func (sm *sim) push(p pending) {
 		if n := len(sm.free); n > 0 {
 			it.slot = sm.free[n-1]
 			sm.free = sm.free[:n-1]
-			sm.slots[it.slot] = p.pod
 		} else {
 			it.slot = int32(len(sm.slots))
-			sm.slots = append(sm.slots, p.pod)
+			sm.slots = append(sm.slots, slot{})
 		}
+		sm.slots[it.slot] = slot{key: p.pod, own: p.own, made: sm.w.exposures}
 	}
 	sm.q.push(it)
 }
 
 // podOf returns the pod of a popped item and frees its slot.
-func (sm *sim) podOf(it item) podKey {
-	k := sm.slots[it.slot]
-	sm.slots[it.slot] = podKey{}
+func (sm *sim) podOf(it item) slot {
+	s := sm.slots[it.slot]
+	sm.slots[it.slot] = slot{}
 	sm.free = append(sm.free, it.slot)
-	return k
+	return s
+}
+
+// private reports whether p, the world's pod of s, is still the object the simulation created
+// and nobody but the world has seen it since (no snapshot given out): then it may be changed
+// in place rather than copied.
+func (sm *sim) private(s slot, p *v1.Pod) bool {
+	return s.own != nil && s.own == p && s.made == sm.w.exposures
 }
 
 func (sm *sim) changed() {
@@ -383,7 +401,7 @@ func (sm *sim) applyStep(res *daemonset.Result, step *Step, writeStatus bool) (b
 			continue
 		}
 		sm.fates[keyOf(p)] = sm.opts.Kubelet.fate(p, sm.rng)
-		sm.push(pending{at: sm.now.Add(sm.opts.Kubelet.Startup.draw(sm.rng)), kind: itemStart, pod: keyOf(p), epoch: e.epoch})
+		sm.push(pending{at: sm.now.Add(sm.opts.Kubelet.Startup.draw(sm.rng)), kind: itemStart, pod: keyOf(p), epoch: e.epoch, own: p})
 	}
 	for _, p := range a.terminating {
 		if n, ok := sm.w.node(p.Spec.NodeName); ok && nodeReady(n) {

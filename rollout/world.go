@@ -45,6 +45,9 @@ type world struct {
 	// snapshot, no Planner): a status write may change it in place instead of copying it.
 	dsVersion uint64
 	scratch   *appsv1.DaemonSet
+	// exposures counts the snapshots the world has given out: a pod the world made after the
+	// last one has been seen by nobody else.
+	exposures uint64
 }
 
 type historyKey struct {
@@ -169,12 +172,14 @@ func (w *world) setDS(ds *appsv1.DaemonSet) {
 // them before the world changes again.
 func (w *world) snapshot() daemonset.Snapshot {
 	w.scratch = nil
+	w.exposures++
 	return daemonset.Snapshot{DaemonSets: w.daemonSet, Nodes: w.nodes, Pods: w.pods, Revisions: w.revisions}
 }
 
 // exported returns a snapshot whose slices are copies, for callers that keep it.
 func (w *world) exported() daemonset.Snapshot {
 	w.scratch = nil
+	w.exposures++
 	return daemonset.Snapshot{
 		DaemonSets: append([]*appsv1.DaemonSet(nil), w.daemonSet...),
 		Nodes:      append([]*v1.Node(nil), w.nodes...),
