@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
@@ -23,29 +24,66 @@ const exampleName = "example/cluster.yaml"
 //go:embed example/cluster.yaml
 var exampleCluster []byte
 
-// load reads every file ("-" and /dev/stdin are stdin; the built-in example when there is none) with the
-// manifest package, which applies the hand-written-manifest rules of D-4 and D-5.
-func load(files []string, stdin io.Reader, opts manifest.Options) (*manifest.Result, error) {
+// inputs is where a command reads its snapshot: the -f files, or, with --example, the
+// built-in example cluster.
+type inputs struct {
+	files   fileList
+	example bool
+}
+
+// errNoInput is a command line that names no input while stdin is a terminal.
+var errNoInput = errors.New("no input: give -f FILE, pipe a dump on stdin, or --example for the built-in example cluster")
+
+// isTerminal says whether r is an interactive terminal, which is never read without -f -.
+func isTerminal(r io.Reader) bool {
+	if r == nil {
+		return true
+	}
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// load reads the inputs with the manifest package, which applies the hand-written-manifest
+// rules of D-4 and D-5. Without -f it reads stdin when stdin is not a terminal, and the built-in
+// example only with --example; either way it says on stderr which input it read, so that a
+// plan of the example is never mistaken for one of the user's cluster. "-" and /dev/stdin are
+// stdin.
+func load(in inputs, stdin io.Reader, stderr io.Writer, opts manifest.Options) (*manifest.Result, error) {
 	isStdin := func(f string) bool { return f == "-" || f == "/dev/stdin" }
+	files := in.files
 	if i := slices.IndexFunc(files, isStdin); i >= 0 && slices.ContainsFunc(files[i+1:], isStdin) {
 		return nil, errors.New("-f -: stdin can be read only once")
 	}
-	var inputs []manifest.Input
-	if len(files) == 0 {
-		inputs = append(inputs, manifest.Input{Name: exampleName, Data: exampleCluster})
+	var ins []manifest.Input
+	switch {
+	case in.example && len(files) > 0:
+		return nil, usagef("--example reads the built-in example cluster and cannot be combined with -f")
+	case in.example:
+		fmt.Fprintln(stderr, "daemonsched: input: the built-in example cluster (--example)")
+		ins = append(ins, manifest.Input{Name: exampleName, Data: exampleCluster})
+	case len(files) == 0:
+		if isTerminal(stdin) {
+			return nil, usagef("%v", errNoInput)
+		}
+		fmt.Fprintln(stderr, "daemonsched: input: stdin (no -f given)")
+		ins = append(ins, manifest.Input{Name: "stdin", Reader: stdin})
 	}
 	for _, f := range files {
 		switch f {
 		case "-":
-			inputs = append(inputs, manifest.Input{Name: "stdin", Reader: stdin})
+			ins = append(ins, manifest.Input{Name: "stdin", Reader: stdin})
 		case "/dev/stdin":
 			// Read as a stream, like -: only regular files are read from a path.
-			inputs = append(inputs, manifest.Input{Name: f, Reader: stdin})
+			ins = append(ins, manifest.Input{Name: f, Reader: stdin})
 		default:
-			inputs = append(inputs, manifest.Input{Path: f})
+			ins = append(ins, manifest.Input{Path: f})
 		}
 	}
-	return manifest.ReadInputs(inputs, opts)
+	return manifest.ReadInputs(ins, opts)
 }
 
 // readFlags are the flags of every subcommand that reads input: the limits of

@@ -34,7 +34,19 @@ const (
 // run prints the usage and exits 2. Every other error is bad input and exits 1.
 var errUsage = errors.New("usage")
 
+// usageMessage is a usage error with its message; run prints it on stderr and exits 2.
+type usageMessage struct{ msg string }
+
+func (u *usageMessage) Error() string { return u.msg }
+func (u *usageMessage) Is(target error) bool { return target == errUsage }
+
+// usagef returns a usage error with a formatted message.
+func usagef(format string, args ...any) error {
+	return &usageMessage{msg: fmt.Sprintf(format, args...)}
+}
+
 const usageText = `Usage:
+  daemonsched demo    [plan flags]     (plan of the built-in example cluster)
   daemonsched plan    [-f FILE]... [--now RFC3339] [-o table|json|yaml] [--burst N] [--strict]
   daemonsched explain [-f FILE]... --node NAME [--daemonset NAMESPACE/NAME] [--now RFC3339]
   daemonsched verify  [-f FILE]... --plan CANDIDATE.json [--now RFC3339] [--burst N] [--reasons] [--diff]
@@ -55,7 +67,8 @@ Input (-f, repeatable; "-" reads stdin): YAML or JSON, several documents separat
 and lists (kind: List, as "kubectl get nodes,pods,daemonsets,controllerrevisions -A -o yaml"
 prints, or NodeList, PodList, ... as the API server returns them). apps/v1 DaemonSet and
 ControllerRevision and v1 Node and Pod are read; other kinds are skipped with a warning. Without
--f, a built-in example cluster is used. UTF-8 (a byte order mark is ignored) or UTF-16 with a
+-f, stdin is read when it is not a terminal; --example (or daemonsched demo) reads the built-in
+example cluster instead. Either way stderr says which input was read. UTF-8 (a byte order mark is ignored) or UTF-16 with a
 byte order mark; Windows line endings, comments, "..." and empty documents are fine.
 
 Objects are decoded into the v1.36 API types, as the v1.36 controller decodes them: a field
@@ -112,6 +125,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "plan":
 		err = runPlan(args[1:], stdin, &out, stderr)
+	case "demo":
+		err = runPlan(append([]string{"--example"}, args[1:]...), stdin, &out, stderr)
 	case "explain":
 		err = runExplain(args[1:], stdin, &out, stderr)
 	case "verify":
@@ -135,6 +150,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case errors.Is(err, flag.ErrHelp):
 		return exitOK
 	case errors.Is(err, errUsage):
+		var u *usageMessage
+		if errors.As(err, &u) {
+			fmt.Fprintf(stderr, "daemonsched: %s\n", u.msg)
+		}
 		return exitUsage
 	case errors.Is(err, errNonconforming):
 		stdout.Write(out.Bytes()) //nolint:errcheck // the exit status already says it failed
@@ -210,6 +229,12 @@ func parseRFC3339(s string) (time.Time, error) {
 	return time.Parse(time.RFC3339Nano, string(b))
 }
 
+// addInputFlags registers -f and --example on fs.
+func addInputFlags(fs *flag.FlagSet, src *inputs) {
+	fs.Var(&src.files, "f", "input `FILE` (repeatable; - reads stdin; without -f, stdin when it is not a terminal)")
+	fs.BoolVar(&src.example, "example", false, "read the built-in example cluster instead of -f or stdin")
+}
+
 // newFlagSet returns the flag set of one subcommand; parse errors print the usage on stderr.
 func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("daemonsched "+name, flag.ContinueOnError)
@@ -239,12 +264,12 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
 
 func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var (
-		files  fileList
+		src    inputs
 		format = formatTable
 		now    timeFlag
 	)
 	fs := newFlagSet("plan", stderr)
-	fs.Var(&files, "f", "input `FILE` (repeatable; - reads stdin)")
+	addInputFlags(fs, &src)
 	fs.Var(&now, "now", "the instant readiness is judged at (`RFC3339`)")
 	fs.Var(&format, "o", "output `format`: table, json or yaml")
 	burst := fs.Int("burst", 0, "cap creates and deletes of each action list at `N` (0: no cap; the controller uses 250)")
@@ -264,7 +289,7 @@ func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 
 	// A command has the machine to itself: every core shares the decoding, and each plan's
 	// nodes and pods.
-	in, err := load(files, stdin, reading.options(*strict, runtime.GOMAXPROCS(0)))
+	in, err := load(src, stdin, stderr, reading.options(*strict, runtime.GOMAXPROCS(0)))
 	if err != nil {
 		return err
 	}
@@ -320,11 +345,11 @@ func (l problemList) Unwrap() []error { return l }
 
 func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var (
-		files fileList
-		now   timeFlag
+		src inputs
+		now timeFlag
 	)
 	fs := newFlagSet("explain", stderr)
-	fs.Var(&files, "f", "input `FILE` (repeatable; - reads stdin)")
+	addInputFlags(fs, &src)
 	fs.Var(&now, "now", "the instant readiness is judged at (`RFC3339`)")
 	nodeName := fs.String("node", "", "the node to explain (`NAME`, required)")
 	dsName := fs.String("daemonset", "", "explain only this DaemonSet (`NAMESPACE/NAME`)")
@@ -346,7 +371,7 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		return errUsage
 	}
 
-	in, err := load(files, stdin, reading.options(false, runtime.GOMAXPROCS(0)))
+	in, err := load(src, stdin, stderr, reading.options(false, runtime.GOMAXPROCS(0)))
 	if err != nil {
 		return err
 	}

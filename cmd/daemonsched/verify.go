@@ -22,11 +22,11 @@ var errNonconforming = errors.New("the candidate does not conform")
 // runVerify is `daemonsched verify`: does a candidate plan conform to the snapshot?
 func runVerify(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var (
-		files fileList
-		now   timeFlag
+		src inputs
+		now timeFlag
 	)
 	fs := newFlagSet("verify", stderr)
-	fs.Var(&files, "f", "snapshot `FILE` (repeatable; - reads stdin)")
+	addInputFlags(fs, &src)
 	fs.Var(&now, "now", "the instant of the sync (`RFC3339`)")
 	planFile := fs.String("plan", "", "the candidate plan, in the shape of plan -o json (`FILE`; - reads stdin)")
 	burst := fs.Int("burst", 0, "the burst cap the candidate was made with (`N`; 0: no cap)")
@@ -49,7 +49,7 @@ func runVerify(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		err  error
 	)
 	if *planFile == "-" {
-		if len(files) == 0 || slices.Contains(files, "-") {
+		if (len(src.files) == 0 && !src.example) || slices.Contains(src.files, "-") {
 			return errors.New("--plan -: stdin can be read only once, and the snapshot then needs -f FILE")
 		}
 		data, err = io.ReadAll(stdin)
@@ -63,7 +63,7 @@ func runVerify(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", *planFile, err)
 	}
-	in, err := load(files, stdin, reading.options(false, runtime.GOMAXPROCS(0)))
+	in, err := load(src, stdin, stderr, reading.options(false, runtime.GOMAXPROCS(0)))
 	if err != nil {
 		return err
 	}
