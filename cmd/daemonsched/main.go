@@ -37,7 +37,7 @@ var errUsage = errors.New("usage")
 // usageMessage is a usage error with its message; run prints it on stderr and exits 2.
 type usageMessage struct{ msg string }
 
-func (u *usageMessage) Error() string { return u.msg }
+func (u *usageMessage) Error() string        { return u.msg }
 func (u *usageMessage) Is(target error) bool { return target == errUsage }
 
 // usagef returns a usage error with a formatted message.
