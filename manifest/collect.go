@@ -3,6 +3,7 @@ package manifest
 import (
 	"crypto/sha1"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/daemonsched/daemonsched/daemonset"
@@ -29,12 +30,15 @@ type collector struct {
 	pods       []located[*v1.Pod]
 	revisions  []located[*appsv1.ControllerRevision]
 
-	skipped   []Warning // one per apiVersion and kind
-	unknown   []Warning // one per kind and field pattern
-	invalid   []Warning // objects read from the API server that it would now reject
-	uids      []Warning
-	skipIndex map[[2]string]int // apiVersion and kind to their index in skipped
-	unkIndex  map[[2]string]int // kind and field pattern to their index in unknown
+	skipped []Warning // one per apiVersion and kind
+	unknown []Warning // one per kind and field pattern
+	invalid []Warning // objects read from the API server that it would now reject
+	uids    []Warning
+
+	applying  bool                         // the input being read is an Apply input
+	applied   []located[*appsv1.DaemonSet] // the DaemonSets of Apply inputs, in input order
+	skipIndex map[[2]string]int            // apiVersion and kind to their index in skipped
+	unkIndex  map[[2]string]int            // kind and field pattern to their index in unknown
 }
 
 func newCollector(opts Options) *collector {
@@ -69,6 +73,9 @@ func (in *collector) add(d decoded) error {
 		for _, e := range d.invalid {
 			in.invalid = append(in.invalid, d.warning(WarningInvalidObject, e.Field, shortened(e).ErrorBody()+" (the API server would refuse it today; read as stored)"))
 		}
+	}
+	if in.applying && (d.obj != nil || d.skip) {
+		return in.addApplied(d)
 	}
 	switch obj := d.obj.(type) {
 	case *appsv1.DaemonSet:
@@ -147,25 +154,60 @@ func duplicates[T any](objs []located[T], key func(T) string, kind string) error
 }
 
 // applyDefaults applies the DaemonSet API defaults (D-4) and gives every DaemonSet without a
-// uid one derived from its namespace and name (D-5), as opts asks. Each DaemonSet changed is a
-// copy: decoded objects are the collector's own, but WithDefaults copies anyway.
+// uid the uid of the same-named DaemonSet that owns pods in the input, or else one derived from
+// its namespace and name (D-5), as opts asks. Each DaemonSet changed is a copy: decoded objects
+// are the collector's own, but WithDefaults copies anyway.
 func (in *collector) applyDefaults() {
+	var owners map[[2]string][]types.UID
 	for i := range in.daemonSets {
 		d := &in.daemonSets[i]
 		if in.opts.applies(DefaultDaemonSetFields) {
 			d.obj = daemonset.WithDefaults(d.obj)
 		}
-		if d.obj.UID == "" && in.opts.applies(DefaultUID) {
+		if d.obj.UID != "" || !in.opts.applies(DefaultUID) {
+			continue
+		}
+		if owners == nil {
+			owners = in.podOwners()
+		}
+		w := Warning{
+			Source: d.src, APIVersion: d.obj.APIVersion, Kind: "DaemonSet", Namespace: d.obj.Namespace, Name: d.obj.Name,
+			Field: "metadata.uid",
+		}
+		switch uids := owners[[2]string{d.obj.Namespace, d.obj.Name}]; len(uids) {
+		case 1:
+			d.obj.UID = uids[0]
+			w.Reason = WarningAdoptedUID
+			w.Message = fmt.Sprintf("not set, using %s, the uid of the DaemonSet of this name that owns pods in the input", d.obj.UID)
+		default:
 			d.obj.UID = nameUID(d.obj.Namespace, d.obj.Name)
-			in.uids = append(in.uids, Warning{
-				Reason: WarningDerivedUID, Source: d.src,
-				APIVersion: d.obj.APIVersion, Kind: "DaemonSet", Namespace: d.obj.Namespace, Name: d.obj.Name,
-				Field: "metadata.uid",
-				Message: fmt.Sprintf("not set, using %s (derived from namespace and name); pods belong to it only if their ownerReferences carry this uid",
-					d.obj.UID),
-			})
+			w.Reason = WarningDerivedUID
+			w.Message = fmt.Sprintf("not set, using %s (derived from namespace and name); pods belong to it only if their ownerReferences carry this uid",
+				d.obj.UID)
+			if len(uids) > 1 {
+				w.Message += fmt.Sprintf(" (pods in the input are owned by %d DaemonSets of this name, so none is adopted)", len(uids))
+			}
+		}
+		in.uids = append(in.uids, w)
+	}
+}
+
+// podOwners maps the namespace and name of every DaemonSet that controls pods of the input
+// (the controller ownerReference of kind DaemonSet) to its distinct uids, sorted.
+func (in *collector) podOwners() map[[2]string][]types.UID {
+	owners := map[[2]string][]types.UID{}
+	for _, p := range in.pods {
+		ref := metav1.GetControllerOfNoCopy(p.obj)
+		if ref == nil || ref.Kind != "DaemonSet" || ref.UID == "" || !strings.HasPrefix(ref.APIVersion, "apps/") {
+			continue
+		}
+		k := [2]string{p.obj.Namespace, ref.Name}
+		if !slices.Contains(owners[k], ref.UID) {
+			owners[k] = append(owners[k], ref.UID)
+			slices.Sort(owners[k])
 		}
 	}
+	return owners
 }
 
 // uidNamespace is the name-space UUID of the uids nameUID derives (a random constant).

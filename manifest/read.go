@@ -77,6 +77,11 @@ type Input struct {
 	Data   []byte
 	Path   string
 	Reader io.Reader
+	// Apply marks an input of DaemonSet manifests applied over the other inputs, as `kubectl
+	// diff` shows what `kubectl apply` would store (D-13): each replaces the spec of the
+	// DaemonSet of the same namespace and name, keeping its identity and status, or is added
+	// when there is none. Other kinds are an error in such an input.
+	Apply bool
 }
 
 // bytes returns the input's name and contents, at most limit bytes.
@@ -145,11 +150,15 @@ func ReadInputs(inputs []Input, opts Options) (*Result, error) {
 			return nil, err
 		}
 		left -= int64(len(data))
+		in.applying = input.Apply
 		if err := in.decodeInput(name, data); err != nil {
 			return nil, err
 		}
 	}
 	if err := in.checkDuplicates(); err != nil {
+		return nil, err
+	}
+	if err := in.overlay(); err != nil {
 		return nil, err
 	}
 	in.applyDefaults()

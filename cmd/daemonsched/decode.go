@@ -28,6 +28,7 @@ var exampleCluster []byte
 // built-in example cluster.
 type inputs struct {
 	files   fileList
+	apply   fileList // DaemonSet manifests laid over the files (D-13)
 	example bool
 }
 
@@ -54,34 +55,37 @@ func isTerminal(r io.Reader) bool {
 // stdin.
 func load(in inputs, stdin io.Reader, stderr io.Writer, opts manifest.Options) (*manifest.Result, error) {
 	isStdin := func(f string) bool { return f == "-" || f == "/dev/stdin" }
-	files := in.files
+	files := slices.Concat(in.files, in.apply)
 	if i := slices.IndexFunc(files, isStdin); i >= 0 && slices.ContainsFunc(files[i+1:], isStdin) {
 		return nil, errors.New("-f -: stdin can be read only once")
 	}
 	var ins []manifest.Input
 	switch {
-	case in.example && len(files) > 0:
+	case in.example && len(in.files) > 0:
 		return nil, usagef("--example reads the built-in example cluster and cannot be combined with -f")
 	case in.example:
 		fmt.Fprintln(stderr, "daemonsched: input: the built-in example cluster (--example)")
 		ins = append(ins, manifest.Input{Name: exampleName, Data: exampleCluster})
-	case len(files) == 0:
+	case len(in.files) == 0:
 		if isTerminal(stdin) {
 			return nil, usagef("%v", errNoInput)
 		}
 		fmt.Fprintln(stderr, "daemonsched: input: stdin (no -f given)")
 		ins = append(ins, manifest.Input{Name: "stdin", Reader: stdin})
 	}
-	for _, f := range files {
+	for i, f := range files {
+		var input manifest.Input
 		switch f {
 		case "-":
-			ins = append(ins, manifest.Input{Name: "stdin", Reader: stdin})
+			input = manifest.Input{Name: "stdin", Reader: stdin}
 		case "/dev/stdin":
 			// Read as a stream, like -: only regular files are read from a path.
-			ins = append(ins, manifest.Input{Name: f, Reader: stdin})
+			input = manifest.Input{Name: f, Reader: stdin}
 		default:
-			ins = append(ins, manifest.Input{Path: f})
+			input = manifest.Input{Path: f}
 		}
+		input.Apply = i >= len(in.files)
+		ins = append(ins, input)
 	}
 	return manifest.ReadInputs(ins, opts)
 }

@@ -124,7 +124,8 @@ func TestGoldenPlansAreTheSameShuffled(t *testing.T) {
 		args := readArgs(t, argsFile)
 		exit, err := os.ReadFile(filepath.Join(dir, "exit"))
 		require.NoError(t, err)
-		if len(args) == 0 || args[0] != "plan" || string(exit) != "0\n" {
+		// An --apply case depends on which file is applied over which (D-13).
+		if len(args) == 0 || args[0] != "plan" || string(exit) != "0\n" || slices.Contains(args, "--apply") {
 			continue
 		}
 		var files, rest []string

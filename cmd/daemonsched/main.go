@@ -232,6 +232,7 @@ func parseRFC3339(s string) (time.Time, error) {
 // addInputFlags registers -f and --example on fs.
 func addInputFlags(fs *flag.FlagSet, src *inputs) {
 	fs.Var(&src.files, "f", "input `FILE` (repeatable; - reads stdin; without -f, stdin when it is not a terminal)")
+	fs.Var(&src.apply, "apply", "DaemonSet manifest `FILE` laid over the input as kubectl diff would apply it (repeatable)")
 	fs.BoolVar(&src.example, "example", false, "read the built-in example cluster instead of -f or stdin")
 }
 
