@@ -1,14 +1,17 @@
 package daemonset_test
 
-// A rollout simulation: a cluster runs a DaemonSet on revision A, the template changes, and the
-// test plays the controller, the API server, the scheduler and the kubelets in turn (plan, apply,
-// advance the clock, pods turn Ready after a delay) until every node runs an available pod of
-// the new revision. At every step it checks the promises of the rolling update (UPD-8, UPD-11):
-// no more unavailable nodes than maxUnavailable allows beyond those unavailable at the start,
-// no more extra pods than maxSurge allows, and completion within a bounded number of steps.
+// A rollout simulation: a cluster runs a DaemonSet on revision A, the template changes, and
+// package rollout plays the controller, the API server, the scheduler and the kubelets on a
+// virtual clock until nothing more happens. After every sync the test checks the promises of
+// the rolling update (UPD-8, UPD-11): no more unavailable nodes than maxUnavailable allows
+// beyond those unavailable at the start, no more extra pods than maxSurge allows; at the end,
+// every node that should run the daemon runs one available pod of revision B and one more plan
+// does nothing. Both sync models run every case (ROLL-7).
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,15 +19,12 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/internal/apitest"
+	"github.com/daemonsched/daemonsched/rollout"
 )
-
-// simStep is the simulated time between two syncs.
-const simStep = 10 * time.Second
 
 var simT0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
@@ -32,7 +32,7 @@ type simStrategy struct {
 	name           string
 	maxUnavailable intstr.IntOrString
 	maxSurge       intstr.IntOrString
-	// resolved budgets for the invariants (UPD-5), given the cluster size.
+	// resolve gives the resolved budgets for the invariants (UPD-5), given the cluster size.
 	resolve func(nodes int) (mu, ms int)
 }
 
@@ -50,105 +50,10 @@ func simDaemonSet(s simStrategy, image string, minReady int32) *appsv1.DaemonSet
 	})
 }
 
-// simPod is a pod of the simulated cluster with the instant its kubelet reports it Ready.
-type simPod struct {
-	pod     *v1.Pod
-	readyAt time.Time // zero: never turns Ready by itself
-}
-
-type simCluster struct {
-	t       *testing.T
-	ds      *appsv1.DaemonSet
-	nodes   []*v1.Node
-	pods    []*simPod
-	now     time.Time
-	created int
-}
-
-func newSimCluster(t *testing.T, ds *appsv1.DaemonSet, n int) *simCluster {
-	c := &simCluster{t: t, ds: ds, now: simT0}
-	for i := range n {
-		c.nodes = append(c.nodes, &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("node-%05d", i)}})
-	}
-	return c
-}
-
-func (c *simCluster) podList() []*v1.Pod {
-	pods := make([]*v1.Pod, len(c.pods))
-	for i, sp := range c.pods {
-		pods[i] = sp.pod
-	}
-	return pods
-}
-
-// plan runs one sync and fails the test on an inconsistent snapshot or a rolling-update error.
-func (c *simCluster) plan() *daemonset.Result {
-	c.t.Helper()
-	res, err := daemonset.Plan(c.ds, c.nodes, c.podList(), daemonset.Options{Now: c.now})
-	require.NoError(c.t, err)
-	require.Empty(c.t, res.Skipped)
-	if ru := res.RollingUpdate; ru != nil {
-		require.Empty(c.t, ru.Error, "rolling update failed")
-	}
-	return res
-}
-
-// apply plays the API server, the scheduler and the kubelets: pods marked for deletion in the
-// previous step are gone now (their grace period is one step), deleted pods become terminating,
-// created pods are bound to their node and start Running, Ready after readyDelay(name).
-func (c *simCluster) apply(res *daemonset.Result, readyDelay func(seq int) time.Duration) {
-	c.t.Helper()
-	kept := c.pods[:0]
-	for _, sp := range c.pods {
-		if sp.pod.DeletionTimestamp == nil {
-			kept = append(kept, sp)
-		}
-	}
-	c.pods = kept
-	byName := make(map[string]*simPod, len(c.pods))
-	for _, sp := range c.pods {
-		byName[sp.pod.Name] = sp
-	}
-	for _, d := range res.Delete {
-		sp, ok := byName[d.Name]
-		require.True(c.t, ok, "delete of unknown pod %s", d.Name)
-		require.Nil(c.t, sp.pod.DeletionTimestamp, "pod %s deleted twice", d.Name)
-		sp.pod.DeletionTimestamp = &metav1.Time{Time: c.now}
-	}
-	for _, ref := range res.Adopt {
-		sp := byName[ref.Name]
-		sp.pod.OwnerReferences = append(sp.pod.OwnerReferences, *metav1.NewControllerRef(c.ds, appsv1.SchemeGroupVersion.WithKind("DaemonSet")))
-	}
-	for _, ref := range res.Release {
-		byName[ref.Name].pod.OwnerReferences = nil
-	}
-	for _, cr := range res.Create {
-		require.NotNil(c.t, cr.Pod, "create on %s without a pod", cr.Node)
-		pod := cr.Pod.DeepCopy()
-		c.created++
-		pod.Name = fmt.Sprintf("agent-%06d", c.created)
-		pod.UID = types.UID("uid-" + pod.Name)
-		pod.Namespace = c.ds.Namespace
-		pod.CreationTimestamp = metav1.NewTime(c.now)
-		pod.Spec.NodeName = cr.Node
-		pod.Status = v1.PodStatus{
-			Phase:      v1.PodRunning,
-			Conditions: []v1.PodCondition{{Type: v1.PodReady, Status: v1.ConditionFalse, LastTransitionTime: metav1.NewTime(c.now)}},
-		}
-		c.pods = append(c.pods, &simPod{pod: pod, readyAt: c.now.Add(readyDelay(c.created))})
-	}
-}
-
-// advance moves the clock one step and lets the kubelets report readiness.
-func (c *simCluster) advance() {
-	c.now = c.now.Add(simStep)
-	for _, sp := range c.pods {
-		cond := &sp.pod.Status.Conditions[0]
-		if cond.Status != v1.ConditionTrue && !sp.readyAt.IsZero() && !sp.readyAt.After(c.now) {
-			cond.Status = v1.ConditionTrue
-			cond.LastTransitionTime = metav1.NewTime(sp.readyAt)
-		}
-	}
+// nodeIndex is i of node-%05d.
+func nodeIndex(name string) int {
+	i, _ := strconv.Atoi(strings.TrimPrefix(name, "node-"))
+	return i
 }
 
 // simCensus is what the invariants look at. Terminating pods are counted nowhere: they are on
@@ -158,53 +63,47 @@ type simCensus struct {
 	extraPods        int // non-terminating pods beyond one per node
 	updatedAvailable int // untainted nodes whose only pod is of hash and available
 	onTainted        int // non-terminating pods on tainted nodes
-	terminating      int
 }
 
-// simTainted reports whether the node carries the NoSchedule taint of the simulation: such a
-// node should not run the daemon but may keep its pod (ELIG-4).
-func simTainted(n *v1.Node) bool { return len(n.Spec.Taints) > 0 }
-
-func (c *simCluster) census(hash string) simCensus {
+func census(s daemonset.Snapshot, hash string, minReady int32, now time.Time) simCensus {
 	type nodeView struct {
 		tainted                           bool
 		pods, available, updatedAvailable int
 	}
-	views := make(map[string]*nodeView, len(c.nodes))
-	for _, n := range c.nodes {
-		views[n.Name] = &nodeView{tainted: simTainted(n)}
+	views := make(map[string]*nodeView, len(s.Nodes))
+	for _, n := range s.Nodes {
+		views[n.Name] = &nodeView{tainted: len(n.Spec.Taints) > 0}
 	}
-	var s simCensus
-	for _, sp := range c.pods {
-		if sp.pod.DeletionTimestamp != nil {
-			s.terminating++
+	var c simCensus
+	for _, p := range s.Pods {
+		if p.DeletionTimestamp != nil {
 			continue
 		}
-		v := views[sp.pod.Spec.NodeName]
+		v := views[p.Spec.NodeName]
 		v.pods++
-		if simAvailable(sp.pod, c.ds.Spec.MinReadySeconds, c.now) {
+		if simAvailable(p, minReady, now) {
 			v.available++
-			if sp.pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == hash {
+			if p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == hash {
 				v.updatedAvailable++
 			}
 		}
 	}
 	for _, v := range views {
 		if v.pods > 1 {
-			s.extraPods += v.pods - 1
+			c.extraPods += v.pods - 1
 		}
 		if v.tainted {
-			s.onTainted += v.pods
+			c.onTainted += v.pods
 			continue
 		}
 		if v.available == 0 {
-			s.unavailableNodes++
+			c.unavailableNodes++
 		}
 		if v.pods == 1 && v.updatedAvailable == 1 {
-			s.updatedAvailable++
+			c.updatedAvailable++
 		}
 	}
-	return s
+	return c
 }
 
 // simAvailable is UPD-12 written out independently for the census.
@@ -220,29 +119,27 @@ func simAvailable(pod *v1.Pod, minReady int32, now time.Time) bool {
 	return false
 }
 
-// settle runs syncs until the plan is empty, making every created pod Ready at once and long
-// ago: the cluster at revision A before the rollout. brokenEvery > 0 leaves every brokenEvery-th
-// created pod never Ready.
-func (c *simCluster) settle(brokenEvery int) {
-	c.t.Helper()
-	for range 5 {
-		res := c.plan()
-		if len(res.Create)+len(res.Delete) == 0 {
-			return
-		}
-		c.apply(res, func(int) time.Duration { return 0 })
-		for _, sp := range c.pods {
-			seq := 0
-			fmt.Sscanf(sp.pod.Name, "agent-%d", &seq)
-			if brokenEvery > 0 && seq%brokenEvery == 0 {
-				sp.readyAt = time.Time{}
-				continue
-			}
-			sp.pod.CreationTimestamp = metav1.NewTime(simT0.Add(-time.Hour))
-			sp.pod.Status.Conditions[0] = v1.PodCondition{Type: v1.PodReady, Status: v1.ConditionTrue, LastTransitionTime: metav1.NewTime(simT0.Add(-time.Hour))}
-		}
+// settle runs revision A on n nodes until nothing more happens, every pod Ready at once an hour
+// before simT0, except that brokenEvery > 0 leaves the pod of every brokenEvery-th node
+// crash-looping.
+func settle(t *testing.T, ds *appsv1.DaemonSet, n, brokenEvery int) daemonset.Snapshot {
+	t.Helper()
+	nodes := make([]*v1.Node, n)
+	for i := range nodes {
+		nodes[i] = &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("node-%05d", i)}}
 	}
-	c.t.Fatal("the cluster did not settle on revision A")
+	traj, err := rollout.Simulate(daemonset.Snapshot{Nodes: nodes}, ds, rollout.Options{
+		Start: simT0.Add(-time.Hour),
+		Kubelet: rollout.Kubelet{Fate: func(p *v1.Pod) rollout.Fate {
+			if brokenEvery > 0 && nodeIndex(p.Spec.NodeName)%brokenEvery == 0 {
+				return rollout.FateCrashLoop
+			}
+			return rollout.FateReady
+		}},
+	})
+	require.NoError(t, err)
+	require.True(t, traj.Quiescent, "the cluster did not settle on revision A")
+	return traj.End
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
@@ -264,7 +161,7 @@ func TestRolloutSimulation(t *testing.T) {
 		strategy    simStrategy
 		nodes       int
 		minReady    int32
-		brokenEvery int // every brokenEvery-th pod of revision A never turns Ready
+		brokenEvery int // the pod of revision A on every brokenEvery-th node never turns Ready
 		// taintEvery > 0 taints every taintEvery-th node NoSchedule with the template change:
 		// its old pod is replaced by nothing (UPD-10, UPD-11 ineligible candidates).
 		taintEvery int
@@ -286,73 +183,85 @@ func TestRolloutSimulation(t *testing.T) {
 			simCase{strategy: s, nodes: 30, minReady: 5, brokenEvery: 5, taintEvery: 3})
 	}
 	for _, tc := range cases {
-		name := fmt.Sprintf("%s/nodes=%d/minReady=%d/brokenEvery=%d/taintEvery=%d", tc.strategy.name, tc.nodes, tc.minReady, tc.brokenEvery, tc.taintEvery)
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			dsA := simDaemonSet(tc.strategy, "agent:1.0", tc.minReady)
-			c := newSimCluster(t, dsA, tc.nodes)
-			c.settle(tc.brokenEvery)
-			hashA := c.plan().RevisionHash
-
-			// The template changes: a new hash (UPD-19).
-			c.ds = simDaemonSet(tc.strategy, "agent:2.0", tc.minReady)
-			tainted := 0
-			for i, n := range c.nodes {
-				if tc.taintEvery > 0 && i%tc.taintEvery == 0 {
-					n.Spec.Taints = []v1.Taint{{Key: "maintenance", Effect: v1.TaintEffectNoSchedule}}
-					tainted++
+		for _, model := range []rollout.SyncModel{rollout.SyncObserved, rollout.SyncUnobserved} {
+			name := fmt.Sprintf("%s/nodes=%d/minReady=%d/brokenEvery=%d/taintEvery=%d/%s", tc.strategy.name, tc.nodes, tc.minReady, tc.brokenEvery, tc.taintEvery, model)
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				if tc.nodes > 100 && (testing.Short() || model == rollout.SyncUnobserved) {
+					t.Skip("large: the observed model runs it")
 				}
-			}
-			desired := tc.nodes - tainted
-			hashB := c.plan().RevisionHash
-			require.NotEqual(t, hashA, hashB)
+				s := settle(t, simDaemonSet(tc.strategy, "agent:1.0", tc.minReady), tc.nodes, tc.brokenEvery)
 
-			mu, ms := tc.strategy.resolve(desired)
-			start := c.census(hashB)
-			require.Zero(t, start.extraPods)
-			if tc.brokenEvery == 0 {
-				require.Zero(t, start.unavailableNodes)
-			}
-			// Each wave replaces at least one budget's worth of nodes in a few steps: a delete,
-			// a grace period, a create, readiness (up to 3 steps) and minReadySeconds.
-			budget := max(mu, ms, 1)
-			perWave := 6 + int(tc.minReady)/int(simStep/time.Second) + 1
-			maxSteps := (ceilDiv(tc.nodes, budget) + 2) * perWave
-
-			// Readiness takes 1 to 3 steps, varying from pod to pod.
-			delay := func(seq int) time.Duration { return time.Duration(1+seq%3) * simStep }
-			for step := 0; ; step++ {
-				require.Less(t, step, maxSteps, "the rollout did not complete in %d steps", maxSteps)
-				res := c.plan()
-				require.Equal(t, hashB, res.RevisionHash)
-				c.apply(res, delay)
-
-				// Invariants at the instant the plan was applied, the worst moment: deletions
-				// done, nothing has had time to turn Ready.
-				got := c.census(hashB)
-				if ms == 0 {
-					require.LessOrEqual(t, got.unavailableNodes, start.unavailableNodes+mu,
-						"step %d: more unavailable nodes than maxUnavailable allows", step)
-					require.Zero(t, got.extraPods, "step %d: a node runs two pods without surge", step)
-				} else {
-					// With surge an old pod goes only once its node has another available pod
-					// or was unavailable already (UPD-11); nodes whose old pod is unavailable
-					// get their new pod without spending maxSurge.
-					require.LessOrEqual(t, got.unavailableNodes, start.unavailableNodes,
-						"step %d: surge made a node unavailable", step)
-					require.LessOrEqual(t, got.extraPods, ms+start.unavailableNodes,
-						"step %d: more extra pods than maxSurge", step)
+				// The template changes: a new hash (UPD-19); some nodes are tainted.
+				dsB := simDaemonSet(tc.strategy, "agent:2.0", tc.minReady)
+				tainted := 0
+				for i, n := range s.Nodes {
+					if tc.taintEvery > 0 && i%tc.taintEvery == 0 {
+						n = n.DeepCopy()
+						n.Spec.Taints = []v1.Taint{{Key: "maintenance", Effect: v1.TaintEffectNoSchedule}}
+						s.Nodes[i] = n
+						tainted++
+					}
 				}
-				if got.updatedAvailable == desired && got.onTainted == 0 && got.terminating == 0 && got.extraPods == 0 {
-					break
+				desired := tc.nodes - tainted
+				planB, err := daemonset.Plan(dsB, s.Nodes, s.Pods, daemonset.Options{Now: simT0})
+				require.NoError(t, err)
+				hashB := planB.RevisionHash
+
+				mu, ms := tc.strategy.resolve(desired)
+				start := census(s, hashB, tc.minReady, simT0)
+				require.Zero(t, start.extraPods)
+				if tc.brokenEvery == 0 {
+					require.Zero(t, start.unavailableNodes)
 				}
-				c.advance()
-			}
-			// Complete means quiet: one more sync does nothing.
-			res := c.plan()
-			require.Empty(t, res.Create)
-			require.Empty(t, res.Delete)
-			require.True(t, res.RollingUpdate.Acted)
-		})
+				// Each wave replaces at least one budget's worth of nodes within the slowest
+				// start-up (30 s), a termination (2 s), minReadySeconds and its requeue (1 s);
+				// every node needs a few syncs that act (a delete, a create, a replacement).
+				budget := max(mu, ms, 1)
+				wave := 30*time.Second + 2*time.Second + time.Duration(tc.minReady)*time.Second + time.Second
+				maxDuration := time.Duration(ceilDiv(tc.nodes, budget)+2) * wave
+				maxActing := 4*tc.nodes + 10
+
+				traj, err := rollout.Simulate(s, dsB, rollout.Options{
+					Start: simT0, Seed: uint64(tc.nodes), Model: model,
+					// Readiness takes 10 to 30 s, varying from pod to pod.
+					Kubelet: rollout.Kubelet{Startup: rollout.Distribution{Min: 10 * time.Second, Max: 30 * time.Second}, Termination: rollout.Fixed(2 * time.Second)},
+					AfterSync: func(step rollout.Step, s daemonset.Snapshot) {
+						got := census(s, hashB, tc.minReady, step.At)
+						if ms == 0 {
+							require.LessOrEqual(t, got.unavailableNodes, start.unavailableNodes+mu,
+								"%s: more unavailable nodes than maxUnavailable allows", step.At)
+							require.Zero(t, got.extraPods, "%s: a node runs two pods without surge", step.At)
+						} else {
+							// With surge an old pod goes only once its node has another available
+							// pod or was unavailable already (UPD-11); nodes whose old pod is
+							// unavailable get their new pod without spending maxSurge.
+							require.LessOrEqual(t, got.unavailableNodes, start.unavailableNodes,
+								"%s: surge made a node unavailable", step.At)
+							require.LessOrEqual(t, got.extraPods, ms+start.unavailableNodes,
+								"%s: more extra pods than maxSurge", step.At)
+						}
+					},
+				})
+				require.NoError(t, err)
+				require.True(t, traj.Quiescent)
+				require.LessOrEqual(t, traj.LastChange.Sub(simT0), maxDuration, "the rollout took too long")
+				require.LessOrEqual(t, len(traj.Acting()), maxActing, "the rollout took too many syncs")
+				end := census(traj.End, hashB, tc.minReady, traj.EndTime)
+				require.Equal(t, desired, end.updatedAvailable)
+				require.Zero(t, end.onTainted)
+				require.Zero(t, end.extraPods)
+
+				// Complete means quiet: one more sync does nothing, and Progress agrees (ROLL-8).
+				res, err := daemonset.Plan(dsB, traj.End.Nodes, traj.End.Pods, daemonset.Options{Now: traj.EndTime})
+				require.NoError(t, err)
+				require.Empty(t, res.Create)
+				require.Empty(t, res.Delete)
+				require.True(t, res.RollingUpdate.Acted)
+				rep, err := rollout.Progress(traj.End, dsB, rollout.ProgressOptions{Now: traj.EndTime})
+				require.NoError(t, err)
+				require.Equal(t, rollout.StateComplete, rep.State, rep.Message)
+			})
+		}
 	}
 }

@@ -52,6 +52,8 @@ const usageText = `Usage:
   daemonsched verify  [-f FILE]... --plan CANDIDATE.json [--now RFC3339] [--burst N] [--reasons] [--diff]
   daemonsched conformance run [--corpus DIR] [--report DIR] [--profile NAME]... [--name NAME] [--timeout D] -- PROGRAM [ARG]...
   daemonsched conformance serve
+  daemonsched rollout status [-f FILE]... [--daemonset NAMESPACE/NAME] [--now RFC3339] [-o table|json|yaml]
+  daemonsched forecast [-f FILE]... [--template FILE] [--startup 20s|20s-40s] [--daemonset NAMESPACE/NAME] [--seed N] [-o ...]
 
 daemonsched prints what the Kubernetes v1.36 DaemonSet controller would do in one sync of every
 DaemonSet of a snapshot (plan), and why a DaemonSet does or does not run on a node (explain).
@@ -108,7 +110,10 @@ warning in one read from the API server (with metadata.resourceVersion; an error
 Each error is one line on stderr, "daemonsched: FILE: document N: Kind namespace/name: path:
 message" (with "items[I]" after the document inside lists), and nothing is written on stdout.
 Names and values holding control or other non-graphic characters are printed quoted or escaped.
-Exit status: 0 success, 1 bad input, 2 usage.
+Exit status: 0 success, 1 bad input, 2 usage. rollout status judges each DaemonSet from its
+nodes and pods (not its status counters) and exits 0 when every rollout is complete, 3 when one
+is progressing and 4 when one is stuck (stuck wins); the blocking nodes are listed. forecast
+simulates the rollout (of --template, or the one under way) and prints its syncs and duration.
 `
 
 // run is the whole command: it parses args, reads the input and writes the result. It writes
@@ -133,6 +138,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = runVerify(args[1:], stdin, &out, stderr)
 	case "conformance":
 		err = runConformance(args[1:], stdin, &out, stdout, stderr)
+	case "rollout":
+		err = runRollout(args[1:], stdin, &out, stderr)
+	case "forecast":
+		err = runForecast(args[1:], stdin, &out, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usageText)
 		return exitOK
@@ -158,6 +167,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case errors.Is(err, errNonconforming):
 		stdout.Write(out.Bytes()) //nolint:errcheck // the exit status already says it failed
 		return exitBadInput
+	case errors.As(err, new(exitStatus)):
+		if _, werr := stdout.Write(out.Bytes()); werr != nil {
+			fmt.Fprintf(stderr, "daemonsched: %v\n", werr)
+			return exitBadInput
+		}
+		var st exitStatus
+		errors.As(err, &st)
+		return int(st)
 	default:
 		printError(stderr, err)
 		return exitBadInput

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/rollout"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -34,7 +35,6 @@ type cluster struct {
 	ds    *appsv1.DaemonSet
 	nodes []*v1.Node
 	pods  []*v1.Pod
-	seq   int // names and uids of created pods
 }
 
 // change is one thing that happens to the cluster.
@@ -105,30 +105,29 @@ func (c *cluster) settle(report func(sync int, res *daemonset.Result)) error {
 	return fmt.Errorf("no steady state after 20 syncs")
 }
 
-// sync plans one sync and applies it to the cluster as the API server would.
+// sync plans one sync and applies it with rollout.Apply: the API server names and binds the
+// created pods, deleted pods go at once (no grace period in this story), and the kubelet
+// reports every new pod Ready at once.
 func (c *cluster) sync() (*daemonset.Result, error) {
 	res, err := daemonset.Plan(c.ds, c.nodes, c.pods, daemonset.Options{Now: c.now})
 	if err != nil {
 		return nil, err
 	}
-	for _, d := range res.Delete {
-		c.pods = slices.DeleteFunc(c.pods, func(p *v1.Pod) bool { return p.Namespace == d.Namespace && p.Name == d.Name })
+	next, err := rollout.Apply(daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{c.ds}, Nodes: c.nodes, Pods: c.pods}, res,
+		rollout.ApplyOptions{Now: c.now})
+	if err != nil {
+		return nil, err
 	}
-	for _, cr := range res.Create {
-		pod := cr.Pod.DeepCopy()
-		c.seq++
-		pod.Name = pod.GenerateName + strconv.Itoa(c.seq)
-		pod.UID = types.UID(fmt.Sprintf("00000000-0000-4000-8000-%012d", c.seq))
-		pod.CreationTimestamp = metav1.NewTime(c.now)
-		// The scheduler binds it and the kubelet reports it ready at once.
-		pod.Spec.NodeName = cr.Node
-		pod.Status = v1.PodStatus{Phase: v1.PodRunning, Conditions: []v1.PodCondition{{
-			Type: v1.PodReady, Status: v1.ConditionTrue, LastTransitionTime: metav1.NewTime(c.now),
-		}}}
-		c.pods = append(c.pods, pod)
-	}
-	if res.Status != nil {
-		c.ds.Status = *res.Status
+	next = rollout.Reap(next, c.now.Add(time.Hour))
+	c.ds, c.pods = next.DaemonSets[0], next.Pods
+	for i, p := range c.pods {
+		if p.Status.Phase == v1.PodPending && p.Spec.NodeName != "" {
+			p = p.DeepCopy()
+			p.Status = v1.PodStatus{Phase: v1.PodRunning, Conditions: []v1.PodCondition{{
+				Type: v1.PodReady, Status: v1.ConditionTrue, LastTransitionTime: metav1.NewTime(c.now),
+			}}}
+			c.pods[i] = p
+		}
 	}
 	return res, nil
 }

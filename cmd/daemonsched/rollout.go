@@ -1,0 +1,311 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/daemonsched/daemonsched/internal/printable"
+	"github.com/daemonsched/daemonsched/manifest"
+	"github.com/daemonsched/daemonsched/rollout"
+	appsv1 "k8s.io/api/apps/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// Exit codes of rollout status (ROLL-11).
+const (
+	exitProgressing = 3
+	exitStuck       = 4
+)
+
+// exitStatus is a successful run that exits with another status than 0: run writes the output
+// and exits with it.
+type exitStatus int
+
+func (e exitStatus) Error() string { return "exit status " + strconv.Itoa(int(e)) }
+
+// pickDaemonSets returns the DaemonSets of in that --daemonset names (all without it).
+func pickDaemonSets(in *manifest.Result, name string) ([]*appsv1.DaemonSet, error) {
+	var out []*appsv1.DaemonSet
+	ns, n, _ := strings.Cut(name, "/")
+	for _, ds := range in.Snapshot.DaemonSets {
+		if name == "" || ds.Namespace == ns && ds.Name == n {
+			out = append(out, ds)
+		}
+	}
+	switch {
+	case name != "" && len(out) == 0:
+		return nil, fmt.Errorf("DaemonSet %s not found in the input", strconv.Quote(name))
+	case len(out) == 0:
+		return nil, fmt.Errorf("no DaemonSet in the input")
+	}
+	return out, nil
+}
+
+// loadAt checks --daemonset, reads the input and returns it with the instant to judge at:
+// --now, or the latest timestamp of the input.
+func loadAt(fs *flag.FlagSet, dsName string, src inputs, now timeFlag, reading *readFlags, stdin io.Reader, stderr io.Writer) (*manifest.Result, time.Time, error) {
+	if err := daemonSetFlag(dsName); err != nil {
+		fmt.Fprintf(stderr, "daemonsched: %v\n", err)
+		fs.Usage()
+		return nil, time.Time{}, errUsage
+	}
+	if err := reading.check(); err != nil {
+		return nil, time.Time{}, err
+	}
+	in, err := load(src, stdin, stderr, reading.options(false, runtime.GOMAXPROCS(0)))
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	at := now.t
+	if at.IsZero() {
+		at = manifest.Latest(in.Snapshot)
+	}
+	return in, at, nil
+}
+
+func daemonSetFlag(s string) error {
+	if s != "" && strings.Count(s, "/") != 1 {
+		return fmt.Errorf("--daemonset wants NAMESPACE/NAME, got %q", s)
+	}
+	return nil
+}
+
+func runRollout(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "status" {
+		fmt.Fprintf(stderr, "daemonsched: rollout wants the subcommand status\n%s", usageText)
+		return errUsage
+	}
+	var (
+		src    inputs
+		now    timeFlag
+		format = formatTable
+	)
+	fs := newFlagSet("rollout status", stderr)
+	addInputFlags(fs, &src)
+	fs.Var(&now, "now", "the instant availability is judged at (`RFC3339`)")
+	fs.Var(&format, "o", "output `format`: table, json or yaml")
+	dsName := fs.String("daemonset", "", "judge only this DaemonSet (`NAMESPACE/NAME`)")
+	reading := addReadFlags(fs)
+	if err := parseFlags(fs, args[1:], stderr); err != nil {
+		return err
+	}
+	in, at, err := loadAt(fs, *dsName, src, now, reading, stdin, stderr)
+	if err != nil {
+		return err
+	}
+	dss, err := pickDaemonSets(in, *dsName)
+	if err != nil {
+		return err
+	}
+	reports := make([]*rollout.Report, 0, len(dss))
+	worst := exitOK
+	for _, ds := range dss {
+		r, err := rollout.Progress(in.Snapshot, ds, rollout.ProgressOptions{Now: at, Workers: runtime.GOMAXPROCS(0)})
+		if err != nil {
+			return err
+		}
+		reports = append(reports, r)
+		switch r.State {
+		case rollout.StateStuck:
+			worst = exitStuck
+		case rollout.StateProgressing:
+			worst = max(worst, exitProgressing)
+		}
+	}
+	switch format {
+	case formatJSON, formatYAML:
+		if err := renderData(stdout, format, map[string]any{"now": at.UTC().Format(time.RFC3339), "daemonSets": reports}); err != nil {
+			return err
+		}
+	default:
+		for _, r := range reports {
+			fmt.Fprintf(stdout, "%s/%s: %s: %s\n", printable.Quote(r.Namespace), printable.Quote(r.Name), r.State, printable.Escape(r.Message))
+			fmt.Fprintf(stdout, "  desired %d, up-to-date %d, available %d; generation %d, observed %d\n",
+				r.Desired, r.UpToDate, r.Available, r.Generation, r.ObservedGeneration)
+			writeBlockers(stdout, "blocked", r.Blocking)
+			if r.State != rollout.StateComplete {
+				writeBlockers(stdout, "waiting", r.Waiting)
+				if r.WaitingForBudget > 0 {
+					fmt.Fprintf(stdout, "  %d node(s) wait for the update budget\n", r.WaitingForBudget)
+				}
+			}
+		}
+	}
+	warn(stderr, in, nil, reading.limits.Warnings)
+	if worst != exitOK {
+		return exitStatus(worst)
+	}
+	return nil
+}
+
+// writeBlockers lists blockers, at most 20 then a count.
+func writeBlockers(w io.Writer, label string, bs []rollout.Blocker) {
+	for i, b := range bs {
+		if i == 20 {
+			fmt.Fprintf(w, "  ... and %d more %s\n", len(bs)-20, label)
+			return
+		}
+		line := fmt.Sprintf("  %s: node %s: %s", label, printable.Quote(b.Node), b.Reason)
+		if b.Pod != "" {
+			line += " (pod " + printable.Quote(b.Pod) + ")"
+		}
+		if b.Message != "" {
+			line += ": " + b.Message
+		}
+		fmt.Fprintln(w, printable.Escape(line))
+	}
+}
+
+func renderData(w io.Writer, format outputFormat, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if format == formatYAML {
+		if data, err = yaml.JSONToYAML(data); err != nil {
+			return err
+		}
+		_, err = w.Write(data)
+		return err
+	}
+	_, err = w.Write(append(data, '\n'))
+	return err
+}
+
+// startupFlag is --startup: DURATION or MIN-MAX.
+type startupFlag struct{ d rollout.Distribution }
+
+func (f *startupFlag) String() string {
+	if f.d.Min == f.d.Max {
+		return f.d.Min.String()
+	}
+	return f.d.Min.String() + "-" + f.d.Max.String()
+}
+
+func (f *startupFlag) Set(s string) error {
+	lo, hi, ranged := strings.Cut(s, "-")
+	if lo == "" && ranged {
+		return fmt.Errorf("a start-up delay must not be negative: %q", s)
+	}
+	a, err := time.ParseDuration(lo)
+	if err != nil {
+		return fmt.Errorf("not a duration (like 20s) or a range (like 20s-40s): %q", s)
+	}
+	b := a
+	if ranged {
+		if b, err = time.ParseDuration(hi); err != nil {
+			return fmt.Errorf("not a duration (like 20s) or a range (like 20s-40s): %q", s)
+		}
+	}
+	if a < 0 || b < a {
+		return fmt.Errorf("want 0 <= MIN <= MAX: %q", s)
+	}
+	f.d = rollout.Distribution{Min: a, Max: b}
+	return nil
+}
+
+func runForecast(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var (
+		src      inputs
+		now      timeFlag
+		format   = formatTable
+		startup  = startupFlag{d: rollout.Distribution{Min: 20 * time.Second, Max: 40 * time.Second}}
+		template string
+	)
+	fs := newFlagSet("forecast", stderr)
+	addInputFlags(fs, &src)
+	fs.Var(&now, "now", "the instant the forecast starts (`RFC3339`)")
+	fs.Var(&format, "o", "output `format`: table, json or yaml")
+	fs.Var(&startup, "startup", "a new pod's start-up delay, `DURATION` or MIN-MAX (default 20s-40s)")
+	fs.StringVar(&template, "template", "", "the DaemonSet after the change (`FILE`); without it, the rollout under way")
+	dsName := fs.String("daemonset", "", "forecast only this DaemonSet (`NAMESPACE/NAME`)")
+	seed := fs.Uint64("seed", 1, "seed of the start-up delays (`N`)")
+	reading := addReadFlags(fs)
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	in, at, err := loadAt(fs, *dsName, src, now, reading, stdin, stderr)
+	if err != nil {
+		return err
+	}
+	var dss []*appsv1.DaemonSet
+	if template != "" {
+		next, err := loadTemplate(template, in, *dsName)
+		if err != nil {
+			return err
+		}
+		dss = []*appsv1.DaemonSet{next}
+	} else if dss, err = pickDaemonSets(in, *dsName); err != nil {
+		return err
+	}
+	var results []*rollout.ForecastResult
+	for _, ds := range dss {
+		r, err := rollout.Forecast(in.Snapshot, ds, rollout.ForecastOptions{Now: at, Seed: *seed,
+			Kubelet: rollout.Kubelet{Startup: startup.d}, Workers: runtime.GOMAXPROCS(0)})
+		if err != nil {
+			return fmt.Errorf("DaemonSet %s/%s: %w", ds.Namespace, ds.Name, err)
+		}
+		results = append(results, r)
+	}
+	switch format {
+	case formatJSON, formatYAML:
+		if err := renderData(stdout, format, map[string]any{"now": at.UTC().Format(time.RFC3339), "startup": startup.String(), "daemonSets": results}); err != nil {
+			return err
+		}
+	default:
+		for _, r := range results {
+			fmt.Fprintf(stdout, "%s/%s to revision %s, start-up %s:\n", printable.Quote(r.Namespace), printable.Quote(r.Name), r.RevisionHash, startup.String())
+			tw := newTabWriter(stdout)
+			fmt.Fprintln(tw, "  AFTER\tCREATE\tDELETE\tREPLACED\tUP-TO-DATE\tAVAILABLE")
+			for i, s := range r.Steps {
+				if i == 40 {
+					fmt.Fprintf(tw, "  ... and %d more syncs that act\n", len(r.Steps)-40)
+					break
+				}
+				fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%d\t%d\n", s.After, s.Created, s.Deleted, s.Replaced, s.UpToDate, s.Available)
+			}
+			tw.Flush()
+			if r.Complete {
+				fmt.Fprintf(stdout, "  complete after %s, in %d syncs that act\n", r.Duration, len(r.Steps))
+			} else {
+				fmt.Fprintf(stdout, "  does not complete: %s: %s\n", r.Final.State, r.Final.Message)
+				writeBlockers(stdout, "blocked", r.Final.Blocking)
+			}
+		}
+	}
+	warn(stderr, in, nil, reading.limits.Warnings)
+	return nil
+}
+
+// loadTemplate reads the changed DaemonSet of file: exactly one DaemonSet, which replaces the
+// one of its namespace/name in the input, keeping that one's uid and status and raising its
+// generation.
+func loadTemplate(file string, in *manifest.Result, dsName string) (*appsv1.DaemonSet, error) {
+	t, err := load(inputs{files: fileList{file}}, nil, io.Discard, manifest.Options{})
+	if err != nil {
+		return nil, err
+	}
+	if n := len(t.Snapshot.DaemonSets); n != 1 {
+		return nil, fmt.Errorf("%s: --template wants exactly one DaemonSet, found %d", file, n)
+	}
+	next := t.Snapshot.DaemonSets[0].DeepCopy()
+	if dsName != "" && next.Namespace+"/"+next.Name != dsName {
+		return nil, fmt.Errorf("%s: the template is DaemonSet %s/%s, not %s", file, next.Namespace, next.Name, dsName)
+	}
+	for _, cur := range in.Snapshot.DaemonSets {
+		if cur.Namespace == next.Namespace && cur.Name == next.Name {
+			next.UID = cur.UID
+			next.Status = cur.Status
+			next.Generation = cur.Generation + 1
+			next.CreationTimestamp = cur.CreationTimestamp
+			return next, nil
+		}
+	}
+	return nil, fmt.Errorf("%s: DaemonSet %s/%s is not in the input", file, next.Namespace, next.Name)
+}

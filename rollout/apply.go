@@ -1,0 +1,265 @@
+package rollout
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Scheduler is the scheduler model of Apply and Simulate: whether a created daemon pod binds to
+// the node it is meant for (POD-6 pins it there, so there is no other choice to make). target
+// is nil when that node is not in the snapshot. A pod that does not bind stays Pending with
+// condition PodScheduled False, reason Unschedulable, as a pod that does not fit would.
+type Scheduler func(pod *v1.Pod, target *v1.Node) bool
+
+// BindToTarget is the default Scheduler: every pod binds to its node when the node exists.
+func BindToTarget(_ *v1.Pod, target *v1.Node) bool { return target != nil }
+
+// ApplyOptions are the inputs of Apply that are not API objects.
+type ApplyOptions struct {
+	// Now is the instant of the writes: creation and deletion timestamps. Required.
+	Now time.Time
+	// Scheduler binds created pods; nil means BindToTarget.
+	Scheduler Scheduler
+}
+
+// Apply returns the snapshot after the writes of the plan res on s, as the API server, the
+// scheduler and the controller's own writes leave it (ROLL-1, ROLL-2, ROLL-3, ROLL-4):
+//
+//   - the ControllerRevision of the current template is created, or renumbered to be the
+//     newest, and old revisions beyond spec.revisionHistoryLimit that no pod uses are deleted
+//     (History);
+//   - each deleted pod is deleted gracefully: a pod bound to a node, not terminal, with a
+//     grace period gets metadata.deletionTimestamp (now plus
+//     spec.terminationGracePeriodSeconds, 30 when unset) and stays until its kubelet removes it
+//     (Reap, or the kubelet model of Simulate); any other pod is removed at once;
+//   - adopted pods get the DaemonSet as controller, released pods lose it;
+//   - each created pod gets a name from its generateName and a uid, both derived from the
+//     inputs and unique in the snapshot, its creation timestamp, and is bound by the Scheduler
+//     (spec.nodeName set, phase Pending) or left Pending;
+//   - the DaemonSet gets the plan's status and collision count.
+//
+// res must be a plan of a DaemonSet in s.DaemonSets. s is not modified; the result shares the
+// objects Apply did not change with s. The error names what of res does not fit s: a DaemonSet
+// missing from s, a delete, adoption or release of a pod s does not hold.
+func Apply(s daemonset.Snapshot, res *daemonset.Result, opts ApplyOptions) (daemonset.Snapshot, error) {
+	if res == nil {
+		return daemonset.Snapshot{}, field.Required(field.NewPath("result"), "a plan is needed")
+	}
+	if opts.Now.IsZero() {
+		return daemonset.Snapshot{}, field.Required(field.NewPath("opts", "now"), "the instant of the writes is needed")
+	}
+	if errs := daemonset.CheckSnapshot(s); len(errs) > 0 {
+		return daemonset.Snapshot{}, errs.ToAggregate()
+	}
+	i := slices.IndexFunc(s.DaemonSets, func(ds *appsv1.DaemonSet) bool {
+		return ds.Namespace == res.Namespace && ds.Name == res.Name
+	})
+	if i < 0 {
+		return daemonset.Snapshot{}, field.NotFound(field.NewPath("daemonSets"), res.Namespace+"/"+res.Name)
+	}
+	w := newWorld(s, i)
+	if _, err := w.apply(res, opts.Now, opts.Scheduler, true, false); err != nil {
+		return daemonset.Snapshot{}, err
+	}
+	return w.snapshot(), nil
+}
+
+// applied is what one apply changed, for the kubelet model.
+type applied struct {
+	created     []*v1.Pod // in the plan's order
+	terminating []*v1.Pod // deleted gracefully
+	removed     []*v1.Pod // deleted at once (before removal)
+	actions     int
+}
+
+// apply writes res into w. writeStatus false leaves the DaemonSet's status as it is (the
+// observed sync writes it after its last step).
+//
+// ownPods says that the plan's pods are the caller's to keep (a plan made for this apply
+// alone), so they are not copied.
+func (w *world) apply(res *daemonset.Result, now time.Time, sched Scheduler, writeStatus, ownPods bool) (applied, error) {
+	var out applied
+	if sched == nil {
+		sched = BindToTarget
+	}
+	ds := w.ds()
+	if res.Skipped == "" && res.RevisionHash != "" {
+		key := historyKey{spec: w.specVersion + 1, hash: res.RevisionHash, revisions: len(w.revisions)}
+		if c := ds.Status.CollisionCount; c != nil {
+			key.collision = *c + 1
+		}
+		if len(w.revisions) > 0 {
+			key.first = w.revisions[0]
+		}
+		if key != w.history {
+			revs, err := writeHistory(ds, w.revisions, w.pods, res.RevisionHash)
+			if err != nil {
+				return out, err
+			}
+			// A write that changed nothing stays a no-op while its inputs stay; the pods matter
+			// only when old revisions exceed the limit, so that case is never remembered.
+			limit := 10
+			if l := ds.Spec.RevisionHistoryLimit; l != nil {
+				limit = int(*l)
+			}
+			if len(revs) == len(w.revisions) && len(revs) <= limit+1 && (len(revs) == 0 || &revs[0] == &w.revisions[0]) {
+				w.history = key
+			}
+			w.revisions = revs
+		}
+	}
+	root := field.NewPath("result")
+	for i, d := range res.Delete {
+		pod, ok := w.pod(podKey{d.Namespace, d.Name})
+		if !ok {
+			return out, field.NotFound(root.Child("delete").Index(i), d.Namespace+"/"+d.Name)
+		}
+		if pod.DeletionTimestamp != nil {
+			return out, field.Invalid(root.Child("delete").Index(i), d.Namespace+"/"+d.Name, "the pod is already being deleted")
+		}
+		grace := int64(30)
+		if g := pod.Spec.TerminationGracePeriodSeconds; g != nil {
+			grace = max(*g, 0)
+		}
+		terminal := pod.Status.Phase == v1.PodFailed || pod.Status.Phase == v1.PodSucceeded
+		if pod.Spec.NodeName == "" || terminal || grace == 0 {
+			w.removePod(keyOf(pod))
+			out.removed = append(out.removed, pod)
+			continue
+		}
+		// Copy on write: the new object shares what it does not change with the old one, and
+		// neither is modified again.
+		cp := *pod
+		ts := metav1.NewTime(now.Add(time.Duration(grace) * time.Second))
+		cp.DeletionTimestamp = &ts
+		cp.DeletionGracePeriodSeconds = &grace
+		pod = &cp
+		w.setPod(pod)
+		out.terminating = append(out.terminating, pod)
+	}
+	for i, ref := range res.Adopt {
+		pod, ok := w.pod(podKey{ref.Namespace, ref.Name})
+		if !ok {
+			return out, field.NotFound(root.Child("adopt").Index(i), ref.Namespace+"/"+ref.Name)
+		}
+		cp := *pod
+		cp.OwnerReferences = append(slices.Clip(pod.OwnerReferences), *metav1.NewControllerRef(ds, appsv1.SchemeGroupVersion.WithKind("DaemonSet")))
+		w.setPod(&cp)
+	}
+	for i, ref := range res.Release {
+		pod, ok := w.pod(podKey{ref.Namespace, ref.Name})
+		if !ok {
+			return out, field.NotFound(root.Child("release").Index(i), ref.Namespace+"/"+ref.Name)
+		}
+		cp := *pod
+		cp.OwnerReferences = slices.DeleteFunc(slices.Clone(pod.OwnerReferences), func(o metav1.OwnerReference) bool { return o.UID == ds.UID })
+		w.setPod(&cp)
+	}
+	for i, c := range res.Create {
+		if c.Pod == nil {
+			return out, field.Required(root.Child("create").Index(i).Child("pod"), "the pod to create")
+		}
+		pod := c.Pod
+		if !ownPods {
+			pod = pod.DeepCopy()
+		}
+		if pod.Namespace == "" {
+			pod.Namespace = ds.Namespace
+		}
+		if pod.Name == "" {
+			pod.Name, pod.UID = w.newName(pod.Namespace, pod.GenerateName, c.Node, now)
+		} else if _, taken := w.pod(keyOf(pod)); taken {
+			return out, field.Duplicate(root.Child("create").Index(i).Child("pod", "metadata", "name"), pod.Namespace+"/"+pod.Name)
+		}
+		pod.CreationTimestamp = metav1.NewTime(now)
+		target, _ := w.node(c.Node)
+		pod.Status = v1.PodStatus{Phase: v1.PodPending}
+		if sched(pod, target) {
+			pod.Spec.NodeName = c.Node
+			pod.Status.Conditions = []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionTrue, LastTransitionTime: metav1.NewTime(now)}}
+		} else {
+			pod.Status.Conditions = []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse,
+				Reason: v1.PodReasonUnschedulable, LastTransitionTime: metav1.NewTime(now),
+				Message: fmt.Sprintf("the scheduler model did not bind the pod to node %s", c.Node)}}
+		}
+		w.setPod(pod)
+		out.created = append(out.created, pod)
+	}
+	out.actions = len(res.Create) + len(res.Delete) + len(res.Adopt) + len(res.Release)
+	if writeStatus {
+		w.writeStatus(res.Status)
+	}
+	if res.CollisionCount != nil {
+		cp := *w.ds() // copy on write: spec and metadata are shared, never modified again
+		c := *res.CollisionCount
+		cp.Status.CollisionCount = &c
+		w.daemonSet[w.dsIndex] = &cp
+	}
+	return out, nil
+}
+
+// writeStatus writes st (nil: nothing) to the DaemonSet, keeping its collision count. As
+// upstream's storeDaemonSetStatus, an equal status is not written: the object stays.
+func (w *world) writeStatus(st *appsv1.DaemonSetStatus) {
+	if st == nil {
+		return
+	}
+	ds := w.ds()
+	next := *st
+	next.CollisionCount = ds.Status.CollisionCount
+	next.Conditions = ds.Status.Conditions
+	if counters(next) == counters(ds.Status) && equality.Semantic.DeepEqual(next.Conditions, st.Conditions) {
+		return
+	}
+	cp := *ds // copy on write: spec and metadata are shared, never modified again
+	cp.Status = *next.DeepCopy()
+	w.daemonSet[w.dsIndex] = &cp
+}
+
+// counters are the fields of a status the sync computes.
+func counters(s appsv1.DaemonSetStatus) [8]int64 {
+	return [8]int64{s.ObservedGeneration, int64(s.DesiredNumberScheduled), int64(s.CurrentNumberScheduled),
+		int64(s.NumberMisscheduled), int64(s.NumberReady), int64(s.UpdatedNumberScheduled),
+		int64(s.NumberAvailable), int64(s.NumberUnavailable)}
+}
+
+// Reap returns s without the pods whose deletion timestamp is at or before now and whose node
+// is Ready or gone: what the kubelets (and the pod garbage collector) have removed by then. A
+// pod on a node that is not Ready stays, as its kubelet cannot confirm the deletion. s is not
+// modified.
+func Reap(s daemonset.Snapshot, now time.Time) daemonset.Snapshot {
+	ready := make(map[string]bool, len(s.Nodes))
+	for _, n := range s.Nodes {
+		ready[n.Name] = nodeReady(n)
+	}
+	out := s
+	out.Pods = make([]*v1.Pod, 0, len(s.Pods))
+	for _, p := range s.Pods {
+		if p.DeletionTimestamp != nil && !p.DeletionTimestamp.After(now) {
+			if r, exists := ready[p.Spec.NodeName]; !exists || r {
+				continue
+			}
+		}
+		out.Pods = append(out.Pods, p)
+	}
+	return out
+}
+
+// nodeReady reports whether node's Ready condition is True. A node without conditions (a
+// hand-written manifest) counts as Ready.
+func nodeReady(n *v1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == v1.NodeReady {
+			return c.Status == v1.ConditionTrue
+		}
+	}
+	return true
+}

@@ -1,0 +1,141 @@
+package rollout
+
+import (
+	"slices"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+)
+
+// scheduleExisting gives a pod of the starting snapshot its kubelet events.
+func (sm *sim) scheduleExisting(p *v1.Pod) {
+	n, ok := sm.w.node(p.Spec.NodeName)
+	if !ok || !nodeReady(n) {
+		return
+	}
+	if p.DeletionTimestamp != nil {
+		sm.scheduleRemoval(p)
+		return
+	}
+	if p.Status.Phase == v1.PodFailed || p.Status.Phase == v1.PodSucceeded || podReady(p) || stuckReason(p) != "" {
+		return
+	}
+	sm.fates[keyOf(p)] = FateReady
+	sm.push(item{at: sm.now.Add(sm.opts.Kubelet.Startup.draw(sm.rng)), kind: itemStart, pod: keyOf(p), epoch: sm.epochs[p.Spec.NodeName]})
+}
+
+func (sm *sim) scheduleRemoval(p *v1.Pod) {
+	d := sm.opts.Kubelet.Termination.draw(sm.rng)
+	if p.DeletionTimestamp != nil {
+		d = min(d, max(p.DeletionTimestamp.Sub(sm.now), 0))
+	}
+	sm.push(item{at: sm.now.Add(d), kind: itemRemove, pod: keyOf(p), epoch: sm.epochs[p.Spec.NodeName]})
+}
+
+// handle applies one kubelet or cluster event and reports whether it triggers a sync.
+func (sm *sim) handle(it item) bool {
+	ds := sm.w.ds()
+	switch it.kind {
+	case itemStart:
+		p, ok := sm.w.pod(it.pod)
+		if !ok || p.DeletionTimestamp != nil || it.epoch != sm.epochs[p.Spec.NodeName] {
+			return false
+		}
+		np := started(p, sm.fates[it.pod], sm.now)
+		sm.w.setPod(np)
+		sm.changed()
+		if podReady(np) && ds.Spec.MinReadySeconds > 0 {
+			sm.push(item{at: sm.now.Add(time.Duration(ds.Spec.MinReadySeconds)*time.Second + time.Second), kind: itemSync})
+		}
+		return isControlledBy(np, ds)
+	case itemRemove:
+		p, ok := sm.w.pod(it.pod)
+		if !ok || it.epoch != sm.epochs[p.Spec.NodeName] {
+			return false
+		}
+		sm.w.removePod(it.pod)
+		delete(sm.fates, it.pod)
+		sm.changed()
+		return isControlledBy(p, ds)
+	case itemEvent:
+		return sm.event(sm.opts.Events[it.event])
+	}
+	return false
+}
+
+func (sm *sim) event(e Event) bool {
+	sm.changed()
+	sm.invalidate(e.Type == EventDaemonSetUpdated)
+	switch e.Type {
+	case EventNodeNotReady, EventNodeReady:
+		n, ok := sm.w.node(e.Node)
+		if !ok {
+			return false
+		}
+		sm.epochs[e.Node]++
+		ready := e.Type == EventNodeReady
+		sm.w.setNode(withReadiness(n, ready, sm.now))
+		for _, p := range slices.Clone(sm.w.pods) {
+			if p.Spec.NodeName != e.Node {
+				continue
+			}
+			switch {
+			case !ready:
+				sm.w.setPod(markNotReady(p, sm.now))
+			case p.DeletionTimestamp != nil:
+				sm.scheduleRemoval(p)
+			case p.Status.Phase != v1.PodFailed && p.Status.Phase != v1.PodSucceeded:
+				if _, ok := sm.fates[keyOf(p)]; !ok {
+					sm.fates[keyOf(p)] = FateReady
+				}
+				sm.push(item{at: sm.now.Add(sm.opts.Kubelet.Startup.draw(sm.rng)), kind: itemStart, pod: keyOf(p), epoch: sm.epochs[e.Node]})
+			}
+		}
+	case EventNodeAdded:
+		sm.w.setNode(e.NewNode)
+		sm.epochs[e.NewNode.Name]++
+	case EventNodeRemoved:
+		if !sm.w.removeNode(e.Node) {
+			return false
+		}
+		sm.epochs[e.Node]++
+		for _, p := range slices.Clone(sm.w.pods) {
+			if p.Spec.NodeName == e.Node {
+				sm.w.removePod(keyOf(p))
+			}
+		}
+	case EventDaemonSetUpdated:
+		next := e.DaemonSet.DeepCopy()
+		next.Status = sm.w.ds().Status
+		sm.w.daemonSet[sm.w.dsIndex] = next
+	}
+	return true
+}
+
+// The taints the node lifecycle controller puts on a node that is not Ready.
+var notReadyTaints = []v1.Taint{
+	{Key: v1.TaintNodeNotReady, Effect: v1.TaintEffectNoSchedule},
+	{Key: v1.TaintNodeNotReady, Effect: v1.TaintEffectNoExecute},
+}
+
+func withReadiness(n *v1.Node, ready bool, now time.Time) *v1.Node {
+	n = n.DeepCopy()
+	status := v1.ConditionFalse
+	if ready {
+		status = v1.ConditionTrue
+	}
+	cond := v1.NodeCondition{Type: v1.NodeReady, Status: status, LastTransitionTime: metavNow(now), LastHeartbeatTime: metavNow(now)}
+	if i := slices.IndexFunc(n.Status.Conditions, func(c v1.NodeCondition) bool { return c.Type == v1.NodeReady }); i >= 0 {
+		n.Status.Conditions[i] = cond
+	} else {
+		n.Status.Conditions = append(n.Status.Conditions, cond)
+	}
+	n.Spec.Taints = slices.DeleteFunc(n.Spec.Taints, func(t v1.Taint) bool { return t.Key == v1.TaintNodeNotReady })
+	if !ready {
+		for _, t := range notReadyTaints {
+			t.TimeAdded = new(metavNow(now))
+			n.Spec.Taints = append(n.Spec.Taints, t)
+		}
+	}
+	return n
+}

@@ -1,0 +1,100 @@
+package rollout
+
+import (
+	"slices"
+	"time"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// ForecastOptions are the inputs of Forecast that are not API objects.
+type ForecastOptions struct {
+	// Now is when the forecast starts. Required.
+	Now time.Time
+	// Kubelet is the kubelet model; Seed seeds its draws.
+	Kubelet Kubelet
+	Seed    uint64
+	// Model is the sync model; the default is SyncObserved.
+	Model SyncModel
+	// Horizon bounds the forecast; 0 means 24 hours.
+	Horizon time.Duration
+	// Workers is passed to every plan.
+	Workers int
+}
+
+// ForecastStep is one sync of the forecast that acts.
+type ForecastStep struct {
+	// After is the time from the start of the forecast.
+	After   time.Duration `json:"after"`
+	Created int           `json:"created"`
+	Deleted int           `json:"deleted"`
+	// Replaced counts the deletions of the rolling update (old pods making way, UPD-8, UPD-11).
+	Replaced int `json:"replaced"`
+	// UpToDate and Available are the status the sync wrote.
+	UpToDate  int32 `json:"upToDate"`
+	Available int32 `json:"available"`
+}
+
+// ForecastResult is what Forecast predicts.
+type ForecastResult struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// RevisionHash is the revision the rollout goes to.
+	RevisionHash string         `json:"revisionHash"`
+	Steps        []ForecastStep `json:"steps"`
+	// Complete says that the rollout completes within the horizon, Duration when.
+	Complete bool          `json:"complete"`
+	Duration time.Duration `json:"duration"`
+	// Final judges the cluster where the forecast ends: when the rollout cannot finish, it
+	// names the blocking nodes and why (Final.Blocking).
+	Final *Report `json:"final"`
+}
+
+// Forecast predicts the rollout of ds, a template change or the DaemonSet as it is in s (a
+// rollout under way), under the kubelet model (ROLL-10): the syncs that act in order, the pods
+// each replaces, when it completes, or, when it cannot, the nodes that block it and why. It
+// simulates with Simulate and judges the end with Progress. Pods of s that are on their way
+// (not Ready, not stuck) turn Ready after a start-up delay from opts.Now; pods waiting in a
+// state they do not leave by themselves (CrashLoopBackOff, ErrImagePull, ...) stay there.
+func Forecast(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts ForecastOptions) (*ForecastResult, error) {
+	if opts.Now.IsZero() {
+		return nil, field.Required(field.NewPath("opts", "now"), "the instant the forecast starts")
+	}
+	traj, err := Simulate(s, ds, Options{Start: opts.Now, Seed: opts.Seed, Kubelet: opts.Kubelet,
+		Model: opts.Model, Horizon: opts.Horizon, Workers: opts.Workers})
+	if err != nil {
+		return nil, err
+	}
+	final := traj.End.DaemonSets[slices.IndexFunc(traj.End.DaemonSets, func(d *appsv1.DaemonSet) bool {
+		return d.Namespace == ds.Namespace && d.Name == ds.Name
+	})]
+	rep, err := Progress(traj.End, final, ProgressOptions{Now: traj.EndTime, Workers: opts.Workers})
+	if err != nil {
+		return nil, err
+	}
+	out := &ForecastResult{Namespace: ds.Namespace, Name: ds.Name, RevisionHash: rep.RevisionHash,
+		Steps: []ForecastStep{}, Final: rep, Complete: rep.State == StateComplete}
+	for _, st := range traj.Acting() {
+		fs := ForecastStep{After: st.At.Sub(opts.Now), Created: len(st.Create), Deleted: len(st.Delete),
+			UpToDate: st.Status.UpdatedNumberScheduled, Available: st.Status.NumberAvailable}
+		for _, d := range st.Delete {
+			if rollingReasons[d.Reason] {
+				fs.Replaced++
+			}
+		}
+		out.Steps = append(out.Steps, fs)
+	}
+	if out.Complete {
+		out.Duration = traj.LastChange.Sub(opts.Now)
+	}
+	return out, nil
+}
+
+var rollingReasons = map[daemonset.Reason]bool{
+	daemonset.ReasonUpdateOldUnavailable: true, daemonset.ReasonUpdateOldCandidate: true,
+	daemonset.ReasonSurgeOldUnavailableIneligible: true, daemonset.ReasonSurgeReplaced: true,
+	daemonset.ReasonSurgeIneligibleExcess: true, daemonset.ReasonSurgeNewAvailable: true,
+	daemonset.ReasonSurgeOldNotReady: true,
+}

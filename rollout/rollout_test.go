@@ -1,0 +1,267 @@
+package rollout_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/rollout"
+)
+
+// TestApply: created pods get deterministic, unique names and uids from generateName and are
+// bound to their node (ROLL-2); deleted bound pods terminate with the grace period, unbound
+// ones go at once (ROLL-3); the status is written (ROLL-1); the current revision is created
+// (ROLL-4); the input snapshot is never modified.
+func TestApply(t *testing.T) {
+	ds := agent(intstr.FromInt32(1), intstr.FromInt32(0), "agent:1", 0)
+	s := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}, Nodes: nodes(3)}
+	before := s.Nodes[0].DeepCopy()
+	res, err := daemonset.Plan(ds, s.Nodes, s.Pods, daemonset.Options{Now: t0})
+	require.NoError(t, err)
+	next, err := rollout.Apply(s, res, rollout.ApplyOptions{Now: t0})
+	require.NoError(t, err)
+	again, err := rollout.Apply(s, res, rollout.ApplyOptions{Now: t0})
+	require.NoError(t, err)
+	require.Len(t, next.Pods, 3)
+	names := map[string]bool{}
+	for i, p := range next.Pods {
+		require.Equal(t, again.Pods[i].Name, p.Name, "names are deterministic")
+		require.Equal(t, again.Pods[i].UID, p.UID)
+		require.Regexp(t, `^agent-[bcdfghjklmnpqrstvwxz2456789]{5}$`, p.Name)
+		require.NotEmpty(t, p.Spec.NodeName)
+		require.Equal(t, v1.PodPending, p.Status.Phase)
+		names[p.Name] = true
+	}
+	require.Len(t, names, 3)
+	require.Empty(t, s.Pods, "the input is not modified")
+	require.True(t, equality.Semantic.DeepEqual(before, s.Nodes[0]))
+	require.Equal(t, int32(3), next.DaemonSets[0].Status.DesiredNumberScheduled)
+	require.Zero(t, ds.Status.DesiredNumberScheduled)
+	require.Len(t, next.Revisions, 1)
+	require.Equal(t, "agent-"+res.RevisionHash, next.Revisions[0].Name)
+
+	// A node is tainted NoExecute: its pod is deleted gracefully.
+	tainted := next.Nodes[2].DeepCopy()
+	tainted.Spec.Taints = []v1.Taint{{Key: "drain", Effect: v1.TaintEffectNoExecute}}
+	gone := daemonset.Snapshot{DaemonSets: next.DaemonSets, Nodes: []*v1.Node{next.Nodes[0], next.Nodes[1], tainted}, Pods: next.Pods, Revisions: next.Revisions}
+	res, err = daemonset.Plan(ds, gone.Nodes, gone.Pods, daemonset.Options{Now: t0.Add(time.Minute)})
+	require.NoError(t, err)
+	require.Len(t, res.Delete, 1)
+	after, err := rollout.Apply(gone, res, rollout.ApplyOptions{Now: t0.Add(time.Minute)})
+	require.NoError(t, err)
+	var terminating *v1.Pod
+	for _, p := range after.Pods {
+		if p.DeletionTimestamp != nil {
+			terminating = p
+		}
+	}
+	require.NotNil(t, terminating)
+	require.Equal(t, t0.Add(time.Minute+30*time.Second), terminating.DeletionTimestamp.Time)
+	require.Len(t, rollout.Reap(after, t0.Add(2*time.Minute)).Pods, 2)
+	for _, p := range gone.Pods {
+		require.Nil(t, p.DeletionTimestamp, "the input pods are not modified")
+	}
+
+	// A plan that does not fit the snapshot is an error naming the field.
+	res.Delete[0].Name = "nope"
+	_, err = rollout.Apply(gone, res, rollout.ApplyOptions{Now: t0})
+	require.ErrorContains(t, err, "result.delete[0]")
+	_, err = rollout.Apply(gone, res, rollout.ApplyOptions{})
+	require.ErrorContains(t, err, "opts.now")
+}
+
+// TestBackoff: the failed-pod back-off doubles from Initial to Max and forgets after 2 × Max
+// (ROLL-6).
+func TestBackoff(t *testing.T) {
+	b := rollout.NewBackoff(time.Second, 4*time.Second)
+	in, _ := b.InBackoff("k", t0)
+	require.False(t, in)
+	b.Next("k", t0)
+	in, d := b.InBackoff("k", t0.Add(500*time.Millisecond))
+	require.True(t, in)
+	require.Equal(t, time.Second, d)
+	b.Next("k", t0.Add(time.Second))
+	b.Next("k", t0.Add(3*time.Second))
+	b.Next("k", t0.Add(7*time.Second))
+	_, d = b.InBackoff("k", t0.Add(7*time.Second))
+	require.Equal(t, 4*time.Second, d, "capped at Max")
+	in, _ = b.InBackoff("k", t0.Add(16*time.Second))
+	require.False(t, in, "forgotten after 2 × Max")
+}
+
+// TestSimulateFailedPodsBackOff: pods the kubelet rejects are deleted and recreated, the
+// back-off holding deletions back (ROLL-6), and the simulation stays bounded.
+func TestSimulateFailedPodsBackOff(t *testing.T) {
+	ds := agent(intstr.FromInt32(1), intstr.FromInt32(0), "agent:1", 0)
+	traj, err := rollout.Simulate(daemonset.Snapshot{Nodes: nodes(2)}, ds, rollout.Options{Start: t0,
+		Horizon: 5 * time.Minute, Kubelet: rollout.Kubelet{Startup: rollout.Fixed(100 * time.Millisecond), Failed: 1}})
+	require.NoError(t, err)
+	require.False(t, traj.Quiescent)
+	held, deletes := 0, 0
+	for _, s := range traj.Steps {
+		held += s.HeldBack
+		deletes += len(s.Delete)
+	}
+	require.Positive(t, held)
+	// With delays 1, 2, 4, ... s per node, five minutes allow about 9 deletions per node.
+	require.Less(t, deletes, 2*12)
+	require.Greater(t, deletes, 2*5)
+}
+
+// TestSimulateDeterministic: the same seed gives the same trajectory (ROLL-5).
+func TestSimulateDeterministic(t *testing.T) {
+	s := settled(t, agent(intstr.FromString("30%"), intstr.FromInt32(0), "agent:1", 0), 30)
+	next := agent(intstr.FromString("30%"), intstr.FromInt32(0), "agent:2", 0)
+	opts := rollout.Options{Start: t0, Seed: 42, Kubelet: rollout.Kubelet{Startup: rollout.Distribution{Min: 20 * time.Second, Max: 40 * time.Second}, CrashLoop: 0.05}}
+	a, err := rollout.Simulate(s, next, opts)
+	require.NoError(t, err)
+	b, err := rollout.Simulate(s, next, opts)
+	require.NoError(t, err)
+	require.Equal(t, a.Steps, b.Steps)
+	opts.Seed = 43
+	c, err := rollout.Simulate(s, next, opts)
+	require.NoError(t, err)
+	require.NotEqual(t, a.Steps, c.Steps)
+}
+
+// TestSyncModels: under maxSurge 1, once a surged pod is available the observed sync deletes
+// the replaced old pod and surges the next node in the same sync; the one-sync plan takes two
+// syncs (ROLL-7).
+func TestSyncModels(t *testing.T) {
+	s := settled(t, agent(intstr.FromInt32(0), intstr.FromInt32(1), "agent:1", 0), 3)
+	next := agent(intstr.FromInt32(0), intstr.FromInt32(1), "agent:2", 0)
+	acting := map[rollout.SyncModel][]rollout.Step{}
+	for _, m := range []rollout.SyncModel{rollout.SyncObserved, rollout.SyncUnobserved} {
+		traj, err := rollout.Simulate(s, next, rollout.Options{Start: t0, Model: m, Kubelet: rollout.Kubelet{Startup: rollout.Fixed(10 * time.Second)}})
+		require.NoError(t, err)
+		acting[m] = traj.Acting()
+		rep, err := rollout.Progress(traj.End, next, rollout.ProgressOptions{Now: traj.EndTime})
+		require.NoError(t, err)
+		require.Equal(t, rollout.StateComplete, rep.State)
+	}
+	obs, unobs := acting[rollout.SyncObserved], acting[rollout.SyncUnobserved]
+	require.Less(t, len(obs), len(unobs))
+	// At 10 s the first surged pod turns available: one observed sync deletes the old pod and
+	// creates on the next node.
+	require.Equal(t, t0.Add(10*time.Second), obs[1].At)
+	require.Len(t, obs[1].Delete, 1)
+	require.Len(t, obs[1].Create, 1)
+	require.True(t, obs[1].RollingActed)
+	require.Len(t, unobs[1].Delete, 1)
+	require.Empty(t, unobs[1].Create)
+}
+
+// TestSimulateBadInput: clear errors with field paths, no panics.
+func TestSimulateBadInput(t *testing.T) {
+	ds := agent(intstr.FromInt32(1), intstr.FromInt32(0), "agent:1", 0)
+	_, err := rollout.Simulate(daemonset.Snapshot{}, ds, rollout.Options{Start: t0})
+	require.ErrorContains(t, err, "nodes: Required value: no nodes")
+	_, err = rollout.Simulate(daemonset.Snapshot{Nodes: nodes(1)}, ds, rollout.Options{Start: t0,
+		Kubelet: rollout.Kubelet{Startup: rollout.Fixed(-time.Second), CrashLoop: 2}})
+	require.ErrorContains(t, err, "opts.kubelet.startup.min")
+	require.ErrorContains(t, err, "opts.kubelet.crashLoop")
+	_, err = rollout.Simulate(daemonset.Snapshot{Nodes: nodes(1)}, nil, rollout.Options{})
+	require.ErrorContains(t, err, "daemonSet: Required value")
+	require.ErrorContains(t, err, "opts.start")
+	_, err = rollout.Forecast(daemonset.Snapshot{Nodes: nodes(1)}, ds, rollout.ForecastOptions{})
+	require.ErrorContains(t, err, "opts.now")
+}
+
+// TestProgress: Stuck names the blocking nodes: a crash-looping new pod holding the budget, a
+// node that is not Ready, OnDelete; Progressing while pods start; the generation check
+// informs only (ROLL-8, ROLL-9).
+func TestProgress(t *testing.T) {
+	s := settled(t, agent(intstr.FromInt32(1), intstr.FromInt32(0), "agent:1", 0), 4)
+	next := agent(intstr.FromInt32(1), intstr.FromInt32(0), "agent:2", 0)
+	next.Generation = 2
+	next.Status.ObservedGeneration = 1
+	crash := rollout.Kubelet{Startup: rollout.Fixed(10 * time.Second), Fate: func(p *v1.Pod) rollout.Fate {
+		if p.Spec.NodeName == "node-00000" || p.Spec.Affinity != nil && p.Name != "" && p.Spec.NodeName == "node-00000" {
+			return rollout.FateCrashLoop
+		}
+		return rollout.FateReady
+	}}
+	traj, err := rollout.Simulate(s, next, rollout.Options{Start: t0, Kubelet: crash})
+	require.NoError(t, err)
+	require.True(t, traj.Quiescent)
+	end := traj.End.DaemonSets[0]
+	rep, err := rollout.Progress(traj.End, end, rollout.ProgressOptions{Now: traj.EndTime})
+	require.NoError(t, err)
+	require.Equal(t, rollout.StateStuck, rep.State, rep.Message)
+	require.Equal(t, []string{"node-00000"}, blockerNodes(rep.Blocking))
+	require.Equal(t, rollout.BlockPodNeverReady, rep.Blocking[0].Reason)
+	require.Empty(t, rep.Waiting)
+	require.Equal(t, 3, rep.WaitingForBudget, "the old pods wait for the budget the crash-looping pod holds")
+
+	// Mid-way: the first new pod is starting.
+	mid, err := rollout.Simulate(s, next, rollout.Options{Start: t0, Horizon: 5 * time.Second, Kubelet: crash})
+	require.NoError(t, err)
+	rep, err = rollout.Progress(mid.End, next, rollout.ProgressOptions{Now: mid.EndTime})
+	require.NoError(t, err)
+	require.Equal(t, rollout.StateProgressing, rep.State)
+	require.False(t, rep.GenerationObserved)
+
+	// OnDelete: nothing replaces the old pods.
+	od := next.DeepCopy()
+	od.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType}
+	rep, err = rollout.Progress(s, od, rollout.ProgressOptions{Now: t0})
+	require.NoError(t, err)
+	require.Equal(t, rollout.StateStuck, rep.State)
+	require.Len(t, rep.Blocking, 4)
+	require.Equal(t, rollout.BlockOnDelete, rep.Blocking[0].Reason)
+
+	// A node that is not Ready keeps its new pod from turning Ready.
+	nr, err := rollout.Simulate(s, next, rollout.Options{Start: t0, Kubelet: rollout.Kubelet{Startup: rollout.Fixed(10 * time.Second)},
+		Events: []rollout.Event{{After: time.Second, Type: rollout.EventNodeNotReady, Node: "node-00000"}}})
+	require.NoError(t, err)
+	rep, err = rollout.Progress(nr.End, nr.End.DaemonSets[0], rollout.ProgressOptions{Now: nr.EndTime})
+	require.NoError(t, err)
+	require.Equal(t, rollout.StateStuck, rep.State, rep.Message)
+	require.Contains(t, blockerNodes(rep.Blocking), "node-00000")
+	require.Equal(t, rollout.BlockNodeNotReady, rep.Blocking[0].Reason)
+
+	// Complete exactly when the next plan does nothing and every node runs an available
+	// current pod.
+	rep, err = rollout.Progress(s, s.DaemonSets[0], rollout.ProgressOptions{Now: t0})
+	require.NoError(t, err)
+	require.Equal(t, rollout.StateComplete, rep.State)
+	require.Zero(t, rep.Actions)
+}
+
+func blockerNodes(bs []rollout.Blocker) []string {
+	var out []string
+	for _, b := range bs {
+		out = append(out, b.Node)
+	}
+	return out
+}
+
+// TestForecast: the steps of a rollout, its duration under a fixed start-up delay, and the
+// blocking node when it cannot finish (ROLL-10).
+func TestForecast(t *testing.T) {
+	s := settled(t, agent(intstr.FromInt32(2), intstr.FromInt32(0), "agent:1", 0), 4)
+	next := agent(intstr.FromInt32(2), intstr.FromInt32(0), "agent:2", 0)
+	f, err := rollout.Forecast(s, next, rollout.ForecastOptions{Now: t0, Kubelet: rollout.Kubelet{Startup: rollout.Fixed(20 * time.Second)}})
+	require.NoError(t, err)
+	require.True(t, f.Complete)
+	require.Equal(t, 40*time.Second, f.Duration, "two waves of two nodes, 20 s each")
+	replaced := 0
+	for _, st := range f.Steps {
+		replaced += st.Replaced
+	}
+	require.Equal(t, 4, replaced)
+
+	f, err = rollout.Forecast(s, next, rollout.ForecastOptions{Now: t0, Kubelet: rollout.Kubelet{Startup: rollout.Fixed(20 * time.Second), CrashLoop: 1}})
+	require.NoError(t, err)
+	require.False(t, f.Complete)
+	require.Equal(t, rollout.StateStuck, f.Final.State)
+	require.Len(t, f.Final.Blocking, 2, "the budget of 2 is held by two crash-looping pods")
+	_ = metav1.Now
+}

@@ -1,0 +1,386 @@
+package rollout
+
+import (
+	"container/heap"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	appsv1 "k8s.io/api/apps/v1"
+)
+
+// item kinds of the event queue.
+type itemKind uint8
+
+const (
+	itemSync itemKind = iota
+	itemStart
+	itemRemove
+	itemEvent
+)
+
+type item struct {
+	at    time.Time
+	seq   uint64
+	kind  itemKind
+	pod   podKey
+	epoch uint64 // the node's kubelet epoch when scheduled; stale items are dropped
+	event int    // index into Options.Events
+}
+
+type queue []item
+
+func (q queue) Len() int { return len(q) }
+func (q queue) Less(i, j int) bool {
+	if c := q[i].at.Compare(q[j].at); c != 0 {
+		return c < 0
+	}
+	return q[i].seq < q[j].seq
+}
+func (q queue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *queue) Push(x any)   { *q = append(*q, x.(item)) }
+func (q *queue) Pop() any {
+	old := *q
+	it := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return it
+}
+
+// sim is one simulation's state.
+type sim struct {
+	opts    Options
+	w       *world
+	q       queue
+	seq     uint64
+	rng     *rand.Rand
+	now     time.Time
+	backoff *Backoff
+	fates   map[podKey]Fate
+	epochs  map[string]uint64 // per node
+	traj    *Trajectory
+	version uint64 // bumped by every change of w
+	memo    *daemonset.Result
+	memoAt  struct {
+		version uint64
+		now     time.Time
+	}
+	// The planner of the current DaemonSet, kept while its key holds.
+	planner    *daemonset.Planner
+	plannerKey plannerKey
+	spec       uint64 // bumped when the DaemonSet's spec or collision count changes
+	// inc re-plans only touched nodes (ROLL-12); nil when not built (incTried: or not possible).
+	inc      *incremental
+	incTried bool
+	noInc    bool // tests compare against whole-snapshot plans
+}
+
+type plannerKey struct {
+	spec     uint64
+	observed int64
+	now      time.Time
+}
+
+// plannerFor returns the Planner of the current DaemonSet at sm.now, compiled again only when
+// what it reads changed: the spec, the collision count, the observed generation, and the
+// clock when minReadySeconds makes availability depend on it.
+func (sm *sim) plannerFor() *daemonset.Planner {
+	ds := sm.w.ds()
+	key := plannerKey{spec: sm.spec, observed: ds.Status.ObservedGeneration}
+	if ds.Spec.MinReadySeconds != 0 || sm.planner == nil {
+		key.now = sm.now
+	}
+	if sm.planner != nil && key == sm.plannerKey {
+		return sm.planner
+	}
+	sm.planner, _ = daemonset.Compile(ds, daemonset.Options{Now: sm.now, BurstLimit: sm.opts.BurstLimit, Workers: sm.opts.Workers})
+	sm.plannerKey = key
+	return sm.planner
+}
+
+// invalidate drops what depends on the DaemonSet or the node list.
+func (sm *sim) invalidate(spec bool) {
+	if spec {
+		sm.spec++
+		sm.w.specVersion++
+	}
+	sm.inc, sm.incTried = nil, false
+}
+
+// Simulate runs the DaemonSet controller for ds over s on a virtual clock (ROLL-5, ROLL-7): it
+// syncs when the controller would (a pod of ds added, changed or deleted, a node event, its
+// own status write, the minReadySeconds requeues, the failed-pod back-off), applies each sync
+// with Apply, lets the kubelet model start and stop pods, and plays opts.Events. It stops when
+// nothing more would happen, at opts.Horizon or after opts.MaxSyncs syncs. ds replaces the
+// DaemonSet of its namespace/name in s, or joins it.
+//
+// The error reports bad input, with field paths: no DaemonSet, no nodes, an inconsistent
+// snapshot, a negative delay, fractions that are not fractions, a zero Start, or a plan that
+// does not fit the snapshot. Same inputs, same trajectory.
+func Simulate(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts Options) (*Trajectory, error) {
+	sm, err := newSim(s, ds, opts)
+	if err != nil {
+		return nil, err
+	}
+	return sm.run()
+}
+
+func newSim(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts Options) (*sim, error) {
+	if errs := checkOptions(opts, s, ds); len(errs) > 0 {
+		return nil, errs.ToAggregate()
+	}
+	if errs := daemonset.CheckSnapshot(s); len(errs) > 0 {
+		return nil, errs.ToAggregate()
+	}
+	if opts.BurstLimit == 0 {
+		opts.BurstLimit = 250
+	}
+	if opts.Horizon == 0 {
+		opts.Horizon = 24 * time.Hour
+	}
+	if opts.MaxSyncs == 0 {
+		opts.MaxSyncs = 1_000_000
+	}
+	dss := slices.Clone(s.DaemonSets)
+	i := slices.IndexFunc(dss, func(d *appsv1.DaemonSet) bool { return d.Namespace == ds.Namespace && d.Name == ds.Name })
+	if i < 0 {
+		dss = append(dss, ds)
+		i = len(dss) - 1
+	} else {
+		dss[i] = ds
+	}
+	s.DaemonSets = dss
+	sm := &sim{
+		opts:    opts,
+		w:       newWorld(s, i),
+		noInc:   opts.noIncremental,
+		rng:     rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)),
+		now:     opts.Start,
+		backoff: NewBackoff(time.Second, 15*time.Minute),
+		fates:   map[podKey]Fate{},
+		epochs:  map[string]uint64{},
+		traj:    &Trajectory{Start: opts.Start, LastChange: opts.Start},
+	}
+	sm.w.touched = func(node string) {
+		if sm.inc != nil {
+			sm.inc.touch(node)
+		}
+	}
+	sm.push(item{at: opts.Start, kind: itemSync})
+	for j, e := range opts.Events {
+		sm.push(item{at: opts.Start.Add(e.After), kind: itemEvent, event: j})
+	}
+	// Pods already on their way: existing pods that are not Ready and not stuck start after a
+	// start-up delay from now; terminating ones go after their termination delay.
+	for _, p := range sm.w.pods {
+		if !isControlledBy(p, ds) {
+			continue
+		}
+		sm.scheduleExisting(p)
+	}
+	return sm, nil
+}
+
+func (sm *sim) push(it item) {
+	sm.seq++
+	it.seq = sm.seq
+	heap.Push(&sm.q, it)
+}
+
+func (sm *sim) changed() {
+	sm.version++
+	sm.traj.LastChange = sm.now
+}
+
+func (sm *sim) run() (*Trajectory, error) {
+	end := sm.opts.Start.Add(sm.opts.Horizon)
+	syncsAtNow := 0
+	for sm.q.Len() > 0 {
+		next := sm.q[0].at
+		if next.After(end) {
+			sm.now = end
+			return sm.finish(false), nil
+		}
+		if !next.Equal(sm.now) {
+			syncsAtNow = 0
+		}
+		sm.now = next
+		wantSync := false
+		for sm.q.Len() > 0 && sm.q[0].at.Equal(sm.now) {
+			it := heap.Pop(&sm.q).(item)
+			if it.kind == itemSync {
+				wantSync = true
+				continue
+			}
+			if sm.handle(it) {
+				wantSync = true
+			}
+		}
+		if !wantSync {
+			continue
+		}
+		if len(sm.traj.Steps) >= sm.opts.MaxSyncs {
+			return sm.finish(false), nil
+		}
+		syncsAtNow++
+		if syncsAtNow > 10_000 {
+			return nil, fmt.Errorf("no steady state at %s: more than 10000 syncs at one instant", sm.now.Format(time.RFC3339))
+		}
+		if err := sm.sync(); err != nil {
+			return nil, fmt.Errorf("sync at %s: %w", sm.now.Format(time.RFC3339), err)
+		}
+	}
+	return sm.finish(true), nil
+}
+
+func (sm *sim) finish(quiescent bool) *Trajectory {
+	sm.traj.End = sm.w.exported()
+	sm.traj.EndTime = sm.now
+	sm.traj.Quiescent = quiescent
+	return sm.traj
+}
+
+// sync runs one sync of the controller at sm.now under the sync model.
+func (sm *sim) sync() error {
+	ds := sm.w.ds()
+	p := sm.plannerFor()
+	res := sm.plan(p)
+	step := Step{At: sm.now}
+	res = sm.holdBack(res, &step)
+	observed := sm.opts.Model == SyncObserved
+	acted, err := sm.applyStep(res, &step, !observed)
+	if err != nil {
+		return err
+	}
+	if observed && res.Skipped == "" {
+		if ru := res.RollingUpdate; ru != nil && ru.Reason == daemonset.RollingReasonBaseDiffNotEmpty && acted {
+			// The live controller sees its own writes before the rolling step (ROLL-7).
+			res2 := sm.plan(p)
+			if res2.RollingUpdate != nil && res2.RollingUpdate.Acted {
+				if _, err := sm.applyStep(res2, &step, false); err != nil {
+					return err
+				}
+			}
+		}
+		final := sm.plan(p)
+		if final.Status != nil {
+			sm.w.writeStatus(final.Status)
+			res = final
+		}
+	}
+	if res.RollingUpdate != nil && res.RollingUpdate.Acted {
+		step.RollingActed = true
+	}
+	if !equalCount(ds.Status.CollisionCount, sm.w.ds().Status.CollisionCount) {
+		sm.invalidate(true)
+	}
+	if st := sm.w.ds().Status; res.Status != nil {
+		step.Status = st
+		if sm.w.ds() != ds { // a status write replaces the object (copy on write)
+			sm.changed()
+			sm.push(item{at: sm.now, kind: itemSync}) // the DaemonSet's update event
+		}
+		if m := ds.Spec.MinReadySeconds; m > 0 && st.NumberReady != st.NumberAvailable {
+			sm.push(item{at: sm.now.Add(time.Duration(m) * time.Second), kind: itemSync})
+		}
+	}
+	sm.traj.Steps = append(sm.traj.Steps, step)
+	if sm.opts.AfterSync != nil {
+		sm.opts.AfterSync(step, sm.w.snapshot())
+	}
+	return nil
+}
+
+// plan plans the world as it is, reusing the last plan when nothing changed since.
+func (sm *sim) plan(p *daemonset.Planner) *daemonset.Result {
+	if sm.memo != nil && sm.memoAt.version == sm.version && sm.memoAt.now.Equal(sm.now) {
+		return sm.memo
+	}
+	var res *daemonset.Result
+	switch {
+	case sm.inc != nil:
+		var stale bool
+		if res, stale = sm.inc.plan(sm.w); stale {
+			sm.invalidate(false)
+		}
+	case !sm.noInc && !sm.incTried:
+		res = p.Plan(sm.w.snapshot())
+		var retry bool
+		sm.inc, retry = newIncremental(sm.w, p, res, sm.opts.BurstLimit, sm.now)
+		sm.incTried = !retry
+	}
+	if res == nil {
+		res = p.Plan(sm.w.snapshot())
+	}
+	sm.memo = res
+	sm.memoAt.version, sm.memoAt.now = sm.version, sm.now
+	return res
+}
+
+// holdBack drops the deletions of failed pods that the back-off holds back (ROLL-6) and
+// requeues the sync for when it ends.
+func (sm *sim) holdBack(res *daemonset.Result, step *Step) *daemonset.Result {
+	if !slices.ContainsFunc(res.Delete, func(d daemonset.Deletion) bool { return d.Reason == daemonset.ReasonFailedPod }) {
+		return res
+	}
+	ds := sm.w.ds()
+	out := *res
+	out.Delete = make([]daemonset.Deletion, 0, len(res.Delete))
+	for _, d := range res.Delete {
+		if d.Reason == daemonset.ReasonFailedPod {
+			key := backoffKey(ds, d.Node)
+			if in, delay := sm.backoff.InBackoff(key, sm.now); in {
+				step.HeldBack++
+				sm.push(item{at: sm.now.Add(delay), kind: itemSync})
+				continue
+			}
+			sm.backoff.Next(key, sm.now)
+		}
+		out.Delete = append(out.Delete, d)
+	}
+	return &out
+}
+
+// applyStep applies res, records it in step and gives the kubelet model its pods.
+func (sm *sim) applyStep(res *daemonset.Result, step *Step, writeStatus bool) (bool, error) {
+	// A plan is applied once; its pods are fresh objects (daemonset's Result), so the world
+	// keeps them.
+	a, err := sm.w.apply(res, sm.now, sm.opts.Scheduler, writeStatus, true)
+	if err != nil {
+		return false, err
+	}
+	if a.actions == 0 {
+		return false, nil
+	}
+	sm.changed()
+	for _, c := range res.Create {
+		step.Create = append(step.Create, c.Node)
+	}
+	step.Delete = append(step.Delete, res.Delete...)
+	step.Adopt += len(res.Adopt)
+	step.Release += len(res.Release)
+	for _, p := range a.created {
+		if p.Spec.NodeName == "" {
+			continue
+		}
+		if n, ok := sm.w.node(p.Spec.NodeName); !ok || !nodeReady(n) {
+			continue
+		}
+		sm.fates[keyOf(p)] = sm.opts.Kubelet.fate(p, sm.rng)
+		sm.push(item{at: sm.now.Add(sm.opts.Kubelet.Startup.draw(sm.rng)), kind: itemStart, pod: keyOf(p), epoch: sm.epochs[p.Spec.NodeName]})
+	}
+	for _, p := range a.terminating {
+		if n, ok := sm.w.node(p.Spec.NodeName); ok && nodeReady(n) {
+			sm.scheduleRemoval(p)
+		}
+	}
+	if a.actions > 0 {
+		sm.push(item{at: sm.now, kind: itemSync}) // the watch events of the writes
+	}
+	return a.actions > 0, nil
+}
+
+func equalCount(a, b *int32) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
+}

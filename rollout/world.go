@@ -1,0 +1,269 @@
+package rollout
+
+import (
+	"hash/fnv"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/daemonsched/daemonsched/affinity"
+	"github.com/daemonsched/daemonsched/daemonset"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// podKey names a pod.
+type podKey struct{ namespace, name string }
+
+func keyOf(p *v1.Pod) podKey { return podKey{p.Namespace, p.Name} }
+
+// world is a snapshot being changed: the DaemonSet of the plans, the nodes, the pods with an
+// index by name, the revisions, and the other DaemonSets (kept as they are). Every object it
+// changes is copied first, so the objects it started from are never modified; its slices are
+// its own.
+type world struct {
+	dsIndex   int // of ds in daemonSets
+	daemonSet []*appsv1.DaemonSet
+	nodes     []*v1.Node
+	nodeIx    map[string]int
+	pods      []*v1.Pod
+	podIx     map[podKey]int
+	revisions []*appsv1.ControllerRevision
+	// byNode groups the pods by the node they are meant for (OWN-9).
+	byNode map[string][]*v1.Pod
+	// touched, when set, hears of every node whose object or pods change.
+	touched func(node string)
+	// specVersion counts changes of the DaemonSet's spec; history remembers the last revision
+	// write that changed nothing, to skip it while nothing it reads changed.
+	specVersion uint64
+	history     historyKey
+}
+
+type historyKey struct {
+	spec      uint64
+	hash      string
+	collision int32
+	revisions int
+	first     *appsv1.ControllerRevision
+}
+
+func newWorld(s daemonset.Snapshot, dsIndex int) *world {
+	w := &world{
+		dsIndex:   dsIndex,
+		daemonSet: append([]*appsv1.DaemonSet(nil), s.DaemonSets...),
+		nodes:     append([]*v1.Node(nil), s.Nodes...),
+		nodeIx:    make(map[string]int, len(s.Nodes)),
+		pods:      make([]*v1.Pod, 0, len(s.Pods)),
+		podIx:     make(map[podKey]int, len(s.Pods)),
+		revisions: append([]*appsv1.ControllerRevision(nil), s.Revisions...),
+	}
+	for i, n := range w.nodes {
+		w.nodeIx[n.Name] = i
+	}
+	w.byNode = make(map[string][]*v1.Pod, len(s.Nodes))
+	for _, p := range s.Pods {
+		w.podIx[keyOf(p)] = len(w.pods)
+		w.pods = append(w.pods, p)
+		n := podNode(p)
+		w.byNode[n] = append(w.byNode[n], p)
+	}
+	return w
+}
+
+// podNode is the node a pod is meant for (OWN-9); "" when it has none.
+func podNode(p *v1.Pod) string {
+	if p.Spec.NodeName != "" {
+		return p.Spec.NodeName
+	}
+	n, _ := affinity.TargetNodeName(p)
+	return n
+}
+
+func (w *world) touch(node string) {
+	if w.touched != nil {
+		w.touched(node)
+	}
+}
+
+// regroup replaces old (nil: none) by p (nil: none) in the node groups.
+func (w *world) regroup(old, p *v1.Pod) {
+	if old != nil {
+		n := podNode(old)
+		list := w.byNode[n]
+		if i := slices.Index(list, old); i >= 0 {
+			if p != nil && podNode(p) == n {
+				list[i] = p
+				w.touch(n)
+				return
+			}
+			list[i] = list[len(list)-1]
+			list[len(list)-1] = nil
+			w.byNode[n] = list[:len(list)-1]
+		}
+		w.touch(n)
+	}
+	if p != nil {
+		n := podNode(p)
+		w.byNode[n] = append(w.byNode[n], p)
+		w.touch(n)
+	}
+}
+
+func (w *world) ds() *appsv1.DaemonSet { return w.daemonSet[w.dsIndex] }
+
+// snapshot returns the world's state. Its slices are shared with the world: the caller reads
+// them before the world changes again.
+func (w *world) snapshot() daemonset.Snapshot {
+	return daemonset.Snapshot{DaemonSets: w.daemonSet, Nodes: w.nodes, Pods: w.pods, Revisions: w.revisions}
+}
+
+// exported returns a snapshot whose slices are copies, for callers that keep it.
+func (w *world) exported() daemonset.Snapshot {
+	return daemonset.Snapshot{
+		DaemonSets: append([]*appsv1.DaemonSet(nil), w.daemonSet...),
+		Nodes:      append([]*v1.Node(nil), w.nodes...),
+		Pods:       append([]*v1.Pod(nil), w.pods...),
+		Revisions:  append([]*appsv1.ControllerRevision(nil), w.revisions...),
+	}
+}
+
+func (w *world) pod(k podKey) (*v1.Pod, bool) {
+	i, ok := w.podIx[k]
+	if !ok {
+		return nil, false
+	}
+	return w.pods[i], true
+}
+
+// setPod replaces the pod of the same name, or adds it.
+func (w *world) setPod(p *v1.Pod) {
+	k := keyOf(p)
+	if i, ok := w.podIx[k]; ok {
+		w.regroup(w.pods[i], p)
+		w.pods[i] = p
+		return
+	}
+	w.regroup(nil, p)
+	w.podIx[k] = len(w.pods)
+	w.pods = append(w.pods, p)
+}
+
+// removePod removes the named pod, moving the last one into its place.
+func (w *world) removePod(k podKey) bool {
+	i, ok := w.podIx[k]
+	if !ok {
+		return false
+	}
+	w.regroup(w.pods[i], nil)
+	last := len(w.pods) - 1
+	if i != last {
+		w.pods[i] = w.pods[last]
+		w.podIx[keyOf(w.pods[i])] = i
+	}
+	w.pods[last] = nil
+	w.pods = w.pods[:last]
+	delete(w.podIx, k)
+	return true
+}
+
+func (w *world) node(name string) (*v1.Node, bool) {
+	i, ok := w.nodeIx[name]
+	if !ok {
+		return nil, false
+	}
+	return w.nodes[i], true
+}
+
+func (w *world) setNode(n *v1.Node) {
+	w.touch(n.Name)
+	if i, ok := w.nodeIx[n.Name]; ok {
+		w.nodes[i] = n
+		return
+	}
+	w.nodeIx[n.Name] = len(w.nodes)
+	w.nodes = append(w.nodes, n)
+}
+
+func (w *world) removeNode(name string) bool {
+	i, ok := w.nodeIx[name]
+	if !ok {
+		return false
+	}
+	w.touch(name)
+	w.nodes = append(w.nodes[:i:i], w.nodes[i+1:]...)
+	delete(w.nodeIx, name)
+	for j := i; j < len(w.nodes); j++ {
+		w.nodeIx[w.nodes[j].Name] = j
+	}
+	return true
+}
+
+// nameAlphabet is the alphabet of the suffix the API server appends to generateName: no vowels,
+// no digits that look like letters.
+const nameAlphabet = "bcdfghjklmnpqrstvwxz2456789"
+
+// newName returns a name for a pod created from generateName on node at now that no pod of the
+// world has (ROLL-2): five characters of nameAlphabet derived from the inputs, the attempt
+// number breaking ties.
+func (w *world) newName(namespace, generateName, node string, now time.Time) (string, types.UID) {
+	for attempt := 0; ; attempt++ {
+		h := fnv.New64a()
+		h.Write([]byte(namespace))
+		h.Write([]byte{0})
+		h.Write([]byte(generateName))
+		h.Write([]byte{0})
+		h.Write([]byte(node))
+		h.Write([]byte{0})
+		h.Write(strconv.AppendInt(nil, now.UnixNano(), 10))
+		h.Write([]byte{0})
+		h.Write(strconv.AppendInt(nil, int64(attempt), 10))
+		sum := h.Sum64()
+		suffix := make([]byte, 5)
+		x := sum
+		for i := range suffix {
+			suffix[i] = nameAlphabet[x%uint64(len(nameAlphabet))]
+			x /= uint64(len(nameAlphabet))
+		}
+		name := generateName + string(suffix)
+		if _, taken := w.podIx[podKey{namespace, name}]; !taken {
+			return name, uidOf(sum, name)
+		}
+	}
+}
+
+// uidOf formats a version-4-shaped UUID from sum and name.
+func uidOf(sum uint64, name string) types.UID {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	lo := h.Sum64()
+	const hex = "0123456789abcdef"
+	b := make([]byte, 0, 36)
+	put := func(v uint64, digits int) {
+		for i := digits - 1; i >= 0; i-- {
+			b = append(b, hex[(v>>(4*uint(i)))&0xf])
+		}
+	}
+	put(sum>>32, 8)
+	b = append(b, '-')
+	put(sum>>16, 4)
+	b = append(b, '-', '4')
+	put(sum, 3)
+	b = append(b, '-', '8')
+	put(lo>>48, 3)
+	b = append(b, '-')
+	put(lo, 12)
+	return types.UID(b)
+}
+
+// isControlledBy reports whether pod's controller is the DaemonSet ds (OWN-1).
+func isControlledBy(pod *v1.Pod, ds *appsv1.DaemonSet) bool {
+	if pod.Namespace != ds.Namespace {
+		return false
+	}
+	ref := metav1.GetControllerOf(pod)
+	return ref != nil && ref.Kind == "DaemonSet" && ref.UID == ds.UID && ref.Name == ds.Name
+}
+
+func metavNow(t time.Time) metav1.Time { return metav1.NewTime(t) }
