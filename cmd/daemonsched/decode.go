@@ -4,16 +4,18 @@ import (
 	"cmp"
 	_ "embed"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/internal/printable"
 	"github.com/daemonsched/daemonsched/manifest"
+	"github.com/spf13/pflag"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 )
@@ -27,9 +29,52 @@ var exampleCluster []byte
 // inputs is where a command reads its snapshot: the -f files, or, with --example, the
 // built-in example cluster.
 type inputs struct {
-	files   fileList
-	apply   fileList // DaemonSet manifests laid over the files (D-13)
-	example bool
+	files     fileList
+	apply     fileList // DaemonSet manifests laid over the files (D-13)
+	recursive bool     // -R: the subdirectories of a directory too
+	example   bool
+}
+
+// manifestExtensions are the file names a directory of -f is read for, as kubectl reads them.
+var manifestExtensions = []string{".json", ".yaml", ".yml"}
+
+// expand replaces each directory of paths by its manifest files, sorted by name, and with
+// recursive those of its subdirectories; a directory without any is an error. "-" and other
+// paths stay as they are (a missing file is reported when it is read).
+func expand(paths []string, recursive bool) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if p == "-" || err != nil || !st.IsDir() {
+			out = append(out, p)
+			continue
+		}
+		n := len(out)
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			switch {
+			case err != nil:
+				return err
+			case d.IsDir():
+				if path != p && !recursive {
+					return filepath.SkipDir
+				}
+			case slices.Contains(manifestExtensions, strings.ToLower(filepath.Ext(path))):
+				out = append(out, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(out) == n {
+			hint := ""
+			if !recursive {
+				hint = " (-R reads its subdirectories too)"
+			}
+			return nil, fmt.Errorf("%s: a directory without .json, .yaml or .yml files%s", p, hint)
+		}
+	}
+	return out, nil
 }
 
 // errNoInput is a command line that names no input while stdin is a terminal.
@@ -55,7 +100,15 @@ func isTerminal(r io.Reader) bool {
 // stdin.
 func load(in inputs, stdin io.Reader, stderr io.Writer, opts manifest.Options) (*manifest.Result, error) {
 	isStdin := func(f string) bool { return f == "-" || f == "/dev/stdin" }
-	files := slices.Concat(in.files, in.apply)
+	main, err := expand(in.files, in.recursive)
+	if err != nil {
+		return nil, err
+	}
+	applied, err := expand(in.apply, in.recursive)
+	if err != nil {
+		return nil, err
+	}
+	files := slices.Concat(main, applied)
 	if i := slices.IndexFunc(files, isStdin); i >= 0 && slices.ContainsFunc(files[i+1:], isStdin) {
 		return nil, errors.New("-f -: stdin can be read only once")
 	}
@@ -84,7 +137,7 @@ func load(in inputs, stdin io.Reader, stderr io.Writer, opts manifest.Options) (
 		default:
 			input = manifest.Input{Path: f}
 		}
-		input.Apply = i >= len(in.files)
+		input.Apply = i >= len(main)
 		ins = append(ins, input)
 	}
 	return manifest.ReadInputs(ins, opts)
@@ -98,7 +151,7 @@ type readFlags struct {
 }
 
 // addReadFlags registers the reading flags on fs.
-func addReadFlags(fs *flag.FlagSet) *readFlags {
+func addReadFlags(fs *pflag.FlagSet) *readFlags {
 	r := &readFlags{}
 	fs.Int64Var(&r.limits.InputBytes, "max-input-bytes", manifest.DefaultInputBytes, "refuse inputs larger than `N` bytes together")
 	fs.IntVar(&r.limits.Objects, "max-objects", manifest.DefaultObjects, "refuse an input of more than `N` objects (documents and list items)")

@@ -143,6 +143,8 @@ func TestGoldenPlansAreTheSameShuffled(t *testing.T) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			want, err := os.ReadFile(filepath.Join(dir, "stdout"))
 			require.NoError(t, err)
+			files, err := expand(files, slices.Contains(rest, "-R")) // -f DIR reads its files
+			require.NoError(t, err)
 			in, err := manifest.ReadFiles(files, manifest.Options{WarnInvalidObjects: true})
 			require.NoError(t, err)
 			var items []json.RawMessage

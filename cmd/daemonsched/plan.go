@@ -1,0 +1,204 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/manifest"
+	"github.com/spf13/cobra"
+	appsv1 "k8s.io/api/apps/v1"
+)
+
+// newPlanCommand returns plan, or, when demo, the demo command: plan over the built-in example.
+func newPlanCommand(e *env, demo bool) *cobra.Command {
+	var (
+		src    inputs
+		format = formatTable
+		now    timeFlag
+		ns     namespaceFlags
+		burst  int
+		strict bool
+	)
+	cmd := &cobra.Command{
+		Use:   "plan",
+		Short: "Print what one sync of the DaemonSet controller would do to every DaemonSet",
+		Long: `plan prints what one sync of the v1.36 DaemonSet controller would do to every DaemonSet of
+the snapshot: the pods it creates and deletes, the rolling update's step and the status it
+writes (the cluster-wide plan, D-12). -n shows the DaemonSets of one namespace only; the plan
+is made over the whole snapshot either way.
+
+` + inputHelp,
+		Example: `  kubectl get nodes,pods,daemonsets,controllerrevisions -A -o yaml | daemonsched plan
+  daemonsched plan -f cluster.yaml -o json
+  daemonsched plan -f cluster.yaml --apply agent.yaml      # what would this manifest change?`,
+		Args: noArgs,
+	}
+	if demo {
+		src.example = true
+		cmd.Use = "demo"
+		cmd.Short = "Plan the built-in example cluster (plan --example)"
+		cmd.Long = "demo is plan --example: the plan of the built-in example cluster, to see what daemonsched prints."
+		cmd.Example = "  daemonsched demo\n  daemonsched demo -o yaml"
+	}
+	fs := cmd.Flags()
+	if !demo {
+		addInputFlags(fs, &src)
+	}
+	fs.Var(&now, "now", "the instant readiness is judged at")
+	addOutputFlag(fs, &format)
+	addNamespaceFlags(fs, &ns)
+	fs.IntVar(&burst, "burst", 0, "cap creates and deletes of each action list at N (0: no cap; the controller uses 250)")
+	fs.BoolVar(&strict, "strict", false, "treat what API validation would reject, and fields the v1.36 API does not have, as errors")
+	reading := addReadFlags(fs)
+	cmd.RunE = func(*cobra.Command, []string) error {
+		if err := reading.check(); err != nil {
+			return usagef("%v", err)
+		}
+		if err := ns.check(); err != nil {
+			return err
+		}
+		if burst < 0 {
+			return usagef("--burst must not be negative, got %d", burst)
+		}
+		// A command has the machine to itself: every core shares the decoding, and each plan's
+		// nodes and pods.
+		in, err := load(src, e.stdin, e.stderr, reading.options(strict, runtime.GOMAXPROCS(0)))
+		if err != nil {
+			return err
+		}
+		opts := daemonset.Options{Now: now.t, BurstLimit: burst, Workers: runtime.GOMAXPROCS(0)}
+		if opts.Now.IsZero() {
+			opts.Now = manifest.Latest(in.Snapshot)
+		}
+		problems := validate(in, func(ds *appsv1.DaemonSet) bool { return ns.keep(ds.Namespace) }, opts, strict)
+		if strict && len(problems) > 0 {
+			return problems
+		}
+		cluster, err := daemonset.PlanCluster(in.Snapshot, opts)
+		if err != nil {
+			return fmt.Errorf("inconsistent snapshot: %w", err)
+		}
+		if ns.namespace != "" {
+			shown := *cluster
+			shown.DaemonSets = nil
+			for _, r := range cluster.DaemonSets {
+				if ns.keep(r.Namespace) {
+					shown.DaemonSets = append(shown.DaemonSets, r)
+				}
+			}
+			cluster = &shown
+		}
+		// e.out is run's buffer, which an error discards.
+		switch format {
+		case formatJSON:
+			err = renderJSON(e.out, cluster)
+		case formatYAML:
+			err = renderYAML(e.out, cluster)
+		default:
+			renderTable(e.out, cluster)
+		}
+		if err != nil {
+			return err
+		}
+		warn(e.stderr, in, problems, reading.limits.Warnings)
+		return nil
+	}
+	return cmd
+}
+
+// problemList is every validation problem, one line each (VAL-23), when --strict makes them
+// errors.
+type problemList []error
+
+func (l problemList) Error() string {
+	msgs := make([]string, len(l))
+	for i, p := range l {
+		msgs[i] = p.Error()
+	}
+	return strings.Join(msgs, "\ndaemonsched: ")
+}
+
+func (l problemList) Unwrap() []error { return l }
+
+// newExplainCommand returns explain: why each DaemonSet does or does not run on a node.
+func newExplainCommand(e *env) *cobra.Command {
+	var (
+		src      inputs
+		now      timeFlag
+		ns       namespaceFlags
+		nodeName string
+		dsName   string
+	)
+	cmd := &cobra.Command{
+		Use:   "explain",
+		Short: "Say why each DaemonSet does or does not run on a node",
+		Long: `explain says, for one node, whether each DaemonSet runs there, whether a running pod may
+stay, and why not, in plain words: the failing affinity term and requirement with the node's
+actual label value, the untolerated taint, the template's nodeName.
+
+` + inputHelp,
+		Example: `  daemonsched explain -f cluster.yaml --node worker-4
+  daemonsched explain -f cluster.yaml --node worker-4 --daemonset kube-system/fluentd
+  daemonsched explain -f cluster.yaml --node worker-4 -n kube-system --daemonset fluentd`,
+		Args: noArgs,
+	}
+	fs := cmd.Flags()
+	addInputFlags(fs, &src)
+	fs.Var(&now, "now", "the instant readiness is judged at")
+	fs.StringVar(&nodeName, "node", "", "the node to explain (required)")
+	fs.StringVar(&dsName, "daemonset", "", "explain only this DaemonSet (NAME or NAMESPACE/NAME)")
+	addNamespaceFlags(fs, &ns)
+	reading := addReadFlags(fs)
+	cmd.RunE = func(*cobra.Command, []string) error {
+		if err := reading.check(); err != nil {
+			return usagef("%v", err)
+		}
+		if err := ns.check(); err != nil {
+			return err
+		}
+		if nodeName == "" {
+			return usagef("explain needs --node NAME")
+		}
+		dsNamespace, dsShort, err := ns.daemonSetKey(dsName)
+		if err != nil {
+			return err
+		}
+		in, err := load(src, e.stdin, e.stderr, reading.options(false, runtime.GOMAXPROCS(0)))
+		if err != nil {
+			return err
+		}
+		opts := daemonset.Options{Now: now.t}
+		if opts.Now.IsZero() {
+			opts.Now = manifest.Latest(in.Snapshot)
+		}
+		node := findNode(in, nodeName)
+		if node == nil {
+			return fmt.Errorf("node %q not found in the input", nodeName)
+		}
+		keep := func(ds *appsv1.DaemonSet) bool { return ns.keep(ds.Namespace) }
+		if dsName != "" {
+			keep = func(ds *appsv1.DaemonSet) bool { return ds.Namespace == dsNamespace && ds.Name == dsShort }
+		}
+		var dss []*appsv1.DaemonSet
+		for _, ds := range in.Snapshot.DaemonSets {
+			if keep(ds) {
+				dss = append(dss, ds)
+			}
+		}
+		if dsName != "" && len(dss) == 0 {
+			return fmt.Errorf("DaemonSet %q not found in the input", dsNamespace+"/"+dsShort)
+		}
+		problems := validate(in, keep, opts, false)
+		// The cluster-wide plan says what this sync does on the node (D-12).
+		plan, err := daemonset.PlanCluster(in.Snapshot, opts)
+		if err != nil {
+			return fmt.Errorf("inconsistent snapshot: %w", err)
+		}
+		renderExplain(e.out, node, dss, in.Snapshot.Pods, plan, opts) // run's buffer, as for plan
+		warn(e.stderr, in, problems, reading.limits.Warnings)
+		return nil
+	}
+	return cmd
+}
