@@ -2,8 +2,6 @@ package conformance
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 
 	"github.com/daemonsched/daemonsched/daemonset"
 )
@@ -126,6 +124,3 @@ func checkDeletes(key string, o *daemonset.Orders, got []daemonset.Deletion, opt
 	}
 	return out
 }
-
-// sortedKeys is maps.Keys, sorted.
-func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

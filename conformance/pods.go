@@ -106,7 +106,9 @@ func normalizePod(pod, ref *v1.Pod) *v1.Pod {
 		// Upstream's object has no namespace; the create call carries it (POD-2, D-3).
 		p.Namespace = ref.Namespace
 	}
-	p.Name, p.UID, p.ResourceVersion, p.Generation, p.SelfLink = "", "", "", 0, ""
+	p.Name, p.UID, p.ResourceVersion, p.Generation = "", "", "", 0
+	//lint:ignore SA1019 a candidate from an old client may still carry selfLink; it is server-filled
+	p.SelfLink = ""
 	p.CreationTimestamp = metav1.Time{}
 	p.ManagedFields = nil
 	p.Status = v1.PodStatus{}
