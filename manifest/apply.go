@@ -5,7 +5,6 @@ import (
 	"maps"
 	"strconv"
 
-	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/internal/printable"
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -51,16 +50,13 @@ func (in *collector) overlay() error {
 }
 
 // applyOver returns live with the spec of applied and their labels and annotations merged
-// (applied's win); neither is modified. The applied spec is defaulted as opts says before it is
-// compared with live's, defaulted too.
+// (applied's win); neither is modified. Both are defaulted as opts says before their specs are
+// compared.
 func applyOver(live, applied *appsv1.DaemonSet, opts Options) (*appsv1.DaemonSet, error) {
 	if applied.UID != "" && applied.UID != live.UID {
 		return nil, fmt.Errorf("metadata.uid: %s is not the uid of the DaemonSet it is applied over (%s)", applied.UID, live.UID)
 	}
-	spec := applied
-	if opts.applies(DefaultDaemonSetFields) {
-		live, spec = daemonset.WithDefaults(live), daemonset.WithDefaults(applied)
-	}
+	live, spec := defaulted(live, opts), defaulted(applied, opts)
 	out := live.DeepCopy()
 	out.Spec = *spec.Spec.DeepCopy()
 	out.Labels = mergeStrings(live.Labels, applied.Labels)

@@ -161,9 +161,7 @@ func (in *collector) applyDefaults() {
 	var owners map[[2]string][]types.UID
 	for i := range in.daemonSets {
 		d := &in.daemonSets[i]
-		if in.opts.applies(DefaultDaemonSetFields) {
-			d.obj = daemonset.WithDefaults(d.obj)
-		}
+		d.obj = defaulted(d.obj, in.opts)
 		if d.obj.UID != "" || !in.opts.applies(DefaultUID) {
 			continue
 		}
@@ -190,6 +188,18 @@ func (in *collector) applyDefaults() {
 		}
 		in.uids = append(in.uids, w)
 	}
+}
+
+// defaulted returns ds with the DaemonSet and pod-template defaults opts asks for; a copy if
+// any applies.
+func defaulted(ds *appsv1.DaemonSet, opts Options) *appsv1.DaemonSet {
+	if opts.applies(DefaultDaemonSetFields) {
+		ds = daemonset.WithDefaults(ds)
+	}
+	if opts.PodTemplateDefaults {
+		ds = daemonset.WithTemplateDefaults(ds)
+	}
+	return ds
 }
 
 // podOwners maps the namespace and name of every DaemonSet that controls pods of the input

@@ -34,6 +34,13 @@ type Options struct {
 	StrictFields bool
 	// SkipDefaults lists the defaults not to apply; the zero value applies all of them.
 	SkipDefaults Defaults
+	// PodTemplateDefaults gives every DaemonSet's pod template the pod defaults of the API
+	// server and drops its empty lists and maps, as the stored object comes back
+	// ([daemonset.WithTemplateDefaults], DFLT-3, D-4), so that the revision hash of a
+	// hand-written manifest is the one the cluster computes; a kubectl dump is already so. The
+	// daemonsched command sets it. It is off in the zero value, which reads templates as
+	// written, as the conformance corpus is read.
+	PodTemplateDefaults bool
 	// Workers is how many goroutines share the decoding of the documents of an input and of the
 	// items of a list; 0 and 1 mean the calling goroutine only. The result, and the error, are
 	// the same whatever the number. Negative panics.

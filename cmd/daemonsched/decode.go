@@ -182,7 +182,8 @@ func (r *readFlags) check() error {
 
 // options returns the manifest options of the flags, reading on workers goroutines.
 func (r *readFlags) options(strict bool, workers int) manifest.Options {
-	return manifest.Options{StrictFields: strict, Workers: workers, Limits: r.limits, WarnInvalidObjects: r.warnInvalid}
+	return manifest.Options{StrictFields: strict, Workers: workers, Limits: r.limits, WarnInvalidObjects: r.warnInvalid,
+		PodTemplateDefaults: true}
 }
 
 // validate returns, one error each, what API validation would reject in the DaemonSets of in
