@@ -23,6 +23,10 @@ const (
 	cellNodeAffinity
 	cellTaint
 	cellNoExecute
+	// The two codes a WhatIf adds where the controller would run a pod (cellRun): admission
+	// refuses it (ADM-4, ADM-5), or its RuntimeClass's nodeSelector keeps it pending (ADM-6).
+	cellRejected
+	cellPending
 
 	cellCodeBits = 3
 	cellCodeMask = 1<<cellCodeBits - 1
@@ -272,7 +276,7 @@ var (
 // eligibility expands a cell of DaemonSet i on a node with taints.
 func (s *Set) eligibility(i int, c cell, taints []v1.Taint) daemonset.Eligibility {
 	switch c.code() {
-	case cellRun:
+	case cellRun, cellRejected, cellPending:
 		return eligible
 	case cellNodeName:
 		return nodeNameMismatch

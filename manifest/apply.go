@@ -21,7 +21,7 @@ func (in *collector) addApplied(d decoded) error {
 }
 
 // overlay applies the DaemonSets of the Apply inputs over those of the others, as `kubectl
-// diff` shows what `kubectl apply` would store (D-13): a DaemonSet of the same namespace and name
+// diff` shows what `kubectl apply` would store (D-14): a DaemonSet of the same namespace and name
 // keeps its uid, creationTimestamp, resourceVersion and status, takes the applied spec whole,
 // merges the applied labels and annotations over its own, and moves to the next generation when
 // the spec changes; a DaemonSet the others do not hold is added as a new one. Two applied

@@ -30,7 +30,7 @@ status: {desiredNumberScheduled: 2, observedGeneration: 4}
 
 // An applied DaemonSet replaces the live spec whole, merges its labels and annotations over the
 // live ones and keeps the live identity and status; the generation moves on with a spec
-// change and the template generation with a template change only (D-13).
+// change and the template generation with a template change only (D-14).
 func TestApplyOverlaysTheLiveDaemonSet(t *testing.T) {
 	t.Parallel()
 	applied := func(minReady, image string) string {

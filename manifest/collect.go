@@ -29,6 +29,7 @@ type collector struct {
 	nodes      []located[*v1.Node]
 	pods       []located[*v1.Pod]
 	revisions  []located[*appsv1.ControllerRevision]
+	admission  admissionCollector
 
 	skipped []Warning // one per apiVersion and kind
 	unknown []Warning // one per kind and field pattern
@@ -86,6 +87,8 @@ func (in *collector) add(d decoded) error {
 		in.nodes = append(in.nodes, located[*v1.Node]{obj, d.src})
 	case *v1.Pod:
 		in.pods = append(in.pods, located[*v1.Pod]{obj, d.src})
+	default:
+		in.admission.add(obj, d.src)
 	}
 	if d.skip {
 		in.skip(d)
@@ -122,7 +125,7 @@ func (in *collector) skip(d decoded) {
 	}
 	in.skipIndex[key] = len(in.skipped)
 	in.skipped = append(in.skipped, d.warning(WarningSkippedKind, "", fmt.Sprintf(
-		"skipped: kind %s of apiVersion %s is not read (only apps/v1 DaemonSet and ControllerRevision, v1 Node and Pod)",
+		"skipped: kind %s of apiVersion %s is not read (only apps/v1 DaemonSet and ControllerRevision, v1 Node, Pod and LimitRange, node.k8s.io/v1 RuntimeClass)",
 		printable.Quote(d.tn.Kind), printable.Quote(d.tn.APIVersion))))
 }
 
@@ -138,7 +141,10 @@ func (in *collector) checkDuplicates() error {
 	if err := duplicates(in.daemonSets, func(d *appsv1.DaemonSet) string { return d.Namespace + "/" + d.Name }, "DaemonSet"); err != nil {
 		return err
 	}
-	return duplicates(in.revisions, func(r *appsv1.ControllerRevision) string { return r.Namespace + "/" + r.Name }, "ControllerRevision")
+	if err := duplicates(in.revisions, func(r *appsv1.ControllerRevision) string { return r.Namespace + "/" + r.Name }, "ControllerRevision"); err != nil {
+		return err
+	}
+	return in.admission.checkDuplicates()
 }
 
 func duplicates[T any](objs []located[T], key func(T) string, kind string) error {
@@ -252,6 +258,7 @@ func (in *collector) result() *Result {
 			Revisions:  sources(in.revisions),
 		},
 	}
+	r.Admission = in.admission.result()
 	for _, ws := range [][]Warning{in.skipped, in.unknown, in.invalid, in.uids} {
 		keep := min(len(ws), in.opts.Limits.Warnings-len(r.Warnings))
 		r.Warnings = append(r.Warnings, ws[:keep]...)

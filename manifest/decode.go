@@ -28,6 +28,11 @@ var kinds = map[string]string{
 	"ControllerRevisionList": "apps/v1",
 	"NodeList":               "v1",
 	"PodList":                "v1",
+	// Admission inputs of the what-if (admission.go).
+	"LimitRange":       "v1",
+	"LimitRangeList":   "v1",
+	"RuntimeClass":     nodeV1,
+	"RuntimeClassList": nodeV1,
 }
 
 func isListKind(kind string) bool {
@@ -72,7 +77,7 @@ type decoded struct {
 	where     string // source and identity, for messages
 	tn        typeAndName
 	namespace string // as messages show it
-	obj       any    // *appsv1.DaemonSet, *appsv1.ControllerRevision, *v1.Node or *v1.Pod; nil otherwise
+	obj       any    // *appsv1.DaemonSet, *appsv1.ControllerRevision, *v1.Node, *v1.Pod, *v1.LimitRange or *nodev1.RuntimeClass; nil otherwise
 	skip      bool   // a kind that is not read
 	unknown   []string
 	invalid   field.ErrorList // what the API server would reject in a Node or Pod (VAL-24)
@@ -235,6 +240,8 @@ func (r reader) decodeValue(src Source, data []byte, itemKind string) ([]decoded
 		obj = &v1.Node{}
 	case "Pod":
 		obj = &v1.Pod{}
+	default:
+		obj = newAdmissionObject(tn.Kind)
 	}
 	if err := checkQuantities(data, obj, r.opts.Limits); err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
@@ -377,7 +384,7 @@ func (r reader) objectTooLarge() string {
 		byteSize(int64(r.opts.Limits.ObjectBytes)))
 }
 
-// typedObject is what the four kinds read have in common.
+// typedObject is what the kinds read have in common.
 type typedObject interface {
 	metav1.Object
 	GetObjectKind() schema.ObjectKind
@@ -388,7 +395,7 @@ type typedObject interface {
 // ControllerRevision's data as the controller stored it.
 func (r reader) finish(obj typedObject, tn typeAndName) error {
 	obj.GetObjectKind().SetGroupVersionKind(schema.FromAPIVersionAndKind(tn.APIVersion, tn.Kind))
-	if tn.Kind != "Node" && obj.GetNamespace() == "" && r.opts.applies(DefaultNamespace) {
+	if namespaced(tn.Kind) && obj.GetNamespace() == "" && r.opts.applies(DefaultNamespace) {
 		obj.SetNamespace(metav1.NamespaceDefault)
 	}
 	if cr, ok := obj.(*appsv1.ControllerRevision); ok {

@@ -62,6 +62,9 @@ type Result struct {
 	Snapshot daemonset.Snapshot
 	// Sources says where each object of Snapshot was read, index for index.
 	Sources Sources
+	// Admission holds the LimitRanges and RuntimeClasses read, for the what-if (fleet's
+	// Admission); the plan does not read them.
+	Admission Admission
 	// Warnings are sorted by reason (skipped kinds, unknown fields, invalid objects, derived
 	// uids), then in input order; at most [Limits.Warnings] of them.
 	Warnings []Warning
@@ -85,7 +88,7 @@ type Input struct {
 	Path   string
 	Reader io.Reader
 	// Apply marks an input of DaemonSet manifests applied over the other inputs, as `kubectl
-	// diff` shows what `kubectl apply` would store (D-13): each replaces the spec of the
+	// diff` shows what `kubectl apply` would store (D-14): each replaces the spec of the
 	// DaemonSet of the same namespace and name, keeping its identity and status, or is added
 	// when there is none. Other kinds are an error in such an input.
 	Apply bool
@@ -128,8 +131,9 @@ func ReadFiles(paths []string, opts Options) (*Result, error) {
 
 // ReadInputs decodes every input, in order, into one snapshot. Each input is UTF-8 (a byte
 // order mark is dropped) or UTF-16 with a byte order mark, and holds YAML or JSON documents;
-// apps/v1 DaemonSet and ControllerRevision and v1 Node and Pod are read, other kinds are skipped
-// with a warning. Objects are decoded into the v1.36 API types as the v1.36 controller decodes
+// apps/v1 DaemonSet and ControllerRevision and v1 Node and Pod are read into the snapshot, v1
+// LimitRange and node.k8s.io/v1 RuntimeClass into [Result.Admission], and other kinds are
+// skipped with a warning. Objects are decoded into the v1.36 API types as the v1.36 controller decodes
 // them (see [Options.StrictFields]); a value of the wrong type, a key given twice and a syntax
 // error are errors. ControllerRevision data is re-encoded as the controller stores it (compact
 // JSON, sorted keys), so that a revision printed by kubectl still matches its template byte for

@@ -72,13 +72,13 @@ items:
 	wantWarnings := []manifest.Warning{{
 		Reason: manifest.WarningSkippedKind, Source: manifest.Source{File: list, Document: 1, Item: 1},
 		APIVersion: "v1", Kind: "Service", Namespace: "default", Name: "kubernetes",
-		Message: "skipped: kind Service of apiVersion v1 is not read (only apps/v1 DaemonSet and ControllerRevision, v1 Node and Pod)",
+		Message: "skipped: kind Service of apiVersion v1 is not read (only apps/v1 DaemonSet and ControllerRevision, v1 Node, Pod and LimitRange, node.k8s.io/v1 RuntimeClass)",
 		More:    1,
 	}}
 	if diff := cmp.Diff(wantWarnings, got.Warnings); diff != "" {
 		t.Errorf("warnings mismatch (-want +got):\n%s", diff)
 	}
-	require.Equal(t, list+": document 1: items[1]: Service default/kubernetes and 1 more: skipped: kind Service of apiVersion v1 is not read (only apps/v1 DaemonSet and ControllerRevision, v1 Node and Pod)",
+	require.Equal(t, list+": document 1: items[1]: Service default/kubernetes and 1 more: skipped: kind Service of apiVersion v1 is not read (only apps/v1 DaemonSet and ControllerRevision, v1 Node, Pod and LimitRange, node.k8s.io/v1 RuntimeClass)",
 		got.Warnings[0].String())
 
 	// The latest timestamp is the pod's Ready transition... or the later heartbeat.

@@ -32,7 +32,8 @@ type WarningReason string
 
 const (
 	// WarningSkippedKind: an object of a kind that is not read (only apps/v1 DaemonSet and
-	// ControllerRevision, v1 Node and Pod are) was skipped.
+	// ControllerRevision, v1 Node, Pod and LimitRange, and node.k8s.io/v1 RuntimeClass are)
+	// was skipped.
 	WarningSkippedKind WarningReason = "SkippedKind"
 	// WarningUnknownField: a field the v1.36 API types do not have was dropped, as every v1.36
 	// client (the controller included) drops it.
@@ -110,7 +111,7 @@ func identity(kind, namespace, name string) string {
 // shownNamespace is the namespace messages give an object: a namespaced object without one is
 // in "default" (D-5) when that default applies.
 func shownNamespace(kind, namespace string, opts Options) string {
-	if namespace == "" && kind != "Node" && opts.applies(DefaultNamespace) {
+	if namespace == "" && namespaced(kind) && opts.applies(DefaultNamespace) {
 		return metav1.NamespaceDefault
 	}
 	return namespace

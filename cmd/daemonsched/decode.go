@@ -30,7 +30,7 @@ var exampleCluster []byte
 // built-in example cluster.
 type inputs struct {
 	files     fileList
-	apply     fileList // DaemonSet manifests laid over the files (D-13)
+	apply     fileList // DaemonSet manifests laid over the files (D-14)
 	recursive bool     // -R: the subdirectories of a directory too
 	example   bool
 }

@@ -124,7 +124,7 @@ func TestGoldenPlansAreTheSameShuffled(t *testing.T) {
 		args := readArgs(t, argsFile)
 		exit, err := os.ReadFile(filepath.Join(dir, "exit"))
 		require.NoError(t, err)
-		// An --apply case depends on which file is applied over which (D-13).
+		// An --apply case depends on which file is applied over which (D-14).
 		if len(args) == 0 || args[0] != "plan" || string(exit) != "0\n" || slices.Contains(args, "--apply") {
 			continue
 		}

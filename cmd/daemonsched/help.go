@@ -22,7 +22,7 @@ ControllerRevision and v1 Node and Pod are read; other kinds are skipped with a 
 -f, stdin is read when it is not a terminal; --example (or daemonsched demo) reads the built-in
 example cluster instead. Either way stderr says which input was read. --apply FILE lays the
 DaemonSet manifests of FILE over the input as kubectl diff shows what kubectl apply would store
-(D-13): the spec replaced, labels and annotations merged, identity and status kept. UTF-8 (a
+(D-14): the spec replaced, labels and annotations merged, identity and status kept. UTF-8 (a
 byte order mark is ignored) or UTF-16 with a byte order mark; Windows line endings, comments,
 "..." and empty documents are fine.
 

@@ -87,6 +87,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case errors.Is(err, errNonconforming):
 		stdout.Write(e.out.Bytes()) //nolint:errcheck // the exit status already says it failed
 		return exitBadInput
+	case errors.Is(err, errNotReady):
+		if _, err := stdout.Write(e.out.Bytes()); err != nil {
+			fmt.Fprintf(stderr, "daemonsched: %v\n", err)
+			return exitBadInput
+		}
+		return exitNotReady
 	case errors.As(err, new(exitStatus)):
 		if _, werr := stdout.Write(e.out.Bytes()); werr != nil {
 			fmt.Fprintf(stderr, "daemonsched: %v\n", werr)
@@ -122,7 +128,7 @@ func newRootCommand(e *env) *cobra.Command {
 	root.SetErr(e.stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef("%v", err) })
 	root.AddCommand(newPlanCommand(e, false), newPlanCommand(e, true), newExplainCommand(e), newVerifyCommand(e),
-		newConformanceCommand(e), newRolloutCommand(e), newForecastCommand(e), newVersionCommand(e))
+		newConformanceCommand(e), newRolloutCommand(e), newForecastCommand(e), newWhatIfCommand(e), newNodeReadyCommand(e), newVersionCommand(e))
 	// cobra's completion command (bash, zsh, fish, powershell), with an unknown shell a usage
 	// error rather than its help.
 	root.InitDefaultCompletionCmd()

@@ -25,6 +25,7 @@ import (
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/fleet"
+	"github.com/daemonsched/daemonsched/manifest"
 )
 
 //go:embed testdata/daemonsets.yaml
@@ -62,18 +63,15 @@ type whatIf struct {
 	conflicts []conflict
 }
 
-// compile decodes the DaemonSets and compiles them into a Set.
+// compile reads the DaemonSets and compiles them into a Set. The manifests are hand-written:
+// manifest gives them the defaults the API server would (D-4, D-5).
 func compile() (*fleet.Set, error) {
-	dss, err := decodeAll[appsv1.DaemonSet](daemonSetsYAML)
+	in, err := manifest.Read("daemonsets.yaml", bytes.NewReader(daemonSetsYAML), manifest.Options{})
 	if err != nil {
-		return nil, fmt.Errorf("daemonsets.yaml: %w", err)
-	}
-	for i := range dss {
-		// The manifests are hand-written: give them the defaults the API server would (D-4).
-		dss[i] = daemonset.WithDefaults(dss[i])
+		return nil, err
 	}
 	// Eligibility does not depend on time, but Options.Now must be set.
-	set, errs := fleet.Compile(dss, daemonset.Options{Now: time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)})
+	set, errs := fleet.Compile(in.Snapshot.DaemonSets, daemonset.Options{Now: time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)})
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("daemonsets.yaml: %w", errs.ToAggregate())
 	}
@@ -175,7 +173,9 @@ func quantity(l v1.ResourceList, name v1.ResourceName) string {
 	return fmt.Sprintf("%dMi", q.Value()>>20)
 }
 
-// decodeAll decodes every document of a YAML stream into a T.
+// decodeAll decodes every document of a YAML stream into a T. The node shapes are read with it,
+// not with package manifest: a shape is a node before it registers, so it has no name, and
+// manifest reads only objects a cluster could hold.
 func decodeAll[T any](data []byte) ([]*T, error) {
 	dec := yaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
 	var out []*T

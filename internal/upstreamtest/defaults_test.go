@@ -1,6 +1,3 @@
-// Package upstreamtest compares daemonsched with the upstream Kubernetes code it models, which
-// only this test-only module imports (k8s.io/kubernetes), so that the library's go.mod stays
-// clean.
 package upstreamtest
 
 import (

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/daemonsched/daemonsched/fleet"
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// exitNotReady is node-ready's exit status for a node that is not ready for workloads.
+const exitNotReady = 3
+
+// errNotReady makes run print the output and exit with exitNotReady.
+var errNotReady = errors.New("node not ready")
+
+// runNodeReady says whether a node's daemon pods are in place (WHATIF-5); the exit status
+// tells a script.
+func newNodeReadyCommand(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "node-ready",
+		Short: "Say whether a node's daemon pods are in place; exit 3 when not",
+		Long: `node-ready says whether every daemon pod a node should run is in place and ready (WHATIF-5),
+and exits 3 when it is not, for a script that waits before sending workloads to the node.
+
+` + inputHelp,
+		Example: "  daemonsched node-ready -f cluster.yaml --node worker-4 --daemonsets critical=true",
+		Args:    noArgs,
+	}
+	fs := cmd.Flags()
+	c := newCommonFlags(fs, "the instant readiness is judged at")
+	nodeName := fs.String("node", "", "the node (`NAME`, required)")
+	dsSelector := fs.String("daemonsets", "", "only the DaemonSets whose labels match this label `SELECTOR` (like critical=true)")
+	cmd.RunE = func(*cobra.Command, []string) error {
+		return runNodeReady(c, *nodeName, *dsSelector, e.stdin, e.out, e.stderr)
+	}
+	return cmd
+}
+
+func runNodeReady(c *commonFlags, nodeName, dsSelector string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	if nodeName == "" {
+		return usagef("node-ready needs --node NAME")
+	}
+	var sel *metav1.LabelSelector
+	if dsSelector != "" {
+		var err error
+		if sel, err = metav1.ParseToLabelSelector(dsSelector); err != nil {
+			return usagef("--daemonsets: %v", err)
+		}
+	}
+	in, opts, err := c.load(stdin, stderr)
+	if err != nil {
+		return err
+	}
+	if findNode(in, nodeName) == nil {
+		return fmt.Errorf("node %q not found in the input", nodeName)
+	}
+	r, err := fleet.NodeReadiness(in.Snapshot, nodeName, sel, opts)
+	if err != nil {
+		return err
+	}
+	if err := c.render(stdout, stderr, r, func() { renderReadiness(stdout, r) }, in, opts); err != nil {
+		return err
+	}
+	if !r.Ready {
+		return errNotReady
+	}
+	return nil
+}
+
+func renderReadiness(w io.Writer, r *fleet.Readiness) {
+	tw := newTabWriter(w)
+	fmt.Fprintln(tw, "NAMESPACE\tNAME\tMUST-RUN\tPOD\tREADY\tCURRENT\tCREATING\tBLOCKING")
+	blocking := 0
+	for _, d := range r.DaemonSets {
+		must := "yes"
+		if !d.MustRun {
+			must = "no (" + string(d.Reason) + ")"
+		}
+		pod := d.Pod
+		if pod == "" {
+			pod = "-"
+		}
+		if d.Blocking {
+			blocking++
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", q(d.Namespace), q(d.Name), must, q(pod), yesNo(d.Ready, "yes", "no"), yesNo(d.Current, "yes", "no"), yesNo(d.Creating, "yes", "no"), yesNo(d.Blocking, "yes", "no"))
+	}
+	tw.Flush()
+	if r.Ready {
+		fmt.Fprintf(w, "\nnode %s is ready for workloads: %d DaemonSets checked.\n", q(r.Node), len(r.DaemonSets))
+	} else {
+		fmt.Fprintf(w, "\nnode %s is not ready for workloads: %d of %d DaemonSets blocking.\n", q(r.Node), blocking, len(r.DaemonSets))
+	}
+}

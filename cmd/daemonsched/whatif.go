@@ -1,0 +1,267 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/fleet"
+	"github.com/daemonsched/daemonsched/internal/printable"
+	"github.com/daemonsched/daemonsched/manifest"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// runWhatIf answers which daemon pods a node, or a node template, would run as the API server
+// would admit them, and what they request (WHATIF-1..WHATIF-3).
+func newWhatIfCommand(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "whatif",
+		Short: "Say which daemon pods a node or node template would run, and what they request",
+		Long: `whatif answers which daemon pods a node of the input (--node), or a node that does not exist
+yet (--node-template FILE: name, labels, requirements, taints), would run, as the API server
+would admit them (LimitRanges, RuntimeClass overhead), and what they request together.
+
+` + inputHelp,
+		Example: `  daemonsched whatif -f cluster.yaml --node-template gpu-node.yaml
+  daemonsched whatif -f cluster.yaml --node worker-4 -o json`,
+		Args: noArgs,
+	}
+	fs := cmd.Flags()
+	c := newCommonFlags(fs, "the instant the DaemonSets are compiled at")
+	tmplFile := fs.String("node-template", "", "the node template (`FILE`: name, labels, requirements, taints)")
+	nodeName := fs.String("node", "", "a node of the input (`NAME`) instead of a template")
+	cmd.RunE = func(*cobra.Command, []string) error {
+		return runWhatIf(c, *tmplFile, *nodeName, e.stdin, e.out, e.stderr)
+	}
+	return cmd
+}
+
+func runWhatIf(c *commonFlags, tmplFile, nodeName string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	if (tmplFile == "") == (nodeName == "") {
+		return usagef("whatif needs exactly one of --node-template FILE and --node NAME")
+	}
+	var tmpl *fleet.Template
+	if tmplFile != "" {
+		var err error
+		if tmpl, err = readTemplate(tmplFile, stdin); err != nil {
+			return err
+		}
+	}
+	in, opts, err := c.load(stdin, stderr)
+	if err != nil {
+		return err
+	}
+	set, _ := fleet.Compile(in.Snapshot.DaemonSets, opts) // the manifest reader refused duplicates
+	adm, errs := fleet.CompileAdmission(in.Admission.LimitRanges, in.Admission.RuntimeClasses)
+	if len(errs) > 0 {
+		return errs.ToAggregate()
+	}
+	w := set.WhatIf(fleet.Config{Admission: adm})
+	report := whatIfReport{DaemonSets: []whatIfRow{}}
+	verdicts := make([]fleet.Verdict, set.Len())
+	if tmpl != nil {
+		var d fleet.TemplateDecision
+		w.DecideTemplate(tmpl, &d)
+		copy(verdicts, d.Verdicts)
+		report.Template = tmplFile
+		report.Totals = whatIfTotals{Min: d.Requests.Min, Max: d.Requests.Max, Exact: d.Requests.Exact}
+	} else {
+		node := findNode(in, nodeName)
+		if node == nil {
+			return fmt.Errorf("node %q not found in the input", nodeName)
+		}
+		var d fleet.Decision
+		w.DecideNode(node, &d)
+		for i := range verdicts {
+			verdicts[i] = d.Verdict(i)
+		}
+		report.Node = nodeName
+		report.Totals = whatIfTotals{Min: d.Requests(nil), Max: d.Requests(nil), Exact: true}
+	}
+	for i, v := range verdicts {
+		ds := set.Planner(i).DaemonSet()
+		report.DaemonSets = append(report.DaemonSets, whatIfRow{Namespace: ds.Namespace, Name: ds.Name, Verdict: v, Requests: w.Pod(i).Requests})
+	}
+	return c.render(stdout, stderr, report, func() { renderWhatIf(stdout, report) }, in, opts)
+}
+
+// commonFlags are the flags whatif and node-ready share: -f and the other input flags, --now,
+// -o and the reading limits.
+type commonFlags struct {
+	src     inputs
+	format  outputFormat
+	now     timeFlag
+	reading *readFlags
+}
+
+func newCommonFlags(fs *pflag.FlagSet, nowUsage string) *commonFlags {
+	c := &commonFlags{format: formatTable}
+	addInputFlags(fs, &c.src)
+	fs.Var(&c.now, "now", nowUsage)
+	addOutputFlag(fs, &c.format)
+	c.reading = addReadFlags(fs)
+	return c
+}
+
+// check checks the reading limits; a failure is a usage error.
+func (c *commonFlags) check() error {
+	if err := c.reading.check(); err != nil {
+		return usagef("%v", err)
+	}
+	return nil
+}
+
+// load reads the input and returns the options: --now, else the input's latest time; every
+// core.
+func (c *commonFlags) load(stdin io.Reader, stderr io.Writer) (*manifest.Result, daemonset.Options, error) {
+	in, err := load(c.src, stdin, stderr, c.reading.options(false, runtime.GOMAXPROCS(0)))
+	if err != nil {
+		return nil, daemonset.Options{}, err
+	}
+	opts := daemonset.Options{Now: c.now.t, Workers: runtime.GOMAXPROCS(0)}
+	if opts.Now.IsZero() {
+		opts.Now = manifest.Latest(in.Snapshot)
+	}
+	return in, opts, nil
+}
+
+// render writes v as JSON or YAML, or calls table, then the warnings about the input.
+func (c *commonFlags) render(stdout, stderr io.Writer, v any, table func(), in *manifest.Result, opts daemonset.Options) error {
+	switch c.format {
+	case formatJSON, formatYAML:
+		if err := renderData(stdout, c.format, v); err != nil {
+			return err
+		}
+	default:
+		table()
+	}
+	warn(stderr, in, validate(in, func(*appsv1.DaemonSet) bool { return true }, opts, false), c.reading.limits.Warnings)
+	return nil
+}
+
+// readTemplate reads a node template file ("-" is stdin), YAML or JSON, strictly.
+func readTemplate(name string, stdin io.Reader) (*fleet.Template, error) {
+	var data []byte
+	var err error
+	if name == "-" {
+		data, err = io.ReadAll(stdin)
+	} else {
+		data, err = os.ReadFile(name)
+	}
+	if err != nil {
+		if pe, ok := err.(*os.PathError); ok {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	var t fleet.NodeTemplate
+	if err := yaml.UnmarshalStrict(data, &t); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	tmpl, errs := fleet.CompileTemplate(&t, nil)
+	if len(errs) > 0 {
+		msgs := make([]string, len(errs))
+		for i, e := range errs {
+			msgs[i] = name + ": " + e.Error()
+		}
+		return nil, fmt.Errorf("%s", strings.Join(msgs, "\ndaemonsched: "))
+	}
+	return tmpl, nil
+}
+
+type whatIfReport struct {
+	Node       string       `json:"node,omitempty"`
+	Template   string       `json:"template,omitempty"`
+	DaemonSets []whatIfRow  `json:"daemonSets"`
+	Totals     whatIfTotals `json:"totals"`
+}
+
+type whatIfRow struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	fleet.Verdict
+	// Requests are the admitted pod's, as the scheduler counts them.
+	Requests v1.ResourceList `json:"requests"`
+}
+
+type whatIfTotals struct {
+	Min   v1.ResourceList `json:"min"`
+	Max   v1.ResourceList `json:"max"`
+	Exact bool            `json:"exact"`
+}
+
+func renderWhatIf(w io.Writer, r whatIfReport) {
+	if len(r.DaemonSets) == 0 {
+		fmt.Fprintln(w, "No DaemonSets in the input.")
+		return
+	}
+	tw := newTabWriter(w)
+	fmt.Fprintln(tw, "NAMESPACE\tNAME\tANSWER\tREASON\tREQUESTS")
+	counts := map[fleet.Answer]int{}
+	for _, row := range r.DaemonSets {
+		counts[row.Answer]++
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", q(row.Namespace), q(row.Name), row.Answer, printable.Escape(verdictReason(row.Verdict)), printable.Escape(resourceText(row.Requests)))
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\n%d run, %d depend, %d do not run.\n", counts[fleet.Runs], counts[fleet.Depends], counts[fleet.DoesNotRun])
+	if r.Template == "" {
+		fmt.Fprintf(w, "Requests: %s\n", printable.Escape(resourceText(r.Totals.Max)))
+		return
+	}
+	how := "exact"
+	if !r.Totals.Exact {
+		how = "bounds: too many combinations of open labels"
+	}
+	fmt.Fprintf(w, "Requests over the nodes the template can become (%s):\n", how)
+	for _, name := range slices.Sorted(maps.Keys(r.Totals.Max)) {
+		lo, hi := r.Totals.Min[name], r.Totals.Max[name]
+		if lo.Cmp(hi) == 0 {
+			fmt.Fprintf(w, "  %s: %s\n", q(string(name)), hi.String())
+		} else {
+			fmt.Fprintf(w, "  %s: %s to %s\n", q(string(name)), lo.String(), hi.String())
+		}
+	}
+}
+
+// verdictReason renders why a pod does not run, or on what it depends.
+func verdictReason(v fleet.Verdict) string {
+	s := string(v.Reason)
+	switch {
+	case v.Taint != nil:
+		s += " " + v.Taint.ToString()
+	case v.Rejection != nil:
+		s += ": " + v.Rejection.String()
+	}
+	if len(v.DependsOn) > 0 {
+		s += " (depends on " + strings.Join(v.DependsOn, ", ") + ")"
+	}
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// resourceText renders a resource list as "cpu=100m, memory=64Mi", sorted; "-" when empty.
+func resourceText(l v1.ResourceList) string {
+	if len(l) == 0 {
+		return "-"
+	}
+	parts := make([]string, 0, len(l))
+	for _, name := range slices.Sorted(maps.Keys(l)) {
+		q := l[name]
+		parts = append(parts, string(name)+"="+q.String())
+	}
+	return strings.Join(parts, ", ")
+}

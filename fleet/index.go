@@ -1,0 +1,260 @@
+package fleet
+
+// This file compiles the placements of a WhatIf's DaemonSets, and their RuntimeClass
+// nodeSelectors, over the label classes of classes.go, once per WhatIf (WHATIF-2).
+
+import (
+	"strconv"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/daemonsched/daemonsched/selector"
+)
+
+// placementParts is a placement as three disjunctions, in the order the controller checks them
+// (ELIG-2, NSEL-2, AFF-*), and their conjunction.
+type placementParts struct {
+	name, sel, aff, all dnf
+}
+
+// templateIndex is every placement of a WhatIf compiled for templates.
+type templateIndex struct {
+	univ   []universe
+	keyOf  map[string]int // label keys
+	nameID int            // -1: no placement reads the name
+	place  []placementParts
+	// pending[i] is DaemonSet i's placement AND its RuntimeClass nodeSelector (ADM-6); nil
+	// without one.
+	pending []dnf
+	// placeReads[c] and pendingReads[i] are the keys place[c].all and pending[i] read, sorted.
+	placeReads, pendingReads [][]int
+	// absent is the domain of a node that has none of the keys (and any name).
+	absent domain
+	// single[id][c] is the set of class c alone of key id.
+	single [][]classSet
+}
+
+// buildTemplateIndex compiles the placement classes and the RuntimeClass selectors of w.
+func buildTemplateIndex(w *WhatIf) *templateIndex {
+	s := w.set
+	x := &templateIndex{keyOf: map[string]int{}, nameID: -1}
+	bounds := map[int][]int64{}
+	key := func(k string) int {
+		id, ok := x.keyOf[k]
+		if !ok {
+			id = len(x.univ)
+			x.keyOf[k] = id
+			x.univ = append(x.univ, universe{key: k})
+		}
+		return id
+	}
+	name := func() int {
+		if x.nameID < 0 {
+			x.nameID = len(x.univ)
+			x.univ = append(x.univ, universe{key: metav1.ObjectNameField, isName: true})
+		}
+		return x.nameID
+	}
+	// First pass: the keys, values and bounds.
+	for _, rep := range s.placeRep {
+		spec := &rep.DaemonSet().Spec.Template.Spec
+		if spec.NodeName != "" {
+			u := &x.univ[name()]
+			u.values = append(u.values, spec.NodeName)
+		}
+		for k, v := range spec.NodeSelector {
+			id := key(k)
+			x.univ[id].values = append(x.univ[id].values, v)
+		}
+		forEachTerm(spec, func(t *v1.NodeSelectorTerm) {
+			for _, e := range t.MatchExpressions {
+				id := key(e.Key)
+				if e.Operator == v1.NodeSelectorOpGt || e.Operator == v1.NodeSelectorOpLt {
+					for _, v := range e.Values {
+						if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+							bounds[id] = append(bounds[id], n)
+						}
+					}
+				} else {
+					x.univ[id].values = append(x.univ[id].values, e.Values...)
+				}
+			}
+			for _, f := range t.MatchFields {
+				if f.Key == metav1.ObjectNameField {
+					u := &x.univ[name()]
+					u.values = append(u.values, f.Values...)
+				}
+			}
+		})
+	}
+	for _, sel := range w.pending {
+		for _, l := range sel {
+			id := key(l.key)
+			x.univ[id].values = append(x.univ[id].values, l.value)
+		}
+	}
+	for id := range x.univ {
+		x.univ[id].finish(bounds[id])
+	}
+	x.absent = make(domain, len(x.univ))
+	for id := range x.univ {
+		u := &x.univ[id]
+		x.absent[id] = newClassSet(u.classes())
+		if u.isName {
+			for c := 1; c < u.classes(); c++ {
+				x.absent[id].add(c)
+			}
+		} else {
+			x.absent[id].add(0)
+		}
+	}
+	x.single = make([][]classSet, len(x.univ))
+	for id := range x.univ {
+		n := x.univ[id].classes()
+		words := make(classSet, n*len(newClassSet(n)))
+		x.single[id] = make([]classSet, n)
+		for c := range n {
+			w := len(words) / n
+			x.single[id][c] = words[c*w : (c+1)*w : (c+1)*w]
+			x.single[id][c].add(c)
+		}
+	}
+	// Second pass: the placements.
+	x.place = make([]placementParts, len(s.placeRep))
+	for c, rep := range s.placeRep {
+		x.place[c] = x.compilePlacement(&rep.DaemonSet().Spec.Template.Spec)
+	}
+	x.pending = make([]dnf, len(w.pending))
+	for i, sel := range w.pending {
+		if len(sel) == 0 {
+			continue
+		}
+		t := term{}
+		for _, l := range sel {
+			t = t.and(term{x.equals(x.keyOf[l.key], l.value)})
+		}
+		x.pending[i] = x.place[s.placeOf[i]].all.and(dnf{t})
+	}
+	x.placeReads = make([][]int, len(x.place))
+	for c := range x.place {
+		x.placeReads[c] = x.place[c].all.keys()
+	}
+	x.pendingReads = make([][]int, len(x.pending))
+	for i, f := range x.pending {
+		x.pendingReads[i] = f.keys()
+	}
+	return x
+}
+
+// reads returns the keys DaemonSet i's effective placement reads, sorted.
+func (x *templateIndex) reads(w *WhatIf, i int) []int {
+	if x.pending[i] != nil {
+		return x.pendingReads[i]
+	}
+	return x.placeReads[w.set.placeOf[i]]
+}
+
+// effective is where DaemonSet i's pod runs, placement and RuntimeClass nodeSelector.
+func (x *templateIndex) effective(w *WhatIf, i int) dnf {
+	if x.pending[i] != nil {
+		return x.pending[i]
+	}
+	return x.place[w.set.placeOf[i]].all
+}
+
+func forEachTerm(spec *v1.PodSpec, f func(*v1.NodeSelectorTerm)) {
+	if required := requiredSelector(spec); required != nil {
+		for i := range required.NodeSelectorTerms {
+			f(&required.NodeSelectorTerms[i])
+		}
+	}
+}
+
+// equals is the constraint "key id has value v".
+func (x *templateIndex) equals(id int, v string) keyClasses {
+	u := &x.univ[id]
+	s := newClassSet(u.classes())
+	s.add(u.classOf(v))
+	return keyClasses{id, s}
+}
+
+// matching is the constraint that r holds.
+func (x *templateIndex) matching(id int, r *selector.Requirement) keyClasses {
+	u := &x.univ[id]
+	s := newClassSet(u.classes())
+	labels := map[string]string{}
+	for c := range u.classes() {
+		clear(labels)
+		if v, present := u.representative(c); present {
+			labels[u.key] = v
+		}
+		if r.Matches(labels) {
+			s.add(c)
+		}
+	}
+	return keyClasses{id, s}
+}
+
+// compilePlacement compiles spec.nodeName, spec.nodeSelector and the required node affinity
+// as affinity.Compile and the controller read them (ELIG-2, NSEL-2, AFF-2..AFF-11).
+func (x *templateIndex) compilePlacement(spec *v1.PodSpec) placementParts {
+	p := placementParts{name: always, sel: always, aff: always}
+	if spec.NodeName != "" {
+		p.name = dnf{term{x.equals(x.nameID, spec.NodeName)}}
+	}
+	if len(spec.NodeSelector) > 0 {
+		t := term{}
+		for k, v := range spec.NodeSelector {
+			t = t.and(term{x.equals(x.keyOf[k], v)})
+		}
+		p.sel = dnf{t}
+	}
+	if required := requiredSelector(spec); required != nil {
+		p.aff = nil // zero terms match no node (AFF-2)
+		forEachTerm(spec, func(nt *v1.NodeSelectorTerm) {
+			if len(nt.MatchExpressions) == 0 && len(nt.MatchFields) == 0 {
+				return // dropped (AFF-4)
+			}
+			if t, ok := x.compileTerm(nt); ok {
+				p.aff = append(p.aff, t)
+			}
+		})
+	}
+	p.all = p.name.and(p.sel).and(p.aff)
+	return p
+}
+
+// compileTerm compiles one non-empty node selector term; ok is false when it can match no node
+// (a malformed requirement, AFF-8, or a matchFields key other than metadata.name compared with
+// a non-empty value, AFF-9).
+func (x *templateIndex) compileTerm(nt *v1.NodeSelectorTerm) (term, bool) {
+	t := term{}
+	for _, e := range nt.MatchExpressions {
+		r, errs := selector.NewRequirement(e.Key, e.Operator, e.Values, selector.NodeSelectorOperators, nil)
+		if len(errs) > 0 {
+			return nil, false
+		}
+		t = t.and(term{x.matching(x.keyOf[e.Key], &r)})
+	}
+	for _, f := range nt.MatchFields {
+		if (f.Operator != v1.NodeSelectorOpIn && f.Operator != v1.NodeSelectorOpNotIn) || len(f.Values) != 1 {
+			return nil, false
+		}
+		notIn := f.Operator == v1.NodeSelectorOpNotIn
+		if f.Key != metav1.ObjectNameField {
+			if (f.Values[0] == "") == notIn { // the field reads as ""
+				return nil, false
+			}
+			continue
+		}
+		kc := x.equals(x.nameID, f.Values[0])
+		if notIn {
+			for w := range kc.set {
+				kc.set[w] = ^kc.set[w]
+			}
+		}
+		t = t.and(term{kc})
+	}
+	return t, true
+}

@@ -1,0 +1,134 @@
+package fleet
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/selector"
+)
+
+// Readiness says whether a node's daemon pods are in place (WHATIF-5): for each DaemonSet
+// selected, whether it must run a pod there and whether that pod exists, is ready and is
+// current. A node whose startup taint waits for its daemon pods is ready for workloads when
+// Ready is true.
+type Readiness struct {
+	Node string `json:"node"`
+	// Ready: every selected DaemonSet that must run on the node has a pod there that is ready
+	// and current, and the sync would create none there.
+	Ready bool `json:"ready"`
+	// DaemonSets holds the selected DaemonSets, sorted by namespace, then name.
+	DaemonSets []DaemonSetReadiness `json:"daemonSets"`
+}
+
+// DaemonSetReadiness is one DaemonSet's part of a node's readiness.
+type DaemonSetReadiness struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// MustRun is the controller's shouldRun on the node (ELIG-1); Reason says why not.
+	MustRun bool             `json:"mustRun"`
+	Reason  daemonset.Reason `json:"reason,omitempty"`
+	// Pod names the pod counted: among the pods the DaemonSet controls on the node that are
+	// not terminating, not terminal and not deleted by this sync, a ready and current one if
+	// any, else a ready one, else the first by name. Empty when there is none.
+	Pod string `json:"pod,omitempty"`
+	// Ready is the pod's Ready condition (UPD-13); Current, that it carries the current
+	// revision's hash or template generation (UPD-3).
+	Ready   bool `json:"ready"`
+	Current bool `json:"current"`
+	// Creating: the sync would create a pod for the DaemonSet on the node (DIFF-*).
+	Creating bool `json:"creating"`
+	// Skipped is the rule under which the sync of the DaemonSet does nothing (D-9..D-11);
+	// its pods are then never current.
+	Skipped daemonset.Skip `json:"skipped,omitempty"`
+	// Blocking: the DaemonSet keeps the node from being ready.
+	Blocking bool `json:"blocking"`
+}
+
+// NodeReadiness decides the readiness of the node named nodeName in s (WHATIF-5) for the
+// DaemonSets whose labels daemonSets selects (nil selects every DaemonSet; a selector that
+// matches none makes the node trivially ready). It plans every DaemonSet of s as
+// [daemonset.PlanCluster] does, so that its answer agrees with the plan: a node where the sync
+// would create a pod is never ready. Errors: an invalid selector (field errors under
+// daemonSets), an inconsistent snapshot, a node not in s. s is not modified.
+func NodeReadiness(s daemonset.Snapshot, nodeName string, daemonSets *metav1.LabelSelector, opts daemonset.Options) (*Readiness, error) {
+	var sel *selector.Selector
+	if daemonSets != nil {
+		var errs field.ErrorList
+		if sel, errs = selector.Compile(daemonSets, field.NewPath("daemonSets")); len(errs) > 0 {
+			return nil, errs.ToAggregate()
+		}
+	}
+	i := slices.IndexFunc(s.Nodes, func(n *v1.Node) bool { return n != nil && n.Name == nodeName })
+	if i < 0 {
+		return nil, fmt.Errorf("node %q not found", nodeName)
+	}
+	node := s.Nodes[i]
+	plan, err := daemonset.PlanCluster(s, opts)
+	if err != nil {
+		return nil, err
+	}
+	out := &Readiness{Node: nodeName, Ready: true, DaemonSets: []DaemonSetReadiness{}}
+	byName := map[[2]string]*appsv1.DaemonSet{}
+	for _, ds := range s.DaemonSets {
+		byName[[2]string{ds.Namespace, ds.Name}] = ds
+	}
+	for _, res := range plan.DaemonSets {
+		ds := byName[[2]string{res.Namespace, res.Name}]
+		if sel != nil && !sel.Matches(ds.Labels) {
+			continue
+		}
+		r := dsReadiness(ds, res, node, s.Pods, opts)
+		out.Ready = out.Ready && !r.Blocking
+		out.DaemonSets = append(out.DaemonSets, r)
+	}
+	return out, nil
+}
+
+func dsReadiness(ds *appsv1.DaemonSet, res *daemonset.Result, node *v1.Node, pods []*v1.Pod, opts daemonset.Options) DaemonSetReadiness {
+	r := DaemonSetReadiness{Namespace: ds.Namespace, Name: ds.Name, Skipped: res.Skipped}
+	p, _ := daemonset.Compile(ds, opts)
+	e := p.Eligibility(node)
+	r.MustRun, r.Reason = e.ShouldRun, e.Reason
+	r.Creating = slices.ContainsFunc(res.Create, func(c daemonset.Creation) bool { return c.Node == node.Name })
+	deleted := map[string]bool{}
+	for _, d := range res.Delete {
+		deleted[d.Name] = true
+	}
+	gen, hasGen := "", false
+	if g, err := strconv.ParseInt(ds.Annotations[appsv1.DeprecatedTemplateGeneration], 10, 64); err == nil {
+		gen, hasGen = strconv.FormatInt(g, 10), true
+	}
+	current := func(pod *v1.Pod) bool {
+		if res.Skipped != "" {
+			return false
+		}
+		return (res.RevisionHash != "" && pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == res.RevisionHash) ||
+			(hasGen && pod.Labels[daemonset.LabelTemplateGeneration] == gen)
+	}
+	best := -1
+	for _, np := range daemonset.PodsOnNode(ds, node.Name, pods) {
+		pod := np.Pod
+		if pod.DeletionTimestamp != nil || pod.Status.Phase == v1.PodFailed || pod.Status.Phase == v1.PodSucceeded || deleted[pod.Name] {
+			continue
+		}
+		score := 0
+		if np.Ready {
+			score += 2
+		}
+		if current(pod) {
+			score++
+		}
+		if score > best {
+			best, r.Pod, r.Ready, r.Current = score, pod.Name, np.Ready, current(pod)
+		}
+	}
+	r.Blocking = r.MustRun && (r.Pod == "" || !r.Ready || !r.Current) || r.Creating
+	return r
+}

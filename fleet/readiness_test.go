@@ -1,0 +1,125 @@
+package fleet_test
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/fleet"
+	"github.com/daemonsched/daemonsched/internal/workload"
+)
+
+// readyCluster draws DaemonSets, half labelled critical, and pods on random nodes: current or
+// of an old revision, ready or not, some terminating, some duplicated.
+func readyCluster(r *rand.Rand) daemonset.Snapshot {
+	dss := workload.DaemonSets(r.Int64(), 6)
+	nodes := workload.Nodes(r.Int64(), 12)
+	var pods []*v1.Pod
+	for k, ds := range dss {
+		if k%2 == 0 {
+			ds.Labels = map[string]string{"critical": "true"}
+		}
+		hash := daemonset.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
+		var on []*v1.Node
+		for _, n := range nodes {
+			if r.IntN(3) > 0 {
+				on = append(on, n)
+			}
+		}
+		for _, p := range workload.Pods(ds, on, hash) {
+			switch r.IntN(6) {
+			case 0:
+				p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = "old"
+				delete(p.Labels, daemonset.LabelTemplateGeneration)
+			case 1:
+				p.Status.Conditions[0].Status = v1.ConditionFalse
+			case 2:
+				now := metav1.Now()
+				p.DeletionTimestamp = &now
+			case 3:
+				dup := p.DeepCopy()
+				dup.Name += "-dup"
+				pods = append(pods, dup)
+			}
+			pods = append(pods, p)
+		}
+	}
+	return daemonset.Snapshot{DaemonSets: dss, Nodes: nodes, Pods: pods}
+}
+
+// TestNodeReadinessAgreesWithThePlan is WHATIF-5's property: a node is ready exactly when no
+// selected DaemonSet the controller would run there lacks a ready, current pod that the sync
+// keeps, and a node where the sync would create a selected DaemonSet's pod is never ready.
+func TestNodeReadinessAgreesWithThePlan(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 5))
+	critical := &metav1.LabelSelector{MatchLabels: map[string]string{"critical": "true"}}
+	ready, notReady := 0, 0
+	for range 40 {
+		s := readyCluster(r)
+		plan, err := daemonset.PlanCluster(s, setNow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, node := range s.Nodes {
+			for _, sel := range []*metav1.LabelSelector{nil, critical} {
+				got, err := fleet.NodeReadiness(s, node.Name, sel, setNow)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := true
+				seen := 0
+				for _, ds := range s.DaemonSets {
+					if sel != nil && ds.Labels["critical"] != "true" {
+						continue
+					}
+					seen++
+					res := plan.DaemonSets[slices.IndexFunc(plan.DaemonSets, func(x *daemonset.Result) bool { return x.Name == ds.Name })]
+					if slices.ContainsFunc(res.Create, func(c daemonset.Creation) bool { return c.Node == node.Name }) {
+						want = false
+						continue
+					}
+					p, _ := daemonset.Compile(ds, setNow)
+					if !p.Eligibility(node).ShouldRun {
+						continue
+					}
+					good := false
+					for _, np := range daemonset.PodsOnNode(ds, node.Name, s.Pods) {
+						deleted := slices.ContainsFunc(res.Delete, func(d daemonset.Deletion) bool { return d.Name == np.Pod.Name })
+						if np.Ready && np.Pod.DeletionTimestamp == nil && !deleted && np.Pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == res.RevisionHash {
+							good = true
+						}
+					}
+					want = want && good
+				}
+				if got.Ready != want || len(got.DaemonSets) != seen {
+					t.Fatalf("node %s, selector %v: NodeReadiness %+v, the plan says ready=%v", node.Name, sel, got, want)
+				}
+				if got.Ready {
+					ready++
+				} else {
+					notReady++
+				}
+			}
+		}
+	}
+	if ready < 50 || notReady < 50 {
+		t.Fatalf("only %d ready and %d not ready nodes", ready, notReady)
+	}
+}
+
+func TestNodeReadinessErrors(t *testing.T) {
+	s := daemonset.Snapshot{Nodes: workload.Nodes(1, 2)}
+	if _, err := fleet.NodeReadiness(s, "nowhere", nil, setNow); err == nil || err.Error() != `node "nowhere" not found` {
+		t.Fatalf("missing node: %v", err)
+	}
+	bad := &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "a", Operator: "Bogus"}}}
+	_, err := fleet.NodeReadiness(s, s.Nodes[0].Name, bad, setNow)
+	if want := `daemonSets.matchExpressions[0].operator: Invalid value: "Bogus": not a valid selector operator, must be one of In, NotIn, Exists, DoesNotExist`; err == nil || err.Error() != want {
+		t.Fatalf("invalid selector: %v", err)
+	}
+}

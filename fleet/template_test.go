@@ -1,0 +1,297 @@
+package fleet_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/daemonsched/daemonsched/fleet"
+	"github.com/daemonsched/daemonsched/selector"
+)
+
+// tmplAdmission is an Admission whose RuntimeClass "pinned" schedules on one zone, so that the
+// property tests meet ReasonRuntimeClassNodeSelectorMismatch (ADM-6) and, through the missing
+// "absent" class, ReasonAdmissionRejected (ADM-5a).
+func tmplAdmission(t testing.TB) *fleet.Admission {
+	a, errs := fleet.CompileAdmission(nil, []*nodev1.RuntimeClass{{
+		ObjectMeta: metav1.ObjectMeta{Name: "pinned"},
+		Handler:    "runc",
+		Scheduling: &nodev1.Scheduling{NodeSelector: map[string]string{"topology.kubernetes.io/zone": "us-east-1a"}},
+	}})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	return a
+}
+
+// tmplRandomSet draws a Set of random DaemonSets, some with a RuntimeClass.
+func tmplRandomSet(t testing.TB, r *rand.Rand, n int) []*appsv1.DaemonSet {
+	dss := make([]*appsv1.DaemonSet, n)
+	for i := range dss {
+		dss[i] = setRandomDaemonSet(r, fmt.Sprintf("random-%03d", i), []string{"node-000001", "node-000002"})
+		switch r.IntN(6) {
+		case 0:
+			dss[i].Spec.Template.Spec.RuntimeClassName = new("pinned")
+		case 1:
+			dss[i].Spec.Template.Spec.RuntimeClassName = new("absent")
+		}
+	}
+	return dss
+}
+
+// tmplRandomTemplate draws a template over the keys of setLabelValues: some known, some
+// required, the rest absent.
+func tmplRandomTemplate(r *rand.Rand) *fleet.NodeTemplate {
+	t := &fleet.NodeTemplate{Labels: map[string]string{}}
+	for _, k := range setKeys() {
+		switch r.IntN(4) {
+		case 0:
+			t.Labels[k] = setPick(r, setLabelValues[k])
+		case 1:
+			for range r.IntN(2) + 1 {
+				req := setRandomRequirement(r)
+				req.Key = k
+				t.Requirements = append(t.Requirements, req)
+			}
+		}
+	}
+	if r.IntN(2) == 0 {
+		t.Name = setPick(r, []string{"node-000001", "node-000002", "node-000003"})
+	}
+	for range r.IntN(3) {
+		t.Taints = append(t.Taints, setPick(r, setTaintMenu))
+	}
+	return t
+}
+
+// tmplMenu returns, for key, every value that can tell two requirements apart: the values the
+// DaemonSets and the template name, integers at and beside every bound in several spellings,
+// and a fresh string. Each class of the WhatIf's partition has a member here.
+func tmplMenu(key string, dss []*appsv1.DaemonSet, t *fleet.NodeTemplate) []string {
+	menu := []string{"fresh-value", "7", "007"}
+	add := func(reqs []v1.NodeSelectorRequirement) {
+		for _, e := range reqs {
+			if e.Key != key {
+				continue
+			}
+			menu = append(menu, e.Values...)
+			for _, v := range e.Values {
+				if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+					for _, m := range []int64{n - 1, n, n + 1} {
+						s := strconv.FormatInt(m, 10)
+						menu = append(menu, s, "0"+s, "00"+s)
+					}
+				}
+			}
+		}
+	}
+	for _, ds := range dss {
+		spec := &ds.Spec.Template.Spec
+		if v, ok := spec.NodeSelector[key]; ok {
+			menu = append(menu, v)
+		}
+		if spec.Affinity != nil && spec.Affinity.NodeAffinity != nil && spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+			for _, term := range spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+				add(term.MatchExpressions)
+			}
+		}
+	}
+	add(t.Requirements)
+	menu = append(menu, "us-east-1a")
+	slices.Sort(menu)
+	return slices.Compact(menu)
+}
+
+// tmplNodes enumerates concrete nodes the template can become over the menus: each required
+// key absent or any menu value, filtered by the template's requirements.
+func tmplNodes(t *testing.T, tpl *fleet.NodeTemplate, dss []*appsv1.DaemonSet) []*v1.Node {
+	var keys []string
+	for _, req := range tpl.Requirements {
+		if _, known := tpl.Labels[req.Key]; !known && !slices.Contains(keys, req.Key) {
+			keys = append(keys, req.Key)
+		}
+	}
+	var reqs []selector.Requirement
+	for _, req := range tpl.Requirements {
+		r, errs := selector.NewRequirement(req.Key, req.Operator, req.Values, selector.NodeSelectorOperators, nil)
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		reqs = append(reqs, r)
+	}
+	names := []string{tpl.Name}
+	if tpl.Name == "" {
+		names = []string{"node-000001", "node-000002", "node-000009"}
+	}
+	var nodes []*v1.Node
+	var walk func(k int, labels map[string]string)
+	walk = func(k int, labels map[string]string) {
+		if k == len(keys) {
+			for i := range reqs {
+				if !reqs[i].Matches(labels) {
+					return
+				}
+			}
+			for _, name := range names {
+				nodes = append(nodes, &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}, Spec: v1.NodeSpec{Taints: tpl.Taints}})
+			}
+			return
+		}
+		walk(k+1, labels)
+		for _, v := range tmplMenu(keys[k], dss, tpl) {
+			next := make(map[string]string, len(labels)+1)
+			for lk, lv := range labels {
+				next[lk] = lv
+			}
+			next[keys[k]] = v
+			walk(k+1, next)
+		}
+	}
+	walk(0, tpl.Labels)
+	return nodes
+}
+
+// TestTemplateAgreesWithConcreteNodes is the property of WHATIF-2 and WHATIF-3: over the nodes
+// a template can become, a Runs pod runs on every one, a DoesNotRun pod on none, a Depends pod
+// on some and not others; the range of requests is the least and greatest total over them; and
+// a template that fixes every label and the name answers as the concrete node.
+func TestTemplateAgreesWithConcreteNodes(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 2))
+	adm := tmplAdmission(t)
+	checked, depends := 0, 0
+	for range 250 {
+		dss := tmplRandomSet(t, r, 12)
+		set, _ := fleet.Compile(dss, setNow)
+		w := set.WhatIf(fleet.Config{Admission: adm})
+		for range 10 {
+			ok, n := tmplCheck(t, w, dss, tmplRandomTemplate(r))
+			if ok {
+				checked++
+				depends += n
+			}
+		}
+	}
+	if checked < 600 || depends < 80 {
+		t.Fatalf("only %d templates and %d Depends answers checked", checked, depends)
+	}
+	t.Logf("%d templates, %d Depends answers", checked, depends)
+}
+
+// FuzzTemplateAgreesWithConcreteNodes runs the property on DaemonSets and templates drawn from
+// the fuzzer's seeds.
+func FuzzTemplateAgreesWithConcreteNodes(f *testing.F) {
+	for _, seed := range []uint64{1, 2, 15} {
+		f.Add(seed, seed+1)
+	}
+	adm := tmplAdmission(f)
+	f.Fuzz(func(t *testing.T, a, b uint64) {
+		r := rand.New(rand.NewPCG(a, b))
+		dss := tmplRandomSet(t, r, 1+r.IntN(12))
+		set, _ := fleet.Compile(dss, setNow)
+		w := set.WhatIf(fleet.Config{Admission: adm})
+		tmplCheck(t, w, dss, tmplRandomTemplate(r))
+	})
+}
+
+// tmplCheck decides tpl and checks it against the concrete nodes it can become; ok is false
+// when tpl is malformed, and depends counts the Depends answers.
+func tmplCheck(t *testing.T, w *fleet.WhatIf, dss []*appsv1.DaemonSet, tpl *fleet.NodeTemplate) (ok bool, depends int) {
+	t.Helper()
+	set := w.Set()
+	compiled, errs := fleet.CompileTemplate(tpl, nil)
+	if len(errs) > 0 {
+		return false, 0
+	}
+	got := &fleet.TemplateDecision{}
+	w.DecideTemplate(compiled, got)
+	nodes := tmplNodes(t, tpl, dss)
+	if len(nodes) == 0 {
+		t.Fatalf("template %+v admitted but no menu node satisfies it", tpl)
+	}
+	var d fleet.Decision
+	runs := make([][2]bool, set.Len()) // seen running, seen not running
+	minCPU, maxCPU := int64(-1), int64(-1)
+	for _, node := range nodes {
+		w.DecideNode(node, &d)
+		for i := range set.Len() {
+			runs[i][d.Verdict(i).Answer] = true
+		}
+		q, _ := d.Request(v1.ResourceCPU)
+		if minCPU < 0 || q.MilliValue() < minCPU {
+			minCPU = q.MilliValue()
+		}
+		maxCPU = max(maxCPU, q.MilliValue())
+	}
+	for i, v := range got.Verdicts {
+		want := fleet.Depends
+		switch {
+		case runs[i][fleet.Runs] && !runs[i][fleet.DoesNotRun]:
+			want = fleet.Runs
+		case !runs[i][fleet.Runs]:
+			want = fleet.DoesNotRun
+		}
+		if v.Answer != want {
+			t.Fatalf("%s: template %+v says %v, its %d nodes say %v", set.Planner(i).DaemonSet().Name, tpl, v, len(nodes), want)
+		}
+		if v.Answer == fleet.Depends {
+			depends++
+			if len(v.DependsOn) == 0 {
+				t.Fatalf("Depends without keys: %v", v)
+			}
+		}
+	}
+	if got.Requests.Exact {
+		gmin, gmax := got.Requests.Min[v1.ResourceCPU], got.Requests.Max[v1.ResourceCPU]
+		if gmin.MilliValue() != minCPU || gmax.MilliValue() != maxCPU {
+			t.Fatalf("template %+v: cpu range %s..%s, nodes say %dm..%dm", tpl, gmin.String(), gmax.String(), minCPU, maxCPU)
+		}
+	}
+	if len(tpl.Requirements) == 0 && tpl.Name != "" {
+		node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: tpl.Name, Labels: tpl.Labels}, Spec: v1.NodeSpec{Taints: tpl.Taints}}
+		w.DecideNode(node, &d)
+		for i, v := range got.Verdicts {
+			if c := d.Verdict(i); c.String() != v.String() {
+				t.Fatalf("fully known template %+v: %s says %v, the node %v", tpl, set.Planner(i).DaemonSet().Name, v, c)
+			}
+		}
+	}
+	return true, depends
+}
+
+// TestTemplateRangeBoundedPastMaxCombinations: a Depends pod whose placement reads more open
+// keys than fleet.MaxCombinations combinations allow gives a range that is only bounded
+// (WHATIF-3): Exact false, the pods that run everywhere as Min, all of them as Max.
+func TestTemplateRangeBoundedPastMaxCombinations(t *testing.T) {
+	var exprs []v1.NodeSelectorRequirement
+	tpl := &fleet.NodeTemplate{}
+	for k := range 8 {
+		key := fmt.Sprintf("example.com/k%d", k)
+		exprs = append(exprs, v1.NodeSelectorRequirement{Key: key, Operator: v1.NodeSelectorOpIn, Values: []string{"a"}})
+		tpl.Requirements = append(tpl.Requirements, v1.NodeSelectorRequirement{Key: key, Operator: v1.NodeSelectorOpExists})
+	}
+	picky := setRandomDaemonSet(rand.New(rand.NewPCG(1, 1)), "picky", nil)
+	spec := &picky.Spec.Template.Spec
+	spec.NodeSelector, spec.NodeName, spec.Tolerations = nil, "", nil
+	spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{
+		NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchExpressions: exprs}}}}}
+	spec.Containers = []v1.Container{reqContainer("c", reqList("cpu", "1"), nil)}
+	spec.InitContainers, spec.Resources, spec.Overhead = nil, nil, nil
+	set, _ := fleet.Compile([]*appsv1.DaemonSet{picky}, setNow)
+	compiled, errs := fleet.CompileTemplate(tpl, nil)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	var d fleet.TemplateDecision
+	set.WhatIf(fleet.Config{}).DecideTemplate(compiled, &d)
+	lo, hi := d.Requests.Min[v1.ResourceCPU], d.Requests.Max[v1.ResourceCPU]
+	if d.Verdicts[0].Answer != fleet.Depends || d.Requests.Exact || lo.MilliValue() != 0 || hi.MilliValue() != 1000 {
+		t.Fatalf("verdict %v, range %s..%s exact %v; want Depends, 0..1 bounded", d.Verdicts[0], lo.String(), hi.String(), d.Requests.Exact)
+	}
+}
