@@ -102,6 +102,7 @@ is made over the whole snapshot either way.
 		if err != nil {
 			return err
 		}
+		warnSuspicious(e.stderr, in)
 		warn(e.stderr, in, problems, reading.limits.Warnings)
 		return nil
 	}
@@ -197,6 +198,7 @@ actual label value, the untolerated taint, the template's nodeName.
 			return fmt.Errorf("inconsistent snapshot: %w", err)
 		}
 		renderExplain(e.out, node, dss, in.Snapshot.Pods, plan, opts) // run's buffer, as for plan
+		warnSuspicious(e.stderr, in)
 		warn(e.stderr, in, problems, reading.limits.Warnings)
 		return nil
 	}

@@ -1,0 +1,41 @@
+package manifest
+
+import "testing"
+
+// A typo of a kind read is caught, whatever its case, and only within its apiVersion; real
+// kinds of Kubernetes that are not read are not typos.
+func TestMisspelledKind(t *testing.T) {
+	for _, tt := range []struct{ kind, apiVersion, want string }{
+		{"Daemonset", "apps/v1", "DaemonSet"},
+		{"daemonset", "", "DaemonSet"},
+		{"DaemonSets", "apps/v1", "DaemonSet"},
+		{"DeamonSet", "apps/v1", "DaemonSet"},
+		{"Nodes", "v1", "Node"},
+		{"pod", "v1", "Pod"},
+		{"ControlerRevision", "apps/v1", "ControllerRevision"},
+		{"Daemonset", "v1", ""}, // no DaemonSet in v1
+		{"Deployment", "apps/v1", ""},
+		{"Service", "v1", ""},
+		{"ConfigMap", "v1", ""},
+		{"Role", "rbac.authorization.k8s.io/v1", ""},
+		{"Secret", "v1", ""},
+		{"Event", "v1", ""},
+		{"Binding", "v1", ""},
+		{"Po", "v1", ""}, // too short to be sure
+	} {
+		if got := misspelledKind(tt.kind, tt.apiVersion); got != tt.want {
+			t.Errorf("misspelledKind(%q, %q) = %q, want %q", tt.kind, tt.apiVersion, got, tt.want)
+		}
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		want int
+	}{{"", "", 0}, {"abc", "", 3}, {"kitten", "sitting", 3}, {"ab", "ba", 1}, {"nodeSelecter", "nodeSelector", 1}} {
+		if got := editDistance(tt.a, tt.b); got != tt.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
