@@ -3,6 +3,7 @@ package manifest
 import (
 	"crypto/sha1"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -55,7 +56,7 @@ func (in *collector) add(d decoded) error {
 		if in.opts.StrictFields {
 			msgs := make([]string, len(d.unknown))
 			for i, p := range d.unknown {
-				msgs[i] = p + ": unknown field"
+				msgs[i] = p + ": unknown field" + fieldSuggestion(reflect.TypeOf(d.obj), p)
 			}
 			return fmt.Errorf("%s: %s", d.where, strings.Join(msgs, "; "))
 		}
@@ -114,7 +115,8 @@ func (in *collector) unknownField(d decoded, path string) {
 		return
 	}
 	in.unkIndex[key] = len(in.unknown)
-	in.unknown = append(in.unknown, d.warning(WarningUnknownField, path, "unknown field, ignored as by the v1.36 controller"))
+	in.unknown = append(in.unknown, d.warning(WarningUnknownField, path,
+		"unknown field, ignored as by the v1.36 controller"+fieldSuggestion(reflect.TypeOf(d.obj), path)))
 }
 
 func (in *collector) skip(d decoded) {

@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"cmp"
+	"reflect"
 	"slices"
 	"strings"
 )
@@ -71,4 +72,49 @@ func misspelledKind(kind, apiVersion string) string {
 		}
 	}
 	return closest(kind, same)
+}
+
+// fieldSuggestion returns " (did you mean NAME?)" when the last field of path, unknown in
+// objects of type t, is a typo of a field its parent has, or "". path is a field path as
+// decoding words it: "spec.template.spec.nodeSelecter", "spec.taints[0].tolerationSecond".
+func fieldSuggestion(t reflect.Type, path string) string {
+	segs := strings.Split(strings.ReplaceAll(path, "[", ".["), ".")
+	for _, seg := range segs[:len(segs)-1] {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		switch {
+		case strings.HasPrefix(seg, "["):
+			if t.Kind() != reflect.Slice && t.Kind() != reflect.Array {
+				return ""
+			}
+			t = t.Elem()
+		case t.Kind() == reflect.Map:
+			t = t.Elem()
+		case t.Kind() == reflect.Struct:
+			f, ok := jsonFields(t)[seg]
+			if !ok {
+				return ""
+			}
+			t = f
+		default:
+			return ""
+		}
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return ""
+	}
+	fields := jsonFields(t)
+	names := make([]string, 0, len(fields))
+	for n := range fields {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	if s := closest(segs[len(segs)-1], names); s != "" {
+		return " (did you mean " + s + "?)"
+	}
+	return ""
 }

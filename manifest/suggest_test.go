@@ -1,6 +1,12 @@
 package manifest
 
-import "testing"
+import (
+	"reflect"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+)
 
 // A typo of a kind read is caught, whatever its case, and only within its apiVersion; real
 // kinds of Kubernetes that are not read are not typos.
@@ -36,6 +42,30 @@ func TestEditDistance(t *testing.T) {
 	}{{"", "", 0}, {"abc", "", 3}, {"kitten", "sitting", 3}, {"ab", "ba", 1}, {"nodeSelecter", "nodeSelector", 1}} {
 		if got := editDistance(tt.a, tt.b); got != tt.want {
 			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
+// An unknown field gets the name it is a typo of, found among its parent's fields through
+// lists, pointers and inlined structs; no suggestion when nothing is near.
+func TestFieldSuggestion(t *testing.T) {
+	ds := reflect.TypeFor[*appsv1.DaemonSet]()
+	for _, tt := range []struct {
+		typ        reflect.Type
+		path, want string
+	}{
+		{ds, "spec.template.spec.nodeSelecter", " (did you mean nodeSelector?)"},
+		{ds, "spec.template.spec.containers[0].imagePullPolcy", " (did you mean imagePullPolicy?)"},
+		{ds, "spec.template.spec.tolerations[2].opertor", " (did you mean operator?)"},
+		{ds, "metadata.lables", " (did you mean labels?)"},
+		{ds, "spec.updateStrategy.rollingUpdate.maxSurges", " (did you mean maxSurge?)"},
+		{ds, "spec.template.spec.somethingNew", ""},
+		{ds, "spec.nothere.x", ""},
+		{reflect.TypeFor[*v1.Node](), "spec.taints[0].tolerationSeconds", ""},
+		{reflect.TypeFor[*v1.Node](), "spec.taint", " (did you mean taints?)"},
+	} {
+		if got := fieldSuggestion(tt.typ, tt.path); got != tt.want {
+			t.Errorf("fieldSuggestion(%v, %q) = %q, want %q", tt.typ, tt.path, got, tt.want)
 		}
 	}
 }
