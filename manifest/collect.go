@@ -53,7 +53,8 @@ func newCollector(opts Options) *collector {
 // add adds one decoded object, in input order.
 func (in *collector) add(d decoded) error {
 	if len(d.unknown) > 0 {
-		if in.opts.StrictFields {
+		obj, _ := d.obj.(metav1.Object)
+		if in.opts.StrictFields || in.opts.StrictHandWritten && obj != nil && HandWritten(obj) {
 			msgs := make([]string, len(d.unknown))
 			for i, p := range d.unknown {
 				msgs[i] = p + ": unknown field" + fieldSuggestion(reflect.TypeOf(d.obj), p)

@@ -32,6 +32,11 @@ type Options struct {
 	// [WarningUnknownField] warning and the field is dropped, as every v1.36 client (the
 	// controller included) drops it.
 	StrictFields bool
+	// StrictHandWritten makes a field the v1.36 API types do not have an error in a
+	// [HandWritten] object (a manifest: most likely a typo, which would change the plan without
+	// a word) and leaves it a warning in objects read from the API server, which may come from
+	// a newer Kubernetes. StrictFields makes it an error everywhere.
+	StrictHandWritten bool
 	// SkipDefaults lists the defaults not to apply; the zero value applies all of them.
 	SkipDefaults Defaults
 	// PodTemplateDefaults gives every DaemonSet's pod template the pod defaults of the API

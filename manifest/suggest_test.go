@@ -1,7 +1,9 @@
 package manifest
 
 import (
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -66,6 +68,34 @@ func TestFieldSuggestion(t *testing.T) {
 	} {
 		if got := fieldSuggestion(tt.typ, tt.path); got != tt.want {
 			t.Errorf("fieldSuggestion(%v, %q) = %q, want %q", tt.typ, tt.path, got, tt.want)
+		}
+	}
+}
+
+// StrictHandWritten refuses an unknown field in a hand-written object and keeps it a warning in
+// one read from the API server (resourceVersion or managedFields set).
+func TestStrictHandWritten(t *testing.T) {
+	const node = "apiVersion: v1\nkind: Node\nmetadata: {name: n1%s}\nspec: {unschedulabel: true}\n"
+	for _, tt := range []struct {
+		meta    string
+		wantErr bool
+	}{
+		{"", true},
+		{`, uid: u1`, true},
+		{`, resourceVersion: "7"`, false},
+		{`, managedFields: [{manager: kubelet}]`, false},
+	} {
+		in := fmt.Sprintf(node, tt.meta)
+		_, err := Read("n.yaml", strings.NewReader(in), Options{StrictHandWritten: true})
+		if tt.wantErr {
+			if err == nil || !strings.Contains(err.Error(), "spec.unschedulabel: unknown field (did you mean unschedulable?)") {
+				t.Errorf("%q: error %v, want the unknown field with its suggestion", tt.meta, err)
+			}
+			continue
+		}
+		got, err := Read("n.yaml", strings.NewReader(in), Options{StrictHandWritten: true})
+		if err != nil || len(got.Warnings) != 1 || got.Warnings[0].Reason != WarningUnknownField {
+			t.Errorf("%q: %v, %v: want one unknown-field warning", tt.meta, err, got)
 		}
 	}
 }

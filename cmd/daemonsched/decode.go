@@ -180,9 +180,21 @@ func (r *readFlags) check() error {
 	return nil
 }
 
+// strictness is how strictly a command reads: what the API server would refuse, and fields the
+// v1.36 API does not have, are errors in every object (--strict), only in hand-written ones
+// (plan's default: manifests, as kubectl apply would answer, while a dump's stored objects are
+// planned as stored), or nowhere (--lenient).
+type strictness int
+
+const (
+	strictNone strictness = iota
+	strictHandWritten
+	strictAll
+)
+
 // options returns the manifest options of the flags, reading on workers goroutines.
-func (r *readFlags) options(strict bool, workers int) manifest.Options {
-	return manifest.Options{StrictFields: strict, Workers: workers, Limits: r.limits, WarnInvalidObjects: r.warnInvalid,
+func (r *readFlags) options(mode strictness, workers int) manifest.Options {
+	return manifest.Options{StrictFields: mode == strictAll, StrictHandWritten: mode == strictHandWritten, Workers: workers, Limits: r.limits, WarnInvalidObjects: r.warnInvalid,
 		PodTemplateDefaults: true}
 }
 

@@ -14,12 +14,13 @@ import (
 // newPlanCommand returns plan, or, when demo, the demo command: plan over the built-in example.
 func newPlanCommand(e *env, demo bool) *cobra.Command {
 	var (
-		src    inputs
-		format = formatTable
-		now    timeFlag
-		ns     namespaceFlags
-		burst  int
-		strict bool
+		src     inputs
+		format  = formatTable
+		now     timeFlag
+		ns      namespaceFlags
+		burst   int
+		strict  bool
+		lenient bool
 	)
 	cmd := &cobra.Command{
 		Use:   "plan",
@@ -50,7 +51,8 @@ is made over the whole snapshot either way.
 	addOutputFlag(fs, &format)
 	addNamespaceFlags(fs, &ns)
 	fs.IntVar(&burst, "burst", 0, "cap creates and deletes of each action list at N (0: no cap; the controller uses 250)")
-	fs.BoolVar(&strict, "strict", false, "treat what API validation would reject, and fields the v1.36 API does not have, as errors")
+	fs.BoolVar(&strict, "strict", false, "treat what API validation would reject, and fields the v1.36 API does not have, as errors in every object")
+	fs.BoolVar(&lenient, "lenient", false, "treat them as warnings in hand-written objects too (by default they are errors there, and warnings in objects read from the API server)")
 	reading := addReadFlags(fs)
 	cmd.RunE = func(*cobra.Command, []string) error {
 		if err := reading.check(); err != nil {
@@ -62,9 +64,18 @@ is made over the whole snapshot either way.
 		if burst < 0 {
 			return usagef("--burst must not be negative, got %d", burst)
 		}
+		mode := strictHandWritten
+		switch {
+		case strict && lenient:
+			return usagef("--strict and --lenient cannot be combined")
+		case strict:
+			mode = strictAll
+		case lenient:
+			mode = strictNone
+		}
 		// A command has the machine to itself: every core shares the decoding, and each plan's
 		// nodes and pods.
-		in, err := load(src, e.stdin, e.stderr, reading.options(strict, runtime.GOMAXPROCS(0)))
+		in, err := load(src, e.stdin, e.stderr, reading.options(mode, runtime.GOMAXPROCS(0)))
 		if err != nil {
 			return err
 		}
@@ -72,9 +83,18 @@ is made over the whole snapshot either way.
 		if opts.Now.IsZero() {
 			opts.Now = manifest.Latest(in.Snapshot)
 		}
-		problems := validate(in, func(ds *appsv1.DaemonSet) bool { return ns.keep(ds.Namespace) }, opts, strict)
+		keep := func(ds *appsv1.DaemonSet) bool { return ns.keep(ds.Namespace) }
+		problems := validate(in, keep, opts, strict)
 		if strict && len(problems) > 0 {
 			return problems
+		}
+		// A hand-written DaemonSet the API server would refuse is refused, as kubectl apply
+		// would answer; one read from the API server is planned as stored, with a warning.
+		if mode == strictHandWritten {
+			refused := validate(in, func(ds *appsv1.DaemonSet) bool { return keep(ds) && manifest.HandWritten(ds) }, opts, false)
+			if len(refused) > 0 {
+				return refused
+			}
 		}
 		cluster, err := daemonset.PlanCluster(in.Snapshot, opts)
 		if err != nil {
@@ -166,7 +186,7 @@ actual label value, the untolerated taint, the template's nodeName.
 		if err != nil {
 			return err
 		}
-		in, err := load(src, e.stdin, e.stderr, reading.options(false, runtime.GOMAXPROCS(0)))
+		in, err := load(src, e.stdin, e.stderr, reading.options(strictNone, runtime.GOMAXPROCS(0)))
 		if err != nil {
 			return err
 		}

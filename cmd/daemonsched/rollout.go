@@ -56,7 +56,7 @@ func loadAt(dsName string, src inputs, now timeFlag, reading *readFlags, stdin i
 	if err := reading.check(); err != nil {
 		return nil, time.Time{}, usagef("%v", err)
 	}
-	in, err := load(src, stdin, stderr, reading.options(false, runtime.GOMAXPROCS(0)))
+	in, err := load(src, stdin, stderr, reading.options(strictNone, runtime.GOMAXPROCS(0)))
 	if err != nil {
 		return nil, time.Time{}, err
 	}

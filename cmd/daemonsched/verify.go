@@ -71,7 +71,7 @@ conforms, 1 with one line per mismatch (DaemonSet, action, object, rule: message
 		if err != nil {
 			return fmt.Errorf("%s: %w", *planFile, err)
 		}
-		in, err := load(src, stdin, stderr, reading.options(false, runtime.GOMAXPROCS(0)))
+		in, err := load(src, stdin, stderr, reading.options(strictNone, runtime.GOMAXPROCS(0)))
 		if err != nil {
 			return err
 		}

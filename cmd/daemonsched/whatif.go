@@ -126,7 +126,7 @@ func (c *commonFlags) check() error {
 // load reads the input and returns the options: --now, else the input's latest time; every
 // core.
 func (c *commonFlags) load(stdin io.Reader, stderr io.Writer) (*manifest.Result, daemonset.Options, error) {
-	in, err := load(c.src, stdin, stderr, c.reading.options(false, runtime.GOMAXPROCS(0)))
+	in, err := load(c.src, stdin, stderr, c.reading.options(strictNone, runtime.GOMAXPROCS(0)))
 	if err != nil {
 		return nil, daemonset.Options{}, err
 	}
