@@ -7,17 +7,25 @@ import (
 	"strings"
 )
 
+// Suggest returns the candidate s is most likely a typo of (at most two edits away, ignoring
+// case, and fewer than half of s), or "". The daemonsched command uses it for node and
+// DaemonSet names.
+func Suggest(s string, candidates []string) string { return closest(s, candidates) }
+
 // closest returns the candidate nearest to s by edit distance, ignoring case, when it is near
-// enough to be a typo of it (at most 2 edits, and fewer than half of s), or "".
+// enough to be a typo of it (at most 2 edits, and fewer than half of s) and no other candidate
+// is as near (worker-9 among worker-1 to worker-6 suggests nothing), or "".
 func closest(s string, candidates []string) string {
-	best, bestDist := "", 3
+	best, bestDist, ties := "", 3, 0
 	for _, c := range candidates {
-		d := editDistance(strings.ToLower(s), strings.ToLower(c))
-		if d < bestDist || d == bestDist && best != "" && c < best {
-			best, bestDist = c, d
+		switch d := editDistance(strings.ToLower(s), strings.ToLower(c)); {
+		case d < bestDist:
+			best, bestDist, ties = c, d, 0
+		case d == bestDist && c != best:
+			ties++
 		}
 	}
-	if best == "" || bestDist > 2 || 2*bestDist >= len(s) {
+	if best == "" || ties > 0 || 2*bestDist >= len(s) {
 		return ""
 	}
 	return best

@@ -99,3 +99,14 @@ func TestStrictHandWritten(t *testing.T) {
 		}
 	}
 }
+
+// Two candidates as near as each other make no suggestion.
+func TestSuggestIsNotAmbiguous(t *testing.T) {
+	nodes := []string{"worker-1", "worker-2", "worker-3"}
+	if got := Suggest("worker-9", nodes); got != "" {
+		t.Errorf("Suggest(worker-9) = %q, want none: every node is one edit away", got)
+	}
+	if got := Suggest("worker2", nodes); got != "worker-2" {
+		t.Errorf("Suggest(worker2) = %q, want worker-2", got)
+	}
+}
