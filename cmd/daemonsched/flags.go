@@ -31,18 +31,19 @@ const (
 	formatTable outputFormat = "table"
 	formatJSON  outputFormat = "json"
 	formatYAML  outputFormat = "yaml"
+	formatWide  outputFormat = "wide" // the table, every action on its own line (plan only)
 )
 
 func (o *outputFormat) String() string { return string(*o) }
-func (o *outputFormat) Type() string   { return "table|json|yaml" }
+func (o *outputFormat) Type() string   { return "table|wide|json|yaml" }
 
 func (o *outputFormat) Set(s string) error {
 	switch f := outputFormat(s); f {
-	case formatTable, formatJSON, formatYAML:
+	case formatTable, formatJSON, formatYAML, formatWide:
 		*o = f
 		return nil
 	}
-	return fmt.Errorf("unsupported output format %q: want table, json or yaml", s)
+	return fmt.Errorf("unsupported output format %q: want table, wide, json or yaml", s)
 }
 
 // timeFlag is --now; zero when not given.
@@ -89,7 +90,7 @@ func addInputFlags(fs *pflag.FlagSet, src *inputs) {
 
 // addOutputFlag registers -o/--output on fs.
 func addOutputFlag(fs *pflag.FlagSet, format *outputFormat) {
-	fs.VarP(format, "output", "o", "output format: table, json or yaml")
+	fs.VarP(format, "output", "o", "output format: table, json or yaml (plan: wide, the table with every action on its own line)")
 }
 
 // namespaceFlags are -n/--namespace and -A/--all-namespaces.

@@ -117,7 +117,7 @@ is made over the whole snapshot either way.
 		case formatYAML:
 			err = renderYAML(e.out, cluster)
 		default:
-			renderTable(e.out, cluster)
+			renderTable(e.out, cluster, newTableView(in.Snapshot.DaemonSets, opts.Now, format == formatWide))
 		}
 		if err != nil {
 			return err
