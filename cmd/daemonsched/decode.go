@@ -174,7 +174,7 @@ func (r *readFlags) check() error {
 		{"max-quantity-length", int64(l.QuantityLength)}, {"max-quantity-exponent", int64(l.QuantityExponent)}, {"max-warnings", int64(l.Warnings)},
 	} {
 		if f.v <= 0 {
-			return fmt.Errorf("--%s must be positive, got %d", f.name, f.v)
+			return usagef("--%s must be positive, got %d", f.name, f.v)
 		}
 	}
 	return nil

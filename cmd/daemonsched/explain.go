@@ -53,10 +53,7 @@ nodeSelector on a label no node of the input has. A name not found gets a sugges
 	addOutputFlag(fs, &format)
 	reading := addReadFlags(fs)
 	cmd.RunE = func(*cobra.Command, []string) error {
-		if err := reading.check(); err != nil {
-			return usagef("%v", err)
-		}
-		if err := ns.check(); err != nil {
+		if err := cmp.Or(reading.check(), ns.check()); err != nil {
 			return err
 		}
 		if nodeName == "" && dsName == "" {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"runtime"
 	"strings"
@@ -55,10 +56,7 @@ is made over the whole snapshot either way.
 	fs.BoolVar(&lenient, "lenient", false, "treat them as warnings in hand-written objects too (by default they are errors there, and warnings in objects read from the API server)")
 	reading := addReadFlags(fs)
 	cmd.RunE = func(*cobra.Command, []string) error {
-		if err := reading.check(); err != nil {
-			return usagef("%v", err)
-		}
-		if err := ns.check(); err != nil {
+		if err := cmp.Or(reading.check(), ns.check()); err != nil {
 			return err
 		}
 		if burst < 0 {
