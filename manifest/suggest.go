@@ -86,6 +86,9 @@ func misspelledKind(kind, apiVersion string) string {
 // objects of type t, is a typo of a field its parent has, or "". path is a field path as
 // decoding words it: "spec.template.spec.nodeSelecter", "spec.taints[0].tolerationSecond".
 func fieldSuggestion(t reflect.Type, path string) string {
+	if t == nil {
+		return "" // a list's own fields
+	}
 	segs := strings.Split(strings.ReplaceAll(path, "[", ".["), ".")
 	for _, seg := range segs[:len(segs)-1] {
 		for t.Kind() == reflect.Pointer {

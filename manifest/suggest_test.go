@@ -65,6 +65,7 @@ func TestFieldSuggestion(t *testing.T) {
 		{ds, "spec.nothere.x", ""},
 		{reflect.TypeFor[*v1.Node](), "spec.taints[0].tolerationSeconds", ""},
 		{reflect.TypeFor[*v1.Node](), "spec.taint", " (did you mean taints?)"},
+		{nil, "metadata.lables", ""}, // a list wrapper has no type
 	} {
 		if got := fieldSuggestion(tt.typ, tt.path); got != tt.want {
 			t.Errorf("fieldSuggestion(%v, %q) = %q, want %q", tt.typ, tt.path, got, tt.want)
