@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // newExplainCommand returns explain: why DaemonSets do or do not run on nodes.
@@ -25,20 +26,23 @@ func newExplainCommand(e *env) *cobra.Command {
 		format   = formatTable
 		nodeName string
 		dsName   string
+		podName  string
 	)
 	cmd := &cobra.Command{
 		Use:   "explain",
 		Short: "Say why DaemonSets do or do not run on a node, or a DaemonSet on every node",
 		Long: `explain says, for one node (--node), whether each DaemonSet runs there, whether a running pod
 may stay, and why not, in plain words: the failing affinity term and requirement with the node's
-actual label value, the untolerated taint, the template's nodeName. With --daemonset and no
+actual label value, the untolerated taint, the template's nodeName. --pod explains a daemon
+pod: its DaemonSet on its node, and what this sync does to it. With --daemonset and no
 --node it answers for that DaemonSet over every node, one line each (NODE, RUNS, MAY-CONTINUE,
 WHY, THIS SYNC). Hints name known mistakes: tolerating node-role.kubernetes.io/master, a taint
 no node carries since Kubernetes 1.24, instead of node-role.kubernetes.io/control-plane; a
 nodeSelector on a label no node of the input has. A name not found gets a suggestion.
 
 ` + inputHelp,
-		Example: `  daemonsched explain -f cluster.yaml --node worker-4
+		Example: `  daemonsched explain -f cluster.yaml --pod kube-system/fluentd-elasticsearch-h7x2k
+  daemonsched explain -f cluster.yaml --node worker-4
   daemonsched explain -f cluster.yaml --node worker-4 --daemonset kube-system/fluentd
   daemonsched explain -f cluster.yaml -n kube-system --daemonset fluentd      # every node
   daemonsched explain -f cluster.yaml --daemonset kube-system/fluentd -o json`,
@@ -49,6 +53,7 @@ nodeSelector on a label no node of the input has. A name not found gets a sugges
 	fs.Var(&now, "now", "the instant readiness is judged at")
 	fs.StringVar(&nodeName, "node", "", "the node to explain (without it, --daemonset over every node)")
 	fs.StringVar(&dsName, "daemonset", "", "explain only this DaemonSet (NAME or NAMESPACE/NAME)")
+	fs.StringVar(&podName, "pod", "", "explain the DaemonSet pod NAME or NAMESPACE/NAME on its node: why it stays or is deleted")
 	addNamespaceFlags(fs, &ns)
 	addOutputFlag(fs, &format)
 	reading := addReadFlags(fs)
@@ -56,14 +61,30 @@ nodeSelector on a label no node of the input has. A name not found gets a sugges
 		if err := cmp.Or(reading.check(), ns.check()); err != nil {
 			return err
 		}
-		if nodeName == "" && dsName == "" {
-			return usagef("explain needs --node NAME, --daemonset NAME, or both")
+		switch {
+		case podName != "" && (nodeName != "" || dsName != ""):
+			return usagef("--pod names its node and DaemonSet: it cannot be combined with --node or --daemonset")
+		case podName == "" && nodeName == "" && dsName == "":
+			return usagef("explain needs --node NAME, --daemonset NAME, both, or --pod NAME")
 		}
-		dsNamespace, dsShort, err := ns.daemonSetKey(dsName)
+		podNamespace, podShort, err := ns.daemonSetKey(podName) // read as NAME or NAMESPACE/NAME
+		if err != nil {
+			return usagef("--pod wants NAME or NAMESPACE/NAME, got %q", podName)
+		}
+		in, err := load(src, e.stdin, e.stderr, reading.options(strictNone, runtime.GOMAXPROCS(0)))
 		if err != nil {
 			return err
 		}
-		in, err := load(src, e.stdin, e.stderr, reading.options(strictNone, runtime.GOMAXPROCS(0)))
+		if podName != "" {
+			var header io.Writer = e.out
+			if format != formatTable {
+				header = io.Discard // -o json|yaml is one document
+			}
+			if nodeName, dsName, err = podTarget(header, in, podNamespace, podShort); err != nil {
+				return err
+			}
+		}
+		dsNamespace, dsShort, err := ns.daemonSetKey(dsName)
 		if err != nil {
 			return err
 		}
@@ -121,6 +142,33 @@ nodeSelector on a label no node of the input has. A name not found gets a sugges
 		return nil
 	}
 	return cmd
+}
+
+// podTarget finds the pod namespace/name, says on w which node and DaemonSet it is explained
+// with, and returns them: the node it is bound to and the DaemonSet its controller reference
+// names (by uid).
+func podTarget(w io.Writer, in *manifest.Result, namespace, name string) (string, string, error) {
+	var names []string
+	for _, p := range in.Snapshot.Pods {
+		if p.Namespace == namespace && p.Name == name {
+			ref := metav1.GetControllerOfNoCopy(p)
+			if ref == nil || ref.Kind != "DaemonSet" {
+				return "", "", fmt.Errorf("pod %s/%s is not controlled by a DaemonSet", q(namespace), q(name))
+			}
+			if p.Spec.NodeName == "" {
+				return "", "", fmt.Errorf("pod %s/%s is not bound to a node", q(namespace), q(name))
+			}
+			for _, ds := range in.Snapshot.DaemonSets {
+				if ds.UID == ref.UID {
+					fmt.Fprintf(w, "Pod %s/%s, of DaemonSet %s/%s, on node %s\n\n", q(namespace), q(name), q(ds.Namespace), q(ds.Name), q(p.Spec.NodeName))
+					return p.Spec.NodeName, ds.Namespace + "/" + ds.Name, nil
+				}
+			}
+			return "", "", fmt.Errorf("pod %s/%s: its DaemonSet %s (uid %s) is not in the input", q(namespace), q(name), q(ref.Name), ref.UID)
+		}
+		names = append(names, p.Namespace+"/"+p.Name)
+	}
+	return "", "", fmt.Errorf("pod %q not found in the input%s", namespace+"/"+name, didYouMean(namespace+"/"+name, names))
 }
 
 // didYouMean returns "; did you mean X?" when name is a typo of one of names, or "".
