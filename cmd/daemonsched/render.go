@@ -15,7 +15,6 @@ import (
 	"github.com/daemonsched/daemonsched/internal/printable"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/yaml"
 )
 
 // renderJSON writes the plan as one JSON document, the oracle contract.
@@ -30,12 +29,7 @@ func renderJSON(w io.Writer, c *daemonset.ClusterResult) error {
 
 // renderYAML writes the JSON document as YAML.
 func renderYAML(w io.Writer, c *daemonset.ClusterResult) error {
-	data, err := yaml.Marshal(c)
-	if err != nil {
-		return fmt.Errorf("rendering YAML: %w", err)
-	}
-	_, err = w.Write(data)
-	return err
+	return renderData(w, formatYAML, c)
 }
 
 // q quotes a name or value read from the input when it holds a control or other non-graphic

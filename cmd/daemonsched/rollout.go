@@ -14,7 +14,6 @@ import (
 	"github.com/daemonsched/daemonsched/rollout"
 	"github.com/spf13/cobra"
 	appsv1 "k8s.io/api/apps/v1"
-	"sigs.k8s.io/yaml"
 )
 
 // Exit codes of rollout status (ROLL-11).
@@ -190,7 +189,7 @@ func renderData(w io.Writer, format outputFormat, v any) error {
 		return err
 	}
 	if format == formatYAML {
-		if data, err = yaml.JSONToYAML(data); err != nil {
+		if data, err = orderedYAML(data); err != nil {
 			return err
 		}
 		_, err = w.Write(data)
