@@ -100,7 +100,7 @@ type namespaceFlags struct {
 }
 
 func addNamespaceFlags(fs *pflag.FlagSet, n *namespaceFlags) {
-	fs.StringVarP(&n.namespace, "namespace", "n", "", "only the DaemonSets of this namespace (and the namespace of a --daemonset NAME without one)")
+	fs.StringVarP(&n.namespace, "namespace", "n", "", "only the DaemonSets of this `NAMESPACE` (and the namespace of a --daemonset or --pod NAME without one)")
 	fs.BoolVarP(&n.all, "all-namespaces", "A", false, "the DaemonSets of every namespace (the default)")
 }
 

@@ -51,9 +51,9 @@ is made over the whole snapshot either way.
 	fs.Var(&now, "now", "the instant readiness is judged at")
 	addOutputFlag(fs, &format)
 	addNamespaceFlags(fs, &ns)
-	fs.IntVar(&burst, "burst", 0, "cap creates and deletes of each action list at N (0: no cap; the controller uses 250)")
+	fs.IntVar(&burst, "burst", 0, "cap creates and deletes of each action list at `N` (0: no cap; the controller uses 250)")
 	fs.BoolVar(&strict, "strict", false, "treat what API validation would reject, and fields the v1.36 API does not have, as errors in every object")
-	fs.BoolVar(&lenient, "lenient", false, "treat them as warnings in hand-written objects too (by default they are errors there, and warnings in objects read from the API server)")
+	fs.BoolVar(&lenient, "lenient", false, "report what API validation would reject, and unknown fields, as warnings in hand-written objects too (by default errors there, warnings in objects read from the API server)")
 	reading := addReadFlags(fs)
 	cmd.RunE = func(*cobra.Command, []string) error {
 		if err := cmp.Or(reading.check(), ns.check()); err != nil {
