@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -14,6 +13,8 @@ import (
 	"github.com/daemonsched/daemonsched/fleet"
 	"github.com/daemonsched/daemonsched/internal/printable"
 	"github.com/daemonsched/daemonsched/manifest"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
@@ -21,27 +22,44 @@ import (
 
 // runWhatIf answers which daemon pods a node, or a node template, would run as the API server
 // would admit them, and what they request (WHATIF-1..WHATIF-3).
-func runWhatIf(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlagSet("whatif", stderr)
-	c := newCommonFlags(fs, "the instant the DaemonSets are compiled at (`RFC3339`)")
+func newWhatIfCommand(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "whatif",
+		Short: "Say which daemon pods a node or node template would run, and what they request",
+		Long: `whatif answers which daemon pods a node of the input (--node), or a node that does not exist
+yet (--node-template FILE: name, labels, requirements, taints), would run, as the API server
+would admit them (LimitRanges, RuntimeClass overhead), and what they request together.
+
+` + inputHelp,
+		Example: `  daemonsched whatif -f cluster.yaml --node-template gpu-node.yaml
+  daemonsched whatif -f cluster.yaml --node worker-4 -o json`,
+		Args: noArgs,
+	}
+	fs := cmd.Flags()
+	c := newCommonFlags(fs, "the instant the DaemonSets are compiled at")
 	tmplFile := fs.String("node-template", "", "the node template (`FILE`: name, labels, requirements, taints)")
 	nodeName := fs.String("node", "", "a node of the input (`NAME`) instead of a template")
-	if err := c.parse(fs, args, stderr); err != nil {
+	cmd.RunE = func(*cobra.Command, []string) error {
+		return runWhatIf(c, *tmplFile, *nodeName, e.stdin, e.out, e.stderr)
+	}
+	return cmd
+}
+
+func runWhatIf(c *commonFlags, tmplFile, nodeName string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if err := c.check(); err != nil {
 		return err
 	}
-	if (*tmplFile == "") == (*nodeName == "") {
-		fmt.Fprintln(stderr, "daemonsched: whatif needs exactly one of --node-template FILE and --node NAME")
-		fs.Usage()
-		return errUsage
+	if (tmplFile == "") == (nodeName == "") {
+		return usagef("whatif needs exactly one of --node-template FILE and --node NAME")
 	}
 	var tmpl *fleet.Template
-	if *tmplFile != "" {
+	if tmplFile != "" {
 		var err error
-		if tmpl, err = readTemplate(*tmplFile, stdin); err != nil {
+		if tmpl, err = readTemplate(tmplFile, stdin); err != nil {
 			return err
 		}
 	}
-	in, opts, err := c.load(stdin)
+	in, opts, err := c.load(stdin, stderr)
 	if err != nil {
 		return err
 	}
@@ -57,19 +75,19 @@ func runWhatIf(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		var d fleet.TemplateDecision
 		w.DecideTemplate(tmpl, &d)
 		copy(verdicts, d.Verdicts)
-		report.Template = *tmplFile
+		report.Template = tmplFile
 		report.Totals = whatIfTotals{Min: d.Requests.Min, Max: d.Requests.Max, Exact: d.Requests.Exact}
 	} else {
-		node := findNode(in, *nodeName)
+		node := findNode(in, nodeName)
 		if node == nil {
-			return fmt.Errorf("node %q not found in the input", *nodeName)
+			return fmt.Errorf("node %q not found in the input", nodeName)
 		}
 		var d fleet.Decision
 		w.DecideNode(node, &d)
 		for i := range verdicts {
 			verdicts[i] = d.Verdict(i)
 		}
-		report.Node = *nodeName
+		report.Node = nodeName
 		report.Totals = whatIfTotals{Min: d.Requests(nil), Max: d.Requests(nil), Exact: true}
 	}
 	for i, v := range verdicts {
@@ -79,38 +97,36 @@ func runWhatIf(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	return c.render(stdout, stderr, report, func() { renderWhatIf(stdout, report) }, in, opts)
 }
 
-// commonFlags are the flags whatif and node-ready share: -f, --now, -o and the reading limits.
+// commonFlags are the flags whatif and node-ready share: -f and the other input flags, --now,
+// -o and the reading limits.
 type commonFlags struct {
-	files   fileList
+	src     inputs
 	format  outputFormat
 	now     timeFlag
 	reading *readFlags
 }
 
-func newCommonFlags(fs *flag.FlagSet, nowUsage string) *commonFlags {
+func newCommonFlags(fs *pflag.FlagSet, nowUsage string) *commonFlags {
 	c := &commonFlags{format: formatTable}
-	fs.Var(&c.files, "f", "input `FILE` (repeatable; - reads stdin)")
+	addInputFlags(fs, &c.src)
 	fs.Var(&c.now, "now", nowUsage)
-	fs.Var(&c.format, "o", "output `format`: table, json or yaml")
+	addOutputFlag(fs, &c.format)
 	c.reading = addReadFlags(fs)
 	return c
 }
 
-// parse parses args into fs and checks the reading limits; every failure is errUsage.
-func (c *commonFlags) parse(fs *flag.FlagSet, args []string, stderr io.Writer) error {
-	if err := parseFlags(fs, args, stderr); err != nil {
-		return err
-	}
+// check checks the reading limits; a failure is a usage error.
+func (c *commonFlags) check() error {
 	if err := c.reading.check(); err != nil {
-		return usageError(fs, stderr, err)
+		return usagef("%v", err)
 	}
 	return nil
 }
 
 // load reads the input and returns the options: --now, else the input's latest time; every
 // core.
-func (c *commonFlags) load(stdin io.Reader) (*manifest.Result, daemonset.Options, error) {
-	in, err := load(c.files, stdin, c.reading.options(false, runtime.GOMAXPROCS(0)))
+func (c *commonFlags) load(stdin io.Reader, stderr io.Writer) (*manifest.Result, daemonset.Options, error) {
+	in, err := load(c.src, stdin, stderr, c.reading.options(strictNone, runtime.GOMAXPROCS(0)))
 	if err != nil {
 		return nil, daemonset.Options{}, err
 	}
