@@ -15,6 +15,7 @@ import (
 
 	"github.com/daemonsched/daemonsched/conformance"
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/printable"
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 )
@@ -124,10 +125,10 @@ func conformanceRun(program []string, profiles profileList, corpus, report, name
 			case "pass":
 			case "fail":
 				for _, m := range o.Mismatches {
-					fmt.Fprintf(stdout, "  %s: %s\n", o.Case, m)
+					fmt.Fprintf(stdout, "  %s: %s\n", o.Case, printable.Escape(m.String()))
 				}
 			default:
-				fmt.Fprintf(stdout, "  %s: %s: %s\n", o.Case, o.Result, o.Error)
+				fmt.Fprintf(stdout, "  %s: %s: %s\n", o.Case, o.Result, printable.Escape(o.Error))
 			}
 		}
 	}

@@ -279,3 +279,34 @@ func printError(w io.Writer, err error) {
 	}
 	fmt.Fprintf(w, "daemonsched: %s\n", printable.Escape(err.Error()))
 }
+
+// readSideFile reads a file given beside the input (a candidate plan, a node template): "-" is
+// stdin. Like the input, it must be a regular file (a FIFO or /dev/zero would block or never
+// end) and at most limit bytes.
+func readSideFile(name string, stdin io.Reader, limit int64) ([]byte, error) {
+	r := stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			if pe, ok := err.(*os.PathError); ok {
+				err = pe.Err
+			}
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		defer f.Close()
+		if st, err := f.Stat(); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		} else if !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("%s: not a regular file", name)
+		}
+		r = f
+	}
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: larger than %d bytes (--max-input-bytes)", name, limit)
+	}
+	return data, nil
+}

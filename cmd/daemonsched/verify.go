@@ -3,14 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"runtime"
 	"slices"
 	"strings"
 
 	"github.com/daemonsched/daemonsched/conformance"
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/printable"
 	"github.com/daemonsched/daemonsched/manifest"
 	"github.com/spf13/cobra"
 	appsv1 "k8s.io/api/apps/v1"
@@ -60,10 +59,8 @@ conforms, 1 with one line per mismatch (DaemonSet, action, object, rule: message
 			if (len(src.files) == 0 && !src.example) || slices.Contains(src.files, "-") {
 				return errors.New("--plan -: stdin can be read only once, and the snapshot then needs -f FILE")
 			}
-			data, err = io.ReadAll(stdin)
-		} else {
-			data, err = os.ReadFile(*planFile)
 		}
+		data, err = readSideFile(*planFile, stdin, reading.limits.InputBytes)
 		if err != nil {
 			return err
 		}
@@ -85,7 +82,7 @@ conforms, 1 with one line per mismatch (DaemonSet, action, object, rule: message
 		}
 		warn(stderr, in, validate(in, func(*appsv1.DaemonSet) bool { return true }, daemonset.Options{Now: opts.Now}, false), reading.limits.Warnings)
 		for _, m := range mismatches {
-			fmt.Fprintln(stdout, m.String())
+			fmt.Fprintln(stdout, printable.Escape(m.String()))
 			if *diffs && m.Diff != "" {
 				fmt.Fprint(stdout, indent(m.Diff))
 			}

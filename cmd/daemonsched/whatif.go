@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -55,7 +54,7 @@ func runWhatIf(c *commonFlags, tmplFile, nodeName string, stdin io.Reader, stdou
 	var tmpl *fleet.Template
 	if tmplFile != "" {
 		var err error
-		if tmpl, err = readTemplate(tmplFile, stdin); err != nil {
+		if tmpl, err = readTemplate(tmplFile, stdin, c.reading.limits.InputBytes); err != nil {
 			return err
 		}
 	}
@@ -63,10 +62,15 @@ func runWhatIf(c *commonFlags, tmplFile, nodeName string, stdin io.Reader, stdou
 	if err != nil {
 		return err
 	}
-	set, _ := fleet.Compile(in.Snapshot.DaemonSets, opts) // the manifest reader refused duplicates
-	adm, errs := fleet.CompileAdmission(in.Admission.LimitRanges, in.Admission.RuntimeClasses)
-	if len(errs) > 0 {
+	// The manifest reader refused duplicates; what is left to refuse is a quantity too large to
+	// count (fleet.MaxQuantityDigits), and then there is no Set.
+	set, errs := fleet.Compile(in.Snapshot.DaemonSets, opts)
+	if set == nil {
 		return errs.ToAggregate()
+	}
+	adm, aerrs := fleet.CompileAdmission(in.Admission.LimitRanges, in.Admission.RuntimeClasses)
+	if len(aerrs) > 0 {
+		return aerrs.ToAggregate()
 	}
 	w := set.WhatIf(fleet.Config{Admission: adm})
 	report := whatIfReport{DaemonSets: []whatIfRow{}}
@@ -152,19 +156,10 @@ func (c *commonFlags) render(stdout, stderr io.Writer, v any, table func(), in *
 }
 
 // readTemplate reads a node template file ("-" is stdin), YAML or JSON, strictly.
-func readTemplate(name string, stdin io.Reader) (*fleet.Template, error) {
-	var data []byte
-	var err error
-	if name == "-" {
-		data, err = io.ReadAll(stdin)
-	} else {
-		data, err = os.ReadFile(name)
-	}
+func readTemplate(name string, stdin io.Reader, limit int64) (*fleet.Template, error) {
+	data, err := readSideFile(name, stdin, limit)
 	if err != nil {
-		if pe, ok := err.(*os.PathError); ok {
-			err = pe.Err
-		}
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, err
 	}
 	var t fleet.NodeTemplate
 	if err := yaml.UnmarshalStrict(data, &t); err != nil {
@@ -172,11 +167,11 @@ func readTemplate(name string, stdin io.Reader) (*fleet.Template, error) {
 	}
 	tmpl, errs := fleet.CompileTemplate(&t, nil)
 	if len(errs) > 0 {
-		msgs := make([]string, len(errs))
+		problems := make(problemList, len(errs))
 		for i, e := range errs {
-			msgs[i] = name + ": " + e.Error()
+			problems[i] = fmt.Errorf("%s: %w", name, e)
 		}
-		return nil, fmt.Errorf("%s", strings.Join(msgs, "\ndaemonsched: "))
+		return nil, problems
 	}
 	return tmpl, nil
 }
