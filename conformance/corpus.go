@@ -32,6 +32,9 @@ type Case struct {
 	Description string   `json:"description"`
 	Profile     string   `json:"profile"`
 	Rules       []string `json:"rules"`
+	// Surprises are the numbers of the specification's Surprises (behaviours a natural
+	// re-implementation is likely to get wrong) the case demonstrates.
+	Surprises []int `json:"surprises,omitempty"`
 	// Source says where the case comes from: hand-written and checked against upstream code,
 	// generated from the project's plans, or a regression of a fidelity difference.
 	Source     string `json:"source"`

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/google/go-cmp/cmp"
@@ -193,12 +194,30 @@ func buildCorpus(t *testing.T) []Case {
 		cases = append(cases, c)
 	}
 	for _, h := range handCases() {
-		c := generatedCase(h.name, h.snapshot, h.burst, h.source)
-		finish(t, &c, h.description, h.profile, h.rules...)
-		cases = append(cases, c)
+		cases = append(cases, handCaseOf(t, h, h.snapshot))
 	}
+	for _, h := range scenarioHandCases() {
+		now := h.now
+		if now.IsZero() {
+			now = epoch
+		}
+		cases = append(cases, handCaseOf(t, h, withCurrentRevisions(t, h.snapshot, Options{Now: now, BurstLimit: h.burst})))
+	}
+	cases = append(cases, scenarioCases(t)...)
 	slices.SortFunc(cases, func(a, b Case) int { return strings.Compare(a.Name, b.Name) })
 	return cases
+}
+
+// handCaseOf is the case of a hand-written snapshot.
+func handCaseOf(t *testing.T, h handCase, s daemonset.Snapshot) Case {
+	t.Helper()
+	c := generatedCase(h.name, s, h.burst, h.source)
+	c.Surprises = h.surprises
+	if !h.now.IsZero() {
+		c.Now = h.now.Format(time.RFC3339)
+	}
+	finish(t, &c, h.description, h.profile, h.rules...)
+	return c
 }
 
 // TestCorpusIsCurrent checks that the corpus on disk is what the project computes today and

@@ -16,6 +16,12 @@ type handCase struct {
 	rules                              []string
 	burst                              int
 	snapshot                           daemonset.Snapshot
+	// surprises are the Surprises of the specification the case demonstrates; now, when set,
+	// is the sync's clock instead of epoch.
+	surprises []int
+	now       time.Time
+	// check asserts what was checked by hand (TestScenarioHandCasesHold); "" when it holds.
+	check func(e []Expected) string
 }
 
 const handSource = "hand-written; expectations checked by hand against pkg/controller/daemon of Kubernetes v1.36.3 (TestHandCasesHoldWhatWasChecked)"
