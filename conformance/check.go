@@ -73,12 +73,26 @@ type Expected struct {
 	Status         *appsv1.DaemonSetStatus  `json:"status"`
 	CollisionCount *int32                   `json:"collisionCount,omitempty"`
 	Orders         *daemonset.Orders        `json:"orders"`
+	// Alternatives are the expectations had the controller kept another of several current
+	// ControllerRevisions with the same revision number (UPD-14 ties: upstream keeps the one
+	// it lists last, in arbitrary order): another RevisionHash and all that follows from it.
+	// A plan conforms when it conforms to this Expected or to one of them.
+	Alternatives []Expected `json:"alternatives,omitempty"`
 }
 
 // Expect computes the Expected of every DaemonSet of s, sorted by namespace/name. The error
 // reports a snapshot that cannot be planned (daemonset.CheckSnapshot), a zero Now or a
 // negative BurstLimit.
 func Expect(s daemonset.Snapshot, opts Options) ([]Expected, error) {
+	want, err := expectPlain(s, opts)
+	if err != nil {
+		return nil, err
+	}
+	return withTies(s, opts, want)
+}
+
+// expectPlain is Expect without the alternatives of UPD-14 ties.
+func expectPlain(s daemonset.Snapshot, opts Options) ([]Expected, error) {
 	if opts.Now.IsZero() {
 		return nil, fmt.Errorf("conformance: Options.Now is required")
 	}
@@ -113,11 +127,11 @@ func Expect(s daemonset.Snapshot, opts Options) ([]Expected, error) {
 // requests do not carry may be left empty: revisionHash, the node of a delete. The mismatches come
 // sorted by DaemonSet; none means the candidate conforms.
 func Check(s daemonset.Snapshot, candidate []*daemonset.Result, opts Options) ([]Mismatch, error) {
-	want, err := Expect(s, opts)
+	wants, err := ExpectAll(s, opts)
 	if err != nil {
 		return nil, err
 	}
-	return Verify(want, candidate, opts), nil
+	return VerifyAny(wants, candidate, opts), nil
 }
 
 // Verify checks candidate against want (from Expect or a corpus case); only opts.Reasons is
@@ -147,7 +161,7 @@ func Verify(want []Expected, candidate []*daemonset.Result, opts Options) []Mism
 			out = append(out, Mismatch{DaemonSet: key, Action: "plan", Rule: "SYNC-2", Message: "no plan for this DaemonSet"})
 			continue
 		}
-		out = append(out, checkOne(key, w, g, opts)...)
+		out = append(out, checkTied(key, w, g, opts)...)
 	}
 	for _, key := range slices.Sorted(maps.Keys(got)) {
 		if !known[key] {
@@ -157,6 +171,27 @@ func Verify(want []Expected, candidate []*daemonset.Result, opts Options) []Mism
 	slices.SortStableFunc(out, func(a, b Mismatch) int {
 		return strings.Compare(a.DaemonSet, b.DaemonSet)
 	})
+	return out
+}
+
+// checkTied compares g with w and, when it does not conform, with each of w's alternatives
+// (UPD-14 ties): none conforming, the mismatches are those against the alternative whose hash
+// g names, or against w.
+func checkTied(key string, w *Expected, g *daemonset.Result, opts Options) []Mismatch {
+	out := checkOne(key, w, g, opts)
+	if len(out) == 0 {
+		return nil
+	}
+	for i := range w.Alternatives {
+		alt := &w.Alternatives[i]
+		m := checkOne(key, alt, g, opts)
+		if len(m) == 0 {
+			return nil
+		}
+		if g.RevisionHash != "" && g.RevisionHash == alt.RevisionHash {
+			out = m
+		}
+	}
 	return out
 }
 

@@ -46,6 +46,15 @@ type Case struct {
 	// manifests.
 	Objects  []json.RawMessage `json:"objects"`
 	Expected []Expected        `json:"expected"`
+	// Alternatives are the expectations under the other orders the controller's work queue
+	// may sync the DaemonSets in (D-2, ExpectAll): a plan conforms when it conforms to
+	// Expected or to one of them.
+	Alternatives [][]Expected `json:"alternatives,omitempty"`
+}
+
+// expectations are Expected and then the Alternatives.
+func (c *Case) expectations() [][]Expected {
+	return append([][]Expected{c.Expected}, c.Alternatives...)
 }
 
 // Snapshot reads the case's objects as the CLI reads manifests (manifest.Read): DaemonSets get

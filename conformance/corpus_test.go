@@ -111,13 +111,22 @@ func finish(t *testing.T, c *Case, description, profile string, extraRules ...st
 		t.Fatal(err)
 	}
 	opts, _ := c.Options()
-	c.Expected, err = Expect(s, opts)
+	all, err := ExpectAll(s, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	c.Expected, c.Alternatives = all[0], all[1:]
 	rules := map[string]bool{}
 	for _, r := range extraRules {
 		rules[r] = true
+	}
+	if len(c.Alternatives) > 0 {
+		rules["D-2"] = true
+	}
+	for _, e := range c.Expected {
+		if len(e.Alternatives) > 0 {
+			rules["UPD-14"], rules["D-1"] = true, true
+		}
 	}
 	for _, e := range c.Expected {
 		o := e.Orders

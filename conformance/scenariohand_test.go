@@ -119,7 +119,7 @@ func hashOf(ds *appsv1.DaemonSet) string {
 }
 
 func scenarioHandCases() []handCase {
-	return slices.Concat(podScenarioCases(), rollingScenarioCases(), revisionScenarioCases())
+	return slices.Concat(podScenarioCases(), rollingScenarioCases(), revisionScenarioCases(), choiceCases())
 }
 
 func podScenarioCases() []handCase {
