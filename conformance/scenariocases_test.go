@@ -148,8 +148,9 @@ type leftOutEntry struct {
 }
 
 // TestCorpusCoversSurprisesAndScenarios holds the corpus to issue 13's promise: each of the 34
-// Surprises and each SCN scenario of docs/rules/scenarios.md has a case, unless
-// testdata/left-out.yaml says why not. An entry there for something a case covers is an error
+// Surprises, each SCN scenario of docs/rules/scenarios.md and each fidelity difference of
+// docs/upstream-differences.md ("difference ID") has a case, unless testdata/left-out.yaml
+// says why not. An entry there for something a case covers is an error
 // too, so that the file stays true.
 func TestCorpusCoversSurprisesAndScenarios(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("testdata", "left-out.yaml"))
@@ -193,6 +194,24 @@ func TestCorpusCoversSurprisesAndScenarios(t *testing.T) {
 	for _, m := range ids {
 		want = append(want, m[1])
 	}
+	// The fidelity differences: a case whose source names the section covers it.
+	diffs, err := os.ReadFile(filepath.Join("..", "docs", "upstream-differences.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sections := regexp.MustCompile(`(?m)^## ([^:\n]+):`).FindAllStringSubmatch(string(diffs), -1)
+	if len(sections) < 5 {
+		t.Fatalf("only %d sections in docs/upstream-differences.md", len(sections))
+	}
+	for _, m := range sections {
+		id := "difference " + m[1]
+		want = append(want, id)
+		for _, c := range corpusByName(t) {
+			if strings.Contains(c.Source, "docs/upstream-differences.md, "+m[1]+")") {
+				covered[id] = c.Name
+			}
+		}
+	}
 	for _, id := range want {
 		c, ok := covered[id]
 		_, out := left[id]
@@ -205,6 +224,6 @@ func TestCorpusCoversSurprisesAndScenarios(t *testing.T) {
 		delete(left, id)
 	}
 	for id := range left {
-		t.Errorf("testdata/left-out.yaml lists %s, which is neither a Surprise nor an SCN scenario", id)
+		t.Errorf("testdata/left-out.yaml lists %s, which is no Surprise, SCN scenario or fidelity difference", id)
 	}
 }
