@@ -3,8 +3,8 @@ package conformance
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/daemonsched/daemonsched/daemonset"
@@ -26,8 +26,9 @@ import (
 //     controller's work queue syncs them in, which is arbitrary (docs/decisions.md, D-2).
 //     ExpectAll returns the expectations of every order of the DaemonSets that interact.
 
-// maxOrdered is the most DaemonSets whose orders ExpectAll enumerates (6! = 720 plans).
-const maxOrdered = 6
+// maxOrders is the most queue orders ExpectAll plans (D-2); only orders that can decide
+// differently are planned, so this is reached only by many DaemonSets contending in many ways.
+const maxOrders = 720
 
 // withTies adds to each entry of want the expectations under the other current revisions tied
 // with the one the project keeps (UPD-14, D-1). A tied revision is found by raising its number
@@ -58,7 +59,7 @@ func withTies(s daemonset.Snapshot, opts Options, want []Expected) ([]Expected, 
 			alt := s
 			alt.Revisions = slices.Clone(s.Revisions)
 			alt.Revisions[j] = raised
-			plans, err := expectPlain(alt, opts)
+			plans, _, err := expectPlain(alt, opts)
 			if err != nil {
 				return nil, err
 			}
@@ -83,30 +84,33 @@ func revisionHash(r *appsv1.ControllerRevision) string {
 
 // ExpectAll returns the expectations of every order the controller's work queue may sync the
 // DaemonSets of s in (D-2), the one the project plans (Expect) first: when several
-// DaemonSets select one orphan, or one releases a pod another selects, each order of those
-// DaemonSets may give another plan. Orders giving the same expectations are listed once. The
-// error is Expect's, or says that more than six DaemonSets interact so, which is not
-// enumerated.
+// DaemonSets select one orphan, the first of them to sync adopts it; when one releases a pod
+// another selects, that one adopts it only if it syncs after. Only orders that decide some
+// such pod differently are planned, and orders giving the same expectations are listed once.
+// The error is Expect's, or says that more than 720 orders would have to be planned.
 func ExpectAll(s daemonset.Snapshot, opts Options) ([][]Expected, error) {
-	first, err := Expect(s, opts)
+	first, plans, err := expectPlain(s, opts)
 	if err != nil {
+		return nil, err
+	}
+	if first, err = withTies(s, opts, first); err != nil {
 		return nil, err
 	}
 	out := [][]Expected{first}
-	plans, err := daemonset.PlanCluster(s, opts.planOptions())
-	if err != nil {
-		return nil, err
-	}
-	inter := interacting(s, plans)
-	if len(inter) < 2 {
+	cs := contests(s, plans)
+	if len(cs) == 0 {
 		return out, nil
 	}
-	if len(inter) > maxOrdered {
-		return nil, fmt.Errorf("conformance: %d DaemonSets share orphans or released pods (%s); at most %d are supported",
-			len(inter), strings.Join(inter, ", "), maxOrdered)
+	var dss []string
+	for _, p := range plans.DaemonSets {
+		dss = append(dss, p.Namespace+"/"+p.Name)
+	}
+	orders, ok := decisiveOrders(cs, dss)
+	if !ok {
+		return nil, fmt.Errorf("conformance: the DaemonSets sharing orphans or released pods can be synced in more than %d orders that decide differently (D-2)", maxOrders)
 	}
 	seen := map[string]bool{fingerprint(first): true}
-	for _, order := range permutations(inter) {
+	for _, order := range orders {
 		alt, err := Expect(reordered(s, order), opts)
 		if err != nil {
 			return nil, err
@@ -119,40 +123,140 @@ func ExpectAll(s daemonset.Snapshot, opts Options) ([][]Expected, error) {
 	return out, nil
 }
 
-// interacting lists the DaemonSets whose plan may depend on the order of the queue: those an
-// orphan conflict names, and each DaemonSet that releases a pod with every other DaemonSet
-// whose selector matches that pod (visited after the release, it adopts the pod).
-func interacting(s daemonset.Snapshot, plans *daemonset.ClusterResult) []string {
-	in := map[string]bool{}
+// contest is a pod whose owner after the round depends on the queue order: an orphan that
+// several DaemonSets select (releaser empty), or a pod releaser lets go that others select.
+type contest struct {
+	releaser string
+	matchers []string
+}
+
+// contests lists the contested pods of the project's plans: the orphans their conflicts name
+// and the released pods another DaemonSet's selector matches.
+func contests(s daemonset.Snapshot, plans *daemonset.ClusterResult) []contest {
+	orphans := map[string]map[string]bool{}
+	for _, p := range plans.DaemonSets {
+		for _, c := range p.Conflicts {
+			key := c.Namespace + "/" + c.Name
+			if orphans[key] == nil {
+				orphans[key] = map[string]bool{}
+			}
+			orphans[key][p.Namespace+"/"+p.Name], orphans[key][c.AdoptedBy] = true, true
+		}
+	}
+	var out []contest
+	for _, key := range slices.Sorted(maps.Keys(orphans)) {
+		out = append(out, contest{matchers: slices.Sorted(maps.Keys(orphans[key]))})
+	}
+	released := false
+	for _, p := range plans.DaemonSets {
+		released = released || len(p.Release) > 0
+	}
+	if !released || len(plans.DaemonSets) < 2 {
+		return out
+	}
 	pods := map[string]map[string]string{}
 	for _, p := range s.Pods {
 		if p != nil {
 			pods[p.Namespace+"/"+p.Name] = p.Labels
 		}
 	}
+	active := map[string]bool{}
 	for _, p := range plans.DaemonSets {
-		for _, c := range p.Conflicts {
-			in[p.Namespace+"/"+p.Name], in[c.AdoptedBy] = true, true
-		}
+		active[p.Namespace+"/"+p.Name] = p.Skipped == ""
+	}
+	for _, p := range plans.DaemonSets {
 		for _, r := range p.Release {
+			c := contest{releaser: p.Namespace + "/" + p.Name}
 			for _, ds := range s.DaemonSets {
-				if ds == nil || ds.Namespace != r.Namespace || ds.DeletionTimestamp != nil || ds.Spec.Selector == nil {
+				key := ds.Namespace + "/" + ds.Name
+				if ds.Namespace != r.Namespace || key == c.releaser || !active[key] || ds.Spec.Selector == nil {
 					continue
 				}
 				sel, err := metav1.LabelSelectorAsSelector(ds.Spec.Selector)
 				if err == nil && !sel.Empty() && sel.Matches(labels.Set(pods[r.Namespace+"/"+r.Name])) {
-					in[p.Namespace+"/"+p.Name], in[ds.Namespace+"/"+ds.Name] = true, true
+					c.matchers = append(c.matchers, key)
 				}
+			}
+			if len(c.matchers) > 0 {
+				out = append(out, c)
 			}
 		}
 	}
-	var out []string
-	for _, p := range plans.DaemonSets {
-		if in[p.Namespace+"/"+p.Name] {
-			out = append(out, p.Namespace+"/"+p.Name)
+	return out
+}
+
+// decided says whether the owner of c is fixed once the DaemonSets of prefix have synced in
+// that order (at is each one's position), whatever the order of the others.
+func (c contest) decided(at map[string]int) bool {
+	left, first := 0, -1
+	for _, m := range c.matchers {
+		if i, ok := at[m]; ok {
+			if first < 0 || i < first {
+				first = i
+			}
+			continue
+		}
+		left++
+	}
+	if c.releaser == "" {
+		return first >= 0 || left <= 1 // the first matcher adopts
+	}
+	r, ok := at[c.releaser]
+	if !ok {
+		return left == 0 // every matcher synced before the release: nobody adopts
+	}
+	for _, m := range c.matchers {
+		if i, ok := at[m]; ok && i > r {
+			return true // the first matcher after the release adopts
 		}
 	}
-	return out
+	return left <= 1
+}
+
+// decisiveOrders returns orders of dss (complete, the rest in dss's order) covering every way
+// the contests can be decided: a search that, at each step, tries only the DaemonSets some
+// undecided contest names, and stops once every contest is decided. false when there would
+// be more than maxOrders.
+func decisiveOrders(cs []contest, dss []string) ([][]string, bool) {
+	var out [][]string
+	var walk func(prefix []string) bool
+	walk = func(prefix []string) bool {
+		at := map[string]int{}
+		for i, d := range prefix {
+			at[d] = i
+		}
+		next := map[string]bool{}
+		for _, c := range cs {
+			if c.decided(at) {
+				continue
+			}
+			for _, d := range append([]string{c.releaser}, c.matchers...) {
+				if _, placed := at[d]; d != "" && !placed {
+					next[d] = true
+				}
+			}
+		}
+		if len(next) == 0 {
+			order := slices.Clone(prefix)
+			for _, d := range dss {
+				if _, placed := at[d]; !placed {
+					order = append(order, d)
+				}
+			}
+			out = append(out, order)
+			return len(out) <= maxOrders
+		}
+		for _, d := range dss {
+			if next[d] && !walk(append(slices.Clone(prefix), d)) {
+				return false
+			}
+		}
+		return true
+	}
+	if !walk(nil) {
+		return nil, false
+	}
+	return out, true
 }
 
 // reordered is s with the creation times of the named DaemonSets rewritten so that the
@@ -173,21 +277,6 @@ func reordered(s daemonset.Snapshot, order []string) daemonset.Snapshot {
 			c := ds.DeepCopy()
 			c.CreationTimestamp = metav1.NewTime(time.Unix(0, int64(p)))
 			out.DaemonSets[i] = c
-		}
-	}
-	return out
-}
-
-// permutations returns every order of xs, xs itself first.
-func permutations(xs []string) [][]string {
-	if len(xs) <= 1 {
-		return [][]string{slices.Clone(xs)}
-	}
-	var out [][]string
-	for i := range xs {
-		rest := slices.Concat(xs[:i:i], xs[i+1:])
-		for _, p := range permutations(rest) {
-			out = append(out, append([]string{xs[i]}, p...))
 		}
 	}
 	return out

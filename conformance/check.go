@@ -84,28 +84,28 @@ type Expected struct {
 // reports a snapshot that cannot be planned (daemonset.CheckSnapshot), a zero Now or a
 // negative BurstLimit.
 func Expect(s daemonset.Snapshot, opts Options) ([]Expected, error) {
-	want, err := expectPlain(s, opts)
+	want, _, err := expectPlain(s, opts)
 	if err != nil {
 		return nil, err
 	}
 	return withTies(s, opts, want)
 }
 
-// expectPlain is Expect without the alternatives of UPD-14 ties.
-func expectPlain(s daemonset.Snapshot, opts Options) ([]Expected, error) {
+// expectPlain is Expect without the alternatives of UPD-14 ties; it also returns the plans.
+func expectPlain(s daemonset.Snapshot, opts Options) ([]Expected, *daemonset.ClusterResult, error) {
 	if opts.Now.IsZero() {
-		return nil, fmt.Errorf("conformance: Options.Now is required")
+		return nil, nil, fmt.Errorf("conformance: Options.Now is required")
 	}
 	if opts.BurstLimit < 0 {
-		return nil, fmt.Errorf("conformance: Options.BurstLimit must not be negative, got %d", opts.BurstLimit)
+		return nil, nil, fmt.Errorf("conformance: Options.BurstLimit must not be negative, got %d", opts.BurstLimit)
 	}
 	plans, err := daemonset.PlanCluster(s, opts.planOptions())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	orders, err := daemonset.ClusterOrders(s, opts.planOptions())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := make([]Expected, len(plans.DaemonSets))
 	for i, w := range plans.DaemonSets {
@@ -113,15 +113,16 @@ func expectPlain(s daemonset.Snapshot, opts Options) ([]Expected, error) {
 			Adopt: w.Adopt, Release: w.Release, RollingUpdate: w.RollingUpdate, Status: w.Status,
 			CollisionCount: w.CollisionCount, Orders: orders[i]}
 	}
-	return out, nil
+	return out, plans, nil
 }
 
 // Check decides whether candidate, the plans of every DaemonSet of s, is one the v1.36
-// controller could have produced in one sync; it is Expect followed by Verify.
+// controller could have produced in one sync; it is ExpectAll followed by VerifyAny.
 //
 // Where the controller picks at random (D-1: rolling-update and surge candidates, UPD-9 and
-// UPD-23; the Failed pod of a node, DIFF-17; the part of a list over the burst cap, DIFF-10)
-// any valid choice is accepted. Interchangeable marks, events, conflicts and invalid lists are
+// UPD-23; the Failed pod of a node, DIFF-17; the part of a list over the burst cap, DIFF-10;
+// the kept one of tied current revisions, UPD-14; the DaemonSet that adopts a shared orphan,
+// D-2) any valid choice is accepted. Interchangeable marks, events, conflicts and invalid lists are
 // explanations and are not compared; reasons (of actions and of the rolling-update report) only
 // with Options.Reasons. Created pods are compared as ComparePods does. What the controller's own
 // requests do not carry may be left empty: revisionHash, the node of a delete. The mismatches come

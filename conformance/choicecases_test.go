@@ -3,6 +3,7 @@ package conformance
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -152,12 +153,33 @@ func TestChoiceAlternativesAccepted(t *testing.T) {
 	}
 }
 
-func TestPermutations(t *testing.T) {
-	got := permutations([]string{"a", "b", "c"})
-	if len(got) != 6 || !equal(got[0], "a", "b", "c") || !equal(got[5], "c", "b", "a") {
-		t.Errorf("permutations: %v", got)
+// TestDecisiveOrders: only orders that decide a contested pod differently are planned.
+func TestDecisiveOrders(t *testing.T) {
+	all := []string{"a", "b", "c", "d"}
+	tests := []struct {
+		name string
+		cs   []contest
+		want []string
+	}{
+		{"an orphan all four select: the first decides", []contest{{matchers: all}}, []string{"abcd", "bacd", "cabd", "dabc"}},
+		{"an orphan two select: c and d do not matter", []contest{{matchers: []string{"b", "c"}}}, []string{"bacd", "cabd"}},
+		{"a release one other selects: before or after", []contest{{releaser: "a", matchers: []string{"c"}}}, []string{"abcd", "cabd"}},
+		{"a release two others select", []contest{{releaser: "b", matchers: []string{"a", "c"}}},
+			[]string{"abcd", "acbd", "bacd", "bcad", "cabd", "cbad"}},
 	}
-	if got := permutations(nil); len(got) != 1 || len(got[0]) != 0 {
-		t.Errorf("permutations(nil): %v", got)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			orders, ok := decisiveOrders(tt.cs, all)
+			if !ok {
+				t.Fatal("too many orders")
+			}
+			var got []string
+			for _, o := range orders {
+				got = append(got, strings.Join(o, ""))
+			}
+			if !equal(got, tt.want...) {
+				t.Errorf("orders %v, want %v", got, tt.want)
+			}
+		})
 	}
 }
