@@ -1,7 +1,6 @@
 package manifest
 
 import (
-	"cmp"
 	"errors"
 	"io"
 
@@ -82,25 +81,6 @@ type Input struct {
 	Reader io.Reader
 }
 
-// bytes returns the input's name and contents, at most limit bytes.
-func (in Input) bytes(limit int64) (string, []byte, error) {
-	name := cmp.Or(in.Name, in.Path)
-	switch {
-	case in.Data != nil:
-		if int64(len(in.Data)) > limit {
-			return name, nil, errInputBytes
-		}
-		return name, in.Data, nil
-	case in.Path != "":
-		data, err := readFile(name, in.Path, limit)
-		return name, data, err
-	case in.Reader != nil:
-		data, err := readSized(name, in.Reader, limit, 0)
-		return name, data, err
-	}
-	return name, nil, nil
-}
-
 // Read reads one stream of manifests: YAML or JSON, several documents, lists (kind: List as
 // kubectl prints them, NodeList, PodList, ... as the API server returns them). name stands for
 // it in messages. See [ReadInputs].
@@ -141,15 +121,19 @@ func ReadInputs(inputs []Input, opts Options) (*Result, error) {
 	in := newCollector(opts)
 	left := opts.Limits.InputBytes
 	for i, input := range inputs {
-		name, data, err := input.bytes(left)
+		name, o, n, err := open(input, left)
 		if errors.Is(err, errInputBytes) {
 			return nil, inputTooLarge(name, opts.Limits.InputBytes, i == 0)
 		}
 		if err != nil {
 			return nil, err
 		}
-		left -= int64(len(data))
-		if err := in.decodeInput(name, data); err != nil {
+		left -= n
+		err = in.readOpened(name, o)
+		if o.file != nil {
+			o.file.Close()
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
