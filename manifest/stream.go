@@ -29,6 +29,12 @@ func (in *collector) streamInput(name string, o opened) error {
 	s.r.objects = new(atomic.Int64)
 	s.tooMany = fmt.Errorf("%s: more than %d objects (limit Objects, --max-objects)", name, s.r.opts.Limits.Objects)
 	br := bufio.NewReaderSize(io.NewSectionReader(o.ra, o.start, o.size), 64<<10)
+	if o.json {
+		if err := s.splitJSON(br); err != nil {
+			return err
+		}
+		return s.end()
+	}
 	var long []byte
 	for {
 		line, err := br.ReadSlice('\n')
@@ -56,12 +62,17 @@ func (in *collector) streamInput(name string, o opened) error {
 	if err := s.flushDoc(s.off); err != nil {
 		return err
 	}
+	return s.end()
+}
+
+// end ends the input.
+func (s *splitter) end() error {
 	if err := s.flushBatch(); err != nil {
 		return err
 	}
 	switch {
 	case s.docs == 0:
-		return fmt.Errorf("%s: no objects", name)
+		return fmt.Errorf("%s: no objects", s.name)
 	case s.r.objects.Load() > int64(s.r.opts.Limits.Objects):
 		return s.tooMany
 	}
@@ -147,10 +158,10 @@ func (s *splitter) flushDoc(end int64) error {
 	defer func() { s.doc, s.list = nil, nil }()
 	if s.list != nil {
 		s.docs++
-		if s.r.count(1) != nil {
+		out, err := s.list.finish(s, end)
+		if errors.Is(err, errDocuments) {
 			return s.tooMany
 		}
-		out, err := s.list.finish(s, end)
 		return s.result(out, err)
 	}
 	if blankYAML(s.doc) {
@@ -226,6 +237,7 @@ type streamedList struct {
 	n       int            // items seen
 	counted int            // items counted against Limits.Objects
 	doc     int            // the document's number
+	json    bool           // the items are JSON (a JSON stream), not YAML
 	over    bool           // beyond Limits.Objects: items are counted, not decoded
 }
 
@@ -308,7 +320,10 @@ func (l *streamedList) decodeBatch(s *splitter) {
 	s.r.forEach(len(l.batch), func(i int) {
 		itemSrc := src
 		itemSrc.Item = first + i
-		js, err := yaml.YAMLToJSONStrict(dedent(l.batch[i]))
+		js, err := l.batch[i], error(nil)
+		if !l.json {
+			js, err = yaml.YAMLToJSONStrict(dedent(js))
+		}
 		if err != nil {
 			failed[i] = []byte{} // the whole document gives the parser's message
 			return
@@ -335,7 +350,11 @@ func (l *streamedList) decodeBatch(s *splitter) {
 	l.batch, l.bytes = nil, 0
 }
 
-// finish ends the list at end and returns its objects, as decodeDocument would.
+// errDocuments is finish's error when the documents alone are more than Limits.Objects.
+var errDocuments = errors.New("too many documents")
+
+// finish ends the list at end and returns its objects, as decodeDocument would: the document
+// is counted, then its items, counted as they came only to stop decoding them past the limit.
 func (l *streamedList) finish(s *splitter, end int64) ([]decoded, error) {
 	if err := l.end(s); err != nil {
 		return nil, err
@@ -344,14 +363,23 @@ func (l *streamedList) finish(s *splitter, end int64) ([]decoded, error) {
 	if !l.fallback && !l.over {
 		l.decodeBatch(s)
 	}
+	s.r.objects.Add(-int64(l.counted))
+	if s.r.count(1) != nil {
+		return nil, errDocuments
+	}
 	if !l.fallback && l.n > 0 {
-		js, err := yaml.YAMLToJSONStrict(l.wrapper)
+		js, err := l.wrapper, error(nil)
+		if !l.json {
+			js, err = yaml.YAMLToJSONStrict(l.wrapper)
+		}
 		if err == nil {
 			head, itemKind, _, isList, err := s.r.decodeList(src, js)
 			switch {
 			case err != nil || !isList:
-			case l.over:
+			case s.r.count(l.n) != nil:
 				return nil, errTooManyObjects
+			case l.over:
+				return nil, errTooManyObjects // never: the count above fails
 			default:
 				ok := true
 				for i, js := range l.pending {
@@ -367,27 +395,23 @@ func (l *streamedList) finish(s *splitter, end int64) ([]decoded, error) {
 				if ok {
 					return append([]decoded{head}, l.items...), nil
 				}
+				s.r.objects.Add(-int64(l.n))
 			}
 		}
 	}
-	// Read the document again whole, as decodeDocument reads it; its items are counted again.
-	s.r.objects.Add(-int64(l.counted))
+	// Read the document again whole, as decodeDocument reads it; it counts the items again.
 	data := make([]byte, end-s.docStart)
 	if _, err := s.o.ra.ReadAt(data, s.o.start+s.docStart); err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("%s: %w", s.name, err)
 	}
 	l.items, l.pending = nil, nil
-	return s.r.decodeDocument(src, document{data: data, line: s.start})
+	if l.json {
+		data = bytes.TrimRight(data, " \t\r\n")
+	}
+	return s.r.decodeDocument(src, document{data: data, json: l.json, line: s.start})
 }
 
 // readOpened decodes one opened input: a JSON stream whole, YAML as it is split.
 func (in *collector) readOpened(name string, o opened) error {
-	if !o.json {
-		return in.streamInput(name, o)
-	}
-	data, err := o.whole()
-	if err != nil {
-		return fmt.Errorf("%s: %w", name, pathErr(err))
-	}
-	return in.decodeInput(name, data)
+	return in.streamInput(name, o)
 }
