@@ -70,9 +70,10 @@ type Sources struct {
 }
 
 // Input is one named input: bytes held in memory, a file or a stream. The first of Data, Path
-// and Reader that is set is read; files and streams are read when their turn comes, so that
-// only one input's bytes are held at a time. Only regular files are read from a Path (see
-// [Limits.InputBytes] for the size).
+// and Reader that is set is read; files and streams are read when their turn comes. A file is
+// never held whole (it is read twice: checked, then decoded as it is split); a stream is held
+// whole while it is decoded, since it cannot be read again. Only regular files are read from a
+// Path (see [Limits.InputBytes] for the size).
 type Input struct {
 	// Name stands for the input in messages and in [Source.File]; "" means Path.
 	Name   string
