@@ -9,9 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/daemonsched/daemonsched/internal/kubectldump"
-	"sigs.k8s.io/yaml"
 )
 
 // memoryChildEnv names the file a child process of BenchmarkReadMemory reads.
@@ -57,19 +54,7 @@ func memoryNodes() int {
 // base-MB, the peak of the same binary reading nothing; input-MB; and x-input, (peak-base)/input.
 func BenchmarkReadMemory(b *testing.B) {
 	dir := b.TempDir()
-	yamlDump, err := kubectldump.Realistic(memoryNodes())
-	if err != nil {
-		b.Fatal(err)
-	}
-	var list map[string]any
-	if err := yaml.Unmarshal(yamlDump, &list); err != nil {
-		b.Fatal(err)
-	}
-	jsonDump, err := kubectldump.JSON(list)
-	if err != nil {
-		b.Fatal(err)
-	}
-	list = nil
+	yamlDump, jsonDump := generatedDump(b, memoryNodes())
 	var tiny strings.Builder
 	tiny.WriteString("apiVersion: v1\nitems:\n")
 	for i := range 240_000 {

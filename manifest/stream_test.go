@@ -10,7 +10,6 @@ import (
 
 	"github.com/daemonsched/daemonsched/internal/kubectldump"
 	"github.com/google/go-cmp/cmp"
-	"sigs.k8s.io/yaml"
 )
 
 // readWhole is the reference of the streaming reader: the input held whole, split, then
@@ -56,18 +55,7 @@ const typedYAML = "apiVersion: v1\nitems:\n- metadata:\n    name: n1\n- metadata
 // them, typed lists whose kind comes before or after the items, items that fail (read again
 // whole), layouts that are not kubectl's, JSON streams, and the object limit.
 func streamCases(t testing.TB) [][]byte {
-	dump, err := kubectldump.Realistic(20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var list map[string]any
-	if err := yaml.Unmarshal(dump, &list); err != nil {
-		t.Fatal(err)
-	}
-	jsonDump, err := kubectldump.JSON(list)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dump, jsonDump := generatedDump(t, 20)
 	var many strings.Builder
 	many.WriteString("apiVersion: v1\nitems:\n")
 	for i := range 1500 { // more than a batch
