@@ -24,7 +24,7 @@ const benchNodes = 1000
 const benchPods = benchNodes - (benchNodes+6)/7
 
 // generatedDump is kubectldump.Realistic(n) as YAML and as kubectl's JSON.
-func generatedDump(b *testing.B, n int) (yamlDump, jsonDump []byte) {
+func generatedDump(b testing.TB, n int) (yamlDump, jsonDump []byte) {
 	b.Helper()
 	yamlDump, err := kubectldump.Realistic(n)
 	if err != nil {

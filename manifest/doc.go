@@ -18,4 +18,13 @@
 // A large kubectl dump can be read in parallel: with [Options.Workers], documents and the items
 // of lists are decoded on several goroutines, with the same result and the same first error as
 // on one.
+//
+// Inputs are streamed: a file is checked in one pass (size, NUL bytes, UTF-8) and then split as
+// it is read again, and documents and the items of lists (in kubectl's YAML layout, or a
+// top-level JSON "items" array) are decoded in bounded batches, their text dropped, so that
+// memory follows the objects read rather than the input. The items of a typed list printed
+// without their own kind wait, as JSON, until the list's kind is read (kubectl's YAML prints
+// kind after items). A list that fails to read this way is read again whole from its input,
+// for the same error message as reading it whole; so a stream ([Input.Reader]) is held whole,
+// and UTF-16 text is converted whole.
 package manifest

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 )
 
 // Limits bound what Read accepts, so that damaged or hostile input ends quickly, in memory
@@ -99,30 +98,6 @@ func byteSize(n int64) string {
 		return fmt.Sprintf("%d KiB", n>>10)
 	}
 	return fmt.Sprintf("%d bytes", n)
-}
-
-// readFile reads the file at path, with at most limit bytes. Only regular files are read:
-// a FIFO without a writer would block forever, a device such as /dev/zero never ends (stdin
-// is the way to read a stream). Errors read "NAME: no such file or directory".
-func readFile(name, path string, limit int64) ([]byte, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, pathErr(err))
-	}
-	switch {
-	case st.IsDir():
-		return nil, fmt.Errorf("%s: is a directory", name)
-	case !st.Mode().IsRegular():
-		return nil, fmt.Errorf("%s: not a regular file (%s); read a stream from stdin (-f -)", name, fileType(st.Mode()))
-	case st.Size() > limit:
-		return nil, errInputBytes
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, pathErr(err))
-	}
-	defer f.Close()
-	return readSized(name, f, limit, st.Size())
 }
 
 // pathErr drops the operation and path of a *PathError: messages name the input themselves.

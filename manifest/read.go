@@ -1,7 +1,6 @@
 package manifest
 
 import (
-	"cmp"
 	"errors"
 	"io"
 
@@ -83,9 +82,10 @@ type Sources struct {
 }
 
 // Input is one named input: bytes held in memory, a file or a stream. The first of Data, Path
-// and Reader that is set is read; files and streams are read when their turn comes, so that
-// only one input's bytes are held at a time. Only regular files are read from a Path (see
-// [Limits.InputBytes] for the size).
+// and Reader that is set is read; files and streams are read when their turn comes. A file is
+// never held whole (it is read twice: checked, then decoded as it is split); a stream is held
+// whole while it is decoded, since it cannot be read again. Only regular files are read from a
+// Path (see [Limits.InputBytes] for the size).
 type Input struct {
 	// Name stands for the input in messages and in [Source.File]; "" means Path.
 	Name   string
@@ -97,25 +97,6 @@ type Input struct {
 	// DaemonSet of the same namespace and name, keeping its identity and status, or is added
 	// when there is none. Other kinds are an error in such an input.
 	Apply bool
-}
-
-// bytes returns the input's name and contents, at most limit bytes.
-func (in Input) bytes(limit int64) (string, []byte, error) {
-	name := cmp.Or(in.Name, in.Path)
-	switch {
-	case in.Data != nil:
-		if int64(len(in.Data)) > limit {
-			return name, nil, errInputBytes
-		}
-		return name, in.Data, nil
-	case in.Path != "":
-		data, err := readFile(name, in.Path, limit)
-		return name, data, err
-	case in.Reader != nil:
-		data, err := readSized(name, in.Reader, limit, 0)
-		return name, data, err
-	}
-	return name, nil, nil
 }
 
 // Read reads one stream of manifests: YAML or JSON, several documents, lists (kind: List as
@@ -158,16 +139,20 @@ func ReadInputs(inputs []Input, opts Options) (*Result, error) {
 	in := newCollector(opts)
 	left := opts.Limits.InputBytes
 	for i, input := range inputs {
-		name, data, err := input.bytes(left)
+		name, o, n, err := open(input, left)
 		if errors.Is(err, errInputBytes) {
 			return nil, inputTooLarge(name, opts.Limits.InputBytes, i == 0)
 		}
 		if err != nil {
 			return nil, err
 		}
-		left -= int64(len(data))
+		left -= n
 		in.applying = input.Apply
-		if err := in.decodeInput(name, data); err != nil {
+		err = in.readOpened(name, o)
+		if o.file != nil {
+			o.file.Close()
+		}
+		if err != nil {
 			return nil, err
 		}
 	}

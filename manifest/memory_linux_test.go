@@ -1,0 +1,108 @@
+package manifest
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	goruntime "runtime"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// memoryChildEnv names the file a child process of BenchmarkReadMemory reads.
+const memoryChildEnv = "DAEMONSCHED_READ_MEMORY_FILE"
+
+// TestReadMemoryChild is BenchmarkReadMemory's child: it reads the file the environment names,
+// as the daemonsched command does, and exits. Without that variable it does nothing.
+func TestReadMemoryChild(t *testing.T) {
+	path := os.Getenv(memoryChildEnv)
+	if path == "" {
+		t.Skip("the child of BenchmarkReadMemory")
+	}
+	if path != "-" { // "-" is the baseline: the test binary alone
+		if _, err := ReadFiles([]string{path}, Options{Workers: goruntime.GOMAXPROCS(0)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(status)) {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			fmt.Printf("peak %s\n", strings.TrimSpace(rest))
+		}
+	}
+}
+
+// memoryNodes is the size of BenchmarkReadMemory's realistic dumps: 5,000 nodes, about 38 MB
+// of YAML (DAEMONSCHED_MEMORY_NODES changes it).
+func memoryNodes() int {
+	if n, err := strconv.Atoi(os.Getenv("DAEMONSCHED_MEMORY_NODES")); err == nil && n > 0 {
+		return n
+	}
+	return 5000
+}
+
+// BenchmarkReadMemory measures the peak memory of reading a file: the test binary runs itself
+// (TestReadMemoryChild) on a realistic YAML dump, the same dump as kubectl's JSON, and a List
+// of 240,000 tiny pods, and reports the child's peak resident set (VmHWM of /proc/self/status,
+// which the child prints: getrusage's ru_maxrss of a child counts the parent's at the fork, a
+// gigabyte here): peak-MB, the child's whole peak;
+// base-MB, the peak of the same binary reading nothing; input-MB; and x-input, (peak-base)/input.
+func BenchmarkReadMemory(b *testing.B) {
+	dir := b.TempDir()
+	yamlDump, jsonDump := generatedDump(b, memoryNodes())
+	var tiny strings.Builder
+	tiny.WriteString("apiVersion: v1\nitems:\n")
+	for i := range 240_000 {
+		fmt.Fprintf(&tiny, "- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: p%06d\n    namespace: default\n", i)
+	}
+	tiny.WriteString("kind: List\nmetadata:\n  resourceVersion: \"\"\n")
+	inputs := []struct {
+		name string
+		data []byte
+	}{{"yaml-dump", yamlDump}, {"json-dump", jsonDump}, {"tiny-pods-yaml", []byte(tiny.String())}}
+	base := childPeak(b, "-")
+	for _, in := range inputs {
+		path := filepath.Join(dir, in.name)
+		if err := os.WriteFile(path, in.data, 0o600); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(in.name, func(b *testing.B) {
+			var peak int64
+			for b.Loop() {
+				peak = max(peak, childPeak(b, path))
+			}
+			mb := func(n int64) float64 { return float64(n) / (1 << 20) }
+			b.ReportMetric(mb(peak), "peak-MB")
+			b.ReportMetric(mb(base), "base-MB")
+			b.ReportMetric(mb(int64(len(in.data))), "input-MB")
+			b.ReportMetric(float64(peak-base)/float64(len(in.data)), "x-input")
+		})
+	}
+}
+
+// childPeak runs TestReadMemoryChild on path and returns its peak resident set in bytes.
+func childPeak(b *testing.B, path string) int64 {
+	b.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestReadMemoryChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), memoryChildEnv+"="+path)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		b.Fatalf("%v: %s", err, out)
+	}
+	for line := range strings.Lines(string(out)) {
+		if rest, ok := strings.CutPrefix(line, "peak "); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	b.Fatalf("no peak in the child's output: %s", out)
+	return 0
+}

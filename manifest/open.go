@@ -1,0 +1,230 @@
+package manifest
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"unicode/utf8"
+)
+
+// opened is an input checked whole and ready to be split as it is decoded: its text (UTF-8,
+// without a byte order mark) is the size bytes of ra from start. A file is read twice, once to
+// check it (its size, NUL bytes, UTF-8) and once to decode it, so that neither read holds it
+// whole; bytes in memory and streams (held whole: they cannot be read twice) are read in place.
+type opened struct {
+	ra          io.ReaderAt
+	start, size int64
+	json        bool   // a JSON stream, split and decoded whole (splitJSON)
+	text        []byte // the text, when held in memory
+	file        *os.File
+}
+
+// whole returns the text of in, for the inputs decoded whole.
+func (o opened) whole() ([]byte, error) {
+	if o.text != nil {
+		return o.text, nil
+	}
+	data := make([]byte, o.size)
+	_, err := o.ra.ReadAt(data, o.start)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	return data, nil
+}
+
+// open checks the input in, at most limit bytes: its size, NUL bytes, its encoding and UTF-8,
+// with the messages and in the order of reading it whole. n is its size in bytes.
+func open(in Input, limit int64) (name string, o opened, n int64, err error) {
+	name = cmp.Or(in.Name, in.Path)
+	var data []byte
+	switch {
+	case in.Data != nil:
+		if int64(len(in.Data)) > limit {
+			return name, o, 0, errInputBytes
+		}
+		data = in.Data
+	case in.Path != "":
+		return openFile(name, in.Path, limit)
+	case in.Reader != nil:
+		if data, err = readSized(name, in.Reader, limit, 0); err != nil {
+			return name, o, 0, err
+		}
+	}
+	o, err = openBytes(name, data)
+	return name, o, int64(len(data)), err
+}
+
+// openBytes checks text held in memory.
+func openBytes(name string, data []byte) (opened, error) {
+	text, err := utf8Text(data)
+	if err != nil {
+		return opened{}, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := validUTF8(text); err != nil {
+		return opened{}, fmt.Errorf("%s: %w", name, err)
+	}
+	return opened{ra: bytes.NewReader(text), text: text, size: int64(len(text)), json: isJSONStream(text)}, nil
+}
+
+// isJSONStream says whether splitDocuments reads text as a JSON stream.
+func isJSONStream(text []byte) bool {
+	t := bytes.TrimSpace(text)
+	return len(t) > 0 && t[0] == '{' && !bytes.Contains(text, []byte("\n---")) && !bytes.Contains(text, []byte("\n..."))
+}
+
+// openFile checks the regular file at path in one pass of bounded memory.
+func openFile(name, path string, limit int64) (string, opened, int64, error) {
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return name, opened{}, 0, fmt.Errorf("%s: %w", name, pathErr(err))
+	case st.IsDir():
+		return name, opened{}, 0, fmt.Errorf("%s: is a directory", name)
+	case !st.Mode().IsRegular():
+		return name, opened{}, 0, fmt.Errorf("%s: not a regular file (%s); read a stream from stdin (-f -)", name, fileType(st.Mode()))
+	case st.Size() > limit:
+		return name, opened{}, 0, errInputBytes
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return name, opened{}, 0, fmt.Errorf("%s: %w", name, pathErr(err))
+	}
+	var head [3]byte
+	k, _ := io.ReadFull(f, head[:])
+	if k >= 2 && (head[0] == 0xFF && head[1] == 0xFE || head[0] == 0xFE && head[1] == 0xFF) {
+		// UTF-16 is converted whole, as before.
+		defer f.Close()
+		data, err := readSized(name, io.NewSectionReader(f, 0, limit+1), limit, st.Size())
+		if err != nil {
+			return name, opened{}, 0, err
+		}
+		o, err := openBytes(name, data)
+		return name, o, int64(len(data)), err
+	}
+	o, n, err := checkFile(name, f, limit)
+	if err != nil {
+		f.Close()
+		return name, opened{}, 0, err
+	}
+	o.file = f
+	return name, o, n, nil
+}
+
+// checkFile reads f once, as readSized, utf8Text and validUTF8 would check it whole.
+func checkFile(name string, f *os.File, limit int64) (opened, int64, error) {
+	nul := &nulGuard{r: io.LimitReader(io.NewSectionReader(f, 0, limit+1), limit+1)}
+	br := bufio.NewReaderSize(nul, 64<<10)
+	var (
+		total, lines int64
+		carry        []byte // an incomplete rune at the end of the last chunk
+		badAt        = int64(-1)
+		badLine      int64
+		badByte      byte
+		first        byte // first byte that is not ASCII space
+		tail         []byte
+		markers      bool
+		start        int64
+	)
+	buf := make([]byte, 64<<10)
+	for {
+		k, err := br.Read(buf)
+		chunk := buf[:k]
+		if total == 0 && bytes.HasPrefix(chunk, utf8BOM) {
+			start = int64(len(utf8BOM))
+		}
+		if first == 0 {
+			skip := chunk
+			if total == 0 {
+				skip = chunk[start:]
+			}
+			if t := bytes.TrimLeft(skip, " \t\n\v\f\r"); len(t) > 0 {
+				first = t[0]
+			}
+		}
+		if !markers {
+			edge := append(tail, chunk[:min(len(chunk), 3)]...)
+			markers = hasMarker(edge) || hasMarker(chunk)
+			tail = append(tail[:0], edge[max(0, len(edge)-3):]...)
+			if len(chunk) >= 3 {
+				tail = append(tail[:0], chunk[len(chunk)-3:]...)
+			}
+		}
+		if badAt < 0 {
+			probe := chunk
+			if len(carry) > 0 {
+				probe = append(carry, chunk...)
+			}
+			cut := len(probe)
+			if err == nil {
+				for i := len(probe) - 1; i >= max(0, len(probe)-utf8.UTFMax); i-- {
+					if utf8.RuneStart(probe[i]) {
+						if !utf8.FullRune(probe[i:]) {
+							cut = i
+						}
+						break
+					}
+				}
+			}
+			if !utf8.Valid(probe[:cut]) {
+				off := 0
+				for off < cut {
+					r, size := utf8.DecodeRune(probe[off:cut])
+					if r == utf8.RuneError && size <= 1 {
+						break
+					}
+					off += size
+				}
+				badAt, badByte = total-int64(len(carry))+int64(off), probe[off]
+				badLine = lines + int64(bytes.Count(probe[:off], []byte("\n"))) + 1
+			}
+			lines += int64(bytes.Count(probe[:cut], []byte("\n")))
+			carry = append([]byte(nil), probe[cut:]...)
+		}
+		total += int64(k)
+		switch {
+		case errors.Is(err, errNUL):
+			line := int64(1)
+			if _, serr := f.Seek(0, io.SeekStart); serr == nil {
+				var cnt int64
+				sc := io.LimitReader(f, nul.at)
+				b := make([]byte, 64<<10)
+				for {
+					m, rerr := sc.Read(b)
+					cnt += int64(bytes.Count(b[:m], []byte("\n")))
+					if rerr != nil {
+						break
+					}
+				}
+				line = cnt + 1
+			}
+			return opened{}, 0, fmt.Errorf("%s: line %d: a NUL byte: not YAML or JSON text", name, line)
+		case errors.Is(err, io.EOF):
+			if total > limit {
+				return opened{}, 0, errInputBytes
+			}
+			if badAt >= 0 {
+				return opened{}, 0, fmt.Errorf("%s: line %d: invalid UTF-8 (byte 0x%02X)", name, badLine, badByte)
+			}
+			o := opened{ra: f, start: start, size: total - start, json: first == '{' && !markers}
+			if first >= utf8.RuneSelf {
+				// A Unicode space may come before "{": read whole, as before.
+				data, err := o.whole()
+				if err != nil {
+					return opened{}, 0, fmt.Errorf("%s: %w", name, err)
+				}
+				o.json = isJSONStream(data)
+			}
+			return o, total, nil
+		case err != nil:
+			return opened{}, 0, fmt.Errorf("%s: %w", name, pathErr(err))
+		}
+	}
+}
+
+func hasMarker(b []byte) bool {
+	return bytes.Contains(b, []byte("\n---")) || bytes.Contains(b, []byte("\n..."))
+}

@@ -1,0 +1,417 @@
+package manifest
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+
+	"sigs.k8s.io/yaml"
+)
+
+// Batches bound what is held between the split and the decoding: documents and list items are
+// decoded (in parallel) once this many are waiting, or this many bytes, then their text dropped.
+const (
+	batchItems = 512
+	batchBytes = 4 << 20
+)
+
+// streamInput decodes the YAML documents of one input as they are split, reading its text line
+// by line: documents, and the items of lists as kubectl prints them (see splitYAMLList), are
+// decoded in bounded batches and their text dropped, so that the input is never held whole.
+// The outcome, the error included, is the one decodeInput gives on the whole text: a list whose
+// streamed reading fails in any way is read again whole from o (its text only), as decodeDocument
+// reads it.
+func (in *collector) streamInput(name string, o opened) error {
+	s := &splitter{in: in, name: name, o: o, r: in.reader, start: 1}
+	s.r.objects = new(atomic.Int64)
+	s.tooMany = fmt.Errorf("%s: more than %d objects (limit Objects, --max-objects)", name, s.r.opts.Limits.Objects)
+	br := bufio.NewReaderSize(io.NewSectionReader(o.ra, o.start, o.size), 64<<10)
+	if o.json {
+		if err := s.splitJSON(br); err != nil {
+			return err
+		}
+		return s.end()
+	}
+	var long []byte
+	for {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long, line...)
+			continue
+		}
+		if len(long) > 0 {
+			long = append(long, line...)
+			line = long
+		}
+		if len(line) > 0 {
+			if ferr := s.line(line); ferr != nil {
+				return ferr
+			}
+		}
+		long = long[:0]
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				return fmt.Errorf("%s: %w", name, pathErr(err))
+			}
+			break
+		}
+	}
+	if err := s.flushDoc(s.off); err != nil {
+		return err
+	}
+	return s.end()
+}
+
+// end ends the input.
+func (s *splitter) end() error {
+	if err := s.flushBatch(); err != nil {
+		return err
+	}
+	switch {
+	case s.docs == 0:
+		return fmt.Errorf("%s: no objects", s.name)
+	case s.r.objects.Load() > int64(s.r.opts.Limits.Objects):
+		return s.tooMany
+	}
+	return s.first
+}
+
+// splitter is the state of streamInput: splitDocuments and splitYAMLList as they go.
+type splitter struct {
+	in      *collector
+	r       reader
+	name    string
+	o       opened
+	tooMany error
+	first   error // the first error in input order
+	docs    int
+
+	off, docStart int64 // offsets of the current line and document in the text
+	n, start      int   // numbers of the current line and of the document's first line
+	doc           []byte
+	list          *streamedList
+
+	batch      []document // documents waiting to be decoded
+	batchBytes int
+	batchSrc   []Source
+}
+
+// line takes the next line of the text, as the loop of splitDocuments does.
+func (s *splitter) line(line []byte) error {
+	s.n++
+	next := s.off + int64(len(line))
+	if s.off == s.docStart && bytes.HasPrefix(line, utf8BOM) {
+		s.docStart += int64(len(utf8BOM))
+		line = line[len(utf8BOM):]
+	}
+	var err error
+	if rest, ok := bytes.CutPrefix(line, []byte("---")); ok {
+		switch t := bytes.TrimSpace(rest); {
+		case len(t) == 0 || t[0] == '#':
+			err = s.flushDoc(s.off)
+			s.docStart, s.start = next, s.n+1
+			s.off = next
+			return err
+		case rest[0] == ' ' || rest[0] == '\t':
+			err = s.flushDoc(s.off)
+			s.docStart, s.start = s.off, s.n
+		}
+	} else if rest, ok := bytes.CutPrefix(line, []byte("...")); ok {
+		if t := bytes.TrimSpace(rest); len(t) == 0 || t[0] == '#' {
+			if err := s.add(line); err != nil {
+				return err
+			}
+			err = s.flushDoc(next)
+			s.docStart, s.start = next, s.n+1
+			s.off = next
+			return err
+		}
+	}
+	if err != nil {
+		return err
+	}
+	s.off = next
+	return s.add(line)
+}
+
+// add adds a line to the current document.
+func (s *splitter) add(line []byte) error {
+	if s.list != nil {
+		return s.list.line(s, line)
+	}
+	if string(bytes.TrimRight(line, " \r\n")) == "items:" {
+		if err := s.flushBatch(); err != nil {
+			return err
+		}
+		s.list = newStreamedList(s)
+		return nil
+	}
+	s.doc = append(s.doc, line...)
+	return nil
+}
+
+// flushDoc ends the current document at end.
+func (s *splitter) flushDoc(end int64) error {
+	defer func() { s.doc, s.list = nil, nil }()
+	if s.list != nil {
+		s.docs++
+		out, err := s.list.finish(s, end)
+		if errors.Is(err, errDocuments) {
+			return s.tooMany
+		}
+		return s.result(out, err)
+	}
+	if blankYAML(s.doc) {
+		return nil
+	}
+	s.docs++
+	if s.r.count(1) != nil {
+		return s.tooMany
+	}
+	s.batch = append(s.batch, document{data: s.doc, line: s.start})
+	s.batchSrc = append(s.batchSrc, Source{File: s.name, Document: s.docs, Item: -1})
+	s.batchBytes += len(s.doc)
+	if len(s.batch) >= batchItems || s.batchBytes >= batchBytes {
+		return s.flushBatch()
+	}
+	return nil
+}
+
+// flushBatch decodes the documents waiting, in parallel, and adds what they hold in order.
+func (s *splitter) flushBatch() error {
+	batch, srcs := s.batch, s.batchSrc
+	s.batch, s.batchSrc, s.batchBytes = nil, nil, 0
+	if len(batch) == 0 {
+		return nil
+	}
+	results := make([][]decoded, len(batch))
+	errs := make([]error, len(batch))
+	s.r.forEach(len(batch), func(i int) {
+		results[i], errs[i] = s.r.decodeDocument(srcs[i], batch[i])
+	})
+	for i := range batch {
+		if err := s.result(results[i], errs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// result takes the outcome of one document: once an error is found, later documents are still
+// decoded, for the count of objects only (the limit's error comes first), not added.
+func (s *splitter) result(out []decoded, err error) error {
+	if s.r.objects.Load() > int64(s.r.opts.Limits.Objects) {
+		return s.tooMany
+	}
+	if s.first != nil {
+		return nil
+	}
+	if err != nil {
+		s.first = err
+		return nil
+	}
+	for _, d := range out {
+		if err := s.in.add(d); err != nil {
+			s.first = err
+			return nil
+		}
+	}
+	return nil
+}
+
+// streamedList is a YAML list of the current document, its items decoded as they arrive.
+type streamedList struct {
+	wrapper  []byte // the list without its items ("items: []")
+	after    bool   // past the items
+	fallback bool   // not as kubectl prints it, or an item failed: read the document again whole
+	item     []byte // the current item, nil before the first
+	itemKind string // the kind the header gives the items, if known yet
+
+	batch   [][]byte
+	bytes   int
+	items   []decoded
+	pending map[int][]byte // items decoded before their kind was known, and failed: JSON
+	n       int            // items seen
+	counted int            // items counted against Limits.Objects
+	doc     int            // the document's number
+	json    bool           // the items are JSON (a JSON stream), not YAML
+	over    bool           // beyond Limits.Objects: items are counted, not decoded
+}
+
+func newStreamedList(s *splitter) *streamedList {
+	l := &streamedList{wrapper: append(s.doc, "items: []\n"...), pending: map[int][]byte{}, doc: s.docs + 1}
+	s.doc = nil
+	// A list whose kind comes before its items (not as kubectl prints it) gives the items theirs now.
+	if js, err := yaml.YAMLToJSONStrict(l.wrapper); err == nil {
+		if _, kind, _, isList, err := s.r.decodeList(Source{File: s.name, Document: l.doc, Item: -1}, js); err == nil && isList {
+			l.itemKind = kind
+		}
+	}
+	return l
+}
+
+// line takes a line of the list's document, as splitYAMLList's loop does.
+func (l *streamedList) line(s *splitter, line []byte) error {
+	switch {
+	case l.after || l.fallback:
+		if !l.fallback {
+			l.wrapper = append(l.wrapper, line...)
+		}
+	case bytes.HasPrefix(line, []byte("- ")):
+		if err := l.end(s); err != nil {
+			return err
+		}
+		l.item = append(make([]byte, 0, len(line)), line...)
+	case len(bytes.TrimRight(line, "\r\n")) == 0:
+		if l.item != nil {
+			l.item = append(l.item, line...)
+		}
+	case bytes.HasPrefix(line, []byte("  ")):
+		if l.item == nil {
+			l.fallback = true
+		} else {
+			l.item = append(l.item, line...)
+		}
+	case line[0] == ' ' || line[0] == '\t' || line[0] == '-' || line[0] == '#':
+		l.fallback = true
+	default:
+		if err := l.end(s); err != nil {
+			return err
+		}
+		l.after = true
+		l.wrapper = append(l.wrapper, line...)
+	}
+	return nil
+}
+
+// end ends the current item.
+func (l *streamedList) end(s *splitter) error {
+	if l.item == nil {
+		return nil
+	}
+	item := l.item
+	l.item = nil
+	l.n++
+	if l.over {
+		return nil
+	}
+	l.counted++
+	if s.r.count(1) != nil {
+		l.over = true
+		return nil
+	}
+	l.batch = append(l.batch, item)
+	l.bytes += len(item)
+	if len(l.batch) >= batchItems || l.bytes >= batchBytes {
+		l.decodeBatch(s)
+	}
+	return nil
+}
+
+// decodeBatch decodes the items waiting, in parallel, and drops their text.
+func (l *streamedList) decodeBatch(s *splitter) {
+	first := len(l.items)
+	l.items = append(l.items, make([]decoded, len(l.batch))...)
+	failed := make([][]byte, len(l.batch))
+	src := Source{File: s.name, Document: l.doc}
+	s.r.forEach(len(l.batch), func(i int) {
+		itemSrc := src
+		itemSrc.Item = first + i
+		js, err := l.batch[i], error(nil)
+		if !l.json {
+			js, err = yaml.YAMLToJSONStrict(dedent(js))
+		}
+		if err != nil {
+			failed[i] = []byte{} // the whole document gives the parser's message
+			return
+		}
+		res, err := s.r.decodeValue(itemSrc, js, l.itemKind)
+		if err != nil || len(res) != 1 {
+			failed[i] = js
+			return
+		}
+		l.items[first+i] = res[0]
+	})
+	for i, js := range failed {
+		switch {
+		case js == nil:
+		case len(js) == 0 || l.itemKind != "":
+			l.fallback = true
+		default:
+			l.pending[first+i] = js
+		}
+	}
+	if l.fallback {
+		clear(l.pending)
+	}
+	l.batch, l.bytes = nil, 0
+}
+
+// errDocuments is finish's error when the documents alone are more than Limits.Objects.
+var errDocuments = errors.New("too many documents")
+
+// finish ends the list at end and returns its objects, as decodeDocument would: the document
+// is counted, then its items, counted as they came only to stop decoding them past the limit.
+func (l *streamedList) finish(s *splitter, end int64) ([]decoded, error) {
+	if err := l.end(s); err != nil {
+		return nil, err
+	}
+	src := Source{File: s.name, Document: l.doc, Item: -1}
+	if !l.fallback && !l.over {
+		l.decodeBatch(s)
+	}
+	s.r.objects.Add(-int64(l.counted))
+	if s.r.count(1) != nil {
+		return nil, errDocuments
+	}
+	if !l.fallback && l.n > 0 {
+		js, err := l.wrapper, error(nil)
+		if !l.json {
+			js, err = yaml.YAMLToJSONStrict(l.wrapper)
+		}
+		if err == nil {
+			head, itemKind, _, isList, err := s.r.decodeList(src, js)
+			switch {
+			case err != nil || !isList:
+			case s.r.count(l.n) != nil:
+				return nil, errTooManyObjects
+			case l.over:
+				return nil, errTooManyObjects // never: the count above fails
+			default:
+				ok := true
+				for i, js := range l.pending {
+					itemSrc := head.src
+					itemSrc.Item = i
+					res, err := s.r.decodeValue(itemSrc, js, itemKind)
+					if err != nil || len(res) != 1 {
+						ok = false
+						break
+					}
+					l.items[i] = res[0]
+				}
+				if ok {
+					return append([]decoded{head}, l.items...), nil
+				}
+				s.r.objects.Add(-int64(l.n))
+			}
+		}
+	}
+	// Read the document again whole, as decodeDocument reads it; it counts the items again.
+	data := make([]byte, end-s.docStart)
+	if _, err := s.o.ra.ReadAt(data, s.o.start+s.docStart); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: %w", s.name, err)
+	}
+	l.items, l.pending = nil, nil
+	if l.json {
+		data = bytes.TrimRight(data, " \t\r\n")
+	}
+	return s.r.decodeDocument(src, document{data: data, json: l.json, line: s.start})
+}
+
+// readOpened decodes one opened input: a JSON stream whole, YAML as it is split.
+func (in *collector) readOpened(name string, o opened) error {
+	return in.streamInput(name, o)
+}

@@ -1,0 +1,112 @@
+package manifest
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/daemonsched/daemonsched/internal/kubectldump"
+	"github.com/google/go-cmp/cmp"
+)
+
+// readWhole is the reference of the streaming reader: the input held whole, split, then
+// decoded (decodeInput), as ReadInputs read before it streamed.
+func readWhole(data []byte, opts Options) (*Result, error) {
+	opts.Limits = opts.Limits.withDefaults()
+	in := newCollector(opts)
+	if err := in.decodeInput("in", data); err != nil {
+		return nil, err
+	}
+	if err := in.checkDuplicates(); err != nil {
+		return nil, err
+	}
+	in.applyDefaults()
+	return in.result(), nil
+}
+
+// sameAsWhole checks that ReadInputs, from bytes and from a file, with small batches or not,
+// gives what readWhole gives: the same result, or the same error.
+func sameAsWhole(t *testing.T, data []byte, opts Options) {
+	t.Helper()
+	want, wantErr := readWhole(data, opts)
+	path := filepath.Join(t.TempDir(), "in")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, input := range []Input{{Name: "in", Data: data}, {Name: "in", Path: path}} {
+		got, err := ReadInputs([]Input{input}, opts)
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+			t.Fatalf("%+v:\nstreamed: %v\nwhole:    %v", input.Path, err, wantErr)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("%s: streamed and whole differ (-whole +streamed):\n%s", input.Path, diff)
+		}
+	}
+}
+
+// typedYAML is a typed list as the API server's objects print in YAML: the items without kind,
+// the list's kind after them.
+const typedYAML = "apiVersion: v1\nitems:\n- metadata:\n    name: n1\n- metadata:\n    name: n2\nkind: NodeList\nmetadata: {}\n"
+
+// streamCases are inputs whose streamed reading takes every path: lists as kubectl prints
+// them, typed lists whose kind comes before or after the items, items that fail (read again
+// whole), layouts that are not kubectl's, JSON streams, and the object limit.
+func streamCases(t testing.TB) [][]byte {
+	dump, jsonDump := generatedDump(t, 20)
+	var many strings.Builder
+	many.WriteString("apiVersion: v1\nitems:\n")
+	for i := range 1500 { // more than a batch
+		fmt.Fprintf(&many, "- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: p%d\n\n", i)
+	}
+	many.WriteString("kind: List\n")
+	return [][]byte{
+		dump, jsonDump, kubectldump.Real(), []byte(many.String()),
+		[]byte(typedYAML),
+		[]byte(strings.Replace(typedYAML, "kind: NodeList", "kind: List", 1)),                              // items without kind in a List: an error
+		[]byte("kind: NodeList\n" + strings.Replace(typedYAML, "kind: NodeList\n", "", 1)),                 // the kind first
+		[]byte(strings.Replace(typedYAML, "    name: n2", "    name: [n2", 1)),                             // a YAML error in an item
+		[]byte(strings.Replace(typedYAML, "- metadata:\n    name: n1", "- &a\n  metadata: {name: n1}", 1)), // an anchor
+		[]byte(strings.Replace(typedYAML, "kind: NodeList", "kind: Service", 1)),                           // not a list
+		[]byte(strings.Replace(typedYAML, "    name: n2", "   name: n2", 1)),                               // not kubectl's layout
+		[]byte("apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n1}\n  spec: {x: 1}\nkind: List\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n2}\n"),
+		[]byte(`{"kind":"NodeList","apiVersion":"v1","items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]}`),
+		[]byte(`{"apiVersion":"v1","items":[{"metadata":{"name":"a"}}],"kind":"NodeList"}`),
+		[]byte(`{"apiVersion":"v1","items":[{"metadata":{"name":"a"}} {"metadata":{"name":"b"}}],"kind":"NodeList"}`), // no comma
+		[]byte(`{"apiVersion":"v1","items":[{"metadata":{"name":"a"}},],"kind":"NodeList"}`),                          // a trailing comma
+		[]byte(`{"apiVersion":"v1","items":[{"metadata":{"name":"a"}},"x"],"kind":"NodeList"}`),
+		[]byte(`{"apiVersion":"v1","items":[{"metadata":{"name":"a"}}],"items":[],"kind":"NodeList"}`),
+		[]byte(`{"apiVersion":"v1","items":[{"metadata":{"name":"a"}}`),
+		[]byte(`{"apiVersion":"v1","kind":"Node","metadata":{"name":"a"}} 1,2 {"a":"}"`),
+	}
+}
+
+// The streaming reader reads what the whole input reads, error for error, whatever the
+// number of goroutines and the object limit.
+func TestStreamingReadsWhatTheWholeInputReads(t *testing.T) {
+	t.Parallel()
+	for i, data := range streamCases(t) {
+		for _, opts := range []Options{{}, {Workers: 3}, {Limits: Limits{Objects: 2}}, {Workers: 2, Limits: Limits{Objects: 1000}}} {
+			t.Run(fmt.Sprintf("%d/%d/%d", i, opts.Workers, opts.Limits.Objects), func(t *testing.T) {
+				sameAsWhole(t, data, opts)
+			})
+		}
+	}
+}
+
+// FuzzStreamingReadsWhatTheWholeInputReads is the same on arbitrary input.
+func FuzzStreamingReadsWhatTheWholeInputReads(f *testing.F) {
+	for _, data := range streamCases(f) {
+		if len(data) < 64<<10 {
+			f.Add(data)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if bytes.IndexByte(data, 0) >= 0 {
+			return // a NUL byte ends a file's check earlier, by design the same error
+		}
+		sameAsWhole(t, data, Options{Workers: 2})
+	})
+}
