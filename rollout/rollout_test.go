@@ -77,25 +77,6 @@ func TestApply(t *testing.T) {
 	require.ErrorContains(t, err, "opts.now")
 }
 
-// TestBackoff: the failed-pod back-off doubles from Initial to Max and forgets after 2 × Max
-// (ROLL-6).
-func TestBackoff(t *testing.T) {
-	b := rollout.NewBackoff(time.Second, 4*time.Second)
-	in, _ := b.InBackoff("k", t0)
-	require.False(t, in)
-	b.Next("k", t0)
-	in, d := b.InBackoff("k", t0.Add(500*time.Millisecond))
-	require.True(t, in)
-	require.Equal(t, time.Second, d)
-	b.Next("k", t0.Add(time.Second))
-	b.Next("k", t0.Add(3*time.Second))
-	b.Next("k", t0.Add(7*time.Second))
-	_, d = b.InBackoff("k", t0.Add(7*time.Second))
-	require.Equal(t, 4*time.Second, d, "capped at Max")
-	in, _ = b.InBackoff("k", t0.Add(16*time.Second))
-	require.False(t, in, "forgotten after 2 × Max")
-}
-
 // TestSimulateFailedPodsBackOff: pods the kubelet rejects are deleted and recreated, the
 // back-off holding deletions back (ROLL-6), and the simulation stays bounded.
 func TestSimulateFailedPodsBackOff(t *testing.T) {
