@@ -64,7 +64,9 @@ func TestApply(t *testing.T) {
 	}
 	require.NotNil(t, terminating)
 	require.Equal(t, t0.Add(time.Minute+30*time.Second), terminating.DeletionTimestamp.Time)
-	require.Len(t, rollout.Reap(after, t0.Add(2*time.Minute)).Pods, 2)
+	reaped, err := rollout.Reap(after, t0.Add(2*time.Minute))
+	require.NoError(t, err)
+	require.Len(t, reaped.Pods, 2)
 	for _, p := range gone.Pods {
 		require.Nil(t, p.DeletionTimestamp, "the input pods are not modified")
 	}
@@ -75,6 +77,24 @@ func TestApply(t *testing.T) {
 	require.ErrorContains(t, err, "result.delete[0]")
 	_, err = rollout.Apply(gone, res, rollout.ApplyOptions{})
 	require.ErrorContains(t, err, "opts.now")
+}
+
+// TestReapBadSnapshot: Reap rejects what daemonset.CheckSnapshot rejects, naming the entry,
+// instead of panicking on a nil node or pod.
+func TestReapBadSnapshot(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		s    daemonset.Snapshot
+		want string
+	}{
+		{"nil node", daemonset.Snapshot{Nodes: []*v1.Node{nil}}, "nodes[0]"},
+		{"nil pod", daemonset.Snapshot{Pods: []*v1.Pod{nil}}, "pods[0]"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := rollout.Reap(tt.s, t0)
+			require.ErrorContains(t, err, tt.want)
+		})
+	}
 }
 
 // TestSimulateFailedPodsBackOff: pods the kubelet rejects are deleted and recreated, the
