@@ -34,7 +34,7 @@ const (
 	// Stuck: these do not resolve by themselves.
 	BlockPodNeverReady   BlockReason = "PodNeverReady"      // a pod waits in CrashLoopBackOff, ErrImagePull, ...
 	BlockNodeNotReady    BlockReason = "NodeNotReady"       // the node's kubelet does not report
-	BlockUnschedulable   BlockReason = "Unschedulable"      // the pod is not bound to its node
+	BlockUnschedulable   BlockReason = "Unschedulable"      // the scheduler refused the pod: PodScheduled False, reason Unschedulable
 	BlockOnDelete        BlockReason = "OnDelete"           // OnDelete: old pods stay until someone deletes them
 	BlockBudgetZero      BlockReason = "BudgetZero"         // maxUnavailable and maxSurge both resolve to 0
 	BlockRollingError    BlockReason = "RollingUpdateError" // the rolling step fails (UPD-5, UPD-11)
@@ -253,8 +253,8 @@ func walkNodes(r *Report, p *daemonset.Planner, s daemonset.Snapshot, res *daemo
 				add(Blocker{Pod: ref, Reason: WaitMinReady}, false)
 			case !ready:
 				add(Blocker{Pod: ref, Reason: BlockNodeNotReady, Message: "the node's kubelet does not report, so the pod cannot turn Ready"}, true)
-			case pod.Spec.NodeName == "":
-				add(Blocker{Pod: ref, Reason: BlockUnschedulable, Message: "the pod is not bound to its node"}, true)
+			case pod.Spec.NodeName == "" && unschedulable(pod):
+				add(Blocker{Pod: ref, Reason: BlockUnschedulable, Message: "the scheduler reports the pod Unschedulable"}, true)
 			case stuckReason(pod) != "":
 				add(Blocker{Pod: ref, Reason: BlockPodNeverReady, Message: "container waiting: " + stuckReason(pod)}, true)
 			default:
@@ -307,6 +307,17 @@ func available(p *v1.Pod, minReady int32, now time.Time) bool {
 				return false
 			}
 			return minReady == 0 || (!c.LastTransitionTime.IsZero() && !c.LastTransitionTime.Add(time.Duration(minReady)*time.Second).After(now))
+		}
+	}
+	return false
+}
+
+// unschedulable reports whether the scheduler refused p: its PodScheduled condition is False
+// with reason Unschedulable. An unbound pod without that verdict is still on its way.
+func unschedulable(p *v1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == v1.PodScheduled {
+			return c.Status == v1.ConditionFalse && c.Reason == v1.PodReasonUnschedulable
 		}
 	}
 	return false

@@ -1,6 +1,7 @@
 package rollout_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -234,6 +235,53 @@ func TestProgress(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, rollout.StateComplete, rep.State)
 	require.Zero(t, rep.Actions)
+}
+
+// TestProgressUnbound: an unbound current pod blocks the rollout (Unschedulable) only when
+// the scheduler says so, PodScheduled False with reason Unschedulable; without that verdict
+// it is starting (ROLL-8).
+func TestProgressUnbound(t *testing.T) {
+	ds := agent(intstr.FromInt32(1), intstr.FromInt32(0), "agent:1", 0)
+	s := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}, Nodes: nodes(2)}
+	res, err := daemonset.Plan(ds, s.Nodes, nil, daemonset.Options{Now: t0})
+	require.NoError(t, err)
+	refuse := func(_ *v1.Pod, target *v1.Node) bool { return target != nil && target.Name != "node-00000" }
+	after, err := rollout.Apply(s, res, rollout.ApplyOptions{Now: t0, Scheduler: refuse})
+	require.NoError(t, err)
+	rep, err := rollout.Progress(after, after.DaemonSets[0], rollout.ProgressOptions{Now: t0})
+	require.NoError(t, err)
+	require.Equal(t, []string{"node-00000"}, blockerNodes(rep.Blocking))
+	require.Equal(t, rollout.BlockUnschedulable, rep.Blocking[0].Reason)
+
+	for _, tt := range []struct {
+		name  string
+		conds []v1.PodCondition
+	}{
+		{"no condition yet", nil},
+		{"scheduling gated", []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonSchedulingGated}}},
+		{"unschedulable verdict withdrawn", []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionTrue}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			pending := after
+			pending.Pods = slices.Clone(after.Pods)
+			for i, p := range pending.Pods {
+				if p.Spec.NodeName == "" {
+					p = p.DeepCopy()
+					p.Status.Conditions = tt.conds
+					pending.Pods[i] = p
+				}
+			}
+			rep, err := rollout.Progress(pending, after.DaemonSets[0], rollout.ProgressOptions{Now: t0})
+			require.NoError(t, err)
+			require.Equal(t, rollout.StateProgressing, rep.State, rep.Message)
+			require.Empty(t, rep.Blocking)
+			reasons := map[string]rollout.BlockReason{}
+			for _, b := range rep.Waiting {
+				reasons[b.Node] = b.Reason
+			}
+			require.Equal(t, map[string]rollout.BlockReason{"node-00000": rollout.WaitPodStarting, "node-00001": rollout.WaitPodStarting}, reasons)
+		})
+	}
 }
 
 func blockerNodes(bs []rollout.Blocker) []string {
