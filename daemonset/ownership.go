@@ -68,6 +68,17 @@ func groupable(pod *v1.Pod) (string, bool) {
 // podRef names pod.
 func podRef(pod *v1.Pod) PodRef { return PodRef{Namespace: pod.Namespace, Name: pod.Name} }
 
+// IsControlledBy reports whether ds controls pod (OWN-1, OWN-7): pod is in ds's namespace and
+// its first controller owner reference has kind DaemonSet, ds's name and ds's uid; the
+// apiVersion and the selector are not consulted.
+func IsControlledBy(pod *v1.Pod, ds *appsv1.DaemonSet) bool {
+	if pod.Namespace != ds.Namespace {
+		return false
+	}
+	ref := controllerOf(pod)
+	return ref != nil && controlledBy(ref, ds)
+}
+
 // controlledBy reports whether ref, a pod's controller reference, names ds (OWN-1, OWN-7):
 // kind DaemonSet, ds's name and ds's uid; the apiVersion is not compared.
 func controlledBy(ref *metav1.OwnerReference, ds *appsv1.DaemonSet) bool {

@@ -232,7 +232,7 @@ func walkNodes(r *Report, p *daemonset.Planner, s daemonset.Snapshot, res *daemo
 				}
 				continue
 			}
-			if pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == res.RevisionHash {
+			if daemonset.IsPodUpdated(ds, res.RevisionHash, pod) {
 				current = append(current, pod)
 			} else {
 				old = append(old, pod)
@@ -245,7 +245,7 @@ func walkNodes(r *Report, p *daemonset.Planner, s daemonset.Snapshot, res *daemo
 			pod := current[0]
 			ref := pod.Namespace + "/" + pod.Name
 			switch {
-			case available(pod, ds.Spec.MinReadySeconds, now):
+			case daemonset.IsPodAvailable(pod, ds.Spec.MinReadySeconds, now):
 				if len(old) > 0 {
 					add(Blocker{Pod: ref, Reason: WaitBudget, Message: "an old pod remains beside the new one"}, false)
 				}
@@ -289,28 +289,8 @@ func walkNodes(r *Report, p *daemonset.Planner, s daemonset.Snapshot, res *daemo
 	slices.SortStableFunc(r.Waiting, byNodeName)
 }
 
-// podReady is UPD-13: the first Ready condition is True.
-func podReady(p *v1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == v1.PodReady {
-			return c.Status == v1.ConditionTrue
-		}
-	}
-	return false
-}
-
-// available is UPD-12: Ready, for at least minReady seconds at now.
-func available(p *v1.Pod, minReady int32, now time.Time) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == v1.PodReady {
-			if c.Status != v1.ConditionTrue {
-				return false
-			}
-			return minReady == 0 || (!c.LastTransitionTime.IsZero() && !c.LastTransitionTime.Add(time.Duration(minReady)*time.Second).After(now))
-		}
-	}
-	return false
-}
+// podReady is UPD-13, daemonset.IsPodReady under the name this package's callers use.
+func podReady(p *v1.Pod) bool { return daemonset.IsPodReady(p) }
 
 // unschedulable reports whether the scheduler refused p: its PodScheduled condition is False
 // with reason Unschedulable. An unbound pod without that verdict is still on its way.
