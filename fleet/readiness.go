@@ -34,7 +34,8 @@ type DaemonSetReadiness struct {
 	// MustRun is the controller's shouldRun on the node (ELIG-1); Reason says why not.
 	MustRun bool             `json:"mustRun"`
 	Reason  daemonset.Reason `json:"reason,omitempty"`
-	// Pod names the pod counted: among the pods the DaemonSet controls on the node that are
+	// Pod names the pod counted: among the DaemonSet's pods on the node after this sync's
+	// claims (those it controls and does not release, and the orphans it adopts) that are
 	// not terminating, not terminal and not deleted by this sync, a ready and current one if
 	// any, else a ready one, else the first by name. Empty when there is none.
 	Pod string `json:"pod,omitempty"`
