@@ -100,9 +100,12 @@ func (w *world) apply(res *daemonset.Result, now time.Time, sched Scheduler, wri
 			key.first = w.revisions[0]
 		}
 		if key != w.history {
-			revs, err := writeHistory(ds, w.revisions, w.pods, res.RevisionHash)
+			revs, relabelled, err := writeHistory(ds, w.revisions, w.pods, res)
 			if err != nil {
 				return out, err
+			}
+			for _, p := range relabelled {
+				w.setPod(p)
 			}
 			// A write that changed nothing stays a no-op while its inputs stay; the pods matter
 			// only when old revisions exceed the limit, so that case is never remembered.
