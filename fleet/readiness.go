@@ -105,14 +105,7 @@ func dsReadiness(p *daemonset.Planner, res *daemonset.Result, node *v1.Node, onN
 	e := p.Eligibility(node)
 	r.MustRun, r.Reason = e.ShouldRun, e.Reason
 	r.Creating = slices.ContainsFunc(res.Create, func(c daemonset.Creation) bool { return c.Node == node.Name })
-	refs := func(l []daemonset.PodRef) map[daemonset.PodRef]bool {
-		m := make(map[daemonset.PodRef]bool, len(l))
-		for _, ref := range l {
-			m[ref] = true
-		}
-		return m
-	}
-	adopted, released := refs(res.Adopt), refs(res.Release)
+	claims := daemonset.Claims(ds, res)
 	deleted := map[daemonset.PodRef]bool{}
 	for _, d := range res.Delete {
 		deleted[daemonset.PodRef{Namespace: d.Namespace, Name: d.Name}] = true
@@ -122,11 +115,11 @@ func dsReadiness(p *daemonset.Planner, res *daemonset.Result, node *v1.Node, onN
 	}
 	best := -1
 	for _, pod := range onNode {
-		ref := daemonset.PodRef{Namespace: pod.Namespace, Name: pod.Name}
-		if !adopted[ref] && (released[ref] || !daemonset.IsControlledBy(pod, ds)) {
+		if !claims(pod) {
 			continue
 		}
-		if pod.DeletionTimestamp != nil || pod.Status.Phase == v1.PodFailed || pod.Status.Phase == v1.PodSucceeded || deleted[ref] {
+		if pod.DeletionTimestamp != nil || pod.Status.Phase == v1.PodFailed || pod.Status.Phase == v1.PodSucceeded ||
+			deleted[daemonset.PodRef{Namespace: pod.Namespace, Name: pod.Name}] {
 			continue
 		}
 		ready := daemonset.IsPodReady(pod)

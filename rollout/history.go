@@ -150,21 +150,13 @@ func writeHistory(ds *appsv1.DaemonSet, revisions []*appsv1.ControllerRevision, 
 	return kept, relabelled, nil
 }
 
-// claimedPods are the pods of ds after the claims of res: those ds controls that res does not
-// release, and those res adopts (OWN-2..OWN-4), in the order of pods.
+// claimedPods are the pods of ds after the claims of res (daemonset.Claims), in the order of
+// pods.
 func claimedPods(ds *appsv1.DaemonSet, pods []*v1.Pod, res *daemonset.Result) []*v1.Pod {
-	refs := func(l []daemonset.PodRef) map[daemonset.PodRef]bool {
-		m := make(map[daemonset.PodRef]bool, len(l))
-		for _, r := range l {
-			m[r] = true
-		}
-		return m
-	}
-	adopted, released := refs(res.Adopt), refs(res.Release)
+	claims := daemonset.Claims(ds, res)
 	var out []*v1.Pod
 	for _, p := range pods {
-		ref := daemonset.PodRef{Namespace: p.Namespace, Name: p.Name}
-		if adopted[ref] || !released[ref] && isControlledBy(p, ds) {
+		if claims(p) {
 			out = append(out, p)
 		}
 	}
