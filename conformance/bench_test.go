@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // rollingCluster is a DaemonSet halfway through a rolling update on n nodes: every node holds
@@ -31,11 +32,29 @@ func freshCluster(n int) daemonset.Snapshot {
 	return s
 }
 
+// contestedCluster has k DaemonSets selecting the same pods and n nodes, each holding one
+// orphan: every order of the k may adopt differently (D-2), so Check weighs k! plans.
+func contestedCluster(k, n int) daemonset.Snapshot {
+	s := freshCluster(n)
+	s.DaemonSets = nil
+	for i := range k {
+		s.DaemonSets = append(s.DaemonSets, handDS(func(ds *appsv1.DaemonSet) {
+			ds.Name, ds.UID = fmt.Sprintf("ds-%d", i), types.UID(fmt.Sprintf("uid-%d", i))
+			ds.CreationTimestamp = metav1.NewTime(epoch.Add(time.Duration(i) * time.Minute))
+		}))
+	}
+	for _, nd := range s.Nodes {
+		s.Pods = append(s.Pods, handPod("orphan-"+nd.Name, nd.Name, "old", v1.PodRunning, false))
+	}
+	return s
+}
+
 func BenchmarkCheck(b *testing.B) {
 	for _, bc := range []struct {
 		name string
 		s    daemonset.Snapshot
-	}{{"rolling/nodes=100", rollingCluster(100)}, {"rolling/nodes=5000", rollingCluster(5000)}, {"fresh/nodes=5000", freshCluster(5000)}} {
+	}{{"rolling/nodes=100", rollingCluster(100)}, {"rolling/nodes=5000", rollingCluster(5000)}, {"fresh/nodes=5000", freshCluster(5000)},
+		{"contested/daemonsets=3/nodes=100", contestedCluster(3, 100)}, {"contested/daemonsets=6/nodes=100", contestedCluster(6, 100)}} {
 		s, n := bc.s, bc.name
 		opts := Options{Now: epoch.Add(time.Hour), BurstLimit: 250}
 		plan, err := daemonset.PlanCluster(s, opts.planOptions())

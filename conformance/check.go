@@ -73,25 +73,39 @@ type Expected struct {
 	Status         *appsv1.DaemonSetStatus  `json:"status"`
 	CollisionCount *int32                   `json:"collisionCount,omitempty"`
 	Orders         *daemonset.Orders        `json:"orders"`
+	// Alternatives are the expectations had the controller kept another of several current
+	// ControllerRevisions with the same revision number (UPD-14 ties: upstream keeps the one
+	// it lists last, in arbitrary order): another RevisionHash and all that follows from it.
+	// A plan conforms when it conforms to this Expected or to one of them.
+	Alternatives []Expected `json:"alternatives,omitempty"`
 }
 
 // Expect computes the Expected of every DaemonSet of s, sorted by namespace/name. The error
 // reports a snapshot that cannot be planned (daemonset.CheckSnapshot), a zero Now or a
 // negative BurstLimit.
 func Expect(s daemonset.Snapshot, opts Options) ([]Expected, error) {
+	want, _, err := expectPlain(s, opts)
+	if err != nil {
+		return nil, err
+	}
+	return withTies(s, opts, want)
+}
+
+// expectPlain is Expect without the alternatives of UPD-14 ties; it also returns the plans.
+func expectPlain(s daemonset.Snapshot, opts Options) ([]Expected, *daemonset.ClusterResult, error) {
 	if opts.Now.IsZero() {
-		return nil, fmt.Errorf("conformance: Options.Now is required")
+		return nil, nil, fmt.Errorf("conformance: Options.Now is required")
 	}
 	if opts.BurstLimit < 0 {
-		return nil, fmt.Errorf("conformance: Options.BurstLimit must not be negative, got %d", opts.BurstLimit)
+		return nil, nil, fmt.Errorf("conformance: Options.BurstLimit must not be negative, got %d", opts.BurstLimit)
 	}
 	plans, err := daemonset.PlanCluster(s, opts.planOptions())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	orders, err := daemonset.ClusterOrders(s, opts.planOptions())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := make([]Expected, len(plans.DaemonSets))
 	for i, w := range plans.DaemonSets {
@@ -99,25 +113,26 @@ func Expect(s daemonset.Snapshot, opts Options) ([]Expected, error) {
 			Adopt: w.Adopt, Release: w.Release, RollingUpdate: w.RollingUpdate, Status: w.Status,
 			CollisionCount: w.CollisionCount, Orders: orders[i]}
 	}
-	return out, nil
+	return out, plans, nil
 }
 
 // Check decides whether candidate, the plans of every DaemonSet of s, is one the v1.36
-// controller could have produced in one sync; it is Expect followed by Verify.
+// controller could have produced in one sync; it is ExpectAll followed by VerifyAny.
 //
 // Where the controller picks at random (D-1: rolling-update and surge candidates, UPD-9 and
-// UPD-23; the Failed pod of a node, DIFF-17; the part of a list over the burst cap, DIFF-10)
-// any valid choice is accepted. Interchangeable marks, events, conflicts and invalid lists are
+// UPD-23; the Failed pod of a node, DIFF-17; the part of a list over the burst cap, DIFF-10;
+// the kept one of tied current revisions, UPD-14; the DaemonSet that adopts a shared orphan,
+// D-2) any valid choice is accepted. Interchangeable marks, events, conflicts and invalid lists are
 // explanations and are not compared; reasons (of actions and of the rolling-update report) only
 // with Options.Reasons. Created pods are compared as ComparePods does. What the controller's own
 // requests do not carry may be left empty: revisionHash, the node of a delete. The mismatches come
 // sorted by DaemonSet; none means the candidate conforms.
 func Check(s daemonset.Snapshot, candidate []*daemonset.Result, opts Options) ([]Mismatch, error) {
-	want, err := Expect(s, opts)
+	wants, err := ExpectAll(s, opts)
 	if err != nil {
 		return nil, err
 	}
-	return Verify(want, candidate, opts), nil
+	return VerifyAny(wants, candidate, opts), nil
 }
 
 // Verify checks candidate against want (from Expect or a corpus case); only opts.Reasons is
@@ -147,7 +162,7 @@ func Verify(want []Expected, candidate []*daemonset.Result, opts Options) []Mism
 			out = append(out, Mismatch{DaemonSet: key, Action: "plan", Rule: "SYNC-2", Message: "no plan for this DaemonSet"})
 			continue
 		}
-		out = append(out, checkOne(key, w, g, opts)...)
+		out = append(out, checkTied(key, w, g, opts)...)
 	}
 	for _, key := range slices.Sorted(maps.Keys(got)) {
 		if !known[key] {
@@ -157,6 +172,27 @@ func Verify(want []Expected, candidate []*daemonset.Result, opts Options) []Mism
 	slices.SortStableFunc(out, func(a, b Mismatch) int {
 		return strings.Compare(a.DaemonSet, b.DaemonSet)
 	})
+	return out
+}
+
+// checkTied compares g with w and, when it does not conform, with each of w's alternatives
+// (UPD-14 ties): none conforming, the mismatches are those against the alternative whose hash
+// g names, or against w.
+func checkTied(key string, w *Expected, g *daemonset.Result, opts Options) []Mismatch {
+	out := checkOne(key, w, g, opts)
+	if len(out) == 0 {
+		return nil
+	}
+	for i := range w.Alternatives {
+		alt := &w.Alternatives[i]
+		m := checkOne(key, alt, g, opts)
+		if len(m) == 0 {
+			return nil
+		}
+		if g.RevisionHash != "" && g.RevisionHash == alt.RevisionHash {
+			out = m
+		}
+	}
 	return out
 }
 

@@ -32,6 +32,9 @@ type Case struct {
 	Description string   `json:"description"`
 	Profile     string   `json:"profile"`
 	Rules       []string `json:"rules"`
+	// Surprises are the numbers of the specification's Surprises (behaviours a natural
+	// re-implementation is likely to get wrong) the case demonstrates.
+	Surprises []int `json:"surprises,omitempty"`
 	// Source says where the case comes from: hand-written and checked against upstream code,
 	// generated from the project's plans, or a regression of a fidelity difference.
 	Source     string `json:"source"`
@@ -43,6 +46,15 @@ type Case struct {
 	// manifests.
 	Objects  []json.RawMessage `json:"objects"`
 	Expected []Expected        `json:"expected"`
+	// Alternatives are the expectations under the other orders the controller's work queue
+	// may sync the DaemonSets in (D-2, ExpectAll): a plan conforms when it conforms to
+	// Expected or to one of them.
+	Alternatives [][]Expected `json:"alternatives,omitempty"`
+}
+
+// expectations are Expected and then the Alternatives.
+func (c *Case) expectations() [][]Expected {
+	return append([][]Expected{c.Expected}, c.Alternatives...)
 }
 
 // Snapshot reads the case's objects as the CLI reads manifests (manifest.Read): DaemonSets get

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/google/go-cmp/cmp"
@@ -110,13 +111,22 @@ func finish(t *testing.T, c *Case, description, profile string, extraRules ...st
 		t.Fatal(err)
 	}
 	opts, _ := c.Options()
-	c.Expected, err = Expect(s, opts)
+	all, err := ExpectAll(s, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	c.Expected, c.Alternatives = all[0], all[1:]
 	rules := map[string]bool{}
 	for _, r := range extraRules {
 		rules[r] = true
+	}
+	if len(c.Alternatives) > 0 {
+		rules["D-2"] = true
+	}
+	for _, e := range c.Expected {
+		if len(e.Alternatives) > 0 {
+			rules["UPD-14"], rules["D-1"] = true, true
+		}
 	}
 	for _, e := range c.Expected {
 		o := e.Orders
@@ -193,12 +203,30 @@ func buildCorpus(t *testing.T) []Case {
 		cases = append(cases, c)
 	}
 	for _, h := range handCases() {
-		c := generatedCase(h.name, h.snapshot, h.burst, h.source)
-		finish(t, &c, h.description, h.profile, h.rules...)
-		cases = append(cases, c)
+		cases = append(cases, handCaseOf(t, h, h.snapshot))
 	}
+	for _, h := range scenarioHandCases() {
+		now := h.now
+		if now.IsZero() {
+			now = epoch
+		}
+		cases = append(cases, handCaseOf(t, h, withCurrentRevisions(t, h.snapshot, Options{Now: now, BurstLimit: h.burst})))
+	}
+	cases = append(cases, scenarioCases(t)...)
 	slices.SortFunc(cases, func(a, b Case) int { return strings.Compare(a.Name, b.Name) })
 	return cases
+}
+
+// handCaseOf is the case of a hand-written snapshot.
+func handCaseOf(t *testing.T, h handCase, s daemonset.Snapshot) Case {
+	t.Helper()
+	c := generatedCase(h.name, s, h.burst, h.source)
+	c.Surprises = h.surprises
+	if !h.now.IsZero() {
+		c.Now = h.now.Format(time.RFC3339)
+	}
+	finish(t, &c, h.description, h.profile, h.rules...)
+	return c
 }
 
 // TestCorpusIsCurrent checks that the corpus on disk is what the project computes today and

@@ -7,7 +7,10 @@
 // burst cap is submitted (DIFF-10). A correct implementation can therefore differ from the
 // plan daemonset.Plan returns and still be right. [Check] decides whether a candidate plan is
 // one the controller could have produced, accepting every valid choice and naming the rule
-// each mismatch breaks.
+// each mismatch breaks. Two more choices shape whole plans: of several current revisions with
+// one revision number, which the controller keeps (UPD-14; [Expected].Alternatives), and the
+// order its work queue syncs DaemonSets in, which decides who adopts an orphan several of
+// them select (D-2; [ExpectAll], [VerifyAny]).
 //
 // [Expect] computes what every conforming plan agrees on ([Expected]: the deterministic fields
 // and the daemonset.Orders of the sync) and [Verify] checks a candidate against it; Check is
@@ -15,7 +18,10 @@
 //
 // The corpus under testdata/ holds cases in plain YAML (schema: testdata/case.schema.json):
 // the manifests, the clock, the burst cap, the expected plan with choice sets, the rules each
-// case exercises, its source and the Kubernetes version. [Corpus] reads it. [Run] runs it
+// case exercises, its source and the Kubernetes version. It has a case for every Surprise of
+// the specification, every SCN scenario and every fidelity difference a snapshot can express
+// (most generated from daemonset's scenario tables); testdata/left-out.yaml says why the
+// others have none. [Corpus] reads it. [Run] runs it
 // against a Go implementation; for any other language, `daemonsched conformance run --
 // PROGRAM` sends each case as a [Request] line on PROGRAM's stdin, judges each answer line
 // ([JudgeResponse]) and writes one [Report] per profile (testdata/result.schema.json), so that

@@ -16,6 +16,12 @@ type handCase struct {
 	rules                              []string
 	burst                              int
 	snapshot                           daemonset.Snapshot
+	// surprises are the Surprises of the specification the case demonstrates; now, when set,
+	// is the sync's clock instead of epoch.
+	surprises []int
+	now       time.Time
+	// check asserts what was checked by hand (TestScenarioHandCasesHold); "" when it holds.
+	check func(e []Expected) string
 }
 
 const handSource = "hand-written; expectations checked by hand against pkg/controller/daemon of Kubernetes v1.36.3 (TestHandCasesHoldWhatWasChecked)"
@@ -140,7 +146,7 @@ func handCases() []handCase {
 			rules:       []string{"UPD-8", "UPD-10", "ELIG-4"},
 			description: "A node given an untolerated NoSchedule taint keeps its old pod until the rolling update deletes it, and no new pod follows: the update removes the daemon from that node.",
 			snapshot:    taintedRolloutCase()},
-		{name: "known-divergence-pod-3-create-refused-without-labels", profile: "diff", source: "known divergence (testdata/known-divergences.yaml); " + handSource,
+		{name: "known-divergence-pod-3-create-refused-without-labels", profile: "diff", source: "known divergence (testdata/known-divergences.yaml) and regression of a fidelity difference (docs/upstream-differences.md, POD-3); " + handSource,
 			rules:       []string{"POD-3", "UPD-2", "UPD-14"},
 			description: "The current ControllerRevision's hash label is empty and the template has no labels: the pod would carry no label, the controller's pod control refuses it, and the sync creates nothing (nor does its rolling step run) on every sync.",
 			snapshot:    noLabelCase()},
@@ -172,7 +178,7 @@ func handCases() []handCase {
 			description: "A running DaemonSet and a node added for a what-if question: only the new node gets a pod.",
 			snapshot: withRevision(daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{whatIfDS}, Nodes: whatIfNodes,
 				Pods: []*v1.Pod{handPod("d-a", "a-plain", hash, v1.PodRunning, true)}})},
-		{name: "diff-17-controlled-failed-before-adopted", profile: "diff", source: handSource, rules: []string{"DIFF-17", "OWN-4", "D-1"},
+		{name: "diff-17-controlled-failed-before-adopted", profile: "diff", source: "regression of a fidelity difference (docs/upstream-differences.md, DIFF-17); " + handSource, rules: []string{"DIFF-17", "OWN-4", "D-1"},
 			description: "Two controlled Failed pods and one orphan Failed pod on one node: the sync deletes exactly one of the two controlled ones (either), never the adopted one, and adopts the orphan.",
 			snapshot: daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{failedDS}, Nodes: handNodes("n1"),
 				Pods: []*v1.Pod{handPod("f1", "n1", "x", v1.PodFailed, true), handPod("f2", "n1", "x", v1.PodFailed, true), handPod("f0-orphan", "n1", "x", v1.PodFailed, false)}}},

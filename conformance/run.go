@@ -60,7 +60,7 @@ func RunCase(c Case, impl Impl) Outcome {
 	if err != nil {
 		return o.failed(err)
 	}
-	return o.judged(Verify(c.Expected, got, opts))
+	return o.judged(VerifyAny(c.expectations(), got, opts))
 }
 
 func (o Outcome) failed(err error) Outcome {
@@ -119,7 +119,7 @@ func JudgeResponse(c Case, line []byte) Outcome {
 	if err != nil {
 		return o.failed(err)
 	}
-	return o.judged(Verify(c.Expected, got, opts))
+	return o.judged(VerifyAny(c.expectations(), got, opts))
 }
 
 // Report is the outcome of every case of one profile for one implementation; it passes when

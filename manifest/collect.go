@@ -3,6 +3,8 @@ package manifest
 import (
 	"crypto/sha1"
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/daemonsched/daemonsched/daemonset"
@@ -30,12 +32,15 @@ type collector struct {
 	revisions  []located[*appsv1.ControllerRevision]
 	admission  admissionCollector
 
-	skipped   []Warning // one per apiVersion and kind
-	unknown   []Warning // one per kind and field pattern
-	invalid   []Warning // objects read from the API server that it would now reject
-	uids      []Warning
-	skipIndex map[[2]string]int // apiVersion and kind to their index in skipped
-	unkIndex  map[[2]string]int // kind and field pattern to their index in unknown
+	skipped []Warning // one per apiVersion and kind
+	unknown []Warning // one per kind and field pattern
+	invalid []Warning // objects read from the API server that it would now reject
+	uids    []Warning
+
+	applying  bool                         // the input being read is an Apply input
+	applied   []located[*appsv1.DaemonSet] // the DaemonSets of Apply inputs, in input order
+	skipIndex map[[2]string]int            // apiVersion and kind to their index in skipped
+	unkIndex  map[[2]string]int            // kind and field pattern to their index in unknown
 }
 
 func newCollector(opts Options) *collector {
@@ -48,10 +53,11 @@ func newCollector(opts Options) *collector {
 // add adds one decoded object, in input order.
 func (in *collector) add(d decoded) error {
 	if len(d.unknown) > 0 {
-		if in.opts.StrictFields {
+		obj, _ := d.obj.(metav1.Object)
+		if in.opts.StrictFields || in.opts.StrictHandWritten && obj != nil && HandWritten(obj) {
 			msgs := make([]string, len(d.unknown))
 			for i, p := range d.unknown {
-				msgs[i] = p + ": unknown field"
+				msgs[i] = p + ": unknown field" + fieldSuggestion(reflect.TypeOf(d.obj), p)
 			}
 			return fmt.Errorf("%s: %s", d.where, strings.Join(msgs, "; "))
 		}
@@ -70,6 +76,9 @@ func (in *collector) add(d decoded) error {
 		for _, e := range d.invalid {
 			in.invalid = append(in.invalid, d.warning(WarningInvalidObject, e.Field, shortened(e).ErrorBody()+" (the API server would refuse it today; read as stored)"))
 		}
+	}
+	if in.applying && (d.obj != nil || d.skip) {
+		return in.addApplied(d)
 	}
 	switch obj := d.obj.(type) {
 	case *appsv1.DaemonSet:
@@ -107,7 +116,8 @@ func (in *collector) unknownField(d decoded, path string) {
 		return
 	}
 	in.unkIndex[key] = len(in.unknown)
-	in.unknown = append(in.unknown, d.warning(WarningUnknownField, path, "unknown field, ignored as by the v1.36 controller"))
+	in.unknown = append(in.unknown, d.warning(WarningUnknownField, path,
+		"unknown field, ignored as by the v1.36 controller"+fieldSuggestion(reflect.TypeOf(d.obj), path)))
 }
 
 func (in *collector) skip(d decoded) {
@@ -153,25 +163,70 @@ func duplicates[T any](objs []located[T], key func(T) string, kind string) error
 }
 
 // applyDefaults applies the DaemonSet API defaults (D-4) and gives every DaemonSet without a
-// uid one derived from its namespace and name (D-5), as opts asks. Each DaemonSet changed is a
-// copy: decoded objects are the collector's own, but WithDefaults copies anyway.
+// uid the uid of the same-named DaemonSet that owns pods in the input, or else one derived from
+// its namespace and name (D-5), as opts asks. Each DaemonSet changed is a copy: decoded objects
+// are the collector's own, but WithDefaults copies anyway.
 func (in *collector) applyDefaults() {
+	var owners map[[2]string][]types.UID
 	for i := range in.daemonSets {
 		d := &in.daemonSets[i]
-		if in.opts.applies(DefaultDaemonSetFields) {
-			d.obj = daemonset.WithDefaults(d.obj)
+		d.obj = defaulted(d.obj, in.opts)
+		if d.obj.UID != "" || !in.opts.applies(DefaultUID) {
+			continue
 		}
-		if d.obj.UID == "" && in.opts.applies(DefaultUID) {
+		if owners == nil {
+			owners = in.podOwners()
+		}
+		w := Warning{
+			Source: d.src, APIVersion: d.obj.APIVersion, Kind: "DaemonSet", Namespace: d.obj.Namespace, Name: d.obj.Name,
+			Field: "metadata.uid",
+		}
+		switch uids := owners[[2]string{d.obj.Namespace, d.obj.Name}]; len(uids) {
+		case 1:
+			d.obj.UID = uids[0]
+			w.Reason = WarningAdoptedUID
+			w.Message = fmt.Sprintf("not set, using %s, the uid of the DaemonSet of this name that owns pods in the input", d.obj.UID)
+		default:
 			d.obj.UID = nameUID(d.obj.Namespace, d.obj.Name)
-			in.uids = append(in.uids, Warning{
-				Reason: WarningDerivedUID, Source: d.src,
-				APIVersion: d.obj.APIVersion, Kind: "DaemonSet", Namespace: d.obj.Namespace, Name: d.obj.Name,
-				Field: "metadata.uid",
-				Message: fmt.Sprintf("not set, using %s (derived from namespace and name); pods belong to it only if their ownerReferences carry this uid",
-					d.obj.UID),
-			})
+			w.Reason = WarningDerivedUID
+			w.Message = fmt.Sprintf("not set, using %s (derived from namespace and name); pods belong to it only if their ownerReferences carry this uid",
+				d.obj.UID)
+			if len(uids) > 1 {
+				w.Message += fmt.Sprintf(" (pods in the input are owned by %d DaemonSets of this name, so none is adopted)", len(uids))
+			}
+		}
+		in.uids = append(in.uids, w)
+	}
+}
+
+// defaulted returns ds with the DaemonSet and pod-template defaults opts asks for; a copy if
+// any applies.
+func defaulted(ds *appsv1.DaemonSet, opts Options) *appsv1.DaemonSet {
+	if opts.applies(DefaultDaemonSetFields) {
+		ds = daemonset.WithDefaults(ds)
+	}
+	if opts.PodTemplateDefaults {
+		ds = daemonset.WithTemplateDefaults(ds)
+	}
+	return ds
+}
+
+// podOwners maps the namespace and name of every DaemonSet that controls pods of the input
+// (the controller ownerReference of kind DaemonSet) to its distinct uids, sorted.
+func (in *collector) podOwners() map[[2]string][]types.UID {
+	owners := map[[2]string][]types.UID{}
+	for _, p := range in.pods {
+		ref := metav1.GetControllerOfNoCopy(p.obj)
+		if ref == nil || ref.Kind != "DaemonSet" || ref.UID == "" || !strings.HasPrefix(ref.APIVersion, "apps/") {
+			continue
+		}
+		k := [2]string{p.obj.Namespace, ref.Name}
+		if !slices.Contains(owners[k], ref.UID) {
+			owners[k] = append(owners[k], ref.UID)
+			slices.Sort(owners[k])
 		}
 	}
+	return owners
 }
 
 // uidNamespace is the name-space UUID of the uids nameUID derives (a random constant).

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
 	pool "github.com/daemonsched/daemonsched/internal/parallel"
+	"github.com/daemonsched/daemonsched/internal/printable"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -214,6 +216,11 @@ func (r reader) decodeValue(src Source, data []byte, itemKind string) ([]decoded
 	}
 	tn, where := d.tn, d.where
 	if _, known := kinds[tn.Kind]; !known {
+		// A typo of a kind read (kind: Daemonset) would otherwise be skipped with a warning and
+		// the plan made without the object: an error names the kind meant.
+		if k := misspelledKind(tn.Kind, tn.APIVersion); k != "" {
+			return nil, fmt.Errorf("%s: kind: unknown kind %s: did you mean %s?", where, printable.Quote(strconv.Quote(tn.Kind)), k)
+		}
 		d.skip = true
 		return []decoded{d}, nil
 	}

@@ -1,6 +1,7 @@
 package manifest_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -67,6 +68,65 @@ func TestDefaultsCanBeSkipped(t *testing.T) {
 			}
 			require.Equal(t, []string{"ds.yaml: document 1: DaemonSet " + strings.TrimPrefix(tt.wantNamespace+"/", "/") + "agent: metadata.uid: not set, using " +
 				string(ds.UID) + " (derived from namespace and name); pods belong to it only if their ownerReferences carry this uid"}, uidWarnings)
+		})
+	}
+}
+
+// A DaemonSet manifest without uid read with a dump of its cluster takes the uid of the
+// same-named DaemonSet that owns pods there (D-5), so that its plan does not duplicate every
+// pod; pods of another namespace, of another kind of owner or not the controller's do not count,
+// and owners of two uids leave the derived uid.
+func TestManifestAdoptsTheUIDOfItsPods(t *testing.T) {
+	t.Parallel()
+	pod := func(name, ns, kind, owner, uid string, controller bool) string {
+		return `---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: ` + name + `
+  namespace: ` + ns + `
+  ownerReferences: [{apiVersion: apps/v1, kind: ` + kind + `, name: ` + owner + `, uid: ` + uid + `, controller: ` + strconv.FormatBool(controller) + `}]
+`
+	}
+	ds := `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: kube-system}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec: {containers: [{name: agent, image: agent:1}]}
+`
+	tests := []struct {
+		name       string
+		pods       string
+		wantUID    string
+		wantReason manifest.WarningReason
+	}{
+		{name: "one owner uid is adopted", pods: pod("a", "kube-system", "DaemonSet", "agent", "u-1", true) + pod("b", "kube-system", "DaemonSet", "agent", "u-1", true),
+			wantUID: "u-1", wantReason: manifest.WarningAdoptedUID},
+		{name: "another namespace does not count", pods: pod("a", "default", "DaemonSet", "agent", "u-1", true), wantReason: manifest.WarningDerivedUID},
+		{name: "another owner kind does not count", pods: pod("a", "kube-system", "ReplicaSet", "agent", "u-1", true), wantReason: manifest.WarningDerivedUID},
+		{name: "a reference that is not the controller does not count", pods: pod("a", "kube-system", "DaemonSet", "agent", "u-1", false), wantReason: manifest.WarningDerivedUID},
+		{name: "two owner uids are ambiguous", pods: pod("a", "kube-system", "DaemonSet", "agent", "u-1", true) + pod("b", "kube-system", "DaemonSet", "agent", "u-2", true),
+			wantReason: manifest.WarningDerivedUID},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := manifest.Read("in.yaml", strings.NewReader(ds+tt.pods), manifest.Options{})
+			require.NoError(t, err)
+			uid := string(got.Snapshot.DaemonSets[0].UID)
+			if tt.wantUID != "" {
+				require.Equal(t, tt.wantUID, uid)
+			} else {
+				require.NotContains(t, []string{"", "u-1", "u-2"}, uid)
+			}
+			var reasons []manifest.WarningReason
+			for _, w := range got.Warnings {
+				reasons = append(reasons, w.Reason)
+			}
+			require.Equal(t, []manifest.WarningReason{tt.wantReason}, reasons)
 		})
 	}
 }

@@ -32,8 +32,20 @@ type Options struct {
 	// [WarningUnknownField] warning and the field is dropped, as every v1.36 client (the
 	// controller included) drops it.
 	StrictFields bool
+	// StrictHandWritten makes a field the v1.36 API types do not have an error in a
+	// [HandWritten] object (a manifest: most likely a typo, which would change the plan without
+	// a word) and leaves it a warning in objects read from the API server, which may come from
+	// a newer Kubernetes. StrictFields makes it an error everywhere.
+	StrictHandWritten bool
 	// SkipDefaults lists the defaults not to apply; the zero value applies all of them.
 	SkipDefaults Defaults
+	// PodTemplateDefaults gives every DaemonSet's pod template the pod defaults of the API
+	// server and drops its empty lists and maps, as the stored object comes back
+	// ([daemonset.WithTemplateDefaults], DFLT-3, D-4), so that the revision hash of a
+	// hand-written manifest is the one the cluster computes; a kubectl dump is already so. The
+	// daemonsched command sets it. It is off in the zero value, which reads templates as
+	// written, as the conformance corpus is read.
+	PodTemplateDefaults bool
 	// Workers is how many goroutines share the decoding of the documents of an input and of the
 	// items of a list; 0 and 1 mean the calling goroutine only. The result, and the error, are
 	// the same whatever the number. Negative panics.
@@ -80,6 +92,11 @@ type Input struct {
 	Data   []byte
 	Path   string
 	Reader io.Reader
+	// Apply marks an input of DaemonSet manifests applied over the other inputs, as `kubectl
+	// diff` shows what `kubectl apply` would store (D-14): each replaces the spec of the
+	// DaemonSet of the same namespace and name, keeping its identity and status, or is added
+	// when there is none. Other kinds are an error in such an input.
+	Apply bool
 }
 
 // bytes returns the input's name and contents, at most limit bytes.
@@ -149,11 +166,15 @@ func ReadInputs(inputs []Input, opts Options) (*Result, error) {
 			return nil, err
 		}
 		left -= int64(len(data))
+		in.applying = input.Apply
 		if err := in.decodeInput(name, data); err != nil {
 			return nil, err
 		}
 	}
 	if err := in.checkDuplicates(); err != nil {
+		return nil, err
+	}
+	if err := in.overlay(); err != nil {
 		return nil, err
 	}
 	in.applyDefaults()

@@ -29,6 +29,14 @@ import (
 // fromServer reports whether an object was read from the API server rather than written by hand.
 func fromServer(obj metav1.Object) bool { return obj.GetResourceVersion() != "" }
 
+// HandWritten says whether obj was written by hand rather than read from the API server: it has
+// neither metadata.resourceVersion nor metadata.managedFields, which only the API server sets.
+// (A uid alone does not count: hand-written test clusters give uids to link pods to their
+// DaemonSets.) [Options.StrictHandWritten] reads such objects strictly.
+func HandWritten(obj metav1.Object) bool {
+	return obj.GetResourceVersion() == "" && len(obj.GetManagedFields()) == 0
+}
+
 // validateObject returns what the API server would reject in a Node or a Pod, with paths
 // rooted at the object, sorted by path so that the order is the same on every read; nil for
 // other kinds.

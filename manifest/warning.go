@@ -45,6 +45,10 @@ const (
 	// WarningDerivedUID: a DaemonSet without metadata.uid got one derived from its namespace and
 	// name (D-5, [DefaultUID]).
 	WarningDerivedUID WarningReason = "DerivedUID"
+	// WarningAdoptedUID: a DaemonSet without metadata.uid took the uid of the DaemonSet of the
+	// same namespace and name that controls pods in the input, so that a manifest read with a
+	// dump of its cluster owns the pods it owns there (D-5, [DefaultUID]).
+	WarningAdoptedUID WarningReason = "AdoptedUID"
 )
 
 // Warning is something Read did with the input that the caller may want to know about. One

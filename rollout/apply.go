@@ -119,7 +119,7 @@ func (w *world) apply(res *daemonset.Result, now time.Time, sched Scheduler, wri
 			w.revisions = revs
 		}
 	}
-	root := field.NewPath("result")
+	root := resultPath{}
 	for i, d := range res.Delete {
 		pod, ok := w.pod(podKey{d.Namespace, d.Name})
 		if !ok {
@@ -204,13 +204,17 @@ func (w *world) apply(res *daemonset.Result, now time.Time, sched Scheduler, wri
 		cp := *w.ds() // copy on write: spec and metadata are shared, never modified again
 		c := *res.CollisionCount
 		cp.Status.CollisionCount = &c
-		w.daemonSet[w.dsIndex] = &cp
+		w.setDS(&cp)
 	}
 	return out, nil
 }
 
-// writeStatus writes st (nil: nothing) to the DaemonSet, keeping its collision count. As
-// upstream's storeDaemonSetStatus, an equal status is not written: the object stays.
+// writeStatus writes st (nil: nothing) to the DaemonSet, keeping its collision count and
+// conditions. As upstream's storeDaemonSetStatus, an equal status is not written. The new
+// status shares nothing with st: its only references, the collision count and the
+// conditions, are the DaemonSet's own, which nobody modifies. The object is copied unless
+// it is the world's scratch object, which nobody else holds (a simulation writes the
+// status about once a sync, and the DaemonSet is the largest object it would copy).
 func (w *world) writeStatus(st *appsv1.DaemonSetStatus) {
 	if st == nil {
 		return
@@ -222,10 +226,21 @@ func (w *world) writeStatus(st *appsv1.DaemonSetStatus) {
 	if counters(next) == counters(ds.Status) && equality.Semantic.DeepEqual(next.Conditions, st.Conditions) {
 		return
 	}
+	if ds == w.scratch {
+		ds.Status = next
+		w.dsVersion++
+		return
+	}
 	cp := *ds // copy on write: spec and metadata are shared, never modified again
-	cp.Status = *next.DeepCopy()
-	w.daemonSet[w.dsIndex] = &cp
+	cp.Status = next
+	w.setDS(&cp)
 }
+
+// resultPath builds the field path of an apply error only when there is one: apply runs
+// about once a sync.
+type resultPath struct{}
+
+func (resultPath) Child(name string) *field.Path { return field.NewPath("result", name) }
 
 // counters are the fields of a status the sync computes.
 func counters(s appsv1.DaemonSetStatus) [8]int64 {

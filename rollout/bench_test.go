@@ -40,6 +40,28 @@ func BenchmarkSimulateRollingUpdate(b *testing.B) {
 	}
 }
 
+// BenchmarkSimulateSyncs runs the first k syncs of the 10,000-node rollout above: the cost of
+// a run is a fixed part (copying the snapshot into the simulation, the first whole-snapshot
+// plan that builds the incremental state) plus a part that grows with the syncs.
+func BenchmarkSimulateSyncs(b *testing.B) {
+	s := settled(b, agent(intstr.FromString("10%"), intstr.FromInt32(0), "agent:1", 0), 10_000)
+	next := agent(intstr.FromString("10%"), intstr.FromInt32(0), "agent:2", 0)
+	for _, k := range []int{1, 1_000, 4_000, 16_000} {
+		b.Run(fmt.Sprintf("syncs=%d", k), func(b *testing.B) {
+			b.ReportAllocs()
+			cpu0 := cpuTime()
+			for b.Loop() {
+				traj, err := rollout.Simulate(s, next, rollout.Options{Start: t0, Seed: 1, MaxSyncs: k,
+					Kubelet: rollout.Kubelet{Startup: rollout.Distribution{Min: 20 * time.Second, Max: 40 * time.Second}}})
+				if err != nil || len(traj.Steps) != k {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+		})
+	}
+}
+
 // BenchmarkProgress judges a converged rollout (the Complete fast path) and one mid-way.
 func BenchmarkProgress(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {

@@ -21,7 +21,7 @@ func (sm *sim) scheduleExisting(p *v1.Pod) {
 		return
 	}
 	sm.fates[keyOf(p)] = FateReady
-	sm.push(item{at: sm.now.Add(sm.opts.Kubelet.Startup.draw(sm.rng)), kind: itemStart, pod: keyOf(p), epoch: sm.epochs[p.Spec.NodeName]})
+	sm.push(pending{at: sm.now.Add(sm.opts.Kubelet.Startup.draw(sm.rng)), kind: itemStart, pod: keyOf(p), epoch: sm.w.epoch(p.Spec.NodeName)})
 }
 
 func (sm *sim) scheduleRemoval(p *v1.Pod) {
@@ -29,7 +29,7 @@ func (sm *sim) scheduleRemoval(p *v1.Pod) {
 	if p.DeletionTimestamp != nil {
 		d = min(d, max(p.DeletionTimestamp.Sub(sm.now), 0))
 	}
-	sm.push(item{at: sm.now.Add(d), kind: itemRemove, pod: keyOf(p), epoch: sm.epochs[p.Spec.NodeName]})
+	sm.push(pending{at: sm.now.Add(d), kind: itemRemove, pod: keyOf(p), epoch: sm.w.epoch(p.Spec.NodeName)})
 }
 
 // handle applies one kubelet or cluster event and reports whether it triggers a sync.
@@ -37,24 +37,32 @@ func (sm *sim) handle(it item) bool {
 	ds := sm.w.ds()
 	switch it.kind {
 	case itemStart:
-		p, ok := sm.w.pod(it.pod)
-		if !ok || p.DeletionTimestamp != nil || it.epoch != sm.epochs[p.Spec.NodeName] {
+		s := sm.podOf(it)
+		key := s.key
+		p, ok := sm.w.pod(key)
+		if !ok || p.DeletionTimestamp != nil || it.epoch != sm.w.epoch(p.Spec.NodeName) {
 			return false
 		}
-		np := started(p, sm.fates[it.pod], sm.now)
+		np := p
+		if sm.private(s, p) {
+			start(p, sm.fates[key], sm.now) // nobody else holds it: no copy
+		} else {
+			np = started(p, sm.fates[key], sm.now)
+		}
 		sm.w.setPod(np)
 		sm.changed()
 		if podReady(np) && ds.Spec.MinReadySeconds > 0 {
-			sm.push(item{at: sm.now.Add(time.Duration(ds.Spec.MinReadySeconds)*time.Second + time.Second), kind: itemSync})
+			sm.push(pending{at: sm.now.Add(time.Duration(ds.Spec.MinReadySeconds)*time.Second + time.Second), kind: itemSync})
 		}
 		return isControlledBy(np, ds)
 	case itemRemove:
-		p, ok := sm.w.pod(it.pod)
-		if !ok || it.epoch != sm.epochs[p.Spec.NodeName] {
+		key := sm.podOf(it).key
+		p, ok := sm.w.pod(key)
+		if !ok || it.epoch != sm.w.epoch(p.Spec.NodeName) {
 			return false
 		}
-		sm.w.removePod(it.pod)
-		delete(sm.fates, it.pod)
+		sm.w.removePod(key)
+		delete(sm.fates, key)
 		sm.changed()
 		return isControlledBy(p, ds)
 	case itemEvent:
@@ -72,7 +80,7 @@ func (sm *sim) event(e Event) bool {
 		if !ok {
 			return false
 		}
-		sm.epochs[e.Node]++
+		sm.w.entry(e.Node).epoch++
 		ready := e.Type == EventNodeReady
 		sm.w.setNode(withReadiness(n, ready, sm.now))
 		for _, p := range slices.Clone(sm.w.pods) {
@@ -88,17 +96,17 @@ func (sm *sim) event(e Event) bool {
 				if _, ok := sm.fates[keyOf(p)]; !ok {
 					sm.fates[keyOf(p)] = FateReady
 				}
-				sm.push(item{at: sm.now.Add(sm.opts.Kubelet.Startup.draw(sm.rng)), kind: itemStart, pod: keyOf(p), epoch: sm.epochs[e.Node]})
+				sm.push(pending{at: sm.now.Add(sm.opts.Kubelet.Startup.draw(sm.rng)), kind: itemStart, pod: keyOf(p), epoch: sm.w.epoch(e.Node)})
 			}
 		}
 	case EventNodeAdded:
 		sm.w.setNode(e.NewNode)
-		sm.epochs[e.NewNode.Name]++
+		sm.w.entry(e.NewNode.Name).epoch++
 	case EventNodeRemoved:
 		if !sm.w.removeNode(e.Node) {
 			return false
 		}
-		sm.epochs[e.Node]++
+		sm.w.entry(e.Node).epoch++
 		for _, p := range slices.Clone(sm.w.pods) {
 			if p.Spec.NodeName == e.Node {
 				sm.w.removePod(keyOf(p))
@@ -107,7 +115,7 @@ func (sm *sim) event(e Event) bool {
 	case EventDaemonSetUpdated:
 		next := e.DaemonSet.DeepCopy()
 		next.Status = sm.w.ds().Status
-		sm.w.daemonSet[sm.w.dsIndex] = next
+		sm.w.setDS(next)
 	}
 	return true
 }

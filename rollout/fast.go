@@ -33,11 +33,18 @@ type incremental struct {
 	// allows surge (DIFF-9).
 	directOK, surgeDiff bool
 
-	names   []string       // sorted
-	rank    map[string]int // name -> index into names and recs
+	names   []string     // sorted
+	entries []*nodeEntry // of names, in the same order; each knows its index (rank)
 	recs    []nodeRec
 	dirty   []int
 	isDirty bitset
+
+	// plans are the buffers the joined plans are written into, in turn, lists included: a
+	// sync plans at most three times (the plan, the rolling step after its own writes, the
+	// status), and nothing keeps a plan beyond the sync after its own but the simulation's
+	// memo of the last one, so four buffers are never overwritten while in use.
+	plans [4]joined
+	next  int
 
 	// Sums over recs.
 	baseCreates, baseDeletes int
@@ -47,6 +54,15 @@ type incremental struct {
 	// Ordered sets of node indices by rolling category, and of nodes with base-diff actions.
 	sets [catCount]bitset
 	base bitset
+}
+
+// joined is a joined plan with its rolling step and status, and the lists it reuses.
+type joined struct {
+	res    daemonset.Result
+	ru     daemonset.RollingUpdate
+	st     appsv1.DaemonSetStatus
+	create []daemonset.Creation
+	delete []daemonset.Deletion
 }
 
 // rollingStepDeletes are the deletion reasons of the rolling-update step (UPD-8, UPD-11), as
@@ -143,12 +159,12 @@ func newIncremental(w *world, p *daemonset.Planner, full *daemonset.Result, burs
 		if !isControlledBy(pod, ds) {
 			return nil, false
 		}
-		if _, ok := w.nodeIx[podNode(pod)]; !ok {
+		if _, ok := w.node(podNode(pod)); !ok {
 			return nil, false
 		}
 	}
 	// A Planner of its own for the one-node plans: its working memory stays one node large.
-	p, _ = daemonset.Compile(ds, daemonset.Options{Now: now, BurstLimit: burst})
+	p, _ = daemonset.Compile(w.sharedDS(), daemonset.Options{Now: now, BurstLimit: burst})
 	surgeDiff := false // DIFF-9: maxSurge resolves above 0 for one node
 	if u := ds.Spec.UpdateStrategy; u.Type == appsv1.RollingUpdateDaemonSetStrategyType && u.RollingUpdate != nil && u.RollingUpdate.MaxSurge != nil {
 		n, err := intstr.GetScaledValueFromIntOrPercent(u.RollingUpdate.MaxSurge, 1, true)
@@ -157,13 +173,16 @@ func newIncremental(w *world, p *daemonset.Planner, full *daemonset.Result, burs
 	inc = &incremental{surgeDiff: surgeDiff, directOK: p.NewPod("x").Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == full.RevisionHash,
 		p: p, ds: ds, hash: full.RevisionHash, mu: ru.MaxUnavailable, ms: ru.MaxSurge,
 		surge: ru.MaxSurge > 0, desired: int(full.Status.DesiredNumberScheduled), burst: burst,
-		rank: make(map[string]int, len(w.nodes))}
+	}
 	for _, n := range w.nodes {
 		inc.names = append(inc.names, n.Name)
 	}
 	slices.Sort(inc.names)
+	inc.entries = make([]*nodeEntry, len(inc.names))
 	for i, n := range inc.names {
-		inc.rank[n] = i
+		e := w.byNode[n]
+		e.rank = i
+		inc.entries[i] = e
 	}
 	inc.recs = make([]nodeRec, len(inc.names))
 	for c := range inc.sets {
@@ -180,9 +199,9 @@ func newIncremental(w *world, p *daemonset.Planner, full *daemonset.Result, burs
 	return inc, false
 }
 
-// touch marks the node of name dirty.
-func (inc *incremental) touch(name string) {
-	if i, ok := inc.rank[name]; ok && !inc.isDirty.has(i) {
+// touch marks the node of e dirty. An entry this state did not rank is not one of its nodes.
+func (inc *incremental) touch(e *nodeEntry) {
+	if i := e.rank; i < len(inc.entries) && inc.entries[i] == e && !inc.isDirty.has(i) {
 		inc.isDirty.set(i, true)
 		inc.dirty = append(inc.dirty, i)
 	}
@@ -202,9 +221,8 @@ func (inc *incremental) refresh(w *world, i int) {
 	inc.count(r.cat, -1)
 	inc.sets[r.cat].set(i, false)
 
-	name := inc.names[i]
-	node := w.nodes[w.nodeIx[name]]
-	pods := w.byNode[name]
+	e := inc.entries[i]
+	node, pods := e.node, e.pods
 	*r = nodeRec{}
 	if !inc.direct(r, node, pods) {
 		res := inc.p.Plan(daemonset.Snapshot{Nodes: []*v1.Node{node}, Pods: pods, Revisions: w.revisions})
@@ -264,34 +282,51 @@ func (inc *incremental) plan(w *world) (res *daemonset.Result, stale bool) {
 	}
 
 	ds := w.ds()
-	res = &daemonset.Result{Namespace: ds.Namespace, Name: ds.Name, RevisionHash: inc.hash,
-		Create: make([]daemonset.Creation, 0, inc.baseCreates), Delete: make([]daemonset.Deletion, 0, inc.baseDeletes),
+	// The plan is written into the next of the plans' buffers (see plans).
+	out := &inc.plans[inc.next]
+	inc.next = (inc.next + 1) % len(inc.plans)
+	*out = joined{create: out.create[:0], delete: out.delete[:0]}
+	res = &out.res
+	*res = daemonset.Result{Namespace: ds.Namespace, Name: ds.Name, RevisionHash: inc.hash,
 		Adopt: []daemonset.PodRef{}, Release: []daemonset.PodRef{}}
-	inc.base.each(func(i int) bool {
-		res.Create = append(res.Create, inc.recs[i].create...)
-		res.Delete = append(res.Delete, inc.recs[i].delete...)
-		return true
-	})
 	// The burst cap (DIFF-10): in the regime every base action is of one class, listed in node
-	// order.
+	// order, so the cap keeps the first ones: collecting one beyond it is enough for burstCap
+	// to cut and mark the list as it would the whole one.
+	keep := inc.baseCreates + inc.baseDeletes
+	if inc.burst > 0 {
+		keep = min(keep, inc.burst+1)
+	}
+	res.Create, res.Delete = out.create, out.delete
+	inc.base.each(func(i int) bool {
+		if len(res.Create) < keep {
+			res.Create = append(res.Create, inc.recs[i].create...)
+		}
+		if len(res.Delete) < keep {
+			res.Delete = append(res.Delete, inc.recs[i].delete...)
+		}
+		return len(res.Create) < min(inc.baseCreates, keep) || len(res.Delete) < min(inc.baseDeletes, keep)
+	})
 	res.Create = burstCap(res.Create, inc.burst, func(daemonset.Reason) int { return 0 }, creationKey)
 	res.Delete = burstCap(res.Delete, inc.burst, func(daemonset.Reason) int { return 0 }, deletionKey)
 	switch {
 	case ds.Spec.UpdateStrategy.Type != appsv1.RollingUpdateDaemonSetStrategyType:
-		res.RollingUpdate = &daemonset.RollingUpdate{Reason: daemonset.RollingReasonOnDelete}
+		out.ru = daemonset.RollingUpdate{Reason: daemonset.RollingReasonOnDelete}
 	case inc.baseCreates+inc.baseDeletes > 0:
-		res.RollingUpdate = &daemonset.RollingUpdate{Reason: daemonset.RollingReasonBaseDiffNotEmpty}
+		out.ru = daemonset.RollingUpdate{Reason: daemonset.RollingReasonBaseDiffNotEmpty}
 	case !inc.surge:
-		inc.noSurge(res)
+		inc.noSurge(res, &out.ru)
 	default:
-		inc.withSurge(res)
+		inc.withSurge(res, &out.ru)
 	}
+	res.RollingUpdate = &out.ru
 	slices.SortFunc(res.Delete, func(a, b daemonset.Deletion) int {
 		if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
 			return c
 		}
 		return strings.Compare(a.Name, b.Name)
 	})
-	res.Status = inc.statusOf(ds)
+	inc.statusOf(&out.st, ds)
+	res.Status = &out.st
+	out.create, out.delete = res.Create, res.Delete // keep the grown lists for the next use
 	return res, false
 }

@@ -124,34 +124,27 @@ func (inc *incremental) deletion(i int, reason daemonset.Reason, interchangeable
 	return daemonset.Deletion{Namespace: pod.Namespace, Name: pod.Name, Node: inc.names[i], Reason: reason, Interchangeable: interchangeable}
 }
 
-func (inc *incremental) noSurge(res *daemonset.Result) {
-	res.RollingUpdate = &daemonset.RollingUpdate{Acted: true, MaxUnavailable: inc.mu}
+func (inc *incremental) noSurge(res *daemonset.Result, ru *daemonset.RollingUpdate) {
+	*ru = daemonset.RollingUpdate{Acted: true, MaxUnavailable: inc.mu}
 	take := min(max(inc.mu-inc.u, 0), inc.candidates)
 	interchangeable := take < inc.candidates
-	var marks []int
-	inc.sets[catUnavailableOld].each(func(i int) bool { marks = append(marks, i); return true })
-	taken := 0
-	inc.sets[catCandidate].each(func(i int) bool {
-		if taken == take {
-			return false
-		}
-		taken++
-		marks = append(marks, -1-i)
+	deletes := make([]daemonset.Deletion, 0, inc.sets[catUnavailableOld].n+take)
+	inc.sets[catUnavailableOld].each(func(i int) bool {
+		deletes = append(deletes, inc.deletion(i, daemonset.ReasonUpdateOldUnavailable, false))
 		return true
 	})
-	deletes := make([]daemonset.Deletion, 0, len(marks))
-	for _, m := range marks {
-		if m >= 0 {
-			deletes = append(deletes, inc.deletion(m, daemonset.ReasonUpdateOldUnavailable, false))
-		} else {
-			deletes = append(deletes, inc.deletion(-1-m, daemonset.ReasonUpdateOldCandidate, interchangeable))
+	inc.sets[catCandidate].each(func(i int) bool {
+		if len(deletes) == cap(deletes) {
+			return false
 		}
-	}
+		deletes = append(deletes, inc.deletion(i, daemonset.ReasonUpdateOldCandidate, interchangeable))
+		return true
+	})
 	res.Delete = append(res.Delete, burstCap(deletes, inc.burst, rollingClass, deletionKey)...)
 }
 
-func (inc *incremental) withSurge(res *daemonset.Result) {
-	res.RollingUpdate = &daemonset.RollingUpdate{Acted: true, MaxUnavailable: inc.mu, MaxSurge: inc.ms}
+func (inc *incremental) withSurge(res *daemonset.Result, ru *daemonset.RollingUpdate) {
+	*ru = daemonset.RollingUpdate{Acted: true, MaxUnavailable: inc.mu, MaxSurge: inc.ms}
 	takeIneligible := min(max(inc.a-inc.desired, 0), inc.ineligible)
 	takeSurge := min(max(inc.ms-inc.s, 0), inc.candidates)
 	var deletes []daemonset.Deletion
@@ -204,10 +197,10 @@ func (inc *incremental) withSurge(res *daemonset.Result) {
 	res.Create = append(res.Create, creates...)
 }
 
-// statusOf is STAT-* from the sums, as the whole-snapshot plan writes it.
-func (inc *incremental) statusOf(ds *appsv1.DaemonSet) *appsv1.DaemonSetStatus {
+// statusOf sets st to STAT-* from the sums, as the whole-snapshot plan writes it.
+func (inc *incremental) statusOf(st *appsv1.DaemonSetStatus, ds *appsv1.DaemonSet) {
 	c := inc.status
-	st := &appsv1.DaemonSetStatus{DesiredNumberScheduled: c[0], CurrentNumberScheduled: c[1], NumberMisscheduled: c[2],
+	*st = appsv1.DaemonSetStatus{DesiredNumberScheduled: c[0], CurrentNumberScheduled: c[1], NumberMisscheduled: c[2],
 		NumberReady: c[3], UpdatedNumberScheduled: c[4], NumberAvailable: c[5], NumberUnavailable: max(0, c[0]-c[5]),
 		ObservedGeneration: ds.Generation}
 	if old := &ds.Status; old.ObservedGeneration > ds.Generation && old.DesiredNumberScheduled == st.DesiredNumberScheduled &&
@@ -222,7 +215,6 @@ func (inc *incremental) statusOf(ds *appsv1.DaemonSet) *appsv1.DaemonSetStatus {
 	for i := range ds.Status.Conditions {
 		st.Conditions = append(st.Conditions, *ds.Status.Conditions[i].DeepCopy())
 	}
-	return st
 }
 
 // rollingClass is the cap priority of a rolling-step action (DIFF-10): the budgeted candidates
@@ -245,20 +237,27 @@ func deletionKey(d *daemonset.Deletion) (daemonset.Reason, string, *bool) {
 
 // burstCap keeps limit of list (DIFF-10) as the whole-snapshot plan does: by class, then node
 // (stable), and marks what it keeps of the class the limit cuts as interchangeable (D-1). The
-// result is in node order.
+// result is in node order. The lists it gets are mostly in that order already (one class, or
+// each class in node order): it sorts only when they are not, through indices, so that no
+// comparison copies an action to the heap.
 func burstCap[T any](list []T, limit int, class func(daemonset.Reason) int, key func(*T) (daemonset.Reason, string, *bool)) []T {
 	if limit == 0 || len(list) <= limit {
 		return list
 	}
-	order := func(a, b T) int {
-		ra, na, _ := key(&a)
-		rb, nb, _ := key(&b)
+	byClass := func(a, b *T) int {
+		ra, na, _ := key(a)
+		rb, nb, _ := key(b)
 		if c := class(ra) - class(rb); c != 0 {
 			return c
 		}
 		return strings.Compare(na, nb)
 	}
-	slices.SortStableFunc(list, order)
+	byNode := func(a, b *T) int {
+		_, na, _ := key(a)
+		_, nb, _ := key(b)
+		return strings.Compare(na, nb)
+	}
+	sortStable(list, byClass)
 	r, _, _ := key(&list[limit])
 	cut := class(r)
 	list = list[:limit:limit]
@@ -267,10 +266,27 @@ func burstCap[T any](list []T, limit int, class func(daemonset.Reason) int, key 
 			*mark = true
 		}
 	}
-	slices.SortStableFunc(list, func(a, b T) int {
-		_, na, _ := key(&a)
-		_, nb, _ := key(&b)
-		return strings.Compare(na, nb)
-	})
+	sortStable(list, byNode)
 	return list
+}
+
+// sortStable sorts list stably by cmp, doing nothing when it is sorted.
+func sortStable[T any](list []T, cmp func(a, b *T) int) {
+	sorted := true
+	for i := 1; i < len(list) && sorted; i++ {
+		sorted = cmp(&list[i-1], &list[i]) <= 0
+	}
+	if sorted {
+		return
+	}
+	idx := make([]int, len(list))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp(&list[a], &list[b]) })
+	out := make([]T, len(list))
+	for i, j := range idx {
+		out[i] = list[j]
+	}
+	copy(list, out)
 }

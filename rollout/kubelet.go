@@ -108,22 +108,25 @@ func (k Kubelet) fate(pod *v1.Pod, r *rand.Rand) Fate {
 // started returns pod as its kubelet reports it at now under fate.
 func started(pod *v1.Pod, fate Fate, now time.Time) *v1.Pod {
 	cp := *pod // copy on write: only the status changes
-	p := &cp
-	p.Status = v1.PodStatus{Phase: pod.Status.Phase}
+	start(&cp, fate, now)
+	return &cp
+}
+
+// start sets the status of p to what its kubelet reports at now under fate. The old status
+// is replaced, never modified.
+func start(p *v1.Pod, fate Fate, now time.Time) {
+	p.Status = v1.PodStatus{Phase: p.Status.Phase}
 	t := metavNow(now)
-	var names []string
-	for _, c := range p.Spec.Containers {
-		names = append(names, c.Name)
-	}
 	waiting := func(reason string) []v1.ContainerStatus {
-		out := make([]v1.ContainerStatus, len(names))
-		for i, n := range names {
-			out[i] = v1.ContainerStatus{Name: n, Image: p.Spec.Containers[i].Image,
+		out := make([]v1.ContainerStatus, len(p.Spec.Containers))
+		for i, c := range p.Spec.Containers {
+			out[i] = v1.ContainerStatus{Name: c.Name, Image: c.Image,
 				State: v1.ContainerState{Waiting: &v1.ContainerStateWaiting{Reason: reason}}}
 		}
 		return out
 	}
-	conds := []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionTrue, LastTransitionTime: p.CreationTimestamp}}
+	conds := make([]v1.PodCondition, 1, 2)
+	conds[0] = v1.PodCondition{Type: v1.PodScheduled, Status: v1.ConditionTrue, LastTransitionTime: p.CreationTimestamp}
 	switch fate {
 	case FateReady:
 		p.Status.Phase = v1.PodRunning
@@ -143,7 +146,6 @@ func started(pod *v1.Pod, fate Fate, now time.Time) *v1.Pod {
 		conds = append(conds, v1.PodCondition{Type: v1.PodReady, Status: v1.ConditionFalse, LastTransitionTime: t})
 	}
 	p.Status.Conditions = conds
-	return p
 }
 
 // markNotReady returns pod with its Ready condition False, as the node lifecycle controller

@@ -1,7 +1,6 @@
 package rollout
 
 import (
-	"container/heap"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
 )
 
 // item kinds of the event queue.
@@ -21,31 +21,23 @@ const (
 	itemEvent
 )
 
-type item struct {
+// pending is something to happen at a time: a sync, a pod's start or removal, an event.
+type pending struct {
 	at    time.Time
-	seq   uint64
 	kind  itemKind
 	pod   podKey
 	epoch uint64 // the node's kubelet epoch when scheduled; stale items are dropped
 	event int    // index into Options.Events
+	// own is the pod object itself when the simulation just created it (applyStep).
+	own *v1.Pod
 }
 
-type queue []item
-
-func (q queue) Len() int { return len(q) }
-func (q queue) Less(i, j int) bool {
-	if c := q[i].at.Compare(q[j].at); c != 0 {
-		return c < 0
-	}
-	return q[i].seq < q[j].seq
-}
-func (q queue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *queue) Push(x any)   { *q = append(*q, x.(item)) }
-func (q *queue) Pop() any {
-	old := *q
-	it := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return it
+// slot is the pod of a queued item: its name, and for a pod the simulation created, the
+// object and the world's exposure count when it was made (see private).
+type slot struct {
+	key  podKey
+	own  *v1.Pod
+	made uint64
 }
 
 // sim is one simulation's state.
@@ -58,7 +50,6 @@ type sim struct {
 	now     time.Time
 	backoff *backoff
 	fates   map[podKey]Fate
-	epochs  map[string]uint64 // per node
 	traj    *Trajectory
 	version uint64 // bumped by every change of w
 	memo    *daemonset.Result
@@ -70,6 +61,9 @@ type sim struct {
 	planner    *daemonset.Planner
 	plannerKey plannerKey
 	spec       uint64 // bumped when the DaemonSet's spec or collision count changes
+	// The pods of queued items, by slot; free lists the slots not in use.
+	slots []slot
+	free  []int32
 	// inc re-plans only touched nodes (ROLL-12); nil when not built (incTried: or not possible).
 	inc      *incremental
 	incTried bool
@@ -94,7 +88,7 @@ func (sm *sim) plannerFor() *daemonset.Planner {
 	if sm.planner != nil && key == sm.plannerKey {
 		return sm.planner
 	}
-	sm.planner, _ = daemonset.Compile(ds, daemonset.Options{Now: sm.now, BurstLimit: sm.opts.BurstLimit, Workers: sm.opts.Workers})
+	sm.planner, _ = daemonset.Compile(sm.w.sharedDS(), daemonset.Options{Now: sm.now, BurstLimit: sm.opts.BurstLimit, Workers: sm.opts.Workers})
 	sm.plannerKey = key
 	return sm.planner
 }
@@ -159,17 +153,16 @@ func newSim(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts Options) (*sim, err
 		now:     opts.Start,
 		backoff: newBackoff(time.Second, 15*time.Minute),
 		fates:   map[podKey]Fate{},
-		epochs:  map[string]uint64{},
 		traj:    &Trajectory{Start: opts.Start, LastChange: opts.Start},
 	}
-	sm.w.touched = func(node string) {
+	sm.w.touched = func(e *nodeEntry) {
 		if sm.inc != nil {
-			sm.inc.touch(node)
+			sm.inc.touch(e)
 		}
 	}
-	sm.push(item{at: opts.Start, kind: itemSync})
+	sm.push(pending{at: opts.Start, kind: itemSync})
 	for j, e := range opts.Events {
-		sm.push(item{at: opts.Start.Add(e.After), kind: itemEvent, event: j})
+		sm.push(pending{at: opts.Start.Add(e.After), kind: itemEvent, event: j})
 	}
 	// Pods already on their way: existing pods that are not Ready and not stuck start after a
 	// start-up delay from now; terminating ones go after their termination delay.
@@ -182,10 +175,38 @@ func newSim(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts Options) (*sim, err
 	return sm, nil
 }
 
-func (sm *sim) push(it item) {
+// push queues p. The queue's items hold no pointers (the garbage collector neither scans the
+// queue nor runs write barriers as it is reordered): the time is an offset from
+// Options.Start, the pod a slot of sm.slots.
+func (sm *sim) push(p pending) {
 	sm.seq++
-	it.seq = sm.seq
-	heap.Push(&sm.q, it)
+	it := item{at: int64(p.at.Sub(sm.opts.Start)), seq: sm.seq, kind: p.kind, epoch: p.epoch, event: int32(p.event), slot: -1}
+	if p.kind == itemStart || p.kind == itemRemove {
+		if n := len(sm.free); n > 0 {
+			it.slot = sm.free[n-1]
+			sm.free = sm.free[:n-1]
+		} else {
+			it.slot = int32(len(sm.slots))
+			sm.slots = append(sm.slots, slot{})
+		}
+		sm.slots[it.slot] = slot{key: p.pod, own: p.own, made: sm.w.exposures}
+	}
+	sm.q.push(it)
+}
+
+// podOf returns the pod of a popped item and frees its slot.
+func (sm *sim) podOf(it item) slot {
+	s := sm.slots[it.slot]
+	sm.slots[it.slot] = slot{}
+	sm.free = append(sm.free, it.slot)
+	return s
+}
+
+// private reports whether p, the world's pod of s, is still the object the simulation created
+// and nobody but the world has seen it since (no snapshot given out): then it may be changed
+// in place rather than copied.
+func (sm *sim) private(s slot, p *v1.Pod) bool {
+	return s.own != nil && s.own == p && s.made == sm.w.exposures
 }
 
 func (sm *sim) changed() {
@@ -194,21 +215,23 @@ func (sm *sim) changed() {
 }
 
 func (sm *sim) run() (*Trajectory, error) {
-	end := sm.opts.Start.Add(sm.opts.Horizon)
+	end := int64(sm.opts.Horizon)
 	syncsAtNow := 0
-	for sm.q.Len() > 0 {
+	now := int64(-1)
+	for len(sm.q) > 0 {
 		next := sm.q[0].at
-		if next.After(end) {
-			sm.now = end
+		if next > end {
+			sm.now = sm.opts.Start.Add(sm.opts.Horizon)
 			return sm.finish(false), nil
 		}
-		if !next.Equal(sm.now) {
+		if next != now {
 			syncsAtNow = 0
 		}
-		sm.now = next
+		now = next
+		sm.now = sm.opts.Start.Add(time.Duration(now))
 		wantSync := false
-		for sm.q.Len() > 0 && sm.q[0].at.Equal(sm.now) {
-			it := heap.Pop(&sm.q).(item)
+		for len(sm.q) > 0 && sm.q[0].at == now {
+			it := sm.q.pop()
 			if it.kind == itemSync {
 				wantSync = true
 				continue
@@ -244,6 +267,7 @@ func (sm *sim) finish(quiescent bool) *Trajectory {
 // sync runs one sync of the controller at sm.now under the sync model.
 func (sm *sim) sync() error {
 	ds := sm.w.ds()
+	collisions, writes := ds.Status.CollisionCount, sm.w.dsVersion
 	p := sm.plannerFor()
 	res := sm.plan(p)
 	step := Step{At: sm.now}
@@ -272,18 +296,23 @@ func (sm *sim) sync() error {
 	if res.RollingUpdate != nil && res.RollingUpdate.Acted {
 		step.RollingActed = true
 	}
-	if !equalCount(ds.Status.CollisionCount, sm.w.ds().Status.CollisionCount) {
+	if !equalCount(collisions, sm.w.ds().Status.CollisionCount) {
 		sm.invalidate(true)
 	}
 	if st := sm.w.ds().Status; res.Status != nil {
 		step.Status = st
-		if sm.w.ds() != ds { // a status write replaces the object (copy on write)
+		if sm.w.dsVersion != writes { // the status or the collision count was written
 			sm.changed()
-			sm.push(item{at: sm.now, kind: itemSync}) // the DaemonSet's update event
+			sm.push(pending{at: sm.now, kind: itemSync}) // the DaemonSet's update event
 		}
 		if m := ds.Spec.MinReadySeconds; m > 0 && st.NumberReady != st.NumberAvailable {
-			sm.push(item{at: sm.now.Add(time.Duration(m) * time.Second), kind: itemSync})
+			sm.push(pending{at: sm.now.Add(time.Duration(m) * time.Second), kind: itemSync})
 		}
+	}
+	if len(sm.traj.Steps) == cap(sm.traj.Steps) {
+		// Double: append grows large slices by a quarter, which allocates about five times
+		// the final list over a long run.
+		sm.traj.Steps = slices.Grow(sm.traj.Steps, max(len(sm.traj.Steps), 64))
 	}
 	sm.traj.Steps = append(sm.traj.Steps, step)
 	if sm.opts.AfterSync != nil {
@@ -332,7 +361,7 @@ func (sm *sim) holdBack(res *daemonset.Result, step *Step) *daemonset.Result {
 			key := backoffKey(ds, d.Node)
 			if in, delay := sm.backoff.InBackoff(key, sm.now); in {
 				step.HeldBack++
-				sm.push(item{at: sm.now.Add(delay), kind: itemSync})
+				sm.push(pending{at: sm.now.Add(delay), kind: itemSync})
 				continue
 			}
 			sm.backoff.Next(key, sm.now)
@@ -354,6 +383,9 @@ func (sm *sim) applyStep(res *daemonset.Result, step *Step, writeStatus bool) (b
 		return false, nil
 	}
 	sm.changed()
+	if len(res.Create) > 0 {
+		step.Create = slices.Grow(step.Create, len(res.Create))
+	}
 	for _, c := range res.Create {
 		step.Create = append(step.Create, c.Node)
 	}
@@ -364,11 +396,12 @@ func (sm *sim) applyStep(res *daemonset.Result, step *Step, writeStatus bool) (b
 		if p.Spec.NodeName == "" {
 			continue
 		}
-		if n, ok := sm.w.node(p.Spec.NodeName); !ok || !nodeReady(n) {
+		e := sm.w.byNode[p.Spec.NodeName]
+		if e == nil || e.node == nil || !nodeReady(e.node) {
 			continue
 		}
 		sm.fates[keyOf(p)] = sm.opts.Kubelet.fate(p, sm.rng)
-		sm.push(item{at: sm.now.Add(sm.opts.Kubelet.Startup.draw(sm.rng)), kind: itemStart, pod: keyOf(p), epoch: sm.epochs[p.Spec.NodeName]})
+		sm.push(pending{at: sm.now.Add(sm.opts.Kubelet.Startup.draw(sm.rng)), kind: itemStart, pod: keyOf(p), epoch: e.epoch, own: p})
 	}
 	for _, p := range a.terminating {
 		if n, ok := sm.w.node(p.Spec.NodeName); ok && nodeReady(n) {
@@ -376,7 +409,7 @@ func (sm *sim) applyStep(res *daemonset.Result, step *Step, writeStatus bool) (b
 		}
 	}
 	if a.actions > 0 {
-		sm.push(item{at: sm.now, kind: itemSync}) // the watch events of the writes
+		sm.push(pending{at: sm.now, kind: itemSync}) // the watch events of the writes
 	}
 	return a.actions > 0, nil
 }

@@ -31,14 +31,23 @@ type world struct {
 	pods      []*v1.Pod
 	podIx     map[podKey]int
 	revisions []*appsv1.ControllerRevision
-	// byNode groups the pods by the node they are meant for (OWN-9).
-	byNode map[string][]*v1.Pod
+	// byNode holds, by node name, the node, the pods meant for it (OWN-9) and the
+	// simulation's state of it: one look-up for all of them. A name can have pods and no node.
+	byNode map[string]*nodeEntry
 	// touched, when set, hears of every node whose object or pods change.
-	touched func(node string)
+	touched func(e *nodeEntry)
 	// specVersion counts changes of the DaemonSet's spec; history remembers the last revision
 	// write that changed nothing, to skip it while nothing it reads changed.
 	specVersion uint64
 	history     historyKey
+	// dsVersion counts the writes to the DaemonSet (status, collision count, updates).
+	// scratch is the DaemonSet object the world made itself and has shown to no one (no
+	// snapshot, no Planner): a status write may change it in place instead of copying it.
+	dsVersion uint64
+	scratch   *appsv1.DaemonSet
+	// exposures counts the snapshots the world has given out: a pod the world made after the
+	// last one has been seen by nobody else.
+	exposures uint64
 }
 
 type historyKey struct {
@@ -62,12 +71,17 @@ func newWorld(s daemonset.Snapshot, dsIndex int) *world {
 	for i, n := range w.nodes {
 		w.nodeIx[n.Name] = i
 	}
-	w.byNode = make(map[string][]*v1.Pod, len(s.Nodes))
+	w.byNode = make(map[string]*nodeEntry, len(s.Nodes))
+	entries := make([]nodeEntry, len(w.nodes)) // one allocation for the nodes' entries
+	for i, n := range w.nodes {
+		entries[i].node = n
+		w.byNode[n.Name] = &entries[i]
+	}
 	for _, p := range s.Pods {
 		w.podIx[keyOf(p)] = len(w.pods)
 		w.pods = append(w.pods, p)
-		n := podNode(p)
-		w.byNode[n] = append(w.byNode[n], p)
+		e := w.entry(podNode(p))
+		e.pods = append(e.pods, p)
 	}
 	return w
 }
@@ -81,9 +95,35 @@ func podNode(p *v1.Pod) string {
 	return n
 }
 
-func (w *world) touch(node string) {
+// nodeEntry is what the world knows of one node name.
+type nodeEntry struct {
+	node  *v1.Node  // nil: no such node
+	pods  []*v1.Pod // meant for the node (OWN-9)
+	epoch uint64    // the simulation's kubelet epoch of the node
+	rank  int       // the node's index in the incremental state that last ranked it
+}
+
+// entry returns the entry of name, made when there is none.
+func (w *world) entry(name string) *nodeEntry {
+	e := w.byNode[name]
+	if e == nil {
+		e = &nodeEntry{}
+		w.byNode[name] = e
+	}
+	return e
+}
+
+// epoch is the kubelet epoch of the node of name.
+func (w *world) epoch(name string) uint64 {
+	if e := w.byNode[name]; e != nil {
+		return e.epoch
+	}
+	return 0
+}
+
+func (w *world) touch(e *nodeEntry) {
 	if w.touched != nil {
-		w.touched(node)
+		w.touched(e)
 	}
 }
 
@@ -91,36 +131,55 @@ func (w *world) touch(node string) {
 func (w *world) regroup(old, p *v1.Pod) {
 	if old != nil {
 		n := podNode(old)
-		list := w.byNode[n]
+		e := w.entry(n)
+		list := e.pods
 		if i := slices.Index(list, old); i >= 0 {
 			if p != nil && podNode(p) == n {
 				list[i] = p
-				w.touch(n)
+				w.touch(e)
 				return
 			}
 			list[i] = list[len(list)-1]
 			list[len(list)-1] = nil
-			w.byNode[n] = list[:len(list)-1]
+			e.pods = list[:len(list)-1]
 		}
-		w.touch(n)
+		w.touch(e)
 	}
 	if p != nil {
-		n := podNode(p)
-		w.byNode[n] = append(w.byNode[n], p)
-		w.touch(n)
+		e := w.entry(podNode(p))
+		e.pods = append(e.pods, p)
+		w.touch(e)
 	}
 }
 
 func (w *world) ds() *appsv1.DaemonSet { return w.daemonSet[w.dsIndex] }
 
+// sharedDS returns the DaemonSet for a holder that keeps it (a Planner): from now on it is
+// never changed in place.
+func (w *world) sharedDS() *appsv1.DaemonSet {
+	w.scratch = nil
+	return w.ds()
+}
+
+// setDS replaces the DaemonSet by ds, an object the world made and nobody else holds.
+func (w *world) setDS(ds *appsv1.DaemonSet) {
+	w.daemonSet[w.dsIndex] = ds
+	w.scratch = ds
+	w.dsVersion++
+}
+
 // snapshot returns the world's state. Its slices are shared with the world: the caller reads
 // them before the world changes again.
 func (w *world) snapshot() daemonset.Snapshot {
+	w.scratch = nil
+	w.exposures++
 	return daemonset.Snapshot{DaemonSets: w.daemonSet, Nodes: w.nodes, Pods: w.pods, Revisions: w.revisions}
 }
 
 // exported returns a snapshot whose slices are copies, for callers that keep it.
 func (w *world) exported() daemonset.Snapshot {
+	w.scratch = nil
+	w.exposures++
 	return daemonset.Snapshot{
 		DaemonSets: append([]*appsv1.DaemonSet(nil), w.daemonSet...),
 		Nodes:      append([]*v1.Node(nil), w.nodes...),
@@ -169,15 +228,16 @@ func (w *world) removePod(k podKey) bool {
 }
 
 func (w *world) node(name string) (*v1.Node, bool) {
-	i, ok := w.nodeIx[name]
-	if !ok {
-		return nil, false
+	if e := w.byNode[name]; e != nil && e.node != nil {
+		return e.node, true
 	}
-	return w.nodes[i], true
+	return nil, false
 }
 
 func (w *world) setNode(n *v1.Node) {
-	w.touch(n.Name)
+	e := w.entry(n.Name)
+	e.node = n
+	w.touch(e)
 	if i, ok := w.nodeIx[n.Name]; ok {
 		w.nodes[i] = n
 		return
@@ -191,7 +251,9 @@ func (w *world) removeNode(name string) bool {
 	if !ok {
 		return false
 	}
-	w.touch(name)
+	e := w.byNode[name]
+	e.node = nil
+	w.touch(e)
 	w.nodes = append(w.nodes[:i:i], w.nodes[i+1:]...)
 	delete(w.nodeIx, name)
 	for j := i; j < len(w.nodes); j++ {

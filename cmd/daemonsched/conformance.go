@@ -15,34 +15,44 @@ import (
 
 	"github.com/daemonsched/daemonsched/conformance"
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/printable"
+	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 )
 
-// runConformance is `daemonsched conformance run|serve`. stdout is run's buffer; serve answers
-// each request as it comes, so it writes to live, the real standard output.
-func runConformance(args []string, stdin io.Reader, stdout, live, stderr io.Writer) error {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, "daemonsched: conformance needs a subcommand: run or serve\n"+usageText)
-		return errUsage
+// newConformanceCommand returns `daemonsched conformance run|serve`. Run writes to run's
+// buffer; serve answers each request as it comes, so it writes to e.live, the real stdout.
+func newConformanceCommand(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "conformance",
+		Short: "Run the conformance corpus through another implementation, or answer it",
+		Long: `conformance run runs the conformance corpus through PROGRAM (one case in, one plan out, as
+newline-delimited JSON on its stdin and stdout), prints a summary per profile and writes a YAML
+report per profile (placement, diff, rolling, status, what-if); exit 0 when every profile run
+conforms. conformance serve answers that protocol with this program's own plans.`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown conformance subcommand %q: want run or serve%s", args[0], suggest(cmd, args[0]))
+			}
+			return usagef("conformance needs a subcommand: run or serve")
+		},
 	}
-	switch args[0] {
-	case "run":
-		return runConformanceRun(args[1:], stdout, stderr)
-	case "serve":
-		fs := newFlagSet("conformance serve", stderr)
-		if err := parseFlags(fs, args[1:], stderr); err != nil {
-			return err
-		}
-		return serveConformance(stdin, live)
+	serve := &cobra.Command{
+		Use:   "serve",
+		Short: "Answer the conformance protocol on stdin and stdout with this program's plans",
+		Args:  noArgs,
+		RunE:  func(*cobra.Command, []string) error { return serveConformance(e.stdin, e.live) },
 	}
-	fmt.Fprintf(stderr, "daemonsched: unknown conformance subcommand %q: want run or serve\n%s", args[0], usageText)
-	return errUsage
+	cmd.AddCommand(newConformanceRunCommand(e), serve)
+	return cmd
 }
 
 // profileList is the repeatable --profile flag.
 type profileList []string
 
 func (p *profileList) String() string { return strings.Join(*p, ",") }
+func (p *profileList) Type() string   { return "PROFILE" }
 
 func (p *profileList) Set(s string) error {
 	if !slices.Contains(conformance.Profiles, s) {
@@ -52,42 +62,54 @@ func (p *profileList) Set(s string) error {
 	return nil
 }
 
-// runConformanceRun drives PROGRAM over the corpus: one request line in, one answer line out.
-func runConformanceRun(args []string, stdout, stderr io.Writer) error {
+// newConformanceRunCommand drives PROGRAM over the corpus: one request line in, one answer
+// line out.
+func newConformanceRunCommand(e *env) *cobra.Command {
 	var profiles profileList
-	fs := newFlagSet("conformance run", stderr)
+	cmd := &cobra.Command{
+		Use:   "run [flags] -- PROGRAM [ARG]...",
+		Short: "Run the conformance corpus through PROGRAM and report per profile",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if cmd.ArgsLenAtDash() < 0 || len(args) == 0 {
+				return usagef("conformance run needs -- PROGRAM [ARG]...")
+			}
+			if cmd.ArgsLenAtDash() > 0 {
+				return usagef("unexpected argument %q before --", args[0])
+			}
+			return nil
+		},
+	}
+	fs := cmd.Flags()
 	corpus := fs.String("corpus", "", "read the cases from `DIR` instead of the built-in corpus")
 	report := fs.String("report", "conformance-report", "write one YAML report per profile into `DIR` (empty: none)")
 	name := fs.String("name", "", "the implementation's `NAME` in the reports (default: PROGRAM's base name)")
 	timeout := fs.Duration("timeout", 30*time.Second, "how long PROGRAM may take to answer one case")
 	fs.Var(&profiles, "profile", "run only the cases of `PROFILE` (repeatable): "+strings.Join(conformance.Profiles, ", "))
-	split := slices.Index(args, "--")
-	if split < 0 || split == len(args)-1 {
-		fmt.Fprintln(stderr, "daemonsched: conformance run needs -- PROGRAM [ARG]...")
-		fs.Usage()
-		return errUsage
+	cmd.RunE = func(_ *cobra.Command, program []string) error {
+		return conformanceRun(program, profiles, *corpus, *report, *name, *timeout, e.out, e.stderr)
 	}
-	if err := parseFlags(fs, args[:split], stderr); err != nil {
-		return err
+	return cmd
+}
+
+// conformanceRun is conformance run once its flags are read.
+func conformanceRun(program []string, profiles profileList, corpus, report, name string, timeout time.Duration, stdout, stderr io.Writer) error {
+	if name == "" {
+		name = filepath.Base(program[0])
 	}
-	program := args[split+1:]
-	if *name == "" {
-		*name = filepath.Base(program[0])
-	}
-	cases, err := loadCorpus(*corpus)
+	cases, err := loadCorpus(corpus)
 	if err != nil {
 		return err
 	}
 	if len(profiles) > 0 {
 		cases = slices.DeleteFunc(cases, func(c conformance.Case) bool { return !slices.Contains(profiles, c.Profile) })
 	}
-	outcomes, err := drive(program, cases, *timeout, stderr)
+	outcomes, err := drive(program, cases, timeout, stderr)
 	if err != nil {
 		return err
 	}
-	reports := conformance.Reports(*name, outcomes)
-	if *report != "" {
-		if err := writeReports(*report, reports); err != nil {
+	reports := conformance.Reports(name, outcomes)
+	if report != "" {
+		if err := writeReports(report, reports); err != nil {
 			return err
 		}
 	}
@@ -103,10 +125,10 @@ func runConformanceRun(args []string, stdout, stderr io.Writer) error {
 			case "pass":
 			case "fail":
 				for _, m := range o.Mismatches {
-					fmt.Fprintf(stdout, "  %s: %s\n", o.Case, m)
+					fmt.Fprintf(stdout, "  %s: %s\n", o.Case, printable.Escape(m.String()))
 				}
 			default:
-				fmt.Fprintf(stdout, "  %s: %s: %s\n", o.Case, o.Result, o.Error)
+				fmt.Fprintf(stdout, "  %s: %s: %s\n", o.Case, o.Result, printable.Escape(o.Error))
 			}
 		}
 	}

@@ -4,15 +4,18 @@ import (
 	"cmp"
 	_ "embed"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/internal/printable"
 	"github.com/daemonsched/daemonsched/manifest"
+	"github.com/spf13/pflag"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 )
@@ -23,29 +26,121 @@ const exampleName = "example/cluster.yaml"
 //go:embed example/cluster.yaml
 var exampleCluster []byte
 
-// load reads every file ("-" and /dev/stdin are stdin; the built-in example when there is none) with the
-// manifest package, which applies the hand-written-manifest rules of D-4 and D-5.
-func load(files []string, stdin io.Reader, opts manifest.Options) (*manifest.Result, error) {
+// inputs is where a command reads its snapshot: the -f files, or, with --example, the
+// built-in example cluster.
+type inputs struct {
+	files     fileList
+	apply     fileList // DaemonSet manifests laid over the files (D-14)
+	recursive bool     // -R: the subdirectories of a directory too
+	example   bool
+}
+
+// manifestExtensions are the file names a directory of -f is read for, as kubectl reads them.
+var manifestExtensions = []string{".json", ".yaml", ".yml"}
+
+// expand replaces each directory of paths by its manifest files, sorted by name, and with
+// recursive those of its subdirectories; a directory without any is an error. "-" and other
+// paths stay as they are (a missing file is reported when it is read).
+func expand(paths []string, recursive bool) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if p == "-" || err != nil || !st.IsDir() {
+			out = append(out, p)
+			continue
+		}
+		n := len(out)
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			switch {
+			case err != nil:
+				return err
+			case d.IsDir():
+				if path != p && !recursive {
+					return filepath.SkipDir
+				}
+			case slices.Contains(manifestExtensions, strings.ToLower(filepath.Ext(path))):
+				out = append(out, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(out) == n {
+			hint := ""
+			if !recursive {
+				hint = " (-R reads its subdirectories too)"
+			}
+			return nil, fmt.Errorf("%s: a directory without .json, .yaml or .yml files%s", p, hint)
+		}
+	}
+	return out, nil
+}
+
+// errNoInput is a command line that names no input while stdin is a terminal.
+var errNoInput = errors.New("no input: give -f FILE, pipe a dump on stdin, or --example for the built-in example cluster")
+
+// isTerminal says whether r is an interactive terminal, which is never read without -f -.
+func isTerminal(r io.Reader) bool {
+	if r == nil {
+		return true
+	}
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// load reads the inputs with the manifest package, which applies the hand-written-manifest
+// rules of D-4 and D-5. Without -f it reads stdin when stdin is not a terminal, and the built-in
+// example only with --example; either way it says on stderr which input it read, so that a
+// plan of the example is never mistaken for one of the user's cluster. "-" and /dev/stdin are
+// stdin.
+func load(in inputs, stdin io.Reader, stderr io.Writer, opts manifest.Options) (*manifest.Result, error) {
 	isStdin := func(f string) bool { return f == "-" || f == "/dev/stdin" }
+	main, err := expand(in.files, in.recursive)
+	if err != nil {
+		return nil, err
+	}
+	applied, err := expand(in.apply, in.recursive)
+	if err != nil {
+		return nil, err
+	}
+	files := slices.Concat(main, applied)
 	if i := slices.IndexFunc(files, isStdin); i >= 0 && slices.ContainsFunc(files[i+1:], isStdin) {
 		return nil, errors.New("-f -: stdin can be read only once")
 	}
-	var inputs []manifest.Input
-	if len(files) == 0 {
-		inputs = append(inputs, manifest.Input{Name: exampleName, Data: exampleCluster})
+	var ins []manifest.Input
+	switch {
+	case in.example && len(in.files) > 0:
+		return nil, usagef("--example reads the built-in example cluster and cannot be combined with -f")
+	case in.example:
+		fmt.Fprintln(stderr, "daemonsched: input: the built-in example cluster (--example)")
+		ins = append(ins, manifest.Input{Name: exampleName, Data: exampleCluster})
+	case len(in.files) == 0:
+		if isTerminal(stdin) {
+			return nil, usagef("%v", errNoInput)
+		}
+		fmt.Fprintln(stderr, "daemonsched: input: stdin (no -f given)")
+		ins = append(ins, manifest.Input{Name: "stdin", Reader: stdin})
 	}
-	for _, f := range files {
+	for i, f := range files {
+		var input manifest.Input
 		switch f {
 		case "-":
-			inputs = append(inputs, manifest.Input{Name: "stdin", Reader: stdin})
+			input = manifest.Input{Name: "stdin", Reader: stdin}
 		case "/dev/stdin":
 			// Read as a stream, like -: only regular files are read from a path.
-			inputs = append(inputs, manifest.Input{Name: f, Reader: stdin})
+			input = manifest.Input{Name: f, Reader: stdin}
 		default:
-			inputs = append(inputs, manifest.Input{Path: f})
+			input = manifest.Input{Path: f}
 		}
+		input.Apply = i >= len(main)
+		ins = append(ins, input)
 	}
-	return manifest.ReadInputs(inputs, opts)
+	return manifest.ReadInputs(ins, opts)
 }
 
 // readFlags are the flags of every subcommand that reads input: the limits of
@@ -56,7 +151,7 @@ type readFlags struct {
 }
 
 // addReadFlags registers the reading flags on fs.
-func addReadFlags(fs *flag.FlagSet) *readFlags {
+func addReadFlags(fs *pflag.FlagSet) *readFlags {
 	r := &readFlags{}
 	fs.Int64Var(&r.limits.InputBytes, "max-input-bytes", manifest.DefaultInputBytes, "refuse inputs larger than `N` bytes together")
 	fs.IntVar(&r.limits.Objects, "max-objects", manifest.DefaultObjects, "refuse an input of more than `N` objects (documents and list items)")
@@ -79,15 +174,28 @@ func (r *readFlags) check() error {
 		{"max-quantity-length", int64(l.QuantityLength)}, {"max-quantity-exponent", int64(l.QuantityExponent)}, {"max-warnings", int64(l.Warnings)},
 	} {
 		if f.v <= 0 {
-			return fmt.Errorf("--%s must be positive, got %d", f.name, f.v)
+			return usagef("--%s must be positive, got %d", f.name, f.v)
 		}
 	}
 	return nil
 }
 
+// strictness is how strictly a command reads: what the API server would refuse, and fields the
+// v1.36 API does not have, are errors in every object (--strict), only in hand-written ones
+// (plan's default: manifests, as kubectl apply would answer, while a dump's stored objects are
+// planned as stored), or nowhere (--lenient).
+type strictness int
+
+const (
+	strictNone strictness = iota
+	strictHandWritten
+	strictAll
+)
+
 // options returns the manifest options of the flags, reading on workers goroutines.
-func (r *readFlags) options(strict bool, workers int) manifest.Options {
-	return manifest.Options{StrictFields: strict, Workers: workers, Limits: r.limits, WarnInvalidObjects: r.warnInvalid}
+func (r *readFlags) options(mode strictness, workers int) manifest.Options {
+	return manifest.Options{StrictFields: mode == strictAll, StrictHandWritten: mode == strictHandWritten, Workers: workers, Limits: r.limits, WarnInvalidObjects: r.warnInvalid,
+		PodTemplateDefaults: true}
 }
 
 // validate returns, one error each, what API validation would reject in the DaemonSets of in
@@ -170,4 +278,35 @@ func printError(w io.Writer, err error) {
 		return
 	}
 	fmt.Fprintf(w, "daemonsched: %s\n", printable.Escape(err.Error()))
+}
+
+// readSideFile reads a file given beside the input (a candidate plan, a node template): "-" is
+// stdin. Like the input, it must be a regular file (a FIFO or /dev/zero would block or never
+// end) and at most limit bytes.
+func readSideFile(name string, stdin io.Reader, limit int64) ([]byte, error) {
+	r := stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			if pe, ok := err.(*os.PathError); ok {
+				err = pe.Err
+			}
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		defer f.Close()
+		if st, err := f.Stat(); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		} else if !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("%s: not a regular file", name)
+		}
+		r = f
+	}
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: larger than %d bytes (--max-input-bytes)", name, limit)
+	}
+	return data, nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -32,12 +33,17 @@ func TestGolden(t *testing.T) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			t.Chdir(dir)
 			args := readArgs(t, "args")
-			var stdin bytes.Reader
+			// stdin is empty unless the case has a "stdin" file, and a terminal (nil) if it
+			// has a "terminal" file.
+			var stdin io.Reader = bytes.NewReader(nil)
 			if data, err := os.ReadFile("stdin"); err == nil {
-				stdin.Reset(data)
+				stdin = bytes.NewReader(data)
+			}
+			if _, err := os.Stat("terminal"); err == nil {
+				stdin = nil
 			}
 			var stdout, stderr bytes.Buffer
-			code := run(args, &stdin, &stdout, &stderr)
+			code := run(args, stdin, &stdout, &stderr)
 			got := map[string][]byte{
 				"stdout": stdout.Bytes(),
 				"stderr": stderr.Bytes(),

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/daemonsched/daemonsched/fleet"
+	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -17,36 +18,49 @@ var errNotReady = errors.New("node not ready")
 
 // runNodeReady says whether a node's daemon pods are in place (WHATIF-5); the exit status
 // tells a script.
-func runNodeReady(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlagSet("node-ready", stderr)
-	c := newCommonFlags(fs, "the instant readiness is judged at (`RFC3339`)")
+func newNodeReadyCommand(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "node-ready",
+		Short: "Say whether a node's daemon pods are in place; exit 3 when not",
+		Long: `node-ready says whether every daemon pod a node should run is in place and ready (WHATIF-5),
+and exits 3 when it is not, for a script that waits before sending workloads to the node.
+
+` + inputHelp,
+		Example: "  daemonsched node-ready -f cluster.yaml --node worker-4 --daemonsets critical=true",
+		Args:    noArgs,
+	}
+	fs := cmd.Flags()
+	c := newCommonFlags(fs, "the instant readiness is judged at")
 	nodeName := fs.String("node", "", "the node (`NAME`, required)")
 	dsSelector := fs.String("daemonsets", "", "only the DaemonSets whose labels match this label `SELECTOR` (like critical=true)")
-	if err := c.parse(fs, args, stderr); err != nil {
+	cmd.RunE = func(*cobra.Command, []string) error {
+		return runNodeReady(c, *nodeName, *dsSelector, e.stdin, e.out, e.stderr)
+	}
+	return cmd
+}
+
+func runNodeReady(c *commonFlags, nodeName, dsSelector string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if err := c.check(); err != nil {
 		return err
 	}
-	if *nodeName == "" {
-		fmt.Fprintln(stderr, "daemonsched: node-ready needs --node NAME")
-		fs.Usage()
-		return errUsage
+	if nodeName == "" {
+		return usagef("node-ready needs --node NAME")
 	}
 	var sel *metav1.LabelSelector
-	if *dsSelector != "" {
+	if dsSelector != "" {
 		var err error
-		if sel, err = metav1.ParseToLabelSelector(*dsSelector); err != nil {
-			fmt.Fprintf(stderr, "daemonsched: --daemonsets: %v\n", err)
-			fs.Usage()
-			return errUsage
+		if sel, err = metav1.ParseToLabelSelector(dsSelector); err != nil {
+			return usagef("--daemonsets: %v", err)
 		}
 	}
-	in, opts, err := c.load(stdin)
+	in, opts, err := c.load(stdin, stderr)
 	if err != nil {
 		return err
 	}
-	if findNode(in, *nodeName) == nil {
-		return fmt.Errorf("node %q not found in the input", *nodeName)
+	if findNode(in, nodeName) == nil {
+		return fmt.Errorf("node %q not found in the input", nodeName)
 	}
-	r, err := fleet.NodeReadiness(in.Snapshot, *nodeName, sel, opts)
+	r, err := fleet.NodeReadiness(in.Snapshot, nodeName, sel, opts)
 	if err != nil {
 		return err
 	}

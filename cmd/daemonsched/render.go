@@ -15,7 +15,6 @@ import (
 	"github.com/daemonsched/daemonsched/internal/printable"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/yaml"
 )
 
 // renderJSON writes the plan as one JSON document, the oracle contract.
@@ -30,12 +29,7 @@ func renderJSON(w io.Writer, c *daemonset.ClusterResult) error {
 
 // renderYAML writes the JSON document as YAML.
 func renderYAML(w io.Writer, c *daemonset.ClusterResult) error {
-	data, err := yaml.Marshal(c)
-	if err != nil {
-		return fmt.Errorf("rendering YAML: %w", err)
-	}
-	_, err = w.Write(data)
-	return err
+	return renderData(w, formatYAML, c)
 }
 
 // q quotes a name or value read from the input when it holds a control or other non-graphic
@@ -44,29 +38,6 @@ func q(s string) string { return printable.Quote(s) }
 
 // newTabWriter aligns columns as kubectl does.
 func newTabWriter(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 6, 4, 3, ' ', 0) }
-
-// renderTable writes one kubectl-like row per DaemonSet, then the actions of each.
-func renderTable(w io.Writer, c *daemonset.ClusterResult) {
-	if len(c.DaemonSets) == 0 {
-		fmt.Fprintln(w, "No DaemonSets in the input.")
-		return
-	}
-	tw := newTabWriter(w)
-	fmt.Fprintln(tw, "NAMESPACE\tNAME\tDESIRED\tCURRENT\tREADY\tUP-TO-DATE\tAVAILABLE")
-	for _, r := range c.DaemonSets {
-		if s := r.Status; s != nil {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\n", q(r.Namespace), q(r.Name), s.DesiredNumberScheduled,
-				s.CurrentNumberScheduled, s.NumberReady, s.UpdatedNumberScheduled, s.NumberAvailable)
-		} else {
-			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t-\t-\n", q(r.Namespace), q(r.Name))
-		}
-	}
-	tw.Flush()
-	for _, r := range c.DaemonSets {
-		fmt.Fprintln(w)
-		renderActions(w, r)
-	}
-}
 
 // skipText says in words what each Result.Skipped rule means; the rule ID follows the words.
 var skipText = map[daemonset.Skip]string{
@@ -85,13 +56,14 @@ func describeSkip(s daemonset.Skip) string {
 	return text + " (" + string(s) + ")"
 }
 
-// renderActions writes the plan of one DaemonSet, one action per line.
-func renderActions(w io.Writer, r *daemonset.Result) {
+// renderActions writes the plan of one DaemonSet, one action per line; unless wide, more than
+// groupOver creates or deletes of one reason are one line with their count and first nodes.
+func renderActions(w io.Writer, r *daemonset.Result, wide bool) {
 	fmt.Fprintf(w, "DaemonSet %s/%s", q(r.Namespace), q(r.Name))
 	if r.RevisionHash != "" {
 		fmt.Fprintf(w, " (revision %s)", q(r.RevisionHash))
 	}
-	fmt.Fprintln(w, ":")
+	fmt.Fprintf(w, ":%s\n", actionCounts(r))
 	n := 0
 	line := func(verb, format string, a ...any) {
 		fmt.Fprintf(w, "  %-9s  "+format+"\n", append([]any{verb}, a...)...)
@@ -103,16 +75,22 @@ func renderActions(w io.Writer, r *daemonset.Result) {
 	if r.CollisionCount != nil {
 		line("COLLISION", "status.collisionCount becomes %d", *r.CollisionCount)
 	}
-	for _, c := range r.Create {
-		line("CREATE", "pod on node %s (%s)", q(c.Node), reasonText(c.Reason, c.Interchangeable))
+	creates := make([]groupable, len(r.Create))
+	for i, c := range r.Create {
+		creates[i] = groupable{reasonText(c.Reason, c.Interchangeable), c.Node,
+			fmt.Sprintf("pod on node %s (%s)", q(c.Node), reasonText(c.Reason, c.Interchangeable))}
 	}
-	for _, d := range r.Delete {
+	writeGrouped(line, "CREATE", "pods", creates, wide)
+	deletes := make([]groupable, len(r.Delete))
+	for i, d := range r.Delete {
 		node := ""
 		if d.Node != "" {
 			node = " on node " + q(d.Node)
 		}
-		line("DELETE", "%s/%s%s (%s)", q(d.Namespace), q(d.Name), node, reasonText(d.Reason, d.Interchangeable))
+		deletes[i] = groupable{reasonText(d.Reason, d.Interchangeable), d.Node,
+			fmt.Sprintf("%s/%s%s (%s)", q(d.Namespace), q(d.Name), node, reasonText(d.Reason, d.Interchangeable))}
 	}
+	writeGrouped(line, "DELETE", "pods", deletes, wide)
 	for _, p := range r.Adopt {
 		line("ADOPT", "%s/%s (orphan matching the selector gets this DaemonSet as controller)", q(p.Namespace), q(p.Name))
 	}
@@ -124,6 +102,8 @@ func renderActions(w io.Writer, r *daemonset.Result) {
 	}
 	if ru := r.RollingUpdate; ru != nil {
 		switch {
+		case ru.Acted && len(r.Create)+len(r.Delete) == 0:
+			line("ROLLOUT", "nothing to replace (maxUnavailable %d, maxSurge %d)", ru.MaxUnavailable, ru.MaxSurge)
 		case ru.Acted:
 			line("ROLLOUT", "acted (maxUnavailable %d, maxSurge %d)", ru.MaxUnavailable, ru.MaxSurge)
 		case ru.Reason == daemonset.RollingReasonBaseDiffNotEmpty:

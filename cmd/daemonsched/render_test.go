@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/google/go-cmp/cmp"
@@ -53,13 +55,13 @@ func handBuilt() *daemonset.ClusterResult {
 func TestRenderTable(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
-	renderTable(&b, handBuilt())
-	want := `NAMESPACE     NAME          DESIRED   CURRENT   READY   UP-TO-DATE   AVAILABLE
-default       ssd-monitor   3         3         2       3            2
-kube-system   collides      -         -         -       -            -
-kube-system   quiet         0         0         0       0            0
+	renderTable(&b, handBuilt(), newTableView(nil, time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC), false))
+	want := `NAMESPACE     NAME          DESIRED   CURRENT   READY   UP-TO-DATE   AVAILABLE   MISSCHEDULED   NODE-SELECTOR   AGE
+default       ssd-monitor   3         3         2       3            2           0              <none>          <unknown>
+kube-system   collides      -         -         -       -            -           -              <none>          <unknown>
+kube-system   quiet         0         0         0       0            0           0              <none>          <unknown>
 
-DaemonSet default/ssd-monitor (revision 6d9f7c8b5):
+DaemonSet default/ssd-monitor (revision 6d9f7c8b5): 1 create, 2 deletes, 1 adopt, 1 release
   CREATE     pod on node worker-2 (MissingPod)
   DELETE     default/ssd-monitor-9zt2m on node worker-1 (DuplicatePod)
   DELETE     default/ssd-monitor-old on node worker-3 (UpdateOldCandidate, one of equal candidates)
@@ -75,17 +77,48 @@ DaemonSet kube-system/collides:
   COLLISION  status.collisionCount becomes 3
 
 DaemonSet kube-system/quiet (revision abc):
-  ROLLOUT    acted (maxUnavailable 1, maxSurge 0)
+  ROLLOUT    nothing to replace (maxUnavailable 1, maxSurge 0)
+
+Planned at 2026-03-02T10:00:00Z (--now).
 `
 	if diff := cmp.Diff(want, b.String()); diff != "" {
 		t.Errorf("renderTable() mismatch (-want +got):\n%s", diff)
 	}
 }
 
+// More than groupOver creates of one reason are one line per reason, with the first nodes,
+// unless -o wide asks for every line; the stored status shows beside the planned one.
+func TestRenderTableGroupsLongListsAndShowsStoredCounts(t *testing.T) {
+	t.Parallel()
+	r := &daemonset.Result{Namespace: "kube-system", Name: "agent", RevisionHash: "abc",
+		Status: &appsv1.DaemonSetStatus{DesiredNumberScheduled: 12, NumberMisscheduled: 1}}
+	for i := range 12 {
+		r.Create = append(r.Create, daemonset.Creation{Node: fmt.Sprintf("node-%02d", i), Reason: daemonset.ReasonMissingPod})
+	}
+	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "agent",
+		CreationTimestamp: metav1.NewTime(time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC))},
+		Status: appsv1.DaemonSetStatus{DesiredNumberScheduled: 10, NumberMisscheduled: 1, ObservedGeneration: 1}}
+	ds.Spec.Template.Spec.NodeSelector = map[string]string{"disk": "ssd", "a": "b"}
+	now := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	var b bytes.Buffer
+	renderTable(&b, &daemonset.ClusterResult{DaemonSets: []*daemonset.Result{r}}, newTableView([]*appsv1.DaemonSet{ds}, now, false))
+	require.Equal(t, `NAMESPACE     NAME    DESIRED   CURRENT   READY   UP-TO-DATE   AVAILABLE   MISSCHEDULED   NODE-SELECTOR   AGE
+kube-system   agent   10→12     0         0       0            0           1              a=b,disk=ssd    24h
+
+DaemonSet kube-system/agent (revision abc): 12 creates
+  CREATE     12 pods (MissingPod) on nodes node-00, node-01, node-02 and 9 more; -o wide lists each
+
+Planned at 2026-03-02T10:00:00Z (--now).
+`, b.String())
+	b.Reset()
+	renderTable(&b, &daemonset.ClusterResult{DaemonSets: []*daemonset.Result{r}}, newTableView([]*appsv1.DaemonSet{ds}, now, true))
+	require.Equal(t, 12, strings.Count(b.String(), "CREATE     pod on node"))
+}
+
 func TestRenderTableWithoutDaemonSets(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
-	renderTable(&b, &daemonset.ClusterResult{})
+	renderTable(&b, &daemonset.ClusterResult{}, tableView{})
 	require.Equal(t, "No DaemonSets in the input.\n", b.String())
 }
 

@@ -95,8 +95,8 @@ func TestYAMLOutputIsTheJSONContent(t *testing.T) {
 
 	// The built-in example too, which has every kind of action.
 	var out1, out2, e bytes.Buffer
-	require.Equal(t, exitOK, run([]string{"plan", "-o", "json"}, nil, &out1, &e))
-	require.Equal(t, exitOK, run([]string{"plan", "-o", "yaml"}, nil, &out2, &e))
+	require.Equal(t, exitOK, run([]string{"plan", "--example", "-o", "json"}, nil, &out1, &e))
+	require.Equal(t, exitOK, run([]string{"plan", "--example", "-o", "yaml"}, nil, &out2, &e))
 	fromYAML, err = yaml.YAMLToJSON(out2.Bytes())
 	require.NoError(t, err)
 	require.JSONEq(t, out1.String(), string(fromYAML))

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"runtime"
@@ -13,8 +12,8 @@ import (
 	"github.com/daemonsched/daemonsched/internal/printable"
 	"github.com/daemonsched/daemonsched/manifest"
 	"github.com/daemonsched/daemonsched/rollout"
+	"github.com/spf13/cobra"
 	appsv1 "k8s.io/api/apps/v1"
-	"sigs.k8s.io/yaml"
 )
 
 // Exit codes of rollout status (ROLL-11).
@@ -49,16 +48,14 @@ func pickDaemonSets(in *manifest.Result, name string) ([]*appsv1.DaemonSet, erro
 
 // loadAt checks --daemonset, reads the input and returns it with the instant to judge at:
 // --now, or the latest timestamp of the input.
-func loadAt(fs *flag.FlagSet, dsName string, files fileList, now timeFlag, reading *readFlags, stdin io.Reader, stderr io.Writer) (*manifest.Result, time.Time, error) {
+func loadAt(dsName string, src inputs, now timeFlag, reading *readFlags, stdin io.Reader, stderr io.Writer) (*manifest.Result, time.Time, error) {
 	if err := daemonSetFlag(dsName); err != nil {
-		fmt.Fprintf(stderr, "daemonsched: %v\n", err)
-		fs.Usage()
-		return nil, time.Time{}, errUsage
+		return nil, time.Time{}, usagef("%v", err)
 	}
 	if err := reading.check(); err != nil {
-		return nil, time.Time{}, err
+		return nil, time.Time{}, usagef("%v", err)
 	}
-	in, err := load(files, stdin, reading.options(false, runtime.GOMAXPROCS(0)))
+	in, err := load(src, stdin, stderr, reading.options(strictNone, runtime.GOMAXPROCS(0)))
 	if err != nil {
 		return nil, time.Time{}, err
 	}
@@ -76,72 +73,96 @@ func daemonSetFlag(s string) error {
 	return nil
 }
 
-func runRollout(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "status" {
-		fmt.Fprintf(stderr, "daemonsched: rollout wants the subcommand status\n%s", usageText)
-		return errUsage
+// newRolloutCommand returns `daemonsched rollout`, whose one subcommand is status.
+func newRolloutCommand(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "rollout",
+		Short: "Judge the rollouts of DaemonSets (rollout status)",
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown rollout subcommand %q: want status%s", args[0], suggest(cmd, args[0]))
+			}
+			return usagef("rollout wants the subcommand status")
+		},
 	}
+	cmd.AddCommand(newRolloutStatusCommand(e))
+	return cmd
+}
+
+func newRolloutStatusCommand(e *env) *cobra.Command {
 	var (
-		files  fileList
+		src    inputs
 		now    timeFlag
 		format = formatTable
 	)
-	fs := newFlagSet("rollout status", stderr)
-	fs.Var(&files, "f", "input `FILE` (repeatable; - reads stdin)")
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Say whether each DaemonSet's rollout is complete, progressing or stuck",
+		Long: `rollout status judges each DaemonSet from its nodes and pods (not its status counters) and
+exits 0 when every rollout is complete, 3 when one is progressing and 4 when one is stuck (stuck
+wins); the blocking nodes are listed.
+
+` + inputHelp,
+		Args: noArgs,
+	}
+	fs := cmd.Flags()
+	addInputFlags(fs, &src)
 	fs.Var(&now, "now", "the instant availability is judged at (`RFC3339`)")
-	fs.Var(&format, "o", "output `format`: table, json or yaml")
+	addOutputFlag(fs, &format)
 	dsName := fs.String("daemonset", "", "judge only this DaemonSet (`NAMESPACE/NAME`)")
 	reading := addReadFlags(fs)
-	if err := parseFlags(fs, args[1:], stderr); err != nil {
-		return err
-	}
-	in, at, err := loadAt(fs, *dsName, files, now, reading, stdin, stderr)
-	if err != nil {
-		return err
-	}
-	dss, err := pickDaemonSets(in, *dsName)
-	if err != nil {
-		return err
-	}
-	reports := make([]*rollout.Report, 0, len(dss))
-	worst := exitOK
-	for _, ds := range dss {
-		r, err := rollout.Progress(in.Snapshot, ds, rollout.ProgressOptions{Now: at, Workers: runtime.GOMAXPROCS(0)})
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		stdin, stdout, stderr := e.stdin, e.out, e.stderr
+		in, at, err := loadAt(*dsName, src, now, reading, stdin, stderr)
 		if err != nil {
 			return err
 		}
-		reports = append(reports, r)
-		switch r.State {
-		case rollout.StateStuck:
-			worst = exitStuck
-		case rollout.StateProgressing:
-			worst = max(worst, exitProgressing)
-		}
-	}
-	switch format {
-	case formatJSON, formatYAML:
-		if err := renderData(stdout, format, map[string]any{"now": at.UTC().Format(time.RFC3339), "daemonSets": reports}); err != nil {
+		dss, err := pickDaemonSets(in, *dsName)
+		if err != nil {
 			return err
 		}
-	default:
-		for _, r := range reports {
-			fmt.Fprintf(stdout, "%s/%s: %s: %s\n", printable.Quote(r.Namespace), printable.Quote(r.Name), r.State, printable.Escape(r.Message))
-			fmt.Fprintf(stdout, "  desired %d, up-to-date %d, available %d; generation %d, observed %d\n",
-				r.Desired, r.UpToDate, r.Available, r.Generation, r.ObservedGeneration)
-			writeBlockers(stdout, "blocked", r.Blocking)
-			if r.State != rollout.StateComplete {
-				writeBlockers(stdout, "waiting", r.Waiting)
-				if r.WaitingForBudget > 0 {
-					fmt.Fprintf(stdout, "  %d node(s) wait for the update budget\n", r.WaitingForBudget)
+		reports := make([]*rollout.Report, 0, len(dss))
+		worst := exitOK
+		for _, ds := range dss {
+			r, err := rollout.Progress(in.Snapshot, ds, rollout.ProgressOptions{Now: at, Workers: runtime.GOMAXPROCS(0)})
+			if err != nil {
+				return err
+			}
+			reports = append(reports, r)
+			switch r.State {
+			case rollout.StateStuck:
+				worst = exitStuck
+			case rollout.StateProgressing:
+				worst = max(worst, exitProgressing)
+			}
+		}
+		switch format {
+		case formatJSON, formatYAML:
+			if err := renderData(stdout, format, map[string]any{"now": at.UTC().Format(time.RFC3339), "daemonSets": reports}); err != nil {
+				return err
+			}
+		default:
+			for _, r := range reports {
+				fmt.Fprintf(stdout, "%s/%s: %s: %s\n", printable.Quote(r.Namespace), printable.Quote(r.Name), r.State, printable.Escape(r.Message))
+				fmt.Fprintf(stdout, "  desired %d, up-to-date %d, available %d; generation %d, observed %d\n",
+					r.Desired, r.UpToDate, r.Available, r.Generation, r.ObservedGeneration)
+				writeBlockers(stdout, "blocked", r.Blocking)
+				if r.State != rollout.StateComplete {
+					writeBlockers(stdout, "waiting", r.Waiting)
+					if r.WaitingForBudget > 0 {
+						fmt.Fprintf(stdout, "  %d node(s) wait for the update budget\n", r.WaitingForBudget)
+					}
 				}
 			}
 		}
+		warn(stderr, in, nil, reading.limits.Warnings)
+		if worst != exitOK {
+			return exitStatus(worst)
+		}
+		return nil
 	}
-	warn(stderr, in, nil, reading.limits.Warnings)
-	if worst != exitOK {
-		return exitStatus(worst)
-	}
-	return nil
+	return cmd
 }
 
 // writeBlockers lists blockers, at most 20 then a count.
@@ -168,7 +189,7 @@ func renderData(w io.Writer, format outputFormat, v any) error {
 		return err
 	}
 	if format == formatYAML {
-		if data, err = yaml.JSONToYAML(data); err != nil {
+		if data, err = orderedYAML(data); err != nil {
 			return err
 		}
 		_, err = w.Write(data)
@@ -187,6 +208,8 @@ func (f *startupFlag) String() string {
 	}
 	return f.d.Min.String() + "-" + f.d.Max.String()
 }
+
+func (f *startupFlag) Type() string { return "DURATION" }
 
 func (f *startupFlag) Set(s string) error {
 	lo, hi, ranged := strings.Cut(s, "-")
@@ -210,84 +233,94 @@ func (f *startupFlag) Set(s string) error {
 	return nil
 }
 
-func runForecast(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func newForecastCommand(e *env) *cobra.Command {
 	var (
-		files    fileList
+		src      inputs
 		now      timeFlag
 		format   = formatTable
 		startup  = startupFlag{d: rollout.Distribution{Min: 20 * time.Second, Max: 40 * time.Second}}
 		template string
 	)
-	fs := newFlagSet("forecast", stderr)
-	fs.Var(&files, "f", "input `FILE` (repeatable; - reads stdin)")
+	cmd := &cobra.Command{
+		Use:   "forecast",
+		Short: "Simulate a rollout and print its syncs and duration",
+		Long: `forecast simulates the rollout (of --template, or the one under way) and prints its syncs and
+duration.
+
+` + inputHelp,
+		Args: noArgs,
+	}
+	fs := cmd.Flags()
+	addInputFlags(fs, &src)
 	fs.Var(&now, "now", "the instant the forecast starts (`RFC3339`)")
-	fs.Var(&format, "o", "output `format`: table, json or yaml")
+	addOutputFlag(fs, &format)
 	fs.Var(&startup, "startup", "a new pod's start-up delay, `DURATION` or MIN-MAX (default 20s-40s)")
 	fs.StringVar(&template, "template", "", "the DaemonSet after the change (`FILE`); without it, the rollout under way")
 	dsName := fs.String("daemonset", "", "forecast only this DaemonSet (`NAMESPACE/NAME`)")
 	seed := fs.Uint64("seed", 1, "seed of the start-up delays (`N`)")
 	reading := addReadFlags(fs)
-	if err := parseFlags(fs, args, stderr); err != nil {
-		return err
-	}
-	in, at, err := loadAt(fs, *dsName, files, now, reading, stdin, stderr)
-	if err != nil {
-		return err
-	}
-	var dss []*appsv1.DaemonSet
-	if template != "" {
-		next, err := loadTemplate(template, in, *dsName)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		stdin, stdout, stderr := e.stdin, e.out, e.stderr
+		in, at, err := loadAt(*dsName, src, now, reading, stdin, stderr)
 		if err != nil {
 			return err
 		}
-		dss = []*appsv1.DaemonSet{next}
-	} else if dss, err = pickDaemonSets(in, *dsName); err != nil {
-		return err
-	}
-	var results []*rollout.ForecastResult
-	for _, ds := range dss {
-		r, err := rollout.Forecast(in.Snapshot, ds, rollout.ForecastOptions{Now: at, Seed: *seed,
-			Kubelet: rollout.Kubelet{Startup: startup.d}, Workers: runtime.GOMAXPROCS(0)})
-		if err != nil {
-			return fmt.Errorf("DaemonSet %s/%s: %w", ds.Namespace, ds.Name, err)
-		}
-		results = append(results, r)
-	}
-	switch format {
-	case formatJSON, formatYAML:
-		if err := renderData(stdout, format, map[string]any{"now": at.UTC().Format(time.RFC3339), "startup": startup.String(), "daemonSets": results}); err != nil {
+		var dss []*appsv1.DaemonSet
+		if template != "" {
+			next, err := loadTemplate(template, in, *dsName)
+			if err != nil {
+				return err
+			}
+			dss = []*appsv1.DaemonSet{next}
+		} else if dss, err = pickDaemonSets(in, *dsName); err != nil {
 			return err
 		}
-	default:
-		for _, r := range results {
-			fmt.Fprintf(stdout, "%s/%s to revision %s, start-up %s:\n", printable.Quote(r.Namespace), printable.Quote(r.Name), r.RevisionHash, startup.String())
-			tw := newTabWriter(stdout)
-			fmt.Fprintln(tw, "  AFTER\tCREATE\tDELETE\tREPLACED\tUP-TO-DATE\tAVAILABLE")
-			for i, s := range r.Steps {
-				if i == 40 {
-					fmt.Fprintf(tw, "  ... and %d more syncs that act\n", len(r.Steps)-40)
-					break
+		var results []*rollout.ForecastResult
+		for _, ds := range dss {
+			r, err := rollout.Forecast(in.Snapshot, ds, rollout.ForecastOptions{Now: at, Seed: *seed,
+				Kubelet: rollout.Kubelet{Startup: startup.d}, Workers: runtime.GOMAXPROCS(0)})
+			if err != nil {
+				return fmt.Errorf("DaemonSet %s/%s: %w", ds.Namespace, ds.Name, err)
+			}
+			results = append(results, r)
+		}
+		switch format {
+		case formatJSON, formatYAML:
+			if err := renderData(stdout, format, map[string]any{"now": at.UTC().Format(time.RFC3339), "startup": startup.String(), "daemonSets": results}); err != nil {
+				return err
+			}
+		default:
+			for _, r := range results {
+				fmt.Fprintf(stdout, "%s/%s to revision %s, start-up %s:\n", printable.Quote(r.Namespace), printable.Quote(r.Name), r.RevisionHash, startup.String())
+				tw := newTabWriter(stdout)
+				fmt.Fprintln(tw, "  AFTER\tCREATE\tDELETE\tREPLACED\tUP-TO-DATE\tAVAILABLE")
+				for i, s := range r.Steps {
+					if i == 40 {
+						fmt.Fprintf(tw, "  ... and %d more syncs that act\n", len(r.Steps)-40)
+						break
+					}
+					fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%d\t%d\n", s.After, s.Created, s.Deleted, s.Replaced, s.UpToDate, s.Available)
 				}
-				fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%d\t%d\n", s.After, s.Created, s.Deleted, s.Replaced, s.UpToDate, s.Available)
-			}
-			tw.Flush()
-			if r.Complete {
-				fmt.Fprintf(stdout, "  complete after %s, in %d syncs that act\n", r.Duration, len(r.Steps))
-			} else {
-				fmt.Fprintf(stdout, "  does not complete: %s: %s\n", r.Final.State, r.Final.Message)
-				writeBlockers(stdout, "blocked", r.Final.Blocking)
+				tw.Flush()
+				if r.Complete {
+					fmt.Fprintf(stdout, "  complete after %s, in %d syncs that act\n", r.Duration, len(r.Steps))
+				} else {
+					fmt.Fprintf(stdout, "  does not complete: %s: %s\n", r.Final.State, r.Final.Message)
+					writeBlockers(stdout, "blocked", r.Final.Blocking)
+				}
 			}
 		}
+		warn(stderr, in, nil, reading.limits.Warnings)
+		return nil
 	}
-	warn(stderr, in, nil, reading.limits.Warnings)
-	return nil
+	return cmd
 }
 
 // loadTemplate reads the changed DaemonSet of file: exactly one DaemonSet, which replaces the
 // one of its namespace/name in the input, keeping that one's uid and status and raising its
 // generation.
 func loadTemplate(file string, in *manifest.Result, dsName string) (*appsv1.DaemonSet, error) {
-	t, err := load([]string{file}, nil, manifest.Options{})
+	t, err := load(inputs{files: fileList{file}}, nil, io.Discard, manifest.Options{})
 	if err != nil {
 		return nil, err
 	}

@@ -3,15 +3,15 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"runtime"
 	"slices"
 	"strings"
 
 	"github.com/daemonsched/daemonsched/conformance"
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/printable"
 	"github.com/daemonsched/daemonsched/manifest"
+	"github.com/spf13/cobra"
 	appsv1 "k8s.io/api/apps/v1"
 )
 
@@ -19,74 +19,81 @@ import (
 // written on stdout (one line per mismatch) and exits 1.
 var errNonconforming = errors.New("the candidate does not conform")
 
-// runVerify is `daemonsched verify`: does a candidate plan conform to the snapshot?
-func runVerify(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+// newVerifyCommand returns `daemonsched verify`: does a candidate plan conform to the snapshot?
+func newVerifyCommand(e *env) *cobra.Command {
 	var (
-		files fileList
-		now   timeFlag
+		src inputs
+		now timeFlag
 	)
-	fs := newFlagSet("verify", stderr)
-	fs.Var(&files, "f", "snapshot `FILE` (repeatable; - reads stdin)")
+	cmd := &cobra.Command{
+		Use:   "verify",
+		Short: "Say whether a candidate plan is one the controller could have produced",
+		Long: `verify says whether a candidate plan (another implementation's, in the shape of plan -o json)
+is one the controller could have produced, accepting each of its random choices; exit 0 when it
+conforms, 1 with one line per mismatch (DaemonSet, action, object, rule: message) when not.
+
+` + inputHelp,
+		Args: noArgs,
+	}
+	fs := cmd.Flags()
+	addInputFlags(fs, &src)
 	fs.Var(&now, "now", "the instant of the sync (`RFC3339`)")
 	planFile := fs.String("plan", "", "the candidate plan, in the shape of plan -o json (`FILE`; - reads stdin)")
 	burst := fs.Int("burst", 0, "the burst cap the candidate was made with (`N`; 0: no cap)")
 	reasons := fs.Bool("reasons", false, "compare the reasons of creates and deletes too")
 	diffs := fs.Bool("diff", false, "print the go-cmp diff under a mismatch of a pod or the status")
 	reading := addReadFlags(fs)
-	if err := parseFlags(fs, args, stderr); err != nil {
-		return err
-	}
-	if err := reading.check(); err != nil {
-		return err
-	}
-	if *planFile == "" || *burst < 0 {
-		fmt.Fprintln(stderr, "daemonsched: verify needs --plan FILE and a --burst of 0 or more")
-		fs.Usage()
-		return errUsage
-	}
-	var (
-		data []byte
-		err  error
-	)
-	if *planFile == "-" {
-		if len(files) == 0 || slices.Contains(files, "-") {
-			return errors.New("--plan -: stdin can be read only once, and the snapshot then needs -f FILE")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		stdin, stdout, stderr := e.stdin, e.out, e.stderr
+		if err := reading.check(); err != nil {
+			return usagef("%v", err)
 		}
-		data, err = io.ReadAll(stdin)
-	} else {
-		data, err = os.ReadFile(*planFile)
-	}
-	if err != nil {
-		return err
-	}
-	candidate, err := conformance.DecodePlan(data)
-	if err != nil {
-		return fmt.Errorf("%s: %w", *planFile, err)
-	}
-	in, err := load(files, stdin, reading.options(false, runtime.GOMAXPROCS(0)))
-	if err != nil {
-		return err
-	}
-	opts := conformance.Options{Now: now.t, BurstLimit: *burst, Reasons: *reasons}
-	if opts.Now.IsZero() {
-		opts.Now = manifest.Latest(in.Snapshot)
-	}
-	mismatches, err := conformance.Check(in.Snapshot, candidate, opts)
-	if err != nil {
-		return fmt.Errorf("inconsistent snapshot: %w", err)
-	}
-	warn(stderr, in, validate(in, func(*appsv1.DaemonSet) bool { return true }, daemonset.Options{Now: opts.Now}, false), reading.limits.Warnings)
-	for _, m := range mismatches {
-		fmt.Fprintln(stdout, m.String())
-		if *diffs && m.Diff != "" {
-			fmt.Fprint(stdout, indent(m.Diff))
+		if *planFile == "" || *burst < 0 {
+			return usagef("verify needs --plan FILE and a --burst of 0 or more")
 		}
+		var (
+			data []byte
+			err  error
+		)
+		if *planFile == "-" {
+			if (len(src.files) == 0 && !src.example) || slices.Contains(src.files, "-") {
+				return errors.New("--plan -: stdin can be read only once, and the snapshot then needs -f FILE")
+			}
+		}
+		data, err = readSideFile(*planFile, stdin, reading.limits.InputBytes)
+		if err != nil {
+			return err
+		}
+		candidate, err := conformance.DecodePlan(data)
+		if err != nil {
+			return fmt.Errorf("%s: %w", *planFile, err)
+		}
+		in, err := load(src, stdin, stderr, reading.options(strictNone, runtime.GOMAXPROCS(0)))
+		if err != nil {
+			return err
+		}
+		opts := conformance.Options{Now: now.t, BurstLimit: *burst, Reasons: *reasons}
+		if opts.Now.IsZero() {
+			opts.Now = manifest.Latest(in.Snapshot)
+		}
+		mismatches, err := conformance.Check(in.Snapshot, candidate, opts)
+		if err != nil {
+			return fmt.Errorf("inconsistent snapshot: %w", err)
+		}
+		warn(stderr, in, validate(in, func(*appsv1.DaemonSet) bool { return true }, daemonset.Options{Now: opts.Now}, false), reading.limits.Warnings)
+		for _, m := range mismatches {
+			fmt.Fprintln(stdout, printable.Escape(m.String()))
+			if *diffs && m.Diff != "" {
+				fmt.Fprint(stdout, indent(m.Diff))
+			}
+		}
+		if len(mismatches) > 0 {
+			return errNonconforming
+		}
+		fmt.Fprintf(stdout, "conforms: %d DaemonSets\n", len(candidate))
+		return nil
 	}
-	if len(mismatches) > 0 {
-		return errNonconforming
-	}
-	fmt.Fprintf(stdout, "conforms: %d DaemonSets\n", len(candidate))
-	return nil
+	return cmd
 }
 
 // indent puts two spaces before every line of s.

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -14,6 +12,8 @@ import (
 	"github.com/daemonsched/daemonsched/fleet"
 	"github.com/daemonsched/daemonsched/internal/printable"
 	"github.com/daemonsched/daemonsched/manifest"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
@@ -21,34 +21,56 @@ import (
 
 // runWhatIf answers which daemon pods a node, or a node template, would run as the API server
 // would admit them, and what they request (WHATIF-1..WHATIF-3).
-func runWhatIf(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlagSet("whatif", stderr)
-	c := newCommonFlags(fs, "the instant the DaemonSets are compiled at (`RFC3339`)")
+func newWhatIfCommand(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "whatif",
+		Short: "Say which daemon pods a node or node template would run, and what they request",
+		Long: `whatif answers which daemon pods a node of the input (--node), or a node that does not exist
+yet (--node-template FILE: name, labels, requirements, taints), would run, as the API server
+would admit them (LimitRanges, RuntimeClass overhead), and what they request together.
+
+` + inputHelp,
+		Example: `  daemonsched whatif -f cluster.yaml --node-template gpu-node.yaml
+  daemonsched whatif -f cluster.yaml --node worker-4 -o json`,
+		Args: noArgs,
+	}
+	fs := cmd.Flags()
+	c := newCommonFlags(fs, "the instant the DaemonSets are compiled at")
 	tmplFile := fs.String("node-template", "", "the node template (`FILE`: name, labels, requirements, taints)")
 	nodeName := fs.String("node", "", "a node of the input (`NAME`) instead of a template")
-	if err := c.parse(fs, args, stderr); err != nil {
+	cmd.RunE = func(*cobra.Command, []string) error {
+		return runWhatIf(c, *tmplFile, *nodeName, e.stdin, e.out, e.stderr)
+	}
+	return cmd
+}
+
+func runWhatIf(c *commonFlags, tmplFile, nodeName string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if err := c.check(); err != nil {
 		return err
 	}
-	if (*tmplFile == "") == (*nodeName == "") {
-		fmt.Fprintln(stderr, "daemonsched: whatif needs exactly one of --node-template FILE and --node NAME")
-		fs.Usage()
-		return errUsage
+	if (tmplFile == "") == (nodeName == "") {
+		return usagef("whatif needs exactly one of --node-template FILE and --node NAME")
 	}
 	var tmpl *fleet.Template
-	if *tmplFile != "" {
+	if tmplFile != "" {
 		var err error
-		if tmpl, err = readTemplate(*tmplFile, stdin); err != nil {
+		if tmpl, err = readTemplate(tmplFile, stdin, c.reading.limits.InputBytes); err != nil {
 			return err
 		}
 	}
-	in, opts, err := c.load(stdin)
+	in, opts, err := c.load(stdin, stderr)
 	if err != nil {
 		return err
 	}
-	set, _ := fleet.Compile(in.Snapshot.DaemonSets, opts) // the manifest reader refused duplicates
-	adm, errs := fleet.CompileAdmission(in.Admission.LimitRanges, in.Admission.RuntimeClasses)
-	if len(errs) > 0 {
+	// The manifest reader refused duplicates; what is left to refuse is a quantity too large to
+	// count (fleet.MaxQuantityDigits), and then there is no Set.
+	set, errs := fleet.Compile(in.Snapshot.DaemonSets, opts)
+	if set == nil {
 		return errs.ToAggregate()
+	}
+	adm, aerrs := fleet.CompileAdmission(in.Admission.LimitRanges, in.Admission.RuntimeClasses)
+	if len(aerrs) > 0 {
+		return aerrs.ToAggregate()
 	}
 	w := set.WhatIf(fleet.Config{Admission: adm})
 	report := whatIfReport{DaemonSets: []whatIfRow{}}
@@ -57,19 +79,19 @@ func runWhatIf(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		var d fleet.TemplateDecision
 		w.DecideTemplate(tmpl, &d)
 		copy(verdicts, d.Verdicts)
-		report.Template = *tmplFile
+		report.Template = tmplFile
 		report.Totals = whatIfTotals{Min: d.Requests.Min, Max: d.Requests.Max, Exact: d.Requests.Exact}
 	} else {
-		node := findNode(in, *nodeName)
+		node := findNode(in, nodeName)
 		if node == nil {
-			return fmt.Errorf("node %q not found in the input", *nodeName)
+			return fmt.Errorf("node %q not found in the input", nodeName)
 		}
 		var d fleet.Decision
 		w.DecideNode(node, &d)
 		for i := range verdicts {
 			verdicts[i] = d.Verdict(i)
 		}
-		report.Node = *nodeName
+		report.Node = nodeName
 		report.Totals = whatIfTotals{Min: d.Requests(nil), Max: d.Requests(nil), Exact: true}
 	}
 	for i, v := range verdicts {
@@ -79,38 +101,36 @@ func runWhatIf(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	return c.render(stdout, stderr, report, func() { renderWhatIf(stdout, report) }, in, opts)
 }
 
-// commonFlags are the flags whatif and node-ready share: -f, --now, -o and the reading limits.
+// commonFlags are the flags whatif and node-ready share: -f and the other input flags, --now,
+// -o and the reading limits.
 type commonFlags struct {
-	files   fileList
+	src     inputs
 	format  outputFormat
 	now     timeFlag
 	reading *readFlags
 }
 
-func newCommonFlags(fs *flag.FlagSet, nowUsage string) *commonFlags {
+func newCommonFlags(fs *pflag.FlagSet, nowUsage string) *commonFlags {
 	c := &commonFlags{format: formatTable}
-	fs.Var(&c.files, "f", "input `FILE` (repeatable; - reads stdin)")
+	addInputFlags(fs, &c.src)
 	fs.Var(&c.now, "now", nowUsage)
-	fs.Var(&c.format, "o", "output `format`: table, json or yaml")
+	addOutputFlag(fs, &c.format)
 	c.reading = addReadFlags(fs)
 	return c
 }
 
-// parse parses args into fs and checks the reading limits; every failure is errUsage.
-func (c *commonFlags) parse(fs *flag.FlagSet, args []string, stderr io.Writer) error {
-	if err := parseFlags(fs, args, stderr); err != nil {
-		return err
-	}
+// check checks the reading limits; a failure is a usage error.
+func (c *commonFlags) check() error {
 	if err := c.reading.check(); err != nil {
-		return usageError(fs, stderr, err)
+		return usagef("%v", err)
 	}
 	return nil
 }
 
 // load reads the input and returns the options: --now, else the input's latest time; every
 // core.
-func (c *commonFlags) load(stdin io.Reader) (*manifest.Result, daemonset.Options, error) {
-	in, err := load(c.files, stdin, c.reading.options(false, runtime.GOMAXPROCS(0)))
+func (c *commonFlags) load(stdin io.Reader, stderr io.Writer) (*manifest.Result, daemonset.Options, error) {
+	in, err := load(c.src, stdin, stderr, c.reading.options(strictNone, runtime.GOMAXPROCS(0)))
 	if err != nil {
 		return nil, daemonset.Options{}, err
 	}
@@ -136,19 +156,10 @@ func (c *commonFlags) render(stdout, stderr io.Writer, v any, table func(), in *
 }
 
 // readTemplate reads a node template file ("-" is stdin), YAML or JSON, strictly.
-func readTemplate(name string, stdin io.Reader) (*fleet.Template, error) {
-	var data []byte
-	var err error
-	if name == "-" {
-		data, err = io.ReadAll(stdin)
-	} else {
-		data, err = os.ReadFile(name)
-	}
+func readTemplate(name string, stdin io.Reader, limit int64) (*fleet.Template, error) {
+	data, err := readSideFile(name, stdin, limit)
 	if err != nil {
-		if pe, ok := err.(*os.PathError); ok {
-			err = pe.Err
-		}
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, err
 	}
 	var t fleet.NodeTemplate
 	if err := yaml.UnmarshalStrict(data, &t); err != nil {
@@ -156,11 +167,11 @@ func readTemplate(name string, stdin io.Reader) (*fleet.Template, error) {
 	}
 	tmpl, errs := fleet.CompileTemplate(&t, nil)
 	if len(errs) > 0 {
-		msgs := make([]string, len(errs))
+		problems := make(problemList, len(errs))
 		for i, e := range errs {
-			msgs[i] = name + ": " + e.Error()
+			problems[i] = fmt.Errorf("%s: %w", name, e)
 		}
-		return nil, fmt.Errorf("%s", strings.Join(msgs, "\ndaemonsched: "))
+		return nil, problems
 	}
 	return tmpl, nil
 }

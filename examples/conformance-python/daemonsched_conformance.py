@@ -84,12 +84,21 @@ def term_matches(term, node):
     exprs, fields = term.get("matchExpressions") or [], term.get("matchFields") or []
     if not exprs and not fields:
         return False
+    for r in exprs:  # AFF-8: a malformed requirement makes the whole term match nothing
+        op, n = r["operator"], len(r.get("values") or [])
+        if op in ("In", "NotIn") and n == 0 or op in ("Exists", "DoesNotExist") and n or op in ("Gt", "Lt") and n != 1:
+            return False
     labels = node["metadata"].get("labels") or {}
     for r in exprs:
         if not requirement_matches(r, labels.get(r["key"]), r["key"] in labels):
             return False
     for r in fields:
-        if r["key"] != "metadata.name" or not requirement_matches(r, node["metadata"]["name"], True):
+        # AFF-9: In or NotIn with one value; the node is a field set holding only metadata.name,
+        # any other key reads as "". A malformed entry makes the whole term match nothing (AFF-8).
+        if r["operator"] not in ("In", "NotIn") or len(r.get("values") or []) != 1:
+            return False
+        value = node["metadata"]["name"] if r["key"] == "metadata.name" else ""
+        if not requirement_matches(r, value, True):
             return False
     return True
 
@@ -126,13 +135,25 @@ def controlled_by(pod, ds):
     return False
 
 
+def selector_converts(sel):
+    """SEL-6: every requirement of a label selector has a known operator and fitting values."""
+    for r in (sel or {}).get("matchExpressions") or []:
+        op, values = r.get("operator"), r.get("values") or []
+        if op in ("In", "NotIn") and not values or op in ("Exists", "DoesNotExist") and values:
+            return False
+        if op not in ("In", "NotIn", "Exists", "DoesNotExist"):
+            return False
+    return True
+
+
 def selector_matches(ds, labels):
-    sel = ds["spec"].get("selector") or {}
-    if not sel.get("matchLabels") and not sel.get("matchExpressions"):
+    """SEL-1: a nil selector matches nothing; otherwise matchLabels AND matchExpressions."""
+    sel = ds["spec"].get("selector")
+    if sel is None:
         return False
-    if sel.get("matchExpressions"):
-        raise NotImplementedError("matchExpressions selectors")
-    return all(labels.get(k) == v for k, v in sel["matchLabels"].items())
+    if not all(labels.get(k) == v for k, v in (sel.get("matchLabels") or {}).items()):
+        return False
+    return all(requirement_matches(r, labels.get(r["key"]), r["key"] in labels) for r in sel.get("matchExpressions") or [])
 
 
 def current_hash(ds, revisions):
@@ -160,12 +181,17 @@ def new_pod(ds, node, hash_):
     meta = tpl.get("metadata") or {}
     labels = dict(meta.get("labels") or {})
     labels["controller-revision-hash"] = hash_
+    generation = (ds["metadata"].get("annotations") or {}).get("deprecated.daemonset.template.generation")
+    if generation is not None and re.fullmatch(r"[+-]?[0-9]+", generation) and -2**63 <= int(generation) < 2**63:
+        labels["pod-template-generation"] = str(int(generation))  # POD-3: canonical decimal
     pod_meta = {"generateName": generate_name(ds["metadata"]["name"]), "namespace": ds["metadata"]["namespace"],
                 "labels": labels,
                 "ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": ds["metadata"]["name"],
                                      "uid": ds["metadata"]["uid"], "controller": True, "blockOwnerDeletion": True}]}
     if meta.get("annotations"):
         pod_meta["annotations"] = dict(meta["annotations"])
+    if meta.get("finalizers"):
+        pod_meta["finalizers"] = list(meta["finalizers"])  # POD-4: nothing else of the metadata
     spec = copy.deepcopy(tpl.get("spec") or {})
     spec["tolerations"] = merged_tolerations(spec)
     term = {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}
@@ -184,8 +210,22 @@ def ready(pod):
 
 
 def plan_one(ds, nodes, pods, revisions):
+    ns, sel = ds["metadata"]["namespace"], ds["spec"].get("selector")
+    empty = lambda: {"namespace": ns, "name": ds["metadata"]["name"], "revisionHash": "", "status": None, "create": [], "delete": [], "adopt": [], "release": []}
+    if sel is not None and not sel.get("matchLabels") and not sel.get("matchExpressions"):
+        return dict(empty(), skipped="SYNC-3")  # selecting everything: the sync does nothing
+    if not selector_converts(sel):
+        return dict(empty(), skipped="SYNC-5")  # the selector does not convert: nothing at all
     hash_ = current_hash(ds, revisions)
-    ns = ds["metadata"]["namespace"]
+    release = []
+    for p in pods:
+        if p["metadata"].get("namespace") != ns or p["metadata"].get("deletionTimestamp"):
+            continue
+        matches = selector_matches(ds, p["metadata"].get("labels") or {})
+        if controlled_by(p, ds) and not matches:
+            release.append({"namespace": ns, "name": p["metadata"]["name"]})  # OWN-3
+        elif matches and not any(ref.get("controller") for ref in p["metadata"].get("ownerReferences") or []):
+            raise NotImplementedError("adopting orphans (the diff profile)")
     if (ds["spec"].get("minReadySeconds") or 0) != 0:
         raise NotImplementedError("minReadySeconds")
     mine = [p for p in pods if p["metadata"].get("namespace") == ns and controlled_by(p, ds)
@@ -222,7 +262,7 @@ def plan_one(ds, nodes, pods, revisions):
                         for p in here]
     status["numberUnavailable"] = max(0, status["desiredNumberScheduled"] - status["numberAvailable"])
     return {"namespace": ns, "name": ds["metadata"]["name"], "revisionHash": hash_, "create": creates,
-            "delete": deletes, "adopt": [], "release": [], "status": status}
+            "delete": deletes, "adopt": [], "release": release, "status": status}
 
 
 def answer(request):

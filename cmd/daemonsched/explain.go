@@ -1,0 +1,261 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/printable"
+	"github.com/daemonsched/daemonsched/manifest"
+	"github.com/spf13/cobra"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// newExplainCommand returns explain: why DaemonSets do or do not run on nodes.
+func newExplainCommand(e *env) *cobra.Command {
+	var (
+		src      inputs
+		now      timeFlag
+		ns       namespaceFlags
+		format   = formatTable
+		nodeName string
+		dsName   string
+		podName  string
+	)
+	cmd := &cobra.Command{
+		Use:   "explain",
+		Short: "Say why DaemonSets do or do not run on a node, or a DaemonSet on every node",
+		Long: `explain says, for one node (--node), whether each DaemonSet runs there, whether a running pod
+may stay, and why not, in plain words: the failing affinity term and requirement with the node's
+actual label value, the untolerated taint, the template's nodeName. --pod explains a daemon
+pod: its DaemonSet on its node, and what this sync does to it. With --daemonset and no
+--node it answers for that DaemonSet over every node, one line each (NODE, RUNS, MAY-CONTINUE,
+WHY, THIS SYNC). Hints name known mistakes: tolerating node-role.kubernetes.io/master, a taint
+no node carries since Kubernetes 1.24, instead of node-role.kubernetes.io/control-plane; a
+nodeSelector on a label no node of the input has. A name not found gets a suggestion.
+
+` + inputHelp,
+		Example: `  daemonsched explain -f cluster.yaml --pod kube-system/fluentd-elasticsearch-h7x2k
+  daemonsched explain -f cluster.yaml --node worker-4
+  daemonsched explain -f cluster.yaml --node worker-4 --daemonset kube-system/fluentd
+  daemonsched explain -f cluster.yaml -n kube-system --daemonset fluentd      # every node
+  daemonsched explain -f cluster.yaml --daemonset kube-system/fluentd -o json`,
+		Args: noArgs,
+	}
+	fs := cmd.Flags()
+	addInputFlags(fs, &src)
+	fs.Var(&now, "now", "the instant readiness is judged at")
+	fs.StringVar(&nodeName, "node", "", "the node to explain (without it, --daemonset over every node)")
+	fs.StringVar(&dsName, "daemonset", "", "explain only this DaemonSet (NAME or NAMESPACE/NAME)")
+	fs.StringVar(&podName, "pod", "", "explain the DaemonSet pod NAME or NAMESPACE/NAME on its node: why it stays or is deleted")
+	addNamespaceFlags(fs, &ns)
+	addOutputFlag(fs, &format)
+	reading := addReadFlags(fs)
+	cmd.RunE = func(*cobra.Command, []string) error {
+		if err := cmp.Or(reading.check(), ns.check()); err != nil {
+			return err
+		}
+		switch {
+		case podName != "" && (nodeName != "" || dsName != ""):
+			return usagef("--pod names its node and DaemonSet: it cannot be combined with --node or --daemonset")
+		case podName == "" && nodeName == "" && dsName == "":
+			return usagef("explain needs --node NAME, --daemonset NAME, both, or --pod NAME")
+		}
+		podNamespace, podShort, err := ns.daemonSetKey(podName) // read as NAME or NAMESPACE/NAME
+		if err != nil {
+			return usagef("--pod wants NAME or NAMESPACE/NAME, got %q", podName)
+		}
+		in, err := load(src, e.stdin, e.stderr, reading.options(strictNone, runtime.GOMAXPROCS(0)))
+		if err != nil {
+			return err
+		}
+		if podName != "" {
+			var header io.Writer = e.out
+			if format != formatTable {
+				header = io.Discard // -o json|yaml is one document
+			}
+			if nodeName, dsName, err = podTarget(header, in, podNamespace, podShort); err != nil {
+				return err
+			}
+		}
+		dsNamespace, dsShort, err := ns.daemonSetKey(dsName)
+		if err != nil {
+			return err
+		}
+		opts := daemonset.Options{Now: now.t}
+		if opts.Now.IsZero() {
+			opts.Now = manifest.Latest(in.Snapshot)
+		}
+		var nodes []*v1.Node
+		if nodeName != "" {
+			node := findNode(in, nodeName)
+			if node == nil {
+				return fmt.Errorf("node %q not found in the input%s", nodeName, didYouMean(nodeName, nodeNames(in)))
+			}
+			nodes = []*v1.Node{node}
+		} else {
+			nodes = in.Snapshot.Nodes
+		}
+		keep := func(ds *appsv1.DaemonSet) bool { return ns.keep(ds.Namespace) }
+		if dsName != "" {
+			keep = func(ds *appsv1.DaemonSet) bool { return ds.Namespace == dsNamespace && ds.Name == dsShort }
+		}
+		var dss []*appsv1.DaemonSet
+		for _, ds := range in.Snapshot.DaemonSets {
+			if keep(ds) {
+				dss = append(dss, ds)
+			}
+		}
+		if dsName != "" && len(dss) == 0 {
+			var names []string
+			for _, ds := range in.Snapshot.DaemonSets {
+				names = append(names, ds.Namespace+"/"+ds.Name)
+			}
+			return fmt.Errorf("DaemonSet %q not found in the input%s", dsNamespace+"/"+dsShort, didYouMean(dsNamespace+"/"+dsShort, names))
+		}
+		problems := validate(in, keep, opts, false)
+		// The cluster-wide plan says what this sync does on the node (D-12).
+		plan, err := daemonset.PlanCluster(in.Snapshot, opts)
+		if err != nil {
+			return fmt.Errorf("inconsistent snapshot: %w", err)
+		}
+		switch {
+		case format != formatTable:
+			if err := renderData(e.out, format, explainReport(in, nodes, dss, plan, opts)); err != nil {
+				return err
+			}
+		case nodeName != "":
+			renderExplain(e.out, nodes[0], dss, in.Snapshot.Pods, plan, opts) // run's buffer, as for plan
+			renderHints(e.out, dss, nodes, in.Snapshot.Nodes)
+		default:
+			renderExplainNodes(e.out, dss[0], nodes, plan, opts)
+			renderHints(e.out, dss, nodes, in.Snapshot.Nodes)
+		}
+		warnSuspicious(e.stderr, in)
+		warn(e.stderr, in, problems, reading.limits.Warnings)
+		return nil
+	}
+	return cmd
+}
+
+// podTarget finds the pod namespace/name, says on w which node and DaemonSet it is explained
+// with, and returns them: the node it is bound to and the DaemonSet its controller reference
+// names (by uid).
+func podTarget(w io.Writer, in *manifest.Result, namespace, name string) (string, string, error) {
+	var names []string
+	for _, p := range in.Snapshot.Pods {
+		if p.Namespace == namespace && p.Name == name {
+			ref := metav1.GetControllerOfNoCopy(p)
+			if ref == nil || ref.Kind != "DaemonSet" {
+				return "", "", fmt.Errorf("pod %s/%s is not controlled by a DaemonSet", q(namespace), q(name))
+			}
+			if p.Spec.NodeName == "" {
+				return "", "", fmt.Errorf("pod %s/%s is not bound to a node", q(namespace), q(name))
+			}
+			for _, ds := range in.Snapshot.DaemonSets {
+				if ds.UID == ref.UID {
+					fmt.Fprintf(w, "Pod %s/%s, of DaemonSet %s/%s, on node %s\n\n", q(namespace), q(name), q(ds.Namespace), q(ds.Name), q(p.Spec.NodeName))
+					return p.Spec.NodeName, ds.Namespace + "/" + ds.Name, nil
+				}
+			}
+			return "", "", fmt.Errorf("pod %s/%s: its DaemonSet %s (uid %s) is not in the input", q(namespace), q(name), q(ref.Name), ref.UID)
+		}
+		names = append(names, p.Namespace+"/"+p.Name)
+	}
+	return "", "", fmt.Errorf("pod %q not found in the input%s", namespace+"/"+name, didYouMean(namespace+"/"+name, names))
+}
+
+// didYouMean returns "; did you mean X?" when name is a typo of one of names, or "".
+func didYouMean(name string, names []string) string {
+	if s := manifest.Suggest(name, names); s != "" {
+		return fmt.Sprintf("; did you mean %s?", printable.Quote(s))
+	}
+	return ""
+}
+
+func nodeNames(in *manifest.Result) []string {
+	names := make([]string, len(in.Snapshot.Nodes))
+	for i, n := range in.Snapshot.Nodes {
+		names[i] = n.Name
+	}
+	return names
+}
+
+// explainRow is one DaemonSet on one node, as explain -o json|yaml prints it.
+type explainRow struct {
+	Namespace             string   `json:"namespace"`
+	Name                  string   `json:"name"`
+	Node                  string   `json:"node"`
+	ShouldRun             bool     `json:"shouldRun"`
+	ShouldContinueRunning bool     `json:"shouldContinueRunning"`
+	Reason                string   `json:"reason,omitempty"`
+	Why                   []string `json:"why"`
+	ThisSync              []string `json:"thisSync"`
+}
+
+// explainOutput is explain -o json|yaml: one row per DaemonSet and node, sorted, then the hints.
+type explainOutput struct {
+	Now   string       `json:"now"`
+	Rows  []explainRow `json:"explanations"`
+	Hints []string     `json:"hints"`
+}
+
+func explainReport(in *manifest.Result, nodes []*v1.Node, dss []*appsv1.DaemonSet, plan *daemonset.ClusterResult, opts daemonset.Options) explainOutput {
+	out := explainOutput{Now: opts.Now.UTC().Format("2006-01-02T15:04:05Z07:00"), Rows: []explainRow{}, Hints: hints(dss, nodes, in.Snapshot.Nodes)}
+	for _, ds := range sortedDaemonSets(dss) {
+		p, _ := daemonset.Compile(ds, opts)
+		for _, node := range sortedNodes(nodes) {
+			ex := p.Explain(node)
+			out.Rows = append(out.Rows, explainRow{
+				Namespace: ds.Namespace, Name: ds.Name, Node: node.Name,
+				ShouldRun: ex.ShouldRun, ShouldContinueRunning: ex.ShouldContinueRunning, Reason: string(ex.Reason),
+				Why: strings.Split(strings.TrimSpace(ex.String()), "\n"), ThisSync: nodeActions(plan, ds, node.Name),
+			})
+		}
+	}
+	return out
+}
+
+func sortedDaemonSets(dss []*appsv1.DaemonSet) []*appsv1.DaemonSet {
+	out := slices.Clone(dss)
+	slices.SortFunc(out, func(a, b *appsv1.DaemonSet) int {
+		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
+	})
+	return out
+}
+
+func sortedNodes(nodes []*v1.Node) []*v1.Node {
+	out := slices.Clone(nodes)
+	slices.SortFunc(out, func(a, b *v1.Node) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// renderExplainNodes is explain --daemonset without --node: one line per node.
+func renderExplainNodes(w io.Writer, ds *appsv1.DaemonSet, nodes []*v1.Node, plan *daemonset.ClusterResult, opts daemonset.Options) {
+	fmt.Fprintf(w, "DaemonSet %s/%s\n\n", q(ds.Namespace), q(ds.Name))
+	if len(nodes) == 0 {
+		fmt.Fprintln(w, "No nodes in the input.")
+		return
+	}
+	p, _ := daemonset.Compile(ds, opts)
+	tw := newTabWriter(w)
+	fmt.Fprintln(tw, "NODE\tRUNS\tMAY-CONTINUE\tWHY\tTHIS SYNC")
+	runs := 0
+	for _, node := range sortedNodes(nodes) {
+		ex := p.Explain(node)
+		if ex.ShouldRun {
+			runs++
+		}
+		why := strings.Split(strings.TrimSpace(ex.String()), "\n")[0]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", q(node.Name), yesNo(ex.ShouldRun, "yes", "no"), yesNo(ex.ShouldContinueRunning, "yes", "no"),
+			printable.Escape(why), strings.Join(nodeActions(plan, ds, node.Name), "; "))
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\nShould run on %d of %d nodes.\n", runs, len(nodes))
+}

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// fileList is the repeatable -f flag.
+type fileList []string
+
+func (f *fileList) String() string { return strings.Join(*f, ",") }
+func (f *fileList) Type() string   { return "FILE" }
+
+func (f *fileList) Set(s string) error {
+	if s == "" {
+		return errors.New("empty file name")
+	}
+	*f = append(*f, s)
+	return nil
+}
+
+// outputFormat is the -o flag.
+type outputFormat string
+
+const (
+	formatTable outputFormat = "table"
+	formatJSON  outputFormat = "json"
+	formatYAML  outputFormat = "yaml"
+	formatWide  outputFormat = "wide" // the table, every action on its own line (plan only)
+)
+
+func (o *outputFormat) String() string { return string(*o) }
+func (o *outputFormat) Type() string   { return "table|wide|json|yaml" }
+
+func (o *outputFormat) Set(s string) error {
+	switch f := outputFormat(s); f {
+	case formatTable, formatJSON, formatYAML, formatWide:
+		*o = f
+		return nil
+	}
+	return fmt.Errorf("unsupported output format %q: want table, wide, json or yaml", s)
+}
+
+// timeFlag is --now; zero when not given.
+type timeFlag struct{ t time.Time }
+
+func (f *timeFlag) String() string {
+	if f.t.IsZero() {
+		return ""
+	}
+	return f.t.Format(time.RFC3339)
+}
+
+func (f *timeFlag) Type() string { return "RFC3339" }
+
+func (f *timeFlag) Set(s string) error {
+	t, err := parseRFC3339(s)
+	if err != nil {
+		return fmt.Errorf("not an RFC 3339 time (like 2026-03-02T10:00:00Z): %q", s)
+	}
+	*f = timeFlag{t: t.UTC()}
+	return nil
+}
+
+// parseRFC3339 parses an RFC 3339 time, which may have fractional seconds, lower-case "t" and
+// "z" and, as RFC 3339 section 5.6 allows, a space between date and time.
+func parseRFC3339(s string) (time.Time, error) {
+	b := []byte(strings.TrimSpace(s))
+	if len(b) > 10 && (b[10] == 't' || b[10] == ' ') {
+		b[10] = 'T'
+	}
+	if n := len(b); n > 0 && b[n-1] == 'z' {
+		b[n-1] = 'Z'
+	}
+	return time.Parse(time.RFC3339Nano, string(b))
+}
+
+// addInputFlags registers -f/--filename, -R/--recursive, --apply and --example on fs.
+func addInputFlags(fs *pflag.FlagSet, src *inputs) {
+	fs.VarP(&src.files, "filename", "f", "input file or directory (repeatable; - reads stdin; without -f, stdin when it is not a terminal)")
+	fs.BoolVarP(&src.recursive, "recursive", "R", false, "read the directories of -f and their subdirectories")
+	fs.Var(&src.apply, "apply", "DaemonSet manifests laid over the input as kubectl diff would apply them (repeatable)")
+	fs.BoolVar(&src.example, "example", false, "read the built-in example cluster instead of -f or stdin")
+}
+
+// addOutputFlag registers -o/--output on fs.
+func addOutputFlag(fs *pflag.FlagSet, format *outputFormat) {
+	fs.VarP(format, "output", "o", "output format: table, json or yaml (plan: wide, the table with every action on its own line)")
+}
+
+// namespaceFlags are -n/--namespace and -A/--all-namespaces.
+type namespaceFlags struct {
+	namespace string
+	all       bool
+}
+
+func addNamespaceFlags(fs *pflag.FlagSet, n *namespaceFlags) {
+	fs.StringVarP(&n.namespace, "namespace", "n", "", "only the DaemonSets of this `NAMESPACE` (and the namespace of a --daemonset or --pod NAME without one)")
+	fs.BoolVarP(&n.all, "all-namespaces", "A", false, "the DaemonSets of every namespace (the default)")
+}
+
+// check refuses -n with -A.
+func (n namespaceFlags) check() error {
+	if n.all && n.namespace != "" {
+		return usagef("-n/--namespace and -A/--all-namespaces cannot be combined")
+	}
+	return nil
+}
+
+// keep says whether a DaemonSet of namespace ns is shown.
+func (n namespaceFlags) keep(ns string) bool { return n.namespace == "" || n.namespace == ns }
+
+// daemonSetKey returns the namespace and name of a --daemonset value, NAME alone being in the
+// -n namespace or "default", as kubectl reads names.
+func (n namespaceFlags) daemonSetKey(s string) (string, string, error) {
+	if s == "" {
+		return "", "", nil
+	}
+	switch strings.Count(s, "/") {
+	case 0:
+		return cmp.Or(n.namespace, "default"), s, nil
+	case 1:
+		ns, name, _ := strings.Cut(s, "/")
+		if ns == "" || name == "" {
+			break
+		}
+		if n.namespace != "" && ns != n.namespace {
+			return "", "", usagef("--daemonset %s is not in namespace %s (-n)", s, n.namespace)
+		}
+		return ns, name, nil
+	}
+	return "", "", usagef("--daemonset wants NAME or NAMESPACE/NAME, got %q", s)
+}

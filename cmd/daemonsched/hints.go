@@ -1,0 +1,72 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+)
+
+// Taint keys of control-plane nodes: the one kubeadm set until Kubernetes 1.24, and the one it
+// sets since.
+const (
+	masterTaint       = "node-role.kubernetes.io/master"
+	controlPlaneTaint = "node-role.kubernetes.io/control-plane"
+)
+
+// hints names known mistakes of the DaemonSets dss on the explained nodes, all the input's
+// nodes being all: tolerating the master taint instead of the control-plane one (the Kubernetes
+// documentation's own manifests did), and a nodeSelector on a label no node has.
+func hints(dss []*appsv1.DaemonSet, explained, all []*v1.Node) []string {
+	out := []string{}
+	for _, ds := range sortedDaemonSets(dss) {
+		spec := ds.Spec.Template.Spec
+		tolerates := func(taint v1.Taint) bool {
+			return slices.ContainsFunc(spec.Tolerations, func(t v1.Toleration) bool {
+				return t.ToleratesTaint(klog.Background(), &taint, false)
+			})
+		}
+		if slices.ContainsFunc(spec.Tolerations, func(t v1.Toleration) bool { return t.Key == masterTaint }) {
+			blocked := 0
+			for _, n := range explained {
+				for _, t := range n.Spec.Taints {
+					if t.Key == controlPlaneTaint && t.Effect != v1.TaintEffectPreferNoSchedule && !tolerates(t) {
+						blocked++
+						break
+					}
+				}
+			}
+			if blocked > 0 {
+				out = append(out, fmt.Sprintf("DaemonSet %s/%s tolerates %s, a taint no node carries since Kubernetes 1.24; "+
+					"control-plane nodes carry %s, which it does not tolerate (%d node(s) here): tolerate %s too",
+					q(ds.Namespace), q(ds.Name), masterTaint, controlPlaneTaint, blocked, controlPlaneTaint))
+			}
+		}
+		if len(all) == 0 {
+			continue
+		}
+		for _, key := range slices.Sorted(maps.Keys(spec.NodeSelector)) {
+			if !slices.ContainsFunc(all, func(n *v1.Node) bool { _, ok := n.Labels[key]; return ok }) {
+				out = append(out, fmt.Sprintf("DaemonSet %s/%s selects nodes with %s=%s, but no node of the input has the label %s",
+					q(ds.Namespace), q(ds.Name), q(key), q(spec.NodeSelector[key]), q(key)))
+			}
+		}
+	}
+	return out
+}
+
+// renderHints writes the hints after an explanation, if any.
+func renderHints(w io.Writer, dss []*appsv1.DaemonSet, explained, all []*v1.Node) {
+	hs := hints(dss, explained, all)
+	if len(hs) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	for _, h := range hs {
+		fmt.Fprintf(w, "hint: %s\n", h)
+	}
+}

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"runtime"
+	"strings"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/manifest"
+	"github.com/spf13/cobra"
+	appsv1 "k8s.io/api/apps/v1"
+)
+
+// newPlanCommand returns plan, or, when demo, the demo command: plan over the built-in example.
+func newPlanCommand(e *env, demo bool) *cobra.Command {
+	var (
+		src     inputs
+		format  = formatTable
+		now     timeFlag
+		ns      namespaceFlags
+		burst   int
+		strict  bool
+		lenient bool
+	)
+	cmd := &cobra.Command{
+		Use:   "plan",
+		Short: "Print what one sync of the DaemonSet controller would do to every DaemonSet",
+		Long: `plan prints what one sync of the v1.36 DaemonSet controller would do to every DaemonSet of
+the snapshot: the pods it creates and deletes, the rolling update's step and the status it
+writes (the cluster-wide plan, D-12). -n shows the DaemonSets of one namespace only; the plan
+is made over the whole snapshot either way.
+
+` + inputHelp,
+		Example: `  kubectl get nodes,pods,daemonsets,controllerrevisions -A -o yaml | daemonsched plan
+  daemonsched plan -f cluster.yaml -o json
+  daemonsched plan -f cluster.yaml --apply agent.yaml      # what would this manifest change?`,
+		Args: noArgs,
+	}
+	if demo {
+		src.example = true
+		cmd.Use = "demo"
+		cmd.Short = "Plan the built-in example cluster (plan --example)"
+		cmd.Long = "demo is plan --example: the plan of the built-in example cluster, to see what daemonsched prints."
+		cmd.Example = "  daemonsched demo\n  daemonsched demo -o yaml"
+	}
+	fs := cmd.Flags()
+	if !demo {
+		addInputFlags(fs, &src)
+	}
+	fs.Var(&now, "now", "the instant readiness is judged at")
+	addOutputFlag(fs, &format)
+	addNamespaceFlags(fs, &ns)
+	fs.IntVar(&burst, "burst", 0, "cap creates and deletes of each action list at `N` (0: no cap; the controller uses 250)")
+	fs.BoolVar(&strict, "strict", false, "treat what API validation would reject, and fields the v1.36 API does not have, as errors in every object")
+	fs.BoolVar(&lenient, "lenient", false, "report what API validation would reject, and unknown fields, as warnings in hand-written objects too (by default errors there, warnings in objects read from the API server)")
+	reading := addReadFlags(fs)
+	cmd.RunE = func(*cobra.Command, []string) error {
+		if err := cmp.Or(reading.check(), ns.check()); err != nil {
+			return err
+		}
+		if burst < 0 {
+			return usagef("--burst must not be negative, got %d", burst)
+		}
+		mode := strictHandWritten
+		switch {
+		case strict && lenient:
+			return usagef("--strict and --lenient cannot be combined")
+		case strict:
+			mode = strictAll
+		case lenient:
+			mode = strictNone
+		}
+		// A command has the machine to itself: every core shares the decoding, and each plan's
+		// nodes and pods.
+		in, err := load(src, e.stdin, e.stderr, reading.options(mode, runtime.GOMAXPROCS(0)))
+		if err != nil {
+			return err
+		}
+		opts := daemonset.Options{Now: now.t, BurstLimit: burst, Workers: runtime.GOMAXPROCS(0)}
+		if opts.Now.IsZero() {
+			opts.Now = manifest.Latest(in.Snapshot)
+		}
+		keep := func(ds *appsv1.DaemonSet) bool { return ns.keep(ds.Namespace) }
+		problems := validate(in, keep, opts, strict)
+		if strict && len(problems) > 0 {
+			return problems
+		}
+		// A hand-written DaemonSet the API server would refuse is refused, as kubectl apply
+		// would answer; one read from the API server is planned as stored, with a warning.
+		if mode == strictHandWritten {
+			refused := validate(in, func(ds *appsv1.DaemonSet) bool { return keep(ds) && manifest.HandWritten(ds) }, opts, false)
+			if len(refused) > 0 {
+				return refused
+			}
+		}
+		cluster, err := daemonset.PlanCluster(in.Snapshot, opts)
+		if err != nil {
+			return fmt.Errorf("inconsistent snapshot: %w", err)
+		}
+		if ns.namespace != "" {
+			shown := *cluster
+			shown.DaemonSets = nil
+			for _, r := range cluster.DaemonSets {
+				if ns.keep(r.Namespace) {
+					shown.DaemonSets = append(shown.DaemonSets, r)
+				}
+			}
+			cluster = &shown
+		}
+		// e.out is run's buffer, which an error discards.
+		switch format {
+		case formatJSON:
+			err = renderJSON(e.out, cluster)
+		case formatYAML:
+			err = renderYAML(e.out, cluster)
+		default:
+			renderTable(e.out, cluster, newTableView(in.Snapshot.DaemonSets, opts.Now, format == formatWide))
+		}
+		if err != nil {
+			return err
+		}
+		warnSuspicious(e.stderr, in)
+		warn(e.stderr, in, problems, reading.limits.Warnings)
+		return nil
+	}
+	return cmd
+}
+
+// problemList is every validation problem, one line each (VAL-23), when --strict makes them
+// errors.
+type problemList []error
+
+func (l problemList) Error() string {
+	msgs := make([]string, len(l))
+	for i, p := range l {
+		msgs[i] = p.Error()
+	}
+	return strings.Join(msgs, "\ndaemonsched: ")
+}
+
+func (l problemList) Unwrap() []error { return l }

@@ -1,0 +1,177 @@
+package upstreamtest
+
+import (
+	"math/rand"
+	"reflect"
+	"testing"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	_ "k8s.io/kubernetes/pkg/apis/apps/install" // registers the apps/v1 defaulting functions
+	"sigs.k8s.io/randfill"
+)
+
+// stored returns ds as a v1.36.3 API server stores it and gives it back: the scheme's
+// defaulting (SetObjectDefaults_DaemonSet), then the protobuf round trip of storage, which
+// drops empty lists and maps.
+func stored(t testing.TB, ds *appsv1.DaemonSet) *appsv1.DaemonSet {
+	t.Helper()
+	out := ds.DeepCopy()
+	legacyscheme.Scheme.Default(out)
+	data, err := out.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := &appsv1.DaemonSet{}
+	if err := back.Unmarshal(data); err != nil {
+		t.Fatal(err)
+	}
+	return back
+}
+
+// ours is daemonsched's defaulting of a DaemonSet read from a manifest (DFLT-1 to DFLT-3).
+func ours(ds *appsv1.DaemonSet) *appsv1.DaemonSet {
+	return daemonset.WithTemplateDefaults(daemonset.WithDefaults(ds))
+}
+
+// images are references of every shape the pull-policy default reads.
+var images = []string{
+	"", "nginx", "nginx:latest", "nginx:1.27", "library/nginx", "docker.io/nginx", "index.docker.io/nginx:latest",
+	"registry.k8s.io/pause:3.10", "localhost/app", "localhost:5000/app", "localhost:5000/app:latest", "[::1]:5000/app",
+	"example.com:443/team/app@sha256:" + hex64, "app@sha256:" + hex64, "app:v1@sha256:" + hex64, "app@sha256:" + hex64[:60],
+	"app@sha512:" + hex64, "app@md5:" + hex64, "NGINX", "Registry.example.com/app", "example.com/App", "app:",
+	":tag", "app:-x", "a/b//c", "a__b", "a___b", "a--b", hex64, "sha256:" + hex64, "app:" + string(make([]byte, 129)),
+}
+
+const hex64 = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+// newFiller fills pod templates with every field set or unset at random, the quantities with
+// values that need rounding, and container images from images.
+func newFiller(seed uint64) *randfill.Filler {
+	r := rand.NewSource(int64(seed))
+	return randfill.New().NilChance(0.4).NumElements(0, 2).RandSource(r).Funcs(
+		func(q *resource.Quantity, c randfill.Continue) {
+			*q = *resource.NewScaledQuantity(c.Int63n(100000), resource.Scale(-6+c.Intn(10)))
+		},
+		func(i *intstr.IntOrString, c randfill.Continue) {
+			if c.Bool() {
+				*i = intstr.FromInt32(c.Int31n(100))
+			} else {
+				*i = intstr.FromString("http")
+			}
+		},
+		func(tm *metav1.Time, c randfill.Continue) { *tm = metav1.Unix(c.Int63n(1<<31), 0) },
+		func(s *v1.Container, c randfill.Continue) {
+			c.FillNoCustom(s)
+			s.Image = images[c.Intn(len(images))]
+			if c.Bool() {
+				s.ImagePullPolicy = ""
+			}
+		},
+		func(p *v1.Probe, c randfill.Continue) {
+			c.FillNoCustom(p)
+			if c.Bool() {
+				p.TimeoutSeconds, p.PeriodSeconds = 0, 0
+			}
+			if c.Bool() {
+				p.SuccessThreshold, p.FailureThreshold = 0, 0
+			}
+		},
+		func(s *string, c randfill.Continue) {
+			if c.Intn(3) == 0 {
+				*s = ""
+			} else {
+				*s = c.String(8)
+			}
+		},
+	)
+}
+
+// blank unsets, each with probability 1/2, every pointer to a scalar and every scalar reachable
+// from v, so that each default is exercised both ways: the filler sets almost all of them.
+func blank(v reflect.Value, r *rand.Rand) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return
+		}
+		if k := v.Elem().Kind(); k != reflect.Struct && k != reflect.Slice && k != reflect.Map && r.Intn(2) == 0 {
+			v.SetZero()
+			return
+		}
+		blank(v.Elem(), r)
+	case reflect.Struct:
+		if v.Type() == reflect.TypeFor[resource.Quantity]() {
+			return
+		}
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				blank(v.Field(i), r)
+			}
+		}
+	case reflect.Slice:
+		for i := range v.Len() {
+			blank(v.Index(i), r)
+		}
+	case reflect.String, reflect.Int32, reflect.Int64:
+		if r.Intn(2) == 0 {
+			v.SetZero()
+		}
+	}
+}
+
+// Every DaemonSet defaulted by daemonsched is the one the API server stores: the same value,
+// with nil and empty collections where it has them (DFLT-3).
+func TestTemplateDefaultsAreTheStoredObject(t *testing.T) {
+	for seed := range uint64(2000) {
+		f := newFiller(seed)
+		ds := &appsv1.DaemonSet{}
+		f.Fill(&ds.Spec.Template)
+		blank(reflect.ValueOf(&ds.Spec.Template).Elem(), rand.New(rand.NewSource(int64(seed))))
+		if seed%3 == 0 {
+			ds.Spec.Template.Spec.Volumes = append(ds.Spec.Template.Spec.Volumes, v1.Volume{Name: "no-source"})
+		}
+		want := stored(t, ds)
+		got := ours(ds)
+		if diff := cmp.Diff(want.Spec.Template, got.Spec.Template); diff != "" {
+			t.Fatalf("seed %d: template mismatch (-stored +daemonsched):\n%s", seed, diff)
+		}
+		if diff := cmp.Diff(want.Spec.UpdateStrategy, got.Spec.UpdateStrategy); diff != "" {
+			t.Fatalf("seed %d: updateStrategy mismatch (-stored +daemonsched):\n%s", seed, diff)
+		}
+	}
+}
+
+// The image pull policy follows the tag exactly as upstream parses image references.
+func TestImagePullPolicyAsUpstream(t *testing.T) {
+	for _, image := range images {
+		checkPullPolicy(t, image)
+	}
+}
+
+func FuzzImagePullPolicy(f *testing.F) {
+	for _, image := range images {
+		f.Add(image)
+	}
+	f.Fuzz(checkPullPolicy)
+}
+
+func checkPullPolicy(t *testing.T, image string) {
+	ds := &appsv1.DaemonSet{Spec: appsv1.DaemonSetSpec{Template: v1.PodTemplateSpec{Spec: v1.PodSpec{
+		Containers: []v1.Container{{Name: "c", Image: image}},
+		Volumes:    []v1.Volume{{Name: "v", VolumeSource: v1.VolumeSource{Image: &v1.ImageVolumeSource{Reference: image}}}},
+	}}}}
+	want, got := stored(t, ds).Spec.Template.Spec, ours(ds).Spec.Template.Spec
+	if w, g := want.Containers[0].ImagePullPolicy, got.Containers[0].ImagePullPolicy; w != g {
+		t.Errorf("image %q: container pull policy %s, upstream %s", image, g, w)
+	}
+	if w, g := want.Volumes[0].Image.PullPolicy, got.Volumes[0].Image.PullPolicy; w != g {
+		t.Errorf("image %q: image volume pull policy %s, upstream %s", image, g, w)
+	}
+}
