@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/manifest"
 )
 
 // requiredFields are the fields of one plan the JSON contract always prints; the others
@@ -15,7 +16,8 @@ var requiredFields = []string{"namespace", "name", "revisionHash", "create", "de
 
 // DecodePlan reads a candidate in the shape `daemonsched plan -o json` prints: an object whose
 // daemonSets lists one plan per DaemonSet. Unknown fields are ignored; a missing required
-// field, a value of the wrong type or text that is not JSON is an error naming where it is.
+// field, a value of the wrong type, text that is not JSON or a resource quantity beyond
+// manifest's default limits (manifest.CheckQuantities) is an error naming where it is.
 func DecodePlan(data []byte) ([]*daemonset.Result, error) {
 	var top struct {
 		DaemonSets []json.RawMessage `json:"daemonSets"`
@@ -48,6 +50,10 @@ func DecodePlan(data []byte) ([]*daemonset.Result, error) {
 			}
 		}
 		var r daemonset.Result
+		// A quantity such as 1e-999999999 takes hours to parse: refuse it first.
+		if err := manifest.CheckQuantities(raw, &r, manifest.Limits{}); err != nil {
+			return nil, fmt.Errorf("candidate: daemonSets[%d].%w", i, err)
+		}
 		if err := json.Unmarshal(raw, &r); err != nil {
 			return nil, fmt.Errorf("candidate: daemonSets[%d]: %w", i, err)
 		}

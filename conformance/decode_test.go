@@ -13,6 +13,8 @@ func TestDecodePlanErrors(t *testing.T) {
 		{"not an object", `[1]`, "cannot unmarshal array"},
 		{"no daemonSets", `{}`, "daemonSets: required field is missing"},
 		{"a required field missing", `{"daemonSets":[{"namespace":"a","name":"b","revisionHash":"","create":[],"delete":[],"adopt":[]}]}`, "daemonSets[0].release: required field is missing"},
+		{"a quantity that would take hours to parse", `{"daemonSets":[{"namespace":"a","name":"b","revisionHash":"","create":[{"node":"n","reason":"","pod":{"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"1e-999999999"}}}]}}}],"delete":[],"adopt":[],"release":[],"status":null}]}`,
+			`candidate: daemonSets[0].create[0].pod.spec.containers[0].resources.requests[cpu]: Invalid value: "1e-999999999": a quantity with an exponent beyond ±100`},
 		{"a wrong type", `{"daemonSets":[{"namespace":"a","name":"b","revisionHash":"","create":{},"delete":[],"adopt":[],"release":[],"status":null}]}`, "daemonSets[0]"},
 	}
 	for _, tt := range tests {

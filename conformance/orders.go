@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -62,8 +63,8 @@ type choiceProblem struct {
 // of daemonset.Orders), and says why not. Keys unknown to ix are the caller's business.
 func (ix *listIndex) verifySelection(got map[string]bool, limit int) []choiceProblem {
 	var probs []choiceProblem
-	byClass := make([]map[int][]item, len(ix.classes)) // class -> group -> got items
-	for k := range got {
+	byClass := make([]map[int][]item, len(ix.classes)) // class -> group -> got items, by key
+	for _, k := range slices.Sorted(maps.Keys(got)) {
 		it, ok := ix.items[k]
 		if !ok {
 			continue
@@ -79,15 +80,11 @@ func (ix *listIndex) verifySelection(got map[string]bool, limit int) []choicePro
 	}
 	for c, cl := range ix.classes {
 		groups := byClass[c]
-		n := 0
-		for _, its := range groups {
-			n += len(its)
-		}
 		full := classSize(cl)
 		switch {
 		case remaining == 0:
-			for _, its := range groups {
-				for _, it := range its {
+			for g := range cl.Groups {
+				for _, it := range groups[g] {
 					probs = append(probs, choiceProblem{it.key, "DIFF-10", fmt.Sprintf("extra %s: the burst cap of %d is reached by actions the controller submits first", ix.kind, limit)})
 				}
 			}
@@ -99,7 +96,6 @@ func (ix *listIndex) verifySelection(got map[string]bool, limit int) []choicePro
 			probs = append(probs, ix.cutClass(c, cl, groups, remaining, limit)...)
 			remaining = 0
 		}
-		_ = n
 	}
 	return probs
 }

@@ -25,10 +25,14 @@ import (
 //     ClusterFirst, schedulerName default-scheduler, terminationGracePeriodSeconds 30, an empty
 //     securityContext, enableServiceLinks true, preemptionPolicy PreemptLowerPriority,
 //     priority 0; for containers terminationMessagePath /dev/termination-log,
-//     terminationMessagePolicy File, any imagePullPolicy, and protocol TCP on ports.
-//   - Lists the API merges by key are compared as sets keyed that way: containers, init
-//     containers, volumes, env, ports, volume mounts, owner references, image pull secrets.
-//     Atomic lists (tolerations, node-selector terms, args) are compared in order.
+//     terminationMessagePolicy File, any imagePullPolicy, protocol TCP on ports, and
+//     apiVersion v1 on an env var's fieldRef.
+//   - Lists the API merges by key are compared as sets keyed that way: containers, volumes,
+//     ports, volume mounts, owner references, image pull secrets.
+//   - Init containers and each container's env are compared in order, as the API server keeps
+//     it: init containers (sidecars among them) start in that order, and an env value's
+//     $(VAR) expands only variables defined before it. Atomic lists (tolerations,
+//     node-selector terms, args) are compared in order too.
 //   - An empty map or list equals a missing one.
 func ComparePods(want, got *v1.Pod) string {
 	if want == nil || got == nil {
@@ -43,9 +47,7 @@ func ComparePods(want, got *v1.Pod) string {
 		return ""
 	}
 	return gocmp.Diff(w, g, cmpopts.EquateEmpty(),
-		cmpopts.SortSlices(func(a, b v1.Container) bool { return a.Name < b.Name }),
 		cmpopts.SortSlices(func(a, b v1.Volume) bool { return a.Name < b.Name }),
-		cmpopts.SortSlices(func(a, b v1.EnvVar) bool { return a.Name < b.Name }),
 		cmpopts.SortSlices(func(a, b v1.VolumeMount) bool { return a.MountPath < b.MountPath }),
 		cmpopts.SortSlices(func(a, b v1.ContainerPort) bool {
 			return cmp.Or(cmp.Compare(a.ContainerPort, b.ContainerPort), strings.Compare(string(a.Protocol), string(b.Protocol))) < 0
@@ -55,16 +57,16 @@ func ComparePods(want, got *v1.Pod) string {
 	)
 }
 
-// sortKeyed sorts, in place, the lists the API merges by key (see ComparePods).
+// sortKeyed sorts, in place, the lists the API merges by key whose order means nothing (see
+// ComparePods); init containers and env keep their order.
 func sortKeyed(p *v1.Pod) {
 	slices.SortFunc(p.OwnerReferences, func(a, b metav1.OwnerReference) int { return strings.Compare(string(a.UID), string(b.UID)) })
 	slices.SortFunc(p.Spec.Volumes, func(a, b v1.Volume) int { return strings.Compare(a.Name, b.Name) })
 	slices.SortFunc(p.Spec.ImagePullSecrets, func(a, b v1.LocalObjectReference) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(p.Spec.Containers, func(a, b v1.Container) int { return strings.Compare(a.Name, b.Name) })
 	for _, cs := range [][]v1.Container{p.Spec.Containers, p.Spec.InitContainers} {
-		slices.SortFunc(cs, func(a, b v1.Container) int { return strings.Compare(a.Name, b.Name) })
 		for i := range cs {
 			c := &cs[i]
-			slices.SortFunc(c.Env, func(a, b v1.EnvVar) int { return strings.Compare(a.Name, b.Name) })
 			slices.SortFunc(c.VolumeMounts, func(a, b v1.VolumeMount) int { return strings.Compare(a.MountPath, b.MountPath) })
 			slices.SortFunc(c.Ports, func(a, b v1.ContainerPort) int {
 				return cmp.Or(cmp.Compare(a.ContainerPort, b.ContainerPort), strings.Compare(string(a.Protocol), string(b.Protocol)))
@@ -158,6 +160,16 @@ func clearContainerDefaults(cs, refs []v1.Container) {
 		clearDefault(&c.TerminationMessagePolicy, r.TerminationMessagePolicy, v1.TerminationMessageReadFile)
 		if r.ImagePullPolicy == "" {
 			c.ImagePullPolicy = ""
+		}
+		for j := range c.Env {
+			// The API server defaults a fieldRef's apiVersion; env is compared in order, so
+			// the daemon pod's var is the one at the same index.
+			if j >= len(r.Env) || r.Env[j].Name != c.Env[j].Name {
+				break
+			}
+			if f, rf := c.Env[j].ValueFrom, r.Env[j].ValueFrom; f != nil && f.FieldRef != nil && rf != nil && rf.FieldRef != nil {
+				clearDefault(&f.FieldRef.APIVersion, rf.FieldRef.APIVersion, "v1")
+			}
 		}
 		for j := range c.Ports {
 			pk := slices.IndexFunc(r.Ports, func(rp v1.ContainerPort) bool { return rp.ContainerPort == c.Ports[j].ContainerPort })

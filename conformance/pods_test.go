@@ -15,8 +15,13 @@ func daemonPod(t *testing.T) *v1.Pod {
 	ds := handDS(func(ds *appsv1.DaemonSet) {
 		c := &ds.Spec.Template.Spec.Containers[0]
 		c.Ports = []v1.ContainerPort{{ContainerPort: 80}, {ContainerPort: 443}}
-		c.Env = []v1.EnvVar{{Name: "A", Value: "1"}, {Name: "B", Value: "2"}}
+		c.Env = []v1.EnvVar{{Name: "A", Value: "1"}, {Name: "B", Value: "$(A)2"},
+			{Name: "NODE", ValueFrom: &v1.EnvVarSource{FieldRef: &v1.ObjectFieldSelector{FieldPath: "spec.nodeName"}}}}
 		ds.Spec.Template.Spec.Containers = append(ds.Spec.Template.Spec.Containers, v1.Container{Name: "side", Image: "side:1"})
+		ds.Spec.Template.Spec.InitContainers = []v1.Container{
+			{Name: "setup", Image: "setup:1", Env: []v1.EnvVar{{Name: "X", Value: "1"}, {Name: "Y", Value: "$(X)"}}},
+			{Name: "proxy", Image: "proxy:1", RestartPolicy: ptr.To(v1.ContainerRestartPolicyAlways)},
+		}
 	})
 	p, errs := daemonset.Compile(ds, daemonset.Options{Now: epoch})
 	if len(errs) > 0 {
@@ -50,9 +55,27 @@ func TestComparePods(t *testing.T) {
 		{"keyed lists in another order", func(p *v1.Pod) {
 			c := p.Spec.Containers
 			c[0], c[1] = c[1], c[0]
-			e := p.Spec.Containers[1].Env
-			e[0], e[1] = e[1], e[0]
+			pt := p.Spec.Containers[1].Ports
+			pt[0], pt[1] = pt[1], pt[0]
 		}, ""},
+		{"POD-6: env in another order: $(VAR) expands only earlier vars", func(p *v1.Pod) {
+			e := p.Spec.Containers[0].Env
+			e[0], e[1] = e[1], e[0]
+		}, "POD-6"},
+		{"POD-6: init containers in another order: they start in order", func(p *v1.Pod) {
+			ic := p.Spec.InitContainers
+			ic[0], ic[1] = ic[1], ic[0]
+		}, "POD-6"},
+		{"POD-6: an init container's env in another order", func(p *v1.Pod) {
+			e := p.Spec.InitContainers[0].Env
+			e[0], e[1] = e[1], e[0]
+		}, "POD-6"},
+		{"POD-7: the API server's fieldRef apiVersion", func(p *v1.Pod) {
+			p.Spec.Containers[0].Env[2].ValueFrom.FieldRef.APIVersion = "v1"
+		}, ""},
+		{"POD-6: another fieldRef apiVersion", func(p *v1.Pod) {
+			p.Spec.Containers[0].Env[2].ValueFrom.FieldRef.APIVersion = "v2"
+		}, "POD-6"},
 		{"an empty map or list equals a missing one", func(p *v1.Pod) {
 			p.Spec.NodeSelector, p.Spec.Volumes, p.Finalizers = map[string]string{}, []v1.Volume{}, []string{}
 		}, ""},

@@ -5,12 +5,14 @@ package daemonset_test
 import (
 	"testing"
 
-	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+
+	"github.com/daemonsched/daemonsched/daemonset"
 )
 
 func TestOwnershipRules(t *testing.T) {
@@ -134,4 +136,60 @@ func ownershipScenarios() []scenario {
 func TestOwnershipScenarios(t *testing.T) {
 	t.Parallel()
 	runScenarios(t, ownershipScenarios())
+}
+
+// TestIsControlledBy pins the exported controller check: namespace, then the first controller
+// reference's kind, name and uid (OWN-1, OWN-7); apiVersion, labels and the selector do not
+// matter.
+func TestIsControlledBy(t *testing.T) {
+	t.Parallel()
+	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "foo", UID: "uid-foo"}}
+	tests := []struct {
+		name string
+		mod  podMod
+		want bool
+	}{
+		{"OWN-1 the controller reference names ds", func(*v1.Pod) {}, true},
+		{"OWN-1 any apiVersion", owners(metav1.OwnerReference{APIVersion: "extensions/v1beta1", Kind: "DaemonSet", Name: "foo", UID: "uid-foo", Controller: ptr.To(true)}), true},
+		{"OWN-1 labels do not matter", podLabels(map[string]string{"app": "other"}), true},
+		{"OWN-1 another namespace", namespace("other"), false},
+		{"OWN-1 another kind", owners(ownedBy("daemonset", "foo", "uid-foo", true)), false},
+		{"OWN-1 another name", owners(ownedBy("DaemonSet", "bar", "uid-foo", true)), false},
+		{"OWN-1 another uid", owners(ownedBy("DaemonSet", "foo", "uid-bar", true)), false},
+		{"OWN-1 an owner that is not the controller", owners(ownedBy("DaemonSet", "foo", "uid-foo", false)), false},
+		{"OWN-7 only the first controller reference counts", owners(ownedBy("DaemonSet", "bar", "uid-bar", true), ownedBy("DaemonSet", "foo", "uid-foo", true)), false},
+		{"OWN-1 an orphan", orphan, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			require.Equal(t, tt.want, daemonset.IsControlledBy(pod("p", "n0", tt.mod), ds))
+		})
+	}
+}
+
+// TestClaims: the pods a sync calls its own after claiming are those it controls and keeps
+// (OWN-2) and those it adopts (OWN-4); released pods (OWN-3), other owners' pods and pods in
+// other namespaces are not (OWN-1).
+func TestClaims(t *testing.T) {
+	t.Parallel()
+	ds := newDS()
+	pods := []*v1.Pod{
+		pod("kept", "n0"),
+		pod("adopted", "n1", orphan),
+		pod("released", "n2", podLabels(map[string]string{"app": "x"})),
+		pod("foreign", "n2", owners(ownedBy("DaemonSet", "bar", "uid-bar", true))),
+		pod("elsewhere", "n2", namespace("other")),
+		pod("orphan-elsewhere", "n2", namespace("other"), orphan),
+	}
+	res, err := daemonset.Plan(ds, nodes(3), pods, opts())
+	require.NoError(t, err)
+	claims := daemonset.Claims(ds, res)
+	var got []string
+	for _, p := range pods {
+		if claims(p) {
+			got = append(got, p.Name)
+		}
+	}
+	require.Equal(t, []string{"kept", "adopted"}, got)
 }

@@ -20,10 +20,7 @@ import (
 func PodsOnNode(ds *appsv1.DaemonSet, nodeName string, pods []*v1.Pod) []NodePod {
 	var out []NodePod
 	for _, pod := range pods {
-		if pod == nil || pod.Namespace != ds.Namespace {
-			continue
-		}
-		if ref := controllerOf(pod); ref == nil || !controlledBy(ref, ds) {
+		if pod == nil || !IsControlledBy(pod, ds) {
 			continue
 		}
 		if node, _ := affinity.TargetNodeName(pod); node != nodeName {

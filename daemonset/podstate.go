@@ -103,11 +103,8 @@ func (j *judge) facts(pod *v1.Pod, controlled bool) podFacts {
 	// hash for DIFF-6, but never makes a pod updated (UPD-3 needs a non-empty hash).
 	if pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == j.hash {
 		f |= factHashLabel
-		if j.hash != "" {
-			f |= factUpdated
-		}
 	}
-	if f&factUpdated == 0 && j.hasGen && pod.Labels[LabelTemplateGeneration] == j.gen {
+	if podUpdated(pod, j.hash, j.gen, j.hasGen) {
 		f |= factUpdated
 	}
 	if controlled {
@@ -117,6 +114,39 @@ func (j *judge) facts(pod *v1.Pod, controlled bool) podFacts {
 		f |= factScheduled
 	}
 	return f
+}
+
+// IsPodUpdated reports whether pod runs the current template of ds (UPD-3), hash being the
+// current template's hash (Result.RevisionHash): pod's controller-revision-hash label equals
+// hash and hash is not empty, or ds's deprecated.daemonset.template.generation annotation
+// parses as a base-10 integer whose canonical decimal is pod's pod-template-generation label
+// ("01" matches "1"). Missing labels mean not updated. Neither object is modified.
+func IsPodUpdated(ds *appsv1.DaemonSet, hash string, pod *v1.Pod) bool {
+	gen, ok := templateGeneration(ds)
+	if !ok {
+		return podUpdated(pod, hash, "", false)
+	}
+	var buf [20]byte
+	return podUpdated(pod, hash, string(strconv.AppendInt(buf[:0], gen, 10)), true)
+}
+
+// podUpdated is UPD-3 with the template generation already in canonical decimal (gen, when
+// hasGen).
+func podUpdated(pod *v1.Pod, hash, gen string, hasGen bool) bool {
+	return (hash != "" && pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == hash) ||
+		(hasGen && pod.Labels[LabelTemplateGeneration] == gen)
+}
+
+// IsPodReady reports whether pod is Ready (UPD-13): its first condition of type Ready has
+// status True.
+func IsPodReady(pod *v1.Pod) bool { return isReady(pod) }
+
+// IsPodAvailable reports whether pod is available at now (UPD-12): Ready (UPD-13), and
+// minReadySeconds is 0 or its Ready condition has a non-zero lastTransitionTime at least
+// minReadySeconds before now.
+func IsPodAvailable(pod *v1.Pod, minReadySeconds int32, now time.Time) bool {
+	c := readyCondition(pod)
+	return isReadyCondition(c) && readyLongEnough(c, minReadySeconds, now)
 }
 
 // templateGeneration is the DaemonSet's deprecated.daemonset.template.generation annotation

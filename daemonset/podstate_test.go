@@ -114,6 +114,7 @@ func TestIsPodReady(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			require.Equal(t, tt.want, factsOf(tt.pod, "", &appsv1.DaemonSet{}, ruT0).has(factReady))
+			require.Equal(t, tt.want, IsPodReady(tt.pod), "the exported form")
 			require.Equal(t, tt.want, ruleReady(tt.pod), "the oracle")
 		})
 	}
@@ -147,6 +148,7 @@ func TestIsPodAvailable(t *testing.T) {
 			ds := &appsv1.DaemonSet{}
 			ds.Spec.MinReadySeconds = tt.minReady
 			require.Equal(t, tt.want, factsOf(tt.pod, "", ds, tt.now).has(factAvailable))
+			require.Equal(t, tt.want, IsPodAvailable(tt.pod, tt.minReady, tt.now), "the exported form")
 			require.Equal(t, tt.want, ruleAvailable(tt.pod, tt.minReady, tt.now), "the oracle")
 		})
 	}
@@ -182,12 +184,14 @@ func TestIsPodUpdated(t *testing.T) {
 		{name: "UPD-3 an annotation beyond int64 is ignored", pod: pod(map[string]string{LabelTemplateGeneration: "99999999999999999999"}), hash: "abc", ds: dsWithGen("99999999999999999999"), want: false},
 		{name: "UPD-3 a generation label without the annotation is old", pod: pod(map[string]string{LabelTemplateGeneration: "5"}), hash: "abc", ds: &appsv1.DaemonSet{}, want: false},
 		{name: "UPD-3 the annotation without a pod label is old", pod: pod(map[string]string{hashLabel: "old"}), hash: "abc", ds: dsWithGen("5"), want: false},
+		{name: "UPD-3 an empty hash does not match a pod without the label", pod: pod(map[string]string{"app": "x"}), hash: "", ds: &appsv1.DaemonSet{}, want: false},
 		{name: "UPD-3 the generation matches even with an empty hash", pod: pod(map[string]string{LabelTemplateGeneration: "7"}), hash: "", ds: dsWithGen("7"), want: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			require.Equal(t, tt.want, factsOf(tt.pod, tt.hash, tt.ds, ruT0).has(factUpdated))
+			require.Equal(t, tt.want, IsPodUpdated(tt.ds, tt.hash, tt.pod), "the exported form")
 			require.Equal(t, tt.want, ruleUpdated(tt.pod, tt.hash, tt.ds), "the oracle")
 		})
 	}

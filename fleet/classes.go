@@ -12,7 +12,8 @@ import (
 	"math/bits"
 	"slices"
 	"strconv"
-	"strings"
+
+	"github.com/daemonsched/daemonsched/internal/decimal"
 )
 
 // classSet is a set of classes of one key, one bit each.
@@ -73,7 +74,7 @@ func (u *universe) classOf(v string) int {
 	if i, ok := u.index[v]; ok {
 		return 1 + i
 	}
-	n, ok := parseInt(v)
+	n, ok := decimal.ParseInt64(v)
 	if !ok {
 		return u.nonInteger()
 	}
@@ -83,17 +84,6 @@ func (u *universe) classOf(v string) int {
 		}
 	}
 	return u.nonInteger() // unreachable: the regions cover every integer but the bounds
-}
-
-// parseInt is strconv.ParseInt(v, 10, 64) without the error it allocates for the many label
-// values that are not numbers.
-func parseInt(v string) (int64, bool) {
-	digits := strings.TrimLeft(v, "+-")
-	if len(v)-len(digits) > 1 || digits == "" || strings.Trim(digits, "0123456789") != "" {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	return n, err == nil
 }
 
 // representative returns a state of class c.

@@ -1,9 +1,7 @@
 package fleet
 
 import (
-	"maps"
 	"math/big"
-	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
@@ -39,17 +37,9 @@ func checkQuantities(ds *appsv1.DaemonSet, fldPath *field.Path) field.ErrorList 
 	spec := &ds.Spec.Template.Spec
 	specPath := fldPath.Child("spec", "template", "spec")
 	var errs field.ErrorList
-	list := func(l v1.ResourceList, path *field.Path) {
-		for _, name := range slices.Sorted(maps.Keys(l)) {
-			if quantityTooLarge(l[name]) {
-				errs = append(errs, field.Invalid(path.Key(string(name)), field.OmitValueType{},
-					"a quantity of more than 1000 digits or scaled beyond 10^±1000 cannot be added in bounded time"))
-			}
-		}
-	}
 	requirements := func(r *v1.ResourceRequirements, path *field.Path) {
-		list(r.Requests, path.Child("requests"))
-		list(r.Limits, path.Child("limits"))
+		errs = append(errs, hugeQuantities(r.Requests, path.Child("requests"))...)
+		errs = append(errs, hugeQuantities(r.Limits, path.Child("limits"))...)
 	}
 	for i := range spec.InitContainers {
 		requirements(&spec.InitContainers[i].Resources, specPath.Child("initContainers").Index(i).Child("resources"))
@@ -57,7 +47,7 @@ func checkQuantities(ds *appsv1.DaemonSet, fldPath *field.Path) field.ErrorList 
 	for i := range spec.Containers {
 		requirements(&spec.Containers[i].Resources, specPath.Child("containers").Index(i).Child("resources"))
 	}
-	list(spec.Overhead, specPath.Child("overhead"))
+	errs = append(errs, hugeQuantities(spec.Overhead, specPath.Child("overhead"))...)
 	if spec.Resources != nil {
 		requirements(spec.Resources, specPath.Child("resources"))
 	}

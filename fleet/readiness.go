@@ -3,13 +3,13 @@ package fleet
 import (
 	"fmt"
 	"slices"
-	"strconv"
+	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/daemonsched/daemonsched/affinity"
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/selector"
 )
@@ -34,7 +34,8 @@ type DaemonSetReadiness struct {
 	// MustRun is the controller's shouldRun on the node (ELIG-1); Reason says why not.
 	MustRun bool             `json:"mustRun"`
 	Reason  daemonset.Reason `json:"reason,omitempty"`
-	// Pod names the pod counted: among the pods the DaemonSet controls on the node that are
+	// Pod names the pod counted: among the DaemonSet's pods on the node after this sync's
+	// claims (those it controls and does not release, and the orphans it adopts) that are
 	// not terminating, not terminal and not deleted by this sync, a ready and current one if
 	// any, else a ready one, else the first by name. Empty when there is none.
 	Pod string `json:"pod,omitempty"`
@@ -70,63 +71,67 @@ func NodeReadiness(s daemonset.Snapshot, nodeName string, daemonSets *metav1.Lab
 		return nil, fmt.Errorf("node %q not found", nodeName)
 	}
 	node := s.Nodes[i]
-	plan, err := daemonset.PlanCluster(s, opts)
+	plan, planners, err := daemonset.PlanClusterCompiled(s, opts)
 	if err != nil {
 		return nil, err
 	}
-	out := &Readiness{Node: nodeName, Ready: true, DaemonSets: []DaemonSetReadiness{}}
-	byName := map[[2]string]*appsv1.DaemonSet{}
-	for _, ds := range s.DaemonSets {
-		byName[[2]string{ds.Namespace, ds.Name}] = ds
+	// The pods meant for the node (OWN-9), by name, gathered once for every DaemonSet.
+	var onNode []*v1.Pod
+	for _, pod := range s.Pods {
+		if n, ok := affinity.TargetNodeName(pod); ok && n == nodeName {
+			onNode = append(onNode, pod)
+		}
 	}
-	for _, res := range plan.DaemonSets {
-		ds := byName[[2]string{res.Namespace, res.Name}]
-		if sel != nil && !sel.Matches(ds.Labels) {
+	slices.SortFunc(onNode, func(a, b *v1.Pod) int { return strings.Compare(a.Name, b.Name) })
+	out := &Readiness{Node: nodeName, Ready: true, DaemonSets: []DaemonSetReadiness{}}
+	for k, res := range plan.DaemonSets {
+		p := planners[k]
+		if sel != nil && !sel.Matches(p.DaemonSet().Labels) {
 			continue
 		}
-		r := dsReadiness(ds, res, node, s.Pods, opts)
+		r := dsReadiness(p, res, node, onNode)
 		out.Ready = out.Ready && !r.Blocking
 		out.DaemonSets = append(out.DaemonSets, r)
 	}
 	return out, nil
 }
 
-func dsReadiness(ds *appsv1.DaemonSet, res *daemonset.Result, node *v1.Node, pods []*v1.Pod, opts daemonset.Options) DaemonSetReadiness {
+// dsReadiness is one DaemonSet's readiness on node, from its plan res and the pods meant for
+// the node, sorted by name. The pods it keeps are those it controls and does not release this
+// sync, and the orphans it adopts (OWN-2..OWN-4).
+func dsReadiness(p *daemonset.Planner, res *daemonset.Result, node *v1.Node, onNode []*v1.Pod) DaemonSetReadiness {
+	ds := p.DaemonSet()
 	r := DaemonSetReadiness{Namespace: ds.Namespace, Name: ds.Name, Skipped: res.Skipped}
-	p, _ := daemonset.Compile(ds, opts)
 	e := p.Eligibility(node)
 	r.MustRun, r.Reason = e.ShouldRun, e.Reason
 	r.Creating = slices.ContainsFunc(res.Create, func(c daemonset.Creation) bool { return c.Node == node.Name })
-	deleted := map[string]bool{}
+	claims := daemonset.Claims(ds, res)
+	deleted := map[daemonset.PodRef]bool{}
 	for _, d := range res.Delete {
-		deleted[d.Name] = true
-	}
-	gen, hasGen := "", false
-	if g, err := strconv.ParseInt(ds.Annotations[appsv1.DeprecatedTemplateGeneration], 10, 64); err == nil {
-		gen, hasGen = strconv.FormatInt(g, 10), true
+		deleted[daemonset.PodRef{Namespace: d.Namespace, Name: d.Name}] = true
 	}
 	current := func(pod *v1.Pod) bool {
-		if res.Skipped != "" {
-			return false
-		}
-		return (res.RevisionHash != "" && pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == res.RevisionHash) ||
-			(hasGen && pod.Labels[daemonset.LabelTemplateGeneration] == gen)
+		return res.Skipped == "" && daemonset.IsPodUpdated(ds, res.RevisionHash, pod)
 	}
 	best := -1
-	for _, np := range daemonset.PodsOnNode(ds, node.Name, pods) {
-		pod := np.Pod
-		if pod.DeletionTimestamp != nil || pod.Status.Phase == v1.PodFailed || pod.Status.Phase == v1.PodSucceeded || deleted[pod.Name] {
+	for _, pod := range onNode {
+		if !claims(pod) {
 			continue
 		}
+		if pod.DeletionTimestamp != nil || pod.Status.Phase == v1.PodFailed || pod.Status.Phase == v1.PodSucceeded ||
+			deleted[daemonset.PodRef{Namespace: pod.Namespace, Name: pod.Name}] {
+			continue
+		}
+		ready := daemonset.IsPodReady(pod)
 		score := 0
-		if np.Ready {
+		if ready {
 			score += 2
 		}
 		if current(pod) {
 			score++
 		}
 		if score > best {
-			best, r.Pod, r.Ready, r.Current = score, pod.Name, np.Ready, current(pod)
+			best, r.Pod, r.Ready, r.Current = score, pod.Name, ready, current(pod)
 		}
 	}
 	r.Blocking = r.MustRun && (r.Pod == "" || !r.Ready || !r.Current) || r.Creating

@@ -11,6 +11,7 @@ import (
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/fleet"
+	"github.com/daemonsched/daemonsched/internal/apitest"
 	"github.com/daemonsched/daemonsched/internal/workload"
 )
 
@@ -121,5 +122,47 @@ func TestNodeReadinessErrors(t *testing.T) {
 	_, err := fleet.NodeReadiness(s, s.Nodes[0].Name, bad, setNow)
 	if want := `daemonSets.matchExpressions[0].operator: Invalid value: "Bogus": not a valid selector operator, must be one of In, NotIn, Exists, DoesNotExist`; err == nil || err.Error() != want {
 		t.Fatalf("invalid selector: %v", err)
+	}
+}
+
+// TestNodeReadinessClaims: the pods a sync adopts count as the DaemonSet's (OWN-4), so a
+// ready orphan it adopts makes the node ready though no pod is controlled yet; a pod it
+// releases (OWN-3) no longer counts (WHATIF-5).
+func TestNodeReadinessClaims(t *testing.T) {
+	ds := apitest.DaemonSet()
+	p, errs := daemonset.Compile(ds, setNow)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	readyPod := func(name string, mod func(*v1.Pod)) *v1.Pod {
+		pod := p.NewPod("n1")
+		pod.Name, pod.GenerateName = name, ""
+		pod.Status = v1.PodStatus{Phase: v1.PodRunning, Conditions: []v1.PodCondition{{Type: v1.PodReady, Status: v1.ConditionTrue}}}
+		mod(pod)
+		return pod
+	}
+	orphan := readyPod("orphan", func(pod *v1.Pod) { pod.OwnerReferences = nil })
+	mismatched := readyPod("mismatched", func(pod *v1.Pod) { pod.Labels = map[string]string{"app": "other"} })
+	tests := []struct {
+		name                 string
+		pod                  *v1.Pod
+		wantPod              string
+		wantReady, wantBlock bool
+	}{
+		{"OWN-4 a ready orphan the sync adopts", orphan, "orphan", true, false},
+		{"OWN-3 a ready pod the sync releases", mismatched, "", false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}, Nodes: []*v1.Node{apitest.Node("n1")}, Pods: []*v1.Pod{tt.pod}}
+			got, err := fleet.NodeReadiness(s, "n1", nil, setNow)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := got.DaemonSets[0]
+			if got.Ready != tt.wantReady || r.Pod != tt.wantPod || r.Blocking != tt.wantBlock || !r.MustRun {
+				t.Fatalf("readiness %+v, want pod %q, ready %v, blocking %v", got, tt.wantPod, tt.wantReady, tt.wantBlock)
+			}
+		})
 	}
 }

@@ -100,9 +100,12 @@ func (w *world) apply(res *daemonset.Result, now time.Time, sched Scheduler, wri
 			key.first = w.revisions[0]
 		}
 		if key != w.history {
-			revs, err := writeHistory(ds, w.revisions, w.pods, res.RevisionHash)
+			revs, relabelled, err := writeHistory(ds, w.revisions, w.pods, res)
 			if err != nil {
 				return out, err
+			}
+			for _, p := range relabelled {
+				w.setPod(p)
 			}
 			// A write that changed nothing stays a no-op while its inputs stay; the pods matter
 			// only when old revisions exceed the limit, so that case is never remembered.
@@ -249,8 +252,12 @@ func counters(s appsv1.DaemonSetStatus) [8]int64 {
 // Reap returns s without the pods whose deletion timestamp is at or before now and whose node
 // is Ready or gone: what the kubelets (and the pod garbage collector) have removed by then. A
 // pod on a node that is not Ready stays, as its kubelet cannot confirm the deletion. s is not
-// modified.
-func Reap(s daemonset.Snapshot, now time.Time) daemonset.Snapshot {
+// modified. The error reports a snapshot daemonset.CheckSnapshot rejects (a nil node or pod,
+// a duplicate name).
+func Reap(s daemonset.Snapshot, now time.Time) (daemonset.Snapshot, error) {
+	if errs := daemonset.CheckSnapshot(s); len(errs) > 0 {
+		return daemonset.Snapshot{}, errs.ToAggregate()
+	}
 	ready := make(map[string]bool, len(s.Nodes))
 	for _, n := range s.Nodes {
 		ready[n.Name] = nodeReady(n)
@@ -265,7 +272,7 @@ func Reap(s daemonset.Snapshot, now time.Time) daemonset.Snapshot {
 		}
 		out.Pods = append(out.Pods, p)
 	}
-	return out
+	return out, nil
 }
 
 // nodeReady reports whether node's Ready condition is True. A node without conditions (a

@@ -16,8 +16,8 @@
 //
 // Until the whole-sync work of package daemonset lands (ControllerRevision writes, failed-pod
 // back-off as inputs of a plan), this package models both itself, in two small places that
-// package can later replace: the revision writes of Apply (history.go, ROLL-4) and the Backoff
-// type (ROLL-6).
+// package can later replace: the revision writes of Apply (history.go, ROLL-4) and the failed-pod
+// back-off of Simulate (backoff.go, ROLL-6).
 //
 // Simulate re-plans only the nodes an event touched and joins them into the plan of the whole
 // snapshot where that join is exact (ROLL-12), so a rolling update of 10,000 nodes, about

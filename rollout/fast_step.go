@@ -114,14 +114,9 @@ func (inc *incremental) categorize(r *nodeRec, shouldRun bool, pods []*v1.Pod) {
 	}
 }
 
-// updated is UPD-3 for the pods of the simulation: the hash label, or the template-generation
-// label.
+// updated is UPD-3 for the pods of the simulation.
 func (inc *incremental) updated(pod *v1.Pod) bool {
-	if pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == inc.hash {
-		return true
-	}
-	g, ok := inc.ds.Annotations[appsv1.DeprecatedTemplateGeneration]
-	return ok && pod.Labels[daemonset.LabelTemplateGeneration] == g
+	return daemonset.IsPodUpdated(inc.ds, inc.hash, pod)
 }
 
 func (inc *incremental) deletion(i int, reason daemonset.Reason, interchangeable bool) daemonset.Deletion {

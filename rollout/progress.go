@@ -34,7 +34,7 @@ const (
 	// Stuck: these do not resolve by themselves.
 	BlockPodNeverReady   BlockReason = "PodNeverReady"      // a pod waits in CrashLoopBackOff, ErrImagePull, ...
 	BlockNodeNotReady    BlockReason = "NodeNotReady"       // the node's kubelet does not report
-	BlockUnschedulable   BlockReason = "Unschedulable"      // the pod is not bound to its node
+	BlockUnschedulable   BlockReason = "Unschedulable"      // the scheduler refused the pod: PodScheduled False, reason Unschedulable
 	BlockOnDelete        BlockReason = "OnDelete"           // OnDelete: old pods stay until someone deletes them
 	BlockBudgetZero      BlockReason = "BudgetZero"         // maxUnavailable and maxSurge both resolve to 0
 	BlockRollingError    BlockReason = "RollingUpdateError" // the rolling step fails (UPD-5, UPD-11)
@@ -232,7 +232,7 @@ func walkNodes(r *Report, p *daemonset.Planner, s daemonset.Snapshot, res *daemo
 				}
 				continue
 			}
-			if pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == res.RevisionHash {
+			if daemonset.IsPodUpdated(ds, res.RevisionHash, pod) {
 				current = append(current, pod)
 			} else {
 				old = append(old, pod)
@@ -245,7 +245,7 @@ func walkNodes(r *Report, p *daemonset.Planner, s daemonset.Snapshot, res *daemo
 			pod := current[0]
 			ref := pod.Namespace + "/" + pod.Name
 			switch {
-			case available(pod, ds.Spec.MinReadySeconds, now):
+			case daemonset.IsPodAvailable(pod, ds.Spec.MinReadySeconds, now):
 				if len(old) > 0 {
 					add(Blocker{Pod: ref, Reason: WaitBudget, Message: "an old pod remains beside the new one"}, false)
 				}
@@ -253,8 +253,8 @@ func walkNodes(r *Report, p *daemonset.Planner, s daemonset.Snapshot, res *daemo
 				add(Blocker{Pod: ref, Reason: WaitMinReady}, false)
 			case !ready:
 				add(Blocker{Pod: ref, Reason: BlockNodeNotReady, Message: "the node's kubelet does not report, so the pod cannot turn Ready"}, true)
-			case pod.Spec.NodeName == "":
-				add(Blocker{Pod: ref, Reason: BlockUnschedulable, Message: "the pod is not bound to its node"}, true)
+			case pod.Spec.NodeName == "" && unschedulable(pod):
+				add(Blocker{Pod: ref, Reason: BlockUnschedulable, Message: "the scheduler reports the pod Unschedulable"}, true)
 			case stuckReason(pod) != "":
 				add(Blocker{Pod: ref, Reason: BlockPodNeverReady, Message: "container waiting: " + stuckReason(pod)}, true)
 			default:
@@ -289,24 +289,15 @@ func walkNodes(r *Report, p *daemonset.Planner, s daemonset.Snapshot, res *daemo
 	slices.SortStableFunc(r.Waiting, byNodeName)
 }
 
-// podReady is UPD-13: the first Ready condition is True.
-func podReady(p *v1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == v1.PodReady {
-			return c.Status == v1.ConditionTrue
-		}
-	}
-	return false
-}
+// podReady is UPD-13, daemonset.IsPodReady under the name this package's callers use.
+func podReady(p *v1.Pod) bool { return daemonset.IsPodReady(p) }
 
-// available is UPD-12: Ready, for at least minReady seconds at now.
-func available(p *v1.Pod, minReady int32, now time.Time) bool {
+// unschedulable reports whether the scheduler refused p: its PodScheduled condition is False
+// with reason Unschedulable. An unbound pod without that verdict is still on its way.
+func unschedulable(p *v1.Pod) bool {
 	for _, c := range p.Status.Conditions {
-		if c.Type == v1.PodReady {
-			if c.Status != v1.ConditionTrue {
-				return false
-			}
-			return minReady == 0 || (!c.LastTransitionTime.IsZero() && !c.LastTransitionTime.Add(time.Duration(minReady)*time.Second).After(now))
+		if c.Type == v1.PodScheduled {
+			return c.Status == v1.ConditionFalse && c.Reason == v1.PodReasonUnschedulable
 		}
 	}
 	return false

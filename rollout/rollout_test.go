@@ -1,6 +1,7 @@
 package rollout_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -64,7 +65,9 @@ func TestApply(t *testing.T) {
 	}
 	require.NotNil(t, terminating)
 	require.Equal(t, t0.Add(time.Minute+30*time.Second), terminating.DeletionTimestamp.Time)
-	require.Len(t, rollout.Reap(after, t0.Add(2*time.Minute)).Pods, 2)
+	reaped, err := rollout.Reap(after, t0.Add(2*time.Minute))
+	require.NoError(t, err)
+	require.Len(t, reaped.Pods, 2)
 	for _, p := range gone.Pods {
 		require.Nil(t, p.DeletionTimestamp, "the input pods are not modified")
 	}
@@ -77,23 +80,22 @@ func TestApply(t *testing.T) {
 	require.ErrorContains(t, err, "opts.now")
 }
 
-// TestBackoff: the failed-pod back-off doubles from Initial to Max and forgets after 2 × Max
-// (ROLL-6).
-func TestBackoff(t *testing.T) {
-	b := rollout.NewBackoff(time.Second, 4*time.Second)
-	in, _ := b.InBackoff("k", t0)
-	require.False(t, in)
-	b.Next("k", t0)
-	in, d := b.InBackoff("k", t0.Add(500*time.Millisecond))
-	require.True(t, in)
-	require.Equal(t, time.Second, d)
-	b.Next("k", t0.Add(time.Second))
-	b.Next("k", t0.Add(3*time.Second))
-	b.Next("k", t0.Add(7*time.Second))
-	_, d = b.InBackoff("k", t0.Add(7*time.Second))
-	require.Equal(t, 4*time.Second, d, "capped at Max")
-	in, _ = b.InBackoff("k", t0.Add(16*time.Second))
-	require.False(t, in, "forgotten after 2 × Max")
+// TestReapBadSnapshot: Reap rejects what daemonset.CheckSnapshot rejects, naming the entry,
+// instead of panicking on a nil node or pod.
+func TestReapBadSnapshot(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		s    daemonset.Snapshot
+		want string
+	}{
+		{"nil node", daemonset.Snapshot{Nodes: []*v1.Node{nil}}, "nodes[0]"},
+		{"nil pod", daemonset.Snapshot{Pods: []*v1.Pod{nil}}, "pods[0]"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := rollout.Reap(tt.s, t0)
+			require.ErrorContains(t, err, tt.want)
+		})
+	}
 }
 
 // TestSimulateFailedPodsBackOff: pods the kubelet rejects are deleted and recreated, the
@@ -233,6 +235,53 @@ func TestProgress(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, rollout.StateComplete, rep.State)
 	require.Zero(t, rep.Actions)
+}
+
+// TestProgressUnbound: an unbound current pod blocks the rollout (Unschedulable) only when
+// the scheduler says so, PodScheduled False with reason Unschedulable; without that verdict
+// it is starting (ROLL-8).
+func TestProgressUnbound(t *testing.T) {
+	ds := agent(intstr.FromInt32(1), intstr.FromInt32(0), "agent:1", 0)
+	s := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}, Nodes: nodes(2)}
+	res, err := daemonset.Plan(ds, s.Nodes, nil, daemonset.Options{Now: t0})
+	require.NoError(t, err)
+	refuse := func(_ *v1.Pod, target *v1.Node) bool { return target != nil && target.Name != "node-00000" }
+	after, err := rollout.Apply(s, res, rollout.ApplyOptions{Now: t0, Scheduler: refuse})
+	require.NoError(t, err)
+	rep, err := rollout.Progress(after, after.DaemonSets[0], rollout.ProgressOptions{Now: t0})
+	require.NoError(t, err)
+	require.Equal(t, []string{"node-00000"}, blockerNodes(rep.Blocking))
+	require.Equal(t, rollout.BlockUnschedulable, rep.Blocking[0].Reason)
+
+	for _, tt := range []struct {
+		name  string
+		conds []v1.PodCondition
+	}{
+		{"no condition yet", nil},
+		{"scheduling gated", []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonSchedulingGated}}},
+		{"unschedulable verdict withdrawn", []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionTrue}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			pending := after
+			pending.Pods = slices.Clone(after.Pods)
+			for i, p := range pending.Pods {
+				if p.Spec.NodeName == "" {
+					p = p.DeepCopy()
+					p.Status.Conditions = tt.conds
+					pending.Pods[i] = p
+				}
+			}
+			rep, err := rollout.Progress(pending, after.DaemonSets[0], rollout.ProgressOptions{Now: t0})
+			require.NoError(t, err)
+			require.Equal(t, rollout.StateProgressing, rep.State, rep.Message)
+			require.Empty(t, rep.Blocking)
+			reasons := map[string]rollout.BlockReason{}
+			for _, b := range rep.Waiting {
+				reasons[b.Node] = b.Reason
+			}
+			require.Equal(t, map[string]rollout.BlockReason{"node-00000": rollout.WaitPodStarting, "node-00001": rollout.WaitPodStarting}, reasons)
+		})
+	}
 }
 
 func blockerNodes(bs []rollout.Blocker) []string {

@@ -48,7 +48,7 @@ type sim struct {
 	seq     uint64
 	rng     *rand.Rand
 	now     time.Time
-	backoff *Backoff
+	backoff *backoff
 	fates   map[podKey]Fate
 	traj    *Trajectory
 	version uint64 // bumped by every change of w
@@ -151,7 +151,7 @@ func newSim(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts Options) (*sim, err
 		noInc:   opts.noIncremental,
 		rng:     rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)),
 		now:     opts.Start,
-		backoff: NewBackoff(time.Second, 15*time.Minute),
+		backoff: newBackoff(time.Second, 15*time.Minute),
 		fates:   map[podKey]Fate{},
 		traj:    &Trajectory{Start: opts.Start, LastChange: opts.Start},
 	}

@@ -319,13 +319,7 @@ func uidOf(sum uint64, name string) types.UID {
 	return types.UID(b)
 }
 
-// isControlledBy reports whether pod's controller is the DaemonSet ds (OWN-1).
-func isControlledBy(pod *v1.Pod, ds *appsv1.DaemonSet) bool {
-	if pod.Namespace != ds.Namespace {
-		return false
-	}
-	ref := metav1.GetControllerOfNoCopy(pod)
-	return ref != nil && ref.Kind == "DaemonSet" && ref.UID == ds.UID && ref.Name == ds.Name
-}
+// isControlledBy is OWN-1, daemonset.IsControlledBy under the name this package's callers use.
+func isControlledBy(pod *v1.Pod, ds *appsv1.DaemonSet) bool { return daemonset.IsControlledBy(pod, ds) }
 
 func metavNow(t time.Time) metav1.Time { return metav1.NewTime(t) }

@@ -7,6 +7,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/validate/content"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/daemonsched/daemonsched/internal/decimal"
 )
 
 // Operator is one requirement operator. Each operator is a distinct bit, so that operators
@@ -198,7 +200,7 @@ func NewRequirement[O ~string](key string, operator O, values []string, allowed 
 			errs = append(errs, field.Required(valuesPath, "must be specified single value when `operator` is 'Lt' or 'Gt'"))
 		}
 		for j, v := range values {
-			n, ok := parseInt64(v)
+			n, ok := decimal.ParseInt64(v)
 			if !ok {
 				errs = append(errs, field.Invalid(valuesPath.Index(j), v, "for 'Gt', 'Lt' operators, the value must be a base-10 integer"))
 			}
@@ -257,9 +259,9 @@ func (r *Requirement) matchesValue(value string, present bool) bool {
 			return false
 		}
 		// Node label values are parsed as upstream does at match time: strconv.ParseInt
-		// base 10, so "016" is 16 and "+5" is 5 (AFF-7). parseInt64 does the same without
+		// base 10, so "016" is 16 and "+5" is 5 (AFF-7). decimal.ParseInt64 does the same without
 		// allocating the *strconv.NumError that ParseInt builds for every non-numeric label.
-		n, ok := parseInt64(value)
+		n, ok := decimal.ParseInt64(value)
 		if !ok {
 			return false
 		}
@@ -294,46 +296,4 @@ func Format(key, operator string, values []string) string {
 	}
 	b.WriteByte(']')
 	return b.String()
-}
-
-// parseInt64 accepts exactly what strconv.ParseInt(s, 10, 64) accepts (an optional sign,
-// then one or more ASCII digits, within the int64 range) and returns the same value, without
-// allocating on failure. A differential test holds it to strconv.
-func parseInt64(s string) (int64, bool) {
-	if s == "" {
-		return 0, false
-	}
-	neg := false
-	switch s[0] {
-	case '+':
-		s = s[1:]
-	case '-':
-		neg = true
-		s = s[1:]
-	}
-	if s == "" {
-		return 0, false
-	}
-	const cutoff = uint64(1) << 63 // |min int64|
-	var n uint64
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		if n > cutoff/10 {
-			return 0, false
-		}
-		n = n*10 + uint64(c-'0')
-		if n > cutoff {
-			return 0, false
-		}
-	}
-	if neg {
-		return -int64(n), true // n == cutoff wraps to min int64, which is right
-	}
-	if n == cutoff {
-		return 0, false
-	}
-	return int64(n), true
 }

@@ -118,7 +118,9 @@ func (c *cluster) sync() (*daemonset.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	next = rollout.Reap(next, c.now.Add(time.Hour))
+	if next, err = rollout.Reap(next, c.now.Add(time.Hour)); err != nil {
+		return nil, err
+	}
 	c.ds, c.pods = next.DaemonSets[0], next.Pods
 	for i, p := range c.pods {
 		if p.Status.Phase == v1.PodPending && p.Spec.NodeName != "" {

@@ -1,0 +1,60 @@
+package manifest_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/daemonsched/daemonsched/manifest"
+)
+
+// CheckQuantities refuses oversized quantities where the type holds a quantity, names the
+// path, leaves lookalikes elsewhere alone, and honours the limits it is given.
+func TestCheckQuantities(t *testing.T) {
+	t.Parallel()
+	pod := func(labels, cpu string) string {
+		return `{"metadata": {"labels": {"l": ` + labels + `}}, "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": ` + cpu + `}}}]}}`
+	}
+	tests := []struct {
+		name string
+		data string
+		lim  manifest.Limits
+		want string // "" when accepted
+	}{
+		{"ordinary", pod(`"x"`, `"100m"`), manifest.Limits{}, ""},
+		{"a number", pod(`"x"`, `1e3`), manifest.Limits{}, ""},
+		{"tiny exponent", pod(`"x"`, `"1e-999999999"`), manifest.Limits{},
+			`spec.containers[0].resources.requests[cpu]: Invalid value: "1e-999999999": a quantity with an exponent beyond ±100 (limit QuantityExponent, --max-quantity-exponent)`},
+		{"huge number", pod(`"x"`, `1e999999999`), manifest.Limits{},
+			`spec.containers[0].resources.requests[cpu]: Invalid value: "1e999999999": a quantity with an exponent beyond ±100 (limit QuantityExponent, --max-quantity-exponent)`},
+		{"escaped", pod(`"x"`, `"\u0031e-999999999"`), manifest.Limits{},
+			`spec.containers[0].resources.requests[cpu]: Invalid value: "1e-999999999": a quantity with an exponent beyond ±100 (limit QuantityExponent, --max-quantity-exponent)`},
+		{"too long", pod(`"x"`, `"`+strings.Repeat("1", 65)+`"`), manifest.Limits{},
+			`spec.containers[0].resources.requests[cpu]: Invalid value: "11111111111111111111...1111111111": a quantity longer than 64 characters (limit QuantityLength, --max-quantity-length)`},
+		{"a label is text", pod(`"1e-999999999"`, `"1"`), manifest.Limits{}, ""},
+		{"a lower limit", pod(`"x"`, `"1e5"`), manifest.Limits{QuantityExponent: 3},
+			`spec.containers[0].resources.requests[cpu]: Invalid value: "1e5": a quantity with an exponent beyond ±3 (limit QuantityExponent, --max-quantity-exponent)`},
+		{"not JSON: the decoder's business", `{"spec": 1e-999999999`, manifest.Limits{}, ""},
+		{"negative limit", pod(`"x"`, `"1"`), manifest.Limits{QuantityLength: -1}, "manifest: negative QuantityLength or QuantityExponent"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := manifest.CheckQuantities([]byte(tt.data), &v1.Pod{}, tt.lim)
+			if tt.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.EqualError(t, err, tt.want)
+		})
+	}
+}
+
+func ExampleCheckQuantities() {
+	data := []byte(`{"spec": {"overhead": {"cpu": "1e-999999999"}}}`)
+	fmt.Println(manifest.CheckQuantities(data, &v1.Pod{}, manifest.Limits{}))
+	// Output: spec.overhead[cpu]: Invalid value: "1e-999999999": a quantity with an exponent beyond ±100 (limit QuantityExponent, --max-quantity-exponent)
+}
