@@ -5,6 +5,8 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/daemonsched/daemonsched/daemonset"
 )
 
 // scheduleExisting gives a pod of the starting snapshot its kubelet events.
@@ -17,7 +19,7 @@ func (sm *sim) scheduleExisting(p *v1.Pod) {
 		sm.scheduleRemoval(p)
 		return
 	}
-	if p.Status.Phase == v1.PodFailed || p.Status.Phase == v1.PodSucceeded || podReady(p) || stuckReason(p) != "" {
+	if p.Status.Phase == v1.PodFailed || p.Status.Phase == v1.PodSucceeded || daemonset.IsPodReady(p) || stuckReason(p) != "" {
 		return
 	}
 	sm.fates[keyOf(p)] = FateReady
@@ -51,10 +53,10 @@ func (sm *sim) handle(it item) bool {
 		}
 		sm.w.setPod(np)
 		sm.changed()
-		if podReady(np) && ds.Spec.MinReadySeconds > 0 {
+		if daemonset.IsPodReady(np) && ds.Spec.MinReadySeconds > 0 {
 			sm.push(pending{at: sm.now.Add(time.Duration(ds.Spec.MinReadySeconds)*time.Second + time.Second), kind: itemSync})
 		}
-		return isControlledBy(np, ds)
+		return daemonset.IsControlledBy(np, ds)
 	case itemRemove:
 		key := sm.podOf(it).key
 		p, ok := sm.w.pod(key)
@@ -64,7 +66,7 @@ func (sm *sim) handle(it item) bool {
 		sm.w.removePod(key)
 		delete(sm.fates, key)
 		sm.changed()
-		return isControlledBy(p, ds)
+		return daemonset.IsControlledBy(p, ds)
 	case itemEvent:
 		return sm.event(sm.opts.Events[it.event])
 	}

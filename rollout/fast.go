@@ -156,7 +156,7 @@ func newIncremental(w *world, p *daemonset.Planner, full *daemonset.Result, burs
 		return nil, false // surge creates need the plan's pod; NewPod's hash differs (D-6)
 	}
 	for _, pod := range w.pods {
-		if !isControlledBy(pod, ds) {
+		if !daemonset.IsControlledBy(pod, ds) {
 			return nil, false
 		}
 		if _, ok := w.node(podNode(pod)); !ok {

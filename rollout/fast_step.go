@@ -36,7 +36,7 @@ func (inc *incremental) direct(r *nodeRec, node *v1.Node, pods []*v1.Pod) bool {
 		r.create = []daemonset.Creation{{Node: node.Name, Reason: daemonset.ReasonMissingPod, Pod: inc.p.NewPod(node.Name)}}
 	}
 	r.status[1] = 1
-	if podReady(pod) {
+	if daemonset.IsPodReady(pod) {
 		r.status[3], r.status[5] = 1, 1 // minReadySeconds is 0: Ready is available
 	}
 	if inc.updated(pod) {
@@ -72,10 +72,10 @@ func (inc *incremental) categorize(r *nodeRec, shouldRun bool, pods []*v1.Pod) {
 		case excess, oldPod == nil && newPod == nil, oldPod != nil && newPod != nil:
 			r.counted.u = 1
 		case newPod != nil:
-			if !podReady(newPod) {
+			if !daemonset.IsPodReady(newPod) {
 				r.counted.u = 1
 			}
-		case !podReady(oldPod):
+		case !daemonset.IsPodReady(oldPod):
 			r.cat, r.counted.u = catUnavailableOld, 1
 		default:
 			r.cat = catCandidate
@@ -87,16 +87,16 @@ func (inc *incremental) categorize(r *nodeRec, shouldRun bool, pods []*v1.Pod) {
 		return
 	}
 	if oldPod != nil {
-		if podReady(oldPod) {
+		if daemonset.IsPodReady(oldPod) {
 			r.counted.a = 1
 		}
-	} else if newPod != nil && podReady(newPod) {
+	} else if newPod != nil && daemonset.IsPodReady(newPod) {
 		r.counted.a = 1
 	}
 	switch {
 	case oldPod == nil:
 	case newPod == nil:
-		oldAvailable := podReady(oldPod)
+		oldAvailable := daemonset.IsPodReady(oldPod)
 		switch {
 		case !oldAvailable && !shouldRun:
 			r.cat = catIneligibleUnavailable
@@ -107,7 +107,7 @@ func (inc *incremental) categorize(r *nodeRec, shouldRun bool, pods []*v1.Pod) {
 		default:
 			r.cat = catSurgeCandidate
 		}
-	case !podReady(newPod):
+	case !daemonset.IsPodReady(newPod):
 		r.counted.s = 1
 	default:
 		r.cat = catReplaced

@@ -172,7 +172,7 @@ func walkNodes(r *Report, p *daemonset.Planner, s daemonset.Snapshot, res *daemo
 	next := make([]int32, len(s.Pods))
 	for i := len(s.Pods) - 1; i >= 0; i-- { // backwards, so that each list is in input order
 		pod := s.Pods[i]
-		if pod == nil || !isControlledBy(pod, ds) {
+		if pod == nil || !daemonset.IsControlledBy(pod, ds) {
 			continue
 		}
 		node, _ := affinity.TargetNodeName(pod)
@@ -249,7 +249,7 @@ func walkNodes(r *Report, p *daemonset.Planner, s daemonset.Snapshot, res *daemo
 				if len(old) > 0 {
 					add(Blocker{Pod: ref, Reason: WaitBudget, Message: "an old pod remains beside the new one"}, false)
 				}
-			case podReady(pod):
+			case daemonset.IsPodReady(pod):
 				add(Blocker{Pod: ref, Reason: WaitMinReady}, false)
 			case !ready:
 				add(Blocker{Pod: ref, Reason: BlockNodeNotReady, Message: "the node's kubelet does not report, so the pod cannot turn Ready"}, true)
@@ -288,9 +288,6 @@ func walkNodes(r *Report, p *daemonset.Planner, s daemonset.Snapshot, res *daemo
 	slices.SortStableFunc(r.Blocking, byNodeName)
 	slices.SortStableFunc(r.Waiting, byNodeName)
 }
-
-// podReady is UPD-13, daemonset.IsPodReady under the name this package's callers use.
-func podReady(p *v1.Pod) bool { return daemonset.IsPodReady(p) }
 
 // unschedulable reports whether the scheduler refused p: its PodScheduled condition is False
 // with reason Unschedulable. An unbound pod without that verdict is still on its way.

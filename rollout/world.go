@@ -319,7 +319,4 @@ func uidOf(sum uint64, name string) types.UID {
 	return types.UID(b)
 }
 
-// isControlledBy is OWN-1, daemonset.IsControlledBy under the name this package's callers use.
-func isControlledBy(pod *v1.Pod, ds *appsv1.DaemonSet) bool { return daemonset.IsControlledBy(pod, ds) }
-
 func metavNow(t time.Time) metav1.Time { return metav1.NewTime(t) }
