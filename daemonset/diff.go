@@ -251,20 +251,33 @@ func capDeletes(deletes []Deletion, limit int, class func(Reason) int) []Deletio
 // capByClass keeps the first limit of actions (more than limit) in class, then node order,
 // stable, and marks the kept actions of the class where the limit falls Interchangeable. key
 // gives an action's class, node and Interchangeable mark.
+//
+// The keys are read once into a ranking, which is sorted in their place: a comparison that
+// called key on copies of two actions made each copy escape, an allocation per comparison.
 func capByClass[T any](actions []T, limit int, key func(*T) (class int, node string, mark *bool)) []T {
-	slices.SortStableFunc(actions, func(a, b T) int {
-		ca, na, _ := key(&a)
-		cb, nb, _ := key(&b)
-		return cmp.Or(cmp.Compare(ca, cb), strings.Compare(na, nb))
-	})
-	cut, _, _ := key(&actions[limit])
-	actions = actions[:limit:limit]
+	type rank struct {
+		class int
+		node  string
+		i     int
+	}
+	order := make([]rank, len(actions))
 	for i := range actions {
-		if c, _, mark := key(&actions[i]); c == cut {
+		c, n, _ := key(&actions[i])
+		order[i] = rank{c, n, i}
+	}
+	slices.SortStableFunc(order, func(a, b rank) int {
+		return cmp.Or(cmp.Compare(a.class, b.class), strings.Compare(a.node, b.node))
+	})
+	cut := order[limit].class
+	kept := make([]T, limit)
+	for k, r := range order[:limit] {
+		kept[k] = actions[r.i]
+		if r.class == cut {
+			_, _, mark := key(&kept[k])
 			*mark = true
 		}
 	}
-	return actions
+	return kept
 }
 
 // baseDiffClass is the cap priority of a base-diff action: DIFF-8 deletions come last.
