@@ -1,0 +1,311 @@
+// Package controller is a reference DaemonSet controller built on client-go and the daemonsched
+// library: a drop-in for kube-controller-manager's DaemonSet controller
+// (--controllers=*,-daemonset). Every decision comes from daemonset.Planner.Plan; this package
+// only watches, queues, and sends the plan's writes in the order the v1.36 controller sends them.
+package controller
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sync"
+	"time"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	appslisters "k8s.io/client-go/listers/apps/v1"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+)
+
+// BurstReplicas caps the creates and the deletes of one sync, as kube-controller-manager does.
+const BurstReplicas = 250
+
+// Options configure a Controller. The zero value is kube-controller-manager's configuration.
+type Options struct {
+	// Workers is the number of DaemonSets synced at once (--concurrent-daemonset-syncs); 0 means 2.
+	Workers int
+	// Recorder receives the events; nil records them through the API server as
+	// "daemonset-controller", as kube-controller-manager does.
+	Recorder record.EventRecorder
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Controller is the reference DaemonSet controller. Build it with New, then Run it.
+type Controller struct {
+	client   kubernetes.Interface
+	dsLister appslisters.DaemonSetLister
+	pods     corelisters.PodLister
+	nodes    corelisters.NodeLister
+	revs     appslisters.ControllerRevisionLister
+	podInf   cache.SharedIndexInformer
+	synced   []cache.InformerSynced
+	queue    workqueue.TypedRateLimitingInterface[string]
+	recorder record.EventRecorder
+	events   record.EventBroadcaster // nil when Options.Recorder is given
+	workers  int
+	now      func() time.Time
+
+	mu     sync.Mutex
+	state  map[string]*dsState // per DaemonSet key: expectations and writes not yet observed
+	backof []backoffEntry      // failed-pod back-off of every DaemonSet
+}
+
+// New wires a Controller to the DaemonSet, Pod, Node and ControllerRevision informers of factory.
+// Start the factory after New (or let Run start it).
+func New(client kubernetes.Interface, factory informers.SharedInformerFactory, opts Options) *Controller {
+	c := &Controller{
+		client:  client,
+		workers: opts.Workers,
+		now:     opts.Now,
+		state:   map[string]*dsState{},
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: "daemonset"}),
+	}
+	if c.workers <= 0 {
+		c.workers = 2
+	}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	c.recorder = opts.Recorder
+	if c.recorder == nil {
+		c.events = record.NewBroadcaster()
+		c.recorder = c.events.NewRecorder(scheme.Scheme, v1.EventSource{Component: "daemonset-controller"})
+	}
+
+	dsInf := factory.Apps().V1().DaemonSets()
+	podInf := factory.Core().V1().Pods()
+	nodeInf := factory.Core().V1().Nodes()
+	revInf := factory.Apps().V1().ControllerRevisions()
+	c.dsLister, c.pods, c.nodes, c.revs = dsInf.Lister(), podInf.Lister(), nodeInf.Lister(), revInf.Lister()
+	c.podInf = podInf.Informer()
+	c.synced = []cache.InformerSynced{dsInf.Informer().HasSynced, podInf.Informer().HasSynced,
+		nodeInf.Informer().HasSynced, revInf.Informer().HasSynced}
+
+	handle := func(inf cache.SharedIndexInformer, h cache.ResourceEventHandlerFuncs) {
+		if _, err := inf.AddEventHandler(h); err != nil {
+			utilruntime.HandleError(err)
+		}
+	}
+	handle(dsInf.Informer(), cache.ResourceEventHandlerFuncs{
+		AddFunc:    c.enqueueObject,
+		UpdateFunc: func(_, cur any) { c.enqueueObject(cur) },
+		DeleteFunc: c.enqueueObject,
+	})
+	handle(podInf.Informer(), cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { c.podChanged(nil, obj) },
+		UpdateFunc: c.podChanged,
+		DeleteFunc: func(obj any) { c.podChanged(nil, obj) },
+	})
+	handle(nodeInf.Informer(), cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { c.enqueueAll() },
+		UpdateFunc: c.nodeChanged,
+		DeleteFunc: func(any) { c.enqueueAll() },
+	})
+	handle(revInf.Informer(), cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { c.revisionChanged(nil, obj) },
+		UpdateFunc: c.revisionChanged,
+		DeleteFunc: func(obj any) { c.revisionChanged(nil, obj) },
+	})
+	return c
+}
+
+// Run starts the informers of factory, waits for their caches, and runs the workers until ctx
+// is done.
+func (c *Controller) Run(ctx context.Context, factory informers.SharedInformerFactory) error {
+	defer utilruntime.HandleCrash()
+	defer c.queue.ShutDown()
+	if c.events != nil {
+		c.events.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: c.client.CoreV1().Events("")})
+		defer c.events.Shutdown()
+	}
+	factory.Start(ctx.Done())
+	if !cache.WaitForNamedCacheSyncWithContext(ctx, c.synced...) {
+		return fmt.Errorf("daemonset controller: caches did not sync")
+	}
+	var wg sync.WaitGroup
+	for range c.workers {
+		wg.Go(func() { wait.UntilWithContext(ctx, c.worker, time.Second) })
+	}
+	<-ctx.Done()
+	c.queue.ShutDown()
+	wg.Wait()
+	return nil
+}
+
+func (c *Controller) worker(ctx context.Context) {
+	for {
+		key, quit := c.queue.Get()
+		if quit {
+			return
+		}
+		after, err := c.Sync(ctx, key)
+		switch {
+		case err != nil:
+			utilruntime.HandleErrorWithContext(ctx, err, "Syncing DaemonSet", "key", key)
+			c.queue.AddRateLimited(key)
+		default:
+			c.queue.Forget(key)
+			if after > 0 {
+				c.queue.AddAfter(key, after)
+			}
+		}
+		c.queue.Done(key)
+	}
+}
+
+func (c *Controller) enqueueObject(obj any) {
+	key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
+	if err != nil {
+		utilruntime.HandleError(err)
+		return
+	}
+	c.queue.Add(key)
+}
+
+// enqueueAll queues every DaemonSet: a node event can change the eligibility of any of them.
+func (c *Controller) enqueueAll() {
+	dss, err := c.dsLister.List(labels.Everything())
+	if err != nil {
+		utilruntime.HandleError(err)
+		return
+	}
+	for _, ds := range dss {
+		c.enqueueObject(ds)
+	}
+}
+
+// nodeChanged ignores node updates that change neither labels nor taints, the only node fields
+// eligibility reads besides the name.
+func (c *Controller) nodeChanged(old, cur any) {
+	o, ok1 := old.(*v1.Node)
+	n, ok2 := cur.(*v1.Node)
+	if ok1 && ok2 && apiequality.Semantic.DeepEqual(o.Labels, n.Labels) &&
+		apiequality.Semantic.DeepEqual(o.Spec.Taints, n.Spec.Taints) {
+		return
+	}
+	c.enqueueAll()
+}
+
+// podChanged queues the DaemonSet controlling the pod, the previous controller when the
+// reference changed, or, for an orphan, every DaemonSet whose selector matches it. A pod that
+// turns ready is queued again after minReadySeconds (plus a second), when it becomes available.
+func (c *Controller) podChanged(old, cur any) {
+	pod := asPod(cur)
+	if pod == nil {
+		return
+	}
+	var oldPod *v1.Pod
+	if old != nil {
+		oldPod = asPod(old)
+		if oldPod != nil && oldPod.ResourceVersion == pod.ResourceVersion {
+			return
+		}
+	}
+	ref := metav1.GetControllerOfNoCopy(pod)
+	if oldPod != nil {
+		if oldRef := metav1.GetControllerOfNoCopy(oldPod); oldRef != nil && !reflect.DeepEqual(oldRef, ref) {
+			if ds := c.resolve(oldPod.Namespace, oldRef); ds != nil {
+				c.enqueueObject(ds)
+			}
+		}
+	}
+	if ref != nil {
+		ds := c.resolve(pod.Namespace, ref)
+		if ds == nil {
+			return
+		}
+		c.enqueueObject(ds)
+		if oldPod != nil && !daemonset.IsPodReady(oldPod) && daemonset.IsPodReady(pod) && ds.Spec.MinReadySeconds > 0 {
+			key, _ := cache.MetaNamespaceKeyFunc(ds)
+			c.queue.AddAfter(key, time.Duration(ds.Spec.MinReadySeconds)*time.Second+time.Second)
+		}
+		return
+	}
+	if oldPod != nil && reflect.DeepEqual(oldPod.Labels, pod.Labels) {
+		return // an orphan's other fields do not change who may adopt it
+	}
+	c.enqueueSelecting(pod.Namespace, pod.Labels)
+}
+
+// revisionChanged queues the owner of a ControllerRevision, or for an orphan every DaemonSet
+// whose selector matches it.
+func (c *Controller) revisionChanged(old, cur any) {
+	rev, ok := cur.(*appsv1.ControllerRevision)
+	if !ok {
+		if t, isTomb := cur.(cache.DeletedFinalStateUnknown); isTomb {
+			rev, ok = t.Obj.(*appsv1.ControllerRevision)
+		}
+		if !ok {
+			return
+		}
+	}
+	if o, isRev := old.(*appsv1.ControllerRevision); isRev {
+		if oldRef := metav1.GetControllerOfNoCopy(o); oldRef != nil {
+			if ds := c.resolve(o.Namespace, oldRef); ds != nil {
+				c.enqueueObject(ds)
+			}
+		}
+	}
+	if ref := metav1.GetControllerOfNoCopy(rev); ref != nil {
+		if ds := c.resolve(rev.Namespace, ref); ds != nil {
+			c.enqueueObject(ds)
+		}
+		return
+	}
+	c.enqueueSelecting(rev.Namespace, rev.Labels)
+}
+
+func (c *Controller) enqueueSelecting(namespace string, objLabels map[string]string) {
+	dss, err := c.dsLister.DaemonSets(namespace).List(labels.Everything())
+	if err != nil {
+		return
+	}
+	for _, ds := range dss {
+		sel, err := metav1.LabelSelectorAsSelector(ds.Spec.Selector)
+		if err != nil || sel.Empty() || !sel.Matches(labels.Set(objLabels)) {
+			continue
+		}
+		c.enqueueObject(ds)
+	}
+}
+
+// resolve returns the DaemonSet a controller reference names, if it is in the cache with that uid.
+func (c *Controller) resolve(namespace string, ref *metav1.OwnerReference) *appsv1.DaemonSet {
+	if ref.Kind != "DaemonSet" {
+		return nil
+	}
+	ds, err := c.dsLister.DaemonSets(namespace).Get(ref.Name)
+	if err != nil || ds.UID != ref.UID {
+		return nil
+	}
+	return ds
+}
+
+func asPod(obj any) *v1.Pod {
+	switch o := obj.(type) {
+	case *v1.Pod:
+		return o
+	case cache.DeletedFinalStateUnknown:
+		p, _ := o.Obj.(*v1.Pod)
+		return p
+	}
+	return nil
+}
+
+func logger(ctx context.Context) klog.Logger { return klog.FromContext(ctx) }

@@ -1,0 +1,317 @@
+package controller
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/record"
+)
+
+var now = time.Date(2026, 11, 25, 4, 0, 0, 0, time.UTC)
+
+func testDS() *appsv1.DaemonSet {
+	labels := map[string]string{"app": "agent"}
+	return &appsv1.DaemonSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "agent", Namespace: "ns", UID: "ds-uid", Generation: 1, ResourceVersion: "10"},
+		Spec: appsv1.DaemonSetSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: v1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       v1.PodSpec{Containers: []v1.Container{{Name: "agent", Image: "agent:1"}}},
+			},
+			UpdateStrategy: appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType},
+		},
+	}
+}
+
+func testNodes(n int) []runtime.Object {
+	var out []runtime.Object
+	for i := range n {
+		out = append(out, &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("node-%d", i)}})
+	}
+	return out
+}
+
+// harness is a Controller on a fake clientset whose informer caches are filled by hand, so that
+// one Sync can be run and its requests read back in order.
+type harness struct {
+	c      *Controller
+	client *fake.Clientset
+	rec    *record.FakeRecorder
+}
+
+func newHarness(t *testing.T, objs ...runtime.Object) *harness {
+	t.Helper()
+	client := fake.NewClientset(objs...)
+	// The fake tracker neither generates names nor assigns uids; the API server does both.
+	var serial atomic.Int32
+	client.PrependReactor("create", "*", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		if m, err := metaOf(a.(clienttesting.CreateAction).GetObject()); err == nil && m.GetName() == "" && m.GetGenerateName() != "" {
+			m.SetName(fmt.Sprintf("%s%d", m.GetGenerateName(), serial.Add(1)))
+			m.SetUID(types.UID(m.GetName() + "-uid"))
+		}
+		return false, nil, nil
+	})
+	factory := informers.NewSharedInformerFactory(client, 0)
+	rec := record.NewFakeRecorder(100)
+	c := New(client, factory, Options{Recorder: rec, Now: func() time.Time { return now }})
+	for _, o := range objs {
+		var err error
+		switch o := o.(type) {
+		case *appsv1.DaemonSet:
+			err = factory.Apps().V1().DaemonSets().Informer().GetIndexer().Add(o)
+		case *v1.Pod:
+			err = factory.Core().V1().Pods().Informer().GetIndexer().Add(o)
+		case *v1.Node:
+			err = factory.Core().V1().Nodes().Informer().GetIndexer().Add(o)
+		case *appsv1.ControllerRevision:
+			err = factory.Apps().V1().ControllerRevisions().Informer().GetIndexer().Add(o)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &harness{c: c, client: client, rec: rec}
+}
+
+// requests renders the recorded writes (and the re-read before adopting) as "verb resource[/sub] name".
+func (h *harness) requests() []string {
+	var out []string
+	for _, a := range h.client.Actions() {
+		if a.GetVerb() == "list" || a.GetVerb() == "watch" {
+			continue
+		}
+		res := a.GetResource().Resource
+		if a.GetSubresource() != "" {
+			res += "/" + a.GetSubresource()
+		}
+		name := ""
+		switch a := a.(type) {
+		case clienttesting.CreateAction:
+			m, _ := metaOf(a.GetObject())
+			name = m.GetName()
+			if name == "" {
+				name = m.GetGenerateName() + "*"
+			}
+		case clienttesting.UpdateAction:
+			m, _ := metaOf(a.GetObject())
+			name = m.GetName()
+		case clienttesting.GetAction:
+			name = a.GetName()
+		case clienttesting.DeleteAction:
+			name = a.GetName()
+		case clienttesting.PatchAction:
+			name = a.GetName()
+		}
+		out = append(out, a.GetVerb()+" "+res+" "+name)
+	}
+	return out
+}
+
+func metaOf(o runtime.Object) (metav1.Object, error) {
+	m, ok := o.(metav1.Object)
+	if !ok {
+		return nil, errors.New("no metadata")
+	}
+	return m, nil
+}
+
+func (h *harness) sync(t *testing.T) error {
+	t.Helper()
+	_, err := h.c.Sync(context.Background(), "ns/agent")
+	return err
+}
+
+func equal(t *testing.T, got, want []string) {
+	t.Helper()
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("requests:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// The first sync of a new DaemonSet records its revision, creates its pods in slow-start
+// batches (1 then 2), and writes the status last.
+func TestSyncWriteOrderNewDaemonSet(t *testing.T) {
+	ds := testDS()
+	h := newHarness(t, append(testNodes(3), ds)...)
+	if err := h.sync(t); err != nil {
+		t.Fatal(err)
+	}
+	hash := daemonset.ComputeHash(&ds.Spec.Template, nil)
+	equal(t, h.requests(), []string{
+		"create controllerrevisions agent-" + hash,
+		"create pods agent-*", "create pods agent-*", "create pods agent-*",
+		"update daemonsets/status agent",
+	})
+	revs, _ := h.client.AppsV1().ControllerRevisions("ns").List(context.Background(), metav1.ListOptions{})
+	if len(revs.Items) != 1 || revs.Items[0].Revision != 1 {
+		t.Errorf("revisions = %+v, want one with revision 1", revs.Items)
+	}
+	got, _ := h.client.AppsV1().DaemonSets("ns").Get(context.Background(), "agent", metav1.GetOptions{})
+	if got.Status.DesiredNumberScheduled != 3 || got.Status.ObservedGeneration != 1 {
+		t.Errorf("status = %+v, want 3 desired, observedGeneration 1", got.Status)
+	}
+	// Until the creates are observed, a second sync writes nothing about pods.
+	h.client.ClearActions()
+	if err := h.sync(t); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range h.requests() {
+		if strings.Contains(r, " pods ") {
+			t.Errorf("sync with pending expectations sent %q", r)
+		}
+	}
+}
+
+func pod(name, node string, ds *appsv1.DaemonSet, owned bool, mods ...func(*v1.Pod)) *v1.Pod {
+	p := &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID(name + "-uid"),
+			Labels:            map[string]string{"app": "agent"},
+			CreationTimestamp: metav1.NewTime(now.Add(-time.Hour))},
+		Spec:   v1.PodSpec{NodeName: node},
+		Status: v1.PodStatus{Phase: v1.PodRunning},
+	}
+	if owned {
+		p.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(ds, appsv1.SchemeGroupVersion.WithKind("DaemonSet"))}
+	}
+	for _, m := range mods {
+		m(p)
+	}
+	return p
+}
+
+// An orphan is adopted after the DaemonSet is read again; a pod that no longer matches the
+// selector is released; both patches carry the pod's uid as a precondition.
+func TestSyncAdoptsAndReleases(t *testing.T) {
+	ds := testDS()
+	orphan := pod("orphan", "node-0", ds, false)
+	strayed := pod("strayed", "node-1", ds, true, func(p *v1.Pod) { p.Labels = map[string]string{"app": "other"} })
+	h := newHarness(t, append(testNodes(1), ds, orphan, strayed)...)
+	if err := h.sync(t); err != nil {
+		t.Fatal(err)
+	}
+	reqs := h.requests()
+	want := []string{"get daemonsets agent", "patch pods orphan", "patch pods strayed"}
+	if len(reqs) < 4 {
+		t.Fatalf("requests = %q", reqs)
+	}
+	equal(t, reqs[1:4], want)
+	var patches []string
+	for _, a := range h.client.Actions() {
+		if p, ok := a.(clienttesting.PatchAction); ok {
+			if p.GetPatchType() != types.StrategicMergePatchType {
+				t.Errorf("patch %s: type %s", p.GetName(), p.GetPatchType())
+			}
+			patches = append(patches, string(p.GetPatch()))
+		}
+	}
+	var adopt, release struct {
+		Metadata struct {
+			UID             types.UID        `json:"uid"`
+			OwnerReferences []map[string]any `json:"ownerReferences"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal([]byte(patches[0]), &adopt); err != nil {
+		t.Fatal(err)
+	}
+	if adopt.Metadata.UID != "orphan-uid" || adopt.Metadata.OwnerReferences[0]["uid"] != "ds-uid" || adopt.Metadata.OwnerReferences[0]["controller"] != true {
+		t.Errorf("adopt patch = %s", patches[0])
+	}
+	if err := json.Unmarshal([]byte(patches[1]), &release); err != nil {
+		t.Fatal(err)
+	}
+	if release.Metadata.UID != "strayed-uid" || release.Metadata.OwnerReferences[0]["$patch"] != "delete" || release.Metadata.OwnerReferences[0]["uid"] != "ds-uid" {
+		t.Errorf("release patch = %s", patches[1])
+	}
+	got, _ := h.client.CoreV1().Pods("ns").Get(context.Background(), "strayed", metav1.GetOptions{})
+	if len(got.OwnerReferences) != 0 {
+		t.Errorf("released pod keeps %v", got.OwnerReferences)
+	}
+	got, _ = h.client.CoreV1().Pods("ns").Get(context.Background(), "orphan", metav1.GetOptions{})
+	if !daemonset.IsControlledBy(got, ds) {
+		t.Errorf("adopted pod has owners %v", got.OwnerReferences)
+	}
+}
+
+// A failed create ends the slow-start series: with 7 pods to create and the second create
+// refused, batches 1 and 2 are sent (3 creates) and the last 4 never are; the sync reports the
+// error and still writes the status.
+func TestSyncFailedBatchStopsTheSeries(t *testing.T) {
+	ds := testDS()
+	h := newHarness(t, append(testNodes(7), ds)...)
+	var creates atomic.Int32
+	h.client.PrependReactor("create", "pods", func(clienttesting.Action) (bool, runtime.Object, error) {
+		if creates.Add(1) == 2 {
+			return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "", errors.New("quota exceeded"))
+		}
+		return false, nil, nil
+	})
+	err := h.sync(t)
+	if err == nil || !strings.Contains(err.Error(), "quota exceeded") {
+		t.Fatalf("err = %v, want the refused create", err)
+	}
+	if n := creates.Load(); n != 3 {
+		t.Errorf("%d creates sent, want 3 (batches of 1 and 2)", n)
+	}
+	reqs := h.requests()
+	if last := reqs[len(reqs)-1]; last != "update daemonsets/status agent" {
+		t.Errorf("last request %q, want the status", last)
+	}
+	// The expectations are those of the two accepted creates: observed once both are listed.
+	pods, _ := h.client.CoreV1().Pods("ns").List(context.Background(), metav1.ListOptions{})
+	var listed []*v1.Pod
+	for i := range pods.Items {
+		listed = append(listed, &pods.Items[i])
+	}
+	if len(listed) != 2 || !h.c.state["ns/agent"].exp.observed(listed, now) || h.c.state["ns/agent"].exp.observed(listed[:1], now) {
+		t.Errorf("expectations %+v on %d pods", h.c.state["ns/agent"].exp, len(listed))
+	}
+}
+
+// A conflict on the status write is retried once with the DaemonSet read again.
+func TestSyncStatusConflictRetriesOnce(t *testing.T) {
+	ds := testDS()
+	h := newHarness(t, append(testNodes(1), ds, pod("p", "node-0", ds, true))...)
+	var tries atomic.Int32
+	h.client.PrependReactor("update", "daemonsets", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		if a.GetSubresource() == "status" && tries.Add(1) == 1 {
+			return true, nil, apierrors.NewConflict(schema.GroupResource{Group: "apps", Resource: "daemonsets"}, "agent", errors.New("stale"))
+		}
+		return false, nil, nil
+	})
+	if err := h.sync(t); err != nil {
+		t.Fatal(err)
+	}
+	reqs := h.requests()
+	equal(t, reqs[len(reqs)-3:], []string{"update daemonsets/status agent", "get daemonsets agent", "update daemonsets/status agent"})
+	got, _ := h.client.AppsV1().DaemonSets("ns").Get(context.Background(), "agent", metav1.GetOptions{})
+	if got.Status.CurrentNumberScheduled != 1 {
+		t.Errorf("status = %+v", got.Status)
+	}
+
+	// Two conflicts: the sync gives up and reports it.
+	h2 := newHarness(t, append(testNodes(1), testDS())...)
+	h2.client.PrependReactor("update", "daemonsets", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		return a.GetSubresource() == "status", nil, apierrors.NewConflict(schema.GroupResource{Group: "apps", Resource: "daemonsets"}, "agent", errors.New("stale"))
+	})
+	if err := h2.sync(t); !apierrors.IsConflict(err) {
+		t.Errorf("err = %v, want the conflict", err)
+	}
+}

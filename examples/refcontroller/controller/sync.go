@@ -1,0 +1,293 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"time"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/resourceversion"
+	"k8s.io/client-go/tools/cache"
+)
+
+// dsState is what the controller remembers about one DaemonSet between syncs: the expectations
+// of its last pod writes and the resource versions of its writes, which the informers must have
+// reached before the DaemonSet is planned again (as v1.36's StaleControllerConsistencyDaemonSet).
+type dsState struct {
+	exp   *expectations
+	dsRV  string // the DaemonSet's resourceVersion after our last status write
+	podRV string // the highest resourceVersion our pod writes returned
+}
+
+// errNotObserved asks for a requeue: the caches have not yet seen the controller's own writes.
+var errNotObserved = errors.New("the caches have not yet observed the last writes")
+
+// Sync runs one sync of the DaemonSet named by key (namespace/name) and returns when the
+// DaemonSet should be synced again with no event (0: not before an event). An error means the
+// sync should be retried with the queue's rate limit.
+func (c *Controller) Sync(ctx context.Context, key string) (time.Duration, error) {
+	ns, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return 0, nil // a malformed key never syncs
+	}
+	ds, err := c.dsLister.DaemonSets(ns).Get(name)
+	if apierrors.IsNotFound(err) {
+		c.mu.Lock()
+		delete(c.state, key)
+		c.mu.Unlock()
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	if !c.caughtUp(key, ds) {
+		return 0, fmt.Errorf("DaemonSet %s: %w", key, errNotObserved)
+	}
+	snap, err := c.snapshot(ns)
+	if err != nil {
+		return 0, err
+	}
+	now := c.now()
+	p, invalid := daemonset.Compile(ds, daemonset.Options{Now: now, BurstLimit: BurstReplicas})
+	if len(invalid) > 0 {
+		logger(ctx).V(2).Info("DaemonSet fails validation; it is acted on as stored", "daemonset", key, "errors", invalid.ToAggregate())
+	}
+	s := &syncer{c: c, ctx: ctx, key: key, ds: ds, snap: snap, res: p.Plan(snap), now: now}
+	return s.run()
+}
+
+func (c *Controller) snapshot(ns string) (daemonset.Snapshot, error) {
+	nodes, err := c.nodes.List(labels.Everything())
+	if err != nil {
+		return daemonset.Snapshot{}, err
+	}
+	pods, err := c.pods.Pods(ns).List(labels.Everything())
+	if err != nil {
+		return daemonset.Snapshot{}, err
+	}
+	revs, err := c.revs.ControllerRevisions(ns).List(labels.Everything())
+	if err != nil {
+		return daemonset.Snapshot{}, err
+	}
+	return daemonset.Snapshot{Nodes: nodes, Pods: pods, Revisions: revs}, nil
+}
+
+// caughtUp reports whether the caches hold the controller's last writes for key.
+func (c *Controller) caughtUp(key string, ds *appsv1.DaemonSet) bool {
+	c.mu.Lock()
+	st := c.state[key]
+	c.mu.Unlock()
+	if st == nil {
+		return true
+	}
+	if st.dsRV != "" && rvBefore(ds.ResourceVersion, st.dsRV) {
+		return false
+	}
+	return st.podRV == "" || !rvBefore(c.podInf.LastSyncResourceVersion(), st.podRV)
+}
+
+// rvBefore reports whether resource version a is older than b; versions that do not compare
+// (not from one etcd) are taken as caught up.
+func rvBefore(a, b string) bool {
+	n, err := resourceversion.CompareResourceVersion(a, b)
+	return err == nil && n < 0
+}
+
+func (c *Controller) stateOf(key string) *dsState {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st := c.state[key]
+	if st == nil {
+		st = &dsState{}
+		c.state[key] = st
+	}
+	return st
+}
+
+// syncer holds one sync: the DaemonSet as cached, the snapshot and the plan.
+type syncer struct {
+	c    *Controller
+	ctx  context.Context
+	key  string
+	ds   *appsv1.DaemonSet
+	snap daemonset.Snapshot
+	res  *daemonset.Result
+	now  time.Time
+
+	fresh    *appsv1.DaemonSet // the DaemonSet re-read before adopting, once per sync
+	freshErr error
+}
+
+// run sends the plan's writes in the v1.36 controller's order (SYNC-2): revisions, then (once
+// earlier creates and deletes are observed) pod claims, creates in slow-start batches, deletes,
+// history clean-up; then the status, with events along the way.
+func (s *syncer) run() (time.Duration, error) {
+	res, c := s.res, s.c
+	switch res.Skipped {
+	case "":
+	case daemonset.SkipHashCollision:
+		return 0, s.bumpCollisionCount()
+	case daemonset.SkipInvalidSelector:
+		return 0, fmt.Errorf("DaemonSet %s: its selector does not convert (SYNC-5)", s.key)
+	default:
+		s.events()
+		return 0, nil
+	}
+	revs := planRevisions(s.ds, s.snap, res)
+	if err := s.writeRevisions(revs); err != nil {
+		return 0, fmt.Errorf("DaemonSet %s: revisions: %w", s.key, err)
+	}
+
+	st := c.stateOf(s.key)
+	c.mu.Lock()
+	observed := st.exp.observed(s.snap.Pods, s.now)
+	c.mu.Unlock()
+	var after time.Duration
+	var errs []error
+	if err := s.claimPods(); err != nil {
+		errs = append(errs, err)
+	} else if observed {
+		c.mu.Lock()
+		c.backof, after = holdBack(c.backof, s.ds, res, s.now)
+		c.mu.Unlock()
+		err := s.podWrites()
+		if err == nil {
+			err = s.cleanupHistory(revs)
+		}
+		errs = append(errs, err)
+	}
+	s.events()
+	errs = append(errs, s.writeStatus(statusWrite(s.ds, res, observed)))
+	if r := requeueAfter(s.ds, res); r > 0 && (after == 0 || r < after) {
+		after = r
+	}
+	return after, errors.Join(errs...)
+}
+
+// canAdopt re-reads the DaemonSet from the API server before the first adoption of a sync, as
+// upstream does: a DaemonSet that was deleted or replaced adopts nothing.
+func (s *syncer) canAdopt() error {
+	if s.fresh == nil && s.freshErr == nil {
+		s.fresh, s.freshErr = s.c.client.AppsV1().DaemonSets(s.ds.Namespace).Get(s.ctx, s.ds.Name, metav1.GetOptions{})
+		switch {
+		case s.freshErr != nil:
+		case s.fresh.UID != s.ds.UID:
+			s.freshErr = fmt.Errorf("DaemonSet %s was replaced (uid %s, want %s)", s.key, s.fresh.UID, s.ds.UID)
+		case s.fresh.DeletionTimestamp != nil:
+			s.freshErr = fmt.Errorf("DaemonSet %s is being deleted", s.key)
+		}
+	}
+	return s.freshErr
+}
+
+// claimPods sends the adoptions and releases of pods (OWN-*), strategic-merge patches carrying
+// the pod's uid as a precondition. A pod gone, or replaced under the same name, is not an error.
+func (s *syncer) claimPods() error {
+	pods := s.c.client.CoreV1().Pods(s.ds.Namespace)
+	var errs []error
+	for _, ref := range s.res.Adopt {
+		if err := s.canAdopt(); err != nil {
+			return fmt.Errorf("can't adopt pod %s/%s: %w", ref.Namespace, ref.Name, err)
+		}
+		p, err := pods.Patch(s.ctx, ref.Name, types.StrategicMergePatchType, adoptPatch(s.ds, s.podUID(ref.Namespace, ref.Name)), metav1.PatchOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, err)
+		}
+		s.wrotePod(p)
+	}
+	for _, ref := range s.res.Release {
+		p, err := pods.Patch(s.ctx, ref.Name, types.StrategicMergePatchType, releasePatch(s.ds, s.podUID(ref.Namespace, ref.Name)), metav1.PatchOptions{})
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsInvalid(err) {
+			errs = append(errs, err)
+		}
+		s.wrotePod(p)
+	}
+	return errors.Join(errs...)
+}
+
+// podUID is the interim lookup of a planned pod's uid (PodRef.UID and Deletion.UID later).
+func (s *syncer) podUID(ns, name string) types.UID {
+	for _, p := range s.snap.Pods {
+		if p.Namespace == ns && p.Name == name {
+			return p.UID
+		}
+	}
+	return ""
+}
+
+// wrotePod remembers the resourceVersion of a pod the controller wrote.
+func (s *syncer) wrotePod(p *v1.Pod) {
+	if p == nil || p.ResourceVersion == "" {
+		return
+	}
+	st := s.c.stateOf(s.key)
+	s.c.mu.Lock()
+	if st.podRV == "" || rvBefore(st.podRV, p.ResourceVersion) {
+		st.podRV = p.ResourceVersion
+	}
+	s.c.mu.Unlock()
+}
+
+// events records the plan's events (D-8) on the DaemonSet.
+func (s *syncer) events() {
+	for _, ev := range s.res.Events {
+		s.c.recorder.Event(s.ds, ev.Type, string(ev.Reason), ev.Message)
+	}
+}
+
+// writeStatus sends st with UpdateStatus and retries once on failure with the DaemonSet read
+// again, as upstream does. Only the counters and observedGeneration are the sync's; the rest
+// of the status (collisionCount, conditions) is kept from the object written to.
+func (s *syncer) writeStatus(st *appsv1.DaemonSetStatus) error {
+	if st == nil {
+		return nil
+	}
+	client := s.c.client.AppsV1().DaemonSets(s.ds.Namespace)
+	toUpdate := s.ds.DeepCopy()
+	var err error
+	for try := 0; ; try++ {
+		cc, conds := toUpdate.Status.CollisionCount, toUpdate.Status.Conditions
+		toUpdate.Status = *st.DeepCopy()
+		toUpdate.Status.CollisionCount, toUpdate.Status.Conditions = cc, conds
+		var out *appsv1.DaemonSet
+		if out, err = client.UpdateStatus(s.ctx, toUpdate, metav1.UpdateOptions{}); err == nil {
+			st := s.c.stateOf(s.key)
+			s.c.mu.Lock()
+			st.dsRV = out.ResourceVersion
+			s.c.mu.Unlock()
+			return nil
+		}
+		if try == 1 {
+			return fmt.Errorf("DaemonSet %s: status: %w", s.key, err)
+		}
+		if toUpdate, err = client.Get(s.ctx, s.ds.Name, metav1.GetOptions{}); err != nil {
+			return fmt.Errorf("DaemonSet %s: status: %w", s.key, err)
+		}
+	}
+}
+
+// bumpCollisionCount raises status.collisionCount after a hash collision (UPD-21), unless the
+// cached count was stale, and always asks for a retry.
+func (s *syncer) bumpCollisionCount() error {
+	client := s.c.client.AppsV1().DaemonSets(s.ds.Namespace)
+	cur, err := client.Get(s.ctx, s.ds.Name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	if !reflect.DeepEqual(cur.Status.CollisionCount, s.ds.Status.CollisionCount) {
+		return fmt.Errorf("DaemonSet %s: stale collisionCount; retrying", s.key)
+	}
+	cur.Status.CollisionCount = s.res.CollisionCount
+	if _, err := client.UpdateStatus(s.ctx, cur, metav1.UpdateOptions{}); err != nil {
+		return err
+	}
+	return fmt.Errorf("DaemonSet %s: hash collision; collisionCount raised to %d (UPD-21)", s.key, *s.res.CollisionCount)
+}

@@ -1,0 +1,173 @@
+package controller
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// writeRevisions sends the ControllerRevision writes that come before any pod work (UPD-14):
+// adoptions and releases, the current revision's creation, the relabelling of pods and the
+// deletion of duplicates of the current revision, then the updates (missing hash labels,
+// revision number bumps). History clean-up comes at the end of the sync (cleanupHistory).
+func (s *syncer) writeRevisions(w *revisionWrites) error {
+	if w == nil {
+		return nil
+	}
+	client := s.c.client.AppsV1().ControllerRevisions(s.ds.Namespace)
+	for _, ref := range w.Adopt {
+		if err := s.canAdopt(); err != nil {
+			return fmt.Errorf("can't adopt ControllerRevision %s: %w", ref.Name, err)
+		}
+		if _, err := client.Patch(s.ctx, ref.Name, types.StrategicMergePatchType, adoptPatch(s.ds, ref.UID), metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	for _, ref := range w.Release {
+		_, err := client.Patch(s.ctx, ref.Name, types.StrategicMergePatchType, releasePatch(s.ds, ref.UID), metav1.PatchOptions{})
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsInvalid(err) {
+			return err
+		}
+	}
+	for _, rev := range w.Create {
+		_, err := client.Create(s.ctx, rev, metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			// The cache is behind: a revision of that name holding this template is the one
+			// this controller created; any other is a collision the next sync raises (UPD-21).
+			got, getErr := client.Get(s.ctx, rev.Name, metav1.GetOptions{})
+			if getErr == nil && string(got.Data.Raw) == string(rev.Data.Raw) {
+				err = nil
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	pods := s.c.client.CoreV1().Pods(s.ds.Namespace)
+	for _, r := range w.RelabelPods {
+		p, err := pods.Patch(s.ctx, r.Name, types.MergePatchType, relabelPatch(r.Hash), metav1.PatchOptions{})
+		if err != nil {
+			return err
+		}
+		s.wrotePod(p)
+	}
+	for _, ref := range w.Delete {
+		if !s.isCurrent(ref) {
+			continue // history clean-up, sent at the end of the sync
+		}
+		if err := client.Delete(s.ctx, ref.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	for _, rev := range w.Update {
+		if _, err := client.Update(s.ctx, rev, metav1.UpdateOptions{}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// isCurrent reports whether the revision ref names holds the DaemonSet's current template: its
+// deletion de-duplicates the current revision rather than trimming history.
+func (s *syncer) isCurrent(ref objectRef) bool {
+	patch, err := daemonset.RevisionPatch(s.ds)
+	if err != nil {
+		return false
+	}
+	for _, r := range s.snap.Revisions {
+		if r.Namespace == ref.Namespace && r.Name == ref.Name {
+			return string(r.Data.Raw) == string(patch)
+		}
+	}
+	return false
+}
+
+// cleanupHistory deletes the revisions beyond revisionHistoryLimit that no pod uses (UPD-22),
+// oldest first.
+func (s *syncer) cleanupHistory(w *revisionWrites) error {
+	if w == nil {
+		return nil
+	}
+	client := s.c.client.AppsV1().ControllerRevisions(s.ds.Namespace)
+	for _, ref := range w.Delete {
+		if s.isCurrent(ref) {
+			continue
+		}
+		if err := client.Delete(s.ctx, ref.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	return nil
+}
+
+// podWrites sends the plan's creates in slow-start batches (1, 2, 4, ...; a batch with a failure
+// ends the series) and then its deletes, all at once. The expectations are those of the writes
+// the API server accepted.
+func (s *syncer) podWrites() error {
+	res := s.res
+	if len(res.Create) == 0 && len(res.Delete) == 0 {
+		return nil
+	}
+	exp := &expectations{created: map[types.UID]bool{}, deleted: map[types.UID]bool{}, at: s.now}
+	pods := s.c.client.CoreV1().Pods(s.ds.Namespace)
+	var mu sync.Mutex
+	var errs []error
+	fail := func(err error) {
+		mu.Lock()
+		errs = append(errs, err)
+		mu.Unlock()
+	}
+	for pos, batch := 0, min(1, len(res.Create)); pos < len(res.Create); pos, batch = pos+batch, min(2*batch, len(res.Create)-pos-batch) {
+		failed := len(errs)
+		var wg sync.WaitGroup
+		for _, cr := range res.Create[pos : pos+batch] {
+			wg.Go(func() {
+				p, err := pods.Create(s.ctx, cr.Pod, metav1.CreateOptions{})
+				if err != nil {
+					if !apierrors.HasStatusCause(err, v1.NamespaceTerminatingCause) {
+						s.c.recorder.Eventf(s.ds, v1.EventTypeWarning, "FailedCreate", "Error creating: %v", err)
+						fail(err)
+					}
+					return
+				}
+				s.c.recorder.Eventf(s.ds, v1.EventTypeNormal, "SuccessfulCreate", "Created pod: %v", p.Name)
+				mu.Lock()
+				exp.created[p.UID] = true
+				mu.Unlock()
+				s.wrotePod(p)
+			})
+		}
+		wg.Wait()
+		if len(errs) > failed {
+			break
+		}
+	}
+	var wg sync.WaitGroup
+	for _, d := range res.Delete {
+		wg.Go(func() {
+			err := pods.Delete(s.ctx, d.Name, metav1.DeleteOptions{})
+			switch {
+			case err == nil:
+				s.c.recorder.Eventf(s.ds, v1.EventTypeNormal, "SuccessfulDelete", "Deleted pod: %v", d.Name)
+				mu.Lock()
+				exp.deleted[s.podUID(d.Namespace, d.Name)] = true
+				mu.Unlock()
+			case !apierrors.IsNotFound(err):
+				s.c.recorder.Eventf(s.ds, v1.EventTypeWarning, "FailedDelete", "Error deleting: %v", err)
+				fail(err)
+			}
+		})
+	}
+	wg.Wait()
+	st := s.c.stateOf(s.key)
+	s.c.mu.Lock()
+	st.exp = exp
+	s.c.mu.Unlock()
+	return errors.Join(errs...)
+}
