@@ -6,6 +6,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
@@ -61,8 +63,9 @@ type Controller struct {
 	now      func() time.Time
 
 	mu     sync.Mutex
-	state  map[string]*dsState // per DaemonSet key: expectations and writes not yet observed
-	backof []backoffEntry      // failed-pod back-off of every DaemonSet
+	state  map[string]*dsState     // per DaemonSet key: expectations and writes not yet observed
+	backof []backoffEntry          // failed-pod back-off of every DaemonSet
+	gone   map[types.UID]time.Time // pods whose deletion the informer reported, for 5 minutes
 }
 
 // New wires a Controller to the DaemonSet, Pod, Node and ControllerRevision informers of factory.
@@ -73,6 +76,7 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 		workers: opts.Workers,
 		now:     opts.Now,
 		state:   map[string]*dsState{},
+		gone:    map[types.UID]time.Time{},
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "daemonset"}),
 	}
@@ -110,7 +114,7 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 	handle(podInf.Informer(), cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { c.podChanged(nil, obj) },
 		UpdateFunc: c.podChanged,
-		DeleteFunc: func(obj any) { c.podChanged(nil, obj) },
+		DeleteFunc: c.podDeleted,
 	})
 	handle(nodeInf.Informer(), cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(any) { c.enqueueAll() },
@@ -156,6 +160,10 @@ func (c *Controller) worker(ctx context.Context) {
 		}
 		after, err := c.Sync(ctx, key)
 		switch {
+		case errors.Is(err, errNotObserved):
+			// Not a failure: the informers are a few events behind the last writes.
+			logger(ctx).V(4).Info("Waiting for the caches", "daemonset", key)
+			c.queue.AddRateLimited(key)
 		case err != nil:
 			utilruntime.HandleErrorWithContext(ctx, err, "Syncing DaemonSet", "key", key)
 			c.queue.AddRateLimited(key)
@@ -241,6 +249,23 @@ func (c *Controller) podChanged(old, cur any) {
 		return // an orphan's other fields do not change who may adopt it
 	}
 	c.enqueueSelecting(pod.Namespace, pod.Labels)
+}
+
+// podDeleted remembers the pod's uid, so that a create is known observed even when the pod is
+// gone before the next sync, and queues its controller.
+func (c *Controller) podDeleted(obj any) {
+	if pod := asPod(obj); pod != nil {
+		now := c.now()
+		c.mu.Lock()
+		for uid, at := range c.gone {
+			if now.Sub(at) > 5*time.Minute {
+				delete(c.gone, uid)
+			}
+		}
+		c.gone[pod.UID] = now
+		c.mu.Unlock()
+	}
+	c.podChanged(nil, obj)
 }
 
 // revisionChanged queues the owner of a ControllerRevision, or for an orphan every DaemonSet

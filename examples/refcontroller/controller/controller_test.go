@@ -280,7 +280,7 @@ func TestSyncFailedBatchStopsTheSeries(t *testing.T) {
 	for i := range pods.Items {
 		listed = append(listed, &pods.Items[i])
 	}
-	if len(listed) != 2 || !h.c.state["ns/agent"].exp.observed(listed, now) || h.c.state["ns/agent"].exp.observed(listed[:1], now) {
+	if len(listed) != 2 || !h.c.state["ns/agent"].exp.observed(listed, nil, now) || h.c.state["ns/agent"].exp.observed(listed[:1], nil, now) {
 		t.Errorf("expectations %+v on %d pods", h.c.state["ns/agent"].exp, len(listed))
 	}
 }

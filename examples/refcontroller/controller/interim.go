@@ -215,9 +215,11 @@ type expectations struct {
 	at               time.Time
 }
 
-// observed reports whether pods show every create and delete: created pods are listed, deleted
-// ones are gone or terminating. After five minutes the expectations lapse, as upstream's do.
-func (e *expectations) observed(pods []*v1.Pod, now time.Time) bool {
+// observed reports whether pods show every create and delete: created pods are listed or
+// known to be gone already (gone holds the uids of pods whose deletion the informer reported),
+// deleted ones are not listed or are terminating. After five minutes the expectations lapse, as
+// upstream's do.
+func (e *expectations) observed(pods []*v1.Pod, gone map[types.UID]time.Time, now time.Time) bool {
 	if e == nil || now.Sub(e.at) > 5*time.Minute {
 		return true
 	}
@@ -230,7 +232,12 @@ func (e *expectations) observed(pods []*v1.Pod, now time.Time) bool {
 			return false
 		}
 	}
-	return seen == len(e.created)
+	for uid := range e.created {
+		if _, ok := gone[uid]; ok {
+			seen++
+		}
+	}
+	return seen >= len(e.created)
 }
 
 // backoffEntry is daemonset.BackoffEntry: the failed-pod back-off of one DaemonSet generation

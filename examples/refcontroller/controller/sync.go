@@ -148,7 +148,7 @@ func (s *syncer) run() (time.Duration, error) {
 
 	st := c.stateOf(s.key)
 	c.mu.Lock()
-	observed := st.exp.observed(s.snap.Pods, s.now)
+	observed := st.exp.observed(s.snap.Pods, c.gone, s.now)
 	c.mu.Unlock()
 	var after time.Duration
 	var errs []error
