@@ -103,22 +103,14 @@ func (h *harness) requests() []string {
 			res += "/" + a.GetSubresource()
 		}
 		name := ""
-		switch a := a.(type) {
-		case clienttesting.CreateAction:
-			m, _ := metaOf(a.GetObject())
+		if o, ok := a.(interface{ GetObject() runtime.Object }); ok {
+			m, _ := metaOf(o.GetObject())
 			name = m.GetName()
 			if name == "" {
 				name = m.GetGenerateName() + "*"
 			}
-		case clienttesting.UpdateAction:
-			m, _ := metaOf(a.GetObject())
-			name = m.GetName()
-		case clienttesting.GetAction:
-			name = a.GetName()
-		case clienttesting.DeleteAction:
-			name = a.GetName()
-		case clienttesting.PatchAction:
-			name = a.GetName()
+		} else if n, ok := a.(interface{ GetName() string }); ok {
+			name = n.GetName()
 		}
 		out = append(out, a.GetVerb()+" "+res+" "+name)
 	}

@@ -149,6 +149,9 @@ func (s *syncer) run() (time.Duration, error) {
 	st := c.stateOf(s.key)
 	c.mu.Lock()
 	observed := st.exp.observed(s.snap.Pods, c.gone, s.now)
+	if observed {
+		st.exp = nil // observed once is observed: pods deleted later do not undo it
+	}
 	c.mu.Unlock()
 	var after time.Duration
 	var errs []error

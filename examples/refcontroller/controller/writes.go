@@ -13,14 +13,20 @@ import (
 )
 
 // writeRevisions sends the ControllerRevision writes that come before any pod work (UPD-14):
-// adoptions and releases, the current revision's creation, the relabelling of pods and the
-// deletion of duplicates of the current revision, then the updates (missing hash labels,
-// revision number bumps). History clean-up comes at the end of the sync (cleanupHistory).
+// the updates (missing hash labels, revision number bumps) first, while their resourceVersion
+// is the snapshot's (D-15), then adoptions and releases, the relabelling of pods and the
+// deletion of duplicates of the current revision, then the current revision's creation. The
+// history clean-up comes at the end of the sync, as upstream's (cleanupHistory).
 func (s *syncer) writeRevisions(w *revisionWrites) error {
 	if w == nil {
 		return nil
 	}
 	client := s.c.client.AppsV1().ControllerRevisions(s.ds.Namespace)
+	for _, rev := range w.Update {
+		if _, err := client.Update(s.ctx, rev, metav1.UpdateOptions{}); err != nil {
+			return err
+		}
+	}
 	for _, ref := range w.Adopt {
 		if err := s.canAdopt(); err != nil {
 			return fmt.Errorf("can't adopt ControllerRevision %s: %w", ref.Name, err)
@@ -32,20 +38,6 @@ func (s *syncer) writeRevisions(w *revisionWrites) error {
 	for _, ref := range w.Release {
 		_, err := client.Patch(s.ctx, ref.Name, types.StrategicMergePatchType, releasePatch(s.ds, ref.UID), metav1.PatchOptions{})
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsInvalid(err) {
-			return err
-		}
-	}
-	for _, rev := range w.Create {
-		_, err := client.Create(s.ctx, rev, metav1.CreateOptions{})
-		if apierrors.IsAlreadyExists(err) {
-			// The cache is behind: a revision of that name holding this template is the one
-			// this controller created; any other is a collision the next sync raises (UPD-21).
-			got, getErr := client.Get(s.ctx, rev.Name, metav1.GetOptions{})
-			if getErr == nil && string(got.Data.Raw) == string(rev.Data.Raw) {
-				err = nil
-			}
-		}
-		if err != nil {
 			return err
 		}
 	}
@@ -65,8 +57,17 @@ func (s *syncer) writeRevisions(w *revisionWrites) error {
 			return err
 		}
 	}
-	for _, rev := range w.Update {
-		if _, err := client.Update(s.ctx, rev, metav1.UpdateOptions{}); err != nil {
+	for _, rev := range w.Create {
+		_, err := client.Create(s.ctx, rev, metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			// The cache is behind: a revision of that name holding this template is the one
+			// this controller created; any other is a collision the next sync raises (UPD-21).
+			got, getErr := client.Get(s.ctx, rev.Name, metav1.GetOptions{})
+			if getErr == nil && string(got.Data.Raw) == string(rev.Data.Raw) {
+				err = nil
+			}
+		}
+		if err != nil {
 			return err
 		}
 	}
