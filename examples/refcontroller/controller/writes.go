@@ -14,7 +14,7 @@ import (
 
 // writeRevisions sends the ControllerRevision writes that come before any pod work (UPD-14):
 // the updates (missing hash labels, revision number bumps) first, while their resourceVersion
-// is the snapshot's (D-15), then adoptions and releases, the relabelling of pods and the
+// is the snapshot's (as the library orders them), then adoptions and releases, the relabelling of pods and the
 // deletion of duplicates of the current revision, then the current revision's creation. The
 // history clean-up comes at the end of the sync, as upstream's (cleanupHistory).
 func (s *syncer) writeRevisions(w *revisionWrites) error {
