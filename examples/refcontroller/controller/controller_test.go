@@ -307,3 +307,85 @@ func TestSyncStatusConflictRetriesOnce(t *testing.T) {
 		t.Errorf("err = %v, want the conflict", err)
 	}
 }
+
+func revision(ds *appsv1.DaemonSet, name, hash string, number int64, data []byte) *appsv1.ControllerRevision {
+	return &appsv1.ControllerRevision{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID(name + "-uid"), ResourceVersion: "5",
+			Labels:          map[string]string{"app": "agent", appsv1.DefaultDaemonSetUniqueLabelKey: hash},
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(ds, appsv1.SchemeGroupVersion.WithKind("DaemonSet"))}},
+		Data:     runtime.RawExtension{Raw: data},
+		Revision: number,
+	}
+}
+
+// Two revisions hold the current template: the pods are relabelled to the kept one's hash and
+// the duplicate deleted before any pod work; the history beyond revisionHistoryLimit that no
+// pod uses goes at the end of the sync, before the status (UPD-14, UPD-22).
+func TestSyncRevisionDedupAndCleanup(t *testing.T) {
+	ds := testDS()
+	ds.Spec.RevisionHistoryLimit = ptrTo(int32(0))
+	patch, err := daemonset.RevisionPatch(ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := revision(ds, "agent-old", "old", 1, []byte(`{"spec":{"template":{"$patch":"replace"}}}`))
+	dup := revision(ds, "agent-aaa", "aaa", 2, patch)
+	keep := revision(ds, "agent-bbb", "bbb", 3, patch)
+	p := pod("p", "node-0", ds, true, func(p *v1.Pod) { p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = "aaa" })
+	h := newHarness(t, append(testNodes(1), ds, old, dup, keep, p)...)
+	if err := h.sync(t); err != nil {
+		t.Fatal(err)
+	}
+	equal(t, h.requests(), []string{
+		"patch pods p",
+		"delete controllerrevisions agent-aaa",
+		"delete controllerrevisions agent-old",
+		"update daemonsets/status agent",
+	})
+	got, _ := h.client.CoreV1().Pods("ns").Get(context.Background(), "p", metav1.GetOptions{})
+	if h := got.Labels[appsv1.DefaultDaemonSetUniqueLabelKey]; h != "bbb" {
+		t.Errorf("pod relabelled to %q, want bbb", h)
+	}
+}
+
+// A pod that fails right after the back-off's first deletion on its node is held back: not
+// deleted, no event, and the DaemonSet is queued again after the delay (DIFF-17).
+func TestSyncFailedPodBackoff(t *testing.T) {
+	ds := testDS()
+	failed := func(p *v1.Pod) { p.Status.Phase = v1.PodFailed }
+	h := newHarness(t, append(testNodes(1), ds, pod("first", "node-0", ds, true, failed))...)
+	if _, err := h.c.Sync(context.Background(), "ns/agent"); err != nil {
+		t.Fatal(err)
+	}
+	if n := countPrefix(h.requests(), "delete pods first"); n != 1 {
+		t.Fatalf("first failed pod: %d deletes, want 1; requests %q", n, h.requests())
+	}
+	// The next failed pod on the node, half a second later, waits for the 1 s back-off.
+	h2 := newHarness(t, append(testNodes(1), ds, pod("second", "node-0", ds, true, failed))...)
+	h2.c.backof = h.c.backof
+	h2.c.now = func() time.Time { return now.Add(500 * time.Millisecond) }
+	after, err := h2.c.Sync(context.Background(), "ns/agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := countPrefix(h2.requests(), "delete pods"); n != 0 || after != time.Second {
+		t.Errorf("held pod: %d deletes, requeue after %v; want 0 and 1s", n, after)
+	}
+	select {
+	case ev := <-h2.rec.Events:
+		t.Errorf("held pod: event %q", ev)
+	default:
+	}
+}
+
+func countPrefix(reqs []string, prefix string) int {
+	n := 0
+	for _, r := range reqs {
+		if strings.HasPrefix(r, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+func ptrTo[T any](v T) *T { return &v }

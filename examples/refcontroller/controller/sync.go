@@ -166,8 +166,8 @@ func (s *syncer) run() (time.Duration, error) {
 			err = s.cleanupHistory(revs)
 		}
 		errs = append(errs, err)
+		s.events() // upstream emits them while it diffs, which pending expectations skip
 	}
-	s.events()
 	errs = append(errs, s.writeStatus(statusWrite(s.ds, res, observed)))
 	if r := requeueAfter(s.ds, res); r > 0 && (after == 0 || r < after) {
 		after = r
