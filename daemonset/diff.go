@@ -204,7 +204,7 @@ func sortClaimOrder(dels []Deletion, pods []daemonPod) {
 }
 
 func deletion(pod *v1.Pod, node string, r Reason) Deletion {
-	return Deletion{Namespace: pod.Namespace, Name: pod.Name, Node: node, Reason: r}
+	return Deletion{Namespace: pod.Namespace, Name: pod.Name, Node: node, Reason: r, UID: pod.UID}
 }
 
 func comparePodNames(a, b *v1.Pod) int {

@@ -3,6 +3,7 @@ package daemonset
 import (
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // Result is the plan of one sync of one DaemonSet. Its JSON form is the oracle contract
@@ -63,18 +64,27 @@ type Deletion struct {
 	Node            string `json:"node"`
 	Reason          Reason `json:"reason"`
 	Interchangeable bool   `json:"interchangeable,omitempty"`
+	// UID is the pod's metadata.uid in the snapshot, empty only when the snapshot's pod has
+	// none. A controller sends it as the delete's precondition (metav1.Preconditions.UID), so
+	// that a pod re-created under the same name is never deleted by mistake.
+	UID types.UID `json:"uid,omitempty"`
 }
 
 // PodRef names a pod.
 type PodRef struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
+	// UID is the pod's metadata.uid in the snapshot, empty only when the snapshot's pod has
+	// none: the uid [AdoptPatch] and [ReleasePatch] carry as their precondition.
+	UID types.UID `json:"uid,omitempty"`
 }
 
 // Conflict is an orphan that several DaemonSets would adopt (D-2).
 type Conflict struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
+	// UID is the pod's metadata.uid in the snapshot (empty when it has none).
+	UID types.UID `json:"uid,omitempty"`
 	// AdoptedBy is the namespace/name of the DaemonSet that adopts the pod.
 	AdoptedBy string `json:"adoptedBy"`
 }
