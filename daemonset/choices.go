@@ -98,9 +98,10 @@ func (p *Planner) orders(s Snapshot, lost map[*v1.Pod]string) *Orders {
 	deletes := [2][]ActionGroup{} // DIFF-10 classes: node-visited, then DIFF-8
 	var states []nodeState
 	desired := 0
+	bo := newBackoffSync(p.ds, p.opts.Backoff, p.opts.Now) // DIFF-12, as the plan sees it
 	for i, name := range ix.names {
 		e, pods := ix.elig[i], ix.podsOf(i)
-		var d diffState
+		d := diffState{bo: &bo}
 		diffNode(&d, name, e, pods, surge)
 		needCreate = needCreate || len(d.creates) > 0
 		if len(d.creates) > 0 && !refused {

@@ -3,6 +3,7 @@ package daemonset
 import (
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -32,6 +33,26 @@ type Result struct {
 	// CollisionCount is the status.collisionCount the sync writes when it finds a hash
 	// collision (UPD-21, D-10); nil otherwise.
 	CollisionCount *int32 `json:"collisionCount,omitempty"`
+
+	// StatusWrite is the whole status the controller sends with UpdateStatus in this sync, nil
+	// when it writes none (STAT-9: the counters and observedGeneration are already stored;
+	// STAT-10: the sync does nothing). It is Status when written (observedGeneration raised,
+	// collisionCount and conditions as stored, STAT-14) and, under a hash collision (UPD-21),
+	// the stored status with the raised collisionCount. Read-only: it may share memory with
+	// Status.
+	StatusWrite *appsv1.DaemonSetStatus `json:"statusWrite,omitempty"`
+
+	// Backoff is this DaemonSet's failed-pod back-off after the sync (DIFF-12): the live
+	// entries of Options.Backoff with its uid, and those this sync's Failed-pod deletions wrote
+	// in their place; sorted by generation and node; nil when none. [UpdateBackoff] merges it
+	// into a controller's state.
+	Backoff []BackoffEntry `json:"backoff,omitempty"`
+
+	// RequeueAfter is the smallest delay after which the controller queues the DaemonSet again
+	// without any event (SYNC-8): a Failed pod held back by the back-off (DIFF-12, DIFF-17) or
+	// ready pods not yet available under minReadySeconds (STAT-15). Zero when none; in JSON a
+	// duration string ("1s"), absent when zero.
+	RequeueAfter metav1.Duration `json:"requeueAfter,omitzero"`
 
 	// Events are the events the controller would emit, as explanations (D-8), sorted.
 	Events []Event `json:"events,omitempty"`
