@@ -86,8 +86,9 @@ type Deletion struct {
 	Reason          Reason `json:"reason"`
 	Interchangeable bool   `json:"interchangeable,omitempty"`
 	// UID is the pod's metadata.uid in the snapshot, empty only when the snapshot's pod has
-	// none. A controller sends it as the delete's precondition (metav1.Preconditions.UID), so
-	// that a pod re-created under the same name is never deleted by mistake.
+	// none. Upstream deletes by name alone; a controller may send it as the delete's
+	// precondition (metav1.Preconditions.UID), which never deletes a pod re-created under the
+	// same name (OWN-15).
 	UID types.UID `json:"uid,omitempty"`
 }
 
@@ -96,7 +97,7 @@ type PodRef struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
 	// UID is the pod's metadata.uid in the snapshot, empty only when the snapshot's pod has
-	// none: the uid [AdoptPatch] and [ReleasePatch] carry as their precondition.
+	// none: the uid [AdoptPatch] and [ReleasePatch] carry as their precondition (OWN-15).
 	UID types.UID `json:"uid,omitempty"`
 }
 
