@@ -193,3 +193,14 @@ func (b *backoffSync) result() []BackoffEntry {
 	}
 	return latestPerKey(out)
 }
+
+// At returns a Planner of the same DaemonSet that plans at now with backoff in force
+// (Options.Now and Options.Backoff replaced), sharing everything p compiled: a controller
+// compiles a DaemonSet once per change of its spec and plans each sync with that sync's clock
+// and back-off. It panics on a zero now, as Compile does.
+func (p *Planner) At(now time.Time, backoff []BackoffEntry) *Planner {
+	q := *p
+	q.opts.Now, q.opts.Backoff = now, backoff
+	q.opts.Check()
+	return &q
+}
