@@ -160,7 +160,8 @@ func (b *backoffSync) held(node string) (time.Duration, bool) {
 func (b *backoffSync) next(node string) time.Duration {
 	delay := FailedPodBackoffInitial
 	if e, ok := b.inForce(node); ok {
-		delay = min(2*e.Delay.Duration, FailedPodBackoffMax)
+		// Capped before doubling, which gives the same answer and cannot overflow.
+		delay = min(2*min(e.Delay.Duration, FailedPodBackoffMax), FailedPodBackoffMax)
 	}
 	b.renewed = append(b.renewed, BackoffEntry{DaemonSetUID: b.uid, Generation: b.gen, Node: node,
 		Delay: metav1.Duration{Duration: delay}, Last: metav1.NewTime(b.now)})

@@ -304,3 +304,21 @@ func TestSkippedSyncsWriteNoStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestPlannerAt: a compiled Planner moved to another clock and back-off plans exactly as one
+// compiled with those options.
+func TestPlannerAt(t *testing.T) {
+	ds := newDS(rolling(ios(1), nil), minReadySeconds(5))
+	pods := []*v1.Pod{pod("f", "n0", phase(v1.PodFailed)), pod("r", "n1", readyAt(998)), pod("o", "n2", oldHash, ready)}
+	s := daemonset.Snapshot{Nodes: nodes(3), Pods: pods}
+	later := now1000.Add(3 * time.Second)
+	backoff := []daemonset.BackoffEntry{entry("n0", 10*time.Second, 0)}
+	p := compiled(ds, now1000)
+	want, _ := daemonset.Compile(ds, daemonset.Options{Now: later, Backoff: backoff})
+	if d := cmp.Diff(want.Plan(s), p.At(later, backoff).Plan(s)); d != "" {
+		t.Errorf("At (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(compiled(ds, now1000).Plan(s), p.Plan(s)); d != "" {
+		t.Errorf("At changed the original Planner:\n%s", d)
+	}
+}
