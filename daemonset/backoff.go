@@ -129,7 +129,14 @@ func (b *backoffSync) inForce(node string) (BackoffEntry, bool) {
 	if len(b.entries) == 0 {
 		return BackoffEntry{}, false
 	}
-	if b.byNode == nil {
+	b.index()
+	e, ok := b.byNode[node]
+	return e, ok
+}
+
+// index builds byNode, the live entries of this sync's key by node, once.
+func (b *backoffSync) index() {
+	if b.byNode == nil && len(b.entries) > 0 {
 		b.byNode = map[string]BackoffEntry{}
 		for _, e := range b.entries {
 			if e.DaemonSetUID != b.uid || e.Generation != b.gen || !e.live(b.now) {
@@ -141,8 +148,6 @@ func (b *backoffSync) inForce(node string) (BackoffEntry, bool) {
 			b.byNode[e.Node] = e
 		}
 	}
-	e, ok := b.byNode[node]
-	return e, ok
 }
 
 // held reports whether a Failed pod's deletion on node is held back at the start of the sync,

@@ -29,13 +29,13 @@ func compareDaemonPods(a, b daemonPod) int { return podCompare(a.pod, b.pod) }
 
 // diffState accumulates the base diff over all nodes (DIFF-1). running is scratch space
 // reused from node to node so that the walk allocates only for its output. bo is the sync's
-// failed-pod back-off (DIFF-12); nil means none in force.
+// failed-pod back-off (DIFF-12); its zero value means none in force.
 type diffState struct {
 	creates []string // node names
 	deletes []Deletion
 	events  []Event
 	running []daemonPod
-	bo      *backoffSync
+	bo      backoffSync
 }
 
 // diffNode reconciles one node of the node list (DIFF-2..DIFF-6, DIFF-17). pods are the
@@ -70,7 +70,7 @@ func diffContinuing(d *diffState, node string, e eligBits, pods []daemonPod, sur
 	// namespace/name and marks the choice when another Failed pod of the same group was
 	// equally likely.
 	failed, nFailed, nAll := firstFailed(pods)
-	if failed != nil && d.bo != nil {
+	if failed != nil {
 		// DIFF-12: a node in back-off keeps its Failed pods this sync, and the DaemonSet is
 		// queued again after the entry's delay (SYNC-8). Otherwise the deletion renews the
 		// back-off, and any other Failed pod of the node meets it at once (DIFF-17), which

@@ -144,8 +144,8 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 	surge := allowsSurge(p.ds)
 	// The diff's lists grow in scratch space and are copied to the result at their final
 	// size: appending 40,000 deletions straight to the result would allocate five times that.
-	bo := newBackoffSync(p.ds, p.opts.Backoff, p.opts.Now)
-	d := diffState{creates: sc.creates[:0], deletes: sc.deletes[:0], running: sc.running[:0], bo: &bo}
+	d := diffState{creates: sc.creates[:0], deletes: sc.deletes[:0], running: sc.running[:0],
+		bo: newBackoffSync(p.ds, p.opts.Backoff, p.opts.Now)}
 	var counts statusCounts
 	for i, name := range ix.names {
 		e, pods := ix.elig[i], ix.podsOf(i)
@@ -211,7 +211,7 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 		slices.SortFunc(res.Delete, compareDeletions)
 	}
 
-	p.writeStatus(res, &counts, &bo)
+	p.writeStatus(res, &counts, &d.bo)
 	ix.release(p)
 	return res
 }
