@@ -187,7 +187,10 @@ func (b *backoffSync) result() []BackoffEntry {
 		return nil
 	}
 	var out []BackoffEntry
-	renewed := keysOf(b.renewed)
+	var renewed map[backoffKey]bool
+	if len(b.renewed) > 0 {
+		renewed = keysOf(b.renewed)
+	}
 	for _, e := range b.entries {
 		if e.DaemonSetUID == b.uid && e.live(b.now) && !renewed[e.key()] {
 			out = append(out, e)
