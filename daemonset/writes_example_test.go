@@ -66,3 +66,35 @@ func ExampleUpdateBackoff() {
 	// at 1s: 1 deleted, requeue after 0s, back-off 2s
 	// at 3s: 1 deleted, requeue after 0s, back-off 4s
 }
+
+// A controller records a plan's expectations when it sends the writes and plans the DaemonSet
+// again only once a later snapshot shows them (or upstream's timeout has passed).
+func ExampleExpectationsOf() {
+	labels := map[string]string{"app": "agent"}
+	ds := &appsv1.DaemonSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "agent", Namespace: "kube-system", UID: "ds-uid"},
+		Spec: appsv1.DaemonSetSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: v1.PodSpec{Containers: []v1.Container{{Name: "agent", Image: "agent:1"}}}},
+		},
+	}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := daemonset.Snapshot{Nodes: []*v1.Node{{ObjectMeta: metav1.ObjectMeta{Name: "node-a"}}}}
+	res, err := daemonset.Plan(ds, s.Nodes, s.Pods, daemonset.Options{Now: now})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	e := daemonset.ExpectationsOf(res, s, now)
+	fmt.Println("creates expected:", e.Creates, "observed:", e.Observed(s))
+
+	// The informer now shows the pod the API server created from res.Create[0].Pod.
+	created := res.Create[0].Pod.DeepCopy()
+	created.Name, created.UID = "agent-x7k2p", "uid-x7k2p"
+	later := daemonset.Snapshot{Nodes: s.Nodes, Pods: []*v1.Pod{created}}
+	fmt.Println("observed later:", e.Observed(later))
+	// Output:
+	// creates expected: 1 observed: false
+	// observed later: true
+}
