@@ -29,20 +29,12 @@ func ExampleAdoptPatch() {
 // and merges the plan's back-off into it. A node whose daemon pod keeps failing gets a new pod
 // after 1 s, 2 s, 4 s, ...
 func ExampleUpdateBackoff() {
-	labels := map[string]string{"app": "agent"}
-	ds := &appsv1.DaemonSet{
-		ObjectMeta: metav1.ObjectMeta{Name: "agent", Namespace: "kube-system", UID: "ds-uid"},
-		Spec: appsv1.DaemonSetSpec{
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: v1.PodSpec{Containers: []v1.Container{{Name: "agent", Image: "agent:1"}}}},
-		},
-	}
+	ds := agentDaemonSet()
 	nodes := []*v1.Node{{ObjectMeta: metav1.ObjectMeta{Name: "node-a"}}}
 	controller := true
 	failedPod := func(name string) *v1.Pod {
 		return &v1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "kube-system", UID: types.UID("uid-" + name), Labels: labels,
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "kube-system", UID: types.UID("uid-" + name), Labels: ds.Spec.Template.Labels,
 				OwnerReferences: []metav1.OwnerReference{{Kind: "DaemonSet", Name: "agent", UID: "ds-uid", Controller: &controller}}},
 			Spec:   v1.PodSpec{NodeName: "node-a"},
 			Status: v1.PodStatus{Phase: v1.PodFailed},
@@ -70,15 +62,7 @@ func ExampleUpdateBackoff() {
 // A controller records a plan's expectations when it sends the writes and plans the DaemonSet
 // again only once a later snapshot shows them (or upstream's timeout has passed).
 func ExampleExpectationsOf() {
-	labels := map[string]string{"app": "agent"}
-	ds := &appsv1.DaemonSet{
-		ObjectMeta: metav1.ObjectMeta{Name: "agent", Namespace: "kube-system", UID: "ds-uid"},
-		Spec: appsv1.DaemonSetSpec{
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: v1.PodSpec{Containers: []v1.Container{{Name: "agent", Image: "agent:1"}}}},
-		},
-	}
+	ds := agentDaemonSet()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	s := daemonset.Snapshot{Nodes: []*v1.Node{{ObjectMeta: metav1.ObjectMeta{Name: "node-a"}}}}
 	res, err := daemonset.Plan(ds, s.Nodes, s.Pods, daemonset.Options{Now: now})
@@ -97,4 +81,17 @@ func ExampleExpectationsOf() {
 	// Output:
 	// creates expected: 1 observed: false
 	// observed later: true
+}
+
+// agentDaemonSet is the DaemonSet of the examples above: agent in kube-system, on every node.
+func agentDaemonSet() *appsv1.DaemonSet {
+	labels := map[string]string{"app": "agent"}
+	return &appsv1.DaemonSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "agent", Namespace: "kube-system", UID: "ds-uid"},
+		Spec: appsv1.DaemonSetSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: v1.PodSpec{Containers: []v1.Container{{Name: "agent", Image: "agent:1"}}}},
+		},
+	}
 }
