@@ -286,7 +286,7 @@ func (sm *sim) sync() error {
 				}
 			}
 		}
-		final := sm.plan(p)
+		final := sm.backedOff(p, sm.plan(p), nil)
 		if final.Status != nil {
 			sm.w.writeStatus(final.Status)
 			res = final
