@@ -3,12 +3,10 @@ package daemonset_test
 import (
 	"runtime"
 	"testing"
-	"time"
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/stretchr/testify/require"
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 var allocEligSink daemonset.Eligibility
@@ -44,28 +42,4 @@ func (m *runtimeMem) stop() uint64 {
 	var s runtime.MemStats
 	runtime.ReadMemStats(&s)
 	return s.TotalAlloc - m.before
-}
-
-var allocPlanSink *daemonset.Result
-
-// TestAllocsPlanBackoffUnused: the failed-pod back-off costs a plan nothing when no Failed pod
-// is on its nodes, whether no back-off is given or entries of other DaemonSets are (DIFF-12).
-func TestAllocsPlanBackoffUnused(t *testing.T) {
-	ns := nodes(50)
-	var pods []*v1.Pod
-	for _, n := range ns {
-		pods = append(pods, pod("p-"+n.Name, n.Name, ready))
-	}
-	s := daemonset.Snapshot{Nodes: ns, Pods: pods}
-	without, _ := daemonset.Compile(newDS(), opts())
-	o := opts()
-	for _, n := range ns {
-		o.Backoff = append(o.Backoff, daemonset.BackoffEntry{DaemonSetUID: "uid-other", Node: n.Name,
-			Delay: metav1.Duration{Duration: time.Minute}, Last: metav1.NewTime(now1000)})
-	}
-	with, _ := daemonset.Compile(newDS(), o)
-	allocPlanSink = without.Plan(s) // warm the pools
-	base := testing.AllocsPerRun(50, func() { allocPlanSink = without.Plan(s) })
-	got := testing.AllocsPerRun(50, func() { allocPlanSink = with.Plan(s) })
-	require.Equal(t, base, got, "allocations per plan with other DaemonSets' back-off entries")
 }
