@@ -18,9 +18,10 @@ const ExpectationsTimeout = 5 * time.Minute
 // [Expectations.Observed] with each later snapshot.
 //
 // Creates counts the pods still to be seen: a controller subtracts each create the API server
-// refused, and each create it did not send at all (upstream's slow start stops after a failed
+// refused (upstream does not for a namespace being terminated, and waits for the timeout
+// then), and each create it did not send at all (upstream's slow start stops after a failed
 // batch). Deletes lists the pods whose deletion is still to be seen: a controller removes
-// those whose delete failed (a pod already gone counts as observed).
+// those whose delete failed, a 404 included.
 type Expectations struct {
 	Namespace string
 	// DaemonSet is the name of the DaemonSet, DaemonSetUID its uid (from the plan's created
