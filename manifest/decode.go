@@ -265,6 +265,9 @@ func (r reader) decodeValue(src Source, data []byte, itemKind string) ([]decoded
 		return nil, fmt.Errorf("%s: data: %w", d.where(), err) // only revision data fails
 	}
 	d.invalid = validateObject(obj)
+	if r.opts.Lean {
+		leanObject(obj)
+	}
 	// The identity read first and the object share their strings: a list of tiny objects
 	// would otherwise hold each twice until it ends.
 	if name := obj.GetName(); name == d.tn.Metadata.Name {
