@@ -198,6 +198,15 @@ func (r *readFlags) options(mode strictness, workers int) manifest.Options {
 		PodTemplateDefaults: true}
 }
 
+// lean returns o with manifest's lean reading (D-15): nodes and pods keep only what the plan
+// and explain read, for a fraction of the memory, and their output is the same. plan and
+// explain set it; the other commands (whatif, node-ready, verify, rollout) read every field, as
+// their reads were not checked field by field.
+func lean(o manifest.Options) manifest.Options {
+	o.Lean = true
+	return o
+}
+
 // validate returns, one error each, what API validation would reject in the DaemonSets of in
 // that keep says to check, sorted (by file, document and item, then path and message), and,
 // when strict, the nodes and pods read from the API server that it would now refuse (VAL-24).
