@@ -59,16 +59,12 @@ func keepPod(dst, src *v1.Pod) {
 	}
 	dst.Status.Phase = v1.PodPhase(intern(string(src.Status.Phase)))
 	dst.Status.StartTime = src.Status.StartTime
-	dst.Status.Conditions = nil
-	if src.Status.Conditions != nil {
-		dst.Status.Conditions = make([]v1.PodCondition, len(src.Status.Conditions))
-		for i, c := range src.Status.Conditions {
-			c.Type = v1.PodConditionType(intern(string(c.Type)))
-			c.Status = v1.ConditionStatus(intern(string(c.Status)))
-			c.Reason, c.Message = intern(c.Reason), intern(c.Message)
-			dst.Status.Conditions[i] = c
-		}
-	}
+	dst.Status.Conditions = keepEach(src.Status.Conditions, func(c v1.PodCondition) v1.PodCondition {
+		c.Type = v1.PodConditionType(intern(string(c.Type)))
+		c.Status = v1.ConditionStatus(intern(string(c.Status)))
+		c.Reason, c.Message = intern(c.Reason), intern(c.Message)
+		return c
+	})
 }
 
 // keepNode sets, in dst, the fields of src that lean reading keeps, interned.
@@ -79,25 +75,17 @@ func keepNode(dst, src *v1.Node) {
 	m.CreationTimestamp = s.CreationTimestamp
 	m.Labels = internMap(s.Labels)
 	m.ManagedFields = latestManagedTime(s.ManagedFields)
-	dst.Spec.Taints = nil
-	if src.Spec.Taints != nil {
-		dst.Spec.Taints = make([]v1.Taint, len(src.Spec.Taints))
-		for i, t := range src.Spec.Taints {
-			t.Key, t.Value = intern(t.Key), intern(t.Value)
-			t.Effect = v1.TaintEffect(intern(string(t.Effect)))
-			dst.Spec.Taints[i] = t
-		}
-	}
-	dst.Status.Conditions = nil
-	if src.Status.Conditions != nil {
-		dst.Status.Conditions = make([]v1.NodeCondition, len(src.Status.Conditions))
-		for i, c := range src.Status.Conditions {
-			c.Type = v1.NodeConditionType(intern(string(c.Type)))
-			c.Status = v1.ConditionStatus(intern(string(c.Status)))
-			c.Reason, c.Message = intern(c.Reason), intern(c.Message)
-			dst.Status.Conditions[i] = c
-		}
-	}
+	dst.Spec.Taints = keepEach(src.Spec.Taints, func(t v1.Taint) v1.Taint {
+		t.Key, t.Value = intern(t.Key), intern(t.Value)
+		t.Effect = v1.TaintEffect(intern(string(t.Effect)))
+		return t
+	})
+	dst.Status.Conditions = keepEach(src.Status.Conditions, func(c v1.NodeCondition) v1.NodeCondition {
+		c.Type = v1.NodeConditionType(intern(string(c.Type)))
+		c.Status = v1.ConditionStatus(intern(string(c.Status)))
+		c.Reason, c.Message = intern(c.Reason), intern(c.Message)
+		return c
+	})
 }
 
 func keepTypeMeta(t metav1.TypeMeta) metav1.TypeMeta {
@@ -107,47 +95,37 @@ func keepTypeMeta(t metav1.TypeMeta) metav1.TypeMeta {
 // keepOwners returns the owner references, their strings interned (a DaemonSet's name and uid
 // repeat on every pod it owns).
 func keepOwners(refs []metav1.OwnerReference) []metav1.OwnerReference {
-	if refs == nil {
-		return nil
-	}
-	out := make([]metav1.OwnerReference, len(refs))
-	for i, r := range refs {
+	return keepEach(refs, func(r metav1.OwnerReference) metav1.OwnerReference {
 		r.APIVersion, r.Kind, r.Name = intern(r.APIVersion), intern(r.Kind), intern(r.Name)
 		r.UID = types.UID(intern(string(r.UID)))
-		out[i] = r
-	}
-	return out
+		return r
+	})
 }
 
 // keepNodeSelector returns a copy of a required node selector, its strings interned (a daemon
-// pod's names its node).
+// pod's selector names its node, whose name the node and its hostname label hold too).
 func keepNodeSelector(ns *v1.NodeSelector) *v1.NodeSelector {
-	out := &v1.NodeSelector{}
-	if ns.NodeSelectorTerms != nil {
-		out.NodeSelectorTerms = make([]v1.NodeSelectorTerm, len(ns.NodeSelectorTerms))
-	}
-	for i, t := range ns.NodeSelectorTerms {
-		out.NodeSelectorTerms[i] = v1.NodeSelectorTerm{
-			MatchExpressions: keepRequirements(t.MatchExpressions),
-			MatchFields:      keepRequirements(t.MatchFields),
-		}
-	}
-	return out
+	return &v1.NodeSelector{NodeSelectorTerms: keepEach(ns.NodeSelectorTerms, func(t v1.NodeSelectorTerm) v1.NodeSelectorTerm {
+		return v1.NodeSelectorTerm{MatchExpressions: keepRequirements(t.MatchExpressions), MatchFields: keepRequirements(t.MatchFields)}
+	})}
 }
 
 func keepRequirements(rs []v1.NodeSelectorRequirement) []v1.NodeSelectorRequirement {
-	if rs == nil {
+	return keepEach(rs, func(r v1.NodeSelectorRequirement) v1.NodeSelectorRequirement {
+		return v1.NodeSelectorRequirement{Key: intern(r.Key), Operator: v1.NodeSelectorOperator(intern(string(r.Operator))),
+			Values: keepEach(r.Values, intern)}
+	})
+}
+
+// keepEach returns a new slice of f applied to each element of s; nil for nil, so that an empty
+// list stays empty and a missing one missing.
+func keepEach[T any](s []T, f func(T) T) []T {
+	if s == nil {
 		return nil
 	}
-	out := make([]v1.NodeSelectorRequirement, len(rs))
-	for i, r := range rs {
-		out[i] = v1.NodeSelectorRequirement{Key: intern(r.Key), Operator: v1.NodeSelectorOperator(intern(string(r.Operator)))}
-		if r.Values != nil {
-			out[i].Values = make([]string, len(r.Values))
-			for j, v := range r.Values {
-				out[i].Values[j] = intern(v)
-			}
-		}
+	out := make([]T, len(s))
+	for i, x := range s {
+		out[i] = f(x)
 	}
 	return out
 }
