@@ -1,8 +1,9 @@
 // Package readmemory is the daemonsched command's garbage-collector policy while it reads its
 // input. With the Go defaults (GOGC=100) the heap grows to twice what is live before a
 // collection, and while reading much of what is live at a collection is decoding in flight.
-// While reading, the command collects at 75% growth instead of 100%, which keeps a realistic
-// YAML dump read lean under twice its size for about 5% more CPU, and under a soft memory
+// While reading, the command collects at 75% growth instead of 100%, which brings the peak of
+// a realistic YAML dump read lean from 2.0x its size to 1.7-1.8x (BenchmarkReadMemory in
+// package manifest) for about 5% more CPU while reading, and under a soft memory
 // limit (runtime/debug.SetMemoryLimit) of 3 times the input's size, never under 512 MiB, which
 // a realistic dump never reaches, but which collects an input of many tiny objects (a List of
 // 240,000 empty pods, whose objects are 16 times its size) more often near the limit instead of
