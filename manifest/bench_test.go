@@ -73,7 +73,7 @@ func itemKinds(b *testing.B, list []byte) []string {
 // kubectl dump of benchNodes nodes (kubectldump.Realistic):
 //
 //   - yaml/Read: Read with Workers GOMAXPROCS (the items split as text, then decoded in
-//     parallel; kubectl.go); yaml/Read-lean the same with Options.Lean, as plan reads (D-15).
+//     parallel; kubectl.go); yaml/Read-lean the same with Options.Lean, as plan reads (D-16).
 //   - yaml/sigs.k8s.io-yaml-whole: the whole document through sigs.k8s.io/yaml
 //     (YAMLToJSONStrict), then each item decoded strictly (sigs.k8s.io/json), one after the
 //     other, as Read would without the split.

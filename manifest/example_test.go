@@ -136,7 +136,7 @@ spec: {taints: [{key: gpu, effect: NoSchedule}, {key: gpu, effect: NoSchedule}]}
 	// InvalidObject
 }
 
-// Read lean (D-15), a dump's pods keep what the plan reads (here the phase, the Ready condition
+// Read lean (D-16), a dump's pods keep what the plan reads (here the phase, the Ready condition
 // and the node name) and drop the rest (here the containers); managedFields shrink to one entry
 // holding their latest time, so Latest is the same as on the whole objects.
 func ExampleOptions_lean() {

@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// Lean reading ([Options.Lean], D-15). A kubectl dump's nodes and pods are mostly what the plan
+// Lean reading ([Options.Lean], D-16). A kubectl dump's nodes and pods are mostly what the plan
 // never reads: managedFields, a node's images, addresses and nodeInfo, a pod's containers,
 // volumes and container statuses. Lean reading trims every Node and Pod as it is decoded to the
 // fields keepPod and keepNode set, so that the rest becomes garbage at once and the snapshot

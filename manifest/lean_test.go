@@ -22,7 +22,7 @@ import (
 	"sigs.k8s.io/randfill"
 )
 
-// leanKept lists, for each struct lean reading trims, the fields it keeps (D-15); every other
+// leanKept lists, for each struct lean reading trims, the fields it keeps (D-16); every other
 // field is dropped. TestLeanClassifiesEveryField holds keepPod and keepNode to it, field by
 // field, and fails on a field of k8s.io/api that is in neither list: whoever upgrades k8s.io/api
 // decides whether the plan reads it.
@@ -105,7 +105,7 @@ func filledNode(seed uint64) *v1.Node {
 	return n
 }
 
-// TestLeanClassifiesEveryField (D-15) requires every field of the trimmed structs to be listed
+// TestLeanClassifiesEveryField (D-16) requires every field of the trimmed structs to be listed
 // as kept or dropped, and keepPod and keepNode to keep exactly the kept ones: on objects with
 // every field set, a kept field is still set after trimming and a dropped one is zero.
 func TestLeanClassifiesEveryField(t *testing.T) {
@@ -179,7 +179,7 @@ func TestLeanClassifiesEveryField(t *testing.T) {
 	}
 }
 
-// withRandomDropped returns a copy of pod whose dropped fields (D-15) are drawn at random and
+// withRandomDropped returns a copy of pod whose dropped fields (D-16) are drawn at random and
 // whose kept fields are pod's: if the plan read a dropped field, it would tell them apart.
 func withRandomDroppedPod(pod *v1.Pod, r *rand.Rand) *v1.Pod {
 	out := filledPod(r.Uint64())
@@ -200,7 +200,7 @@ func withRandomDroppedNode(node *v1.Node, r *rand.Rand) *v1.Node {
 	return out
 }
 
-// TestLeanKeepsWhatThePlanReads is the property behind D-15: on shaped clusters
+// TestLeanKeepsWhatThePlanReads is the property behind D-16: on shaped clusters
 // (internal/shapefuzz) whose nodes and pods have every dropped field drawn at random, the
 // cluster plan, every explanation of every node, the pods on each node and Latest are the same
 // as on the trimmed objects. A field the plan starts reading that lean reading drops fails it.

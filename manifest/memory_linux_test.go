@@ -14,7 +14,7 @@ import (
 )
 
 // memoryChildEnv names the file a child process of BenchmarkReadMemory reads, and
-// memoryLeanEnv, when set, has it read as the daemonsched plan command does: lean (D-15), under
+// memoryLeanEnv, when set, has it read as the daemonsched plan command does: lean (D-16), under
 // the command's memory limit for reading (internal/readmemory).
 const (
 	memoryChildEnv = "DAEMONSCHED_READ_MEMORY_FILE"

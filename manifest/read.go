@@ -55,7 +55,7 @@ type Options struct {
 	WarnInvalidObjects bool
 	// Limits bound the input; the zero value is the defaults. Negative limits panic.
 	Limits Limits
-	// Lean keeps, of every Node and Pod, only the fields the plan and explain read (D-15):
+	// Lean keeps, of every Node and Pod, only the fields the plan and explain read (D-16):
 	// identity, labels, owner references, timestamps, a pod's node name, required node
 	// affinity, phase, conditions and start time, a node's taints and conditions, and one
 	// managedFields entry holding their latest time; their repeated strings are shared. A

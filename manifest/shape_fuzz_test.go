@@ -16,7 +16,7 @@ import (
 // FuzzReadInputs reads several inputs at once. With shaped set, the fuzzer's bytes draw a
 // cluster (shapefuzz) written as YAML or JSON documents and cut into three inputs at document
 // boundaries: it is read without error (invalid hand-written objects as warnings), as many
-// objects as written, and as the same objects as from one input. Read lean (D-15), it gives the
+// objects as written, and as the same objects as from one input. Read lean (D-16), it gives the
 // same error or the same warnings, sources and plan. Otherwise the bytes
 // themselves are cut into three inputs. Either way: no panic, no input modified, the same
 // outcome on 1 and 3 goroutines, within a time bound.
@@ -81,7 +81,7 @@ func FuzzReadInputs(f *testing.F) {
 		if (err == nil) != (err2 == nil) || (err != nil && err.Error() != err2.Error()) {
 			t.Fatalf("1 and 3 goroutines disagree: %v, then %v", err, err2)
 		}
-		// Read lean (D-15): the same outcome, warnings and sources, and the same plan.
+		// Read lean (D-16): the same outcome, warnings and sources, and the same plan.
 		lean, errLean := manifest.ReadInputs(in, manifest.Options{WarnInvalidObjects: true, Lean: true})
 		if (err == nil) != (errLean == nil) || (err != nil && err.Error() != errLean.Error()) {
 			t.Fatalf("whole and lean disagree: %v, then %v", err, errLean)

@@ -217,7 +217,7 @@ func (r *readFlags) options(mode strictness, workers int) manifest.Options {
 		PodTemplateDefaults: true}
 }
 
-// lean returns o with manifest's lean reading (D-15): nodes and pods keep only what the plan
+// lean returns o with manifest's lean reading (D-16): nodes and pods keep only what the plan
 // and explain read, for a fraction of the memory, and their output is the same. plan and
 // explain set it; the other commands (whatif, node-ready, verify, rollout) read every field, as
 // their reads were not checked field by field.
