@@ -105,9 +105,10 @@ func Plan(ds *appsv1.DaemonSet, nodes []*v1.Node, pods []*v1.Pod, opts Options) 
 // the plan is deterministic but not meaningful.
 func (p *Planner) Plan(s Snapshot) *Result { return p.plan(s, nil) }
 
-// plan is Plan where lost, when non-nil, lists orphans that a cluster-wide plan gives to
-// another DaemonSet (D-2): they are reported as conflicts instead of adopted.
-func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
+// plan is Plan where cc, when non-nil, says how a cluster-wide plan shares contested pods
+// (D-2): orphans it gives to another DaemonSet are reported as conflicts instead of adopted,
+// and pods an older DaemonSet releases may be adopted.
+func (p *Planner) plan(s Snapshot, cc *clusterClaims) *Result {
 	res := p.newResult()
 	if p.skip != "" {
 		return p.skipped(res, p.skip)
@@ -126,7 +127,7 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 	res.RevisionHash = hash
 
 	j := newJudge(p.ds, hash, p.opts.Now)
-	ix := newPodIndex(p, res, s.Nodes, s.Pods, lost, &j)
+	ix := newPodIndex(p, res, s.Nodes, s.Pods, cc, &j)
 
 	// Base diff (DIFF-1..DIFF-17) and status counters (STAT-1: the snapshot before acting),
 	// in one walk over the node names, their eligibility and their pods' facts: no node or pod
@@ -302,88 +303,4 @@ func nonNil[T comparable](objs []T) []T {
 		}
 	}
 	return out
-}
-
-// PlanCluster plans every DaemonSet of s, giving each orphan to at most one (D-2, D-12): among
-// the DaemonSets that would adopt it (same namespace, selector matching, sync not skipped),
-// the one with the oldest creationTimestamp, then the smallest namespace/name, adopts it; the
-// others report it in Result.Conflicts. The error reports an inconsistent snapshot. It panics
-// on misuse (zero opts.Now, negative opts.BurstLimit or opts.Workers).
-func PlanCluster(s Snapshot, opts Options) (*ClusterResult, error) {
-	res, _, err := PlanClusterCompiled(s, opts)
-	return res, err
-}
-
-// PlanClusterCompiled is [PlanCluster] that also returns the compiled DaemonSets, planners[i]
-// the one res.DaemonSets[i] was planned with, for callers that go on to ask them about nodes
-// ([Planner.Eligibility], [Planner.Explain]) without compiling each DaemonSet again.
-func PlanClusterCompiled(s Snapshot, opts Options) (res *ClusterResult, planners []*Planner, err error) {
-	opts.Check()
-	if errs := CheckSnapshot(s); len(errs) > 0 {
-		return nil, nil, errs.ToAggregate()
-	}
-	planners, lost := clusterPlanners(s, opts)
-	out := &ClusterResult{DaemonSets: make([]*Result, 0, len(planners))}
-	for i, p := range planners {
-		out.DaemonSets = append(out.DaemonSets, p.plan(s, lost[i]))
-	}
-	return out, planners, nil
-}
-
-// clusterPlanners compiles every DaemonSet of s, sorted by namespace/name, and says which
-// orphans each loses to an older DaemonSet (D-2).
-func clusterPlanners(s Snapshot, opts Options) ([]*Planner, []map[*v1.Pod]string) {
-	dss := slices.Clone(s.DaemonSets)
-	slices.SortFunc(dss, compareAge)
-	planners := make([]*Planner, len(dss))
-	adopting := make([]*Planner, 0, len(dss)) // in D-2 priority order
-	for i, ds := range dss {
-		planners[i], _ = Compile(ds, opts)
-		if planners[i].skip == "" && !planners[i].revision(s.Revisions).collision {
-			adopting = append(adopting, planners[i])
-		}
-	}
-	// An orphan goes to the first adopting DaemonSet (oldest) that would adopt it; every other
-	// DaemonSet that would adopt it loses it.
-	lostOf := map[*Planner]map[*v1.Pod]string{}
-	for _, pod := range s.Pods {
-		var winner *Planner
-		for _, p := range adopting {
-			if p.classify(pod) != claimAdopt {
-				continue
-			}
-			if winner == nil {
-				winner = p
-				continue
-			}
-			if lostOf[p] == nil {
-				lostOf[p] = map[*v1.Pod]string{}
-			}
-			lostOf[p][pod] = winner.ds.Namespace + "/" + winner.ds.Name
-		}
-	}
-	// The plans come out in namespace/name order, as ClusterResult lists them.
-	type entry struct {
-		p    *Planner
-		lost map[*v1.Pod]string
-	}
-	entries := make([]entry, len(planners))
-	for i, p := range planners {
-		entries[i] = entry{p, lostOf[p]}
-	}
-	slices.SortFunc(entries, func(a, b entry) int {
-		return compareNames(a.p.ds.Namespace, a.p.ds.Name, b.p.ds.Namespace, b.p.ds.Name)
-	})
-	lost := make([]map[*v1.Pod]string, len(entries))
-	for i, e := range entries {
-		planners[i], lost[i] = e.p, e.lost
-	}
-	return planners, lost
-}
-
-// compareAge orders DaemonSets by D-2 priority: older creationTimestamp first, then
-// namespace/name.
-func compareAge(a, b *appsv1.DaemonSet) int {
-	return cmp.Or(a.CreationTimestamp.Time.Compare(b.CreationTimestamp.Time),
-		strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
 }
