@@ -121,6 +121,8 @@ func (p *Planner) plan(s Snapshot, cc *clusterClaims) *Result {
 			next = *c + 1
 		}
 		res.CollisionCount = &next
+		// The revision claims and labels come before the failed create (UPD-21).
+		res.Revisions = p.revisionWrites(&rev, nil, false)
 		return res
 	}
 	hash := rev.hash
@@ -169,6 +171,9 @@ func (p *Planner) plan(s Snapshot, cc *clusterClaims) *Result {
 	sc.creates, sc.deletes, sc.running = d.creates, d.deletes, d.running
 	slices.Sort(d.creates)
 	refused := p.createRefused(hash)
+	// failed says that manage or the rolling step returns an error, which skips the history
+	// clean-up (UPD-22): a refused create (POD-3) or a rolling step that stops on an error.
+	failed := refused && len(d.creates) > 0
 	if !refused {
 		creates := make([]Creation, len(d.creates))
 		for i, n := range d.creates {
@@ -206,13 +211,39 @@ func (p *Planner) plan(s Snapshot, cc *clusterClaims) *Result {
 		if !refused {
 			res.Create = append(res.Create, p.withPods(capCreates(step.creates, p.opts.BurstLimit, rollingClass), hash)...)
 		}
+		failed = report.Error != "" || refused && len(step.creates) > 0
 		res.Delete = append(res.Delete, capDeletes(step.deletes, p.opts.BurstLimit, rollingClass)...)
 		slices.SortFunc(res.Delete, compareDeletions)
 	}
 
 	res.Status = p.status(&counts)
 	ix.release(p)
+	res.Revisions = p.revisionWrites(&rev, p.claimedPods(s.Pods, cc), !failed)
 	return res
+}
+
+// claimedPods yields the pods the sync claims (OWN-2, OWN-4 and, cluster-wide, D-2): the ones
+// it keeps and the ones it adopts. It is read only when revision writes need it.
+func (p *Planner) claimedPods(pods []*v1.Pod, cc *clusterClaims) func(yield func(*v1.Pod) bool) {
+	return func(yield func(*v1.Pod) bool) {
+		for _, pod := range pods {
+			if pod == nil {
+				continue
+			}
+			switch cc.classify(p, pod) {
+			case claimOwned:
+			case claimAdopt:
+				if _, lost := cc.lostTo(pod); lost {
+					continue
+				}
+			default:
+				continue
+			}
+			if !yield(pod) {
+				return
+			}
+		}
+	}
 }
 
 // withPods returns creates with the pods to submit, in a slice of their own. The burst cap
@@ -241,12 +272,13 @@ func (p *Planner) createRefused(hash string) bool {
 }
 
 // revision is currentRevision (UPD-14, UPD-15, UPD-21) with its common case cached: without
-// any revision in the snapshot nothing can be claimed or collide, and the hash is the
-// template's own (D-6), computed once per Planner instead of once per plan.
+// any revision in the snapshot nothing can be claimed or collide, the hash is the template's
+// own (D-6), computed once per Planner instead of once per plan, and revision 1 is created.
 func (p *Planner) revision(revisions []*appsv1.ControllerRevision) revisionOutcome {
 	revisions = nonNil(revisions)
 	if len(revisions) == 0 {
-		return revisionOutcome{hash: p.digest.hash()}
+		hash := p.digest.hash()
+		return revisionOutcome{hash: hash, name: p.ds.Name + "-" + hash, revision: 1, create: true}
 	}
 	return currentRevision(p.ds, revisions, p.sel, p.digest)
 }

@@ -28,6 +28,10 @@ type Result struct {
 	// Status is the status the sync writes (STAT-*); nil under Skipped (D-11).
 	Status *appsv1.DaemonSetStatus `json:"status"`
 
+	// Revisions are the ControllerRevision writes of the sync and the pod relabels that go
+	// with them (UPD-14, UPD-21, UPD-22); nil when the sync writes no revision.
+	Revisions *RevisionWrites `json:"revisions,omitempty"`
+
 	// CollisionCount is the status.collisionCount the sync writes when it finds a hash
 	// collision (UPD-21, D-10); nil otherwise.
 	CollisionCount *int32 `json:"collisionCount,omitempty"`

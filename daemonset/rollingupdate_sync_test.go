@@ -36,6 +36,11 @@ func TestRollingUpdateRules(t *testing.T) {
 			require.Equal(t, "custom", low.RevisionHash)
 			require.Equal(t, []string{"pb@b:" + string(daemonset.ReasonUpdateOldCandidate)}, rtDeletes(low))
 			require.Equal(t, rtCounts{2, 2, 0, 2, 2, 0, 1}, rtStatus(t, low))
+			// Only the revision writes see it: the low one is raised above the old one (UPD-14).
+			require.Len(t, low.Revisions.Update, 1)
+			require.Equal(t, int64(100), low.Revisions.Update[0].Revision)
+			require.Nil(t, high.Revisions)
+			low.Revisions = nil
 			require.Empty(t, cmp.Diff(low, high))
 		}},
 		{"UPD-20 a surge create is the ordinary daemon pod for its node", func(t *testing.T) {
