@@ -24,7 +24,7 @@ func TestApply(t *testing.T) {
 	ds := agent(intstr.FromInt32(1), intstr.FromInt32(0), "agent:1", 0)
 	s := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}, Nodes: nodes(3)}
 	before := s.Nodes[0].DeepCopy()
-	res, err := daemonset.Plan(ds, s.Nodes, s.Pods, daemonset.Options{Now: t0})
+	res, err := planSnapshot(ds, s, t0)
 	require.NoError(t, err)
 	next, err := rollout.Apply(s, res, rollout.ApplyOptions{Now: t0})
 	require.NoError(t, err)
@@ -52,7 +52,7 @@ func TestApply(t *testing.T) {
 	tainted := next.Nodes[2].DeepCopy()
 	tainted.Spec.Taints = []v1.Taint{{Key: "drain", Effect: v1.TaintEffectNoExecute}}
 	gone := daemonset.Snapshot{DaemonSets: next.DaemonSets, Nodes: []*v1.Node{next.Nodes[0], next.Nodes[1], tainted}, Pods: next.Pods, Revisions: next.Revisions}
-	res, err = daemonset.Plan(ds, gone.Nodes, gone.Pods, daemonset.Options{Now: t0.Add(time.Minute)})
+	res, err = planSnapshot(ds, gone, t0.Add(time.Minute))
 	require.NoError(t, err)
 	require.Len(t, res.Delete, 1)
 	after, err := rollout.Apply(gone, res, rollout.ApplyOptions{Now: t0.Add(time.Minute)})
