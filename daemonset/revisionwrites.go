@@ -18,7 +18,7 @@ import (
 // Adopt, Release, RelabelPods, then Delete and Create; then the pod adoptions and releases, the
 // pod deletes and creates, and the status. Upstream sends the adoptions and releases first;
 // Update goes first here so that its resourceVersion, the snapshot's, is still current when it
-// reaches the API server (an adoption patch would raise it). Each list is sorted as documented
+// reaches the API server (an adoption patch would raise it; D-15). Each list is sorted as documented
 // on its field, so equal snapshots give byte-equal plans.
 type RevisionWrites struct {
 	// Create holds the revision to POST when no claimed revision holds the current template
