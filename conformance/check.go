@@ -22,6 +22,12 @@ type Options struct {
 	TolerationComparisonOperators bool
 	// Reasons also compares the reason of every create and delete.
 	Reasons bool
+	// Revisions requires the candidate to report its ControllerRevision writes: a plan
+	// without revisions where the controller writes some is a mismatch (UPD-14, UPD-22).
+	// Without it, a plan that leaves revisions out is taken as one that does not model them
+	// and is not faulted for it, while a plan that reports them is checked in full. The corpus
+	// requires them in the rolling profile.
+	Revisions bool
 }
 
 func (o Options) planOptions() daemonset.Options {
@@ -34,7 +40,7 @@ type Mismatch struct {
 	// as a whole.
 	DaemonSet string `json:"daemonSet,omitempty"`
 	// Action is what differs: create, delete, adopt, release, status, rollingUpdate,
-	// revisionHash, skipped, collisionCount or plan.
+	// revisionHash, skipped, collisionCount, revisions or plan.
 	Action string `json:"action"`
 	// Object is the node, pod or field concerned.
 	Object string `json:"object,omitempty"`
@@ -72,7 +78,9 @@ type Expected struct {
 	RollingUpdate  *daemonset.RollingUpdate `json:"rollingUpdate,omitempty"`
 	Status         *appsv1.DaemonSetStatus  `json:"status"`
 	CollisionCount *int32                   `json:"collisionCount,omitempty"`
-	Orders         *daemonset.Orders        `json:"orders"`
+	// Revisions are the revision writes of the sync (UPD-14, UPD-21, UPD-22, OWN-12).
+	Revisions *daemonset.RevisionWrites `json:"revisions,omitempty"`
+	Orders    *daemonset.Orders         `json:"orders"`
 	// Alternatives are the expectations had the controller kept another of several current
 	// ControllerRevisions with the same revision number (UPD-14 ties: upstream keeps the one
 	// it lists last, in arbitrary order): another RevisionHash and all that follows from it.
@@ -111,7 +119,7 @@ func expectPlain(s daemonset.Snapshot, opts Options) ([]Expected, *daemonset.Clu
 	for i, w := range plans.DaemonSets {
 		out[i] = Expected{Namespace: w.Namespace, Name: w.Name, RevisionHash: w.RevisionHash, Skipped: w.Skipped,
 			Adopt: w.Adopt, Release: w.Release, RollingUpdate: w.RollingUpdate, Status: w.Status,
-			CollisionCount: w.CollisionCount, Orders: orders[i]}
+			CollisionCount: w.CollisionCount, Revisions: w.Revisions, Orders: orders[i]}
 	}
 	return out, plans, nil
 }
@@ -124,7 +132,8 @@ func expectPlain(s daemonset.Snapshot, opts Options) ([]Expected, *daemonset.Clu
 // the kept one of tied current revisions, UPD-14; the DaemonSet that adopts a shared orphan,
 // D-2) any valid choice is accepted. Interchangeable marks, events, conflicts and invalid lists are
 // explanations and are not compared; reasons (of actions and of the rolling-update report) only
-// with Options.Reasons. Created pods are compared as ComparePods does. What the controller's own
+// with Options.Reasons; revision writes when the candidate reports them or Options.Revisions
+// requires them. Created pods are compared as ComparePods does. What the controller's own
 // requests do not carry may be left empty: revisionHash, the node of a delete. The mismatches come
 // sorted by DaemonSet; none means the candidate conforms.
 func Check(s daemonset.Snapshot, candidate []*daemonset.Result, opts Options) ([]Mismatch, error) {
@@ -135,8 +144,8 @@ func Check(s daemonset.Snapshot, candidate []*daemonset.Result, opts Options) ([
 	return VerifyAny(wants, candidate, opts), nil
 }
 
-// Verify checks candidate against want (from Expect or a corpus case); only opts.Reasons is
-// read.
+// Verify checks candidate against want (from Expect or a corpus case); only opts.Reasons and
+// opts.Revisions are read.
 func Verify(want []Expected, candidate []*daemonset.Result, opts Options) []Mismatch {
 	var out []Mismatch
 	got := map[string]*daemonset.Result{}
@@ -221,6 +230,7 @@ func checkOne(key string, w *Expected, g *daemonset.Result, opts Options) []Mism
 	out = append(out, comparePodRefs(key, "adopt", "OWN-4", g.Adopt, w.Adopt)...)
 	out = append(out, comparePodRefs(key, "release", "OWN-3", g.Release, w.Release)...)
 	out = append(out, checkStatus(key, g.Status, w.Status)...)
+	out = append(out, checkRevisions(key, w.Revisions, g.Revisions, opts)...)
 	if g.RollingUpdate != nil && w.RollingUpdate != nil {
 		gr, wr := *g.RollingUpdate, *w.RollingUpdate
 		if !opts.Reasons {
