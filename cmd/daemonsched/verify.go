@@ -41,6 +41,7 @@ conforms, 1 with one line per mismatch (DaemonSet, action, object, rule: message
 	planFile := fs.String("plan", "", "the candidate plan, in the shape of plan -o json (`FILE`; - reads stdin)")
 	burst := fs.Int("burst", 0, "the burst cap the candidate was made with (`N`; 0: no cap)")
 	reasons := fs.Bool("reasons", false, "compare the reasons of creates and deletes too")
+	revisions := fs.Bool("revisions", false, "require the candidate's ControllerRevision writes (revisions); without it they are compared only when given")
 	diffs := fs.Bool("diff", false, "print the go-cmp diff under a mismatch of a pod or the status")
 	reading := addReadFlags(fs)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -72,7 +73,7 @@ conforms, 1 with one line per mismatch (DaemonSet, action, object, rule: message
 		if err != nil {
 			return err
 		}
-		opts := conformance.Options{Now: now.t, BurstLimit: *burst, Reasons: *reasons}
+		opts := conformance.Options{Now: now.t, BurstLimit: *burst, Reasons: *reasons, Revisions: *revisions}
 		if opts.Now.IsZero() {
 			opts.Now = manifest.Latest(in.Snapshot)
 		}
