@@ -78,8 +78,8 @@ const DefaultRevisionHistoryLimit = 10
 // revisionWrites returns the writes of rev (nil when there are none). claimed lists the pods
 // the sync claims (nil for a sync that stops before claiming pods: UPD-21); cleanup says that
 // the sync reaches the history clean-up (UPD-22: manage and the rolling step returned no
-// error).
-func (p *Planner) revisionWrites(rev *revisionOutcome, claimed func(yield func(*v1.Pod) bool), cleanup bool) *RevisionWrites {
+// error); gone reports the claimed pods the clean-up no longer finds (removedAtOnce).
+func (p *Planner) revisionWrites(rev *revisionOutcome, claimed func(yield func(*v1.Pod) bool), cleanup bool, gone func(*v1.Pod) bool) *RevisionWrites {
 	if len(rev.adopt) == 0 && len(rev.release) == 0 && len(rev.unlabelled) == 0 && !rev.create &&
 		len(rev.duplicates) == 0 && (rev.keep == nil || rev.keep.Revision >= rev.revision) &&
 		(!cleanup || len(rev.old) <= p.historyLimit()) {
@@ -126,7 +126,7 @@ func (p *Planner) revisionWrites(rev *revisionOutcome, claimed func(yield func(*
 		}
 	}
 	if cleanup {
-		w.Delete = append(w.Delete, p.historyCleanup(rev.old, claimed)...)
+		w.Delete = append(w.Delete, p.historyCleanup(rev.old, claimed, gone)...)
 	}
 	return w.orNil()
 }
@@ -134,16 +134,17 @@ func (p *Planner) revisionWrites(rev *revisionOutcome, claimed func(yield func(*
 // historyCleanup returns the old revisions UPD-22 deletes: beyond the history limit, lowest
 // revision number first (then by name: upstream's sort is not stable, so ties fall in list
 // order, which nothing fixes), skipping those whose hash label a claimed pod with a target node
-// carries (terminal pods being deleted included; labels as in the snapshot). A revision that
-// had no hash label is read with its name as label, as upstream labels it first.
-func (p *Planner) historyCleanup(old []*appsv1.ControllerRevision, claimed func(yield func(*v1.Pod) bool)) []ObjectRef {
+// carries (terminal pods being deleted included; labels as in the snapshot; not the adopted
+// pods this sync's deletes remove at once, gone). A revision that had no hash label is read
+// with its name as label, as upstream labels it first.
+func (p *Planner) historyCleanup(old []*appsv1.ControllerRevision, claimed func(yield func(*v1.Pod) bool), gone func(*v1.Pod) bool) []ObjectRef {
 	toKill := len(old) - p.historyLimit()
 	if toKill <= 0 {
 		return nil
 	}
 	live := map[string]bool{}
 	for pod := range claimed {
-		if _, ok := affinity.TargetNodeName(pod); !ok {
+		if _, ok := affinity.TargetNodeName(pod); !ok || gone(pod) {
 			continue
 		}
 		if h := pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey]; h != "" {

@@ -207,6 +207,15 @@ func TestRevisionWritesRules(t *testing.T) {
 			pods: []*v1.Pod{rtPod("unbound", "", "o1"),
 				rtPod("failed", "n0", "o2", phase(v1.PodFailed), func(p *v1.Pod) { p.DeletionTimestamp = &metav1.Time{Time: now1000} })},
 			want: []string{"delete rt-o1", "delete rt-o3"}, hash: "c"},
+		{name: "UPD-22: an adopted pod the sync deletes and the API server removes at once keeps nothing",
+			ds: rtDS(withLimit(0)),
+			revs: func(t testing.TB) []*appsv1.ControllerRevision {
+				return append(olds(t, 2), rwRev(t, cur, "rt-cur", "c", 6))
+			},
+			pods: []*v1.Pod{rtPod("failed-orphan", "n0", "o1", orphan, phase(v1.PodFailed)), // DIFF-17 deletes it; terminal: removed at once
+				rtPod("running", "n1", "c"), rtPod("dup-orphan", "n1", "o2", orphan, created(5))}, // the younger duplicate, deleted gracefully: still there
+			nodes: 2,
+			want:  []string{"delete rt-o1"}, hash: "c"},
 		{name: "UPD-22: an unset limit is 10",
 			revs: func(t testing.TB) []*appsv1.ControllerRevision {
 				return append(olds(t, 11), rwRev(t, cur, "rt-cur", "c", 12))
