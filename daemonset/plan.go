@@ -122,7 +122,9 @@ func (p *Planner) plan(s Snapshot, cc *clusterClaims) *Result {
 		}
 		res.CollisionCount = &next
 		// The revision claims and labels come before the failed create (UPD-21).
-		res.Revisions = p.revisionWrites(&rev, nil, false, nil)
+		if !p.writesNothing(&rev, false) {
+			res.Revisions = p.revisionWrites(rev, syncPods{}, false)
+		}
 		return res
 	}
 	hash := rev.hash
@@ -218,33 +220,10 @@ func (p *Planner) plan(s Snapshot, cc *clusterClaims) *Result {
 
 	res.Status = p.status(&counts)
 	ix.release(p)
-	res.Revisions = p.revisionWrites(&rev, p.claimedPods(s.Pods, cc), !failed, removedAtOnce(res))
-	return res
-}
-
-// removedAtOnce reports the pods res adopts and deletes that the API server removes at once
-// rather than gracefully (not bound to a node, terminal, a grace period of 0, and no finalizer):
-// the history clean-up claims pods again after the deletes, and such a pod's adoption then
-// fails with NotFound, so it keeps no revision (UPD-22). The sets are built on first use.
-func removedAtOnce(res *Result) func(*v1.Pod) bool {
-	var adopted, deleted map[PodRef]bool
-	return func(pod *v1.Pod) bool {
-		if adopted == nil {
-			adopted, deleted = map[PodRef]bool{}, map[PodRef]bool{}
-			for _, r := range res.Adopt {
-				adopted[PodRef{Namespace: r.Namespace, Name: r.Name}] = true
-			}
-			for _, d := range res.Delete {
-				deleted[PodRef{Namespace: d.Namespace, Name: d.Name}] = true
-			}
-		}
-		ref := PodRef{Namespace: pod.Namespace, Name: pod.Name}
-		if !adopted[ref] || !deleted[ref] || len(pod.Finalizers) > 0 {
-			return false
-		}
-		g := pod.Spec.TerminationGracePeriodSeconds
-		return pod.Spec.NodeName == "" || isTerminal(pod) || g != nil && *g == 0
+	if !p.writesNothing(&rev, !failed) { // the common path builds nothing
+		res.Revisions = p.revisionWrites(rev, syncPods{p: p, pods: s.Pods, cc: cc, res: res}, !failed)
 	}
+	return res
 }
 
 // claimedPods yields the pods the sync claims (OWN-2, OWN-4 and, cluster-wide, D-2): the ones

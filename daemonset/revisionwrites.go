@@ -75,16 +75,18 @@ func RelabelPatch(hash string) []byte {
 // nil pointer.
 const DefaultRevisionHistoryLimit = 10
 
-// revisionWrites returns the writes of rev (nil when there are none). claimed lists the pods
-// the sync claims (nil for a sync that stops before claiming pods: UPD-21); cleanup says that
-// the sync reaches the history clean-up (UPD-22: manage and the rolling step returned no
-// error); gone reports the claimed pods the clean-up no longer finds (removedAtOnce).
-func (p *Planner) revisionWrites(rev *revisionOutcome, claimed func(yield func(*v1.Pod) bool), cleanup bool, gone func(*v1.Pod) bool) *RevisionWrites {
-	if len(rev.adopt) == 0 && len(rev.release) == 0 && len(rev.unlabelled) == 0 && !rev.create &&
+// writesNothing reports that rev needs no write, with or without a history clean-up: the
+// common path of one current revision, decided before anything is built for the writes.
+func (p *Planner) writesNothing(rev *revisionOutcome, cleanup bool) bool {
+	return len(rev.adopt) == 0 && len(rev.release) == 0 && len(rev.unlabelled) == 0 && !rev.create &&
 		len(rev.duplicates) == 0 && (rev.keep == nil || rev.keep.Revision >= rev.revision) &&
-		(!cleanup || len(rev.old) <= p.historyLimit()) {
-		return nil // the common path: one current revision, nothing to write
-	}
+		(!cleanup || len(rev.old) <= p.historyLimit())
+}
+
+// revisionWrites returns the writes of rev (nil when there are none). sp holds the sync's pods
+// (none for a sync that stops before claiming pods: UPD-21); cleanup says that the sync
+// reaches the history clean-up (UPD-22: manage and the rolling step returned no error).
+func (p *Planner) revisionWrites(rev revisionOutcome, sp syncPods, cleanup bool) *RevisionWrites {
 	w := &RevisionWrites{Adopt: revisionRefs(rev.adopt), Release: revisionRefs(rev.release)}
 	updates := map[string]*appsv1.ControllerRevision{}
 	for _, r := range rev.unlabelled {
@@ -111,7 +113,7 @@ func (p *Planner) revisionWrites(rev *revisionOutcome, claimed func(yield func(*
 	}
 	w.Update = sortedRevisions(updates)
 	if len(rev.duplicates) > 0 {
-		for pod := range claimed {
+		for pod := range sp.claimed {
 			if pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] != rev.hash {
 				w.RelabelPods = append(w.RelabelPods, PodRelabel{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID, Hash: rev.hash})
 			}
@@ -126,7 +128,7 @@ func (p *Planner) revisionWrites(rev *revisionOutcome, claimed func(yield func(*
 		}
 	}
 	if cleanup {
-		w.Delete = append(w.Delete, p.historyCleanup(rev.old, claimed, gone)...)
+		w.Delete = append(w.Delete, p.historyCleanup(rev.old, sp)...)
 	}
 	return w.orNil()
 }
@@ -135,15 +137,16 @@ func (p *Planner) revisionWrites(rev *revisionOutcome, claimed func(yield func(*
 // revision number first (then by name: upstream's sort is not stable, so ties fall in list
 // order, which nothing fixes), skipping those whose hash label a claimed pod with a target node
 // carries (terminal pods being deleted included; labels as in the snapshot; not the adopted
-// pods this sync's deletes remove at once, gone). A revision that had no hash label is read
-// with its name as label, as upstream labels it first.
-func (p *Planner) historyCleanup(old []*appsv1.ControllerRevision, claimed func(yield func(*v1.Pod) bool), gone func(*v1.Pod) bool) []ObjectRef {
+// pods this sync's deletes remove at once, syncPods.removedAtOnce). A revision that had no
+// hash label is read with its name as label, as upstream labels it first.
+func (p *Planner) historyCleanup(old []*appsv1.ControllerRevision, sp syncPods) []ObjectRef {
 	toKill := len(old) - p.historyLimit()
 	if toKill <= 0 {
 		return nil
 	}
 	live := map[string]bool{}
-	for pod := range claimed {
+	gone := sp.removedAtOnce()
+	for pod := range sp.claimed {
 		if _, ok := affinity.TargetNodeName(pod); !ok || gone(pod) {
 			continue
 		}
@@ -205,4 +208,62 @@ func sortedRevisions(m map[string]*appsv1.ControllerRevision) []*appsv1.Controll
 	return slices.SortedFunc(maps.Values(m), func(a, b *appsv1.ControllerRevision) int {
 		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
 	})
+}
+
+// syncPods is what the revision writes read of the sync's pods; nothing is built from it
+// unless a de-duplication or a history clean-up needs it.
+type syncPods struct {
+	p    *Planner
+	pods []*v1.Pod
+	cc   *clusterClaims
+	res  *Result
+}
+
+// claimed yields the pods the sync claims (OWN-2, OWN-4 and, cluster-wide, D-2): the ones it
+// keeps and the ones it adopts.
+func (sp syncPods) claimed(yield func(*v1.Pod) bool) {
+	for _, pod := range sp.pods {
+		if pod == nil {
+			continue
+		}
+		switch sp.cc.classify(sp.p, pod) {
+		case claimOwned:
+		case claimAdopt:
+			if _, lost := sp.cc.lostTo(pod); lost {
+				continue
+			}
+		default:
+			continue
+		}
+		if !yield(pod) {
+			return
+		}
+	}
+}
+
+// removedAtOnce reports the pods sp.res adopts and deletes that the API server removes at once
+// rather than gracefully (not bound to a node, terminal, a grace period of 0, and no finalizer):
+// the history clean-up claims pods again after the deletes, and such a pod's adoption then
+// fails with NotFound, so it keeps no revision (UPD-22). The sets are built on first use.
+func (sp syncPods) removedAtOnce() func(*v1.Pod) bool {
+	var adopted, deleted map[PodRef]bool
+	return func(pod *v1.Pod) bool {
+		if adopted == nil {
+			adopted, deleted = map[PodRef]bool{}, map[PodRef]bool{}
+			if sp.res != nil {
+				for _, r := range sp.res.Adopt {
+					adopted[PodRef{Namespace: r.Namespace, Name: r.Name}] = true
+				}
+				for _, d := range sp.res.Delete {
+					deleted[PodRef{Namespace: d.Namespace, Name: d.Name}] = true
+				}
+			}
+		}
+		ref := PodRef{Namespace: pod.Namespace, Name: pod.Name}
+		if !adopted[ref] || !deleted[ref] || len(pod.Finalizers) > 0 {
+			return false
+		}
+		g := pod.Spec.TerminationGracePeriodSeconds
+		return pod.Spec.NodeName == "" || isTerminal(pod) || g != nil && *g == 0
+	}
 }
