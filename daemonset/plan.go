@@ -226,30 +226,6 @@ func (p *Planner) plan(s Snapshot, cc *clusterClaims) *Result {
 	return res
 }
 
-// claimedPods yields the pods the sync claims (OWN-2, OWN-4 and, cluster-wide, D-2): the ones
-// it keeps and the ones it adopts. It is read only when revision writes need it.
-func (p *Planner) claimedPods(pods []*v1.Pod, cc *clusterClaims) func(yield func(*v1.Pod) bool) {
-	return func(yield func(*v1.Pod) bool) {
-		for _, pod := range pods {
-			if pod == nil {
-				continue
-			}
-			switch cc.classify(p, pod) {
-			case claimOwned:
-			case claimAdopt:
-				if _, lost := cc.lostTo(pod); lost {
-					continue
-				}
-			default:
-				continue
-			}
-			if !yield(pod) {
-				return
-			}
-		}
-	}
-}
-
 // withPods returns creates with the pods to submit, in a slice of their own. The burst cap
 // (DIFF-10) has already cut the list, so a fresh 100,000-node cluster under the controller's
 // cap of 250 builds 250 pods, not 100,000.
