@@ -7,6 +7,8 @@ import (
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // TestVerifyRevisions: a plan's revision writes are compared when it reports them or when
@@ -81,5 +83,53 @@ func TestVerifyRevisions(t *testing.T) {
 		if !strings.Contains(strings.Join(ms, "|"), name) {
 			t.Errorf("%s: got %v", name, ms)
 		}
+	}
+}
+
+// TestReleaseThenAdoptBothForms: a pod an older DaemonSet releases and a younger one selects
+// goes to the younger one in the project's plan (D-2); the plan of the queue order that syncs
+// the younger one first, where nobody adopts it, conforms too, and a plan where both or
+// neither act inconsistently does not.
+func TestReleaseThenAdoptBothForms(t *testing.T) {
+	older := handDS(func(ds *appsv1.DaemonSet) {
+		ds.Spec.Selector.MatchLabels = map[string]string{"app": "old"}
+		ds.Spec.Template.Labels = map[string]string{"app": "old"}
+	})
+	younger := handDS(func(ds *appsv1.DaemonSet) {
+		ds.Name, ds.UID = "young", "young-uid"
+		ds.CreationTimestamp = metav1.NewTime(epoch)
+	})
+	released := handPod("moved", "n1", "x", v1.PodRunning, true) // controlled by ds, labelled app=d
+	s := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{older, younger}, Nodes: handNodes("n1"), Pods: []*v1.Pod{released}}
+	opts := Options{Now: epoch}
+	project := planOf(t, s, opts)
+	byName := map[string]*daemonset.Result{}
+	for _, r := range project {
+		byName[r.Name] = r
+	}
+	if len(byName["ds"].Release) != 1 || len(byName["young"].Adopt) != 1 || len(byName["young"].Create) != 0 {
+		t.Fatalf("project: ds releases %v, young adopts %v and creates %d", byName["ds"].Release, byName["young"].Adopt, len(byName["young"].Create))
+	}
+	if ms, err := Check(s, project, opts); err != nil || len(ms) > 0 {
+		t.Errorf("the project's plan: %v %v", ms, err)
+	}
+	first := reordered(s, []string{"ns/young", "ns/ds"})
+	other := planOf(t, first, opts)
+	for _, r := range other {
+		if r.Name == "young" && (len(r.Adopt) != 0 || len(r.Create) != 1) {
+			t.Fatalf("young first: adopts %v, creates %d", r.Adopt, len(r.Create))
+		}
+	}
+	if ms, err := Check(s, other, opts); err != nil || len(ms) > 0 {
+		t.Errorf("the plan syncing young first: %v %v", ms, err)
+	}
+	mixed := []*daemonset.Result{cloneResult(project[0]), cloneResult(project[1])}
+	for _, r := range mixed {
+		if r.Name == "young" {
+			r.Adopt = nil // neither adopts nor creates
+		}
+	}
+	if ms, _ := Check(s, mixed, opts); len(ms) == 0 {
+		t.Error("young neither adopting nor creating accepted")
 	}
 }

@@ -16,7 +16,9 @@ import (
 // RevisionWrites are the ControllerRevision writes of one sync and the pod relabels that go
 // with them (UPD-14, UPD-21, UPD-22, OWN-12). A controller sends them in this order: Update,
 // Adopt, Release, RelabelPods, then Delete and Create; then the pod adoptions and releases, the
-// pod deletes and creates, and the status. Upstream sends the adoptions and releases first;
+// pod deletes and creates, and the status. Revisions no 1.36 controller writes (data that is not
+// JSON, another controller's, equal or negative revision numbers) are handled as D-15 says:
+// never an error, never a panic, nothing of the snapshot modified. Upstream sends the adoptions and releases first;
 // Update goes first here so that its resourceVersion, the snapshot's, is still current when it
 // reaches the API server (an adoption patch would raise it; D-15). Each list is sorted as documented
 // on its field, so equal snapshots give byte-equal plans.
