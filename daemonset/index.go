@@ -253,7 +253,7 @@ func newPodIndex(p *Planner, res *Result, nodes []*v1.Node, pods []*v1.Pod, cc *
 		case claimOwned:
 		case claimAdopt:
 			if winner, ok := cc.lostTo(pod); ok {
-				res.Conflicts = append(res.Conflicts, Conflict{Namespace: pod.Namespace, Name: pod.Name, AdoptedBy: winner})
+				res.Conflicts = append(res.Conflicts, Conflict{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID, AdoptedBy: winner})
 				continue
 			}
 			res.Adopt = append(res.Adopt, podRef(pod))

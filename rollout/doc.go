@@ -14,8 +14,9 @@
 // usually does. docs/sync-models.md in the repository compares them with upstream's
 // syncDaemonSet, manage, rollingUpdate and expectations.
 //
-// Apply writes the plan's ControllerRevision writes (Result.Revisions, ROLL-4) as they are; the
-// failed-pod back-off of Simulate is modelled here (backoff.go, ROLL-6).
+// Apply writes the plan's ControllerRevision writes (Result.Revisions, ROLL-4) as they are, and
+// the failed-pod back-off of Simulate is package daemonset's (Options.Backoff, Result.Backoff,
+// UpdateBackoff; ROLL-6).
 //
 // Simulate re-plans only the nodes an event touched and joins them into the plan of the whole
 // snapshot where that join is exact (ROLL-12), so a rolling update of 10,000 nodes, about

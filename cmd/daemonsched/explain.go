@@ -71,7 +71,7 @@ nodeSelector on a label no node of the input has. A name not found gets a sugges
 		if err != nil {
 			return usagef("--pod wants NAME or NAMESPACE/NAME, got %q", podName)
 		}
-		in, err := load(src, e.stdin, e.stderr, reading.options(strictNone, runtime.GOMAXPROCS(0)))
+		in, err := load(src, e.stdin, e.stderr, lean(reading.options(strictNone, runtime.GOMAXPROCS(0))))
 		if err != nil {
 			return err
 		}
