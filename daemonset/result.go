@@ -97,9 +97,16 @@ type RollingUpdate struct {
 	Reason RollingReason `json:"reason,omitempty"`
 	// Error is the upstream error that stopped the step (UPD-5, UPD-11), if any.
 	Error string `json:"error,omitempty"`
-	// MaxUnavailable and MaxSurge are the resolved budgets (UPD-5, UPD-6).
+	// MaxUnavailable and MaxSurge are the budgets resolved against this sync's desired count
+	// (UPD-5, UPD-6) whenever the strategy is RollingUpdate, whatever the step did: also when
+	// the base diff came first (UPD-2) or the step failed on a missing node (UPD-11). They are
+	// 0 under OnDelete and when the budgets do not resolve (BudgetError).
 	MaxUnavailable int `json:"maxUnavailable"`
 	MaxSurge       int `json:"maxSurge"`
+	// BudgetError is upstream's error when the budgets do not resolve (UPD-5): the step fails
+	// with it (then Error holds the same text) or, when the base diff comes first, will fail
+	// with it once the base diff is done. Empty when they resolve.
+	BudgetError string `json:"budgetError,omitempty"`
 }
 
 // ClusterResult is the plan of every DaemonSet of a snapshot (D-2, D-12).
