@@ -52,7 +52,11 @@ type Creation struct {
 	// Interchangeable marks a create chosen among equal candidates (D-1): compare counts, not
 	// identities, with other implementations.
 	Interchangeable bool `json:"interchangeable,omitempty"`
-	// Pod is the object the controller submits (POD-*), with metadata.namespace set (D-3).
+	// Pod is the object the controller submits (POD-*), with metadata.namespace set (D-3). Like
+	// the controller's, it has no apiVersion and kind (TypeMeta is empty): client-go's typed
+	// clients fill them in when they encode the request, and a comparison with a pod built or
+	// read through client-go does not trip on them. The CLI's JSON adds apiVersion v1 and kind
+	// Pod, for kubectl create -f.
 	Pod *v1.Pod `json:"pod"`
 }
 

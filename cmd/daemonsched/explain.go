@@ -207,7 +207,7 @@ type explainOutput struct {
 }
 
 func explainReport(in *manifest.Result, nodes []*v1.Node, dss []*appsv1.DaemonSet, plan *daemonset.ClusterResult, opts daemonset.Options) explainOutput {
-	out := explainOutput{Now: opts.Now.UTC().Format("2006-01-02T15:04:05Z07:00"), Rows: []explainRow{}, Hints: hints(dss, nodes, in.Snapshot.Nodes)}
+	out := explainOutput{Now: formatNow(opts.Now), Rows: []explainRow{}, Hints: hints(dss, nodes, in.Snapshot.Nodes)}
 	for _, ds := range sortedDaemonSets(dss) {
 		p, _ := daemonset.Compile(ds, opts)
 		for _, node := range sortedNodes(nodes) {

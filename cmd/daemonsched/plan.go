@@ -111,9 +111,9 @@ is made over the whole snapshot either way.
 		// e.out is run's buffer, which an error discards.
 		switch format {
 		case formatJSON:
-			err = renderJSON(e.out, cluster)
+			err = renderJSON(e.out, cluster, opts.Now)
 		case formatYAML:
-			err = renderYAML(e.out, cluster)
+			err = renderYAML(e.out, cluster, opts.Now)
 		default:
 			renderTable(e.out, cluster, newTableView(in.Snapshot.DaemonSets, opts.Now, format == formatWide))
 		}

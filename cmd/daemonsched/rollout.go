@@ -139,7 +139,7 @@ wins); the blocking nodes are listed.
 		}
 		switch format {
 		case formatJSON, formatYAML:
-			if err := renderData(stdout, format, map[string]any{"now": at.UTC().Format(time.RFC3339), "daemonSets": reports}); err != nil {
+			if err := renderData(stdout, format, map[string]any{"now": formatNow(at), "daemonSets": reports}); err != nil {
 				return err
 			}
 		default:
@@ -286,7 +286,7 @@ duration.
 		}
 		switch format {
 		case formatJSON, formatYAML:
-			if err := renderData(stdout, format, map[string]any{"now": at.UTC().Format(time.RFC3339), "startup": startup.String(), "daemonSets": results}); err != nil {
+			if err := renderData(stdout, format, map[string]any{"now": formatNow(at), "startup": startup.String(), "daemonSets": results}); err != nil {
 				return err
 			}
 		default:

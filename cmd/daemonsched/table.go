@@ -72,7 +72,7 @@ func renderTable(w io.Writer, c *daemonset.ClusterResult, v tableView) {
 		fmt.Fprintln(w)
 		renderActions(w, r, v.wide)
 	}
-	fmt.Fprintf(w, "\nPlanned at %s (--now).\n", v.now.UTC().Format(time.RFC3339))
+	fmt.Fprintf(w, "\nPlanned at %s (--now).\n", formatNow(v.now))
 }
 
 // statusCounts are the table's counts of a status, in column order.
