@@ -56,9 +56,14 @@ nodeSelector on a label no node of the input has. A name not found gets a sugges
 	fs.StringVar(&podName, "pod", "", "explain the DaemonSet pod NAME or NAMESPACE/NAME on its node: why it stays or is deleted")
 	addNamespaceFlags(fs, &ns)
 	addOutputFlag(fs, &format)
+	strictness := addStrictFlags(fs)
 	reading := addReadFlags(fs)
 	cmd.RunE = func(*cobra.Command, []string) error {
 		if err := cmp.Or(reading.check(), ns.check()); err != nil {
+			return err
+		}
+		mode, err := strictness.mode()
+		if err != nil {
 			return err
 		}
 		switch {
@@ -71,7 +76,7 @@ nodeSelector on a label no node of the input has. A name not found gets a sugges
 		if err != nil {
 			return usagef("--pod wants NAME or NAMESPACE/NAME, got %q", podName)
 		}
-		in, err := load(src, e.stdin, e.stderr, reading.options(strictNone, runtime.GOMAXPROCS(0)))
+		in, err := load(src, e.stdin, e.stderr, reading.options(mode, runtime.GOMAXPROCS(0)))
 		if err != nil {
 			return err
 		}
@@ -119,7 +124,10 @@ nodeSelector on a label no node of the input has. A name not found gets a sugges
 			}
 			return fmt.Errorf("DaemonSet %q not found in the input%s", dsNamespace+"/"+dsShort, didYouMean(dsNamespace+"/"+dsShort, names))
 		}
-		problems := validate(in, keep, opts, false)
+		problems, err := mode.admit(in, keep, opts)
+		if err != nil {
+			return err
+		}
 		// The cluster-wide plan says what this sync does on the node (D-12).
 		plan, err := daemonset.PlanCluster(in.Snapshot, opts)
 		if err != nil {

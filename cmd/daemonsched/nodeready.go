@@ -64,7 +64,7 @@ func runNodeReady(c *commonFlags, nodeName, dsSelector string, stdin io.Reader, 
 	if err != nil {
 		return err
 	}
-	if err := c.render(stdout, stderr, r, func() { renderReadiness(stdout, r) }, in, opts); err != nil {
+	if err := c.render(stdout, stderr, r, func() { renderReadiness(stdout, r) }, in); err != nil {
 		return err
 	}
 	if !r.Ready {
