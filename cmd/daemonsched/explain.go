@@ -38,7 +38,11 @@ pod: its DaemonSet on its node, and what this sync does to it. With --daemonset 
 --node it answers for that DaemonSet over every node, one line each (NODE, RUNS, MAY-CONTINUE,
 WHY, THIS SYNC). Hints name known mistakes: tolerating node-role.kubernetes.io/master, a taint
 no node carries since Kubernetes 1.24, instead of node-role.kubernetes.io/control-plane; a
-nodeSelector on a label no node of the input has. A name not found gets a suggestion.
+nodeSelector on a label no node of the input has. They name the pods of an old revision too
+(their controller-revision-hash is not the current one) and what the update does with each:
+deleted by this sync, a surge pod created beside it, waiting for the update budget or for the
+base diff, kept by OnDelete, or stuck on budgets that do not resolve. A name not found gets a
+suggestion.
 
 ` + inputHelp,
 		Example: `  daemonsched explain -f cluster.yaml --pod kube-system/fluentd-elasticsearch-h7x2k
@@ -140,10 +144,10 @@ nodeSelector on a label no node of the input has. A name not found gets a sugges
 			}
 		case nodeName != "":
 			renderExplain(e.out, nodes[0], dss, in.Snapshot.Pods, plan, opts) // run's buffer, as for plan
-			renderHints(e.out, dss, nodes, in.Snapshot.Nodes)
+			renderHints(e.out, dss, nodes, in.Snapshot.Nodes, in.Snapshot.Pods, plan)
 		default:
 			renderExplainNodes(e.out, dss[0], nodes, plan, opts)
-			renderHints(e.out, dss, nodes, in.Snapshot.Nodes)
+			renderHints(e.out, dss, nodes, in.Snapshot.Nodes, in.Snapshot.Pods, plan)
 		}
 		warnSuspicious(e.stderr, in)
 		warn(e.stderr, in, problems, reading.limits.Warnings)
@@ -215,7 +219,7 @@ type explainOutput struct {
 }
 
 func explainReport(in *manifest.Result, nodes []*v1.Node, dss []*appsv1.DaemonSet, plan *daemonset.ClusterResult, opts daemonset.Options) explainOutput {
-	out := explainOutput{Now: formatNow(opts.Now), Rows: []explainRow{}, Hints: hints(dss, nodes, in.Snapshot.Nodes)}
+	out := explainOutput{Now: formatNow(opts.Now), Rows: []explainRow{}, Hints: hints(dss, nodes, in.Snapshot.Nodes, in.Snapshot.Pods, plan)}
 	for _, ds := range sortedDaemonSets(dss) {
 		p, _ := daemonset.Compile(ds, opts)
 		for _, node := range sortedNodes(nodes) {
