@@ -101,7 +101,9 @@ is made over the whole snapshot either way.
 		case formatYAML:
 			err = renderYAML(e.out, cluster, opts.Now)
 		default:
-			renderTable(e.out, cluster, newTableView(in.Snapshot.DaemonSets, opts.Now, format == formatWide))
+			view := newTableView(in.Snapshot.DaemonSets, opts.Now, format == formatWide)
+			view.nowFromInput = now.t.IsZero()
+			renderTable(e.out, cluster, view)
 		}
 		if err != nil {
 			return err
