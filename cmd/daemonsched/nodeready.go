@@ -58,7 +58,7 @@ func runNodeReady(c *commonFlags, nodeName, dsSelector string, stdin io.Reader, 
 		return err
 	}
 	if findNode(in, nodeName) == nil {
-		return fmt.Errorf("node %q not found in the input", nodeName)
+		return fmt.Errorf("node %q not found in the input%s", nodeName, didYouMean(nodeName, nodeNames(in)))
 	}
 	r, err := fleet.NodeReadiness(in.Snapshot, nodeName, sel, opts)
 	if err != nil {

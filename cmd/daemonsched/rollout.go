@@ -42,7 +42,11 @@ func pickDaemonSets(in *manifest.Result, name string) ([]*appsv1.DaemonSet, erro
 	}
 	switch {
 	case name != "" && len(out) == 0:
-		return nil, fmt.Errorf("DaemonSet %s not found in the input", strconv.Quote(name))
+		names := make([]string, len(in.Snapshot.DaemonSets))
+		for i, ds := range in.Snapshot.DaemonSets {
+			names[i] = ds.Namespace + "/" + ds.Name
+		}
+		return nil, fmt.Errorf("DaemonSet %s not found in the input%s", strconv.Quote(name), didYouMean(name, names))
 	case len(out) == 0:
 		return nil, fmt.Errorf("no DaemonSet in the input")
 	}

@@ -83,7 +83,7 @@ func runWhatIf(c *commonFlags, tmplFile, nodeName string, stdin io.Reader, stdou
 	} else {
 		node := findNode(in, nodeName)
 		if node == nil {
-			return fmt.Errorf("node %q not found in the input", nodeName)
+			return fmt.Errorf("node %q not found in the input%s", nodeName, didYouMean(nodeName, nodeNames(in)))
 		}
 		var d fleet.Decision
 		w.DecideNode(node, &d)
