@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -34,6 +36,9 @@ func oldRevisionHints(ds *appsv1.DaemonSet, explained map[string]bool, pods []*v
 		}
 	}
 	slices.SortFunc(old, func(a, b *v1.Pod) int { return strings.Compare(a.Name, b.Name) })
+	if len(old) > hintPodsListed {
+		return []string{oldRevisionSummary(ds, r, old)}
+	}
 	out := make([]string, 0, len(old))
 	for _, pod := range old {
 		node, _ := affinity.TargetNodeName(pod)
@@ -45,6 +50,28 @@ func oldRevisionHints(ds *appsv1.DaemonSet, explained map[string]bool, pods []*v
 			q(pod.Namespace), q(pod.Name), q(node), label, q(r.RevisionHash), oldPodFate(r, pod, node)))
 	}
 	return out
+}
+
+// hintPodsListed is how many old pods of one DaemonSet get a hint each; more get one hint that
+// counts them by fate (a rollout over thousands of nodes would otherwise print thousands).
+const hintPodsListed = 10
+
+// oldRevisionSummary is the one hint for the old pods of ds when there are more than
+// hintPodsListed: how many, then how many meet each fate, the most common first.
+func oldRevisionSummary(ds *appsv1.DaemonSet, r *daemonset.Result, old []*v1.Pod) string {
+	counts := map[string]int{}
+	for _, pod := range old {
+		node, _ := affinity.TargetNodeName(pod)
+		counts[oldPodFate(r, pod, node)]++
+	}
+	fates := slices.Collect(maps.Keys(counts))
+	slices.SortFunc(fates, func(a, b string) int { return cmp.Or(cmp.Compare(counts[b], counts[a]), strings.Compare(a, b)) })
+	parts := make([]string, len(fates))
+	for i, f := range fates {
+		parts[i] = fmt.Sprintf("%d: %s", counts[f], f)
+	}
+	return fmt.Sprintf("%d pods of DaemonSet %s/%s on the explained nodes are of an old revision (the current one is %s; UPD-3; explain --pod NAME says which): %s",
+		len(old), q(ds.Namespace), q(ds.Name), q(r.RevisionHash), strings.Join(parts, "; "))
 }
 
 // oldPodFate says what the plan r does with the old pod on node, and what comes next.
