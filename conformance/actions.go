@@ -114,6 +114,9 @@ func checkDeletes(key string, o *daemonset.Orders, got []daemonset.Deletion, opt
 			out = append(out, Mismatch{DaemonSet: key, Action: "delete", Object: k, Rule: "OWN-9",
 				Message: fmt.Sprintf("pod %s on node %s, want node %s", k, nodeLabel(d.Node), nodeLabel(it.delete.Node))})
 		}
+		if d.UID != "" && d.UID != it.delete.UID {
+			out = append(out, uidMismatch(key, "delete", k, d.UID, it.delete.UID))
+		}
 		if opts.Reasons && d.Reason != it.delete.Reason {
 			out = append(out, Mismatch{DaemonSet: key, Action: "delete", Object: k, Rule: "DIFF-16",
 				Message: fmt.Sprintf("reason %s, want %s", d.Reason, it.delete.Reason)})

@@ -10,6 +10,8 @@ import (
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // Options are the inputs of a check besides the snapshot and the candidate.
@@ -72,7 +74,12 @@ type Expected struct {
 	RollingUpdate  *daemonset.RollingUpdate `json:"rollingUpdate,omitempty"`
 	Status         *appsv1.DaemonSetStatus  `json:"status"`
 	CollisionCount *int32                   `json:"collisionCount,omitempty"`
-	Orders         *daemonset.Orders        `json:"orders"`
+	// StatusWrite, Backoff and RequeueAfter are the plan's (STAT-14, DIFF-12, SYNC-8); a
+	// candidate that gives them is checked against them.
+	StatusWrite  *appsv1.DaemonSetStatus  `json:"statusWrite,omitempty"`
+	Backoff      []daemonset.BackoffEntry `json:"backoff,omitempty"`
+	RequeueAfter metav1.Duration          `json:"requeueAfter,omitzero"`
+	Orders       *daemonset.Orders        `json:"orders"`
 	// Alternatives are the expectations had the controller kept another of several current
 	// ControllerRevisions with the same revision number (UPD-14 ties: upstream keeps the one
 	// it lists last, in arbitrary order): another RevisionHash and all that follows from it.
@@ -111,7 +118,8 @@ func expectPlain(s daemonset.Snapshot, opts Options) ([]Expected, *daemonset.Clu
 	for i, w := range plans.DaemonSets {
 		out[i] = Expected{Namespace: w.Namespace, Name: w.Name, RevisionHash: w.RevisionHash, Skipped: w.Skipped,
 			Adopt: w.Adopt, Release: w.Release, RollingUpdate: w.RollingUpdate, Status: w.Status,
-			CollisionCount: w.CollisionCount, Orders: orders[i]}
+			CollisionCount: w.CollisionCount, StatusWrite: w.StatusWrite, Backoff: w.Backoff, RequeueAfter: w.RequeueAfter,
+			Orders: orders[i]}
 	}
 	return out, plans, nil
 }
@@ -122,10 +130,12 @@ func expectPlain(s daemonset.Snapshot, opts Options) ([]Expected, *daemonset.Clu
 // Where the controller picks at random (D-1: rolling-update and surge candidates, UPD-9 and
 // UPD-23; the Failed pod of a node, DIFF-17; the part of a list over the burst cap, DIFF-10;
 // the kept one of tied current revisions, UPD-14; the DaemonSet that adopts a shared orphan,
-// D-2) any valid choice is accepted. Interchangeable marks, events, conflicts and invalid lists are
-// explanations and are not compared; reasons (of actions and of the rolling-update report) and
-// error texts only with Options.Reasons. A rolling-update report of a step that did not act may
-// leave its budgets out (0/0, no budgetError; UPD-5). Created pods are compared as ComparePods does. What the controller's own
+// D-2) any valid choice is accepted. The write-ready keys (the uids of pods, statusWrite, backoff,
+// requeueAfter) are optional and checked when given. Interchangeable marks, events, conflicts and
+// invalid lists are explanations and are not compared; reasons (of actions and of the
+// rolling-update report) and error texts only with Options.Reasons. A rolling-update report of a
+// step that did not act may leave its budgets out (0/0, no budgetError; UPD-5). Created pods are
+// compared as ComparePods does. What the controller's own
 // requests do not carry may be left empty: revisionHash, the node of a delete. The mismatches come
 // sorted by DaemonSet; none means the candidate conforms.
 func Check(s daemonset.Snapshot, candidate []*daemonset.Result, opts Options) ([]Mismatch, error) {
@@ -222,6 +232,7 @@ func checkOne(key string, w *Expected, g *daemonset.Result, opts Options) []Mism
 	out = append(out, comparePodRefs(key, "adopt", "OWN-4", g.Adopt, w.Adopt)...)
 	out = append(out, comparePodRefs(key, "release", "OWN-3", g.Release, w.Release)...)
 	out = append(out, checkStatus(key, g.Status, w.Status)...)
+	out = append(out, checkWrites(key, w, g)...)
 	if g.RollingUpdate != nil && w.RollingUpdate != nil {
 		gr, wr := comparableRolling(*g.RollingUpdate, *w.RollingUpdate, opts.Reasons)
 		if gr != wr {
@@ -287,6 +298,16 @@ func comparePodRefs(key, action, rule string, got, want []daemonset.PodRef) []Mi
 	}
 	for _, k := range duplicates(got, func(r daemonset.PodRef) string { return r.Namespace + "/" + r.Name }) {
 		out = append(out, Mismatch{DaemonSet: key, Action: action, Object: k, Rule: rule, Message: "pod " + k + " listed twice"})
+	}
+	wantUID := map[string]types.UID{}
+	for _, r := range want {
+		wantUID[r.Namespace+"/"+r.Name] = r.UID
+	}
+	for _, r := range got {
+		k := r.Namespace + "/" + r.Name
+		if uid, ok := wantUID[k]; ok && r.UID != "" && r.UID != uid {
+			out = append(out, uidMismatch(key, action, k, r.UID, uid))
+		}
 	}
 	return out
 }

@@ -2,9 +2,11 @@ package conformance
 
 import (
 	"testing"
+	"time"
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // TestCheckOptionalAndRequired: what the contract marks optional may be left out; a wrong value
@@ -47,6 +49,22 @@ func TestCheckOptionalAndRequired(t *testing.T) {
 		{"POD-1: a pod without generateName", "what-if-hypothetical-node", func(r *daemonset.Result) { r.Create[0].Pod.GenerateName = "" }, "POD-1"},
 		{"POD-1: a create without a pod", "what-if-hypothetical-node", func(r *daemonset.Result) { r.Create[0].Pod = nil }, "POD-1"},
 		{"DIFF-16: a wrong reason is ignored unless asked", "what-if-hypothetical-node", func(r *daemonset.Result) { r.Create[0].Reason = "X" }, ""},
+		{"STAT-14: statusWrite, backoff and requeueAfter left out", "diff-17-controlled-failed-before-adopted", func(r *daemonset.Result) {
+			r.StatusWrite, r.Backoff, r.RequeueAfter = nil, nil, metav1.Duration{}
+		}, ""},
+		{"STAT-14: another status written", "status-counters", func(r *daemonset.Result) {
+			w := *r.StatusWrite
+			w.NumberReady++
+			r.StatusWrite = &w
+		}, "STAT-14"},
+		{"STAT-10: a status write where the sync does nothing", "sync-3-selecting-all", func(r *daemonset.Result) { r.StatusWrite = planStatus() }, "STAT-10"},
+		{"DIFF-12: another back-off", "diff-17-controlled-failed-before-adopted", func(r *daemonset.Result) {
+			r.Backoff = []daemonset.BackoffEntry{{Node: "elsewhere", Delay: metav1.Duration{Duration: time.Second}}}
+		}, "DIFF-12"},
+		{"SYNC-8: another requeue", "diff-17-controlled-failed-before-adopted", func(r *daemonset.Result) { r.RequeueAfter.Duration = time.Hour }, "SYNC-8"},
+		{"SYNC-8: a requeue where none is due", "status-counters", func(r *daemonset.Result) { r.RequeueAfter.Duration = time.Second }, "SYNC-8"},
+		{"OWN-15: an adoption naming another uid", "diff-17-controlled-failed-before-adopted", func(r *daemonset.Result) { r.Adopt[0].UID = "forged" }, "OWN-15"},
+		{"OWN-15: a delete naming another uid", "upd-9-two-of-four", func(r *daemonset.Result) { r.Delete[0].UID = "forged" }, "OWN-15"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -98,9 +98,12 @@ func (p *Planner) orders(s Snapshot, lost map[*v1.Pod]string) *Orders {
 	deletes := [2][]ActionGroup{} // DIFF-10 classes: node-visited, then DIFF-8
 	var states []nodeState
 	desired := 0
+	// DIFF-12 as the plan sees it; indexed once, so that each node's copy shares the index.
+	bo := newBackoffSync(p.ds, p.opts.Backoff, p.opts.Now)
+	bo.index()
 	for i, name := range ix.names {
 		e, pods := ix.elig[i], ix.podsOf(i)
-		var d diffState
+		d := diffState{bo: bo}
 		diffNode(&d, name, e, pods, surge)
 		needCreate = needCreate || len(d.creates) > 0
 		if len(d.creates) > 0 && !refused {

@@ -28,12 +28,14 @@ func podCompare(a, b *v1.Pod) int {
 func compareDaemonPods(a, b daemonPod) int { return podCompare(a.pod, b.pod) }
 
 // diffState accumulates the base diff over all nodes (DIFF-1). running is scratch space
-// reused from node to node so that the walk allocates only for its output.
+// reused from node to node so that the walk allocates only for its output. bo is the sync's
+// failed-pod back-off (DIFF-12); its zero value means none in force.
 type diffState struct {
 	creates []string // node names
 	deletes []Deletion
 	events  []Event
 	running []daemonPod
+	bo      backoffSync
 }
 
 // diffNode reconciles one node of the node list (DIFF-2..DIFF-6, DIFF-17). pods are the
@@ -67,7 +69,19 @@ func diffContinuing(d *diffState, node string, e eligBits, pods []daemonPod, sur
 	// look-ups the order is an informer set's, i.e. random: D-1 takes the smallest
 	// namespace/name and marks the choice when another Failed pod of the same group was
 	// equally likely.
-	failed, nFailed := firstFailed(pods)
+	failed, nFailed, nAll := firstFailed(pods)
+	if failed != nil {
+		// DIFF-12: a node in back-off keeps its Failed pods this sync, and the DaemonSet is
+		// queued again after the entry's delay (SYNC-8). Otherwise the deletion renews the
+		// back-off, and any other Failed pod of the node meets it at once (DIFF-17), which
+		// queues the DaemonSet again after the new delay.
+		if delay, held := d.bo.held(node); held {
+			failed = nil
+			d.bo.requeueAfter(delay)
+		} else if delay := d.bo.next(node); nAll > 1 {
+			d.bo.requeueAfter(delay)
+		}
+	}
 	running := d.running[:0]
 	start := len(d.deletes)
 	for _, dp := range pods {
@@ -137,14 +151,15 @@ func diffContinuing(d *diffState, node string, e eligBits, pods []daemonPod, sur
 
 // firstFailed returns the non-terminating Failed pod of pods that DIFF-17 deletes (audit F1):
 // already-controlled pods before orphans adopted in this sync, then the smallest
-// namespace/name (D-1), and how many Failed pods of that pod's group were candidates.
-func firstFailed(pods []daemonPod) (*v1.Pod, int) {
-	var failed *v1.Pod
-	n, failedControlled := 0, false
+// namespace/name (D-1), how many Failed pods of that pod's group were candidates, and how
+// many non-terminating Failed pods the node holds.
+func firstFailed(pods []daemonPod) (failed *v1.Pod, n, all int) {
+	failedControlled := false
 	for _, dp := range pods {
 		if dp.facts.has(factTerminating) || !dp.facts.has(factFailed) {
 			continue
 		}
+		all++
 		pod, controlled := dp.pod, dp.facts.has(factControlled)
 		switch {
 		case failed == nil || controlled && !failedControlled:
@@ -158,7 +173,7 @@ func firstFailed(pods []daemonPod) (*v1.Pod, int) {
 			}
 		}
 	}
-	return failed, n
+	return failed, n, all
 }
 
 // diffMissing handles pods grouped under node names absent from the node list (DIFF-8):
@@ -204,7 +219,7 @@ func sortClaimOrder(dels []Deletion, pods []daemonPod) {
 }
 
 func deletion(pod *v1.Pod, node string, r Reason) Deletion {
-	return Deletion{Namespace: pod.Namespace, Name: pod.Name, Node: node, Reason: r}
+	return Deletion{Namespace: pod.Namespace, Name: pod.Name, Node: node, Reason: r, UID: pod.UID}
 }
 
 func comparePodNames(a, b *v1.Pod) int {

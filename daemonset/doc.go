@@ -17,8 +17,13 @@
 // hypothetical node run, what would their pods request, which decisions does a node change
 // touch?) are package fleet's, which builds on this one.
 //
-// A plan is the one-sync model of the specification: expectations satisfied and no failed-pod
-// back-off in force at the start of the sync. Where upstream leaves a choice (map iteration
+// A plan is the one-sync model of the specification: expectations satisfied at the start of
+// the sync (SYNC-9; [ExpectationsOf] and [Expectations.Observed] tell a controller when they
+// are) and the failed-pod back-off of [Options.Backoff] in force (DIFF-12, none by default).
+// Besides the actions it gives what a controller sends as it is: the pods' uids, the owner
+// patches ([AdoptPatch], [ReleasePatch]), the status to write or none ([Result.StatusWrite]),
+// the back-off after the sync ([Result.Backoff], carried with [UpdateBackoff]) and when to sync
+// again without an event ([Result.RequeueAfter], SYNC-8). Where upstream leaves a choice (map iteration
 // order, the burst cap), the plan chooses by node name, then pod namespace/name, and marks the
 // action Interchangeable (D-1). Objects are evaluated as given, never defaulted (D-4); see
 // [WithDefaults].

@@ -252,7 +252,7 @@ func newPodIndex(p *Planner, res *Result, nodes []*v1.Node, pods []*v1.Pod, lost
 		case claimOwned:
 		case claimAdopt:
 			if winner, ok := lost[pod]; ok {
-				res.Conflicts = append(res.Conflicts, Conflict{Namespace: pod.Namespace, Name: pod.Name, AdoptedBy: winner})
+				res.Conflicts = append(res.Conflicts, Conflict{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID, AdoptedBy: winner})
 				continue
 			}
 			res.Adopt = append(res.Adopt, podRef(pod))

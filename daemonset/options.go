@@ -21,4 +21,13 @@ type Options struct {
 	// every node, claiming every pod), and the nodes of a fleet.Set's matrix; 0 and 1 mean the
 	// calling goroutine only. The result is the same whatever the number. Negative panics.
 	Workers int
+
+	// Backoff is the failed-pod back-off in force at the start of the sync (DIFF-12), as a
+	// controller keeps it with [UpdateBackoff]; nil means none. Only entries with the
+	// DaemonSet's uid and its status.observedGeneration count, for the nodes whose Failed pods
+	// the sync would delete; entries of other DaemonSets or generations, of nodes not in the
+	// snapshot, expired ones (last use more than twice [FailedPodBackoffMax] before Now) and
+	// ones that can never be in force (delay not positive, zero time) hold nothing back. Of two
+	// entries of one key the later counts. The slice is only read.
+	Backoff []BackoffEntry
 }

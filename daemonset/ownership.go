@@ -66,7 +66,9 @@ func groupable(pod *v1.Pod) (string, bool) {
 }
 
 // podRef names pod.
-func podRef(pod *v1.Pod) PodRef { return PodRef{Namespace: pod.Namespace, Name: pod.Name} }
+func podRef(pod *v1.Pod) PodRef {
+	return PodRef{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID}
+}
 
 // IsControlledBy reports whether ds controls pod (OWN-1, OWN-7): pod is in ds's namespace and
 // its first controller owner reference has kind DaemonSet, ds's name and ds's uid; the

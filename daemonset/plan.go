@@ -120,6 +120,7 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 			next = *c + 1
 		}
 		res.CollisionCount = &next
+		res.StatusWrite = p.collisionWrite(next)
 		return res
 	}
 	hash := rev.hash
@@ -143,7 +144,8 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 	surge := allowsSurge(p.ds)
 	// The diff's lists grow in scratch space and are copied to the result at their final
 	// size: appending 40,000 deletions straight to the result would allocate five times that.
-	d := diffState{creates: sc.creates[:0], deletes: sc.deletes[:0], running: sc.running[:0]}
+	d := diffState{creates: sc.creates[:0], deletes: sc.deletes[:0], running: sc.running[:0],
+		bo: newBackoffSync(p.ds, p.opts.Backoff, p.opts.Now)}
 	var counts statusCounts
 	for i, name := range ix.names {
 		e, pods := ix.elig[i], ix.podsOf(i)
@@ -209,7 +211,7 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 		slices.SortFunc(res.Delete, compareDeletions)
 	}
 
-	res.Status = p.status(&counts)
+	p.writeStatus(res, &counts, &d.bo)
 	ix.release(p)
 	return res
 }
@@ -271,6 +273,8 @@ func (p *Planner) newResult() *Result {
 // text syncDaemonSet records (D-8).
 func (p *Planner) skipped(res *Result, rule Skip) *Result {
 	res.Skipped = rule
+	bo := newBackoffSync(p.ds, p.opts.Backoff, p.opts.Now)
+	res.Backoff = bo.result() // carried: no Failed pod is looked at
 	if rule == SkipSelectingAll {
 		res.Events = append(res.Events, Event{Type: v1.EventTypeWarning, Reason: ReasonSelectingAll,
 			Message: "This daemon set is selecting all pods. A non-empty selector is required."})

@@ -37,6 +37,10 @@ type modelPlan struct {
 	events                             []string
 	status                             [7]int32
 	rollingErr                         bool
+	// writesStatus is storeDaemonSetStatus's decision to write (STAT-9); requeue the smallest
+	// enqueueDaemonSetAfter of the sync (SYNC-8: the back-off, starting from none; STAT-15).
+	writesStatus bool
+	requeue      time.Duration
 }
 
 func syncModel(p *daemonset.Planner, nodes []*v1.Node, pods []*v1.Pod, hash string, now time.Time, burst int, order *rand.Rand) modelPlan {
@@ -196,6 +200,8 @@ func syncModel(p *daemonset.Planner, nodes []*v1.Node, pods []*v1.Pod, hash stri
 				switch pod.Status.Phase {
 				case v1.PodFailed:
 					if backoff[node.Name] {
+						// In back-off since the Next of this sync: requeued after Get, 1 s.
+						out.requeue = minRequeue(out.requeue, time.Second)
 						continue
 					}
 					backoff[node.Name] = true
@@ -356,7 +362,7 @@ func syncModel(p *daemonset.Planner, nodes []*v1.Node, pods []*v1.Pod, hash stri
 					node := listed[k]
 					if node == nil {
 						out.rollingErr = true
-						return out.withStatus(nodes, m, elig, less, ready, available, updated)
+						return out.withStatus(ds, nodes, m, elig, less, ready, available, updated)
 					}
 					run, _ := elig(node)
 					switch {
@@ -386,7 +392,7 @@ func syncModel(p *daemonset.Planner, nodes []*v1.Node, pods []*v1.Pod, hash stri
 			out.deletes = capped(oldDel)
 		}
 	}
-	return out.withStatus(nodes, nodeToPods(), elig, less, ready, available, updated)
+	return out.withStatus(ds, nodes, nodeToPods(), elig, less, ready, available, updated)
 }
 
 // inOrder returns l in the model's order: as given when order is nil, else shuffled.
@@ -397,8 +403,9 @@ func inOrder[T any](order *rand.Rand, l []T) []T {
 	return shuffled(order, l)
 }
 
-// withStatus is updateDaemonSetStatus's counting.
-func (out modelPlan) withStatus(nodes []*v1.Node, m map[string][]*v1.Pod, elig func(*v1.Node) (bool, bool),
+// withStatus is updateDaemonSetStatus's counting, storeDaemonSetStatus's decision to write and
+// the minReadySeconds requeue.
+func (out modelPlan) withStatus(ds *appsv1.DaemonSet, nodes []*v1.Node, m map[string][]*v1.Pod, elig func(*v1.Node) (bool, bool),
 	less func(a, b *v1.Pod) int, ready, available, updated func(*v1.Pod) bool) modelPlan {
 	var s [7]int32
 	for _, n := range nodes {
@@ -429,14 +436,36 @@ func (out modelPlan) withStatus(nodes []*v1.Node, m map[string][]*v1.Pod, elig f
 	}
 	s[6] = s[0] - s[5]
 	out.status = s
+	old := ds.Status
+	out.writesStatus = !(old.DesiredNumberScheduled == s[0] && old.CurrentNumberScheduled == s[1] &&
+		old.NumberMisscheduled == s[2] && old.NumberReady == s[3] && old.UpdatedNumberScheduled == s[4] &&
+		old.NumberAvailable == s[5] && old.NumberUnavailable == s[6] && old.ObservedGeneration >= ds.Generation)
+	if ds.Spec.MinReadySeconds > 0 && s[3] != s[5] {
+		out.requeue = minRequeue(out.requeue, time.Duration(ds.Spec.MinReadySeconds)*time.Second)
+	}
 	return out
+}
+
+func minRequeue(a, b time.Duration) time.Duration {
+	if a == 0 || b < a {
+		return b
+	}
+	return a
 }
 
 func TestPlanAgainstUpstreamModel(t *testing.T) {
 	t.Parallel()
 	now := time.Unix(1000, 0)
-	for seed := uint64(0); seed < 4000; seed++ {
-		ds, ns, pods, burst := modelInputs(seed)
+	for seed := uint64(0); seed < 8000; seed++ {
+		ds, ns, pods, burst := modelInputs(seed / 2)
+		if seed%2 == 1 {
+			// The same inputs with the status the first plan computed stored, so that the
+			// write is skipped (STAT-9), or not when the generation moved on.
+			first, _ := daemonset.Compile(ds, daemonset.Options{Now: now, BurstLimit: burst})
+			ds = ds.DeepCopy()
+			ds.Status = *first.Plan(daemonset.Snapshot{Nodes: ns, Pods: pods}).Status
+			ds.Generation += int64(seed/2%3) - 1
+		}
 		p, _ := daemonset.Compile(ds, daemonset.Options{Now: now, BurstLimit: burst})
 		hash := daemonset.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
 		want := syncModel(p, ns, pods, hash, now, burst, nil)
@@ -457,6 +486,7 @@ func TestPlanAgainstUpstreamModel(t *testing.T) {
 		for _, e := range res.Events {
 			got.events = append(got.events, string(e.Reason)+" "+strings.TrimPrefix(e.Pod, "default/"))
 		}
+		got.writesStatus, got.requeue = res.StatusWrite != nil, res.RequeueAfter.Duration
 		st := res.Status
 		got.status = [7]int32{st.DesiredNumberScheduled, st.CurrentNumberScheduled, st.NumberMisscheduled,
 			st.NumberReady, st.UpdatedNumberScheduled, st.NumberAvailable, st.NumberUnavailable}

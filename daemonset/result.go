@@ -3,6 +3,8 @@ package daemonset
 import (
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // Result is the plan of one sync of one DaemonSet. Its JSON form is the oracle contract
@@ -31,6 +33,26 @@ type Result struct {
 	// CollisionCount is the status.collisionCount the sync writes when it finds a hash
 	// collision (UPD-21, D-10); nil otherwise.
 	CollisionCount *int32 `json:"collisionCount,omitempty"`
+
+	// StatusWrite is the whole status the controller sends with UpdateStatus in this sync, nil
+	// when it writes none (STAT-9: the counters and observedGeneration are already stored;
+	// STAT-10: the sync does nothing). It is Status when written (observedGeneration raised,
+	// collisionCount and conditions as stored, STAT-14) and, under a hash collision (UPD-21),
+	// the stored status with the raised collisionCount. Read-only: it may share memory with
+	// Status.
+	StatusWrite *appsv1.DaemonSetStatus `json:"statusWrite,omitempty"`
+
+	// Backoff is this DaemonSet's failed-pod back-off after the sync (DIFF-12): the live
+	// entries of Options.Backoff with its uid, and those this sync's Failed-pod deletions wrote
+	// in their place; sorted by generation and node; nil when none. [UpdateBackoff] merges it
+	// into a controller's state.
+	Backoff []BackoffEntry `json:"backoff,omitempty"`
+
+	// RequeueAfter is the smallest delay after which the controller queues the DaemonSet again
+	// without any event (SYNC-8): a Failed pod held back by the back-off (DIFF-12, DIFF-17) or
+	// ready pods not yet available under minReadySeconds (STAT-15). Zero when none; in JSON a
+	// duration string ("1s"), absent when zero.
+	RequeueAfter metav1.Duration `json:"requeueAfter,omitzero"`
 
 	// Events are the events the controller would emit, as explanations (D-8), sorted.
 	Events []Event `json:"events,omitempty"`
@@ -67,18 +89,28 @@ type Deletion struct {
 	Node            string `json:"node"`
 	Reason          Reason `json:"reason"`
 	Interchangeable bool   `json:"interchangeable,omitempty"`
+	// UID is the pod's metadata.uid in the snapshot, empty only when the snapshot's pod has
+	// none. Upstream deletes by name alone; a controller may send it as the delete's
+	// precondition (metav1.Preconditions.UID), which never deletes a pod re-created under the
+	// same name (OWN-15).
+	UID types.UID `json:"uid,omitempty"`
 }
 
 // PodRef names a pod.
 type PodRef struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
+	// UID is the pod's metadata.uid in the snapshot, empty only when the snapshot's pod has
+	// none: the uid [AdoptPatch] and [ReleasePatch] carry as their precondition (OWN-15).
+	UID types.UID `json:"uid,omitempty"`
 }
 
 // Conflict is an orphan that several DaemonSets would adopt (D-2).
 type Conflict struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
+	// UID is the pod's metadata.uid in the snapshot (empty when it has none).
+	UID types.UID `json:"uid,omitempty"`
 	// AdoptedBy is the namespace/name of the DaemonSet that adopts the pod.
 	AdoptedBy string `json:"adoptedBy"`
 }

@@ -87,6 +87,8 @@ func TestPlanD10HashCollision(t *testing.T) {
 		Namespace: "default", Name: "foo", Skipped: daemonset.SkipHashCollision,
 		Create: []daemonset.Creation{}, Delete: []daemonset.Deletion{}, Adopt: []daemonset.PodRef{}, Release: []daemonset.PodRef{},
 		CollisionCount: ptr.To[int32](3),
+		// The one status write: the stored status with the raised count (UPD-21).
+		StatusWrite: &appsv1.DaemonSetStatus{CollisionCount: ptr.To[int32](3)},
 	}
 	if diff := cmp.Diff(want, res); diff != "" {
 		t.Errorf("Plan() mismatch (-want +got):\n%s", diff)
@@ -98,7 +100,8 @@ func TestUPD21CollisionClaimsNothing(t *testing.T) {
 	ds := newDS(surgeDS)
 	other := newDS(func(ds *appsv1.DaemonSet) { ds.Spec.Template.Spec.Containers[0].Image = "other" })
 	// constructHistory fails before getNodesToDaemonPods: nothing is adopted, released,
-	// deleted or created, and no status is written (UPD-21, D-10, audit F7).
+	// deleted or created, and the only status written is the raised collisionCount (UPD-21,
+	// D-10, audit F7).
 	rev := revisionFor(t, other, hashOf(ds), 1)
 	pods := []*v1.Pod{
 		pod("orphan", "n0", orphan),                                     // would be adopted (OWN-4)
@@ -112,6 +115,7 @@ func TestUPD21CollisionClaimsNothing(t *testing.T) {
 		Namespace: "default", Name: "foo", Skipped: daemonset.SkipHashCollision,
 		Create: []daemonset.Creation{}, Delete: []daemonset.Deletion{}, Adopt: []daemonset.PodRef{}, Release: []daemonset.PodRef{},
 		CollisionCount: ptr.To[int32](1),
+		StatusWrite:    &appsv1.DaemonSetStatus{CollisionCount: ptr.To[int32](1)},
 	}
 	if diff := cmp.Diff(want, res); diff != "" {
 		t.Errorf("Plan() mismatch (-want +got):\n%s", diff)

@@ -304,5 +304,5 @@ func rollingSurge(states []nodeState, desired int, maxUnavailable, maxSurge int)
 // for deletion.
 func deletionAt(st *nodeState, reason Reason, interchangeable bool) Deletion {
 	pod := shapeOf(st.pods).oldPod.pod
-	return Deletion{Namespace: pod.Namespace, Name: pod.Name, Node: st.name, Reason: reason, Interchangeable: interchangeable}
+	return Deletion{Namespace: pod.Namespace, Name: pod.Name, Node: st.name, Reason: reason, Interchangeable: interchangeable, UID: pod.UID}
 }

@@ -1,7 +1,10 @@
 package daemonset
 
 import (
+	"time"
+
 	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // statusCounts accumulates the counters of STAT-1..STAT-12, node by node, from the grouped
@@ -61,15 +64,8 @@ func (p *Planner) status(c *statusCounts) *appsv1.DaemonSetStatus {
 	// and the stored observedGeneration is at least metadata.generation. The DaemonSet then
 	// keeps its stored observedGeneration, which differs from metadata.generation only when it
 	// is larger (written through the status subresource); the plan reports what is left.
-	if old := &p.ds.Status; old.ObservedGeneration > p.ds.Generation &&
-		old.DesiredNumberScheduled == st.DesiredNumberScheduled &&
-		old.CurrentNumberScheduled == st.CurrentNumberScheduled &&
-		old.NumberMisscheduled == st.NumberMisscheduled &&
-		old.NumberReady == st.NumberReady &&
-		old.UpdatedNumberScheduled == st.UpdatedNumberScheduled &&
-		old.NumberAvailable == st.NumberAvailable &&
-		old.NumberUnavailable == st.NumberUnavailable {
-		st.ObservedGeneration = old.ObservedGeneration
+	if old := p.ds.Status.ObservedGeneration; old > p.ds.Generation && !p.statusWritten(st) {
+		st.ObservedGeneration = old
 	}
 	if cc := p.ds.Status.CollisionCount; cc != nil {
 		st.CollisionCount = new(int32)
@@ -78,5 +74,44 @@ func (p *Planner) status(c *statusCounts) *appsv1.DaemonSetStatus {
 	for i := range p.ds.Status.Conditions {
 		st.Conditions = append(st.Conditions, *p.ds.Status.Conditions[i].DeepCopy())
 	}
+	return st
+}
+
+// writeStatus fills the status of a sync that acted: Status (STAT-1..STAT-12), StatusWrite
+// (STAT-9, STAT-14), the back-off after the sync (DIFF-12) and RequeueAfter (SYNC-8), which
+// takes the minReadySeconds requeue of the status update (STAT-15) besides the back-off's.
+func (p *Planner) writeStatus(res *Result, c *statusCounts, bo *backoffSync) {
+	res.Status = p.status(c)
+	if p.statusWritten(res.Status) {
+		res.StatusWrite = res.Status
+	}
+	if mrs := p.ds.Spec.MinReadySeconds; mrs > 0 && c.ready != c.available {
+		bo.requeueAfter(time.Duration(mrs) * time.Second)
+	}
+	res.Backoff = bo.result()
+	res.RequeueAfter = metav1.Duration{Duration: bo.requeue}
+}
+
+// statusWritten reports whether the controller sends st (STAT-9): it skips the write when the
+// seven counters equal the stored ones and the stored observedGeneration is at least
+// metadata.generation.
+func (p *Planner) statusWritten(st *appsv1.DaemonSetStatus) bool {
+	old := &p.ds.Status
+	return !(old.DesiredNumberScheduled == st.DesiredNumberScheduled &&
+		old.CurrentNumberScheduled == st.CurrentNumberScheduled &&
+		old.NumberMisscheduled == st.NumberMisscheduled &&
+		old.NumberReady == st.NumberReady &&
+		old.UpdatedNumberScheduled == st.UpdatedNumberScheduled &&
+		old.NumberAvailable == st.NumberAvailable &&
+		old.NumberUnavailable == st.NumberUnavailable &&
+		old.ObservedGeneration >= p.ds.Generation)
+}
+
+// collisionWrite is the one status write of a sync that finds a hash collision (UPD-21): the
+// stored status with collisionCount raised to next. Upstream reads the DaemonSet afresh first
+// and raises the count only when the fresh one still equals the stored one.
+func (p *Planner) collisionWrite(next int32) *appsv1.DaemonSetStatus {
+	st := p.ds.Status.DeepCopy()
+	st.CollisionCount = &next
 	return st
 }

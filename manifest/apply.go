@@ -14,7 +14,7 @@ import (
 func (in *collector) addApplied(d decoded) error {
 	ds, ok := d.obj.(*appsv1.DaemonSet)
 	if !ok {
-		return fmt.Errorf("%s: only DaemonSets can be applied over the other inputs", d.where)
+		return fmt.Errorf("%s: only DaemonSets can be applied over the other inputs", d.where())
 	}
 	in.applied = append(in.applied, located[*appsv1.DaemonSet]{ds, d.src})
 	return nil

@@ -73,7 +73,7 @@ func itemKinds(b *testing.B, list []byte) []string {
 // kubectl dump of benchNodes nodes (kubectldump.Realistic):
 //
 //   - yaml/Read: Read with Workers GOMAXPROCS (the items split as text, then decoded in
-//     parallel; kubectl.go).
+//     parallel; kubectl.go); yaml/Read-lean the same with Options.Lean, as plan reads (D-16).
 //   - yaml/sigs.k8s.io-yaml-whole: the whole document through sigs.k8s.io/yaml
 //     (YAMLToJSONStrict), then each item decoded strictly (sigs.k8s.io/json), one after the
 //     other, as Read would without the split.
@@ -82,8 +82,8 @@ func itemKinds(b *testing.B, list []byte) []string {
 //   - yaml/pre-split-items: only the decoding of the items, split beforehand, in parallel
 //     (YAMLToJSONStrict and UnmarshalStrict each): what Read adds to that is the split, the
 //     identity read for messages, and the list's own fields.
-//   - json/Read and json/encoding-json: kubectl -o json through Read, and encoding/json
-//     decoding the list and then each item into its typed object.
+//   - json/Read (json/Read-lean) and json/encoding-json: kubectl -o json through Read, and
+//     encoding/json decoding the list and then each item into its typed object.
 //
 // Besides wall time, each reports cpu-ms/op, the CPU time of all goroutines: Read's split buys
 // wall time with parallel decoding, which a loaded machine hides, while its CPU cost stays
@@ -110,16 +110,17 @@ func BenchmarkRead(b *testing.B) {
 			}
 		})
 	}
-	readAll := func(data []byte) func() error {
+	readAll := func(data []byte, lean bool) func() error {
 		return func() error {
-			res, err := ReadInputs([]Input{{Name: "dump", Data: data}}, Options{Workers: workers})
+			res, err := ReadInputs([]Input{{Name: "dump", Data: data}}, Options{Workers: workers, Lean: lean})
 			if err == nil && len(res.Snapshot.Pods) != benchPods {
 				err = fmt.Errorf("read %d pods, want %d", len(res.Snapshot.Pods), benchPods)
 			}
 			return err
 		}
 	}
-	run("yaml/Read", yamlDump, readAll(yamlDump))
+	run("yaml/Read", yamlDump, readAll(yamlDump, false))
+	run("yaml/Read-lean", yamlDump, readAll(yamlDump, true))
 	run("yaml/sigs.k8s.io-yaml-whole", yamlDump, func() error {
 		js, err := yaml.YAMLToJSONStrict(yamlDump)
 		if err != nil {
@@ -176,7 +177,8 @@ func BenchmarkRead(b *testing.B) {
 		})
 		return firstError(errs)
 	})
-	run("json/Read", jsonDump, readAll(jsonDump))
+	run("json/Read", jsonDump, readAll(jsonDump, false))
+	run("json/Read-lean", jsonDump, readAll(jsonDump, true))
 	run("json/encoding-json", jsonDump, func() error {
 		var l struct{ Items []json.RawMessage }
 		if err := json.Unmarshal(jsonDump, &l); err != nil {

@@ -59,7 +59,7 @@ func (in *collector) add(d decoded) error {
 			for i, p := range d.unknown {
 				msgs[i] = p + ": unknown field" + fieldSuggestion(reflect.TypeOf(d.obj), p)
 			}
-			return fmt.Errorf("%s: %s", d.where, strings.Join(msgs, "; "))
+			return fmt.Errorf("%s: %s", d.where(), strings.Join(msgs, "; "))
 		}
 		for _, p := range d.unknown {
 			in.unknownField(d, p)
@@ -71,7 +71,7 @@ func (in *collector) add(d decoded) error {
 			for i, e := range d.invalid {
 				msgs[i] = shortened(e).Error()
 			}
-			return fmt.Errorf("%s: %s", d.where, strings.Join(msgs, "; "))
+			return fmt.Errorf("%s: %s", d.where(), strings.Join(msgs, "; "))
 		}
 		for _, e := range d.invalid {
 			in.invalid = append(in.invalid, d.warning(WarningInvalidObject, e.Field, shortened(e).ErrorBody()+" (the API server would refuse it today; read as stored)"))

@@ -76,13 +76,18 @@ func (r *rawSpan) UnmarshalJSON(data []byte) error {
 // decoded is one object read from the input, or one skipped, or a list's own fields.
 type decoded struct {
 	src       Source
-	where     string // source and identity, for messages
 	tn        typeAndName
 	namespace string // as messages show it
 	obj       any    // *appsv1.DaemonSet, *appsv1.ControllerRevision, *v1.Node, *v1.Pod, *v1.LimitRange or *nodev1.RuntimeClass; nil otherwise
 	skip      bool   // a kind that is not read
 	unknown   []string
 	invalid   field.ErrorList // what the API server would reject in a Node or Pod (VAL-24)
+}
+
+// where names the object for messages: its source and identity. It is built only for a
+// message: a list of 250,000 items would otherwise hold as many strings.
+func (d decoded) where() string {
+	return d.src.String() + ": " + identity(d.tn.Kind, d.namespace, d.tn.Metadata.Name)
 }
 
 // reader decodes documents; it is read-only but for the object count, shared by the
@@ -214,28 +219,28 @@ func (r reader) decodeValue(src Source, data []byte, itemKind string) ([]decoded
 	if err != nil {
 		return nil, err
 	}
-	tn, where := d.tn, d.where
+	tn := d.tn
 	if _, known := kinds[tn.Kind]; !known {
 		// A typo of a kind read (kind: Daemonset) would otherwise be skipped with a warning and
 		// the plan made without the object: an error names the kind meant.
 		if k := misspelledKind(tn.Kind, tn.APIVersion); k != "" {
-			return nil, fmt.Errorf("%s: kind: unknown kind %s: did you mean %s?", where, printable.Quote(strconv.Quote(tn.Kind)), k)
+			return nil, fmt.Errorf("%s: kind: unknown kind %s: did you mean %s?", d.where(), printable.Quote(strconv.Quote(tn.Kind)), k)
 		}
 		d.skip = true
 		return []decoded{d}, nil
 	}
 	if isListKind(tn.Kind) {
 		if src.Item >= 0 {
-			return nil, fmt.Errorf("%s: a list inside a list is not supported", where)
+			return nil, fmt.Errorf("%s: a list inside a list is not supported", d.where())
 		}
 		out, _, err := r.decodeListValue(src, data)
 		return out, err
 	}
 	if tn.Metadata.Name == "" && !tn.partial {
-		return nil, fmt.Errorf("%s: %w", where, field.Required(field.NewPath("metadata", "name"), ""))
+		return nil, fmt.Errorf("%s: %w", d.where(), field.Required(field.NewPath("metadata", "name"), ""))
 	}
 	if len(data) > r.opts.Limits.ObjectBytes {
-		return nil, fmt.Errorf("%s: %s", where, r.objectTooLarge())
+		return nil, fmt.Errorf("%s: %s", d.where(), r.objectTooLarge())
 	}
 	var obj typedObject
 	switch tn.Kind {
@@ -251,16 +256,30 @@ func (r reader) decodeValue(src Source, data []byte, itemKind string) ([]decoded
 		obj = newAdmissionObject(tn.Kind)
 	}
 	if err := checkQuantities(data, obj, r.opts.Limits); err != nil {
-		return nil, fmt.Errorf("%s: %w", where, err)
+		return nil, fmt.Errorf("%s: %w", d.where(), err)
 	}
 	if d.unknown, err = decodeStrict(data, obj); err != nil {
-		return nil, fmt.Errorf("%s: %w", where, err)
+		return nil, fmt.Errorf("%s: %w", d.where(), err)
 	}
 	if err := r.finish(obj, tn); err != nil {
-		return nil, fmt.Errorf("%s: data: %w", where, err) // only revision data fails
+		return nil, fmt.Errorf("%s: data: %w", d.where(), err) // only revision data fails
+	}
+	d.invalid = validateObject(obj)
+	if r.opts.Lean {
+		leanObject(obj)
+	}
+	// The identity read first and the object share their strings: a list of tiny objects
+	// would otherwise hold each twice until it ends.
+	if name := obj.GetName(); name == d.tn.Metadata.Name {
+		d.tn.Metadata.Name = name
+	}
+	if ns := obj.GetNamespace(); ns == d.tn.Metadata.Namespace {
+		d.tn.Metadata.Namespace = ns
+	}
+	if ns := obj.GetNamespace(); ns == d.namespace {
+		d.namespace = ns
 	}
 	d.obj = obj
-	d.invalid = validateObject(obj)
 	return []decoded{d}, nil
 }
 
@@ -339,15 +358,15 @@ func (r reader) identify(src Source, data []byte, itemKind string) (decoded, err
 // kind, no apiVersion, or not the apiVersion of a kind that is read.
 func (r reader) checkIdentity(src Source, tn typeAndName) (decoded, error) {
 	ns := shownNamespace(tn.Kind, tn.Metadata.Namespace, r.opts)
-	d := decoded{src: src, tn: tn, namespace: ns, where: src.String() + ": " + identity(tn.Kind, ns, tn.Metadata.Name)}
+	d := decoded{src: src, tn: tn, namespace: ns}
 	switch {
 	case tn.Kind == "":
-		return d, fmt.Errorf("%s: %w", d.where, field.Required(field.NewPath("kind"), ""))
+		return d, fmt.Errorf("%s: %w", d.where(), field.Required(field.NewPath("kind"), ""))
 	case tn.APIVersion == "":
-		return d, fmt.Errorf("%s: %w", d.where, field.Required(field.NewPath("apiVersion"), ""))
+		return d, fmt.Errorf("%s: %w", d.where(), field.Required(field.NewPath("apiVersion"), ""))
 	}
 	if want, known := kinds[tn.Kind]; known && tn.APIVersion != want {
-		return d, fmt.Errorf("%s: %w", d.where, field.NotSupported(field.NewPath("apiVersion"), tn.APIVersion, []string{want}))
+		return d, fmt.Errorf("%s: %w", d.where(), field.NotSupported(field.NewPath("apiVersion"), tn.APIVersion, []string{want}))
 	}
 	return d, nil
 }
@@ -367,7 +386,7 @@ func (r reader) decodeList(src Source, data []byte) (head decoded, itemKind stri
 		case !isListKind(d.tn.Kind):
 			return decoded{}, "", nil, false, nil
 		}
-		return decoded{}, "", nil, false, fmt.Errorf("%s: %w", d.where, decodeError(err))
+		return decoded{}, "", nil, false, fmt.Errorf("%s: %w", d.where(), decodeError(err))
 	}
 	if !isListKind(l.Kind) {
 		return decoded{}, "", nil, false, nil
@@ -377,7 +396,7 @@ func (r reader) decodeList(src Source, data []byte) (head decoded, itemKind stri
 		return decoded{}, "", nil, false, err
 	}
 	if head.unknown, err = fieldErrors(strictErrs); err != nil {
-		return decoded{}, "", nil, false, fmt.Errorf("%s: %w", head.where, err)
+		return decoded{}, "", nil, false, fmt.Errorf("%s: %w", head.where(), err)
 	}
 	if l.Kind != "List" {
 		itemKind = strings.TrimSuffix(l.Kind, "List")

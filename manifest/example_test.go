@@ -135,3 +135,39 @@ spec: {taints: [{key: gpu, effect: NoSchedule}, {key: gpu, effect: NoSchedule}]}
 	// node.yaml: document 1: Node worker-2: spec.taints[1]: Duplicate value: {"key":"gpu","effect":"NoSchedule"}: taints must be unique by key and effect pair
 	// InvalidObject
 }
+
+// Read lean (D-16), a dump's pods keep what the plan reads (here the phase, the Ready condition
+// and the node name) and drop the rest (here the containers); managedFields shrink to one entry
+// holding their latest time, so Latest is the same as on the whole objects.
+func ExampleOptions_lean() {
+	const dump = `apiVersion: v1
+kind: Pod
+metadata:
+  name: agent-x7k2p
+  namespace: kube-system
+  resourceVersion: "700001"
+  managedFields:
+  - {manager: kubelet, operation: Update, time: "2026-03-01T10:00:05Z"}
+  - {manager: kube-controller-manager, operation: Update, time: "2026-03-01T10:00:00Z"}
+spec:
+  nodeName: worker-1
+  containers: [{name: agent, image: agent:1}]
+status:
+  phase: Running
+  conditions: [{type: Ready, status: "True", lastTransitionTime: "2026-03-01T10:00:04Z"}]
+`
+	for _, lean := range []bool{false, true} {
+		res, err := manifest.Read("pod.yaml", strings.NewReader(dump), manifest.Options{Lean: lean})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		p := res.Snapshot.Pods[0]
+		fmt.Printf("lean %v: %s on %s, %s, ready %v, %d containers, %d managedFields, latest %s\n",
+			lean, p.Name, p.Spec.NodeName, p.Status.Phase, daemonset.IsPodReady(p), len(p.Spec.Containers),
+			len(p.ManagedFields), manifest.Latest(res.Snapshot).Format("15:04:05"))
+	}
+	// Output:
+	// lean false: agent-x7k2p on worker-1, Running, ready true, 1 containers, 2 managedFields, latest 10:00:05
+	// lean true: agent-x7k2p on worker-1, Running, ready true, 0 containers, 1 managedFields, latest 10:00:05
+}

@@ -94,7 +94,7 @@ func TestSplitYAMLListReadsWhatTheWholeDocumentReads(t *testing.T) {
 			b, err := json.Marshal(fast[i].obj)
 			require.NoError(t, err)
 			require.JSONEq(t, string(a), string(b), "round %d, item %d", round, i)
-			require.Equal(t, slow[i].where, fast[i].where)
+			require.Equal(t, slow[i].where(), fast[i].where())
 		}
 	}
 }

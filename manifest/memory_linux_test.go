@@ -9,10 +9,17 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/daemonsched/daemonsched/internal/readmemory"
 )
 
-// memoryChildEnv names the file a child process of BenchmarkReadMemory reads.
-const memoryChildEnv = "DAEMONSCHED_READ_MEMORY_FILE"
+// memoryChildEnv names the file a child process of BenchmarkReadMemory reads, and
+// memoryLeanEnv, when set, has it read as the daemonsched plan command does: lean (D-16), under
+// the command's memory limit for reading (internal/readmemory).
+const (
+	memoryChildEnv = "DAEMONSCHED_READ_MEMORY_FILE"
+	memoryLeanEnv  = "DAEMONSCHED_READ_MEMORY_LEAN"
+)
 
 // TestReadMemoryChild is BenchmarkReadMemory's child: it reads the file the environment names,
 // as the daemonsched command does, and exits. Without that variable it does nothing.
@@ -22,7 +29,16 @@ func TestReadMemoryChild(t *testing.T) {
 		t.Skip("the child of BenchmarkReadMemory")
 	}
 	if path != "-" { // "-" is the baseline: the test binary alone
-		if _, err := ReadFiles([]string{path}, Options{Workers: goruntime.GOMAXPROCS(0)}); err != nil {
+		opts := Options{Workers: goruntime.GOMAXPROCS(0)}
+		if os.Getenv(memoryLeanEnv) != "" {
+			st, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer readmemory.Set(st.Size(), os.Getenv)()
+			opts.Lean = true
+		}
+		if _, err := ReadFiles([]string{path}, opts); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -48,7 +64,9 @@ func memoryNodes() int {
 
 // BenchmarkReadMemory measures the peak memory of reading a file: the test binary runs itself
 // (TestReadMemoryChild) on a realistic YAML dump, the same dump as kubectl's JSON, and a List
-// of 240,000 tiny pods, and reports the child's peak resident set (VmHWM of /proc/self/status,
+// of 240,000 tiny pods, each read with the zero Options but Workers (library: every field,
+// the collector's defaults) and as the daemonsched plan command reads (plan: lean, under its
+// memory limit for reading), and reports the child's peak resident set (VmHWM of /proc/self/status,
 // which the child prints: getrusage's ru_maxrss of a child counts the parent's at the fork, a
 // gigabyte here): peak-MB, the child's whole peak;
 // base-MB, the peak of the same binary reading nothing; input-MB; and x-input, (peak-base)/input.
@@ -65,31 +83,40 @@ func BenchmarkReadMemory(b *testing.B) {
 		name string
 		data []byte
 	}{{"yaml-dump", yamlDump}, {"json-dump", jsonDump}, {"tiny-pods-yaml", []byte(tiny.String())}}
-	base := childPeak(b, "-")
+	base := childPeak(b, "-", false)
 	for _, in := range inputs {
 		path := filepath.Join(dir, in.name)
 		if err := os.WriteFile(path, in.data, 0o600); err != nil {
 			b.Fatal(err)
 		}
-		b.Run(in.name, func(b *testing.B) {
-			var peak int64
-			for b.Loop() {
-				peak = max(peak, childPeak(b, path))
-			}
-			mb := func(n int64) float64 { return float64(n) / (1 << 20) }
-			b.ReportMetric(mb(peak), "peak-MB")
-			b.ReportMetric(mb(base), "base-MB")
-			b.ReportMetric(mb(int64(len(in.data))), "input-MB")
-			b.ReportMetric(float64(peak-base)/float64(len(in.data)), "x-input")
-		})
+		for _, mode := range []struct {
+			name string
+			lean bool
+		}{{"library", false}, {"plan", true}} {
+			b.Run(in.name+"/"+mode.name, func(b *testing.B) {
+				var peak int64
+				for b.Loop() {
+					peak = max(peak, childPeak(b, path, mode.lean))
+				}
+				mb := func(n int64) float64 { return float64(n) / (1 << 20) }
+				b.ReportMetric(mb(peak), "peak-MB")
+				b.ReportMetric(mb(base), "base-MB")
+				b.ReportMetric(mb(int64(len(in.data))), "input-MB")
+				b.ReportMetric(float64(peak-base)/float64(len(in.data)), "x-input")
+			})
+		}
 	}
 }
 
-// childPeak runs TestReadMemoryChild on path and returns its peak resident set in bytes.
-func childPeak(b *testing.B, path string) int64 {
+// childPeak runs TestReadMemoryChild on path, lean or not, and returns its peak resident set in
+// bytes.
+func childPeak(b *testing.B, path string, lean bool) int64 {
 	b.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestReadMemoryChild$", "-test.count=1")
 	cmd.Env = append(os.Environ(), memoryChildEnv+"="+path)
+	if lean {
+		cmd.Env = append(cmd.Env, memoryLeanEnv+"=1")
+	}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		b.Fatalf("%v: %s", err, out)

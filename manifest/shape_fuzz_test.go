@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/internal/shapefuzz"
 	"github.com/daemonsched/daemonsched/manifest"
 	"github.com/google/go-cmp/cmp"
@@ -15,7 +16,8 @@ import (
 // FuzzReadInputs reads several inputs at once. With shaped set, the fuzzer's bytes draw a
 // cluster (shapefuzz) written as YAML or JSON documents and cut into three inputs at document
 // boundaries: it is read without error (invalid hand-written objects as warnings), as many
-// objects as written, and as the same objects as from one input. Otherwise the bytes
+// objects as written, and as the same objects as from one input. Read lean (D-16), it gives the
+// same error or the same warnings, sources and plan. Otherwise the bytes
 // themselves are cut into three inputs. Either way: no panic, no input modified, the same
 // outcome on 1 and 3 goroutines, within a time bound.
 func FuzzReadInputs(f *testing.F) {
@@ -79,6 +81,22 @@ func FuzzReadInputs(f *testing.F) {
 		if (err == nil) != (err2 == nil) || (err != nil && err.Error() != err2.Error()) {
 			t.Fatalf("1 and 3 goroutines disagree: %v, then %v", err, err2)
 		}
+		// Read lean (D-16): the same outcome, warnings and sources, and the same plan.
+		lean, errLean := manifest.ReadInputs(in, manifest.Options{WarnInvalidObjects: true, Lean: true})
+		if (err == nil) != (errLean == nil) || (err != nil && err.Error() != errLean.Error()) {
+			t.Fatalf("whole and lean disagree: %v, then %v", err, errLean)
+		}
+		if err == nil {
+			if diff := cmp.Diff(got.Warnings, lean.Warnings); diff != "" {
+				t.Fatalf("whole and lean warn differently (-whole +lean):\n%s", diff)
+			}
+			if diff := cmp.Diff(got.Sources, lean.Sources); diff != "" {
+				t.Fatalf("whole and lean sources differ (-whole +lean):\n%s", diff)
+			}
+			if a, b := planText(got.Snapshot), planText(lean.Snapshot); a != b {
+				t.Fatalf("whole and lean plan differently:\n%s\n%s", a, b)
+			}
+		}
 		if err == nil {
 			if diff := cmp.Diff(got, again); diff != "" {
 				t.Fatalf("1 and 3 goroutines disagree (-one +three):\n%s", diff)
@@ -105,6 +123,19 @@ func FuzzReadInputs(f *testing.F) {
 			t.Fatalf("one input and several read differently (-one +several):\n%s", diff)
 		}
 	})
+}
+
+// planText is the cluster plan of s at its Latest, as JSON, or its error.
+func planText(s daemonset.Snapshot) string {
+	res, err := daemonset.PlanCluster(s, daemonset.Options{Now: manifest.Latest(s)})
+	if err != nil {
+		return err.Error()
+	}
+	out, err := json.Marshal(res)
+	if err != nil {
+		return err.Error()
+	}
+	return string(out)
 }
 
 // warningText joins the warnings, to check that none spans lines.

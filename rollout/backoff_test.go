@@ -1,28 +1,29 @@
-package rollout
+package rollout_test
 
 import (
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/daemonsched/daemonsched/rollout"
 )
 
-// TestBackoff: the failed-pod back-off doubles from Initial to Max and forgets after 2 × Max
-// (ROLL-6).
-func TestBackoff(t *testing.T) {
-	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	b := newBackoff(time.Second, 4*time.Second)
-	in, _ := b.InBackoff("k", t0)
-	require.False(t, in)
-	b.Next("k", t0)
-	in, d := b.InBackoff("k", t0.Add(500*time.Millisecond))
-	require.True(t, in)
-	require.Equal(t, time.Second, d)
-	b.Next("k", t0.Add(time.Second))
-	b.Next("k", t0.Add(3*time.Second))
-	b.Next("k", t0.Add(7*time.Second))
-	_, d = b.InBackoff("k", t0.Add(7*time.Second))
-	require.Equal(t, 4*time.Second, d, "capped at Max")
-	in, _ = b.InBackoff("k", t0.Add(16*time.Second))
-	require.False(t, in, "forgotten after 2 × Max")
+// TestSimulateHeldFailedPodLetsTheRollingStepRun: a Failed pod the back-off holds back is
+// neither deleted nor running, so the sync's base diff can be empty and its rolling step runs,
+// as in the controller (ROLL-6, DIFF-12, UPD-2); the simulator used to skip the step then.
+func TestSimulateHeldFailedPodLetsTheRollingStepRun(t *testing.T) {
+	s := settled(t, agent(intstr.FromInt32(1), intstr.FromInt32(0), "agent:1", 0), 2)
+	next := agent(intstr.FromInt32(1), intstr.FromInt32(0), "agent:2", 0)
+	traj, err := rollout.Simulate(s, next, rollout.Options{Start: t0, Horizon: 2 * time.Minute,
+		Kubelet: rollout.Kubelet{Startup: rollout.Fixed(100 * time.Millisecond), Failed: 1}})
+	require.NoError(t, err)
+	both := 0
+	for _, st := range traj.Steps {
+		if st.HeldBack > 0 && st.RollingActed {
+			both++
+		}
+	}
+	require.Positive(t, both, "no sync held a Failed pod back and ran the rolling step")
 }

@@ -36,13 +36,13 @@ func TestTrajectoryDigests(t *testing.T) {
 		events   bool
 		want     string
 	}{
-		{name: "mu=10%", mu: intstr.FromString("10%"), ms: intstr.FromInt32(0), nodes: 300, want: "8c83de6f49ad0d39"},
-		{name: "mu=1/burst=3", mu: intstr.FromInt32(1), ms: intstr.FromInt32(0), nodes: 40, burst: 3, events: true, want: "28787ca9f5081828"},
-		{name: "ms=25%", mu: intstr.FromInt32(0), ms: intstr.FromString("25%"), nodes: 200, events: true, want: "bb1886356a5d1e19"},
-		{name: "ms=1/unobserved", mu: intstr.FromInt32(0), ms: intstr.FromInt32(1), nodes: 30, model: rollout.SyncUnobserved, want: "bc732e32bb7e178c"},
-		{name: "mu=30%/unobserved", mu: intstr.FromString("30%"), ms: intstr.FromInt32(0), nodes: 100, model: rollout.SyncUnobserved, events: true, want: "610f17e2d92daed5"},
-		{name: "mu=50%/burst=5", mu: intstr.FromString("50%"), ms: intstr.FromInt32(0), nodes: 80, burst: 5, want: "23109c29e3236210"},
-		{name: "mu=20%/minReady=10", mu: intstr.FromString("20%"), ms: intstr.FromInt32(0), minReady: 10, nodes: 60, events: true, want: "eb57bbb9046b9746"},
+		{name: "mu=10%", mu: intstr.FromString("10%"), ms: intstr.FromInt32(0), nodes: 300, want: "7414d51ba04cb93d"},
+		{name: "mu=1/burst=3", mu: intstr.FromInt32(1), ms: intstr.FromInt32(0), nodes: 40, burst: 3, events: true, want: "e80bf7736811b91a"},
+		{name: "ms=25%", mu: intstr.FromInt32(0), ms: intstr.FromString("25%"), nodes: 200, events: true, want: "182b07361baf1de5"},
+		{name: "ms=1/unobserved", mu: intstr.FromInt32(0), ms: intstr.FromInt32(1), nodes: 30, model: rollout.SyncUnobserved, want: "07c6aad690a32487"},
+		{name: "mu=30%/unobserved", mu: intstr.FromString("30%"), ms: intstr.FromInt32(0), nodes: 100, model: rollout.SyncUnobserved, events: true, want: "70b793d9cf1513f7"},
+		{name: "mu=50%/burst=5", mu: intstr.FromString("50%"), ms: intstr.FromInt32(0), nodes: 80, burst: 5, want: "4ebee0048c1a35a8"},
+		{name: "mu=20%/minReady=10", mu: intstr.FromString("20%"), ms: intstr.FromInt32(0), minReady: 10, nodes: 60, events: true, want: "ef6ffdb835c3054c"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := settled(t, agent(tc.mu, tc.ms, "agent:1", tc.minReady), tc.nodes-2)

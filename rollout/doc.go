@@ -14,10 +14,10 @@
 // usually does. docs/sync-models.md in the repository compares them with upstream's
 // syncDaemonSet, manage, rollingUpdate and expectations.
 //
-// Until the whole-sync work of package daemonset lands (ControllerRevision writes, failed-pod
-// back-off as inputs of a plan), this package models both itself, in two small places that
-// package can later replace: the revision writes of Apply (history.go, ROLL-4) and the failed-pod
-// back-off of Simulate (backoff.go, ROLL-6).
+// The failed-pod back-off of Simulate is package daemonset's (Options.Backoff, Result.Backoff,
+// UpdateBackoff; ROLL-6). Until package daemonset plans the ControllerRevision writes, this
+// package models them itself, in one small place that package can later replace: the revision
+// writes of Apply (history.go, ROLL-4).
 //
 // Simulate re-plans only the nodes an event touched and joins them into the plan of the whole
 // snapshot where that join is exact (ROLL-12), so a rolling update of 10,000 nodes, about

@@ -121,7 +121,7 @@ func (inc *incremental) updated(pod *v1.Pod) bool {
 
 func (inc *incremental) deletion(i int, reason daemonset.Reason, interchangeable bool) daemonset.Deletion {
 	pod := inc.recs[i].oldPod
-	return daemonset.Deletion{Namespace: pod.Namespace, Name: pod.Name, Node: inc.names[i], Reason: reason, Interchangeable: interchangeable}
+	return daemonset.Deletion{Namespace: pod.Namespace, Name: pod.Name, Node: inc.names[i], Reason: reason, Interchangeable: interchangeable, UID: pod.UID}
 }
 
 func (inc *incremental) noSurge(res *daemonset.Result, ru *daemonset.RollingUpdate) {

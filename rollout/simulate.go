@@ -48,7 +48,7 @@ type sim struct {
 	seq     uint64
 	rng     *rand.Rand
 	now     time.Time
-	backoff *backoff
+	backoff []daemonset.BackoffEntry // the failed-pod back-off in force (ROLL-6, DIFF-12)
 	fates   map[podKey]Fate
 	traj    *Trajectory
 	version uint64 // bumped by every change of w
@@ -146,14 +146,13 @@ func newSim(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts Options) (*sim, err
 	}
 	s.DaemonSets = dss
 	sm := &sim{
-		opts:    opts,
-		w:       newWorld(s, i),
-		noInc:   opts.noIncremental,
-		rng:     rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)),
-		now:     opts.Start,
-		backoff: newBackoff(time.Second, 15*time.Minute),
-		fates:   map[podKey]Fate{},
-		traj:    &Trajectory{Start: opts.Start, LastChange: opts.Start},
+		opts:  opts,
+		w:     newWorld(s, i),
+		noInc: opts.noIncremental,
+		rng:   rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)),
+		now:   opts.Start,
+		fates: map[podKey]Fate{},
+		traj:  &Trajectory{Start: opts.Start, LastChange: opts.Start},
 	}
 	sm.w.touched = func(e *nodeEntry) {
 		if sm.inc != nil {
@@ -271,7 +270,7 @@ func (sm *sim) sync() error {
 	p := sm.plannerFor()
 	res := sm.plan(p)
 	step := Step{At: sm.now}
-	res = sm.holdBack(res, &step)
+	res = sm.backedOff(p, res, &step)
 	observed := sm.opts.Model == SyncObserved
 	acted, err := sm.applyStep(res, &step, !observed)
 	if err != nil {
@@ -280,14 +279,14 @@ func (sm *sim) sync() error {
 	if observed && res.Skipped == "" {
 		if ru := res.RollingUpdate; ru != nil && ru.Reason == daemonset.RollingReasonBaseDiffNotEmpty && acted {
 			// The live controller sees its own writes before the rolling step (ROLL-7).
-			res2 := sm.plan(p)
+			res2 := sm.backedOff(p, sm.plan(p), nil)
 			if res2.RollingUpdate != nil && res2.RollingUpdate.Acted {
 				if _, err := sm.applyStep(res2, &step, false); err != nil {
 					return err
 				}
 			}
 		}
-		final := sm.plan(p)
+		final := sm.backedOff(p, sm.plan(p), nil)
 		if final.Status != nil {
 			sm.w.writeStatus(final.Status)
 			res = final
@@ -347,28 +346,35 @@ func (sm *sim) plan(p *daemonset.Planner) *daemonset.Result {
 	return res
 }
 
-// holdBack drops the deletions of failed pods that the back-off holds back (ROLL-6) and
-// requeues the sync for when it ends.
-func (sm *sim) holdBack(res *daemonset.Result, step *Step) *daemonset.Result {
-	if !slices.ContainsFunc(res.Delete, func(d daemonset.Deletion) bool { return d.Reason == daemonset.ReasonFailedPod }) {
+// backedOff returns the plan of the sync with the failed-pod back-off in force (ROLL-6): res,
+// planned without it, when it deletes no Failed pod (no node has one it could delete, so the
+// back-off changes nothing), else the whole-snapshot plan with sm.backoff, whose back-off after
+// the sync becomes sm.backoff and whose requeue is queued. step, when not nil, counts the
+// Failed-pod deletions the back-off held back.
+func (sm *sim) backedOff(p *daemonset.Planner, res *daemonset.Result, step *Step) *daemonset.Result {
+	free := failedDeletes(res)
+	if free == 0 {
 		return res
 	}
-	ds := sm.w.ds()
-	out := *res
-	out.Delete = make([]daemonset.Deletion, 0, len(res.Delete))
+	full := p.At(sm.now, sm.backoff).Plan(sm.w.snapshot())
+	if step != nil {
+		step.HeldBack += free - failedDeletes(full)
+	}
+	sm.backoff = daemonset.UpdateBackoff(sm.backoff, full, sm.now)
+	if d := full.RequeueAfter.Duration; d > 0 {
+		sm.push(pending{at: sm.now.Add(d), kind: itemSync})
+	}
+	return full
+}
+
+func failedDeletes(res *daemonset.Result) int {
+	n := 0
 	for _, d := range res.Delete {
 		if d.Reason == daemonset.ReasonFailedPod {
-			key := backoffKey(ds, d.Node)
-			if in, delay := sm.backoff.InBackoff(key, sm.now); in {
-				step.HeldBack++
-				sm.push(pending{at: sm.now.Add(delay), kind: itemSync})
-				continue
-			}
-			sm.backoff.Next(key, sm.now)
+			n++
 		}
-		out.Delete = append(out.Delete, d)
 	}
-	return &out
+	return n
 }
 
 // applyStep applies res, records it in step and gives the kubelet model its pods.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/internal/printable"
+	"github.com/daemonsched/daemonsched/internal/readmemory"
 	"github.com/daemonsched/daemonsched/manifest"
 	"github.com/spf13/pflag"
 	appsv1 "k8s.io/api/apps/v1"
@@ -140,7 +141,25 @@ func load(in inputs, stdin io.Reader, stderr io.Writer, opts manifest.Options) (
 		input.Apply = i >= len(main)
 		ins = append(ins, input)
 	}
+	defer readmemory.Set(inputBytes(ins), os.Getenv)()
 	return manifest.ReadInputs(ins, opts)
+}
+
+// inputBytes is the size of the inputs that can be known before reading them: data held and
+// regular files (a stream counts 0), for the collector's limit while reading (readmemory).
+func inputBytes(ins []manifest.Input) int64 {
+	var n int64
+	for _, in := range ins {
+		switch {
+		case in.Data != nil:
+			n += int64(len(in.Data))
+		case in.Path != "":
+			if st, err := os.Stat(in.Path); err == nil && st.Mode().IsRegular() {
+				n += st.Size()
+			}
+		}
+	}
+	return n
 }
 
 // readFlags are the flags of every subcommand that reads input: the limits of
@@ -196,6 +215,15 @@ const (
 func (r *readFlags) options(mode strictness, workers int) manifest.Options {
 	return manifest.Options{StrictFields: mode == strictAll, StrictHandWritten: mode == strictHandWritten, Workers: workers, Limits: r.limits, WarnInvalidObjects: r.warnInvalid,
 		PodTemplateDefaults: true}
+}
+
+// lean returns o with manifest's lean reading (D-16): nodes and pods keep only what the plan
+// and explain read, for a fraction of the memory, and their output is the same. plan and
+// explain set it; the other commands (whatif, node-ready, verify, rollout) read every field, as
+// their reads were not checked field by field.
+func lean(o manifest.Options) manifest.Options {
+	o.Lean = true
+	return o
 }
 
 // validate returns, one error each, what API validation would reject in the DaemonSets of in

@@ -1,0 +1,169 @@
+package manifest
+
+import (
+	"unique"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Lean reading ([Options.Lean], D-16). A kubectl dump's nodes and pods are mostly what the plan
+// never reads: managedFields, a node's images, addresses and nodeInfo, a pod's containers,
+// volumes and container statuses. Lean reading trims every Node and Pod as it is decoded to the
+// fields keepPod and keepNode set, so that the rest becomes garbage at once and the snapshot
+// holds a fraction of the object; the strings that repeat from object to object (namespaces,
+// label keys and values, owner references, conditions, taints, node names) are interned.
+//
+// What is kept is what these read: the plan (daemonset.PlanCluster and its Planner: ownership,
+// target node, readiness and availability, survivor order), explain (Planner.Explain,
+// daemonset.PodsOnNode), and this package's Latest, HandWritten and the uid defaults (D-5).
+// managedFields, which only HandWritten (whether there are any) and Latest (their latest time)
+// read, become one entry holding the latest time. Everything else is dropped, new fields of a
+// newer k8s.io/api included. TestLeanKeepsWhatThePlanReads fills the dropped fields at random
+// and requires the same plans, explanations and Latest; TestLeanClassifiesEveryField fails when
+// k8s.io/api gains a field nobody has classified.
+
+// leanObject trims a Node or a Pod in place to what lean reading keeps; other objects are left
+// as they are. The kept fields are built aside and copied over, so no second object is
+// allocated and what is dropped becomes garbage.
+func leanObject(obj typedObject) {
+	switch o := obj.(type) {
+	case *v1.Pod:
+		var kept v1.Pod
+		keepPod(&kept, o)
+		*o = kept
+	case *v1.Node:
+		var kept v1.Node
+		keepNode(&kept, o)
+		*o = kept
+	}
+}
+
+// keepPod sets, in dst, the fields of src that lean reading keeps, interned; dst's other fields
+// are left as they are (the property test fills them at random).
+func keepPod(dst, src *v1.Pod) {
+	dst.TypeMeta = keepTypeMeta(src.TypeMeta)
+	m, s := &dst.ObjectMeta, &src.ObjectMeta
+	m.Name, m.Namespace, m.UID, m.ResourceVersion = s.Name, intern(s.Namespace), s.UID, s.ResourceVersion
+	m.CreationTimestamp, m.DeletionTimestamp = s.CreationTimestamp, s.DeletionTimestamp
+	m.Labels = internMap(s.Labels)
+	m.OwnerReferences = keepOwners(s.OwnerReferences)
+	m.ManagedFields = latestManagedTime(s.ManagedFields)
+	dst.Spec.NodeName = intern(src.Spec.NodeName)
+	dst.Spec.Affinity = nil
+	if a := src.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		dst.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: keepNodeSelector(a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution),
+		}}
+	}
+	dst.Status.Phase = v1.PodPhase(intern(string(src.Status.Phase)))
+	dst.Status.StartTime = src.Status.StartTime
+	dst.Status.Conditions = keepEach(src.Status.Conditions, func(c v1.PodCondition) v1.PodCondition {
+		c.Type = v1.PodConditionType(intern(string(c.Type)))
+		c.Status = v1.ConditionStatus(intern(string(c.Status)))
+		c.Reason, c.Message = intern(c.Reason), intern(c.Message)
+		return c
+	})
+}
+
+// keepNode sets, in dst, the fields of src that lean reading keeps, interned.
+func keepNode(dst, src *v1.Node) {
+	dst.TypeMeta = keepTypeMeta(src.TypeMeta)
+	m, s := &dst.ObjectMeta, &src.ObjectMeta
+	m.Name, m.UID, m.ResourceVersion = intern(s.Name), s.UID, s.ResourceVersion
+	m.CreationTimestamp = s.CreationTimestamp
+	m.Labels = internMap(s.Labels)
+	m.ManagedFields = latestManagedTime(s.ManagedFields)
+	dst.Spec.Taints = keepEach(src.Spec.Taints, func(t v1.Taint) v1.Taint {
+		t.Key, t.Value = intern(t.Key), intern(t.Value)
+		t.Effect = v1.TaintEffect(intern(string(t.Effect)))
+		return t
+	})
+	dst.Status.Conditions = keepEach(src.Status.Conditions, func(c v1.NodeCondition) v1.NodeCondition {
+		c.Type = v1.NodeConditionType(intern(string(c.Type)))
+		c.Status = v1.ConditionStatus(intern(string(c.Status)))
+		c.Reason, c.Message = intern(c.Reason), intern(c.Message)
+		return c
+	})
+}
+
+func keepTypeMeta(t metav1.TypeMeta) metav1.TypeMeta {
+	return metav1.TypeMeta{Kind: intern(t.Kind), APIVersion: intern(t.APIVersion)}
+}
+
+// keepOwners returns the owner references, their strings interned (a DaemonSet's name and uid
+// repeat on every pod it owns).
+func keepOwners(refs []metav1.OwnerReference) []metav1.OwnerReference {
+	return keepEach(refs, func(r metav1.OwnerReference) metav1.OwnerReference {
+		r.APIVersion, r.Kind, r.Name = intern(r.APIVersion), intern(r.Kind), intern(r.Name)
+		r.UID = types.UID(intern(string(r.UID)))
+		return r
+	})
+}
+
+// keepNodeSelector returns a copy of a required node selector, its strings interned (a daemon
+// pod's selector names its node, whose name the node and its hostname label hold too).
+func keepNodeSelector(ns *v1.NodeSelector) *v1.NodeSelector {
+	return &v1.NodeSelector{NodeSelectorTerms: keepEach(ns.NodeSelectorTerms, func(t v1.NodeSelectorTerm) v1.NodeSelectorTerm {
+		return v1.NodeSelectorTerm{MatchExpressions: keepRequirements(t.MatchExpressions), MatchFields: keepRequirements(t.MatchFields)}
+	})}
+}
+
+func keepRequirements(rs []v1.NodeSelectorRequirement) []v1.NodeSelectorRequirement {
+	return keepEach(rs, func(r v1.NodeSelectorRequirement) v1.NodeSelectorRequirement {
+		return v1.NodeSelectorRequirement{Key: intern(r.Key), Operator: v1.NodeSelectorOperator(intern(string(r.Operator))),
+			Values: keepEach(r.Values, intern)}
+	})
+}
+
+// keepEach returns a new slice of f applied to each element of s; nil for nil, so that an empty
+// list stays empty and a missing one missing.
+func keepEach[T any](s []T, f func(T) T) []T {
+	if s == nil {
+		return nil
+	}
+	out := make([]T, len(s))
+	for i, x := range s {
+		out[i] = f(x)
+	}
+	return out
+}
+
+// latestManagedTime returns managedFields as lean reading keeps them: nil when there are none,
+// else one entry holding only the latest time of any (nil when none has one). HandWritten reads
+// whether there are any, Latest their latest time; nothing reads the rest.
+func latestManagedTime(fields []metav1.ManagedFieldsEntry) []metav1.ManagedFieldsEntry {
+	if len(fields) == 0 {
+		return nil
+	}
+	var latest *metav1.Time
+	for _, f := range fields {
+		if f.Time != nil && (latest == nil || f.Time.After(latest.Time)) {
+			latest = f.Time
+		}
+	}
+	return []metav1.ManagedFieldsEntry{{Time: latest}}
+}
+
+// internMap returns a copy of m, its keys and values interned; nil for nil, and an empty map for
+// an empty one.
+func internMap(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[intern(k)] = intern(v)
+	}
+	return out
+}
+
+// intern returns the one copy of s that every lean object shares (the standard library's
+// unique package: safe on every worker, and a string no object holds any more is freed).
+func intern(s string) string {
+	if s == "" {
+		return ""
+	}
+	return unique.Make(s).Value()
+}

@@ -1,0 +1,328 @@
+package manifest
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/kubectldump"
+	"github.com/daemonsched/daemonsched/internal/shapefuzz"
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/randfill"
+)
+
+// leanKept lists, for each struct lean reading trims, the fields it keeps (D-16); every other
+// field is dropped. TestLeanClassifiesEveryField holds keepPod and keepNode to it, field by
+// field, and fails on a field of k8s.io/api that is in neither list: whoever upgrades k8s.io/api
+// decides whether the plan reads it.
+var leanKept = map[reflect.Type][]string{
+	reflect.TypeFor[v1.Pod]():        {"TypeMeta", "ObjectMeta", "Spec", "Status"},
+	reflect.TypeFor[v1.Node]():       {"TypeMeta", "ObjectMeta", "Spec", "Status"},
+	reflect.TypeFor[v1.PodSpec]():    {"NodeName", "Affinity"},
+	reflect.TypeFor[v1.PodStatus]():  {"Phase", "Conditions", "StartTime"},
+	reflect.TypeFor[v1.NodeSpec]():   {"Taints"},
+	reflect.TypeFor[v1.NodeStatus](): {"Conditions"},
+}
+
+// leanKeptMeta is the same for the ObjectMeta of pods and of nodes.
+var leanKeptMeta = map[reflect.Type][]string{
+	reflect.TypeFor[v1.Pod](): {"Name", "Namespace", "UID", "ResourceVersion", "CreationTimestamp", "DeletionTimestamp",
+		"Labels", "OwnerReferences", "ManagedFields"},
+	reflect.TypeFor[v1.Node](): {"Name", "UID", "ResourceVersion", "CreationTimestamp", "Labels", "ManagedFields"},
+}
+
+// leanDropped lists the fields lean reading drops, so that a new field is noticed.
+var leanDropped = map[reflect.Type][]string{
+	reflect.TypeFor[v1.PodSpec](): {"Volumes", "InitContainers", "Containers", "EphemeralContainers", "RestartPolicy",
+		"TerminationGracePeriodSeconds", "ActiveDeadlineSeconds", "DNSPolicy", "NodeSelector", "ServiceAccountName",
+		"DeprecatedServiceAccount", "AutomountServiceAccountToken", "HostNetwork", "HostPID", "HostIPC",
+		"ShareProcessNamespace", "SecurityContext", "ImagePullSecrets", "Hostname", "Subdomain", "SchedulerName",
+		"Tolerations", "HostAliases", "PriorityClassName", "Priority", "DNSConfig", "ReadinessGates", "RuntimeClassName",
+		"EnableServiceLinks", "PreemptionPolicy", "Overhead", "TopologySpreadConstraints", "SetHostnameAsFQDN", "OS",
+		"HostUsers", "SchedulingGates", "ResourceClaims", "Resources", "HostnameOverride", "SchedulingGroup"},
+	reflect.TypeFor[v1.PodStatus](): {"ObservedGeneration", "Message", "Reason", "NominatedNodeName", "HostIP", "HostIPs",
+		"PodIP", "PodIPs", "InitContainerStatuses", "ContainerStatuses", "QOSClass", "EphemeralContainerStatuses",
+		"Resize", "ResourceClaimStatuses", "ExtendedResourceClaimStatus", "AllocatedResources", "Resources",
+		"NodeAllocatableResourceClaimStatuses"},
+	reflect.TypeFor[v1.NodeSpec](): {"PodCIDR", "PodCIDRs", "ProviderID", "Unschedulable", "ConfigSource", "DoNotUseExternalID"},
+	reflect.TypeFor[v1.NodeStatus](): {"Capacity", "Allocatable", "Phase", "Addresses", "DaemonEndpoints", "NodeInfo",
+		"Images", "VolumesInUse", "VolumesAttached", "Config", "RuntimeHandlers", "Features", "DeclaredFeatures"},
+}
+
+// leanDroppedMeta lists the ObjectMeta fields dropped; together with leanKeptMeta, all of them.
+var leanDroppedMeta = map[reflect.Type][]string{
+	reflect.TypeFor[v1.Pod](): {"GenerateName", "SelfLink", "Generation", "DeletionGracePeriodSeconds", "Annotations",
+		"Finalizers"},
+	reflect.TypeFor[v1.Node](): {"GenerateName", "Namespace", "SelfLink", "Generation", "DeletionTimestamp",
+		"DeletionGracePeriodSeconds", "Annotations", "OwnerReferences", "Finalizers"},
+}
+
+// fieldNames returns the names of t's fields.
+func fieldNames(t reflect.Type) []string {
+	var out []string
+	for f := range t.Fields() {
+		out = append(out, f.Name)
+	}
+	return out
+}
+
+// filler sets every field (no nil), with timestamps around shapefuzz.Base and phases a plan
+// tells apart, so that a plan reading a dropped one would notice.
+func filler(seed uint64) *randfill.Filler {
+	near := func(c randfill.Continue) metav1.Time {
+		return metav1.NewTime(shapefuzz.Base.Add(time.Duration(c.Intn(7200)-3600) * time.Second))
+	}
+	return randfill.NewWithSeed(int64(seed)).NilChance(0).NumElements(1, 2).Funcs(
+		func(t **metav1.Time, c randfill.Continue) { *t = new(near(c)) },
+		func(t *metav1.Time, c randfill.Continue) { *t = near(c) },
+		func(p *v1.PodPhase, c randfill.Continue) {
+			*p = []v1.PodPhase{v1.PodRunning, v1.PodPending, v1.PodFailed, v1.PodSucceeded, ""}[c.Intn(5)]
+		},
+	)
+}
+
+// filledPod and filledNode return an object with every field set.
+func filledPod(seed uint64) *v1.Pod {
+	p := &v1.Pod{}
+	filler(seed).Fill(p)
+	return p
+}
+
+func filledNode(seed uint64) *v1.Node {
+	n := &v1.Node{}
+	filler(seed).Fill(n)
+	return n
+}
+
+// TestLeanClassifiesEveryField (D-16) requires every field of the trimmed structs to be listed
+// as kept or dropped, and keepPod and keepNode to keep exactly the kept ones: on objects with
+// every field set, a kept field is still set after trimming and a dropped one is zero.
+func TestLeanClassifiesEveryField(t *testing.T) {
+	for typ, kept := range leanKept {
+		listed := append(slices.Clone(kept), leanDropped[typ]...) // Pod and Node: all four kept
+		got := fieldNames(typ)
+		slices.Sort(got)
+		slices.Sort(listed)
+		if diff := cmp.Diff(listed, got); diff != "" {
+			t.Errorf("%v: fields not classified as kept or dropped by lean reading (-listed +k8s.io/api):\n%s", typ, diff)
+		}
+	}
+	metaType := reflect.TypeFor[v1.Pod]().Field(1).Type
+	for typ, kept := range leanKeptMeta {
+		listed := append(slices.Clone(kept), leanDroppedMeta[typ]...)
+		got := fieldNames(metaType)
+		slices.Sort(got)
+		slices.Sort(listed)
+		if diff := cmp.Diff(listed, got); diff != "" {
+			t.Errorf("%v ObjectMeta: fields not classified (-listed +k8s.io/api):\n%s", typ, diff)
+		}
+	}
+	for seed := range uint64(20) {
+		pod, node := filledPod(seed), filledNode(seed)
+		leanPod, leanNode := pod.DeepCopy(), node.DeepCopy()
+		leanObject(leanPod)
+		leanObject(leanNode)
+		check := func(what string, full, lean reflect.Value, kept, dropped []string) {
+			for _, name := range kept {
+				if !full.FieldByName(name).IsZero() && lean.FieldByName(name).IsZero() {
+					t.Errorf("seed %d: %s.%s: kept, but zero after trimming", seed, what, name)
+				}
+			}
+			for _, name := range dropped {
+				if full.FieldByName(name).IsZero() {
+					continue // randfill left it zero (a bool false)
+				}
+				if !lean.FieldByName(name).IsZero() {
+					t.Errorf("seed %d: %s.%s: dropped, but set after trimming", seed, what, name)
+				}
+			}
+		}
+		pv, lpv := reflect.ValueOf(pod).Elem(), reflect.ValueOf(leanPod).Elem()
+		podType := reflect.TypeFor[v1.Pod]()
+		check("Pod.metadata", pv.Field(1), lpv.Field(1), leanKeptMeta[podType], leanDroppedMeta[podType])
+		check("Pod.spec", pv.FieldByName("Spec"), lpv.FieldByName("Spec"), leanKept[reflect.TypeFor[v1.PodSpec]()], leanDropped[reflect.TypeFor[v1.PodSpec]()])
+		check("Pod.status", pv.FieldByName("Status"), lpv.FieldByName("Status"), leanKept[reflect.TypeFor[v1.PodStatus]()], leanDropped[reflect.TypeFor[v1.PodStatus]()])
+		nv, lnv := reflect.ValueOf(node).Elem(), reflect.ValueOf(leanNode).Elem()
+		nodeType := reflect.TypeFor[v1.Node]()
+		check("Node.metadata", nv.Field(1), lnv.Field(1), leanKeptMeta[nodeType], leanDroppedMeta[nodeType])
+		check("Node.spec", nv.FieldByName("Spec"), lnv.FieldByName("Spec"), leanKept[reflect.TypeFor[v1.NodeSpec]()], leanDropped[reflect.TypeFor[v1.NodeSpec]()])
+		check("Node.status", nv.FieldByName("Status"), lnv.FieldByName("Status"), leanKept[reflect.TypeFor[v1.NodeStatus]()], leanDropped[reflect.TypeFor[v1.NodeStatus]()])
+		// Kept whole, as read: everything but managedFields and the affinity beyond the
+		// required node affinity.
+		if !reflect.DeepEqual(pod.Labels, leanPod.Labels) || !reflect.DeepEqual(pod.OwnerReferences, leanPod.OwnerReferences) ||
+			!reflect.DeepEqual(pod.Status.Conditions, leanPod.Status.Conditions) || !reflect.DeepEqual(node.Spec.Taints, leanNode.Spec.Taints) ||
+			!reflect.DeepEqual(node.Status.Conditions, leanNode.Status.Conditions) || !reflect.DeepEqual(node.Labels, leanNode.Labels) ||
+			!reflect.DeepEqual(pod.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution,
+				leanPod.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution) {
+			t.Errorf("seed %d: a kept field changed in trimming", seed)
+		}
+		if leanPod.Spec.Affinity.PodAffinity != nil || leanPod.Spec.Affinity.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution != nil {
+			t.Errorf("seed %d: affinity beyond the required node affinity kept", seed)
+		}
+		if got := Latest(daemonset.Snapshot{Pods: []*v1.Pod{leanPod}, Nodes: []*v1.Node{leanNode}}); !got.Equal(Latest(daemonset.Snapshot{Pods: []*v1.Pod{pod}, Nodes: []*v1.Node{node}})) {
+			t.Errorf("seed %d: Latest changed by trimming: %v", seed, got)
+		}
+		if HandWritten(pod) != HandWritten(leanPod) || HandWritten(node) != HandWritten(leanNode) {
+			t.Errorf("seed %d: HandWritten changed by trimming", seed)
+		}
+	}
+}
+
+// withRandomDropped returns a copy of pod whose dropped fields (D-16) are drawn at random and
+// whose kept fields are pod's: if the plan read a dropped field, it would tell them apart.
+func withRandomDroppedPod(pod *v1.Pod, r *rand.Rand) *v1.Pod {
+	out := filledPod(r.Uint64())
+	random := out.Spec.Affinity
+	keepPod(out, pod)
+	// The affinity beyond the required node affinity is dropped too: random as well.
+	if out.Spec.Affinity == nil {
+		out.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{}}
+	}
+	out.Spec.Affinity.PodAffinity, out.Spec.Affinity.PodAntiAffinity = random.PodAffinity, random.PodAntiAffinity
+	out.Spec.Affinity.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution = random.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution
+	return out
+}
+
+func withRandomDroppedNode(node *v1.Node, r *rand.Rand) *v1.Node {
+	out := filledNode(r.Uint64())
+	keepNode(out, node)
+	return out
+}
+
+// TestLeanKeepsWhatThePlanReads is the property behind D-16: on shaped clusters
+// (internal/shapefuzz) whose nodes and pods have every dropped field drawn at random, the
+// cluster plan, every explanation of every node, the pods on each node and Latest are the same
+// as on the trimmed objects. A field the plan starts reading that lean reading drops fails it.
+func TestLeanKeepsWhatThePlanReads(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 300 {
+		data := binary.LittleEndian.AppendUint64(nil, r.Uint64())
+		data = binary.LittleEndian.AppendUint64(data, r.Uint64())
+		data = binary.LittleEndian.AppendUint64(data, r.Uint64())
+		c := shapefuzz.New(data)
+		full := daemonset.Snapshot{DaemonSets: c.DaemonSets, Revisions: c.Revisions}
+		for _, n := range c.Nodes {
+			full.Nodes = append(full.Nodes, withRandomDroppedNode(n, r))
+		}
+		for _, p := range c.Pods {
+			full.Pods = append(full.Pods, withRandomDroppedPod(p, r))
+		}
+		lean := full
+		lean.Nodes, lean.Pods = nil, nil
+		for _, n := range full.Nodes {
+			n = n.DeepCopy()
+			leanObject(n)
+			lean.Nodes = append(lean.Nodes, n)
+		}
+		for _, p := range full.Pods {
+			p = p.DeepCopy()
+			leanObject(p)
+			lean.Pods = append(lean.Pods, p)
+		}
+		if !Latest(full).Equal(Latest(lean)) {
+			t.Fatalf("cluster %d: Latest %v, lean %v", i, Latest(full), Latest(lean))
+		}
+		opts := daemonset.Options{Now: shapefuzz.Base}
+		want, planners, errFull := daemonset.PlanClusterCompiled(full, opts)
+		got, leanPlanners, errLean := daemonset.PlanClusterCompiled(lean, opts)
+		if (errFull == nil) != (errLean == nil) {
+			t.Fatalf("cluster %d: error %v, lean %v", i, errFull, errLean)
+		}
+		if errFull != nil {
+			continue
+		}
+		if a, b := jsonOf(t, want), jsonOf(t, got); a != b {
+			t.Fatalf("cluster %d: the plan differs when trimmed:\nfull %s\nlean %s", i, a, b)
+		}
+		for j, p := range planners {
+			for k, n := range full.Nodes {
+				if a, b := p.Explain(n).String(), leanPlanners[j].Explain(lean.Nodes[k]).String(); a != b {
+					t.Fatalf("cluster %d: explain of %q differs when trimmed:\n%s\n%s", i, n.Name, a, b)
+				}
+				for _, ds := range full.DaemonSets {
+					a := podsOnNode(ds, n.Name, full.Pods)
+					if b := podsOnNode(ds, n.Name, lean.Pods); a != b {
+						t.Fatalf("cluster %d: pods on %q differ when trimmed:\n%s\n%s", i, n.Name, a, b)
+					}
+				}
+			}
+		}
+	}
+}
+
+// podsOnNode is what daemonset.PodsOnNode says, by pod name.
+func podsOnNode(ds *appsv1.DaemonSet, node string, pods []*v1.Pod) string {
+	var b strings.Builder
+	for _, p := range daemonset.PodsOnNode(ds, node, pods) {
+		fmt.Fprintf(&b, "%s/%s ready=%v; ", p.Pod.Namespace, p.Pod.Name, p.Ready)
+	}
+	return b.String()
+}
+
+func jsonOf(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestLeanReadsTheSamePlan reads a realistic kubectl dump (internal/kubectldump), as YAML and
+// as JSON, with and without Options.Lean: the same sources, warnings, Latest and cluster plan,
+// and nodes and pods without what lean reading drops.
+func TestLeanReadsTheSamePlan(t *testing.T) {
+	yamlDump, jsonDump := generatedDump(t, 40)
+	for name, data := range map[string][]byte{"yaml": yamlDump, "json": jsonDump, "real": kubectldump.Real()} {
+		read := func(lean bool) *Result {
+			res, err := ReadInputs([]Input{{Name: "dump", Data: bytes.Clone(data)}}, Options{Lean: lean, Workers: 2, PodTemplateDefaults: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res
+		}
+		full, lean := read(false), read(true)
+		if diff := cmp.Diff(full.Sources, lean.Sources); diff != "" {
+			t.Errorf("%s: sources differ:\n%s", name, diff)
+		}
+		if diff := cmp.Diff(full.Warnings, lean.Warnings); diff != "" {
+			t.Errorf("%s: warnings differ:\n%s", name, diff)
+		}
+		if !Latest(full.Snapshot).Equal(Latest(lean.Snapshot)) {
+			t.Errorf("%s: Latest differs", name)
+		}
+		opts := daemonset.Options{Now: Latest(full.Snapshot)}
+		a, err := daemonset.PlanCluster(full.Snapshot, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := daemonset.PlanCluster(lean.Snapshot, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if jsonOf(t, a) != jsonOf(t, b) {
+			t.Errorf("%s: the plan differs when read lean", name)
+		}
+		for _, p := range lean.Snapshot.Pods {
+			if p.Spec.Containers != nil || p.Status.ContainerStatuses != nil || len(p.ManagedFields) > 1 {
+				t.Errorf("%s: pod %s not trimmed", name, p.Name)
+			}
+		}
+		for _, n := range lean.Snapshot.Nodes {
+			if n.Status.Images != nil || n.Status.Allocatable != nil || len(n.ManagedFields) > 1 {
+				t.Errorf("%s: node %s not trimmed", name, n.Name)
+			}
+		}
+	}
+}
