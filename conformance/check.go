@@ -139,10 +139,12 @@ func expectPlain(s daemonset.Snapshot, opts Options) ([]Expected, *daemonset.Clu
 // UPD-23; the Failed pod of a node, DIFF-17; the part of a list over the burst cap, DIFF-10;
 // the kept one of tied current revisions, UPD-14; the DaemonSet that adopts a shared orphan,
 // D-2) any valid choice is accepted. The write-ready keys (the uids of pods, statusWrite, backoff,
-// requeueAfter) are optional and checked when given. Interchangeable marks, events, conflicts and invalid lists are
-// explanations and are not compared; reasons (of actions and of the rolling-update report) only
-// with Options.Reasons; revision writes when the candidate reports them or Options.Revisions
-// requires them. Created pods are compared as ComparePods does. What the controller's own
+// requeueAfter) are optional and checked when given. Interchangeable marks, events, conflicts and
+// invalid lists are explanations and are not compared; reasons (of actions and of the
+// rolling-update report) and error texts only with Options.Reasons; revision writes when the
+// candidate reports them or Options.Revisions requires them. A rolling-update report of a step
+// that did not act may leave its budgets out (0/0, no budgetError; UPD-5). Created pods are
+// compared as ComparePods does. What the controller's own
 // requests do not carry may be left empty: revisionHash, the node of a delete. The mismatches come
 // sorted by DaemonSet; none means the candidate conforms.
 func Check(s daemonset.Snapshot, candidate []*daemonset.Result, opts Options) ([]Mismatch, error) {
@@ -242,10 +244,7 @@ func checkOne(key string, w *Expected, g *daemonset.Result, opts Options) []Mism
 	out = append(out, checkRevisions(key, w.Revisions, g.Revisions, opts)...)
 	out = append(out, checkWrites(key, w, g)...)
 	if g.RollingUpdate != nil && w.RollingUpdate != nil {
-		gr, wr := *g.RollingUpdate, *w.RollingUpdate
-		if !opts.Reasons {
-			gr.Reason, wr.Reason, gr.Error, wr.Error = "", "", "", ""
-		}
+		gr, wr := comparableRolling(*g.RollingUpdate, *w.RollingUpdate, opts.Reasons)
 		if gr != wr {
 			out = append(out, Mismatch{DaemonSet: key, Action: "rollingUpdate", Rule: "UPD-5",
 				Message: "the rolling-update report differs", Diff: cmp.Diff(wr, gr)})
@@ -254,6 +253,26 @@ func checkOne(key string, w *Expected, g *daemonset.Result, opts Options) []Mism
 	out = append(out, checkCreates(key, o, g.Create, opts)...)
 	out = append(out, checkDeletes(key, o, g.Delete, opts)...)
 	return out
+}
+
+// comparableRolling returns the candidate's rolling-update report g and the expected one w as
+// they are compared. A report of a step that did not act with budgets 0/0 and no budgetError
+// gives no budgets (the contract before they were reported whatever the step did, and other
+// implementations that leave them out): the expected ones stand in. Without reasons, the reason
+// and the error texts are not compared, only whether a budget error is reported.
+func comparableRolling(g, w daemonset.RollingUpdate, reasons bool) (daemonset.RollingUpdate, daemonset.RollingUpdate) {
+	if !g.Acted && g.MaxUnavailable == 0 && g.MaxSurge == 0 && g.BudgetError == "" {
+		g.MaxUnavailable, g.MaxSurge, g.BudgetError = w.MaxUnavailable, w.MaxSurge, w.BudgetError
+	}
+	if !reasons {
+		g.Reason, w.Reason, g.Error, w.Error = "", "", "", ""
+		for _, r := range []*daemonset.RollingUpdate{&g, &w} {
+			if r.BudgetError != "" {
+				r.BudgetError = "(reported)"
+			}
+		}
+	}
+	return g, w
 }
 
 func skipRule(want, got daemonset.Skip) string {

@@ -199,7 +199,7 @@ func (p *Planner) plan(s Snapshot, cc *clusterClaims) *Result {
 	case !rolling:
 		res.RollingUpdate = &RollingUpdate{Reason: RollingReasonOnDelete}
 	case !baseEmpty:
-		res.RollingUpdate = &RollingUpdate{Reason: RollingReasonBaseDiffNotEmpty}
+		res.RollingUpdate = p.waitingStep(desired)
 	default:
 		for _, g := range ix.missing {
 			states = append(states, nodeState{name: g.name, pods: g.pods})

@@ -326,7 +326,7 @@ func (inc *incremental) plan(w *world) (res *daemonset.Result, stale bool) {
 	case ds.Spec.UpdateStrategy.Type != appsv1.RollingUpdateDaemonSetStrategyType:
 		out.ru = daemonset.RollingUpdate{Reason: daemonset.RollingReasonOnDelete}
 	case inc.baseCreates+inc.baseDeletes > 0:
-		out.ru = daemonset.RollingUpdate{Reason: daemonset.RollingReasonBaseDiffNotEmpty}
+		out.ru = daemonset.RollingUpdate{Reason: daemonset.RollingReasonBaseDiffNotEmpty, MaxUnavailable: inc.mu, MaxSurge: inc.ms}
 	case !inc.surge:
 		inc.noSurge(res, &out.ru)
 	default:
