@@ -66,12 +66,34 @@ func withTies(s daemonset.Snapshot, opts Options, want []Expected) ([]Expected, 
 			for _, p := range plans {
 				if p.Namespace == w.Namespace && p.Name == w.Name && !seen[p.RevisionHash] {
 					seen[p.RevisionHash] = true
+					p.Revisions = unraised(p.Revisions, raised, top)
 					w.Alternatives = append(w.Alternatives, p)
 				}
 			}
 		}
 	}
 	return want, nil
+}
+
+// unraised is rw with the update of raised, if it carries the raised number, carrying the
+// number as stored (top): the raise only made the project keep it, and the controller that
+// keeps it writes no new number.
+func unraised(rw *daemonset.RevisionWrites, raised *appsv1.ControllerRevision, top int64) *daemonset.RevisionWrites {
+	if rw == nil {
+		return nil
+	}
+	i := slices.IndexFunc(rw.Update, func(u *appsv1.ControllerRevision) bool {
+		return u.Namespace == raised.Namespace && u.Name == raised.Name && u.Revision == top+1
+	})
+	if i < 0 {
+		return rw
+	}
+	c := *rw
+	c.Update = slices.Clone(rw.Update)
+	u := c.Update[i].DeepCopy()
+	u.Revision = top
+	c.Update[i] = u
+	return &c
 }
 
 // revisionHash is the hash a current revision gives: its label, or its name without one.

@@ -24,6 +24,12 @@ type Options struct {
 	TolerationComparisonOperators bool
 	// Reasons also compares the reason of every create and delete.
 	Reasons bool
+	// Revisions requires the candidate to report its ControllerRevision writes: a plan
+	// without revisions where the controller writes some is a mismatch (UPD-14, UPD-22).
+	// Without it, a plan that leaves revisions out is taken as one that does not model them
+	// and is not faulted for it, while a plan that reports them is checked in full. The corpus
+	// requires them in the rolling profile.
+	Revisions bool
 }
 
 func (o Options) planOptions() daemonset.Options {
@@ -36,7 +42,7 @@ type Mismatch struct {
 	// as a whole.
 	DaemonSet string `json:"daemonSet,omitempty"`
 	// Action is what differs: create, delete, adopt, release, status, rollingUpdate,
-	// revisionHash, skipped, collisionCount or plan.
+	// revisionHash, skipped, collisionCount, revisions or plan.
 	Action string `json:"action"`
 	// Object is the node, pod or field concerned.
 	Object string `json:"object,omitempty"`
@@ -74,6 +80,8 @@ type Expected struct {
 	RollingUpdate  *daemonset.RollingUpdate `json:"rollingUpdate,omitempty"`
 	Status         *appsv1.DaemonSetStatus  `json:"status"`
 	CollisionCount *int32                   `json:"collisionCount,omitempty"`
+	// Revisions are the revision writes of the sync (UPD-14, UPD-21, UPD-22, OWN-12).
+	Revisions *daemonset.RevisionWrites `json:"revisions,omitempty"`
 	// StatusWrite, Backoff and RequeueAfter are the plan's (STAT-14, DIFF-12, SYNC-8); a
 	// candidate that gives them is checked against them.
 	StatusWrite  *appsv1.DaemonSetStatus  `json:"statusWrite,omitempty"`
@@ -118,8 +126,8 @@ func expectPlain(s daemonset.Snapshot, opts Options) ([]Expected, *daemonset.Clu
 	for i, w := range plans.DaemonSets {
 		out[i] = Expected{Namespace: w.Namespace, Name: w.Name, RevisionHash: w.RevisionHash, Skipped: w.Skipped,
 			Adopt: w.Adopt, Release: w.Release, RollingUpdate: w.RollingUpdate, Status: w.Status,
-			CollisionCount: w.CollisionCount, StatusWrite: w.StatusWrite, Backoff: w.Backoff, RequeueAfter: w.RequeueAfter,
-			Orders: orders[i]}
+			CollisionCount: w.CollisionCount, Revisions: w.Revisions, StatusWrite: w.StatusWrite, Backoff: w.Backoff,
+			RequeueAfter: w.RequeueAfter, Orders: orders[i]}
 	}
 	return out, plans, nil
 }
@@ -131,9 +139,12 @@ func expectPlain(s daemonset.Snapshot, opts Options) ([]Expected, *daemonset.Clu
 // UPD-23; the Failed pod of a node, DIFF-17; the part of a list over the burst cap, DIFF-10;
 // the kept one of tied current revisions, UPD-14; the DaemonSet that adopts a shared orphan,
 // D-2) any valid choice is accepted. The write-ready keys (the uids of pods, statusWrite, backoff,
-// requeueAfter) are optional and checked when given. Interchangeable marks, events, conflicts and invalid lists are
-// explanations and are not compared; reasons (of actions and of the rolling-update report) only
-// with Options.Reasons. Created pods are compared as ComparePods does. What the controller's own
+// requeueAfter) are optional and checked when given. Interchangeable marks, events, conflicts and
+// invalid lists are explanations and are not compared; reasons (of actions and of the
+// rolling-update report) and error texts only with Options.Reasons; revision writes when the
+// candidate reports them or Options.Revisions requires them. A rolling-update report of a step
+// that did not act may leave its budgets out (0/0, no budgetError; UPD-5). Created pods are
+// compared as ComparePods does. What the controller's own
 // requests do not carry may be left empty: revisionHash, the node of a delete. The mismatches come
 // sorted by DaemonSet; none means the candidate conforms.
 func Check(s daemonset.Snapshot, candidate []*daemonset.Result, opts Options) ([]Mismatch, error) {
@@ -144,8 +155,8 @@ func Check(s daemonset.Snapshot, candidate []*daemonset.Result, opts Options) ([
 	return VerifyAny(wants, candidate, opts), nil
 }
 
-// Verify checks candidate against want (from Expect or a corpus case); only opts.Reasons is
-// read.
+// Verify checks candidate against want (from Expect or a corpus case); only opts.Reasons and
+// opts.Revisions are read.
 func Verify(want []Expected, candidate []*daemonset.Result, opts Options) []Mismatch {
 	var out []Mismatch
 	got := map[string]*daemonset.Result{}
@@ -230,12 +241,10 @@ func checkOne(key string, w *Expected, g *daemonset.Result, opts Options) []Mism
 	out = append(out, comparePodRefs(key, "adopt", "OWN-4", g.Adopt, w.Adopt)...)
 	out = append(out, comparePodRefs(key, "release", "OWN-3", g.Release, w.Release)...)
 	out = append(out, checkStatus(key, g.Status, w.Status)...)
+	out = append(out, checkRevisions(key, w.Revisions, g.Revisions, opts)...)
 	out = append(out, checkWrites(key, w, g)...)
 	if g.RollingUpdate != nil && w.RollingUpdate != nil {
-		gr, wr := *g.RollingUpdate, *w.RollingUpdate
-		if !opts.Reasons {
-			gr.Reason, wr.Reason, gr.Error, wr.Error = "", "", "", ""
-		}
+		gr, wr := comparableRolling(*g.RollingUpdate, *w.RollingUpdate, opts.Reasons)
 		if gr != wr {
 			out = append(out, Mismatch{DaemonSet: key, Action: "rollingUpdate", Rule: "UPD-5",
 				Message: "the rolling-update report differs", Diff: cmp.Diff(wr, gr)})
@@ -244,6 +253,26 @@ func checkOne(key string, w *Expected, g *daemonset.Result, opts Options) []Mism
 	out = append(out, checkCreates(key, o, g.Create, opts)...)
 	out = append(out, checkDeletes(key, o, g.Delete, opts)...)
 	return out
+}
+
+// comparableRolling returns the candidate's rolling-update report g and the expected one w as
+// they are compared. A report of a step that did not act with budgets 0/0 and no budgetError
+// gives no budgets (the contract before they were reported whatever the step did, and other
+// implementations that leave them out): the expected ones stand in. Without reasons, the reason
+// and the error texts are not compared, only whether a budget error is reported.
+func comparableRolling(g, w daemonset.RollingUpdate, reasons bool) (daemonset.RollingUpdate, daemonset.RollingUpdate) {
+	if !g.Acted && g.MaxUnavailable == 0 && g.MaxSurge == 0 && g.BudgetError == "" {
+		g.MaxUnavailable, g.MaxSurge, g.BudgetError = w.MaxUnavailable, w.MaxSurge, w.BudgetError
+	}
+	if !reasons {
+		g.Reason, w.Reason, g.Error, w.Error = "", "", "", ""
+		for _, r := range []*daemonset.RollingUpdate{&g, &w} {
+			if r.BudgetError != "" {
+				r.BudgetError = "(reported)"
+			}
+		}
+	}
+	return g, w
 }
 
 func skipRule(want, got daemonset.Skip) string {

@@ -12,6 +12,7 @@ import (
 // TestCheckOptionalAndRequired: what the contract marks optional may be left out; a wrong value
 // is still a mismatch, with the rule it breaks.
 func TestCheckOptionalAndRequired(t *testing.T) {
+	const waitingCase = "scenario-surprise-21-scn-71-upd-2-a-non-empty-base-diff-blocks-the-rolling-update"
 	tests := []struct {
 		name, corpusCase string
 		mutate           func(*daemonset.Result)
@@ -28,6 +29,13 @@ func TestCheckOptionalAndRequired(t *testing.T) {
 			}
 		}, ""},
 		{"UPD-5: another budget", "upd-9-two-of-four", func(r *daemonset.Result) { r.RollingUpdate.MaxUnavailable = 3 }, "UPD-5"},
+		{"UPD-2 UPD-5: budgets left out where the base diff acts (plans before they were always given)", waitingCase, func(r *daemonset.Result) {
+			r.RollingUpdate.MaxUnavailable, r.RollingUpdate.MaxSurge = 0, 0
+		}, ""},
+		{"UPD-2 UPD-5: another budget where the base diff acts", waitingCase, func(r *daemonset.Result) { r.RollingUpdate.MaxUnavailable = 2 }, "UPD-5"},
+		{"UPD-5: a budget error where the budgets resolve", waitingCase, func(r *daemonset.Result) { r.RollingUpdate.BudgetError = "nope" }, "UPD-5"},
+		{"UPD-5: budgetError left out", "scn-79-max-unavailable-integer-string", func(r *daemonset.Result) { r.RollingUpdate.BudgetError = "" }, ""},
+		{"UPD-5: budgets where they do not resolve", "scn-79-max-unavailable-integer-string", func(r *daemonset.Result) { r.RollingUpdate.MaxUnavailable = 1 }, "UPD-5"},
 		{"UPD-14: revisionHash left out", "upd-9-two-of-four", func(r *daemonset.Result) { r.RevisionHash = "" }, ""},
 		{"UPD-14: another revisionHash", "upd-9-two-of-four", func(r *daemonset.Result) { r.RevisionHash = "abc" }, "UPD-14"},
 		{"OWN-9: a delete without its node", "upd-9-two-of-four", func(r *daemonset.Result) { r.Delete[0].Node = "" }, ""},

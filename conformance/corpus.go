@@ -78,7 +78,8 @@ func (c *Case) Options() (Options, error) {
 	if err != nil {
 		return Options{}, fmt.Errorf("case %s: now: %w", c.Name, err)
 	}
-	return Options{Now: now, BurstLimit: c.BurstLimit}, nil
+	// The rolling profile claims UPD-14 to UPD-22, so its plans must report revision writes.
+	return Options{Now: now, BurstLimit: c.BurstLimit, Revisions: c.Profile == "rolling"}, nil
 }
 
 //go:embed testdata/cases/*.yaml

@@ -11,8 +11,8 @@ import (
 )
 
 // requiredFields are the fields of one plan the JSON contract always prints; the others
-// (skipped, rollingUpdate, collisionCount, events, conflicts, invalid, statusWrite, backoff,
-// requeueAfter, the uids of pods) are optional.
+// (skipped, rollingUpdate, collisionCount, revisions, events, conflicts, invalid, statusWrite,
+// backoff, requeueAfter, the uids of pods) are optional.
 var requiredFields = []string{"namespace", "name", "revisionHash", "create", "delete", "adopt", "release", "status"}
 
 // DecodePlan reads a candidate in the shape `daemonsched plan -o json` prints: an object whose

@@ -8,6 +8,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -174,6 +175,14 @@ func handCases() []handCase {
 				Nodes: handNodes("n1", "n2", "n3"),
 				Pods: []*v1.Pod{handPod("o1", "n1", "old", v1.PodRunning, true), handPod("o2", "n2", "old", v1.PodRunning, true),
 					handPod("o3", "n3", "old", v1.PodRunning, true)}}},
+		{name: "upd-14-duplicate-current-revisions", profile: "rolling", source: handSource,
+			rules:       []string{"UPD-14", "OWN-12", "UPD-22"},
+			description: "Two ControllerRevisions hold the current template (revisions 2 and 4) and an orphan revision without the hash label holds an old one: the orphan is adopted and labelled with its name, every claimed pod whose hash differs from the kept revision's (revision 4), an old pod included, is relabelled, and then the other current revision is deleted; revision 4 is already the newest, so nothing is created or renumbered.",
+			snapshot:    duplicateRevisionsCase()},
+		{name: "upd-22-history-cleanup", profile: "rolling", source: handSource,
+			rules:       []string{"UPD-22", "UPD-14"},
+			description: "revisionHistoryLimit 1 and three old revisions (1, 2, 3): two must go, oldest first, but revision 2's hash is on a running pod, so revisions 1 and 3 are deleted.",
+			snapshot:    historyCleanupCase()},
 		{name: "what-if-hypothetical-node", profile: "what-if", source: handSource, rules: []string{"ELIG-3", "DIFF-2"},
 			description: "A running DaemonSet and a node added for a what-if question: only the new node gets a pod.",
 			snapshot: withRevision(daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{whatIfDS}, Nodes: whatIfNodes,
@@ -299,6 +308,45 @@ func ownershipCase() daemonset.Snapshot {
 		handPod("keep", "n3", hash, v1.PodRunning, true)}}
 }
 
+// handRevision is a ControllerRevision of ds's template (or, with image, of that image) named
+// name, numbered n, labelled with hash unless hash is "-", controlled by ds unless orphan.
+func handRevision(ds *appsv1.DaemonSet, image, name, hash string, n int64, orphan bool) *appsv1.ControllerRevision {
+	tmpl := ds.DeepCopy()
+	if image != "" {
+		tmpl.Spec.Template.Spec.Containers[0].Image = image
+	}
+	cr, err := daemonset.NewRevision(tmpl, hash, n)
+	if err != nil {
+		panic(err)
+	}
+	cr.Name, cr.UID = name, types.UID(name+"-uid")
+	if hash == "-" {
+		delete(cr.Labels, appsv1.DefaultDaemonSetUniqueLabelKey)
+	}
+	if orphan {
+		cr.OwnerReferences = nil
+	}
+	return cr
+}
+
+func duplicateRevisionsCase() daemonset.Snapshot {
+	ds := handDS(rolling(1, 0))
+	return daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}, Nodes: handNodes("n1", "n2", "n3"),
+		Pods: []*v1.Pod{handPod("p1", "n1", "cur-a", v1.PodRunning, true), handPod("p2", "n2", "cur-b", v1.PodRunning, true),
+			handPod("p3", "n3", "old", v1.PodRunning, true)},
+		Revisions: []*appsv1.ControllerRevision{handRevision(ds, "", "ds-cur-a", "cur-a", 2, false),
+			handRevision(ds, "", "ds-cur-b", "cur-b", 4, false), handRevision(ds, "img:1", "ds-old", "-", 1, true)}}
+}
+
+func historyCleanupCase() daemonset.Snapshot {
+	ds := handDS(func(ds *appsv1.DaemonSet) { ds.Spec.RevisionHistoryLimit = new(int32(1)) })
+	hash := daemonset.ComputeHash(&ds.Spec.Template, nil)
+	return daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}, Nodes: handNodes("n1", "n2"),
+		Pods: []*v1.Pod{handPod("p1", "n1", hash, v1.PodRunning, true), handPod("p2", "n2", "h2", v1.PodRunning, true)},
+		Revisions: []*appsv1.ControllerRevision{handRevision(ds, "img:1", "ds-h1", "h1", 1, false), handRevision(ds, "img:2-old", "ds-h2", "h2", 2, false),
+			handRevision(ds, "img:3", "ds-h3", "h3", 3, false), handRevision(ds, "", "ds-"+hash, hash, 4, false)}}
+}
+
 func collisionCase() daemonset.Snapshot {
 	ds := handDS()
 	hash := daemonset.ComputeHash(&ds.Spec.Template, nil)
@@ -322,6 +370,15 @@ func TestHandCasesHoldWhatWasChecked(t *testing.T) {
 	orders := func(name string) *daemonset.Orders { return byName[name].Expected[0].Orders }
 	keys := func(cl daemonset.ActionClass) []string { return candidateKeys(cl) }
 
+	if w := byName["upd-14-duplicate-current-revisions"].Expected[0].Revisions; w == nil || len(w.Adopt) != 1 || len(w.Update) != 1 ||
+		w.Update[0].Labels[appsv1.DefaultDaemonSetUniqueLabelKey] != "ds-old" || len(w.RelabelPods) != 2 ||
+		w.RelabelPods[0].Name != "p1" || w.RelabelPods[1].Name != "p3" || w.RelabelPods[0].Hash != "cur-b" ||
+		len(w.Delete) != 1 || w.Delete[0].Name != "ds-cur-a" || len(w.Create) != 0 {
+		t.Errorf("UPD-14 duplicates: revisions %+v", w)
+	}
+	if w := byName["upd-22-history-cleanup"].Expected[0].Revisions; w == nil || len(w.Delete) != 2 || w.Delete[0].Name != "ds-h1" || w.Delete[1].Name != "ds-h3" {
+		t.Errorf("UPD-22: revisions %+v", w)
+	}
 	if o := orders("placement-selector-and-taints"); len(o.Creates) != 1 || !equal(keys(o.Creates[0]), "a-plain", "c-tolerated") {
 		t.Errorf("placement: creates %+v, want a-plain and c-tolerated", o.Creates)
 	}

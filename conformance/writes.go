@@ -2,9 +2,12 @@ package conformance
 
 import (
 	"fmt"
+	"slices"
+	"time"
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -30,7 +33,7 @@ func checkWrites(key string, w *Expected, g *daemonset.Result) []Mismatch {
 		}
 	}
 	if g.Backoff != nil {
-		if d := cmp.Diff(w.Backoff, g.Backoff); d != "" {
+		if d := cmp.Diff(toSeconds(w.Backoff), toSeconds(g.Backoff)); d != "" {
 			out = append(out, Mismatch{DaemonSet: key, Action: "backoff", Rule: "DIFF-12",
 				Message: "the failed-pod back-off after the sync differs", Diff: d})
 		}
@@ -42,6 +45,17 @@ func checkWrites(key string, w *Expected, g *daemonset.Result) []Mismatch {
 		}
 		out = append(out, Mismatch{DaemonSet: key, Action: "requeueAfter", Rule: "SYNC-8",
 			Message: fmt.Sprintf("requeue after %v, want %s", g.RequeueAfter.Duration, want)})
+	}
+	return out
+}
+
+// toSeconds returns a copy of entries with each last time cut to whole seconds, the precision
+// the JSON contract carries it at (metav1.Time): a plan made at a --now with a fraction of a
+// second must conform once written and read back.
+func toSeconds(entries []daemonset.BackoffEntry) []daemonset.BackoffEntry {
+	out := slices.Clone(entries)
+	for i := range out {
+		out[i].Last = metav1.NewTime(out[i].Last.Truncate(time.Second))
 	}
 	return out
 }

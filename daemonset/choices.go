@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
-	v1 "k8s.io/api/core/v1"
 )
 
 // Orders describes every plan the v1.36 controller could produce in one sync, where Plan gives
@@ -68,15 +67,15 @@ func ClusterOrders(s Snapshot, opts Options) ([]*Orders, error) {
 	if errs := CheckSnapshot(s); len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}
-	planners, lost := clusterPlanners(s, opts)
+	planners, ccs := clusterPlanners(s, opts)
 	out := make([]*Orders, len(planners))
 	for i, p := range planners {
-		out[i] = p.orders(s, lost[i])
+		out[i] = p.orders(s, ccs[i])
 	}
 	return out, nil
 }
 
-func (p *Planner) orders(s Snapshot, lost map[*v1.Pod]string) *Orders {
+func (p *Planner) orders(s Snapshot, cc *clusterClaims) *Orders {
 	o := &Orders{BurstLimit: p.opts.BurstLimit, Phase: "none", Creates: []ActionClass{}, Deletes: []ActionClass{}}
 	if p.skip != "" {
 		return o
@@ -88,7 +87,7 @@ func (p *Planner) orders(s Snapshot, lost map[*v1.Pod]string) *Orders {
 	hash := rev.hash
 	j := newJudge(p.ds, hash, p.opts.Now)
 	scratch := &Result{}
-	ix := newPodIndex(p, scratch, s.Nodes, s.Pods, lost, &j)
+	ix := newPodIndex(p, scratch, s.Nodes, s.Pods, cc, &j)
 	defer ix.release(p)
 
 	refused := p.createRefused(hash)

@@ -95,3 +95,36 @@ func ExamplePlanner_Explain() {
 	// node win-1 should not run the daemon pod (NodeSelectorMismatch).
 	// Node label kubernetes.io/os is "windows", but spec.nodeSelector requires kubernetes.io/os="linux".
 }
+
+// A ControllerRevision holds the current template twice (an older controller's leftover): the
+// sync keeps the newer one, relabels the pods that carry the other hash and deletes it. The
+// writes come in the order a controller sends them.
+func ExampleRevisionWrites() {
+	ds := exampleDaemonSet()
+	older, _ := daemonset.NewRevision(ds, "a", 1)
+	older.Name = "agent-a"
+	newer, _ := daemonset.NewRevision(ds, "b", 2)
+	newer.Name = "agent-b"
+	controller := true
+	pod := &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "agent-x1", Namespace: "kube-system",
+			Labels:          map[string]string{"app": "agent", "controller-revision-hash": "a"},
+			OwnerReferences: []metav1.OwnerReference{{Kind: "DaemonSet", Name: "agent", UID: "agent-uid", Controller: &controller}}},
+		Spec: v1.PodSpec{NodeName: "node-a"},
+	}
+	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-a", Labels: map[string]string{"kubernetes.io/os": "linux"}}}
+	p, _ := daemonset.Compile(ds, daemonset.Options{Now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)})
+	res := p.Plan(daemonset.Snapshot{Nodes: []*v1.Node{node}, Pods: []*v1.Pod{pod}, Revisions: []*appsv1.ControllerRevision{older, newer}})
+	w := res.Revisions
+	fmt.Println("hash", res.RevisionHash)
+	for _, r := range w.RelabelPods {
+		fmt.Printf("relabel %s/%s: %s\n", r.Namespace, r.Name, daemonset.RelabelPatch(r.Hash))
+	}
+	for _, d := range w.Delete {
+		fmt.Println("delete revision", d.Name)
+	}
+	// Output:
+	// hash b
+	// relabel kube-system/agent-x1: {"metadata":{"labels":{"controller-revision-hash":"b"}}}
+	// delete revision agent-a
+}

@@ -215,12 +215,13 @@ func (f *nodeFinder) find(name string) (int32, bool) {
 // newPodIndex decides every node (ELIG-*), claims every pod (OWN-1..OWN-6, recording
 // adoptions, releases and, cluster-wide, conflicts in res) and groups the claimed pods by
 // target node (OWN-9, OWN-10), reading what the rest of the plan needs of each grouped pod
-// (podFacts) while it is in cache. lost lists orphans another DaemonSet adopts (D-2). With
+// (podFacts) while it is in cache. cc, in a cluster-wide plan, lists the orphans another
+// DaemonSet adopts and the pods an older DaemonSet releases to this one (D-2). With
 // duplicate node names the first node of a name gets its pods.
 //
 // Deciding nodes and claiming pods depend on one object each, so Options.Workers goroutines
 // share them; grouping is one walk over the claims.
-func newPodIndex(p *Planner, res *Result, nodes []*v1.Node, pods []*v1.Pod, lost map[*v1.Pod]string, j *judge) *podIndex {
+func newPodIndex(p *Planner, res *Result, nodes []*v1.Node, pods []*v1.Pod, cc *clusterClaims, j *judge) *podIndex {
 	ix := &podIndex{}
 	nodes = nonNil(nodes)
 	n := len(nodes)
@@ -234,7 +235,7 @@ func newPodIndex(p *Planner, res *Result, nodes []*v1.Node, pods []*v1.Pod, lost
 	claims := sc.claims
 
 	sorted := p.decideNodes(nodes, ix.names, ix.elig)
-	p.claimPods(pods, claims, j)
+	p.claimPods(pods, claims, cc, j)
 
 	sc.start = grow(sc.start, n+1)
 	clear(sc.start)
@@ -251,7 +252,7 @@ func newPodIndex(p *Planner, res *Result, nodes []*v1.Node, pods []*v1.Pod, lost
 		switch c.kind {
 		case claimOwned:
 		case claimAdopt:
-			if winner, ok := lost[pod]; ok {
+			if winner, ok := cc.lostTo(pod); ok {
 				res.Conflicts = append(res.Conflicts, Conflict{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID, AdoptedBy: winner})
 				continue
 			}
@@ -341,27 +342,27 @@ func (p *Planner) decideRange(nodes []*v1.Node, names []string, elig []eligBits)
 }
 
 // claimPods claims every pod into claims. Options.Workers goroutines share the pods.
-func (p *Planner) claimPods(pods []*v1.Pod, claims []podClaim, j *judge) {
+func (p *Planner) claimPods(pods []*v1.Pod, claims []podClaim, cc *clusterClaims, j *judge) {
 	if w := parallel.Workers(p.opts.Workers, len(pods), minShare); w > 1 {
-		parallel.Run(w, len(pods), func(lo, hi int) { p.claimRange(pods[lo:hi], claims[lo:hi], j) })
+		parallel.Run(w, len(pods), func(lo, hi int) { p.claimRange(pods[lo:hi], claims[lo:hi], cc, j) })
 		return
 	}
-	p.claimRange(pods, claims, j)
+	p.claimRange(pods, claims, cc, j)
 }
 
-func (p *Planner) claimRange(pods []*v1.Pod, claims []podClaim, j *judge) {
+func (p *Planner) claimRange(pods []*v1.Pod, claims []podClaim, cc *clusterClaims, j *judge) {
 	for k, pod := range pods {
-		claims[k] = p.claim(pod, j)
+		claims[k] = p.claim(pod, cc, j)
 	}
 }
 
-// claim claims pod (OWN-1..OWN-6) and, when it is to be grouped, reads its target node
-// (OWN-9, OWN-10) and facts. A nil pod is ignored.
-func (p *Planner) claim(pod *v1.Pod, j *judge) podClaim {
+// claim claims pod (OWN-1..OWN-6, and D-2's released pods through cc) and, when it is to be
+// grouped, reads its target node (OWN-9, OWN-10) and facts. A nil pod is ignored.
+func (p *Planner) claim(pod *v1.Pod, cc *clusterClaims, j *judge) podClaim {
 	if pod == nil {
 		return podClaim{}
 	}
-	c := podClaim{kind: p.classify(pod)}
+	c := podClaim{kind: cc.classify(p, pod)}
 	if c.kind == claimOwned || c.kind == claimAdopt {
 		if c.target, c.grouped = groupable(pod); c.grouped {
 			c.facts = j.facts(pod, c.kind == claimOwned)

@@ -105,9 +105,10 @@ func Plan(ds *appsv1.DaemonSet, nodes []*v1.Node, pods []*v1.Pod, opts Options) 
 // the plan is deterministic but not meaningful.
 func (p *Planner) Plan(s Snapshot) *Result { return p.plan(s, nil) }
 
-// plan is Plan where lost, when non-nil, lists orphans that a cluster-wide plan gives to
-// another DaemonSet (D-2): they are reported as conflicts instead of adopted.
-func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
+// plan is Plan where cc, when non-nil, says how a cluster-wide plan shares contested pods
+// (D-2): orphans it gives to another DaemonSet are reported as conflicts instead of adopted,
+// and pods an older DaemonSet releases may be adopted.
+func (p *Planner) plan(s Snapshot, cc *clusterClaims) *Result {
 	res := p.newResult()
 	if p.skip != "" {
 		return p.skipped(res, p.skip)
@@ -121,13 +122,17 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 		}
 		res.CollisionCount = &next
 		res.StatusWrite = p.collisionWrite(next)
+		// The revision claims and labels come before the failed create (UPD-21).
+		if !p.writesNothing(&rev, false) {
+			res.Revisions = p.revisionWrites(rev, syncPods{}, false)
+		}
 		return res
 	}
 	hash := rev.hash
 	res.RevisionHash = hash
 
 	j := newJudge(p.ds, hash, p.opts.Now)
-	ix := newPodIndex(p, res, s.Nodes, s.Pods, lost, &j)
+	ix := newPodIndex(p, res, s.Nodes, s.Pods, cc, &j)
 
 	// Base diff (DIFF-1..DIFF-17) and status counters (STAT-1: the snapshot before acting),
 	// in one walk over the node names, their eligibility and their pods' facts: no node or pod
@@ -170,6 +175,9 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 	sc.creates, sc.deletes, sc.running = d.creates, d.deletes, d.running
 	slices.Sort(d.creates)
 	refused := p.createRefused(hash)
+	// failed says that manage or the rolling step returns an error, which skips the history
+	// clean-up (UPD-22): a refused create (POD-3) or a rolling step that stops on an error.
+	failed := refused && len(d.creates) > 0
 	if !refused {
 		creates := make([]Creation, len(d.creates))
 		for i, n := range d.creates {
@@ -191,7 +199,7 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 	case !rolling:
 		res.RollingUpdate = &RollingUpdate{Reason: RollingReasonOnDelete}
 	case !baseEmpty:
-		res.RollingUpdate = &RollingUpdate{Reason: RollingReasonBaseDiffNotEmpty}
+		res.RollingUpdate = p.waitingStep(desired)
 	default:
 		for _, g := range ix.missing {
 			states = append(states, nodeState{name: g.name, pods: g.pods})
@@ -207,12 +215,16 @@ func (p *Planner) plan(s Snapshot, lost map[*v1.Pod]string) *Result {
 		if !refused {
 			res.Create = append(res.Create, p.withPods(capCreates(step.creates, p.opts.BurstLimit, rollingClass), hash)...)
 		}
+		failed = report.Error != "" || refused && len(step.creates) > 0
 		res.Delete = append(res.Delete, capDeletes(step.deletes, p.opts.BurstLimit, rollingClass)...)
 		slices.SortFunc(res.Delete, compareDeletions)
 	}
 
 	p.writeStatus(res, &counts, &d.bo)
 	ix.release(p)
+	if !p.writesNothing(&rev, !failed) { // the common path builds nothing
+		res.Revisions = p.revisionWrites(rev, syncPods{p: p, pods: s.Pods, cc: cc, res: res}, !failed)
+	}
 	return res
 }
 
@@ -242,12 +254,13 @@ func (p *Planner) createRefused(hash string) bool {
 }
 
 // revision is currentRevision (UPD-14, UPD-15, UPD-21) with its common case cached: without
-// any revision in the snapshot nothing can be claimed or collide, and the hash is the
-// template's own (D-6), computed once per Planner instead of once per plan.
+// any revision in the snapshot nothing can be claimed or collide, the hash is the template's
+// own (D-6), computed once per Planner instead of once per plan, and revision 1 is created.
 func (p *Planner) revision(revisions []*appsv1.ControllerRevision) revisionOutcome {
 	revisions = nonNil(revisions)
 	if len(revisions) == 0 {
-		return revisionOutcome{hash: p.digest.hash()}
+		hash := p.digest.hash()
+		return revisionOutcome{hash: hash, name: p.ds.Name + "-" + hash, revision: 1, create: true}
 	}
 	return currentRevision(p.ds, revisions, p.sel, p.digest)
 }
@@ -306,88 +319,4 @@ func nonNil[T comparable](objs []T) []T {
 		}
 	}
 	return out
-}
-
-// PlanCluster plans every DaemonSet of s, giving each orphan to at most one (D-2, D-12): among
-// the DaemonSets that would adopt it (same namespace, selector matching, sync not skipped),
-// the one with the oldest creationTimestamp, then the smallest namespace/name, adopts it; the
-// others report it in Result.Conflicts. The error reports an inconsistent snapshot. It panics
-// on misuse (zero opts.Now, negative opts.BurstLimit or opts.Workers).
-func PlanCluster(s Snapshot, opts Options) (*ClusterResult, error) {
-	res, _, err := PlanClusterCompiled(s, opts)
-	return res, err
-}
-
-// PlanClusterCompiled is [PlanCluster] that also returns the compiled DaemonSets, planners[i]
-// the one res.DaemonSets[i] was planned with, for callers that go on to ask them about nodes
-// ([Planner.Eligibility], [Planner.Explain]) without compiling each DaemonSet again.
-func PlanClusterCompiled(s Snapshot, opts Options) (res *ClusterResult, planners []*Planner, err error) {
-	opts.Check()
-	if errs := CheckSnapshot(s); len(errs) > 0 {
-		return nil, nil, errs.ToAggregate()
-	}
-	planners, lost := clusterPlanners(s, opts)
-	out := &ClusterResult{DaemonSets: make([]*Result, 0, len(planners))}
-	for i, p := range planners {
-		out.DaemonSets = append(out.DaemonSets, p.plan(s, lost[i]))
-	}
-	return out, planners, nil
-}
-
-// clusterPlanners compiles every DaemonSet of s, sorted by namespace/name, and says which
-// orphans each loses to an older DaemonSet (D-2).
-func clusterPlanners(s Snapshot, opts Options) ([]*Planner, []map[*v1.Pod]string) {
-	dss := slices.Clone(s.DaemonSets)
-	slices.SortFunc(dss, compareAge)
-	planners := make([]*Planner, len(dss))
-	adopting := make([]*Planner, 0, len(dss)) // in D-2 priority order
-	for i, ds := range dss {
-		planners[i], _ = Compile(ds, opts)
-		if planners[i].skip == "" && !planners[i].revision(s.Revisions).collision {
-			adopting = append(adopting, planners[i])
-		}
-	}
-	// An orphan goes to the first adopting DaemonSet (oldest) that would adopt it; every other
-	// DaemonSet that would adopt it loses it.
-	lostOf := map[*Planner]map[*v1.Pod]string{}
-	for _, pod := range s.Pods {
-		var winner *Planner
-		for _, p := range adopting {
-			if p.classify(pod) != claimAdopt {
-				continue
-			}
-			if winner == nil {
-				winner = p
-				continue
-			}
-			if lostOf[p] == nil {
-				lostOf[p] = map[*v1.Pod]string{}
-			}
-			lostOf[p][pod] = winner.ds.Namespace + "/" + winner.ds.Name
-		}
-	}
-	// The plans come out in namespace/name order, as ClusterResult lists them.
-	type entry struct {
-		p    *Planner
-		lost map[*v1.Pod]string
-	}
-	entries := make([]entry, len(planners))
-	for i, p := range planners {
-		entries[i] = entry{p, lostOf[p]}
-	}
-	slices.SortFunc(entries, func(a, b entry) int {
-		return compareNames(a.p.ds.Namespace, a.p.ds.Name, b.p.ds.Namespace, b.p.ds.Name)
-	})
-	lost := make([]map[*v1.Pod]string, len(entries))
-	for i, e := range entries {
-		planners[i], lost[i] = e.p, e.lost
-	}
-	return planners, lost
-}
-
-// compareAge orders DaemonSets by D-2 priority: older creationTimestamp first, then
-// namespace/name.
-func compareAge(a, b *appsv1.DaemonSet) int {
-	return cmp.Or(a.CreationTimestamp.Time.Compare(b.CreationTimestamp.Time),
-		strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
 }

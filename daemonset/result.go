@@ -30,6 +30,10 @@ type Result struct {
 	// Status is the status the sync writes (STAT-*); nil under Skipped (D-11).
 	Status *appsv1.DaemonSetStatus `json:"status"`
 
+	// Revisions are the ControllerRevision writes of the sync and the pod relabels that go
+	// with them (UPD-14, UPD-21, UPD-22); nil when the sync writes no revision.
+	Revisions *RevisionWrites `json:"revisions,omitempty"`
+
 	// CollisionCount is the status.collisionCount the sync writes when it finds a hash
 	// collision (UPD-21, D-10); nil otherwise.
 	CollisionCount *int32 `json:"collisionCount,omitempty"`
@@ -74,7 +78,11 @@ type Creation struct {
 	// Interchangeable marks a create chosen among equal candidates (D-1): compare counts, not
 	// identities, with other implementations.
 	Interchangeable bool `json:"interchangeable,omitempty"`
-	// Pod is the object the controller submits (POD-*), with metadata.namespace set (D-3).
+	// Pod is the object the controller submits (POD-*), with metadata.namespace set (D-3). Like
+	// the controller's, it has no apiVersion and kind (TypeMeta is empty): client-go's typed
+	// clients fill them in when they encode the request, and a comparison with a pod built or
+	// read through client-go does not trip on them. The CLI's JSON adds apiVersion v1 and kind
+	// Pod, for kubectl create -f.
 	Pod *v1.Pod `json:"pod"`
 }
 
@@ -129,9 +137,16 @@ type RollingUpdate struct {
 	Reason RollingReason `json:"reason,omitempty"`
 	// Error is the upstream error that stopped the step (UPD-5, UPD-11), if any.
 	Error string `json:"error,omitempty"`
-	// MaxUnavailable and MaxSurge are the resolved budgets (UPD-5, UPD-6).
+	// MaxUnavailable and MaxSurge are the budgets resolved against this sync's desired count
+	// (UPD-5, UPD-6) whenever the strategy is RollingUpdate, whatever the step did: also when
+	// the base diff came first (UPD-2) or the step failed on a missing node (UPD-11). They are
+	// 0 under OnDelete and when the budgets do not resolve (BudgetError).
 	MaxUnavailable int `json:"maxUnavailable"`
 	MaxSurge       int `json:"maxSurge"`
+	// BudgetError is upstream's error when the budgets do not resolve (UPD-5): the step fails
+	// with it (then Error holds the same text) or, when the base diff comes first, will fail
+	// with it once the base diff is done. Empty when they resolve.
+	BudgetError string `json:"budgetError,omitempty"`
 }
 
 // ClusterResult is the plan of every DaemonSet of a snapshot (D-2, D-12).

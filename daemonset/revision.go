@@ -88,6 +88,11 @@ func NewRevision(ds *appsv1.DaemonSet, hash string, revision int64) (*appsv1.Con
 	if err != nil {
 		return nil, err
 	}
+	return newRevision(ds, hash, revision, patch), nil
+}
+
+// newRevision is NewRevision with the revision patch given.
+func newRevision(ds *appsv1.DaemonSet, hash string, revision int64, patch []byte) *appsv1.ControllerRevision {
 	labels := maps.Clone(ds.Spec.Template.Labels)
 	if labels == nil {
 		labels = make(map[string]string, 1)
@@ -103,7 +108,7 @@ func NewRevision(ds *appsv1.DaemonSet, hash string, revision int64) (*appsv1.Con
 		},
 		Data:     runtime.RawExtension{Raw: patch},
 		Revision: revision,
-	}, nil
+	}
 }
 
 // templateDigest is what a DaemonSet's revisions are compared with: its template's revision
@@ -141,6 +146,11 @@ type revisionOutcome struct {
 	// duplicates are the other current claimed revisions, which the controller deletes after
 	// relabelling pods to the kept one's hash (UPD-14 step 3), by name.
 	duplicates []*appsv1.ControllerRevision
+	// keep is the kept current revision as stored, nil when none is claimed.
+	keep *appsv1.ControllerRevision
+	// adopt and release are the revisions the claim adopts and releases (OWN-12), in snapshot
+	// order; unlabelled are the claimed ones without the hash label (UPD-14 step 1).
+	adopt, release, unlabelled []*appsv1.ControllerRevision
 }
 
 // currentRevision claims the revisions of ds (OWN-12) and returns the current hash (UPD-14;
@@ -161,10 +171,22 @@ func currentRevision(ds *appsv1.DaemonSet, revisions []*appsv1.ControllerRevisio
 		return patchErr == nil && string(r.Data.Raw) == string(patch)
 	}
 
-	var current, old []*appsv1.ControllerRevision
+	var current, old, adopt, release, unlabelled []*appsv1.ControllerRevision
 	for _, r := range revisions {
-		if r == nil || !claimsRevision(ds, r, sel) {
+		if r == nil {
 			continue
+		}
+		switch classifyRevision(ds, r, sel) {
+		case claimIgnore:
+			continue
+		case claimRelease:
+			release = append(release, r)
+			continue
+		case claimAdopt:
+			adopt = append(adopt, r)
+		}
+		if _, ok := r.Labels[appsv1.DefaultDaemonSetUniqueLabelKey]; !ok {
+			unlabelled = append(unlabelled, r)
 		}
 		if matches(r) {
 			current = append(current, r)
@@ -199,11 +221,14 @@ func currentRevision(ds *appsv1.DaemonSet, revisions []*appsv1.ControllerRevisio
 			revision:   max(keep.Revision, next),
 			old:        old,
 			duplicates: dups,
+			keep:       keep,
+			adopt:      adopt, release: release, unlabelled: unlabelled,
 		}
 	}
 
 	hash := digest.hash()
-	out := revisionOutcome{hash: hash, name: ds.Name + "-" + hash, revision: next, create: true, old: old}
+	out := revisionOutcome{hash: hash, name: ds.Name + "-" + hash, revision: next, create: true, old: old,
+		adopt: adopt, release: release, unlabelled: unlabelled}
 	for _, r := range revisions {
 		if r == nil || r.Namespace != ds.Namespace || r.Name != out.name {
 			continue
@@ -221,18 +246,27 @@ func currentRevision(ds *appsv1.DaemonSet, revisions []*appsv1.ControllerRevisio
 	return out
 }
 
-// claimsRevision applies OWN-12 to one revision, as the controller's ControllerRefManager does
-// for ControllerRevisions: it must be in ds's namespace; if it has a controller reference, that
-// reference must carry ds's uid (kind and name are not checked) and the selector must match its
-// labels (otherwise it is released); an orphan is adopted when the selector matches and it is
-// not being deleted. A DaemonSet being deleted is never planned (SYNC-4), so its rule for
-// adoption is not needed here.
-func claimsRevision(ds *appsv1.DaemonSet, r *appsv1.ControllerRevision, sel *selector.Selector) bool {
+// classifyRevision applies OWN-12 to one revision, as the controller's ControllerRefManager
+// does for ControllerRevisions: it must be in ds's namespace; if it has a controller reference
+// carrying another uid it is another controller's (ignored; kind and name are not checked);
+// with ds's uid it is owned when the selector matches its labels and released otherwise; an
+// orphan is adopted when the selector matches and it is not being deleted. A DaemonSet being
+// deleted is never planned (SYNC-4), so its rule for adoption is not needed here.
+func classifyRevision(ds *appsv1.DaemonSet, r *appsv1.ControllerRevision, sel *selector.Selector) claimKind {
 	if r.Namespace != ds.Namespace {
-		return false
+		return claimIgnore
 	}
 	if ref := metav1.GetControllerOfNoCopy(r); ref != nil {
-		return ref.UID == ds.UID && sel.Matches(r.Labels)
+		switch {
+		case ref.UID != ds.UID:
+			return claimIgnore
+		case sel.Matches(r.Labels):
+			return claimOwned
+		}
+		return claimRelease
 	}
-	return r.DeletionTimestamp == nil && sel.Matches(r.Labels)
+	if r.DeletionTimestamp == nil && sel.Matches(r.Labels) {
+		return claimAdopt
+	}
+	return claimIgnore
 }

@@ -59,8 +59,9 @@ func shapeOf(pods []daemonPod) nodeShape {
 // sorted by name; desired is the number of shouldRun nodes.
 //
 // Budgets are resolved first (UPD-5, UPD-6); a resolution error stops the step (Acted false,
-// Reason "Error", both budgets reported as 0). A resolved maxSurge of 0 runs the non-surge
-// algorithm (UPD-8), any other value, negative included, the surge algorithm (UPD-11, UPD-7).
+// Reason "Error", the error in Error and BudgetError, both budgets reported as 0). A resolved
+// maxSurge of 0 runs the non-surge algorithm (UPD-8), any other value, negative included, the
+// surge algorithm (UPD-11, UPD-7).
 // Both budgets are resolved against desired here, whatever the base diff decided with
 // allowsSurge (resolved against 1; audit S3).
 //
@@ -79,12 +80,26 @@ func shapeOf(pods []daemonPod) nodeShape {
 func (p *Planner) rollingUpdate(states []nodeState, desired int) rollingStep {
 	maxUnavailable, maxSurge, err := rollingBudgets(p.ds, desired)
 	if err != nil {
-		return rollingStep{report: RollingUpdate{Reason: RollingReasonError, Error: err.Error()}}
+		return rollingStep{report: RollingUpdate{Reason: RollingReasonError, Error: err.Error(), BudgetError: err.Error()}}
 	}
 	if maxSurge == 0 {
 		return rollingNoSurge(states, maxUnavailable)
 	}
 	return rollingSurge(states, desired, maxUnavailable, maxSurge)
+}
+
+// waitingStep is the report of a step that the base diff keeps from acting (UPD-2): the budgets
+// resolved against desired as the step itself would resolve them, or why they do not resolve,
+// so that a plan says what the step will work with once the base diff is done.
+func (p *Planner) waitingStep(desired int) *RollingUpdate {
+	ru := &RollingUpdate{Reason: RollingReasonBaseDiffNotEmpty}
+	maxUnavailable, maxSurge, err := rollingBudgets(p.ds, desired)
+	if err != nil {
+		ru.BudgetError = err.Error()
+		return ru
+	}
+	ru.MaxUnavailable, ru.MaxSurge = maxUnavailable, maxSurge
+	return ru
 }
 
 // nodeAction is what pass 1 of the step decided for one entry of the map, so that pass 2 emits

@@ -277,19 +277,19 @@ func TestRollingUpdateWithoutSurge(t *testing.T) {
 			name:       "UPD-5 SCN-79 a nil maxUnavailable with rollingUpdate present is an error and no action",
 			ds:         ruStrategy(nil, nil),
 			states:     []nodeState{ruRun("n0", ruOldNotReady("a")), ruRun("n1", ruOld("b"))},
-			wantReport: RollingUpdate{Reason: RollingReasonError, Error: "couldn't get unavailable numbers: invalid value for MaxUnavailable: nil value for IntOrString"},
+			wantReport: budgetFailure("couldn't get unavailable numbers: invalid value for MaxUnavailable: nil value for IntOrString"),
 		},
 		{
 			name:       "UPD-5 SCN-79 maxUnavailable \"2\" is an error and no action",
 			ds:         ruStrategy(apitest.Str("2"), nil),
 			states:     ruOldNodes(3),
-			wantReport: RollingUpdate{Reason: RollingReasonError, Error: "couldn't get unavailable numbers: invalid value for MaxUnavailable: invalid value for IntOrString: invalid type: string is not a percentage"},
+			wantReport: budgetFailure("couldn't get unavailable numbers: invalid value for MaxUnavailable: invalid value for IntOrString: invalid type: string is not a percentage"),
 		},
 		{
 			name:       "UPD-5 maxSurge \"5\" is an error and no action",
 			ds:         ruStrategy(apitest.Int(1), apitest.Str("5")),
 			states:     ruOldNodes(3),
-			wantReport: RollingUpdate{Reason: RollingReasonError, Error: "couldn't get unavailable numbers: invalid value for MaxSurge: invalid value for IntOrString: invalid type: string is not a percentage"},
+			wantReport: budgetFailure("couldn't get unavailable numbers: invalid value for MaxSurge: invalid value for IntOrString: invalid type: string is not a percentage"),
 		},
 		{
 			name:       "UPD-5 SCN-80 mu -1 deletes nothing",
@@ -336,4 +336,10 @@ func TestRollingUpdateWithoutSurge(t *testing.T) {
 			wantReport: ruActed(1, 0),
 		},
 	})
+}
+
+// budgetFailure is the report of a step stopped by budgets that do not resolve (UPD-5): the
+// error as both Error and BudgetError.
+func budgetFailure(msg string) RollingUpdate {
+	return RollingUpdate{Reason: RollingReasonError, Error: msg, BudgetError: msg}
 }

@@ -99,6 +99,7 @@ func TestRollingUpdateThroughPlan(t *testing.T) {
 		// wantDesired and wantMisscheduled check the status computed beside the step.
 		wantDesired, wantMisscheduled int32
 	}
+	const badMaxUnavailableString = "couldn't get unavailable numbers: invalid value for MaxUnavailable: invalid value for IntOrString: invalid type: string is not a percentage"
 	tests := []planCase{
 		{
 			name:  "UPD-2 SCN-71 a missing pod blocks the rolling update: only the create",
@@ -108,7 +109,7 @@ func TestRollingUpdateThroughPlan(t *testing.T) {
 				return []*v1.Pod{old(ds, "a", "n0", true, 0), old(ds, "b", "n1", true, 0)}
 			},
 			wantActions: []string{"create n2 MissingPod interchangeable=false"},
-			wantRolling: RollingUpdate{Reason: RollingReasonBaseDiffNotEmpty},
+			wantRolling: RollingUpdate{Reason: RollingReasonBaseDiffNotEmpty, MaxUnavailable: 1},
 			wantDesired: 3, wantMisscheduled: 0,
 		},
 		{
@@ -129,7 +130,7 @@ func TestRollingUpdateThroughPlan(t *testing.T) {
 			pods: func(ds *appsv1.DaemonSet) []*v1.Pod {
 				return []*v1.Pod{old(ds, "a", "n0", true, 0), old(ds, "b", "n1", true, 0)}
 			},
-			wantRolling: RollingUpdate{Reason: RollingReasonError, Error: "couldn't get unavailable numbers: invalid value for MaxUnavailable: invalid value for IntOrString: invalid type: string is not a percentage"},
+			wantRolling: RollingUpdate{Reason: RollingReasonError, Error: badMaxUnavailableString, BudgetError: badMaxUnavailableString},
 			wantDesired: 2, wantMisscheduled: 0,
 		},
 		{
@@ -172,7 +173,7 @@ func TestRollingUpdateThroughPlan(t *testing.T) {
 				return []*v1.Pod{old(ds, "a1", "n0", true, 0), cur(ds, "a2", "n0", true, 10)}
 			},
 			wantActions: []string{"delete ns/a2 on n0 DuplicatePod interchangeable=false"},
-			wantRolling: RollingUpdate{Reason: RollingReasonBaseDiffNotEmpty},
+			wantRolling: RollingUpdate{Reason: RollingReasonBaseDiffNotEmpty, MaxUnavailable: 1},
 			wantDesired: 1, wantMisscheduled: 0,
 		},
 		{
@@ -194,7 +195,7 @@ func TestRollingUpdateThroughPlan(t *testing.T) {
 				return []*v1.Pod{old(ds, "a1", "n0", true, 0), cur(ds, "a2", "n0", true, 10), old(ds, "b", "n1", true, 0)}
 			},
 			wantActions: []string{"delete ns/a1 on n0 SurgeNewAvailable interchangeable=false"},
-			wantRolling: RollingUpdate{Reason: RollingReasonBaseDiffNotEmpty},
+			wantRolling: RollingUpdate{Reason: RollingReasonBaseDiffNotEmpty, MaxSurge: 1},
 			wantDesired: 2, wantMisscheduled: 0,
 		},
 		{
@@ -205,7 +206,7 @@ func TestRollingUpdateThroughPlan(t *testing.T) {
 				return []*v1.Pod{old(ds, "a1", "n0", false, 0), cur(ds, "a2", "n0", false, 10)}
 			},
 			wantActions: []string{"delete ns/a1 on n0 SurgeOldNotReady interchangeable=false"},
-			wantRolling: RollingUpdate{Reason: RollingReasonBaseDiffNotEmpty},
+			wantRolling: RollingUpdate{Reason: RollingReasonBaseDiffNotEmpty, MaxSurge: 1},
 			wantDesired: 1, wantMisscheduled: 0,
 		},
 		{
@@ -228,7 +229,7 @@ func TestRollingUpdateThroughPlan(t *testing.T) {
 				return []*v1.Pod{old(ds, "a1", "n0", true, 0), ruReadySince(cur(ds, "a2", "n0", true, 50), ruAt(100))}
 			},
 			wantActions: []string{"delete ns/a1 on n0 SurgeNewAvailable interchangeable=false"},
-			wantRolling: RollingUpdate{Reason: RollingReasonBaseDiffNotEmpty},
+			wantRolling: RollingUpdate{Reason: RollingReasonBaseDiffNotEmpty, MaxSurge: 1},
 			wantDesired: 1, wantMisscheduled: 0,
 		},
 		{
@@ -240,7 +241,7 @@ func TestRollingUpdateThroughPlan(t *testing.T) {
 				return []*v1.Pod{old(ds, "a1", "n0", true, 0), ruReadySince(cur(ds, "a2", "n0", true, 50), ruAt(100))}
 			},
 			wantActions: []string{"delete ns/a1 on n0 SurgeNewAvailable interchangeable=false"},
-			wantRolling: RollingUpdate{Reason: RollingReasonBaseDiffNotEmpty},
+			wantRolling: RollingUpdate{Reason: RollingReasonBaseDiffNotEmpty, MaxSurge: 1},
 			wantDesired: 1, wantMisscheduled: 0,
 		},
 		{
@@ -278,7 +279,7 @@ func TestRollingUpdateThroughPlan(t *testing.T) {
 				"delete ns/o2 on n0 DuplicatePod interchangeable=false",
 				"delete ns/w4 on n0 DuplicatePod interchangeable=false",
 			},
-			wantRolling: RollingUpdate{Reason: RollingReasonBaseDiffNotEmpty},
+			wantRolling: RollingUpdate{Reason: RollingReasonBaseDiffNotEmpty, MaxSurge: 1},
 			wantDesired: 1, wantMisscheduled: 0,
 		},
 		{

@@ -36,6 +36,11 @@ func TestRollingUpdateRules(t *testing.T) {
 			require.Equal(t, "custom", low.RevisionHash)
 			require.Equal(t, []string{"pb@b:" + string(daemonset.ReasonUpdateOldCandidate)}, rtDeletes(low))
 			require.Equal(t, rtCounts{2, 2, 0, 2, 2, 0, 1}, rtStatus(t, low))
+			// Only the revision writes see it: the low one is raised above the old one (UPD-14).
+			require.Len(t, low.Revisions.Update, 1)
+			require.Equal(t, int64(100), low.Revisions.Update[0].Revision)
+			require.Nil(t, high.Revisions)
+			low.Revisions = nil
 			require.Empty(t, cmp.Diff(low, high))
 		}},
 		{"UPD-20 a surge create is the ordinary daemon pod for its node", func(t *testing.T) {
@@ -181,7 +186,7 @@ func TestEachLayerResolvesMaxSurgeItsOwnWay(t *testing.T) {
 			ds:   newDS(rolling(ios(0), ios(-1))), nodes: nodes(1),
 			pods: []*v1.Pod{pod("y", "n0", oldHash, readyAt(1), created(1)), pod("x", "n0", created(2))},
 			want: sum(nil, list("x:DuplicatePod"), st(1, 1, 0, 1, 0, 1, 0))},
-			rolling: &daemonset.RollingUpdate{Reason: daemonset.RollingReasonBaseDiffNotEmpty}},
+			rolling: &daemonset.RollingUpdate{Reason: daemonset.RollingReasonBaseDiffNotEmpty, MaxSurge: -1}},
 		{scenario: scenario{
 			name: "UPD-5 UPD-7 UPD-11 (audit S3b) maxSurge -1: the step runs the surge algorithm, creating only for unavailable old pods",
 			// maxSurge -1 is not 0: surge algorithm; the candidate n0 is never recorded
@@ -203,7 +208,8 @@ func TestEachLayerResolvesMaxSurgeItsOwnWay(t *testing.T) {
 			pods: []*v1.Pod{pod("y", "n0", oldHash, readyAt(1), created(1)), pod("x", "n0", created(2))},
 			want: sum(nil, nil, st(1, 1, 0, 1, 0, 1, 0))},
 			rolling: &daemonset.RollingUpdate{Reason: "Error",
-				Error: "couldn't get unavailable numbers: invalid value for MaxUnavailable: nil value for IntOrString"}},
+				Error:       "couldn't get unavailable numbers: invalid value for MaxUnavailable: nil value for IntOrString",
+				BudgetError: "couldn't get unavailable numbers: invalid value for MaxUnavailable: nil value for IntOrString"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -216,19 +222,38 @@ func TestEachLayerResolvesMaxSurgeItsOwnWay(t *testing.T) {
 
 func TestPlanRollingUpdateReport(t *testing.T) {
 	t.Parallel()
+	const badMaxUnavailable = "couldn't get unavailable numbers: invalid value for MaxUnavailable: invalid value for IntOrString: invalid type: string is not a percentage"
 	tests := []struct {
-		name       string
-		ds         *appsv1.DaemonSet
-		pods       []*v1.Pod
-		wantReason daemonset.RollingReason
-		wantActed  bool
+		name string
+		ds   *appsv1.DaemonSet
+		pods []*v1.Pod
+		want daemonset.RollingUpdate
 	}{
-		{name: "UPD-1 OnDelete never runs the step", ds: newDS(), wantReason: daemonset.RollingReasonOnDelete},
+		{name: "UPD-1 OnDelete never runs the step and has no budgets", ds: newDS(),
+			want: daemonset.RollingUpdate{Reason: daemonset.RollingReasonOnDelete}},
 		{name: "UPD-1 D-4 an empty strategy type is not defaulted and behaves like OnDelete",
-			ds: newDS(func(ds *appsv1.DaemonSet) { ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{} }), wantReason: daemonset.RollingReasonOnDelete},
-		{name: "UPD-2 a non-empty base diff blocks the step", ds: newDS(rolling(ios(1), ios(0))), wantReason: daemonset.RollingReasonBaseDiffNotEmpty},
+			ds:   newDS(func(ds *appsv1.DaemonSet) { ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{} }),
+			want: daemonset.RollingUpdate{Reason: daemonset.RollingReasonOnDelete}},
+		{name: "UPD-2 UPD-5 a non-empty base diff blocks the step, which reports the budgets it will use",
+			ds:   newDS(rolling(iostr("50%"), ios(0))),
+			want: daemonset.RollingUpdate{Reason: daemonset.RollingReasonBaseDiffNotEmpty, MaxUnavailable: 1}},
+		{name: "UPD-2 UPD-5 with surge too", ds: newDS(rolling(ios(0), iostr("100%"))),
+			want: daemonset.RollingUpdate{Reason: daemonset.RollingReasonBaseDiffNotEmpty, MaxSurge: 2}},
+		{name: "UPD-2 UPD-6 both budgets 0 read as maxUnavailable 1 before the step too", ds: newDS(rolling(ios(0), ios(0))),
+			want: daemonset.RollingUpdate{Reason: daemonset.RollingReasonBaseDiffNotEmpty, MaxUnavailable: 1}},
+		{name: "UPD-2 UPD-5 budgets that do not resolve are reported while the base diff acts",
+			ds:   newDS(rolling(iostr("1"), ios(0))),
+			want: daemonset.RollingUpdate{Reason: daemonset.RollingReasonBaseDiffNotEmpty, BudgetError: badMaxUnavailable}},
+		{name: "UPD-5 budgets that do not resolve stop the step", ds: newDS(rolling(iostr("1"), ios(0))),
+			pods: []*v1.Pod{pod("p0", "n0", ready), pod("p1", "n1", ready)},
+			want: daemonset.RollingUpdate{Reason: daemonset.RollingReasonError, Error: badMaxUnavailable, BudgetError: badMaxUnavailable}},
 		{name: "UPD-2 an empty base diff lets the step act", ds: newDS(rolling(ios(1), ios(0))),
-			pods: []*v1.Pod{pod("p0", "n0", ready), pod("p1", "n1", ready)}, wantActed: true},
+			pods: []*v1.Pod{pod("p0", "n0", ready), pod("p1", "n1", ready)},
+			want: daemonset.RollingUpdate{Acted: true, MaxUnavailable: 1}},
+		{name: "UPD-11 a step that fails on a missing node reports its budgets", ds: newDS(rolling(ios(0), ios(1))),
+			pods: []*v1.Pod{pod("p0", "n0", ready), pod("p1", "n1", ready), pod("p9", "n9", oldHash, ready)},
+			want: daemonset.RollingUpdate{Reason: daemonset.RollingReasonError, MaxSurge: 1,
+				Error: `couldn't get node for nodeName "n9": node "n9" not found`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -236,8 +261,7 @@ func TestPlanRollingUpdateReport(t *testing.T) {
 			res, err := daemonset.Plan(tt.ds, nodes(2), tt.pods, opts())
 			require.NoError(t, err)
 			require.NotNil(t, res.RollingUpdate)
-			require.Equal(t, tt.wantReason, res.RollingUpdate.Reason)
-			require.Equal(t, tt.wantActed, res.RollingUpdate.Acted)
+			require.Equal(t, tt.want, *res.RollingUpdate)
 		})
 	}
 }

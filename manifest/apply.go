@@ -73,7 +73,8 @@ func applyOver(live, applied *appsv1.DaemonSet, opts Options) (*appsv1.DaemonSet
 	}
 	delete(out.Annotations, appsv1.DeprecatedTemplateGeneration)
 	if templateGeneration > 0 {
-		out.Annotations[appsv1.DeprecatedTemplateGeneration] = strconv.FormatInt(templateGeneration, 10)
+		// Neither object may have had annotations.
+		out.Annotations = mergeStrings(out.Annotations, map[string]string{appsv1.DeprecatedTemplateGeneration: strconv.FormatInt(templateGeneration, 10)})
 	}
 	return out, nil
 }

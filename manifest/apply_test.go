@@ -84,6 +84,33 @@ spec:
 	}
 }
 
+// A template change over a live DaemonSet without annotations, by a manifest without any,
+// gives the template generation an annotation of its own (it panicked on the nil map).
+func TestApplyWithoutAnnotations(t *testing.T) {
+	t.Parallel()
+	ds := func(extra, image string) string {
+		return `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: kube-system` + extra + `}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec: {containers: [{name: agent, image: ` + image + `}]}
+`
+	}
+	got, err := manifest.ReadInputs([]manifest.Input{
+		{Name: "live.yaml", Data: []byte(ds(`, uid: live-uid, resourceVersion: "3", generation: 2`, "agent:1"))},
+		{Name: "applied.yaml", Data: []byte(ds("", "agent:2")), Apply: true},
+	}, manifest.Options{})
+	require.NoError(t, err)
+	require.Len(t, got.Snapshot.DaemonSets, 1)
+	d := got.Snapshot.DaemonSets[0]
+	require.Equal(t, map[string]string{appsv1.DeprecatedTemplateGeneration: "1"}, d.Annotations)
+	require.EqualValues(t, 3, d.Generation)
+	require.Equal(t, "agent:2", d.Spec.Template.Spec.Containers[0].Image)
+}
+
 // A DaemonSet the live input lacks is added, created at generation 1; an applied input holds only
 // DaemonSets, each once, and cannot change a live uid.
 func TestApplyRefusals(t *testing.T) {

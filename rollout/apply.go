@@ -33,9 +33,8 @@ type ApplyOptions struct {
 // Apply returns the snapshot after the writes of the plan res on s, as the API server, the
 // scheduler and the controller's own writes leave it (ROLL-1, ROLL-2, ROLL-3, ROLL-4):
 //
-//   - the ControllerRevision of the current template is created, or renumbered to be the
-//     newest, and old revisions beyond spec.revisionHistoryLimit that no pod uses are deleted
-//     (History);
+//   - the plan's revision writes (res.Revisions) are applied: revisions updated, adopted,
+//     released, deleted and created, pods relabelled after a de-duplication;
 //   - each deleted pod is deleted gracefully: a pod bound to a node, not terminal, with a
 //     grace period gets metadata.deletionTimestamp (now plus
 //     spec.terminationGracePeriodSeconds, 30 when unset) and stays until its kubelet removes it
@@ -48,7 +47,8 @@ type ApplyOptions struct {
 //
 // res must be a plan of a DaemonSet in s.DaemonSets. s is not modified; the result shares the
 // objects Apply did not change with s. The error names what of res does not fit s: a DaemonSet
-// missing from s, a delete, adoption or release of a pod s does not hold.
+// missing from s, a delete, adoption or release of a pod s does not hold, a revision write on
+// a revision s does not hold, a create of a revision s already holds.
 func Apply(s daemonset.Snapshot, res *daemonset.Result, opts ApplyOptions) (daemonset.Snapshot, error) {
 	if res == nil {
 		return daemonset.Snapshot{}, field.Required(field.NewPath("result"), "a plan is needed")
@@ -91,33 +91,8 @@ func (w *world) apply(res *daemonset.Result, now time.Time, sched Scheduler, wri
 		sched = BindToTarget
 	}
 	ds := w.ds()
-	if res.Skipped == "" && res.RevisionHash != "" {
-		key := historyKey{spec: w.specVersion + 1, hash: res.RevisionHash, revisions: len(w.revisions)}
-		if c := ds.Status.CollisionCount; c != nil {
-			key.collision = *c + 1
-		}
-		if len(w.revisions) > 0 {
-			key.first = w.revisions[0]
-		}
-		if key != w.history {
-			revs, relabelled, err := writeHistory(ds, w.revisions, w.pods, res)
-			if err != nil {
-				return out, err
-			}
-			for _, p := range relabelled {
-				w.setPod(p)
-			}
-			// A write that changed nothing stays a no-op while its inputs stay; the pods matter
-			// only when old revisions exceed the limit, so that case is never remembered.
-			limit := 10
-			if l := ds.Spec.RevisionHistoryLimit; l != nil {
-				limit = int(*l)
-			}
-			if len(revs) == len(w.revisions) && len(revs) <= limit+1 && (len(revs) == 0 || &revs[0] == &w.revisions[0]) {
-				w.history = key
-			}
-			w.revisions = revs
-		}
+	if err := w.applyRevisions(res); err != nil {
+		return out, err
 	}
 	root := resultPath{}
 	for i, d := range res.Delete {

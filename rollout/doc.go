@@ -14,10 +14,9 @@
 // usually does. docs/sync-models.md in the repository compares them with upstream's
 // syncDaemonSet, manage, rollingUpdate and expectations.
 //
-// The failed-pod back-off of Simulate is package daemonset's (Options.Backoff, Result.Backoff,
-// UpdateBackoff; ROLL-6). Until package daemonset plans the ControllerRevision writes, this
-// package models them itself, in one small place that package can later replace: the revision
-// writes of Apply (history.go, ROLL-4).
+// Apply writes the plan's ControllerRevision writes (Result.Revisions, ROLL-4) as they are, and
+// the failed-pod back-off of Simulate is package daemonset's (Options.Backoff, Result.Backoff,
+// UpdateBackoff; ROLL-6).
 //
 // Simulate re-plans only the nodes an event touched and joins them into the plan of the whole
 // snapshot where that join is exact (ROLL-12), so a rolling update of 10,000 nodes, about

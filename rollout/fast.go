@@ -138,6 +138,10 @@ func (b *bitset) each(f func(int) bool) {
 	}
 }
 
+// retryRevisions says whether a later plan may allow the join after full's revision writes:
+// once they are applied, a sync with a current revision writes none.
+func retryRevisions(full *daemonset.Result) bool { return full.Revisions != nil }
+
 // newIncremental builds the per-node state from a whole-snapshot plan full of w, or returns nil
 // when the join would not be exact; retry says a later plan may allow it (the rolling step did
 // not run, so its budgets are unknown).
@@ -147,6 +151,16 @@ func newIncremental(w *world, p *daemonset.Planner, full *daemonset.Result, burs
 	if full.Skipped != "" || full.RevisionHash == "" || ds.Spec.MinReadySeconds != 0 ||
 		len(full.Adopt)+len(full.Release)+len(full.Conflicts) > 0 || ru == nil || ru.Error != "" {
 		return nil, false
+	}
+	// The joined plans report no revision writes: the regime needs none now, and none that a
+	// pod's change could bring, which only the history clean-up reads (UPD-22): with at most
+	// limit+1 revisions no old one is beyond the limit.
+	limit := daemonset.DefaultRevisionHistoryLimit
+	if l := ds.Spec.RevisionHistoryLimit; l != nil {
+		limit = int(max(*l, 0))
+	}
+	if full.Revisions != nil || len(w.revisions) > limit+1 {
+		return nil, retryRevisions(full)
 	}
 	if ds.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType && !ru.Acted {
 		return nil, true
@@ -312,7 +326,7 @@ func (inc *incremental) plan(w *world) (res *daemonset.Result, stale bool) {
 	case ds.Spec.UpdateStrategy.Type != appsv1.RollingUpdateDaemonSetStrategyType:
 		out.ru = daemonset.RollingUpdate{Reason: daemonset.RollingReasonOnDelete}
 	case inc.baseCreates+inc.baseDeletes > 0:
-		out.ru = daemonset.RollingUpdate{Reason: daemonset.RollingReasonBaseDiffNotEmpty}
+		out.ru = daemonset.RollingUpdate{Reason: daemonset.RollingReasonBaseDiffNotEmpty, MaxUnavailable: inc.mu, MaxSurge: inc.ms}
 	case !inc.surge:
 		inc.noSurge(res, &out.ru)
 	default:

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
@@ -31,6 +32,15 @@ func hashLabels(s daemonset.Snapshot) map[string]string {
 	return out
 }
 
+// planSnapshot plans ds on the whole of s, revisions included.
+func planSnapshot(ds *appsv1.DaemonSet, s daemonset.Snapshot, now time.Time) (*daemonset.Result, error) {
+	if errs := daemonset.CheckSnapshot(s); len(errs) > 0 {
+		return nil, errs.ToAggregate()
+	}
+	p, _ := daemonset.Compile(ds, daemonset.Options{Now: now})
+	return p.Plan(s), nil
+}
+
 // TestApplyDedupsCurrentRevisions: when several revisions hold the current template, the
 // sync keeps the one with the highest number, relabels every pod it claims to that one's hash
 // and deletes the others (ROLL-4, upstream's dedupCurHistories); a pod it releases keeps its
@@ -53,7 +63,7 @@ func TestApplyDedupsCurrentRevisions(t *testing.T) {
 	pods[2].Labels = map[string]string{appsv1.DefaultDaemonSetUniqueLabelKey: hash} // released: the selector no longer matches
 	s.Pods = pods
 
-	res, err := daemonset.Plan(ds, s.Nodes, s.Pods, daemonset.Options{Now: t0})
+	res, err := planSnapshot(ds, s, t0)
 	require.NoError(t, err)
 	require.Len(t, res.Release, 1)
 	after, err := rollout.Apply(s, res, rollout.ApplyOptions{Now: t0})
@@ -90,11 +100,38 @@ func TestApplyHistoryLivePods(t *testing.T) {
 	unbound.Status.Phase, unbound.DeletionTimestamp = v1.PodFailed, nil
 	s.Pods = append(s.Pods, bound, unbound)
 
-	res, err := daemonset.Plan(ds, s.Nodes, s.Pods, daemonset.Options{Now: t0})
+	res, err := planSnapshot(ds, s, t0)
 	require.NoError(t, err)
 	after, err := rollout.Apply(s, res, rollout.ApplyOptions{Now: t0.Add(time.Second)})
 	require.NoError(t, err)
 	got := revisionsOf(after)
 	require.Contains(t, got, "bound", "a pod on a node keeps its revision")
 	require.NotContains(t, got, "unbound", "a pod without a target node does not")
+}
+
+// TestApplyRevisionWriteErrors: a revision write that does not fit the snapshot is an error
+// naming the write (ROLL-4), and the snapshot is not modified.
+func TestApplyRevisionWriteErrors(t *testing.T) {
+	s := settled(t, agent(intstr.FromInt32(1), intstr.FromInt32(0), "agent:1", 0), 1)
+	res, err := planSnapshot(s.DaemonSets[0], s, t0)
+	require.NoError(t, err)
+	require.Nil(t, res.Revisions, "a settled DaemonSet writes no revision")
+	cur := s.Revisions[0]
+	for _, tc := range []struct {
+		path   string
+		writes daemonset.RevisionWrites
+	}{
+		{"result.revisions.update[0]", daemonset.RevisionWrites{Update: []*appsv1.ControllerRevision{{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "missing"}}}}},
+		{"result.revisions.delete[0]", daemonset.RevisionWrites{Delete: []daemonset.ObjectRef{{Namespace: "kube-system", Name: "missing"}}}},
+		{"result.revisions.adopt[0]", daemonset.RevisionWrites{Adopt: []daemonset.ObjectRef{{Namespace: "kube-system", Name: "missing"}}}},
+		{"result.revisions.release[0]", daemonset.RevisionWrites{Release: []daemonset.ObjectRef{{Namespace: "kube-system", Name: "missing"}}}},
+		{"result.revisions.relabelPods[0]", daemonset.RevisionWrites{RelabelPods: []daemonset.PodRelabel{{Namespace: "kube-system", Name: "missing", Hash: "h"}}}},
+		{"result.revisions.create[0]", daemonset.RevisionWrites{Create: []*appsv1.ControllerRevision{cur}}},
+	} {
+		bad := *res
+		bad.Revisions = &tc.writes
+		_, err := rollout.Apply(s, &bad, rollout.ApplyOptions{Now: t0})
+		require.ErrorContains(t, err, tc.path)
+	}
+	require.Same(t, cur, s.Revisions[0])
 }

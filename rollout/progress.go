@@ -269,6 +269,9 @@ func walkNodes(r *Report, p *daemonset.Planner, s daemonset.Snapshot, res *daemo
 				add(Blocker{Pod: ref, Reason: BlockOnDelete, Message: "updateStrategy OnDelete: the old pod stays until it is deleted"}, true)
 			case ru != nil && ru.Error != "":
 				add(Blocker{Pod: ref, Reason: BlockRollingError, Message: ru.Error}, true)
+			case ru != nil && ru.BudgetError != "":
+				// The base diff comes first, and the step will then fail (UPD-5).
+				add(Blocker{Pod: ref, Reason: BlockRollingError, Message: ru.BudgetError}, true)
 			case ru != nil && ru.MaxUnavailable == 0 && ru.MaxSurge == 0:
 				add(Blocker{Pod: ref, Reason: BlockBudgetZero, Message: "maxUnavailable and maxSurge both resolve to 0"}, true)
 			case !ready:

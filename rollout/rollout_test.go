@@ -24,7 +24,7 @@ func TestApply(t *testing.T) {
 	ds := agent(intstr.FromInt32(1), intstr.FromInt32(0), "agent:1", 0)
 	s := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}, Nodes: nodes(3)}
 	before := s.Nodes[0].DeepCopy()
-	res, err := daemonset.Plan(ds, s.Nodes, s.Pods, daemonset.Options{Now: t0})
+	res, err := planSnapshot(ds, s, t0)
 	require.NoError(t, err)
 	next, err := rollout.Apply(s, res, rollout.ApplyOptions{Now: t0})
 	require.NoError(t, err)
@@ -52,7 +52,7 @@ func TestApply(t *testing.T) {
 	tainted := next.Nodes[2].DeepCopy()
 	tainted.Spec.Taints = []v1.Taint{{Key: "drain", Effect: v1.TaintEffectNoExecute}}
 	gone := daemonset.Snapshot{DaemonSets: next.DaemonSets, Nodes: []*v1.Node{next.Nodes[0], next.Nodes[1], tainted}, Pods: next.Pods, Revisions: next.Revisions}
-	res, err = daemonset.Plan(ds, gone.Nodes, gone.Pods, daemonset.Options{Now: t0.Add(time.Minute)})
+	res, err = planSnapshot(ds, gone, t0.Add(time.Minute))
 	require.NoError(t, err)
 	require.Len(t, res.Delete, 1)
 	after, err := rollout.Apply(gone, res, rollout.ApplyOptions{Now: t0.Add(time.Minute)})
@@ -235,6 +235,27 @@ func TestProgress(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, rollout.StateComplete, rep.State)
 	require.Zero(t, rep.Actions)
+}
+
+// TestProgressWhileTheBaseDiffActs: when the base diff creates a pod on a new node, the old
+// pods of the other nodes wait for the update budget the next syncs resolve (UPD-2, UPD-5), not
+// for a budget of 0; budgets that do not resolve block them with upstream's error.
+func TestProgressWhileTheBaseDiffActs(t *testing.T) {
+	s := settled(t, agent(intstr.FromInt32(1), intstr.FromInt32(0), "agent:1", 0), 3)
+	s.Nodes = append(slices.Clone(s.Nodes), &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-00003"}})
+	next := agent(intstr.FromInt32(1), intstr.FromInt32(0), "agent:2", 0)
+	rep, err := rollout.Progress(s, next, rollout.ProgressOptions{Now: t0})
+	require.NoError(t, err)
+	require.Equal(t, rollout.StateProgressing, rep.State, rep.Message)
+	require.Empty(t, rep.Blocking)
+	require.Equal(t, 3, rep.WaitingForBudget, "the three old pods wait for maxUnavailable 1")
+
+	bad := agent(intstr.FromString("5"), intstr.FromInt32(0), "agent:2", 0)
+	rep, err = rollout.Progress(s, bad, rollout.ProgressOptions{Now: t0})
+	require.NoError(t, err)
+	require.Len(t, rep.Blocking, 3, "the old pods are blocked while the base diff still acts")
+	require.Equal(t, rollout.BlockRollingError, rep.Blocking[0].Reason)
+	require.Contains(t, rep.Blocking[0].Message, "invalid value for MaxUnavailable")
 }
 
 // TestProgressUnbound: an unbound current pod blocks the rollout (Unschedulable) only when

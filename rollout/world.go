@@ -36,10 +36,8 @@ type world struct {
 	byNode map[string]*nodeEntry
 	// touched, when set, hears of every node whose object or pods change.
 	touched func(e *nodeEntry)
-	// specVersion counts changes of the DaemonSet's spec; history remembers the last revision
-	// write that changed nothing, to skip it while nothing it reads changed.
+	// specVersion counts changes of the DaemonSet's spec.
 	specVersion uint64
-	history     historyKey
 	// dsVersion counts the writes to the DaemonSet (status, collision count, updates).
 	// scratch is the DaemonSet object the world made itself and has shown to no one (no
 	// snapshot, no Planner): a status write may change it in place instead of copying it.
@@ -48,14 +46,6 @@ type world struct {
 	// exposures counts the snapshots the world has given out: a pod the world made after the
 	// last one has been seen by nobody else.
 	exposures uint64
-}
-
-type historyKey struct {
-	spec      uint64
-	hash      string
-	collision int32
-	revisions int
-	first     *appsv1.ControllerRevision
 }
 
 func newWorld(s daemonset.Snapshot, dsIndex int) *world {

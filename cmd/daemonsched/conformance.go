@@ -288,5 +288,6 @@ func answer(line []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(plans)
+	// The answer is plan -o json's document on one line.
+	return json.Marshal(newPlanDocument(plans, opts.Now))
 }

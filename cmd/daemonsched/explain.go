@@ -38,7 +38,11 @@ pod: its DaemonSet on its node, and what this sync does to it. With --daemonset 
 --node it answers for that DaemonSet over every node, one line each (NODE, RUNS, MAY-CONTINUE,
 WHY, THIS SYNC). Hints name known mistakes: tolerating node-role.kubernetes.io/master, a taint
 no node carries since Kubernetes 1.24, instead of node-role.kubernetes.io/control-plane; a
-nodeSelector on a label no node of the input has. A name not found gets a suggestion.
+nodeSelector on a label no node of the input has. They name the pods of an old revision too
+(their controller-revision-hash is not the current one) and what the update does with each:
+deleted by this sync, a surge pod created beside it, waiting for the update budget or for the
+base diff, kept by OnDelete, or stuck on budgets that do not resolve. A name not found gets a
+suggestion.
 
 ` + inputHelp,
 		Example: `  daemonsched explain -f cluster.yaml --pod kube-system/fluentd-elasticsearch-h7x2k
@@ -56,9 +60,14 @@ nodeSelector on a label no node of the input has. A name not found gets a sugges
 	fs.StringVar(&podName, "pod", "", "explain the DaemonSet pod NAME or NAMESPACE/NAME on its node: why it stays or is deleted")
 	addNamespaceFlags(fs, &ns)
 	addOutputFlag(fs, &format)
+	strictness := addStrictFlags(fs)
 	reading := addReadFlags(fs)
 	cmd.RunE = func(*cobra.Command, []string) error {
 		if err := cmp.Or(reading.check(), ns.check()); err != nil {
+			return err
+		}
+		mode, err := strictness.mode()
+		if err != nil {
 			return err
 		}
 		switch {
@@ -71,7 +80,7 @@ nodeSelector on a label no node of the input has. A name not found gets a sugges
 		if err != nil {
 			return usagef("--pod wants NAME or NAMESPACE/NAME, got %q", podName)
 		}
-		in, err := load(src, e.stdin, e.stderr, lean(reading.options(strictNone, runtime.GOMAXPROCS(0))))
+		in, err := load(src, e.stdin, e.stderr, lean(reading.options(mode, runtime.GOMAXPROCS(0))))
 		if err != nil {
 			return err
 		}
@@ -119,7 +128,10 @@ nodeSelector on a label no node of the input has. A name not found gets a sugges
 			}
 			return fmt.Errorf("DaemonSet %q not found in the input%s", dsNamespace+"/"+dsShort, didYouMean(dsNamespace+"/"+dsShort, names))
 		}
-		problems := validate(in, keep, opts, false)
+		problems, err := mode.admit(in, keep, opts)
+		if err != nil {
+			return err
+		}
 		// The cluster-wide plan says what this sync does on the node (D-12).
 		plan, err := daemonset.PlanCluster(in.Snapshot, opts)
 		if err != nil {
@@ -132,10 +144,10 @@ nodeSelector on a label no node of the input has. A name not found gets a sugges
 			}
 		case nodeName != "":
 			renderExplain(e.out, nodes[0], dss, in.Snapshot.Pods, plan, opts) // run's buffer, as for plan
-			renderHints(e.out, dss, nodes, in.Snapshot.Nodes)
+			renderHints(e.out, dss, nodes, in.Snapshot.Nodes, in.Snapshot.Pods, plan)
 		default:
 			renderExplainNodes(e.out, dss[0], nodes, plan, opts)
-			renderHints(e.out, dss, nodes, in.Snapshot.Nodes)
+			renderHints(e.out, dss, nodes, in.Snapshot.Nodes, in.Snapshot.Pods, plan)
 		}
 		warnSuspicious(e.stderr, in)
 		warn(e.stderr, in, problems, reading.limits.Warnings)
@@ -207,7 +219,7 @@ type explainOutput struct {
 }
 
 func explainReport(in *manifest.Result, nodes []*v1.Node, dss []*appsv1.DaemonSet, plan *daemonset.ClusterResult, opts daemonset.Options) explainOutput {
-	out := explainOutput{Now: opts.Now.UTC().Format("2006-01-02T15:04:05Z07:00"), Rows: []explainRow{}, Hints: hints(dss, nodes, in.Snapshot.Nodes)}
+	out := explainOutput{Now: formatNow(opts.Now), Rows: []explainRow{}, Hints: hints(dss, nodes, in.Snapshot.Nodes, in.Snapshot.Pods, plan)}
 	for _, ds := range sortedDaemonSets(dss) {
 		p, _ := daemonset.Compile(ds, opts)
 		for _, node := range sortedNodes(nodes) {

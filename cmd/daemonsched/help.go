@@ -28,11 +28,12 @@ byte order mark is ignored) or UTF-16 with a byte order mark; Windows line endin
 
 Objects are decoded into the v1.36 API types, as the v1.36 controller decodes them: a field
 those types do not have (a typo, or a field of a newer Kubernetes) is dropped with a warning
-naming where it was and the field it is a typo of ("did you mean nodeSelector?"). plan makes it
-an error in a hand-written object (one without metadata.resourceVersion and managedFields, which
-only the API server sets), as it does a DaemonSet the API server would refuse, and keeps both
-warnings in objects read from the API server, which are planned as stored; --strict makes them
-errors everywhere, --lenient warnings everywhere. A misspelled kind ("Daemonset") is an error
+naming where it was and the field it is a typo of ("did you mean nodeSelector?"). Every command
+but verify makes it an error in a hand-written object (one without metadata.resourceVersion and
+managedFields, which only the API server sets), as it does a DaemonSet the API server would
+refuse (exit 1, nothing on stdout), and keeps both warnings in objects read from the API server,
+which are planned as stored; --strict makes them errors everywhere, --lenient warnings
+everywhere (verify always reads so). A misspelled kind ("Daemonset") is an error
 with the kind meant; a value of the wrong type, a key given twice and a syntax error are always
 errors. ControllerRevision data is re-encoded as the controller
 stores it (compact JSON, sorted keys, <, > and & escaped), so a revision printed by kubectl as

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/daemonsched/daemonsched/daemonset"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
@@ -18,12 +19,15 @@ const (
 	controlPlaneTaint = "node-role.kubernetes.io/control-plane"
 )
 
-// hints names known mistakes of the DaemonSets dss on the explained nodes, all the input's
-// nodes being all: tolerating the master taint instead of the control-plane one (the Kubernetes
-// documentation's own manifests did), and a nodeSelector on a label no node has.
-func hints(dss []*appsv1.DaemonSet, explained, all []*v1.Node) []string {
+// hints names known mistakes and surprises of the DaemonSets dss on the explained nodes, all
+// the input's nodes being all: tolerating the master taint instead of the control-plane one
+// (the Kubernetes documentation's own manifests did), a nodeSelector on a label no node has, and
+// pods of an old revision, with what the update does with them.
+func hints(dss []*appsv1.DaemonSet, explained, all []*v1.Node, pods []*v1.Pod, plan *daemonset.ClusterResult) []string {
 	out := []string{}
+	explainedNames := nodeSet(explained)
 	for _, ds := range sortedDaemonSets(dss) {
+		out = append(out, oldRevisionHints(ds, explainedNames, pods, plan)...)
 		spec := ds.Spec.Template.Spec
 		tolerates := func(taint v1.Taint) bool {
 			return slices.ContainsFunc(spec.Tolerations, func(t v1.Toleration) bool {
@@ -60,8 +64,8 @@ func hints(dss []*appsv1.DaemonSet, explained, all []*v1.Node) []string {
 }
 
 // renderHints writes the hints after an explanation, if any.
-func renderHints(w io.Writer, dss []*appsv1.DaemonSet, explained, all []*v1.Node) {
-	hs := hints(dss, explained, all)
+func renderHints(w io.Writer, dss []*appsv1.DaemonSet, explained, all []*v1.Node, pods []*v1.Pod, plan *daemonset.ClusterResult) {
+	hs := hints(dss, explained, all, pods, plan)
 	if len(hs) == 0 {
 		return
 	}

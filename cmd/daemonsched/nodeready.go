@@ -58,13 +58,13 @@ func runNodeReady(c *commonFlags, nodeName, dsSelector string, stdin io.Reader, 
 		return err
 	}
 	if findNode(in, nodeName) == nil {
-		return fmt.Errorf("node %q not found in the input", nodeName)
+		return fmt.Errorf("node %q not found in the input%s", nodeName, didYouMean(nodeName, nodeNames(in)))
 	}
 	r, err := fleet.NodeReadiness(in.Snapshot, nodeName, sel, opts)
 	if err != nil {
 		return err
 	}
-	if err := c.render(stdout, stderr, r, func() { renderReadiness(stdout, r) }, in, opts); err != nil {
+	if err := c.render(stdout, stderr, r, func() { renderReadiness(stdout, r) }, in); err != nil {
 		return err
 	}
 	if !r.Ready {

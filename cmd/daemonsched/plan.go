@@ -15,13 +15,11 @@ import (
 // newPlanCommand returns plan, or, when demo, the demo command: plan over the built-in example.
 func newPlanCommand(e *env, demo bool) *cobra.Command {
 	var (
-		src     inputs
-		format  = formatTable
-		now     timeFlag
-		ns      namespaceFlags
-		burst   int
-		strict  bool
-		lenient bool
+		src    inputs
+		format = formatTable
+		now    timeFlag
+		ns     namespaceFlags
+		burst  int
 	)
 	cmd := &cobra.Command{
 		Use:   "plan",
@@ -52,8 +50,7 @@ is made over the whole snapshot either way.
 	addOutputFlag(fs, &format)
 	addNamespaceFlags(fs, &ns)
 	fs.IntVar(&burst, "burst", 0, "cap creates and deletes of each action list at `N` (0: no cap; the controller uses 250)")
-	fs.BoolVar(&strict, "strict", false, "treat what API validation would reject, and fields the v1.36 API does not have, as errors in every object")
-	fs.BoolVar(&lenient, "lenient", false, "report what API validation would reject, and unknown fields, as warnings in hand-written objects too (by default errors there, warnings in objects read from the API server)")
+	strictness := addStrictFlags(fs)
 	reading := addReadFlags(fs)
 	cmd.RunE = func(*cobra.Command, []string) error {
 		if err := cmp.Or(reading.check(), ns.check()); err != nil {
@@ -62,14 +59,9 @@ is made over the whole snapshot either way.
 		if burst < 0 {
 			return usagef("--burst must not be negative, got %d", burst)
 		}
-		mode := strictHandWritten
-		switch {
-		case strict && lenient:
-			return usagef("--strict and --lenient cannot be combined")
-		case strict:
-			mode = strictAll
-		case lenient:
-			mode = strictNone
+		mode, err := strictness.mode()
+		if err != nil {
+			return err
 		}
 		// A command has the machine to itself: every core shares the decoding, and each plan's
 		// nodes and pods.
@@ -81,18 +73,12 @@ is made over the whole snapshot either way.
 		if opts.Now.IsZero() {
 			opts.Now = manifest.Latest(in.Snapshot)
 		}
-		keep := func(ds *appsv1.DaemonSet) bool { return ns.keep(ds.Namespace) }
-		problems := validate(in, keep, opts, strict)
-		if strict && len(problems) > 0 {
-			return problems
-		}
-		// A hand-written DaemonSet the API server would refuse is refused, as kubectl apply
-		// would answer; one read from the API server is planned as stored, with a warning.
-		if mode == strictHandWritten {
-			refused := validate(in, func(ds *appsv1.DaemonSet) bool { return keep(ds) && manifest.HandWritten(ds) }, opts, false)
-			if len(refused) > 0 {
-				return refused
-			}
+		// A DaemonSet the API server would refuse is refused (by default only a hand-written
+		// one), as kubectl apply would answer; one read from the API server is planned as
+		// stored, with a warning.
+		problems, err := mode.admit(in, func(ds *appsv1.DaemonSet) bool { return ns.keep(ds.Namespace) }, opts)
+		if err != nil {
+			return err
 		}
 		cluster, err := daemonset.PlanCluster(in.Snapshot, opts)
 		if err != nil {
@@ -111,11 +97,13 @@ is made over the whole snapshot either way.
 		// e.out is run's buffer, which an error discards.
 		switch format {
 		case formatJSON:
-			err = renderJSON(e.out, cluster)
+			err = renderJSON(e.out, cluster, opts.Now)
 		case formatYAML:
-			err = renderYAML(e.out, cluster)
+			err = renderYAML(e.out, cluster, opts.Now)
 		default:
-			renderTable(e.out, cluster, newTableView(in.Snapshot.DaemonSets, opts.Now, format == formatWide))
+			view := newTableView(in.Snapshot.DaemonSets, opts.Now, format == formatWide)
+			view.nowFromInput = now.t.IsZero()
+			renderTable(e.out, cluster, view)
 		}
 		if err != nil {
 			return err

@@ -10,16 +10,64 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/internal/printable"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// renderJSON writes the plan as one JSON document, the oracle contract.
-func renderJSON(w io.Writer, c *daemonset.ClusterResult) error {
-	data, err := json.MarshalIndent(c, "", "  ")
+// planDocument is what plan -o json|yaml prints, the oracle contract (README, "The JSON
+// contract"): the instant the plan was made at, the versions that made it, and the plan of
+// every DaemonSet, whose created pods carry apiVersion and kind so that they can be piped to
+// kubectl create.
+type planDocument struct {
+	// Now is the instant of the sync (--now, or the latest time the input records), RFC 3339.
+	Now string `json:"now"`
+	// Version is daemonsched's version, as `daemonsched version` prints it.
+	Version string `json:"version"`
+	// Kubernetes is the release whose DaemonSet controller the plan models.
+	Kubernetes string              `json:"kubernetes"`
+	DaemonSets []*daemonset.Result `json:"daemonSets"`
+}
+
+// podTypeMeta is what a created pod carries in the CLI's output and not in the library's
+// Result: the controller builds its pods without it and client-go sets it on the wire.
+var podTypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}
+
+// newPlanDocument returns the document of c made at now. c is not modified: the plans with
+// creates are copied, and their pods shallow-copied to carry podTypeMeta.
+func newPlanDocument(c *daemonset.ClusterResult, now time.Time) planDocument {
+	doc := planDocument{Now: formatNow(now), Version: buildVersion().Version, Kubernetes: kubernetesVersion,
+		DaemonSets: make([]*daemonset.Result, len(c.DaemonSets))}
+	for i, r := range c.DaemonSets {
+		if r == nil || len(r.Create) == 0 {
+			doc.DaemonSets[i] = r
+			continue
+		}
+		cp := *r
+		cp.Create = slices.Clone(r.Create)
+		for j, cr := range cp.Create {
+			if cr.Pod != nil {
+				pod := *cr.Pod
+				pod.TypeMeta = podTypeMeta
+				cp.Create[j].Pod = &pod
+			}
+		}
+		doc.DaemonSets[i] = &cp
+	}
+	return doc
+}
+
+// formatNow writes an instant as the documents print it: RFC 3339 in UTC, with a fraction of a
+// second only when it has one (readiness can turn on it, UPD-12).
+func formatNow(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// renderJSON writes the plan made at now as one JSON document, the oracle contract.
+func renderJSON(w io.Writer, c *daemonset.ClusterResult, now time.Time) error {
+	data, err := json.MarshalIndent(newPlanDocument(c, now), "", "  ")
 	if err != nil {
 		return fmt.Errorf("rendering JSON: %w", err)
 	}
@@ -27,9 +75,9 @@ func renderJSON(w io.Writer, c *daemonset.ClusterResult) error {
 	return err
 }
 
-// renderYAML writes the JSON document as YAML.
-func renderYAML(w io.Writer, c *daemonset.ClusterResult) error {
-	return renderData(w, formatYAML, c)
+// renderYAML writes the JSON document as YAML, in the same key order.
+func renderYAML(w io.Writer, c *daemonset.ClusterResult, now time.Time) error {
+	return renderData(w, formatYAML, newPlanDocument(c, now))
 }
 
 // q quotes a name or value read from the input when it holds a control or other non-graphic
@@ -106,8 +154,10 @@ func renderActions(w io.Writer, r *daemonset.Result, wide bool) {
 			line("ROLLOUT", "nothing to replace (maxUnavailable %d, maxSurge %d)", ru.MaxUnavailable, ru.MaxSurge)
 		case ru.Acted:
 			line("ROLLOUT", "acted (maxUnavailable %d, maxSurge %d)", ru.MaxUnavailable, ru.MaxSurge)
+		case ru.Reason == daemonset.RollingReasonBaseDiffNotEmpty && ru.BudgetError != "":
+			line("ROLLOUT", "waits: the creates and deletes above come first (UPD-2), then stops: %s", printable.Escape(ru.BudgetError))
 		case ru.Reason == daemonset.RollingReasonBaseDiffNotEmpty:
-			line("ROLLOUT", "waits: the creates and deletes above come first (UPD-2)")
+			line("ROLLOUT", "waits: the creates and deletes above come first (UPD-2; then maxUnavailable %d, maxSurge %d)", ru.MaxUnavailable, ru.MaxSurge)
 		case ru.Reason == daemonset.RollingReasonOnDelete:
 			line("ROLLOUT", "none: updateStrategy OnDelete replaces pods only when they are deleted")
 		case ru.Error != "":

@@ -68,7 +68,7 @@ DaemonSet default/ssd-monitor (revision 6d9f7c8b5): 1 create, 2 deletes, 1 adopt
   ADOPT      default/ssd-monitor-manual (orphan matching the selector gets this DaemonSet as controller)
   RELEASE    default/ssd-monitor-debug (labels no longer match the selector)
   CONFLICT   default/orphan (orphan this selector also matches; adopted by the older DaemonSet default/older)
-  ROLLOUT    waits: the creates and deletes above come first (UPD-2)
+  ROLLOUT    waits: the creates and deletes above come first (UPD-2; then maxUnavailable 1, maxSurge 0)
   EVENT      Warning FailedDaemonPod: Found failed daemon pod
   INVALID    spec.template.metadata.labels: Invalid value: {"app":"x"}: ` + "`selector` does not match template `labels`" + `
 
@@ -122,29 +122,50 @@ func TestRenderTableWithoutDaemonSets(t *testing.T) {
 	require.Equal(t, "No DaemonSets in the input.\n", b.String())
 }
 
-// The JSON output is one document, indented by two spaces, with a trailing newline, that
-// decodes back into the same ClusterResult.
+// The JSON output is one document, indented by two spaces, with a trailing newline: the
+// instant, the versions, then the plans, which decode back into the same ClusterResult but for
+// the created pods' apiVersion and kind.
 func TestRenderJSONRoundTrips(t *testing.T) {
 	t.Parallel()
+	now := time.Date(2026, 3, 2, 10, 0, 0, 500_000_000, time.FixedZone("CET", 3600))
 	var b bytes.Buffer
-	require.NoError(t, renderJSON(&b, handBuilt()))
-	require.Equal(t, "{\n  \"daemonSets\": [\n    {\n", b.String()[:len("{\n  \"daemonSets\": [\n    {\n")])
+	require.NoError(t, renderJSON(&b, handBuilt(), now))
+	head := "{\n  \"now\": \"2026-03-02T09:00:00.5Z\",\n  \"version\": \"" + buildVersion().Version +
+		"\",\n  \"kubernetes\": \"v1.36.3\",\n  \"daemonSets\": [\n    {\n"
+	require.Equal(t, head, b.String()[:len(head)])
 	require.Equal(t, byte('\n'), b.Bytes()[b.Len()-1])
-	var got daemonset.ClusterResult
+	var got planDocument
 	dec := json.NewDecoder(&b)
 	dec.DisallowUnknownFields()
 	require.NoError(t, dec.Decode(&got))
 	require.False(t, dec.More(), "exactly one JSON document")
-	if diff := cmp.Diff(handBuilt(), &got); diff != "" {
+	want := handBuilt()
+	want.DaemonSets[0].Create[0].Pod.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}
+	if diff := cmp.Diff(want.DaemonSets, got.DaemonSets); diff != "" {
 		t.Errorf("JSON round trip mismatch (-want +got):\n%s", diff)
 	}
 }
 
+// The document's created pods carry apiVersion and kind, the library's do not, and the plan
+// given is not modified.
+func TestPlanDocumentPodsHaveTheirKind(t *testing.T) {
+	t.Parallel()
+	c := handBuilt()
+	doc := newPlanDocument(c, time.Unix(0, 0))
+	require.Equal(t, "1970-01-01T00:00:00Z", doc.Now)
+	require.Equal(t, metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}, doc.DaemonSets[0].Create[0].Pod.TypeMeta)
+	if diff := cmp.Diff(handBuilt(), c); diff != "" {
+		t.Errorf("the plan was modified (-want +got):\n%s", diff)
+	}
+	require.Same(t, c.DaemonSets[1], doc.DaemonSets[1], "a plan without creates is not copied")
+}
+
 func TestRenderYAMLIsTheJSONDocument(t *testing.T) {
 	t.Parallel()
+	now := time.Unix(1e9, 0)
 	var j, y bytes.Buffer
-	require.NoError(t, renderJSON(&j, handBuilt()))
-	require.NoError(t, renderYAML(&y, handBuilt()))
+	require.NoError(t, renderJSON(&j, handBuilt(), now))
+	require.NoError(t, renderYAML(&y, handBuilt(), now))
 	var fromJSON, fromYAML any
 	require.NoError(t, json.Unmarshal(j.Bytes(), &fromJSON))
 	require.NoError(t, yaml.Unmarshal(y.Bytes(), &fromYAML))
@@ -177,7 +198,7 @@ func TestTableOutputSaysWordsFirst(t *testing.T) {
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		require.NoError(t, err)
-		if s := strings.TrimSpace(string(data)); strings.HasPrefix(s, "{") || strings.HasPrefix(s, "daemonSets:") {
+		if s := strings.TrimSpace(string(data)); strings.HasPrefix(s, "{") || strings.HasPrefix(s, "daemonSets:") || strings.HasPrefix(s, "now:") {
 			continue // the JSON contract and its YAML form carry codes as values
 		}
 		checked++

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -9,9 +10,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/internal/printable"
 	"github.com/daemonsched/daemonsched/manifest"
 	"github.com/daemonsched/daemonsched/rollout"
+	"github.com/daemonsched/daemonsched/selector"
 	"github.com/spf13/cobra"
 	appsv1 "k8s.io/api/apps/v1"
 )
@@ -39,31 +42,54 @@ func pickDaemonSets(in *manifest.Result, name string) ([]*appsv1.DaemonSet, erro
 	}
 	switch {
 	case name != "" && len(out) == 0:
-		return nil, fmt.Errorf("DaemonSet %s not found in the input", strconv.Quote(name))
+		names := make([]string, len(in.Snapshot.DaemonSets))
+		for i, ds := range in.Snapshot.DaemonSets {
+			names[i] = ds.Namespace + "/" + ds.Name
+		}
+		return nil, fmt.Errorf("DaemonSet %s not found in the input%s", strconv.Quote(name), didYouMean(name, names))
 	case len(out) == 0:
 		return nil, fmt.Errorf("no DaemonSet in the input")
 	}
 	return out, nil
 }
 
-// loadAt checks --daemonset, reads the input and returns it with the instant to judge at:
-// --now, or the latest timestamp of the input.
-func loadAt(dsName string, src inputs, now timeFlag, reading *readFlags, stdin io.Reader, stderr io.Writer) (*manifest.Result, time.Time, error) {
+// loaded is the input of rollout status and forecast: what was read, the instant to judge at
+// (--now, or the latest timestamp of the input), how strictly it was read, and the validation
+// problems to print as warnings.
+type loaded struct {
+	in       *manifest.Result
+	at       time.Time
+	mode     strictness
+	problems problemList
+}
+
+// loadAt checks --daemonset, reads the input and admits the DaemonSets --daemonset names (all
+// without it) as plan does (--strict, --lenient).
+func loadAt(dsName string, src inputs, now timeFlag, reading *readFlags, strict *strictFlags, stdin io.Reader, stderr io.Writer) (*loaded, error) {
 	if err := daemonSetFlag(dsName); err != nil {
-		return nil, time.Time{}, usagef("%v", err)
+		return nil, usagef("%v", err)
 	}
 	if err := reading.check(); err != nil {
-		return nil, time.Time{}, usagef("%v", err)
+		return nil, usagef("%v", err)
 	}
-	in, err := load(src, stdin, stderr, reading.options(strictNone, runtime.GOMAXPROCS(0)))
+	mode, err := strict.mode()
 	if err != nil {
-		return nil, time.Time{}, err
+		return nil, err
+	}
+	in, err := load(src, stdin, stderr, reading.options(mode, runtime.GOMAXPROCS(0)))
+	if err != nil {
+		return nil, err
 	}
 	at := now.t
 	if at.IsZero() {
 		at = manifest.Latest(in.Snapshot)
 	}
-	return in, at, nil
+	named := func(ds *appsv1.DaemonSet) bool { return dsName == "" || ds.Namespace+"/"+ds.Name == dsName }
+	problems, err := mode.admit(in, named, daemonset.Options{Now: at})
+	if err != nil {
+		return nil, err
+	}
+	return &loaded{in: in, at: at, mode: mode, problems: problems}, nil
 }
 
 func daemonSetFlag(s string) error {
@@ -111,13 +137,15 @@ wins); the blocking nodes are listed.
 	fs.Var(&now, "now", "the instant availability is judged at (`RFC3339`)")
 	addOutputFlag(fs, &format)
 	dsName := fs.String("daemonset", "", "judge only this DaemonSet (`NAMESPACE/NAME`)")
+	strictness := addStrictFlags(fs)
 	reading := addReadFlags(fs)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		stdin, stdout, stderr := e.stdin, e.out, e.stderr
-		in, at, err := loadAt(*dsName, src, now, reading, stdin, stderr)
+		l, err := loadAt(*dsName, src, now, reading, strictness, stdin, stderr)
 		if err != nil {
 			return err
 		}
+		in, at := l.in, l.at
 		dss, err := pickDaemonSets(in, *dsName)
 		if err != nil {
 			return err
@@ -139,7 +167,7 @@ wins); the blocking nodes are listed.
 		}
 		switch format {
 		case formatJSON, formatYAML:
-			if err := renderData(stdout, format, map[string]any{"now": at.UTC().Format(time.RFC3339), "daemonSets": reports}); err != nil {
+			if err := renderData(stdout, format, map[string]any{"now": formatNow(at), "daemonSets": reports}); err != nil {
 				return err
 			}
 		default:
@@ -156,7 +184,7 @@ wins); the blocking nodes are listed.
 				}
 			}
 		}
-		warn(stderr, in, nil, reading.limits.Warnings)
+		warn(stderr, in, l.problems, reading.limits.Warnings)
 		if worst != exitOK {
 			return exitStatus(worst)
 		}
@@ -258,35 +286,44 @@ duration.
 	fs.StringVar(&template, "template", "", "the DaemonSet after the change (`FILE`); without it, the rollout under way")
 	dsName := fs.String("daemonset", "", "forecast only this DaemonSet (`NAMESPACE/NAME`)")
 	seed := fs.Uint64("seed", 1, "seed of the start-up delays (`N`)")
+	strictness := addStrictFlags(fs)
 	reading := addReadFlags(fs)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		stdin, stdout, stderr := e.stdin, e.out, e.stderr
-		in, at, err := loadAt(*dsName, src, now, reading, stdin, stderr)
+		l, err := loadAt(*dsName, src, now, reading, strictness, stdin, stderr)
 		if err != nil {
 			return err
 		}
+		in, at := l.in, l.at
 		var dss []*appsv1.DaemonSet
 		if template != "" {
-			next, err := loadTemplate(template, in, *dsName)
+			next, problems, err := loadTemplate(template, l, *dsName, reading)
 			if err != nil {
 				return err
 			}
+			l.problems = append(l.problems, problems...)
 			dss = []*appsv1.DaemonSet{next}
 		} else if dss, err = pickDaemonSets(in, *dsName); err != nil {
 			return err
 		}
 		var results []*rollout.ForecastResult
 		for _, ds := range dss {
+			if err := settles(ds); err != nil {
+				warn(stderr, in, l.problems, reading.limits.Warnings)
+				return err
+			}
 			r, err := rollout.Forecast(in.Snapshot, ds, rollout.ForecastOptions{Now: at, Seed: *seed,
 				Kubelet: rollout.Kubelet{Startup: startup.d}, Workers: runtime.GOMAXPROCS(0)})
 			if err != nil {
+				// The warnings first: an invalid DaemonSet planned as stored may be why.
+				warn(stderr, in, l.problems, reading.limits.Warnings)
 				return fmt.Errorf("DaemonSet %s/%s: %w", ds.Namespace, ds.Name, err)
 			}
 			results = append(results, r)
 		}
 		switch format {
 		case formatJSON, formatYAML:
-			if err := renderData(stdout, format, map[string]any{"now": at.UTC().Format(time.RFC3339), "startup": startup.String(), "daemonSets": results}); err != nil {
+			if err := renderData(stdout, format, map[string]any{"now": formatNow(at), "startup": startup.String(), "daemonSets": results}); err != nil {
 				return err
 			}
 		default:
@@ -310,35 +347,60 @@ duration.
 				}
 			}
 		}
-		warn(stderr, in, nil, reading.limits.Warnings)
+		warn(stderr, in, l.problems, reading.limits.Warnings)
 		return nil
 	}
 	return cmd
 }
 
+// settles refuses to forecast a DaemonSet (one planned as stored, --lenient) whose valid
+// selector does not match its template's labels: the controller would release every pod it
+// creates and create another, never settling, and the simulation would only say so after
+// thousands of syncs.
+func settles(ds *appsv1.DaemonSet) error {
+	sel, errs := selector.Compile(ds.Spec.Selector, nil)
+	if len(errs) > 0 || sel.Matches(ds.Spec.Template.Labels) {
+		return nil
+	}
+	return fmt.Errorf("DaemonSet %s/%s: cannot forecast: its selector does not match its template's labels, so every pod it creates "+
+		"is released at once (OWN-3) and another created, without end", printable.Quote(ds.Namespace), printable.Quote(ds.Name))
+}
+
 // loadTemplate reads the changed DaemonSet of file: exactly one DaemonSet, which replaces the
 // one of its namespace/name in the input, keeping that one's uid and status and raising its
-// generation.
-func loadTemplate(file string, in *manifest.Result, dsName string) (*appsv1.DaemonSet, error) {
-	t, err := load(inputs{files: fileList{file}}, nil, io.Discard, manifest.Options{})
+// generation. It is read and admitted as strictly as the input (a hand-written template the API
+// server would refuse is an error by default); the problems returned are warnings to print.
+func loadTemplate(file string, l *loaded, dsName string, reading *readFlags) (*appsv1.DaemonSet, problemList, error) {
+	t, err := load(inputs{files: fileList{file}}, nil, io.Discard, reading.options(l.mode, 1))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if n := len(t.Snapshot.DaemonSets); n != 1 {
-		return nil, fmt.Errorf("%s: --template wants exactly one DaemonSet, found %d", file, n)
+		return nil, nil, fmt.Errorf("%s: --template wants exactly one DaemonSet, found %d", file, n)
 	}
 	next := t.Snapshot.DaemonSets[0].DeepCopy()
 	if dsName != "" && next.Namespace+"/"+next.Name != dsName {
-		return nil, fmt.Errorf("%s: the template is DaemonSet %s/%s, not %s", file, next.Namespace, next.Name, dsName)
+		return nil, nil, fmt.Errorf("%s: the template is DaemonSet %s/%s, not %s", file, next.Namespace, next.Name, dsName)
 	}
-	for _, cur := range in.Snapshot.DaemonSets {
+	problems, err := l.mode.admit(t, everyDaemonSet, daemonset.Options{Now: l.at})
+	if err != nil {
+		return nil, nil, err
+	}
+	// The template's reading warnings are printed with the input's, but for the uid it was
+	// given: it takes the uid of the DaemonSet it replaces.
+	for _, w := range t.Warnings {
+		if w.Reason != manifest.WarningDerivedUID {
+			problems = append(problems, errors.New(w.String()))
+		}
+	}
+	for _, cur := range l.in.Snapshot.DaemonSets {
 		if cur.Namespace == next.Namespace && cur.Name == next.Name {
 			next.UID = cur.UID
 			next.Status = cur.Status
 			next.Generation = cur.Generation + 1
 			next.CreationTimestamp = cur.CreationTimestamp
-			return next, nil
+			return next, problems, nil
 		}
 	}
-	return nil, fmt.Errorf("%s: DaemonSet %s/%s is not in the input", file, next.Namespace, next.Name)
+	return nil, nil, fmt.Errorf("%s: DaemonSet %s/%s is not in the input", file, next.Namespace, next.Name)
 }

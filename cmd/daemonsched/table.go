@@ -21,6 +21,8 @@ type tableView struct {
 	daemonSets map[[2]string]*appsv1.DaemonSet
 	now        time.Time
 	wide       bool
+	// nowFromInput says that now is the latest time the input records, not --now.
+	nowFromInput bool
 }
 
 func newTableView(dss []*appsv1.DaemonSet, now time.Time, wide bool) tableView {
@@ -72,7 +74,14 @@ func renderTable(w io.Writer, c *daemonset.ClusterResult, v tableView) {
 		fmt.Fprintln(w)
 		renderActions(w, r, v.wide)
 	}
-	fmt.Fprintf(w, "\nPlanned at %s (--now).\n", v.now.UTC().Format(time.RFC3339))
+	switch {
+	case v.nowFromInput && v.now.Equal(time.Unix(0, 0)):
+		fmt.Fprintf(w, "\nPlanned at %s: the input records no time (--now sets one).\n", formatNow(v.now))
+	case v.nowFromInput:
+		fmt.Fprintf(w, "\nPlanned at %s, the latest time the input records (--now sets another).\n", formatNow(v.now))
+	default:
+		fmt.Fprintf(w, "\nPlanned at %s (--now).\n", formatNow(v.now))
+	}
 }
 
 // statusCounts are the table's counts of a status, in column order.

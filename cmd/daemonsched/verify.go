@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/daemonsched/daemonsched/conformance"
 	"github.com/daemonsched/daemonsched/daemonset"
@@ -31,6 +33,10 @@ func newVerifyCommand(e *env) *cobra.Command {
 		Long: `verify says whether a candidate plan (another implementation's, in the shape of plan -o json)
 is one the controller could have produced, accepting each of its random choices; exit 0 when it
 conforms, 1 with one line per mismatch (DaemonSet, action, object, rule: message) when not.
+The sync is judged at --now, else at the now the candidate records (plan -o json prints it),
+else at the latest time the input records. The keys plan -o json has and other implementations
+may leave out (now, version, kubernetes; a created pod's apiVersion and kind; the budgets of a
+rolling update that did not act) may be present or not.
 
 ` + inputHelp,
 		Args: noArgs,
@@ -41,6 +47,7 @@ conforms, 1 with one line per mismatch (DaemonSet, action, object, rule: message
 	planFile := fs.String("plan", "", "the candidate plan, in the shape of plan -o json (`FILE`; - reads stdin)")
 	burst := fs.Int("burst", 0, "the burst cap the candidate was made with (`N`; 0: no cap)")
 	reasons := fs.Bool("reasons", false, "compare the reasons of creates and deletes too")
+	revisions := fs.Bool("revisions", false, "require the candidate's ControllerRevision writes (revisions); without it they are compared only when given")
 	diffs := fs.Bool("diff", false, "print the go-cmp diff under a mismatch of a pod or the status")
 	reading := addReadFlags(fs)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -68,11 +75,18 @@ conforms, 1 with one line per mismatch (DaemonSet, action, object, rule: message
 		if err != nil {
 			return fmt.Errorf("%s: %w", *planFile, err)
 		}
+		recorded, err := planNow(data)
+		if err != nil {
+			return fmt.Errorf("%s: %w", *planFile, err)
+		}
 		in, err := load(src, stdin, stderr, reading.options(strictNone, runtime.GOMAXPROCS(0)))
 		if err != nil {
 			return err
 		}
-		opts := conformance.Options{Now: now.t, BurstLimit: *burst, Reasons: *reasons}
+		opts := conformance.Options{Now: now.t, BurstLimit: *burst, Reasons: *reasons, Revisions: *revisions}
+		if opts.Now.IsZero() {
+			opts.Now = recorded
+		}
 		if opts.Now.IsZero() {
 			opts.Now = manifest.Latest(in.Snapshot)
 		}
@@ -90,10 +104,31 @@ conforms, 1 with one line per mismatch (DaemonSet, action, object, rule: message
 		if len(mismatches) > 0 {
 			return errNonconforming
 		}
-		fmt.Fprintf(stdout, "conforms: %d DaemonSets\n", len(candidate))
+		fmt.Fprintf(stdout, "conforms: %d DaemonSets at %s\n", len(candidate), formatNow(opts.Now))
 		return nil
 	}
 	return cmd
+}
+
+// planNow returns the instant a candidate plan records in its top-level now (plan -o json
+// prints it; other implementations may not), zero when it has none. DecodePlan has already
+// checked that data is JSON.
+func planNow(data []byte) (time.Time, error) {
+	var top struct {
+		Now json.RawMessage `json:"now"`
+	}
+	if err := json.Unmarshal(data, &top); err != nil || len(top.Now) == 0 || string(top.Now) == "null" {
+		return time.Time{}, nil
+	}
+	var s string
+	if err := json.Unmarshal(top.Now, &s); err != nil {
+		return time.Time{}, fmt.Errorf("candidate: now: want an RFC 3339 time as a string, got %s", printable.Quote(string(top.Now)))
+	}
+	t, err := parseRFC3339(s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("candidate: now: not an RFC 3339 time (like 2026-03-02T10:00:00Z): %s", printable.Quote(s))
+	}
+	return t.UTC(), nil
 }
 
 // indent puts two spaces before every line of s.

@@ -14,7 +14,6 @@ import (
 	"github.com/daemonsched/daemonsched/manifest"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 )
@@ -84,7 +83,7 @@ func runWhatIf(c *commonFlags, tmplFile, nodeName string, stdin io.Reader, stdou
 	} else {
 		node := findNode(in, nodeName)
 		if node == nil {
-			return fmt.Errorf("node %q not found in the input", nodeName)
+			return fmt.Errorf("node %q not found in the input%s", nodeName, didYouMean(nodeName, nodeNames(in)))
 		}
 		var d fleet.Decision
 		w.DecideNode(node, &d)
@@ -98,16 +97,18 @@ func runWhatIf(c *commonFlags, tmplFile, nodeName string, stdin io.Reader, stdou
 		ds := set.Planner(i).DaemonSet()
 		report.DaemonSets = append(report.DaemonSets, whatIfRow{Namespace: ds.Namespace, Name: ds.Name, Verdict: v, Requests: w.Pod(i).Requests})
 	}
-	return c.render(stdout, stderr, report, func() { renderWhatIf(stdout, report) }, in, opts)
+	return c.render(stdout, stderr, report, func() { renderWhatIf(stdout, report) }, in)
 }
 
 // commonFlags are the flags whatif and node-ready share: -f and the other input flags, --now,
 // -o and the reading limits.
 type commonFlags struct {
-	src     inputs
-	format  outputFormat
-	now     timeFlag
-	reading *readFlags
+	src      inputs
+	format   outputFormat
+	now      timeFlag
+	strict   *strictFlags
+	reading  *readFlags
+	problems problemList // the validation problems load found, printed as warnings by render
 }
 
 func newCommonFlags(fs *pflag.FlagSet, nowUsage string) *commonFlags {
@@ -115,22 +116,28 @@ func newCommonFlags(fs *pflag.FlagSet, nowUsage string) *commonFlags {
 	addInputFlags(fs, &c.src)
 	fs.Var(&c.now, "now", nowUsage)
 	addOutputFlag(fs, &c.format)
+	c.strict = addStrictFlags(fs)
 	c.reading = addReadFlags(fs)
 	return c
 }
 
-// check checks the reading limits; a failure is a usage error.
+// check checks the reading limits and --strict/--lenient; a failure is a usage error.
 func (c *commonFlags) check() error {
 	if err := c.reading.check(); err != nil {
 		return usagef("%v", err)
 	}
-	return nil
+	_, err := c.strict.mode()
+	return err
 }
 
-// load reads the input and returns the options: --now, else the input's latest time; every
-// core.
+// load reads the input, admits its DaemonSets as plan does (--strict, --lenient) and returns
+// the options: --now, else the input's latest time; every core.
 func (c *commonFlags) load(stdin io.Reader, stderr io.Writer) (*manifest.Result, daemonset.Options, error) {
-	in, err := load(c.src, stdin, stderr, c.reading.options(strictNone, runtime.GOMAXPROCS(0)))
+	mode, err := c.strict.mode()
+	if err != nil {
+		return nil, daemonset.Options{}, err
+	}
+	in, err := load(c.src, stdin, stderr, c.reading.options(mode, runtime.GOMAXPROCS(0)))
 	if err != nil {
 		return nil, daemonset.Options{}, err
 	}
@@ -138,11 +145,14 @@ func (c *commonFlags) load(stdin io.Reader, stderr io.Writer) (*manifest.Result,
 	if opts.Now.IsZero() {
 		opts.Now = manifest.Latest(in.Snapshot)
 	}
+	if c.problems, err = mode.admit(in, everyDaemonSet, opts); err != nil {
+		return nil, daemonset.Options{}, err
+	}
 	return in, opts, nil
 }
 
 // render writes v as JSON or YAML, or calls table, then the warnings about the input.
-func (c *commonFlags) render(stdout, stderr io.Writer, v any, table func(), in *manifest.Result, opts daemonset.Options) error {
+func (c *commonFlags) render(stdout, stderr io.Writer, v any, table func(), in *manifest.Result) error {
 	switch c.format {
 	case formatJSON, formatYAML:
 		if err := renderData(stdout, c.format, v); err != nil {
@@ -151,7 +161,7 @@ func (c *commonFlags) render(stdout, stderr io.Writer, v any, table func(), in *
 	default:
 		table()
 	}
-	warn(stderr, in, validate(in, func(*appsv1.DaemonSet) bool { return true }, opts, false), c.reading.limits.Warnings)
+	warn(stderr, in, c.problems, c.reading.limits.Warnings)
 	return nil
 }
 

@@ -1,6 +1,7 @@
 // Package upstreamtest holds the differential tests that need k8s.io/kubernetes itself: the
 // LimitRanger and RuntimeClass admission plugins of v1.36.3 run on the same pods as package
-// fleet's Admission, and the defaulting and storage of a DaemonSet's pod template against
-// daemonset.WithTemplateDefaults. It is a module of its own so that k8s.io/kubernetes never enters the
+// fleet's Admission, the defaulting and storage of a DaemonSet's pod template against
+// daemonset.WithTemplateDefaults, and the ControllerRevision writes of v1.36.3's syncDaemonSet
+// against the plan's Result.Revisions. It is a module of its own so that k8s.io/kubernetes never enters the
 // library's go.mod; .ci/run tests it.
 package upstreamtest

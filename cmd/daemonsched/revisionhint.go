@@ -1,0 +1,116 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/daemonsched/daemonsched/affinity"
+	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/printable"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+)
+
+// oldRevisionHints names, for each pod of ds on the explained nodes that is not of the current
+// revision (UPD-3: its controller-revision-hash label is not the current hash, nor does its
+// pod-template-generation match), the revision it is labelled with and what the update does
+// with it: this sync's delete, the surge pod created beside it, the wait for the update budget
+// or for the base diff, OnDelete's wait for someone to delete it, or the error that stops the
+// rolling update. Terminating pods are already going and get no hint.
+func oldRevisionHints(ds *appsv1.DaemonSet, explained map[string]bool, pods []*v1.Pod, plan *daemonset.ClusterResult) []string {
+	i := slices.IndexFunc(plan.DaemonSets, func(r *daemonset.Result) bool { return r.Namespace == ds.Namespace && r.Name == ds.Name })
+	if i < 0 || plan.DaemonSets[i].Skipped != "" || plan.DaemonSets[i].RevisionHash == "" {
+		return nil
+	}
+	r := plan.DaemonSets[i]
+	var old []*v1.Pod
+	for _, pod := range pods {
+		if pod == nil || pod.DeletionTimestamp != nil || !daemonset.IsControlledBy(pod, ds) || daemonset.IsPodUpdated(ds, r.RevisionHash, pod) {
+			continue
+		}
+		if node, _ := affinity.TargetNodeName(pod); explained[node] {
+			old = append(old, pod)
+		}
+	}
+	slices.SortFunc(old, func(a, b *v1.Pod) int { return strings.Compare(a.Name, b.Name) })
+	if len(old) > hintPodsListed {
+		return []string{oldRevisionSummary(ds, r, old)}
+	}
+	out := make([]string, 0, len(old))
+	for _, pod := range old {
+		node, _ := affinity.TargetNodeName(pod)
+		label := "without a controller-revision-hash label"
+		if h, ok := pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey]; ok {
+			label = "labelled controller-revision-hash=" + q(h)
+		}
+		out = append(out, fmt.Sprintf("pod %s/%s on node %s is of an old revision (%s, the current one is %s; UPD-3): %s",
+			q(pod.Namespace), q(pod.Name), q(node), label, q(r.RevisionHash), oldPodFate(r, pod, node)))
+	}
+	return out
+}
+
+// hintPodsListed is how many old pods of one DaemonSet get a hint each; more get one hint that
+// counts them by fate (a rollout over thousands of nodes would otherwise print thousands).
+const hintPodsListed = 10
+
+// oldRevisionSummary is the one hint for the old pods of ds when there are more than
+// hintPodsListed: how many, then how many meet each fate, the most common first.
+func oldRevisionSummary(ds *appsv1.DaemonSet, r *daemonset.Result, old []*v1.Pod) string {
+	counts := map[string]int{}
+	for _, pod := range old {
+		node, _ := affinity.TargetNodeName(pod)
+		counts[oldPodFate(r, pod, node)]++
+	}
+	fates := slices.Collect(maps.Keys(counts))
+	slices.SortFunc(fates, func(a, b string) int { return cmp.Or(cmp.Compare(counts[b], counts[a]), strings.Compare(a, b)) })
+	parts := make([]string, len(fates))
+	for i, f := range fates {
+		parts[i] = fmt.Sprintf("%d: %s", counts[f], f)
+	}
+	return fmt.Sprintf("%d pods of DaemonSet %s/%s on the explained nodes are of an old revision (the current one is %s; UPD-3; explain --pod NAME says which): %s",
+		len(old), q(ds.Namespace), q(ds.Name), q(r.RevisionHash), strings.Join(parts, "; "))
+}
+
+// oldPodFate says what the plan r does with the old pod on node, and what comes next.
+func oldPodFate(r *daemonset.Result, pod *v1.Pod, node string) string {
+	if j := slices.IndexFunc(r.Delete, func(d daemonset.Deletion) bool { return d.Namespace == pod.Namespace && d.Name == pod.Name }); j >= 0 {
+		d := r.Delete[j]
+		switch d.Reason {
+		case daemonset.ReasonUpdateOldCandidate, daemonset.ReasonUpdateOldUnavailable:
+			return fmt.Sprintf("this sync deletes it (%s), and a later sync creates a pod of the current revision in its place (UPD-8)", reasonText(d.Reason, d.Interchangeable))
+		default:
+			return fmt.Sprintf("this sync deletes it (%s)", reasonText(d.Reason, d.Interchangeable))
+		}
+	}
+	if slices.ContainsFunc(r.Create, func(c daemonset.Creation) bool { return c.Node == node }) {
+		return "this sync creates a pod of the current revision beside it; it goes once that pod is available (UPD-11)"
+	}
+	ru := r.RollingUpdate
+	switch {
+	case ru == nil:
+		return "the sync does nothing with it"
+	case ru.Reason == daemonset.RollingReasonOnDelete:
+		return "updateStrategy OnDelete keeps it until something deletes it; the controller then creates a pod of the current revision (UPD-1)"
+	case ru.BudgetError != "":
+		return "the rolling update cannot replace it: " + printable.Escape(ru.BudgetError) + " (UPD-5)"
+	case ru.Reason == daemonset.RollingReasonBaseDiffNotEmpty:
+		return fmt.Sprintf("the rolling update replaces it in a later sync, once this sync's creates and deletes are done (UPD-2; maxUnavailable %d, maxSurge %d)",
+			ru.MaxUnavailable, ru.MaxSurge)
+	case ru.Error != "":
+		return "the rolling update is stopped: " + printable.Escape(ru.Error)
+	}
+	return fmt.Sprintf("it waits for the update budget, which the other nodes' replacements use (maxUnavailable %d, maxSurge %d; UPD-8, UPD-11)",
+		ru.MaxUnavailable, ru.MaxSurge)
+}
+
+// nodeSet is the set of the names of nodes.
+func nodeSet(nodes []*v1.Node) map[string]bool {
+	out := make(map[string]bool, len(nodes))
+	for _, n := range nodes {
+		out[n.Name] = true
+	}
+	return out
+}

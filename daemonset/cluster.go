@@ -1,0 +1,146 @@
+package daemonset
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// PlanCluster plans every DaemonSet of s, giving each contested pod to at most one (D-2, D-12).
+// The DaemonSets are visited oldest creationTimestamp first, then by namespace/name, as a
+// controller working through its queue would: an orphan goes to the first DaemonSet that would
+// adopt it (same namespace, selector matching, sync not skipped), and a pod a DaemonSet releases
+// in this pass (its labels no longer match) is an orphan for those visited after it, so the
+// first of them whose selector matches adopts it and plans with it as its own. Every later
+// DaemonSet whose selector matches a pod adopted so reports it in Result.Conflicts. The error
+// reports an inconsistent snapshot. It panics on misuse (zero opts.Now, negative
+// opts.BurstLimit or opts.Workers).
+func PlanCluster(s Snapshot, opts Options) (*ClusterResult, error) {
+	res, _, err := PlanClusterCompiled(s, opts)
+	return res, err
+}
+
+// PlanClusterCompiled is [PlanCluster] that also returns the compiled DaemonSets, planners[i]
+// the one res.DaemonSets[i] was planned with, for callers that go on to ask them about nodes
+// ([Planner.Eligibility], [Planner.Explain]) without compiling each DaemonSet again.
+func PlanClusterCompiled(s Snapshot, opts Options) (res *ClusterResult, planners []*Planner, err error) {
+	opts.Check()
+	if errs := CheckSnapshot(s); len(errs) > 0 {
+		return nil, nil, errs.ToAggregate()
+	}
+	planners, ccs := clusterPlanners(s, opts)
+	out := &ClusterResult{DaemonSets: make([]*Result, 0, len(planners))}
+	for i, p := range planners {
+		out.DaemonSets = append(out.DaemonSets, p.plan(s, ccs[i]))
+	}
+	return out, planners, nil
+}
+
+// clusterClaims is how a cluster-wide plan shares contested pods with one DaemonSet (D-2). A
+// nil *clusterClaims, the plan of one DaemonSet alone, shares nothing.
+type clusterClaims struct {
+	// lost are orphans (or pods released before this DaemonSet's turn) that the selector
+	// matches but an earlier DaemonSet adopts, with that DaemonSet's namespace/name.
+	lost map[*v1.Pod]string
+	// gained are pods an earlier DaemonSet releases and this one adopts.
+	gained map[*v1.Pod]bool
+}
+
+func (c *clusterClaims) lostTo(pod *v1.Pod) (string, bool) {
+	if c == nil {
+		return "", false
+	}
+	w, ok := c.lost[pod]
+	return w, ok
+}
+
+// classify is p.classify with the pods an earlier DaemonSet released counted as orphans this
+// DaemonSet would adopt: gained or, if lost, reported as a conflict.
+func (c *clusterClaims) classify(p *Planner, pod *v1.Pod) claimKind {
+	if c != nil {
+		if _, lost := c.lost[pod]; lost || c.gained[pod] {
+			return claimAdopt
+		}
+	}
+	return p.classify(pod)
+}
+
+// adoptsOrphan reports whether p would adopt pod if pod had no controller (OWN-4).
+func (p *Planner) adoptsOrphan(pod *v1.Pod) bool {
+	return pod.Namespace == p.ds.Namespace && pod.DeletionTimestamp == nil && p.sel.Matches(pod.Labels)
+}
+
+// clusterPlanners compiles every DaemonSet of s, sorted by namespace/name, and says how each
+// shares contested pods (D-2).
+func clusterPlanners(s Snapshot, opts Options) ([]*Planner, []*clusterClaims) {
+	dss := slices.Clone(s.DaemonSets)
+	slices.SortFunc(dss, compareAge)
+	planners := make([]*Planner, len(dss))
+	claiming := make([]*Planner, 0, len(dss)) // the syncs that claim pods, in D-2 order
+	for i, ds := range dss {
+		planners[i], _ = Compile(ds, opts)
+		if planners[i].skip == "" && !planners[i].revision(s.Revisions).collision {
+			claiming = append(claiming, planners[i])
+		}
+	}
+	ccOf := map[*Planner]*clusterClaims{}
+	of := func(p *Planner) *clusterClaims {
+		c := ccOf[p]
+		if c == nil {
+			c = &clusterClaims{lost: map[*v1.Pod]string{}, gained: map[*v1.Pod]bool{}}
+			ccOf[p] = c
+		}
+		return c
+	}
+	for _, pod := range s.Pods {
+		if pod == nil {
+			continue
+		}
+		// Walk the queue: the pod is an orphan from the start, or from the DaemonSet that
+		// releases it on; the first DaemonSet after that which would adopt it does, and every
+		// later one that would loses it.
+		orphan := metav1.GetControllerOfNoCopy(pod) == nil
+		released := false
+		var winner *Planner
+		for _, p := range claiming {
+			if !orphan {
+				if p.classify(pod) == claimRelease {
+					orphan, released = true, true
+				}
+				continue
+			}
+			if !p.adoptsOrphan(pod) {
+				continue
+			}
+			switch {
+			case winner == nil:
+				winner = p
+				if released {
+					of(p).gained[pod] = true
+				}
+			default:
+				of(p).lost[pod] = winner.ds.Namespace + "/" + winner.ds.Name
+			}
+		}
+	}
+	// The plans come out in namespace/name order, as ClusterResult lists them.
+	slices.SortFunc(planners, func(a, b *Planner) int {
+		return compareNames(a.ds.Namespace, a.ds.Name, b.ds.Namespace, b.ds.Name)
+	})
+	ccs := make([]*clusterClaims, len(planners))
+	for i, p := range planners {
+		ccs[i] = ccOf[p]
+	}
+	return planners, ccs
+}
+
+// compareAge orders DaemonSets by D-2 priority: older creationTimestamp first, then
+// namespace/name.
+func compareAge(a, b *appsv1.DaemonSet) int {
+	return cmp.Or(a.CreationTimestamp.Time.Compare(b.CreationTimestamp.Time),
+		strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
+}

@@ -1,0 +1,271 @@
+package daemonset
+
+import (
+	"cmp"
+	"encoding/json"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/daemonsched/daemonsched/affinity"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// RevisionWrites are the ControllerRevision writes of one sync and the pod relabels that go
+// with them (UPD-14, UPD-21, UPD-22, OWN-12). A controller sends them in this order: Update,
+// Adopt, Release, RelabelPods, then Delete and Create; then the pod adoptions and releases, the
+// pod deletes and creates, and the status. Revisions no 1.36 controller writes (data that is not
+// JSON, another controller's, equal or negative revision numbers) are handled as D-15 says:
+// never an error, never a panic, nothing of the snapshot modified. Upstream sends the adoptions and releases first;
+// Update goes first here so that its resourceVersion, the snapshot's, is still current when it
+// reaches the API server (an adoption patch would raise it; D-15). Each list is sorted as documented
+// on its field, so equal snapshots give byte-equal plans.
+type RevisionWrites struct {
+	// Create holds the revision to POST when no claimed revision holds the current template
+	// (UPD-14 step 5): NewRevision of the DaemonSet with the current hash and the next revision
+	// number. At most one.
+	Create []*appsv1.ControllerRevision `json:"create,omitempty"`
+	// Update holds, by name, the claimed revisions to PUT, each as it is after the change with
+	// the snapshot's resourceVersion: the hash label set to the revision's name where it was
+	// missing (UPD-14 step 1) and, for the kept current revision, the revision number raised to
+	// one more than the highest other claimed revision (step 4). Upstream sends the two changes
+	// of one revision as two PUTs; here they are one object.
+	Update []*appsv1.ControllerRevision `json:"update,omitempty"`
+	// Delete lists the revisions to delete, in upstream's order: the duplicates of the current
+	// revision by name (UPD-14 step 3), then the history clean-up (UPD-22), lowest revision
+	// number first, then by name.
+	Delete []ObjectRef `json:"delete,omitempty"`
+	// Adopt and Release list, by name, the revisions the claim adopts (an orphan the selector
+	// matches) and releases (controlled, the selector no longer matching) (OWN-12). Their
+	// patches are those of pods: AdoptPatch and ReleasePatch with the revision's uid.
+	Adopt   []ObjectRef `json:"adopt,omitempty"`
+	Release []ObjectRef `json:"release,omitempty"`
+	// RelabelPods lists, by namespace and name, the pods a de-duplication relabels (UPD-14
+	// step 3): every pod the sync claims whose hash label differs from the kept revision's,
+	// old pods included. The body is RelabelPatch(Hash), a JSON merge patch.
+	RelabelPods []PodRelabel `json:"relabelPods,omitempty"`
+}
+
+// ObjectRef names an object of a write; UID is its metadata.uid in the snapshot.
+type ObjectRef struct {
+	Namespace string    `json:"namespace"`
+	Name      string    `json:"name"`
+	UID       types.UID `json:"uid,omitempty"`
+}
+
+// PodRelabel is a pod whose controller-revision-hash label becomes Hash.
+type PodRelabel struct {
+	Namespace string    `json:"namespace"`
+	Name      string    `json:"name"`
+	UID       types.UID `json:"uid,omitempty"`
+	Hash      string    `json:"hash"`
+}
+
+// RelabelPatch returns the body upstream sends, as a JSON merge patch
+// (types.MergePatchType, "application/merge-patch+json"), to set a pod's
+// controller-revision-hash label to hash after a de-duplication (UPD-14 step 3):
+// {"metadata":{"labels":{"controller-revision-hash":hash}}}.
+func RelabelPatch(hash string) []byte {
+	b, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]string{appsv1.DefaultDaemonSetUniqueLabelKey: hash}}})
+	return b
+}
+
+// DefaultRevisionHistoryLimit is the spec.revisionHistoryLimit the API server defaults to; the
+// plan uses it when the field is unset (a hand-written DaemonSet), where upstream would read a
+// nil pointer.
+const DefaultRevisionHistoryLimit = 10
+
+// writesNothing reports that rev needs no write, with or without a history clean-up: the
+// common path of one current revision, decided before anything is built for the writes.
+func (p *Planner) writesNothing(rev *revisionOutcome, cleanup bool) bool {
+	return len(rev.adopt) == 0 && len(rev.release) == 0 && len(rev.unlabelled) == 0 && !rev.create &&
+		len(rev.duplicates) == 0 && (rev.keep == nil || rev.keep.Revision >= rev.revision) &&
+		(!cleanup || len(rev.old) <= p.historyLimit())
+}
+
+// revisionWrites returns the writes of rev (nil when there are none). sp holds the sync's pods
+// (none for a sync that stops before claiming pods: UPD-21); cleanup says that the sync
+// reaches the history clean-up (UPD-22: manage and the rolling step returned no error).
+func (p *Planner) revisionWrites(rev revisionOutcome, sp syncPods, cleanup bool) *RevisionWrites {
+	w := &RevisionWrites{Adopt: revisionRefs(rev.adopt), Release: revisionRefs(rev.release)}
+	updates := map[string]*appsv1.ControllerRevision{}
+	for _, r := range rev.unlabelled {
+		c := r.DeepCopy()
+		if c.Labels == nil {
+			c.Labels = map[string]string{}
+		}
+		c.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = c.Name
+		updates[c.Name] = c
+	}
+	if rev.collision {
+		// The create fails with AlreadyExists and the sync stops: the claim and the labels
+		// were written before it (UPD-21).
+		w.Update = sortedRevisions(updates)
+		return w.orNil()
+	}
+	if rev.keep != nil && rev.keep.Revision < rev.revision {
+		c := updates[rev.keep.Name]
+		if c == nil {
+			c = rev.keep.DeepCopy()
+			updates[c.Name] = c
+		}
+		c.Revision = rev.revision
+	}
+	w.Update = sortedRevisions(updates)
+	if len(rev.duplicates) > 0 {
+		for pod := range sp.claimed {
+			if pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] != rev.hash {
+				w.RelabelPods = append(w.RelabelPods, PodRelabel{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID, Hash: rev.hash})
+			}
+		}
+		slices.SortFunc(w.RelabelPods, func(a, b PodRelabel) int { return compareNames(a.Namespace, a.Name, b.Namespace, b.Name) })
+		w.Delete = revisionRefs(rev.duplicates)
+	}
+	if rev.create {
+		// The patch is the Planner's, computed once; the result gets its own copy.
+		if patch, err := p.digest.patch(); err == nil {
+			w.Create = []*appsv1.ControllerRevision{newRevision(p.ds, rev.hash, rev.revision, slices.Clone(patch))}
+		}
+	}
+	if cleanup {
+		w.Delete = append(w.Delete, p.historyCleanup(rev.old, sp)...)
+	}
+	return w.orNil()
+}
+
+// historyCleanup returns the old revisions UPD-22 deletes: beyond the history limit, lowest
+// revision number first (then by name: upstream's sort is not stable, so ties fall in list
+// order, which nothing fixes), skipping those whose hash label a claimed pod with a target node
+// carries (terminal pods being deleted included; labels as in the snapshot; not the adopted
+// pods this sync's deletes remove at once, syncPods.removedAtOnce). A revision that had no
+// hash label is read with its name as label, as upstream labels it first.
+func (p *Planner) historyCleanup(old []*appsv1.ControllerRevision, sp syncPods) []ObjectRef {
+	toKill := len(old) - p.historyLimit()
+	if toKill <= 0 {
+		return nil
+	}
+	live := map[string]bool{}
+	gone := sp.removedAtOnce()
+	for pod := range sp.claimed {
+		if _, ok := affinity.TargetNodeName(pod); !ok || gone(pod) {
+			continue
+		}
+		if h := pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey]; h != "" {
+			live[h] = true
+		}
+	}
+	// old is sorted by revision number, then name.
+	var out []ObjectRef
+	for _, r := range old {
+		if toKill == 0 {
+			break
+		}
+		hash, ok := r.Labels[appsv1.DefaultDaemonSetUniqueLabelKey]
+		if !ok {
+			hash = r.Name
+		}
+		if live[hash] {
+			continue
+		}
+		out = append(out, ObjectRef{Namespace: r.Namespace, Name: r.Name, UID: r.UID})
+		toKill--
+	}
+	return out
+}
+
+// historyLimit is spec.revisionHistoryLimit, DefaultRevisionHistoryLimit when unset; a
+// negative limit (which validation rejects) keeps nothing, as upstream's arithmetic does.
+func (p *Planner) historyLimit() int {
+	if l := p.ds.Spec.RevisionHistoryLimit; l != nil {
+		return int(max(*l, 0))
+	}
+	return DefaultRevisionHistoryLimit
+}
+
+func (w *RevisionWrites) orNil() *RevisionWrites {
+	if len(w.Create)+len(w.Update)+len(w.Delete)+len(w.Adopt)+len(w.Release)+len(w.RelabelPods) == 0 {
+		return nil
+	}
+	return w
+}
+
+func revisionRefs(rs []*appsv1.ControllerRevision) []ObjectRef {
+	if len(rs) == 0 {
+		return nil
+	}
+	out := make([]ObjectRef, len(rs))
+	for i, r := range rs {
+		out[i] = ObjectRef{Namespace: r.Namespace, Name: r.Name, UID: r.UID}
+	}
+	slices.SortFunc(out, func(a, b ObjectRef) int { return compareNames(a.Namespace, a.Name, b.Namespace, b.Name) })
+	return out
+}
+
+func sortedRevisions(m map[string]*appsv1.ControllerRevision) []*appsv1.ControllerRevision {
+	if len(m) == 0 {
+		return nil
+	}
+	return slices.SortedFunc(maps.Values(m), func(a, b *appsv1.ControllerRevision) int {
+		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
+	})
+}
+
+// syncPods is what the revision writes read of the sync's pods; nothing is built from it
+// unless a de-duplication or a history clean-up needs it.
+type syncPods struct {
+	p    *Planner
+	pods []*v1.Pod
+	cc   *clusterClaims
+	res  *Result
+}
+
+// claimed yields the pods the sync claims (OWN-2, OWN-4 and, cluster-wide, D-2): the ones it
+// keeps and the ones it adopts.
+func (sp syncPods) claimed(yield func(*v1.Pod) bool) {
+	for _, pod := range sp.pods {
+		if pod == nil {
+			continue
+		}
+		switch sp.cc.classify(sp.p, pod) {
+		case claimOwned:
+		case claimAdopt:
+			if _, lost := sp.cc.lostTo(pod); lost {
+				continue
+			}
+		default:
+			continue
+		}
+		if !yield(pod) {
+			return
+		}
+	}
+}
+
+// removedAtOnce reports the pods sp.res adopts and deletes that the API server removes at once
+// rather than gracefully (not bound to a node, terminal, a grace period of 0, and no finalizer):
+// the history clean-up claims pods again after the deletes, and such a pod's adoption then
+// fails with NotFound, so it keeps no revision (UPD-22). The sets are built on first use.
+func (sp syncPods) removedAtOnce() func(*v1.Pod) bool {
+	var adopted, deleted map[PodRef]bool
+	return func(pod *v1.Pod) bool {
+		if adopted == nil {
+			adopted, deleted = map[PodRef]bool{}, map[PodRef]bool{}
+			if sp.res != nil {
+				for _, r := range sp.res.Adopt {
+					adopted[PodRef{Namespace: r.Namespace, Name: r.Name}] = true
+				}
+				for _, d := range sp.res.Delete {
+					deleted[PodRef{Namespace: d.Namespace, Name: d.Name}] = true
+				}
+			}
+		}
+		ref := PodRef{Namespace: pod.Namespace, Name: pod.Name}
+		if !adopted[ref] || !deleted[ref] || len(pod.Finalizers) > 0 {
+			return false
+		}
+		g := pod.Spec.TerminationGracePeriodSeconds
+		return pod.Spec.NodeName == "" || isTerminal(pod) || g != nil && *g == 0
+	}
+}

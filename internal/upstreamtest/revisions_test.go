@@ -1,0 +1,348 @@
+package upstreamtest
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/util/flowcontrol"
+	"k8s.io/kubernetes/pkg/controller/daemon"
+	testingclock "k8s.io/utils/clock/testing"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+)
+
+// revisionCase draws one DaemonSet (defaulted as the API server stores it), three nodes, pods
+// and ControllerRevisions exercising every revision write: current and old templates, missing
+// hash labels, orphans, other owners, labels the selector no longer matches, the name the sync
+// would create taken, duplicates of the current template, history beyond small limits. Revision
+// numbers are distinct, since upstream breaks ties in informer order, which nothing fixes (D-1,
+// D-15); an orphan always has its hash label, since upstream's update of an adopted revision
+// without one sends a stale copy (D-15).
+func revisionCase(r *rand.Rand) (*appsv1.DaemonSet, []*v1.Node, []*v1.Pod, []*appsv1.ControllerRevision) {
+	labels := map[string]string{"app": "rt"}
+	ds := &appsv1.DaemonSet{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "rt", UID: "uid-rt", Generation: 2, ResourceVersion: "1"},
+		Spec: appsv1.DaemonSetSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: v1.PodSpec{Containers: []v1.Container{{Name: "c", Image: "v9"}}}},
+		},
+	}
+	if r.IntN(2) == 0 {
+		ds.Spec.RevisionHistoryLimit = new(int32(r.IntN(3)))
+	}
+	if r.IntN(3) == 0 {
+		ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType}
+	} else if r.IntN(2) == 0 {
+		zero, one := intstr.FromInt32(0), intstr.FromInt32(1)
+		ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{Type: appsv1.RollingUpdateDaemonSetStrategyType,
+			RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxUnavailable: &zero, MaxSurge: &one}}
+	}
+	ds = daemonset.WithDefaults(ds)
+	hash := daemonset.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
+
+	numbers := r.Perm(8)
+	var revs []*appsv1.ControllerRevision
+	var hashes []string
+	for i := range r.IntN(7) {
+		tmpl := ds.DeepCopy()
+		if k := r.IntN(4); k > 0 {
+			tmpl.Spec.Template.Spec.Containers[0].Image = fmt.Sprintf("v%d", k)
+		}
+		name, h := fmt.Sprintf("rt-r%d", i), fmt.Sprintf("h%d", i)
+		if r.IntN(8) == 0 {
+			name = "rt-" + hash
+		}
+		if slices.ContainsFunc(revs, func(o *appsv1.ControllerRevision) bool { return o.Name == name }) {
+			continue
+		}
+		rev, err := daemonset.NewRevision(tmpl, h, int64(numbers[i]+1))
+		if err != nil {
+			panic(err)
+		}
+		rev.Name, rev.UID, rev.ResourceVersion = name, types.UID("uid-"+name), "1"
+		switch r.IntN(7) {
+		case 0:
+			rev.OwnerReferences = nil
+		case 1:
+			rev.OwnerReferences[0].UID = "uid-other"
+		case 2:
+			rev.Labels["app"] = "gone"
+		}
+		if r.IntN(5) == 0 && len(rev.OwnerReferences) > 0 {
+			delete(rev.Labels, appsv1.DefaultDaemonSetUniqueLabelKey)
+			h = name
+		}
+		hashes = append(hashes, h)
+		revs = append(revs, rev)
+	}
+	hashes = append(hashes, hash, "")
+
+	var nodes []*v1.Node
+	for i := range 3 {
+		nodes = append(nodes, &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("n%d", i), ResourceVersion: "1"}})
+	}
+	var pods []*v1.Pod
+	for i := range r.IntN(6) {
+		p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("p%d", i), UID: types.UID(fmt.Sprintf("uid-p%d", i)),
+			ResourceVersion: "1", CreationTimestamp: metav1.Unix(int64(i), 0),
+			Labels:          map[string]string{"app": "rt", appsv1.DefaultDaemonSetUniqueLabelKey: hashes[r.IntN(len(hashes))]},
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(ds, appsv1.SchemeGroupVersion.WithKind("DaemonSet"))}},
+			Spec:   v1.PodSpec{NodeName: fmt.Sprintf("n%d", r.IntN(4))}, // n3 is not in the snapshot
+			Status: v1.PodStatus{Phase: v1.PodRunning, Conditions: []v1.PodCondition{{Type: v1.PodReady, Status: v1.ConditionTrue}}}}
+		switch r.IntN(6) {
+		case 0:
+			p.OwnerReferences = nil
+		case 1:
+			if r.IntN(2) == 0 { // aimed at its node through affinity, as daemon pods are
+				p.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{
+					NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchFields: []v1.NodeSelectorRequirement{{
+						Key: "metadata.name", Operator: v1.NodeSelectorOpIn, Values: []string{p.Spec.NodeName}}}}}}}}
+			}
+			p.Spec.NodeName = ""
+		case 2:
+			p.Labels["app"] = "gone"
+		}
+		if r.IntN(5) == 0 {
+			p.Status.Phase = v1.PodFailed
+		}
+		pods = append(pods, p)
+	}
+	return ds, nodes, pods, revs
+}
+
+var (
+	debugActions  = false
+	revisionSeed  = flag.Uint64("revision-seed", 3, "the seed of TestRevisionWritesAgainstUpstream's snapshots")
+	revisionCases = flag.Int("revision-cases", 300, "how many snapshots TestRevisionWritesAgainstUpstream draws")
+)
+
+// revisionActions are the revision writes of one sync, read from the actions a controller sent
+// to its client, in the terms of daemonset.RevisionWrites (sorted as it sorts them).
+type revisionActions struct {
+	Create, Update []string // name rev=N hash=H
+	Delete         []string
+	Adopt, Release []string
+	RelabelPods    []string // name=hash
+}
+
+func describeRevision(r *appsv1.ControllerRevision) string {
+	return fmt.Sprintf("%s rev=%d hash=%s owners=%d", r.Name, r.Revision, r.Labels[appsv1.DefaultDaemonSetUniqueLabelKey], len(r.OwnerReferences))
+}
+
+func writesOf(w *daemonset.RevisionWrites) revisionActions {
+	var out revisionActions
+	if w == nil {
+		return out
+	}
+	for _, r := range w.Create {
+		out.Create = append(out.Create, describeRevision(r))
+	}
+	for _, r := range w.Update {
+		out.Update = append(out.Update, describeRevision(r))
+	}
+	for _, r := range w.Delete {
+		out.Delete = append(out.Delete, r.Name)
+	}
+	for _, r := range w.Adopt {
+		out.Adopt = append(out.Adopt, r.Name)
+	}
+	for _, r := range w.Release {
+		out.Release = append(out.Release, r.Name)
+	}
+	for _, r := range w.RelabelPods {
+		out.RelabelPods = append(out.RelabelPods, r.Name+"="+r.Hash)
+	}
+	out.sort()
+	return out
+}
+
+func (a *revisionActions) sort() {
+	for _, l := range []*[]string{&a.Create, &a.Update, &a.Delete, &a.Adopt, &a.Release, &a.RelabelPods} {
+		slices.Sort(*l)
+	}
+}
+
+// upstreamSync runs one syncDaemonSet of the v1.36.3 controller on the snapshot, with caches
+// holding exactly the snapshot and a fake clientset holding the same objects, and returns the
+// revision writes it sent that the API server would accept.
+func upstreamSync(t *testing.T, ds *appsv1.DaemonSet, nodes []*v1.Node, pods []*v1.Pod, revs []*appsv1.ControllerRevision, now time.Time) revisionActions {
+	t.Helper()
+	var objs []runtime.Object
+	objs = append(objs, ds.DeepCopy())
+	for _, n := range nodes {
+		objs = append(objs, n.DeepCopy())
+	}
+	for _, p := range pods {
+		objs = append(objs, p.DeepCopy())
+	}
+	for _, r := range revs {
+		objs = append(objs, r.DeepCopy())
+	}
+	client := fake.NewClientset(objs...)
+	created := 0
+	client.PrependReactor("create", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		// The API server names a pod from generateName; the fake tracker does not.
+		p := a.(clienttesting.CreateAction).GetObject().(*v1.Pod)
+		if p.Name == "" {
+			created++
+			p.Name = fmt.Sprintf("%s%d", p.GenerateName, created)
+		}
+		return false, nil, nil
+	})
+	client.PrependReactor("delete", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		// The API server removes a pod at once only when it is not bound, terminal or has no
+		// grace period; otherwise the pod stays, terminating (pod strategy CheckGracefulDelete).
+		d := a.(clienttesting.DeleteAction)
+		obj, err := client.Tracker().Get(v1.SchemeGroupVersion.WithResource("pods"), d.GetNamespace(), d.GetName())
+		if err != nil {
+			return false, nil, nil
+		}
+		p := obj.(*v1.Pod).DeepCopy()
+		grace := p.Spec.TerminationGracePeriodSeconds
+		if p.Spec.NodeName == "" || p.Status.Phase == v1.PodFailed || p.Status.Phase == v1.PodSucceeded || grace != nil && *grace == 0 {
+			return false, nil, nil
+		}
+		p.DeletionTimestamp = &metav1.Time{Time: now}
+		return true, nil, client.Tracker().Update(v1.SchemeGroupVersion.WithResource("pods"), p, p.Namespace)
+	})
+	factory := informers.NewSharedInformerFactory(client, 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dsc, err := daemon.NewDaemonSetsController(ctx, factory.Apps().V1().DaemonSets(), factory.Apps().V1().ControllerRevisions(),
+		factory.Core().V1().Pods(), factory.Core().V1().Nodes(), client,
+		flowcontrol.NewFakeBackOff(time.Second, 15*time.Minute, testingclock.NewFakeClock(now)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range objs {
+		var err error
+		switch o := o.(type) {
+		case *appsv1.DaemonSet:
+			err = factory.Apps().V1().DaemonSets().Informer().GetIndexer().Add(o)
+		case *v1.Node:
+			err = factory.Core().V1().Nodes().Informer().GetIndexer().Add(o)
+		case *v1.Pod:
+			err = factory.Core().V1().Pods().Informer().GetIndexer().Add(o)
+		case *appsv1.ControllerRevision:
+			err = factory.Apps().V1().ControllerRevisions().Informer().GetIndexer().Add(o)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	client.ClearActions()
+	// syncDaemonSet is not exported; the controller calls it through its syncHandler field.
+	f := reflect.ValueOf(dsc).Elem().FieldByName("syncHandler")
+	sync := reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem().Interface().(func(context.Context, string) error)
+	_ = sync(ctx, ds.Namespace+"/"+ds.Name) // a collision is an error; its writes still count
+
+	existing := map[string]bool{}
+	for _, r := range revs {
+		existing[r.Name] = true
+	}
+	var out revisionActions
+	updates := map[string]*appsv1.ControllerRevision{}
+	for _, a := range client.Actions() {
+		if debugActions {
+			t.Logf("%s %s %v", a.GetVerb(), a.GetResource().Resource, a)
+		}
+		switch {
+		case a.Matches("create", "controllerrevisions"):
+			r := a.(clienttesting.CreateAction).GetObject().(*appsv1.ControllerRevision)
+			if !existing[r.Name] { // otherwise AlreadyExists: reused or a collision
+				out.Create = append(out.Create, describeRevision(r))
+			}
+		case a.Matches("update", "controllerrevisions"):
+			r := a.(clienttesting.UpdateAction).GetObject().(*appsv1.ControllerRevision)
+			updates[r.Name] = r
+		case a.Matches("delete", "controllerrevisions"):
+			out.Delete = append(out.Delete, a.(clienttesting.DeleteAction).GetName())
+		case a.Matches("patch", "controllerrevisions"):
+			p := a.(clienttesting.PatchAction)
+			if strings.Contains(string(p.GetPatch()), `"$patch":"delete"`) {
+				out.Release = append(out.Release, p.GetName())
+			} else {
+				out.Adopt = append(out.Adopt, p.GetName())
+			}
+		case a.Matches("patch", "pods"):
+			p := a.(clienttesting.PatchAction)
+			if p.GetPatchType() != types.MergePatchType {
+				continue // adoption and release
+			}
+			var body struct {
+				Metadata struct {
+					Labels map[string]string `json:"labels"`
+				} `json:"metadata"`
+			}
+			if err := json.Unmarshal(p.GetPatch(), &body); err != nil {
+				t.Fatal(err)
+			}
+			out.RelabelPods = append(out.RelabelPods, p.GetName()+"="+body.Metadata.Labels[appsv1.DefaultDaemonSetUniqueLabelKey])
+		}
+	}
+	for _, r := range updates {
+		out.Update = append(out.Update, describeRevision(r))
+	}
+	out.sort()
+	return out
+}
+
+// TestRevisionWritesAgainstUpstream runs v1.36.3's syncDaemonSet and the plan on random
+// snapshots and compares the ControllerRevision writes (UPD-14, UPD-21, UPD-22, OWN-12): the
+// revisions created, the final object of each update (upstream's label and number PUTs of one
+// revision are one update in the plan, D-15), the deletions, adoptions, releases and relabelled
+// pods.
+func TestRevisionWritesAgainstUpstream(t *testing.T) {
+	now := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	r := rand.New(rand.NewPCG(36, *revisionSeed))
+	n := *revisionCases
+	if testing.Short() {
+		n = 60
+	}
+	kinds := map[string]int{}
+	for i := range n {
+		ds, nodes, pods, revs := revisionCase(r)
+		p, _ := daemonset.Compile(ds, daemonset.Options{Now: now})
+		res := p.Plan(daemonset.Snapshot{Nodes: nodes, Pods: pods, Revisions: revs})
+		want := upstreamSync(t, ds, nodes, pods, revs, now)
+		got := writesOf(res.Revisions)
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("case %d: revision writes differ from upstream (-upstream +plan):\n%s", i, d)
+		}
+		for k, l := range map[string][]string{"create": got.Create, "update": got.Update, "delete": got.Delete,
+			"adopt": got.Adopt, "release": got.Release, "relabel": got.RelabelPods} {
+			if len(l) > 0 {
+				kinds[k]++
+			}
+		}
+		if res.CollisionCount != nil {
+			kinds["collision"]++
+		}
+	}
+	for _, k := range []string{"create", "update", "delete", "adopt", "release", "relabel", "collision"} {
+		if kinds[k] == 0 {
+			t.Errorf("no case wrote %s: the generator misses it", k)
+		}
+	}
+	t.Logf("cases per write: %v", kinds)
+}
