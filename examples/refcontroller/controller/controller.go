@@ -18,7 +18,6 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
@@ -62,10 +61,9 @@ type Controller struct {
 	workers  int
 	now      func() time.Time
 
-	mu     sync.Mutex
-	state  map[string]*dsState     // per DaemonSet key: expectations and writes not yet observed
-	backof []backoffEntry          // failed-pod back-off of every DaemonSet
-	gone   map[types.UID]time.Time // pods whose deletion the informer reported, for 5 minutes
+	mu      sync.Mutex
+	state   map[string]*dsState      // per DaemonSet key: expectations and writes not yet observed
+	backoff []daemonset.BackoffEntry // failed-pod back-off of every DaemonSet (DIFF-12)
 }
 
 // New wires a Controller to the DaemonSet, Pod, Node and ControllerRevision informers of factory.
@@ -76,7 +74,6 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 		workers: opts.Workers,
 		now:     opts.Now,
 		state:   map[string]*dsState{},
-		gone:    map[types.UID]time.Time{},
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "daemonset"}),
 	}
@@ -251,18 +248,20 @@ func (c *Controller) podChanged(old, cur any) {
 	c.enqueueSelecting(pod.Namespace, pod.Labels)
 }
 
-// podDeleted remembers the pod's uid, so that a create is known observed even when the pod is
-// gone before the next sync, and queues its controller.
+// podDeleted counts a deleted pod that the controller created and its expectations still wait
+// for as observed, as upstream's add event would have (a snapshot no longer shows it), and
+// queues its controller.
 func (c *Controller) podDeleted(obj any) {
 	if pod := asPod(obj); pod != nil {
-		now := c.now()
 		c.mu.Lock()
-		for uid, at := range c.gone {
-			if now.Sub(at) > 5*time.Minute {
-				delete(c.gone, uid)
+		for _, st := range c.state {
+			if st.created[pod.UID] {
+				delete(st.created, pod.UID)
+				if st.exp != nil {
+					st.exp.Creates--
+				}
 			}
 		}
-		c.gone[pod.UID] = now
 		c.mu.Unlock()
 	}
 	c.podChanged(nil, obj)

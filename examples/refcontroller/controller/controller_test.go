@@ -272,7 +272,8 @@ func TestSyncFailedBatchStopsTheSeries(t *testing.T) {
 	for i := range pods.Items {
 		listed = append(listed, &pods.Items[i])
 	}
-	if len(listed) != 2 || !h.c.state["ns/agent"].exp.observed(listed, nil, now) || h.c.state["ns/agent"].exp.observed(listed[:1], nil, now) {
+	exp := h.c.state["ns/agent"].exp
+	if len(listed) != 2 || exp.Creates != 2 || !exp.Observed(daemonset.Snapshot{Pods: listed}) || exp.Observed(daemonset.Snapshot{Pods: listed[:1]}) {
 		t.Errorf("expectations %+v on %d pods", h.c.state["ns/agent"].exp, len(listed))
 	}
 }
@@ -362,7 +363,7 @@ func TestSyncFailedPodBackoff(t *testing.T) {
 	}
 	// The next failed pod on the node, half a second later, waits for the 1 s back-off.
 	h2 := newHarness(t, append(testNodes(1), ds, pod("second", "node-0", ds, true, failed))...)
-	h2.c.backof = h.c.backof
+	h2.c.backoff = h.c.backoff
 	h2.c.now = func() time.Time { return now.Add(500 * time.Millisecond) }
 	after, err := h2.c.Sync(context.Background(), "ns/agent")
 	if err != nil {

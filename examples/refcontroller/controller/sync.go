@@ -22,9 +22,10 @@ import (
 // of its last pod writes and the resource versions of its writes, which the informers must have
 // reached before the DaemonSet is planned again (as v1.36's StaleControllerConsistencyDaemonSet).
 type dsState struct {
-	exp   *expectations
-	dsRV  string // the DaemonSet's resourceVersion after our last status write
-	podRV string // the highest resourceVersion our pod writes returned
+	exp     *daemonset.Expectations // of the last sync that wrote pods; nil once observed
+	created map[types.UID]bool      // the pods that sync created, while exp waits for them
+	dsRV    string                  // the DaemonSet's resourceVersion after our last status write
+	podRV   string                  // the highest resourceVersion our pod writes returned
 }
 
 // errNotObserved asks for a requeue: the caches have not yet seen the controller's own writes.
@@ -56,7 +57,10 @@ func (c *Controller) Sync(ctx context.Context, key string) (time.Duration, error
 		return 0, err
 	}
 	now := c.now()
-	p, invalid := daemonset.Compile(ds, daemonset.Options{Now: now, BurstLimit: BurstReplicas})
+	c.mu.Lock()
+	backoff := c.backoff // UpdateBackoff returns a new slice: this one is never written again
+	c.mu.Unlock()
+	p, invalid := daemonset.Compile(ds, daemonset.Options{Now: now, BurstLimit: BurstReplicas, Backoff: backoff})
 	if len(invalid) > 0 {
 		logger(ctx).V(2).Info("DaemonSet fails validation; it is acted on as stored", "daemonset", key, "errors", invalid.ToAggregate())
 	}
@@ -134,6 +138,10 @@ func (s *syncer) run() (time.Duration, error) {
 	switch res.Skipped {
 	case "":
 	case daemonset.SkipHashCollision:
+		// The revision claims and labels come before the create that collides (UPD-21).
+		if err := s.writeRevisions(res.Revisions); err != nil {
+			return 0, fmt.Errorf("DaemonSet %s: revisions: %w", s.key, err)
+		}
 		return 0, s.bumpCollisionCount()
 	case daemonset.SkipInvalidSelector:
 		return 0, fmt.Errorf("DaemonSet %s: its selector does not convert (SYNC-5)", s.key)
@@ -141,38 +149,55 @@ func (s *syncer) run() (time.Duration, error) {
 		s.events()
 		return 0, nil
 	}
-	revs := planRevisions(s.ds, s.snap, res)
-	if err := s.writeRevisions(revs); err != nil {
+	if err := s.writeRevisions(res.Revisions); err != nil {
 		return 0, fmt.Errorf("DaemonSet %s: revisions: %w", s.key, err)
 	}
 
 	st := c.stateOf(s.key)
 	c.mu.Lock()
-	observed := st.exp.observed(s.snap.Pods, c.gone, s.now)
+	observed := st.exp == nil || st.exp.Observed(s.snap) || st.exp.Expired(s.now)
 	if observed {
-		st.exp = nil // observed once is observed: pods deleted later do not undo it
+		st.exp, st.created = nil, nil // observed once is observed: later deletions do not undo it
 	}
 	c.mu.Unlock()
-	var after time.Duration
 	var errs []error
 	if err := s.claimPods(); err != nil {
 		errs = append(errs, err)
 	} else if observed {
 		c.mu.Lock()
-		c.backof, after = holdBack(c.backof, s.ds, res, s.now)
+		c.backoff = daemonset.UpdateBackoff(c.backoff, res, s.now)
 		c.mu.Unlock()
 		err := s.podWrites()
 		if err == nil {
-			err = s.cleanupHistory(revs)
+			err = s.cleanupHistory(res.Revisions)
 		}
 		errs = append(errs, err)
 		s.events() // upstream emits them while it diffs, which pending expectations skip
 	}
-	errs = append(errs, s.writeStatus(statusWrite(s.ds, res, observed)))
-	if r := requeueAfter(s.ds, res); r > 0 && (after == 0 || r < after) {
-		after = r
+	status := res.StatusWrite
+	if !observed {
+		status = pendingStatus(s.ds, res)
 	}
-	return after, errors.Join(errs...)
+	errs = append(errs, s.writeStatus(status))
+	return res.RequeueAfter.Duration, errors.Join(errs...)
+}
+
+// pendingStatus is the status upstream writes while expectations are pending: the plan's
+// counters with the stored observedGeneration (the sync has not acted on this generation), or
+// nil when the stored status already says that (STAT-9).
+func pendingStatus(ds *appsv1.DaemonSet, res *daemonset.Result) *appsv1.DaemonSetStatus {
+	if res.Status == nil {
+		return nil
+	}
+	st, old := res.Status.DeepCopy(), &ds.Status
+	st.ObservedGeneration = old.ObservedGeneration
+	if old.ObservedGeneration >= ds.Generation && old.DesiredNumberScheduled == st.DesiredNumberScheduled &&
+		old.CurrentNumberScheduled == st.CurrentNumberScheduled && old.NumberMisscheduled == st.NumberMisscheduled &&
+		old.NumberReady == st.NumberReady && old.UpdatedNumberScheduled == st.UpdatedNumberScheduled &&
+		old.NumberAvailable == st.NumberAvailable && old.NumberUnavailable == st.NumberUnavailable {
+		return nil
+	}
+	return st
 }
 
 // canAdopt re-reads the DaemonSet from the API server before the first adoption of a sync, as
@@ -200,30 +225,20 @@ func (s *syncer) claimPods() error {
 		if err := s.canAdopt(); err != nil {
 			return fmt.Errorf("can't adopt pod %s/%s: %w", ref.Namespace, ref.Name, err)
 		}
-		p, err := pods.Patch(s.ctx, ref.Name, types.StrategicMergePatchType, adoptPatch(s.ds, s.podUID(ref.Namespace, ref.Name)), metav1.PatchOptions{})
+		p, err := pods.Patch(s.ctx, ref.Name, daemonset.OwnerPatchType, daemonset.AdoptPatch(s.ds, ref.UID), metav1.PatchOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
 			errs = append(errs, err)
 		}
 		s.wrotePod(p)
 	}
 	for _, ref := range s.res.Release {
-		p, err := pods.Patch(s.ctx, ref.Name, types.StrategicMergePatchType, releasePatch(s.ds, s.podUID(ref.Namespace, ref.Name)), metav1.PatchOptions{})
+		p, err := pods.Patch(s.ctx, ref.Name, daemonset.OwnerPatchType, daemonset.ReleasePatch(s.ds, ref.UID), metav1.PatchOptions{})
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsInvalid(err) {
 			errs = append(errs, err)
 		}
 		s.wrotePod(p)
 	}
 	return errors.Join(errs...)
-}
-
-// podUID is the interim lookup of a planned pod's uid (PodRef.UID and Deletion.UID later).
-func (s *syncer) podUID(ns, name string) types.UID {
-	for _, p := range s.snap.Pods {
-		if p.Namespace == ns && p.Name == name {
-			return p.UID
-		}
-	}
-	return ""
 }
 
 // wrotePod remembers the resourceVersion of a pod the controller wrote.

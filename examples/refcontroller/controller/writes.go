@@ -3,6 +3,7 @@ package controller
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/daemonsched/daemonsched/daemonset"
@@ -14,10 +15,10 @@ import (
 
 // writeRevisions sends the ControllerRevision writes that come before any pod work (UPD-14):
 // the updates (missing hash labels, revision number bumps) first, while their resourceVersion
-// is the snapshot's (as the library orders them), then adoptions and releases, the relabelling of pods and the
+// is the snapshot's (D-15), then adoptions and releases, the relabelling of pods and the
 // deletion of duplicates of the current revision, then the current revision's creation. The
 // history clean-up comes at the end of the sync, as upstream's (cleanupHistory).
-func (s *syncer) writeRevisions(w *revisionWrites) error {
+func (s *syncer) writeRevisions(w *daemonset.RevisionWrites) error {
 	if w == nil {
 		return nil
 	}
@@ -31,19 +32,19 @@ func (s *syncer) writeRevisions(w *revisionWrites) error {
 		if err := s.canAdopt(); err != nil {
 			return fmt.Errorf("can't adopt ControllerRevision %s: %w", ref.Name, err)
 		}
-		if _, err := client.Patch(s.ctx, ref.Name, types.StrategicMergePatchType, adoptPatch(s.ds, ref.UID), metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		if _, err := client.Patch(s.ctx, ref.Name, daemonset.OwnerPatchType, daemonset.AdoptPatch(s.ds, ref.UID), metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}
 	}
 	for _, ref := range w.Release {
-		_, err := client.Patch(s.ctx, ref.Name, types.StrategicMergePatchType, releasePatch(s.ds, ref.UID), metav1.PatchOptions{})
+		_, err := client.Patch(s.ctx, ref.Name, daemonset.OwnerPatchType, daemonset.ReleasePatch(s.ds, ref.UID), metav1.PatchOptions{})
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsInvalid(err) {
 			return err
 		}
 	}
 	pods := s.c.client.CoreV1().Pods(s.ds.Namespace)
 	for _, r := range w.RelabelPods {
-		p, err := pods.Patch(s.ctx, r.Name, types.MergePatchType, relabelPatch(r.Hash), metav1.PatchOptions{})
+		p, err := pods.Patch(s.ctx, r.Name, types.MergePatchType, daemonset.RelabelPatch(r.Hash), metav1.PatchOptions{})
 		if err != nil {
 			return err
 		}
@@ -76,7 +77,7 @@ func (s *syncer) writeRevisions(w *revisionWrites) error {
 
 // isCurrent reports whether the revision ref names holds the DaemonSet's current template: its
 // deletion de-duplicates the current revision rather than trimming history.
-func (s *syncer) isCurrent(ref objectRef) bool {
+func (s *syncer) isCurrent(ref daemonset.ObjectRef) bool {
 	patch, err := daemonset.RevisionPatch(s.ds)
 	if err != nil {
 		return false
@@ -91,7 +92,7 @@ func (s *syncer) isCurrent(ref objectRef) bool {
 
 // cleanupHistory deletes the revisions beyond revisionHistoryLimit that no pod uses (UPD-22),
 // oldest first.
-func (s *syncer) cleanupHistory(w *revisionWrites) error {
+func (s *syncer) cleanupHistory(w *daemonset.RevisionWrites) error {
 	if w == nil {
 		return nil
 	}
@@ -108,29 +109,34 @@ func (s *syncer) cleanupHistory(w *revisionWrites) error {
 }
 
 // podWrites sends the plan's creates in slow-start batches (1, 2, 4, ...; a batch with a failure
-// ends the series) and then its deletes, all at once. The expectations are those of the writes
-// the API server accepted.
+// ends the series) and then its deletes, all at once. The expectations (SYNC-9) are the plan's,
+// lowered by every create and delete the API server refused and every create not sent.
 func (s *syncer) podWrites() error {
 	res := s.res
 	if len(res.Create) == 0 && len(res.Delete) == 0 {
 		return nil
 	}
-	exp := &expectations{created: map[types.UID]bool{}, deleted: map[types.UID]bool{}, at: s.now}
+	exp := daemonset.ExpectationsOf(res, s.snap, s.now)
+	created := map[types.UID]bool{}
 	pods := s.c.client.CoreV1().Pods(s.ds.Namespace)
-	var mu sync.Mutex
+	var mu sync.Mutex // guards exp, created and errs
 	var errs []error
 	fail := func(err error) {
 		mu.Lock()
 		errs = append(errs, err)
 		mu.Unlock()
 	}
-	for pos, batch := 0, min(1, len(res.Create)); pos < len(res.Create); pos, batch = pos+batch, min(2*batch, len(res.Create)-pos-batch) {
+	sent := 0
+	for batch := min(1, len(res.Create)); sent < len(res.Create); batch = min(2*batch, len(res.Create)-sent) {
 		failed := len(errs)
 		var wg sync.WaitGroup
-		for _, cr := range res.Create[pos : pos+batch] {
+		for _, cr := range res.Create[sent : sent+batch] {
 			wg.Go(func() {
 				p, err := pods.Create(s.ctx, cr.Pod, metav1.CreateOptions{})
 				if err != nil {
+					mu.Lock()
+					exp.Creates--
+					mu.Unlock()
 					if !apierrors.HasStatusCause(err, v1.NamespaceTerminatingCause) {
 						s.c.recorder.Eventf(s.ds, v1.EventTypeWarning, "FailedCreate", "Error creating: %v", err)
 						fail(err)
@@ -139,13 +145,15 @@ func (s *syncer) podWrites() error {
 				}
 				s.c.recorder.Eventf(s.ds, v1.EventTypeNormal, "SuccessfulCreate", "Created pod: %v", p.Name)
 				mu.Lock()
-				exp.created[p.UID] = true
+				created[p.UID] = true
 				mu.Unlock()
 				s.wrotePod(p)
 			})
 		}
 		wg.Wait()
+		sent += batch
 		if len(errs) > failed {
+			exp.Creates -= len(res.Create) - sent // never sent, never expected
 			break
 		}
 	}
@@ -156,11 +164,11 @@ func (s *syncer) podWrites() error {
 			switch {
 			case err == nil:
 				s.c.recorder.Eventf(s.ds, v1.EventTypeNormal, "SuccessfulDelete", "Deleted pod: %v", d.Name)
-				mu.Lock()
-				exp.deleted[s.podUID(d.Namespace, d.Name)] = true
-				mu.Unlock()
-			case !apierrors.IsNotFound(err):
+			case !apierrors.IsNotFound(err): // a pod already gone counts as observed
 				s.c.recorder.Eventf(s.ds, v1.EventTypeWarning, "FailedDelete", "Error deleting: %v", err)
+				mu.Lock()
+				exp.Deletes = slices.DeleteFunc(exp.Deletes, func(r daemonset.PodRef) bool { return r.UID == d.UID && r.Name == d.Name })
+				mu.Unlock()
 				fail(err)
 			}
 		})
@@ -168,7 +176,7 @@ func (s *syncer) podWrites() error {
 	wg.Wait()
 	st := s.c.stateOf(s.key)
 	s.c.mu.Lock()
-	st.exp = exp
+	st.exp, st.created = &exp, created
 	s.c.mu.Unlock()
 	return errors.Join(errs...)
 }
