@@ -85,6 +85,13 @@ func namesIncrease[T namedObject](objs []T) bool {
 // snapshot (nil entries, duplicate node or pod names), never a controller decision; what API
 // validation would reject in ds is reported in Result.Invalid instead. It panics on misuse
 // (nil ds, zero opts.Now, negative opts.BurstLimit or opts.Workers).
+//
+// Plan sees no ControllerRevisions: the hash is computed fresh (D-6), Result.Revisions holds
+// the create of the DaemonSet's first revision (revision number 1, UPD-14) and no other
+// revision write in every sync that is not skipped (SYNC-3, SYNC-4, SYNC-5), and a hash
+// collision (UPD-21) cannot be found. A controller whose cache holds
+// revisions compiles once with [Compile] and calls [Planner.Plan] with a [Snapshot] that
+// carries them.
 func Plan(ds *appsv1.DaemonSet, nodes []*v1.Node, pods []*v1.Pod, opts Options) (*Result, error) {
 	opts.Check()
 	if ds == nil {
