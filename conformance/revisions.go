@@ -20,7 +20,7 @@ import (
 // namespace, name, labels, annotations, owner references, revision number and data (as JSON,
 // whitespace aside, since a plan printed with indentation cannot keep the stored bytes); uid,
 // resourceVersion and type meta are not compared. Deletions, adoptions, releases and relabels
-// are compared as sets: their order is upstream's list order, which nothing fixes.
+// (of revisions and of pods) are compared as sets: their order is upstream's list order, which nothing fixes.
 func checkRevisions(key string, want, got *daemonset.RevisionWrites, opts Options) []Mismatch {
 	if got == nil && !opts.Revisions {
 		return nil
@@ -64,6 +64,8 @@ func checkRevisions(key string, want, got *daemonset.RevisionWrites, opts Option
 	refs("adopt", "OWN-12", w.Adopt, g.Adopt)
 	refs("release", "OWN-12", w.Release, g.Release)
 	relabel := func(r daemonset.PodRelabel) string { return r.Namespace + "/" + r.Name + "=" + r.Hash }
+	relabelRev := func(r daemonset.RevisionRelabel) string { return r.Namespace + "/" + r.Name + "=" + r.Hash }
+	compareSets("relabel", "UPD-14", mapSlice(w.Relabel, relabelRev), mapSlice(g.Relabel, relabelRev), add)
 	compareSets("relabelPods", "UPD-14", mapSlice(w.RelabelPods, relabel), mapSlice(g.RelabelPods, relabel), add)
 	return out
 }

@@ -14,8 +14,8 @@ import (
 )
 
 // RevisionWrites are the ControllerRevision writes of one sync and the pod relabels that go
-// with them (UPD-14, UPD-21, UPD-22, OWN-12). A controller sends them in this order: Update,
-// Adopt, Release, RelabelPods, then Delete and Create; then the pod adoptions and releases, the
+// with them (UPD-14, UPD-21, UPD-22, OWN-12). A controller sends them in this order: Update
+// and Relabel, Adopt, Release, RelabelPods, then Delete and Create; then the pod adoptions and releases, the
 // pod deletes and creates, and the status. Revisions no 1.36 controller writes (data that is not
 // JSON, another controller's, equal or negative revision numbers) are handled as D-15 says:
 // never an error, never a panic, nothing of the snapshot modified. Upstream sends the adoptions and releases first;
@@ -37,6 +37,11 @@ type RevisionWrites struct {
 	// revision by name (UPD-14 step 3), then the history clean-up (UPD-22), lowest revision
 	// number first, then by name.
 	Delete []ObjectRef `json:"delete,omitempty"`
+	// Relabel lists, by name, the claimed revisions without the hash label whose data.raw is
+	// not JSON (only a client writing protobuf can store one): a PUT of such a revision cannot
+	// be encoded as JSON, so the label write that Update would carry (UPD-14 step 1) is given
+	// as the JSON merge patch RevisionRelabelPatch instead, sent with the updates (D-15).
+	Relabel []RevisionRelabel `json:"relabel,omitempty"`
 	// Adopt and Release list, by name, the revisions the claim adopts (an orphan the selector
 	// matches) and releases (controlled, the selector no longer matching) (OWN-12). Their
 	// patches are those of pods: AdoptPatch and ReleasePatch with the revision's uid.
@@ -61,6 +66,30 @@ type PodRelabel struct {
 	Name      string    `json:"name"`
 	UID       types.UID `json:"uid,omitempty"`
 	Hash      string    `json:"hash"`
+}
+
+// RevisionRelabel is a claimed revision whose controller-revision-hash label becomes Hash (its
+// name) by a JSON merge patch: ResourceVersion, the snapshot's, is the patch's precondition, as
+// it is that of the PUT the revision would otherwise get.
+type RevisionRelabel struct {
+	Namespace       string    `json:"namespace"`
+	Name            string    `json:"name"`
+	UID             types.UID `json:"uid,omitempty"`
+	ResourceVersion string    `json:"resourceVersion,omitempty"`
+	Hash            string    `json:"hash"`
+}
+
+// RevisionRelabelPatch returns the JSON merge patch (types.MergePatchType) that sets the hash
+// label of r: {"metadata":{"labels":{"controller-revision-hash":hash},"resourceVersion":rv}},
+// the resourceVersion left out when r has none. The API server refuses it (409) when the
+// revision changed since the snapshot, as it would refuse the PUT.
+func RevisionRelabelPatch(r RevisionRelabel) []byte {
+	meta := map[string]any{"labels": map[string]string{appsv1.DefaultDaemonSetUniqueLabelKey: r.Hash}}
+	if r.ResourceVersion != "" {
+		meta["resourceVersion"] = r.ResourceVersion
+	}
+	b, _ := json.Marshal(map[string]any{"metadata": meta})
+	return b
 }
 
 // RelabelPatch returns the body upstream sends, as a JSON merge patch
@@ -92,6 +121,12 @@ func (p *Planner) revisionWrites(rev revisionOutcome, sp syncPods, cleanup bool)
 	w := &RevisionWrites{Adopt: revisionRefs(rev.adopt), Release: revisionRefs(rev.release)}
 	updates := map[string]*appsv1.ControllerRevision{}
 	for _, r := range rev.unlabelled {
+		if len(r.Data.Raw) > 0 && !json.Valid(r.Data.Raw) {
+			// Its PUT could not be encoded as JSON: the label goes by a patch (D-15).
+			w.Relabel = append(w.Relabel, RevisionRelabel{Namespace: r.Namespace, Name: r.Name, UID: r.UID,
+				ResourceVersion: r.ResourceVersion, Hash: r.Name})
+			continue
+		}
 		c := r.DeepCopy()
 		if c.Labels == nil {
 			c.Labels = map[string]string{}
@@ -99,6 +134,7 @@ func (p *Planner) revisionWrites(rev revisionOutcome, sp syncPods, cleanup bool)
 		c.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = c.Name
 		updates[c.Name] = c
 	}
+	slices.SortFunc(w.Relabel, func(a, b RevisionRelabel) int { return compareNames(a.Namespace, a.Name, b.Namespace, b.Name) })
 	if rev.collision {
 		// The create fails with AlreadyExists and the sync stops: the claim and the labels
 		// were written before it (UPD-21).
@@ -185,7 +221,7 @@ func (p *Planner) historyLimit() int {
 }
 
 func (w *RevisionWrites) orNil() *RevisionWrites {
-	if len(w.Create)+len(w.Update)+len(w.Delete)+len(w.Adopt)+len(w.Release)+len(w.RelabelPods) == 0 {
+	if len(w.Create)+len(w.Update)+len(w.Relabel)+len(w.Delete)+len(w.Adopt)+len(w.Release)+len(w.RelabelPods) == 0 {
 		return nil
 	}
 	return w

@@ -50,6 +50,9 @@ func rwSummary(w *daemonset.RevisionWrites) []string {
 	for _, r := range w.Update {
 		out = append(out, fmt.Sprintf("update %s rev=%d hash=%s", r.Name, r.Revision, r.Labels[appsv1.DefaultDaemonSetUniqueLabelKey]))
 	}
+	for _, r := range w.Relabel {
+		out = append(out, fmt.Sprintf("relabel revision %s rv=%s hash=%s", r.Name, r.ResourceVersion, r.Hash))
+	}
 	for _, r := range w.Adopt {
 		out = append(out, "adopt "+r.Name)
 	}

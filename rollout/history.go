@@ -10,7 +10,8 @@ import (
 )
 
 // applyRevisions writes the plan's revision writes (res.Revisions, ROLL-4) into w in the order
-// daemonset.RevisionWrites documents: updates replace the stored revision, adoptions add the
+// daemonset.RevisionWrites documents: updates replace the stored revision, relabels set its
+// hash label, adoptions add the
 // DaemonSet as controller, releases drop its reference, relabelled pods get the kept hash,
 // deletions remove the revision and the created one is added as it is. w's revision list is
 // replaced, never changed in place: snapshots given out share it. The error names a write
@@ -36,6 +37,18 @@ func (w *world) applyRevisions(res *daemonset.Result) error {
 			return err
 		}
 		revs[i] = u.DeepCopy()
+	}
+	for k, l := range rw.Relabel {
+		i, err := at(root.Child("relabel").Index(k), l.Namespace, l.Name)
+		if err != nil {
+			return err
+		}
+		c := revs[i].DeepCopy()
+		if c.Labels == nil {
+			c.Labels = map[string]string{}
+		}
+		c.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = l.Hash
+		revs[i] = c
 	}
 	for k, a := range rw.Adopt {
 		i, err := at(root.Child("adopt").Index(k), a.Namespace, a.Name)
