@@ -280,7 +280,8 @@ func (sp syncPods) claimed(yield func(*v1.Pod) bool) {
 }
 
 // removedAtOnce reports the pods sp.res adopts and deletes that the API server removes at once
-// rather than gracefully (not bound to a node, terminal, a grace period of 0, and no finalizer):
+// rather than gracefully (not bound to a node, terminal, or a grace period of 0 or unset; and no
+// finalizer):
 // the history clean-up claims pods again after the deletes, and such a pod's adoption then
 // fails with NotFound, so it keeps no revision (UPD-22). The sets are built on first use.
 func (sp syncPods) removedAtOnce() func(*v1.Pod) bool {
@@ -301,7 +302,8 @@ func (sp syncPods) removedAtOnce() func(*v1.Pod) bool {
 		if !adopted[ref] || !deleted[ref] || len(pod.Finalizers) > 0 {
 			return false
 		}
+		// An unset grace period counts as 0, as the API server's pod strategy reads it.
 		g := pod.Spec.TerminationGracePeriodSeconds
-		return pod.Spec.NodeName == "" || isTerminal(pod) || g != nil && *g == 0
+		return pod.Spec.NodeName == "" || isTerminal(pod) || g == nil || *g == 0
 	}
 }

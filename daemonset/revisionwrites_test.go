@@ -216,9 +216,18 @@ func TestRevisionWritesRules(t *testing.T) {
 				return append(olds(t, 2), rwRev(t, cur, "rt-cur", "c", 6))
 			},
 			pods: []*v1.Pod{rtPod("failed-orphan", "n0", "o1", orphan, phase(v1.PodFailed)), // DIFF-17 deletes it; terminal: removed at once
-				rtPod("running", "n1", "c"), rtPod("dup-orphan", "n1", "o2", orphan, created(5))}, // the younger duplicate, deleted gracefully: still there
+				rtPod("running", "n1", "c"), rtPod("dup-orphan", "n1", "o2", orphan, created(5), grace(30))}, // the younger duplicate, deleted gracefully: still there
 			nodes: 2,
 			want:  []string{"delete rt-o1"}, hash: "c"},
+		{name: "UPD-22: an unset grace period counts as 0: the deleted adopted pod is removed at once and keeps nothing",
+			ds: rtDS(withLimit(0)),
+			revs: func(t testing.TB) []*appsv1.ControllerRevision {
+				return append(olds(t, 2), rwRev(t, cur, "rt-cur", "c", 6))
+			},
+			pods: []*v1.Pod{rtPod("running", "n1", "c"), rtPod("dup-orphan", "n1", "o2", orphan, created(5)),
+				rtPod("slow-orphan", "n0", "o1", orphan, grace(30)), rtPod("n0-pod", "n0", "c", created(0))},
+			nodes: 2,
+			want:  []string{"delete rt-o2"}, hash: "c"},
 		{name: "UPD-22: an unset limit is 10",
 			revs: func(t testing.TB) []*appsv1.ControllerRevision {
 				return append(olds(t, 11), rwRev(t, cur, "rt-cur", "c", 12))
@@ -313,4 +322,9 @@ func TestRevisionWritesSkipped(t *testing.T) {
 		require.NotEmpty(t, res.Skipped)
 		require.Nil(t, res.Revisions)
 	}
+}
+
+// grace sets the pod's terminationGracePeriodSeconds.
+func grace(sec int64) podMod {
+	return func(p *v1.Pod) { p.Spec.TerminationGracePeriodSeconds = &sec }
 }
