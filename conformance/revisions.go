@@ -60,7 +60,8 @@ func checkRevisions(key string, want, got *daemonset.RevisionWrites, opts Option
 		name := func(r daemonset.ObjectRef) string { return r.Namespace + "/" + r.Name }
 		compareSets(field, rule, mapSlice(want, name), mapSlice(got, name), add)
 	}
-	refs("delete", "UPD-22", w.Delete, g.Delete)
+	refs("delete", "UPD-14", w.Delete, g.Delete)
+	refs("cleanup", "UPD-22", w.Cleanup, g.Cleanup)
 	refs("adopt", "OWN-12", w.Adopt, g.Adopt)
 	refs("release", "OWN-12", w.Release, g.Release)
 	relabel := func(r daemonset.PodRelabel) string { return r.Namespace + "/" + r.Name + "=" + r.Hash }

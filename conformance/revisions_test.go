@@ -61,7 +61,8 @@ func TestVerifyRevisions(t *testing.T) {
 	}
 
 	for name, mutate := range map[string]func(w *daemonset.RevisionWrites){
-		"revisions UPD-22 ns/ds-cur-b": func(w *daemonset.RevisionWrites) { w.Delete[0].Name = "ds-cur-b" },
+		"revisions UPD-14 ns/ds-cur-b": func(w *daemonset.RevisionWrites) { w.Delete[0].Name = "ds-cur-b" },
+		"revisions UPD-22 ns/ds-cur-a": func(w *daemonset.RevisionWrites) { w.Cleanup, w.Delete = w.Delete, nil },
 		"revisions UPD-14 ns/p2=cur-b": func(w *daemonset.RevisionWrites) { w.RelabelPods[1].Name = "p2" },
 		"revisions OWN-12 ns/ds-old":   func(w *daemonset.RevisionWrites) { w.Adopt = nil },
 		"revisions UPD-14 ns/ds-old":   func(w *daemonset.RevisionWrites) { w.Update[0].Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = "x" },

@@ -15,8 +15,10 @@ import (
 
 // RevisionWrites are the ControllerRevision writes of one sync and the pod relabels that go
 // with them (UPD-14, UPD-21, UPD-22, OWN-12). A controller sends them in this order: Update
-// and Relabel, Adopt, Release, RelabelPods, then Delete and Create; then the pod adoptions and releases, the
-// pod deletes and creates, and the status. Revisions no 1.36 controller writes (data that is not
+// and Relabel, Adopt, Release, RelabelPods, then Delete and Create; then the pod adoptions and
+// releases, the pod deletes and creates; then, only when every pod write of the sync succeeded,
+// Cleanup (as upstream cleans up history only after manage and the rolling step returned no
+// error); then the status. Revisions no 1.36 controller writes (data that is not
 // JSON, another controller's, equal or negative revision numbers) are handled as D-15 says:
 // never an error, never a panic, nothing of the snapshot modified. Upstream sends the adoptions and releases first;
 // Update goes first here so that its resourceVersion, the snapshot's, is still current when it
@@ -33,10 +35,15 @@ type RevisionWrites struct {
 	// one more than the highest other claimed revision (step 4). Upstream sends the two changes
 	// of one revision as two PUTs; here they are one object.
 	Update []*appsv1.ControllerRevision `json:"update,omitempty"`
-	// Delete lists the revisions to delete, in upstream's order: the duplicates of the current
-	// revision by name (UPD-14 step 3), then the history clean-up (UPD-22), lowest revision
-	// number first, then by name.
+	// Delete lists, by name, the duplicates of the current revision to delete (UPD-14 step 3),
+	// sent before the create and the pod writes.
 	Delete []ObjectRef `json:"delete,omitempty"`
+	// Cleanup lists the history clean-up (UPD-22): the old revisions beyond
+	// revisionHistoryLimit that no pod with a node uses, lowest revision number first, then by
+	// name. A controller deletes them last, after the pod writes, and not at all when one of
+	// the sync's pod writes failed (upstream's manage or rolling step then returns an error
+	// and the clean-up is not reached).
+	Cleanup []ObjectRef `json:"cleanup,omitempty"`
 	// Relabel lists, by name, the claimed revisions without the hash label whose data.raw is
 	// not JSON (only a client writing protobuf can store one): a PUT of such a revision cannot
 	// be encoded as JSON, so the label write that Update would carry (UPD-14 step 1) is given
@@ -166,7 +173,7 @@ func (p *Planner) revisionWrites(rev revisionOutcome, sp syncPods, cleanup bool)
 		}
 	}
 	if cleanup {
-		w.Delete = append(w.Delete, p.historyCleanup(rev.old, sp)...)
+		w.Cleanup = p.historyCleanup(rev.old, sp)
 	}
 	return w.orNil()
 }
@@ -221,7 +228,7 @@ func (p *Planner) historyLimit() int {
 }
 
 func (w *RevisionWrites) orNil() *RevisionWrites {
-	if len(w.Create)+len(w.Update)+len(w.Relabel)+len(w.Delete)+len(w.Adopt)+len(w.Release)+len(w.RelabelPods) == 0 {
+	if len(w.Create)+len(w.Update)+len(w.Relabel)+len(w.Delete)+len(w.Cleanup)+len(w.Adopt)+len(w.Release)+len(w.RelabelPods) == 0 {
 		return nil
 	}
 	return w

@@ -121,7 +121,7 @@ func applyRevisionWrites(ds *appsv1.DaemonSet, pods []*v1.Pod, revs []*appsv1.Co
 			c.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = p.Hash
 			pods[podAt(p.Name)] = c
 		}
-		for _, d := range w.Delete {
+		for _, d := range slices.Concat(w.Delete, w.Cleanup) {
 			revs = slices.Delete(revs, at(d.Name), at(d.Name)+1)
 		}
 		for _, c := range w.Create {
@@ -191,7 +191,7 @@ func TestRevisionWritesBadInput(t *testing.T) {
 				none := rwRev(t, cur, "rt-none", "n", 2)
 				none.Data.Raw = nil
 				return []*appsv1.ControllerRevision{bad, none, rwRev(t, limit0, "rt-cur", "c", 3)}
-			}, []string{"delete rt-bad", "delete rt-none"}},
+			}, []string{"cleanup rt-bad", "cleanup rt-none"}},
 		{"an unlabelled revision whose data is not JSON is labelled by a patch, not a PUT (D-15)", nil,
 			func(t testing.TB) []*appsv1.ControllerRevision {
 				bad := rwRev(t, cur, "rt-bad", "-", 1)
@@ -211,7 +211,7 @@ func TestRevisionWritesBadInput(t *testing.T) {
 		{"equal revision numbers among old revisions: the clean-up takes them by name", limit0,
 			func(t testing.TB) []*appsv1.ControllerRevision {
 				return []*appsv1.ControllerRevision{rwRev(t, v0, "rt-b", "b", 1), rwRev(t, v0, "rt-a", "a", 1), rwRev(t, limit0, "rt-cur", "c", 3)}
-			}, []string{"delete rt-a", "delete rt-b"}},
+			}, []string{"cleanup rt-a", "cleanup rt-b"}},
 		{"an old revision numbered like the current one: the current one is raised", nil,
 			func(t testing.TB) []*appsv1.ControllerRevision {
 				return []*appsv1.ControllerRevision{rwRev(t, v0, "rt-o", "o", 3), rwRev(t, cur, "rt-cur", "c", 3)}

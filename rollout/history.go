@@ -13,7 +13,7 @@ import (
 // daemonset.RevisionWrites documents: updates replace the stored revision, relabels set its
 // hash label, adoptions add the
 // DaemonSet as controller, releases drop its reference, relabelled pods get the kept hash,
-// deletions remove the revision and the created one is added as it is. w's revision list is
+// deletions and the history clean-up remove the revision and the created one is added as it is. w's revision list is
 // replaced, never changed in place: snapshots given out share it. The error names a write
 // whose revision or pod w does not hold.
 func (w *world) applyRevisions(res *daemonset.Result) error {
@@ -82,6 +82,15 @@ func (w *world) applyRevisions(res *daemonset.Result) error {
 	}
 	for k, d := range rw.Delete {
 		i, err := at(root.Child("delete").Index(k), d.Namespace, d.Name)
+		if err != nil {
+			return err
+		}
+		revs = slices.Delete(revs, i, i+1)
+	}
+	// The history clean-up goes after the pod writes, which in this world never fail, so it
+	// leaves the same revisions here.
+	for k, d := range rw.Cleanup {
+		i, err := at(root.Child("cleanup").Index(k), d.Namespace, d.Name)
 		if err != nil {
 			return err
 		}

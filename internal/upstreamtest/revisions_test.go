@@ -166,7 +166,8 @@ func writesOf(w *daemonset.RevisionWrites) revisionActions {
 	for _, r := range w.Update {
 		out.Update = append(out.Update, describeRevision(r))
 	}
-	for _, r := range w.Delete {
+	// Upstream's deletes are of both kinds; its list is compared with the two together.
+	for _, r := range slices.Concat(w.Delete, w.Cleanup) {
 		out.Delete = append(out.Delete, r.Name)
 	}
 	for _, r := range w.Adopt {
