@@ -120,7 +120,7 @@ func (p *Planner) plan(s Snapshot, cc *clusterClaims) *Result {
 	if p.skip != "" {
 		return p.skipped(res, p.skip)
 	}
-	rev := p.revision(s.Revisions)
+	rev := p.revision(s.Revisions, cc)
 	if rev.collision {
 		res = p.skipped(res, SkipHashCollision)
 		next := int32(1)
@@ -262,14 +262,15 @@ func (p *Planner) createRefused(hash string) bool {
 
 // revision is currentRevision (UPD-14, UPD-15, UPD-21) with its common case cached: without
 // any revision in the snapshot nothing can be claimed or collide, the hash is the template's
-// own (D-6), computed once per Planner instead of once per plan, and revision 1 is created.
-func (p *Planner) revision(revisions []*appsv1.ControllerRevision) revisionOutcome {
+// own (D-6), computed once per Planner instead of once per plan, and revision 1 is created. cc
+// is as for currentRevision.
+func (p *Planner) revision(revisions []*appsv1.ControllerRevision, cc *clusterClaims) revisionOutcome {
 	revisions = nonNil(revisions)
 	if len(revisions) == 0 {
 		hash := p.digest.hash()
 		return revisionOutcome{hash: hash, name: p.ds.Name + "-" + hash, revision: 1, create: true}
 	}
-	return currentRevision(p.ds, revisions, p.sel, p.digest)
+	return currentRevision(p.ds, revisions, p.sel, p.digest, cc)
 }
 
 // newResult returns a Result with its identity, the rendered validation errors and every
