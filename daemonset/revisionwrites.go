@@ -15,15 +15,19 @@ import (
 
 // RevisionWrites are the ControllerRevision writes of one sync and the pod relabels that go
 // with them (UPD-14, UPD-21, UPD-22, OWN-12). A controller sends them in this order: Update
-// and Relabel, Adopt, Release, RelabelPods, then Delete and Create; then the pod adoptions and
-// releases, the pod deletes and creates; then, only when every pod write of the sync succeeded,
-// Cleanup (as upstream cleans up history only after manage and the rolling step returned no
-// error); then the status. Revisions no 1.36 controller writes (data that is not
-// JSON, another controller's, equal or negative revision numbers) are handled as D-15 says:
-// never an error, never a panic, nothing of the snapshot modified. Upstream sends the adoptions and releases first;
-// Update goes first here so that its resourceVersion, the snapshot's, is still current when it
-// reaches the API server (an adoption patch would raise it; D-15). Each list is sorted as documented
-// on its field, so equal snapshots give byte-equal plans.
+// and Relabel, Adopt, Release; then the pod adoptions and releases; then RelabelPods, Delete and
+// Create; then the pod creates (in slow-start batches) and the pod deletes, as syncNodes sends
+// them; then, only when every pod write of the sync succeeded, Cleanup (as upstream cleans up
+// history only after manage and the rolling step returned no error); then the status.
+// Revisions no 1.36 controller writes (data that is not JSON, another controller's, equal or
+// negative revision numbers) are handled as D-15 says: never an error, never a panic, nothing of
+// the snapshot modified. Two steps differ from upstream's sequence (D-15): Update goes before the
+// adoptions so that its resourceVersion, the snapshot's, is still current when it reaches the
+// API server (an adoption patch would raise it); and the pod adoptions go before Create, where
+// upstream claims pods after creating the revision, which differs only when the create fails (a
+// plan that finds a collision, UPD-21, adopts no pod). Upstream claims pods before relabelling
+// them in a de-duplication, as here. Each list is sorted as documented on its field, so equal
+// snapshots give byte-equal plans.
 type RevisionWrites struct {
 	// Create holds the revision to POST when no claimed revision holds the current template
 	// (UPD-14 step 5): NewRevision of the DaemonSet with the current hash and the next revision
