@@ -21,8 +21,8 @@ import (
 //     revision's hash is the one the created pods carry and the one that makes pods updated,
 //     so every action of the sync may follow either. Expected.Alternatives holds the
 //     expectation of each other tied revision.
-//   - D-2 orders: which DaemonSet adopts an orphan several of them select, and whether a pod
-//     one DaemonSet releases is adopted by another in the same round, depend on the order the
+//   - D-2 orders: which DaemonSet adopts an orphan pod or ControllerRevision several of them
+//     select, and whether one that a DaemonSet releases is adopted by another in the same round, depend on the order the
 //     controller's work queue syncs them in, which is arbitrary (docs/decisions.md, D-2).
 //     ExpectAll returns the expectations of every order of the DaemonSets that interact.
 
@@ -145,15 +145,18 @@ func ExpectAll(s daemonset.Snapshot, opts Options) ([][]Expected, error) {
 	return out, nil
 }
 
-// contest is a pod whose owner after the round depends on the queue order: an orphan that
-// several DaemonSets select (releaser empty), or a pod releaser lets go that others select.
+// contest is a pod or ControllerRevision whose owner after the round depends on the queue
+// order: an orphan that several DaemonSets select (releaser empty), or an object releaser lets
+// go that others select.
 type contest struct {
 	releaser string
 	matchers []string
 }
 
-// contests lists the contested pods of the project's plans: the orphans their conflicts name
-// and the released pods another DaemonSet's selector matches.
+// contests lists the contested objects of the project's plans: the orphan pods their
+// conflicts name, the released pods another DaemonSet's selector matches, and the same for
+// ControllerRevisions (which no conflict reports): orphans several syncing DaemonSets select and
+// released ones another selects.
 func contests(s daemonset.Snapshot, plans *daemonset.ClusterResult) []contest {
 	orphans := map[string]map[string]bool{}
 	for _, p := range plans.DaemonSets {
@@ -169,12 +172,16 @@ func contests(s daemonset.Snapshot, plans *daemonset.ClusterResult) []contest {
 	for _, key := range slices.Sorted(maps.Keys(orphans)) {
 		out = append(out, contest{matchers: slices.Sorted(maps.Keys(orphans[key]))})
 	}
-	released := false
-	for _, p := range plans.DaemonSets {
-		released = released || len(p.Release) > 0
-	}
-	if !released || len(plans.DaemonSets) < 2 {
+	if len(plans.DaemonSets) < 2 {
 		return out
+	}
+	// Pods are claimed by the syncs that run; revisions also by those that then stop at a hash
+	// collision (they claim their history first).
+	podClaimers, revClaimers := map[string]bool{}, map[string]bool{}
+	for _, p := range plans.DaemonSets {
+		key := p.Namespace + "/" + p.Name
+		podClaimers[key] = p.Skipped == ""
+		revClaimers[key] = p.Skipped == "" || p.Skipped == daemonset.SkipHashCollision
 	}
 	pods := map[string]map[string]string{}
 	for _, p := range s.Pods {
@@ -182,26 +189,52 @@ func contests(s daemonset.Snapshot, plans *daemonset.ClusterResult) []contest {
 			pods[p.Namespace+"/"+p.Name] = p.Labels
 		}
 	}
-	active := map[string]bool{}
-	for _, p := range plans.DaemonSets {
-		active[p.Namespace+"/"+p.Name] = p.Skipped == ""
+	revs := map[string]map[string]string{}
+	for _, r := range s.Revisions {
+		if r == nil {
+			continue
+		}
+		revs[r.Namespace+"/"+r.Name] = r.Labels
+		if metav1.GetControllerOfNoCopy(r) == nil && r.DeletionTimestamp == nil {
+			if m := selecting(s, revClaimers, r.Namespace, r.Labels, ""); len(m) > 1 {
+				out = append(out, contest{matchers: m})
+			}
+		}
 	}
 	for _, p := range plans.DaemonSets {
+		key := p.Namespace + "/" + p.Name
 		for _, r := range p.Release {
-			c := contest{releaser: p.Namespace + "/" + p.Name}
-			for _, ds := range s.DaemonSets {
-				key := ds.Namespace + "/" + ds.Name
-				if ds.Namespace != r.Namespace || key == c.releaser || !active[key] || ds.Spec.Selector == nil {
-					continue
-				}
-				sel, err := metav1.LabelSelectorAsSelector(ds.Spec.Selector)
-				if err == nil && !sel.Empty() && sel.Matches(labels.Set(pods[r.Namespace+"/"+r.Name])) {
-					c.matchers = append(c.matchers, key)
-				}
+			if m := selecting(s, podClaimers, r.Namespace, pods[r.Namespace+"/"+r.Name], key); len(m) > 0 {
+				out = append(out, contest{releaser: key, matchers: m})
 			}
-			if len(c.matchers) > 0 {
-				out = append(out, c)
+		}
+		if p.Revisions == nil {
+			continue
+		}
+		for _, r := range p.Revisions.Release {
+			if m := selecting(s, revClaimers, r.Namespace, revs[r.Namespace+"/"+r.Name], key); len(m) > 0 {
+				out = append(out, contest{releaser: key, matchers: m})
 			}
+		}
+	}
+	return out
+}
+
+// selecting returns, in s's order, the DaemonSets of namespace ns that claim (claimers) and
+// whose selector matches set, but not the one named except.
+func selecting(s daemonset.Snapshot, claimers map[string]bool, ns string, set map[string]string, except string) []string {
+	var out []string
+	for _, ds := range s.DaemonSets {
+		if ds == nil {
+			continue
+		}
+		key := ds.Namespace + "/" + ds.Name
+		if ds.Namespace != ns || key == except || !claimers[key] || ds.Spec.Selector == nil {
+			continue
+		}
+		sel, err := metav1.LabelSelectorAsSelector(ds.Spec.Selector)
+		if err == nil && !sel.Empty() && sel.Matches(labels.Set(set)) {
+			out = append(out, key)
 		}
 	}
 	return out

@@ -376,7 +376,7 @@ func TestHandCasesHoldWhatWasChecked(t *testing.T) {
 		len(w.Delete) != 1 || w.Delete[0].Name != "ds-cur-a" || len(w.Create) != 0 {
 		t.Errorf("UPD-14 duplicates: revisions %+v", w)
 	}
-	if w := byName["upd-22-history-cleanup"].Expected[0].Revisions; w == nil || len(w.Delete) != 2 || w.Delete[0].Name != "ds-h1" || w.Delete[1].Name != "ds-h3" {
+	if w := byName["upd-22-history-cleanup"].Expected[0].Revisions; w == nil || len(w.Delete) != 0 || len(w.Cleanup) != 2 || w.Cleanup[0].Name != "ds-h1" || w.Cleanup[1].Name != "ds-h3" {
 		t.Errorf("UPD-22: revisions %+v", w)
 	}
 	if o := orders("placement-selector-and-taints"); len(o.Creates) != 1 || !equal(keys(o.Creates[0]), "a-plain", "c-tolerated") {

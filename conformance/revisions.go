@@ -20,7 +20,7 @@ import (
 // namespace, name, labels, annotations, owner references, revision number and data (as JSON,
 // whitespace aside, since a plan printed with indentation cannot keep the stored bytes); uid,
 // resourceVersion and type meta are not compared. Deletions, adoptions, releases and relabels
-// are compared as sets: their order is upstream's list order, which nothing fixes.
+// (of revisions and of pods) are compared as sets: their order is upstream's list order, which nothing fixes.
 func checkRevisions(key string, want, got *daemonset.RevisionWrites, opts Options) []Mismatch {
 	if got == nil && !opts.Revisions {
 		return nil
@@ -60,10 +60,13 @@ func checkRevisions(key string, want, got *daemonset.RevisionWrites, opts Option
 		name := func(r daemonset.ObjectRef) string { return r.Namespace + "/" + r.Name }
 		compareSets(field, rule, mapSlice(want, name), mapSlice(got, name), add)
 	}
-	refs("delete", "UPD-22", w.Delete, g.Delete)
+	refs("delete", "UPD-14", w.Delete, g.Delete)
+	refs("cleanup", "UPD-22", w.Cleanup, g.Cleanup)
 	refs("adopt", "OWN-12", w.Adopt, g.Adopt)
 	refs("release", "OWN-12", w.Release, g.Release)
 	relabel := func(r daemonset.PodRelabel) string { return r.Namespace + "/" + r.Name + "=" + r.Hash }
+	relabelRev := func(r daemonset.RevisionRelabel) string { return r.Namespace + "/" + r.Name + "=" + r.Hash }
+	compareSets("relabel", "UPD-14", mapSlice(w.Relabel, relabelRev), mapSlice(g.Relabel, relabelRev), add)
 	compareSets("relabelPods", "UPD-14", mapSlice(w.RelabelPods, relabel), mapSlice(g.RelabelPods, relabel), add)
 	return out
 }

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -60,7 +61,8 @@ func TestVerifyRevisions(t *testing.T) {
 	}
 
 	for name, mutate := range map[string]func(w *daemonset.RevisionWrites){
-		"revisions UPD-22 ns/ds-cur-b": func(w *daemonset.RevisionWrites) { w.Delete[0].Name = "ds-cur-b" },
+		"revisions UPD-14 ns/ds-cur-b": func(w *daemonset.RevisionWrites) { w.Delete[0].Name = "ds-cur-b" },
+		"revisions UPD-22 ns/ds-cur-a": func(w *daemonset.RevisionWrites) { w.Cleanup, w.Delete = w.Delete, nil },
 		"revisions UPD-14 ns/p2=cur-b": func(w *daemonset.RevisionWrites) { w.RelabelPods[1].Name = "p2" },
 		"revisions OWN-12 ns/ds-old":   func(w *daemonset.RevisionWrites) { w.Adopt = nil },
 		"revisions UPD-14 ns/ds-old":   func(w *daemonset.RevisionWrites) { w.Update[0].Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = "x" },
@@ -131,5 +133,60 @@ func TestReleaseThenAdoptBothForms(t *testing.T) {
 	}
 	if ms, _ := Check(s, mixed, opts); len(ms) == 0 {
 		t.Error("young neither adopting nor creating accepted")
+	}
+}
+
+// TestSharedOrphanRevisionBothForms: an orphan ControllerRevision two DaemonSets select goes to
+// whichever syncs first (D-2, OWN-12); Check accepts either form, with the other DaemonSet
+// creating its own revision, and rejects a plan in which both adopt it.
+func TestSharedOrphanRevisionBothForms(t *testing.T) {
+	older := handDS()
+	younger := handDS(func(ds *appsv1.DaemonSet) {
+		ds.Name, ds.UID = "young", "young-uid"
+		ds.CreationTimestamp = metav1.NewTime(epoch)
+	})
+	rev, err := daemonset.NewRevision(older, "h1", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rev.Name, rev.UID, rev.OwnerReferences = "shared-h1", "shared-uid", nil
+	s := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{older, younger}, Nodes: handNodes("n1"),
+		Revisions: []*appsv1.ControllerRevision{rev}}
+	opts := Options{Now: epoch, Revisions: true}
+	adopter := func(plan []*daemonset.Result) (out []string) {
+		for _, r := range plan {
+			if r.Revisions != nil && len(r.Revisions.Adopt) > 0 {
+				out = append(out, r.Name+"="+r.RevisionHash)
+			}
+		}
+		return out
+	}
+	project := planOf(t, s, opts)
+	if got := adopter(project); !slices.Equal(got, []string{"ds=h1"}) {
+		t.Fatalf("project: adopters %v, want [ds=h1]", got)
+	}
+	if ms, err := Check(s, project, opts); err != nil || len(ms) > 0 {
+		t.Errorf("the project's plan: %v %v", ms, err)
+	}
+	other := planOf(t, reordered(s, []string{"ns/young", "ns/ds"}), opts)
+	if got := adopter(other); !slices.Equal(got, []string{"young=h1"}) {
+		t.Fatalf("young first: adopters %v, want [young=h1]", got)
+	}
+	if ms, err := Check(s, other, opts); err != nil || len(ms) > 0 {
+		t.Errorf("the plan syncing young first: %v %v", ms, err)
+	}
+	both := []*daemonset.Result{}
+	for i := range project {
+		if project[i].Name == "young" {
+			both = append(both, other[i])
+		} else {
+			both = append(both, project[i])
+		}
+	}
+	if got := adopter(both); len(got) != 2 {
+		t.Fatalf("both: adopters %v", got)
+	}
+	if ms, _ := Check(s, both, opts); len(ms) == 0 {
+		t.Error("both DaemonSets adopting the revision accepted")
 	}
 }

@@ -74,7 +74,8 @@ func keysOf(entries []BackoffEntry) map[backoffKey]bool {
 // same DaemonSet, generation and node, and without the entries that have expired at now (as
 // upstream's periodic clean-up drops them), sorted by DaemonSet uid, generation and node.
 // Entries that can never be in force (a delay that is not positive, no time) are dropped too.
-// When state holds two entries of one key, the later one is kept. state and res are not
+// When state holds two entries of one key, the later one is kept, and of two equally late the
+// longer delay, as the plan reads such a state. state and res are not
 // modified; res may be nil (no sync, only the clean-up). A controller calls it once per sync
 // and passes the result to the next plan, of any DaemonSet.
 func UpdateBackoff(state []BackoffEntry, res *Result, now time.Time) []BackoffEntry {
@@ -97,12 +98,20 @@ func UpdateBackoff(state []BackoffEntry, res *Result, now time.Time) []BackoffEn
 	return latestPerKey(out)
 }
 
-// latestPerKey sorts entries and keeps, of entries with one key, the latest (then the longest).
+// latestPerKey sorts entries and keeps, of entries with one key, the one preferBackoff puts
+// first.
 func latestPerKey(entries []BackoffEntry) []BackoffEntry {
 	slices.SortFunc(entries, func(a, b BackoffEntry) int {
-		return cmp.Or(compareBackoff(a, b), b.Last.Time.Compare(a.Last.Time), cmp.Compare(b.Delay.Duration, a.Delay.Duration))
+		return cmp.Or(compareBackoff(a, b), preferBackoff(a, b))
 	})
 	return slices.CompactFunc(entries, sameBackoffKey)
+}
+
+// preferBackoff orders two entries of one key by which counts (negative: a): the later Last,
+// then, on equal times, the longer delay, so that duplicates in any input order give one
+// answer. The plan (backoffSync.index) and UpdateBackoff both choose by it.
+func preferBackoff(a, b BackoffEntry) int {
+	return cmp.Or(b.Last.Time.Compare(a.Last.Time), cmp.Compare(b.Delay.Duration, a.Delay.Duration))
 }
 
 // backoffSync is the back-off of one sync of one DaemonSet: the entries in force for its key
@@ -142,7 +151,7 @@ func (b *backoffSync) index() {
 			if e.DaemonSetUID != b.uid || e.Generation != b.gen || !e.live(b.now) {
 				continue
 			}
-			if old, ok := b.byNode[e.Node]; ok && old.Last.Time.After(e.Last.Time) {
+			if old, ok := b.byNode[e.Node]; ok && preferBackoff(old, e) <= 0 {
 				continue
 			}
 			b.byNode[e.Node] = e

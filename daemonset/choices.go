@@ -80,7 +80,7 @@ func (p *Planner) orders(s Snapshot, cc *clusterClaims) *Orders {
 	if p.skip != "" {
 		return o
 	}
-	rev := p.revision(s.Revisions)
+	rev := p.revision(s.Revisions, cc)
 	if rev.collision {
 		return o
 	}

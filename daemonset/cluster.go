@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/daemonsched/daemonsched/selector"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,7 +17,13 @@ import (
 // adopt it (same namespace, selector matching, sync not skipped), and a pod a DaemonSet releases
 // in this pass (its labels no longer match) is an orphan for those visited after it, so the
 // first of them whose selector matches adopts it and plans with it as its own. Every later
-// DaemonSet whose selector matches a pod adopted so reports it in Result.Conflicts. The error
+// DaemonSet whose selector matches a pod adopted so reports it in Result.Conflicts.
+// ControllerRevisions are shared the same way, before the pods, as each sync claims its history
+// first: an orphan revision goes to the first DaemonSet in that order that would adopt it (same
+// namespace, selector matching, sync not skipped; a sync that then meets a hash collision has
+// claimed its revisions already), the DaemonSets after it see it as another controller's, and a
+// revision a DaemonSet releases is an orphan for those visited after it. No conflict is reported
+// for a revision. The error
 // reports an inconsistent snapshot. It panics on misuse (zero opts.Now, negative
 // opts.BurstLimit or opts.Workers).
 func PlanCluster(s Snapshot, opts Options) (*ClusterResult, error) {
@@ -48,6 +55,28 @@ type clusterClaims struct {
 	lost map[*v1.Pod]string
 	// gained are pods an earlier DaemonSet releases and this one adopts.
 	gained map[*v1.Pod]bool
+	// revLost are orphan (or released) revisions the selector matches that an earlier
+	// DaemonSet adopts; revGained are those an earlier DaemonSet releases and this one adopts.
+	revLost, revGained map[*appsv1.ControllerRevision]bool
+}
+
+// classifyRevision is classifyRevision with the cluster-wide sharing of revisions (D-2): one
+// an earlier DaemonSet adopts is another controller's, one it releases is an orphan.
+func (c *clusterClaims) classifyRevision(ds *appsv1.DaemonSet, r *appsv1.ControllerRevision, sel *selector.Selector) claimKind {
+	if c != nil {
+		switch {
+		case c.revGained[r]:
+			return claimAdopt
+		case c.revLost[r]:
+			return claimIgnore
+		}
+	}
+	return classifyRevision(ds, r, sel)
+}
+
+// adoptsOrphanRevision reports whether p would adopt r if r had no controller (OWN-12).
+func (p *Planner) adoptsOrphanRevision(r *appsv1.ControllerRevision) bool {
+	return r.Namespace == p.ds.Namespace && r.DeletionTimestamp == nil && p.sel.Matches(r.Labels)
 }
 
 func (c *clusterClaims) lostTo(pod *v1.Pod) (string, bool) {
@@ -80,21 +109,57 @@ func clusterPlanners(s Snapshot, opts Options) ([]*Planner, []*clusterClaims) {
 	dss := slices.Clone(s.DaemonSets)
 	slices.SortFunc(dss, compareAge)
 	planners := make([]*Planner, len(dss))
-	claiming := make([]*Planner, 0, len(dss)) // the syncs that claim pods, in D-2 order
+	syncing := make([]*Planner, 0, len(dss)) // the syncs that are not skipped, in D-2 order
 	for i, ds := range dss {
 		planners[i], _ = Compile(ds, opts)
-		if planners[i].skip == "" && !planners[i].revision(s.Revisions).collision {
-			claiming = append(claiming, planners[i])
+		if planners[i].skip == "" {
+			syncing = append(syncing, planners[i])
 		}
 	}
 	ccOf := map[*Planner]*clusterClaims{}
 	of := func(p *Planner) *clusterClaims {
 		c := ccOf[p]
 		if c == nil {
-			c = &clusterClaims{lost: map[*v1.Pod]string{}, gained: map[*v1.Pod]bool{}}
+			c = &clusterClaims{lost: map[*v1.Pod]string{}, gained: map[*v1.Pod]bool{},
+				revLost: map[*appsv1.ControllerRevision]bool{}, revGained: map[*appsv1.ControllerRevision]bool{}}
 			ccOf[p] = c
 		}
 		return c
+	}
+	// Revisions first: every sync that is not skipped claims its history (a hash collision
+	// stops it only after that), and which revisions it claims decides the collision.
+	for _, r := range s.Revisions {
+		if r == nil {
+			continue
+		}
+		orphan := metav1.GetControllerOfNoCopy(r) == nil
+		released, won := false, false
+		for _, p := range syncing {
+			if !orphan {
+				if classifyRevision(p.ds, r, p.sel) == claimRelease {
+					orphan, released = true, true
+				}
+				continue
+			}
+			if !p.adoptsOrphanRevision(r) {
+				continue
+			}
+			switch {
+			case !won:
+				won = true
+				if released {
+					of(p).revGained[r] = true
+				}
+			default:
+				of(p).revLost[r] = true
+			}
+		}
+	}
+	claiming := make([]*Planner, 0, len(syncing)) // the syncs that claim pods, in D-2 order
+	for _, p := range syncing {
+		if !p.revision(s.Revisions, ccOf[p]).collision {
+			claiming = append(claiming, p)
+		}
 	}
 	for _, pod := range s.Pods {
 		if pod == nil {

@@ -133,3 +133,101 @@ func TestPlanClusterD2ReleaseNeedsAClaimingSync(t *testing.T) {
 	require.Len(t, plans["old"].Release, 1)
 	require.Empty(t, plans["young"].Adopt, "a pod being deleted is not adopted")
 }
+
+// d2Revision is a ControllerRevision of namespace default holding like's current template
+// (UPD-16), labelled app=label and with the hash label hash, controlled by owner (nil: an
+// orphan).
+func d2Revision(t *testing.T, name string, like, owner *appsv1.DaemonSet, label, hash string) *appsv1.ControllerRevision {
+	t.Helper()
+	r, err := daemonset.NewRevision(like, hash, 1)
+	require.NoError(t, err)
+	r.Name, r.UID = name, types.UID("uid-"+name)
+	r.Labels = map[string]string{"app": label, appsv1.DefaultDaemonSetUniqueLabelKey: hash}
+	r.OwnerReferences = nil
+	if owner != nil {
+		r.OwnerReferences = []metav1.OwnerReference{ownedBy("DaemonSet", owner.Name, owner.UID, true)}
+	}
+	return r
+}
+
+// TestPlanClusterD2OrphanRevisionAdoptedOnce: an orphan ControllerRevision that several
+// DaemonSets select goes to the first in D-2 order (OWN-12); the others see another
+// controller's revision, so the younger one does not take its hash but creates its own
+// <name>-<hash> (UPD-14 step 5).
+func TestPlanClusterD2OrphanRevisionAdoptedOnce(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		dss     []*appsv1.DaemonSet
+		adopter string
+	}{
+		{name: "the oldest adopts", dss: []*appsv1.DaemonSet{d2DS("old", 10, "a"), d2DS("young", 20, "a")}, adopter: "old"},
+		{name: "listed the other way round", dss: []*appsv1.DaemonSet{d2DS("young", 20, "a"), d2DS("old", 10, "a")}, adopter: "old"},
+		{name: "equal ages: namespace/name decides", dss: []*appsv1.DaemonSet{d2DS("b", 10, "a"), d2DS("a", 10, "a")}, adopter: "a"},
+		{name: "a skipped DaemonSet adopts nothing", dss: []*appsv1.DaemonSet{
+			func() *appsv1.DaemonSet {
+				ds := d2DS("old", 10, "a")
+				ds.DeletionTimestamp = &metav1.Time{Time: now1000}
+				return ds
+			}(), d2DS("young", 20, "a")}, adopter: "young"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rev := d2Revision(t, "shared-h1", tc.dss[0], nil, "a", "h1")
+			plans := planClusterByName(t, daemonset.Snapshot{DaemonSets: tc.dss, Nodes: nodes(1), Revisions: []*appsv1.ControllerRevision{rev}})
+			for _, ds := range tc.dss {
+				r := plans[ds.Name]
+				if r.Skipped != "" {
+					continue
+				}
+				if ds.Name == tc.adopter {
+					require.Equal(t, "h1", r.RevisionHash, ds.Name)
+					require.Equal(t, []daemonset.ObjectRef{{Namespace: "default", Name: "shared-h1", UID: "uid-shared-h1"}}, r.Revisions.Adopt, ds.Name)
+					require.Empty(t, r.Revisions.Create, ds.Name)
+					continue
+				}
+				hash := daemonset.ComputeHash(&ds.Spec.Template, nil)
+				require.Equal(t, hash, r.RevisionHash, "%s: another controller's revision is not its own", ds.Name)
+				require.NotNil(t, r.Revisions, ds.Name)
+				require.Empty(t, r.Revisions.Adopt, ds.Name)
+				require.Len(t, r.Revisions.Create, 1, ds.Name)
+				require.Equal(t, ds.Name+"-"+hash, r.Revisions.Create[0].Name)
+			}
+		})
+	}
+}
+
+// TestPlanClusterD2ReleasedRevisionAdopted: a revision an older DaemonSet releases (OWN-12) is
+// an orphan for the DaemonSets visited after it, and the first whose selector matches adopts it
+// and, its data being that DaemonSet's template, takes its hash (D-2); one visited before the
+// release does not.
+func TestPlanClusterD2ReleasedRevisionAdopted(t *testing.T) {
+	t.Parallel()
+	old := d2DS("old", 10, "a")
+	ref := []daemonset.ObjectRef{{Namespace: "default", Name: "r-h2", UID: "uid-r-h2"}}
+	for _, tc := range []struct {
+		name    string
+		other   *appsv1.DaemonSet
+		adopted bool
+	}{
+		{name: "visited after the release", other: d2DS("young", 20, "b"), adopted: true},
+		{name: "visited before the release", other: d2DS("older", 5, "b")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rev := d2Revision(t, "r-h2", tc.other, old, "b", "h2")
+			plans := planClusterByName(t, daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{old, tc.other}, Nodes: nodes(1),
+				Revisions: []*appsv1.ControllerRevision{rev}})
+			require.Equal(t, ref, plans["old"].Revisions.Release)
+			r := plans[tc.other.Name]
+			if !tc.adopted {
+				require.Empty(t, r.Revisions.Adopt)
+				require.Equal(t, daemonset.ComputeHash(&tc.other.Spec.Template, nil), r.RevisionHash)
+				return
+			}
+			require.Equal(t, ref, r.Revisions.Adopt)
+			require.Equal(t, "h2", r.RevisionHash)
+			require.Empty(t, r.Revisions.Create)
+		})
+	}
+}

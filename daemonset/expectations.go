@@ -25,7 +25,8 @@ const ExpectationsTimeout = 5 * time.Minute
 type Expectations struct {
 	Namespace string
 	// DaemonSet is the name of the DaemonSet, DaemonSetUID its uid (from the plan's created
-	// pods; empty when the plan creates nothing).
+	// pods or the snapshot's DaemonSets; empty when the plan creates nothing, or when neither
+	// tells it, see ExpectationsOf).
 	DaemonSet    string
 	DaemonSetUID types.UID
 	Creates      int
@@ -46,8 +47,17 @@ type podIdentity struct {
 // ExpectationsOf returns the expectations of res, the plan of one sync made on s (at now, its
 // Options.Now): the creates and deletes it lists, which are, as upstream counts them, the
 // actions of the base diff or of the rolling-update step after the burst cap (DIFF-10). res
-// and s are not modified. A skipped plan (res.Skipped) expects nothing.
+// and s are not modified. A skipped plan (res.Skipped), and a nil res, expect nothing.
+//
+// The DaemonSet's uid, which tells the created pods, is read from the first created pod with
+// a controller reference; a plan decoded from another implementation may carry no pod (a nil
+// Creation.Pod counts as a create all the same), and then the uid is that of the DaemonSet of
+// res's namespace and name in s.DaemonSets. Without either, no pod can be told as created:
+// Observed stays false while creates are expected, and Expired ends the wait.
 func ExpectationsOf(res *Result, s Snapshot, now time.Time) Expectations {
+	if res == nil {
+		return Expectations{At: now}
+	}
 	e := Expectations{Namespace: res.Namespace, DaemonSet: res.Name, Creates: len(res.Create), At: now}
 	for _, d := range res.Delete {
 		e.Deletes = append(e.Deletes, PodRef{Namespace: d.Namespace, Name: d.Name, UID: d.UID})
@@ -56,10 +66,26 @@ func ExpectationsOf(res *Result, s Snapshot, now time.Time) Expectations {
 		return e
 	}
 	for _, c := range res.Create {
+		if c.Pod == nil {
+			continue
+		}
 		if ref := controllerOf(c.Pod); ref != nil {
 			e.DaemonSetUID = ref.UID
 			break
 		}
+	}
+	if e.DaemonSetUID == "" {
+		for _, ds := range s.DaemonSets {
+			if ds != nil && ds.Namespace == res.Namespace && ds.Name == res.Name {
+				e.DaemonSetUID = ds.UID
+				break
+			}
+		}
+	}
+	if e.DaemonSetUID == "" {
+		// Nothing tells the created pods: none is counted (see above).
+		e.known = map[podIdentity]bool{}
+		return e
 	}
 	e.known = map[podIdentity]bool{}
 	for _, pod := range s.Pods {
@@ -84,12 +110,18 @@ func (e *Expectations) controls(pod *v1.Pod) bool {
 }
 
 // Observed reports whether s, a later snapshot of the controller's caches, shows every create
-// and delete still expected, as upstream's expectations count them (SYNC-9): a create is seen
-// as a pod under the DaemonSet's control that the planning snapshot did not hold (upstream
-// counts the pod's add event), a delete as the pod's absence (by namespace and name, or a pod
-// of that name with another uid) or its deletionTimestamp. A snapshot does not show a pod that
-// was created and deleted again before it was taken, which upstream's events do count: then
-// Observed stays false and [Expectations.Expired] ends the wait, as upstream's timeout does.
+// and delete still expected (SYNC-9). It is at least as strict as upstream's counters: where
+// they count events, it waits for the specific pods. A create is seen as a pod under the
+// DaemonSet's control that the planning snapshot did not hold and that is not being deleted
+// (upstream counts such a pod's add event; a pod that first appears already terminating is
+// counted by upstream as a deletion, not a create, and is not counted here). A delete is seen as
+// that very pod's absence (by namespace and name, or a pod of that name with another uid) or its
+// deletionTimestamp, where upstream counts the deletion event of any pod of the DaemonSet,
+// including a pod that appears already terminating. So whenever Observed is true upstream's
+// counters are satisfied too, and Observed may stay false where upstream goes on: a created pod
+// that is already terminating in s, or one created and deleted again before s was taken (which
+// upstream's events count). [Expectations.Expired] then ends the wait, as upstream's timeout
+// does.
 func (e Expectations) Observed(s Snapshot) bool {
 	type nsName struct{ namespace, name string }
 	pending := make(map[nsName]types.UID, len(e.Deletes))
@@ -101,7 +133,7 @@ func (e Expectations) Observed(s Snapshot) bool {
 		if pod == nil {
 			continue
 		}
-		if e.Creates > 0 && e.controls(pod) && !e.known[podIdentity{pod.Name, pod.UID}] {
+		if e.Creates > 0 && e.DaemonSetUID != "" && pod.DeletionTimestamp == nil && e.controls(pod) && !e.known[podIdentity{pod.Name, pod.UID}] {
 			created++
 		}
 		uid, ok := pending[nsName{pod.Namespace, pod.Name}]

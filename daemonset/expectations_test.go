@@ -77,3 +77,57 @@ func TestExpectationsOfNothing(t *testing.T) {
 		t.Errorf("a skipped plan expects nothing, got %+v", e)
 	}
 }
+
+// TestExpectationsTerminatingCreate: a created pod that first appears already being deleted is
+// no create observed: upstream's add handler counts it as a deletion (SYNC-9), so Observed,
+// at least as strict, waits (for Expired).
+func TestExpectationsTerminatingCreate(t *testing.T) {
+	s := daemonset.Snapshot{Nodes: nodes(1)}
+	res := compiled(newDS(), now1000).Plan(s)
+	e := daemonset.ExpectationsOf(res, s, now1000)
+	if e.Creates != 1 {
+		t.Fatalf("expectations %+v, want one create", e)
+	}
+	if e.Observed(daemonset.Snapshot{Pods: []*v1.Pod{pod("foo-abcde", "n0", withUID("u-new"), terminating)}}) {
+		t.Error("a new pod already terminating counted as the create")
+	}
+	if !e.Observed(daemonset.Snapshot{Pods: []*v1.Pod{pod("foo-abcde", "n0", withUID("u-new"))}}) {
+		t.Error("the created pod not counted")
+	}
+}
+
+// TestExpectationsOfBadResults: data never panics (SYNC-9). A nil Result expects nothing; a
+// Create without a pod (decoded from another implementation) still counts, the DaemonSet's
+// uid then read from the snapshot's DaemonSets, and without it no pod counts as created.
+func TestExpectationsOfBadResults(t *testing.T) {
+	if e := daemonset.ExpectationsOf(nil, daemonset.Snapshot{}, now1000); e.Creates != 0 || len(e.Deletes) != 0 || !e.Observed(daemonset.Snapshot{}) {
+		t.Errorf("nil Result: %+v", e)
+	}
+	res := &daemonset.Result{Namespace: "default", Name: "foo", Create: []daemonset.Creation{{Node: "n0"}}}
+	created := daemonset.Snapshot{Pods: []*v1.Pod{pod("foo-abcde", "n0", withUID("u-new"))}}
+	e := daemonset.ExpectationsOf(res, daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{newDS()}}, now1000)
+	if e.Creates != 1 || e.DaemonSetUID != "uid-foo" || !e.Observed(created) {
+		t.Errorf("uid from the snapshot: %+v", e)
+	}
+	e = daemonset.ExpectationsOf(res, daemonset.Snapshot{}, now1000)
+	if e.Creates != 1 || e.DaemonSetUID != "" || e.Observed(created) {
+		t.Errorf("no uid anywhere: %+v, want a create no pod satisfies", e)
+	}
+}
+
+// TestPatchesPanicOnNilDaemonSet: a nil DaemonSet is misuse, reported by a named panic.
+func TestPatchesPanicOnNilDaemonSet(t *testing.T) {
+	for name, f := range map[string]func(){
+		"AdoptPatch":   func() { daemonset.AdoptPatch(nil, "u") },
+		"ReleasePatch": func() { daemonset.ReleasePatch(nil, "u") },
+	} {
+		func() {
+			defer func() {
+				if r, _ := recover().(string); r != "daemonset: "+name+": nil DaemonSet" {
+					t.Errorf("%s(nil): panic %q", name, r)
+				}
+			}()
+			f()
+		}()
+	}
+}

@@ -49,7 +49,12 @@ type ownerRefRemoval struct {
 // fresh object has a deletionTimestamp, or when its uid is not ds's (the DaemonSet was deleted
 // and re-created under the same name). A controller using this patch should do the same check
 // once per sync before sending any adoption.
+//
+// AdoptPatch panics if ds is nil: that is misuse, not data.
 func AdoptPatch(ds *appsv1.DaemonSet, uid types.UID) []byte {
+	if ds == nil {
+		panic("daemonset: AdoptPatch: nil DaemonSet")
+	}
 	var body adoptBody
 	body.Metadata.UID = uid
 	body.Metadata.OwnerReferences = []metav1.OwnerReference{{
@@ -68,7 +73,12 @@ func AdoptPatch(ds *appsv1.DaemonSet, uid types.UID) []byte {
 // that carries uid, the object's metadata.uid, as its precondition and deletes the owner
 // reference whose uid is ds's. The controller treats a 404 (the object is gone) and a 422 (the
 // uid no longer matches, or the reference is already gone) answer as success.
+//
+// ReleasePatch panics if ds is nil: that is misuse, not data.
 func ReleasePatch(ds *appsv1.DaemonSet, uid types.UID) []byte {
+	if ds == nil {
+		panic("daemonset: ReleasePatch: nil DaemonSet")
+	}
 	var body releaseBody
 	body.Metadata.UID = uid
 	body.Metadata.OwnerReferences = []ownerRefRemoval{{Patch: "delete", UID: ds.UID}}

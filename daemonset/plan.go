@@ -85,6 +85,13 @@ func namesIncrease[T namedObject](objs []T) bool {
 // snapshot (nil entries, duplicate node or pod names), never a controller decision; what API
 // validation would reject in ds is reported in Result.Invalid instead. It panics on misuse
 // (nil ds, zero opts.Now, negative opts.BurstLimit or opts.Workers).
+//
+// Plan sees no ControllerRevisions: the hash is computed fresh (D-6), Result.Revisions holds
+// the create of the DaemonSet's first revision (revision number 1, UPD-14) and no other
+// revision write in every sync that is not skipped (SYNC-3, SYNC-4, SYNC-5), and a hash
+// collision (UPD-21) cannot be found. A controller whose cache holds
+// revisions compiles once with [Compile] and calls [Planner.Plan] with a [Snapshot] that
+// carries them.
 func Plan(ds *appsv1.DaemonSet, nodes []*v1.Node, pods []*v1.Pod, opts Options) (*Result, error) {
 	opts.Check()
 	if ds == nil {
@@ -113,7 +120,7 @@ func (p *Planner) plan(s Snapshot, cc *clusterClaims) *Result {
 	if p.skip != "" {
 		return p.skipped(res, p.skip)
 	}
-	rev := p.revision(s.Revisions)
+	rev := p.revision(s.Revisions, cc)
 	if rev.collision {
 		res = p.skipped(res, SkipHashCollision)
 		next := int32(1)
@@ -255,14 +262,15 @@ func (p *Planner) createRefused(hash string) bool {
 
 // revision is currentRevision (UPD-14, UPD-15, UPD-21) with its common case cached: without
 // any revision in the snapshot nothing can be claimed or collide, the hash is the template's
-// own (D-6), computed once per Planner instead of once per plan, and revision 1 is created.
-func (p *Planner) revision(revisions []*appsv1.ControllerRevision) revisionOutcome {
+// own (D-6), computed once per Planner instead of once per plan, and revision 1 is created. cc
+// is as for currentRevision.
+func (p *Planner) revision(revisions []*appsv1.ControllerRevision, cc *clusterClaims) revisionOutcome {
 	revisions = nonNil(revisions)
 	if len(revisions) == 0 {
 		hash := p.digest.hash()
 		return revisionOutcome{hash: hash, name: p.ds.Name + "-" + hash, revision: 1, create: true}
 	}
-	return currentRevision(p.ds, revisions, p.sel, p.digest)
+	return currentRevision(p.ds, revisions, p.sel, p.digest, cc)
 }
 
 // newResult returns a Result with its identity, the rendered validation errors and every

@@ -244,3 +244,31 @@ func TestPlanClusterInconsistentSnapshot(t *testing.T) {
 	_, err := daemonset.PlanCluster(daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{newDS(), newDS()}}, opts())
 	require.ErrorContains(t, err, "daemonSets[1]")
 }
+
+// The one-call Plan sees no ControllerRevisions (D-6): every sync it does not skip creates the
+// first revision and writes no other, while Planner.Plan on a Snapshot holding that revision
+// writes none.
+func TestPlanSeesNoRevisions(t *testing.T) {
+	t.Parallel()
+	ds := newDS()
+	res, err := daemonset.Plan(ds, nodes(1), nil, opts())
+	require.NoError(t, err)
+	require.NotNil(t, res.Revisions)
+	want, err := daemonset.NewRevision(ds, res.RevisionHash, 1)
+	require.NoError(t, err)
+	if diff := cmp.Diff(&daemonset.RevisionWrites{Create: []*appsv1.ControllerRevision{want}}, res.Revisions); diff != "" {
+		t.Errorf("Plan().Revisions mismatch (-want +got):\n%s", diff)
+	}
+
+	p, errs := daemonset.Compile(ds, opts())
+	require.Empty(t, errs)
+	again := p.Plan(daemonset.Snapshot{Nodes: nodes(1), Revisions: []*appsv1.ControllerRevision{want}})
+	require.Equal(t, res.RevisionHash, again.RevisionHash)
+	require.Nil(t, again.Revisions)
+
+	deleting := newDS(func(ds *appsv1.DaemonSet) { ds.DeletionTimestamp = &metav1.Time{} })
+	skipped, err := daemonset.Plan(deleting, nodes(1), nil, opts())
+	require.NoError(t, err)
+	require.Equal(t, daemonset.SkipBeingDeleted, skipped.Skipped)
+	require.Nil(t, skipped.Revisions)
+}

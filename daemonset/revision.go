@@ -163,8 +163,9 @@ type revisionOutcome struct {
 // that name exists in the namespace, claimed or not (the controller asks the API server, not its
 // claimed set), it is reused when its data matches and is otherwise a collision (UPD-21, D-10).
 // A reused revision's hash is its controller-revision-hash label as stored, even if missing
-// (then the hash is empty), as in pkg/controller/daemon syncDaemonSet.
-func currentRevision(ds *appsv1.DaemonSet, revisions []*appsv1.ControllerRevision, sel *selector.Selector, digest templateDigest) revisionOutcome {
+// (then the hash is empty), as in pkg/controller/daemon syncDaemonSet. cc, non-nil in a
+// cluster-wide plan, says which revisions an earlier DaemonSet adopts or releases (D-2).
+func currentRevision(ds *appsv1.DaemonSet, revisions []*appsv1.ControllerRevision, sel *selector.Selector, digest templateDigest, cc *clusterClaims) revisionOutcome {
 	// A patch that cannot be built matches nothing; it cannot happen with the k8s.io/api types.
 	patch, patchErr := digest.patch()
 	matches := func(r *appsv1.ControllerRevision) bool {
@@ -176,7 +177,7 @@ func currentRevision(ds *appsv1.DaemonSet, revisions []*appsv1.ControllerRevisio
 		if r == nil {
 			continue
 		}
-		switch classifyRevision(ds, r, sel) {
+		switch cc.classifyRevision(ds, r, sel) {
 		case claimIgnore:
 			continue
 		case claimRelease:

@@ -14,14 +14,20 @@ import (
 )
 
 // RevisionWrites are the ControllerRevision writes of one sync and the pod relabels that go
-// with them (UPD-14, UPD-21, UPD-22, OWN-12). A controller sends them in this order: Update,
-// Adopt, Release, RelabelPods, then Delete and Create; then the pod adoptions and releases, the
-// pod deletes and creates, and the status. Revisions no 1.36 controller writes (data that is not
-// JSON, another controller's, equal or negative revision numbers) are handled as D-15 says:
-// never an error, never a panic, nothing of the snapshot modified. Upstream sends the adoptions and releases first;
-// Update goes first here so that its resourceVersion, the snapshot's, is still current when it
-// reaches the API server (an adoption patch would raise it; D-15). Each list is sorted as documented
-// on its field, so equal snapshots give byte-equal plans.
+// with them (UPD-14, UPD-21, UPD-22, OWN-12). A controller sends them in this order: Update
+// and Relabel, Adopt, Release; then the pod adoptions and releases; then RelabelPods, Delete and
+// Create; then the pod creates (in slow-start batches) and the pod deletes, as syncNodes sends
+// them; then, only when every pod write of the sync succeeded, Cleanup (as upstream cleans up
+// history only after manage and the rolling step returned no error); then the status.
+// Revisions no 1.36 controller writes (data that is not JSON, another controller's, equal or
+// negative revision numbers) are handled as D-15 says: never an error, never a panic, nothing of
+// the snapshot modified. Two steps differ from upstream's sequence (D-15): Update goes before the
+// adoptions so that its resourceVersion, the snapshot's, is still current when it reaches the
+// API server (an adoption patch would raise it); and the pod adoptions go before Create, where
+// upstream claims pods after creating the revision, which differs only when the create fails (a
+// plan that finds a collision, UPD-21, adopts no pod). Upstream claims pods before relabelling
+// them in a de-duplication, as here. Each list is sorted as documented on its field, so equal
+// snapshots give byte-equal plans.
 type RevisionWrites struct {
 	// Create holds the revision to POST when no claimed revision holds the current template
 	// (UPD-14 step 5): NewRevision of the DaemonSet with the current hash and the next revision
@@ -33,10 +39,20 @@ type RevisionWrites struct {
 	// one more than the highest other claimed revision (step 4). Upstream sends the two changes
 	// of one revision as two PUTs; here they are one object.
 	Update []*appsv1.ControllerRevision `json:"update,omitempty"`
-	// Delete lists the revisions to delete, in upstream's order: the duplicates of the current
-	// revision by name (UPD-14 step 3), then the history clean-up (UPD-22), lowest revision
-	// number first, then by name.
+	// Delete lists, by name, the duplicates of the current revision to delete (UPD-14 step 3),
+	// sent before the create and the pod writes.
 	Delete []ObjectRef `json:"delete,omitempty"`
+	// Cleanup lists the history clean-up (UPD-22): the old revisions beyond
+	// revisionHistoryLimit that no pod with a node uses, lowest revision number first, then by
+	// name. A controller deletes them last, after the pod writes, and not at all when one of
+	// the sync's pod writes failed (upstream's manage or rolling step then returns an error
+	// and the clean-up is not reached).
+	Cleanup []ObjectRef `json:"cleanup,omitempty"`
+	// Relabel lists, by name, the claimed revisions without the hash label whose data.raw is
+	// not JSON (only a client writing protobuf can store one): a PUT of such a revision cannot
+	// be encoded as JSON, so the label write that Update would carry (UPD-14 step 1) is given
+	// as the JSON merge patch RevisionRelabelPatch instead, sent with the updates (D-15).
+	Relabel []RevisionRelabel `json:"relabel,omitempty"`
 	// Adopt and Release list, by name, the revisions the claim adopts (an orphan the selector
 	// matches) and releases (controlled, the selector no longer matching) (OWN-12). Their
 	// patches are those of pods: AdoptPatch and ReleasePatch with the revision's uid.
@@ -61,6 +77,30 @@ type PodRelabel struct {
 	Name      string    `json:"name"`
 	UID       types.UID `json:"uid,omitempty"`
 	Hash      string    `json:"hash"`
+}
+
+// RevisionRelabel is a claimed revision whose controller-revision-hash label becomes Hash (its
+// name) by a JSON merge patch: ResourceVersion, the snapshot's, is the patch's precondition, as
+// it is that of the PUT the revision would otherwise get.
+type RevisionRelabel struct {
+	Namespace       string    `json:"namespace"`
+	Name            string    `json:"name"`
+	UID             types.UID `json:"uid,omitempty"`
+	ResourceVersion string    `json:"resourceVersion,omitempty"`
+	Hash            string    `json:"hash"`
+}
+
+// RevisionRelabelPatch returns the JSON merge patch (types.MergePatchType) that sets the hash
+// label of r: {"metadata":{"labels":{"controller-revision-hash":hash},"resourceVersion":rv}},
+// the resourceVersion left out when r has none. The API server refuses it (409) when the
+// revision changed since the snapshot, as it would refuse the PUT.
+func RevisionRelabelPatch(r RevisionRelabel) []byte {
+	meta := map[string]any{"labels": map[string]string{appsv1.DefaultDaemonSetUniqueLabelKey: r.Hash}}
+	if r.ResourceVersion != "" {
+		meta["resourceVersion"] = r.ResourceVersion
+	}
+	b, _ := json.Marshal(map[string]any{"metadata": meta})
+	return b
 }
 
 // RelabelPatch returns the body upstream sends, as a JSON merge patch
@@ -92,6 +132,12 @@ func (p *Planner) revisionWrites(rev revisionOutcome, sp syncPods, cleanup bool)
 	w := &RevisionWrites{Adopt: revisionRefs(rev.adopt), Release: revisionRefs(rev.release)}
 	updates := map[string]*appsv1.ControllerRevision{}
 	for _, r := range rev.unlabelled {
+		if len(r.Data.Raw) > 0 && !json.Valid(r.Data.Raw) {
+			// Its PUT could not be encoded as JSON: the label goes by a patch (D-15).
+			w.Relabel = append(w.Relabel, RevisionRelabel{Namespace: r.Namespace, Name: r.Name, UID: r.UID,
+				ResourceVersion: r.ResourceVersion, Hash: r.Name})
+			continue
+		}
 		c := r.DeepCopy()
 		if c.Labels == nil {
 			c.Labels = map[string]string{}
@@ -99,6 +145,7 @@ func (p *Planner) revisionWrites(rev revisionOutcome, sp syncPods, cleanup bool)
 		c.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = c.Name
 		updates[c.Name] = c
 	}
+	slices.SortFunc(w.Relabel, func(a, b RevisionRelabel) int { return compareNames(a.Namespace, a.Name, b.Namespace, b.Name) })
 	if rev.collision {
 		// The create fails with AlreadyExists and the sync stops: the claim and the labels
 		// were written before it (UPD-21).
@@ -130,7 +177,7 @@ func (p *Planner) revisionWrites(rev revisionOutcome, sp syncPods, cleanup bool)
 		}
 	}
 	if cleanup {
-		w.Delete = append(w.Delete, p.historyCleanup(rev.old, sp)...)
+		w.Cleanup = p.historyCleanup(rev.old, sp)
 	}
 	return w.orNil()
 }
@@ -185,7 +232,7 @@ func (p *Planner) historyLimit() int {
 }
 
 func (w *RevisionWrites) orNil() *RevisionWrites {
-	if len(w.Create)+len(w.Update)+len(w.Delete)+len(w.Adopt)+len(w.Release)+len(w.RelabelPods) == 0 {
+	if len(w.Create)+len(w.Update)+len(w.Relabel)+len(w.Delete)+len(w.Cleanup)+len(w.Adopt)+len(w.Release)+len(w.RelabelPods) == 0 {
 		return nil
 	}
 	return w
@@ -244,7 +291,8 @@ func (sp syncPods) claimed(yield func(*v1.Pod) bool) {
 }
 
 // removedAtOnce reports the pods sp.res adopts and deletes that the API server removes at once
-// rather than gracefully (not bound to a node, terminal, a grace period of 0, and no finalizer):
+// rather than gracefully (not bound to a node, terminal, or a grace period of 0 or unset; and no
+// finalizer):
 // the history clean-up claims pods again after the deletes, and such a pod's adoption then
 // fails with NotFound, so it keeps no revision (UPD-22). The sets are built on first use.
 func (sp syncPods) removedAtOnce() func(*v1.Pod) bool {
@@ -265,7 +313,8 @@ func (sp syncPods) removedAtOnce() func(*v1.Pod) bool {
 		if !adopted[ref] || !deleted[ref] || len(pod.Finalizers) > 0 {
 			return false
 		}
+		// An unset grace period counts as 0, as the API server's pod strategy reads it.
 		g := pod.Spec.TerminationGracePeriodSeconds
-		return pod.Spec.NodeName == "" || isTerminal(pod) || g != nil && *g == 0
+		return pod.Spec.NodeName == "" || isTerminal(pod) || g == nil || *g == 0
 	}
 }

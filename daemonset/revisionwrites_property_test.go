@@ -1,6 +1,7 @@
 package daemonset_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -100,6 +101,11 @@ func applyRevisionWrites(ds *appsv1.DaemonSet, pods []*v1.Pod, revs []*appsv1.Co
 		for _, u := range w.Update {
 			revs[at(u.Name)] = u.DeepCopy()
 		}
+		for _, l := range w.Relabel {
+			c := revs[at(l.Name)].DeepCopy()
+			c.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = l.Hash
+			revs[at(l.Name)] = c
+		}
 		for _, a := range w.Adopt {
 			c := revs[at(a.Name)].DeepCopy()
 			c.OwnerReferences = append(c.OwnerReferences, ctrl)
@@ -115,7 +121,7 @@ func applyRevisionWrites(ds *appsv1.DaemonSet, pods []*v1.Pod, revs []*appsv1.Co
 			c.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = p.Hash
 			pods[podAt(p.Name)] = c
 		}
-		for _, d := range w.Delete {
+		for _, d := range slices.Concat(w.Delete, w.Cleanup) {
 			revs = slices.Delete(revs, at(d.Name), at(d.Name)+1)
 		}
 		for _, c := range w.Create {
@@ -151,7 +157,7 @@ func TestPropertyRevisionWritesConverge(t *testing.T) {
 			res := rtPlan(t, ds, ns, pods, revs...) // also checks that nothing is mutated
 			if round == 1 && res.Revisions != nil {
 				w := res.Revisions
-				deletesOnly := len(w.Create)+len(w.Update)+len(w.Adopt)+len(w.Release)+len(w.RelabelPods) == 0
+				deletesOnly := len(w.Create)+len(w.Update)+len(w.Relabel)+len(w.Adopt)+len(w.Release)+len(w.RelabelPods) == 0
 				excused := prev.Revisions != nil && len(prev.Revisions.RelabelPods) > 0 || prev.CollisionCount != nil ||
 					deletesOnly && (prev.RevisionHash == "" || prev.RollingUpdate.Error != "")
 				require.True(t, excused, "case %d: the second sync writes %v after %v", i, rwSummary(w), rwSummary(prev.Revisions))
@@ -185,7 +191,15 @@ func TestRevisionWritesBadInput(t *testing.T) {
 				none := rwRev(t, cur, "rt-none", "n", 2)
 				none.Data.Raw = nil
 				return []*appsv1.ControllerRevision{bad, none, rwRev(t, limit0, "rt-cur", "c", 3)}
-			}, []string{"delete rt-bad", "delete rt-none"}},
+			}, []string{"cleanup rt-bad", "cleanup rt-none"}},
+		{"an unlabelled revision whose data is not JSON is labelled by a patch, not a PUT (D-15)", nil,
+			func(t testing.TB) []*appsv1.ControllerRevision {
+				bad := rwRev(t, cur, "rt-bad", "-", 1)
+				bad.Data.Raw = []byte("\x00not json")
+				empty := rwRev(t, cur, "rt-empty", "-", 2)
+				empty.Data.Raw = nil
+				return []*appsv1.ControllerRevision{bad, empty, rwRev(t, cur, "rt-cur", "c", 3)}
+			}, []string{"update rt-empty rev=2 hash=rt-empty", "relabel revision rt-bad rv=7 hash=rt-bad"}},
 		{"a revision another controller owns is neither claimed, counted nor deleted", limit0,
 			func(t testing.TB) []*appsv1.ControllerRevision {
 				return []*appsv1.ControllerRevision{
@@ -197,7 +211,7 @@ func TestRevisionWritesBadInput(t *testing.T) {
 		{"equal revision numbers among old revisions: the clean-up takes them by name", limit0,
 			func(t testing.TB) []*appsv1.ControllerRevision {
 				return []*appsv1.ControllerRevision{rwRev(t, v0, "rt-b", "b", 1), rwRev(t, v0, "rt-a", "a", 1), rwRev(t, limit0, "rt-cur", "c", 3)}
-			}, []string{"delete rt-a", "delete rt-b"}},
+			}, []string{"cleanup rt-a", "cleanup rt-b"}},
 		{"an old revision numbered like the current one: the current one is raised", nil,
 			func(t testing.TB) []*appsv1.ControllerRevision {
 				return []*appsv1.ControllerRevision{rwRev(t, v0, "rt-o", "o", 3), rwRev(t, cur, "rt-cur", "c", 3)}
@@ -222,6 +236,18 @@ func TestRevisionWritesBadInput(t *testing.T) {
 			}
 			res := rtPlan(t, ds, nodes(1), []*v1.Pod{rtPod("p", "n0", "c")}, c.revs(t)...)
 			require.Equal(t, c.want, rwSummary(res.Revisions))
+			_, err := json.Marshal(res)
+			require.NoError(t, err, "a Result always encodes as JSON")
 		})
 	}
+}
+
+// TestRevisionRelabelPatch: the label write of a revision whose data is not JSON is a JSON merge
+// patch carrying the snapshot's resourceVersion as its precondition (UPD-14 step 1, D-15).
+func TestRevisionRelabelPatch(t *testing.T) {
+	t.Parallel()
+	got := daemonset.RevisionRelabelPatch(daemonset.RevisionRelabel{Name: "rt-bad", ResourceVersion: "7", Hash: "rt-bad"})
+	require.Equal(t, `{"metadata":{"labels":{"controller-revision-hash":"rt-bad"},"resourceVersion":"7"}}`, string(got))
+	got = daemonset.RevisionRelabelPatch(daemonset.RevisionRelabel{Name: "x", Hash: "x"})
+	require.Equal(t, `{"metadata":{"labels":{"controller-revision-hash":"x"}}}`, string(got))
 }

@@ -50,6 +50,9 @@ func rwSummary(w *daemonset.RevisionWrites) []string {
 	for _, r := range w.Update {
 		out = append(out, fmt.Sprintf("update %s rev=%d hash=%s", r.Name, r.Revision, r.Labels[appsv1.DefaultDaemonSetUniqueLabelKey]))
 	}
+	for _, r := range w.Relabel {
+		out = append(out, fmt.Sprintf("relabel revision %s rv=%s hash=%s", r.Name, r.ResourceVersion, r.Hash))
+	}
 	for _, r := range w.Adopt {
 		out = append(out, "adopt "+r.Name)
 	}
@@ -61,6 +64,9 @@ func rwSummary(w *daemonset.RevisionWrites) []string {
 	}
 	for _, r := range w.Delete {
 		out = append(out, "delete "+r.Name)
+	}
+	for _, r := range w.Cleanup {
+		out = append(out, "cleanup "+r.Name)
 	}
 	for _, r := range w.Create {
 		out = append(out, fmt.Sprintf("create %s rev=%d hash=%s", r.Name, r.Revision, r.Labels[appsv1.DefaultDaemonSetUniqueLabelKey]))
@@ -198,7 +204,7 @@ func TestRevisionWritesRules(t *testing.T) {
 				return append(olds(t, 5), rwRev(t, cur, "rt-cur", "c", 6))
 			},
 			pods: []*v1.Pod{rtPod("p2", "n0", "o2"), rtPod("p-other", "n1", "o1", owners(ownedBy("DaemonSet", "x", "uid-x", true)))},
-			want: []string{"delete rt-o1", "delete rt-o3", "delete rt-o4"}, hash: "c"},
+			want: []string{"cleanup rt-o1", "cleanup rt-o3", "cleanup rt-o4"}, hash: "c"},
 		{name: "UPD-22: pods without a target node keep nothing, terminal pods being deleted do",
 			ds: rtDS(withLimit(0)),
 			revs: func(t testing.TB) []*appsv1.ControllerRevision {
@@ -206,21 +212,37 @@ func TestRevisionWritesRules(t *testing.T) {
 			},
 			pods: []*v1.Pod{rtPod("unbound", "", "o1"),
 				rtPod("failed", "n0", "o2", phase(v1.PodFailed), func(p *v1.Pod) { p.DeletionTimestamp = &metav1.Time{Time: now1000} })},
-			want: []string{"delete rt-o1", "delete rt-o3"}, hash: "c"},
+			want: []string{"cleanup rt-o1", "cleanup rt-o3"}, hash: "c"},
 		{name: "UPD-22: an adopted pod the sync deletes and the API server removes at once keeps nothing",
 			ds: rtDS(withLimit(0)),
 			revs: func(t testing.TB) []*appsv1.ControllerRevision {
 				return append(olds(t, 2), rwRev(t, cur, "rt-cur", "c", 6))
 			},
 			pods: []*v1.Pod{rtPod("failed-orphan", "n0", "o1", orphan, phase(v1.PodFailed)), // DIFF-17 deletes it; terminal: removed at once
-				rtPod("running", "n1", "c"), rtPod("dup-orphan", "n1", "o2", orphan, created(5))}, // the younger duplicate, deleted gracefully: still there
+				rtPod("running", "n1", "c"), rtPod("dup-orphan", "n1", "o2", orphan, created(5), grace(30))}, // the younger duplicate, deleted gracefully: still there
 			nodes: 2,
-			want:  []string{"delete rt-o1"}, hash: "c"},
+			want:  []string{"cleanup rt-o1"}, hash: "c"},
+		{name: "UPD-22: an unset grace period counts as 0: the deleted adopted pod is removed at once and keeps nothing",
+			ds: rtDS(withLimit(0)),
+			revs: func(t testing.TB) []*appsv1.ControllerRevision {
+				return append(olds(t, 2), rwRev(t, cur, "rt-cur", "c", 6))
+			},
+			pods: []*v1.Pod{rtPod("running", "n1", "c"), rtPod("dup-orphan", "n1", "o2", orphan, created(5)),
+				rtPod("slow-orphan", "n0", "o1", orphan, grace(30)), rtPod("n0-pod", "n0", "c", created(0))},
+			nodes: 2,
+			want:  []string{"cleanup rt-o2"}, hash: "c"},
+		{name: "UPD-14 step 3 and UPD-22: the duplicates are deleted up front, the history clean-up listed apart, sent last",
+			ds: rtDS(withLimit(0)),
+			revs: func(t testing.TB) []*appsv1.ControllerRevision {
+				return append(olds(t, 1), rwRev(t, cur, "rt-cur", "c", 6), rwRev(t, cur, "rt-dup", "d", 5))
+			},
+			pods: []*v1.Pod{rtPod("p", "n0", "c")},
+			want: []string{"delete rt-dup", "cleanup rt-o1"}, hash: "c"},
 		{name: "UPD-22: an unset limit is 10",
 			revs: func(t testing.TB) []*appsv1.ControllerRevision {
 				return append(olds(t, 11), rwRev(t, cur, "rt-cur", "c", 12))
 			},
-			want: []string{"delete rt-o1"}, hash: "c"},
+			want: []string{"cleanup rt-o1"}, hash: "c"},
 		{name: "UPD-22: an unlabelled old revision is read with its name as hash",
 			ds: rtDS(withLimit(0)),
 			revs: func(t testing.TB) []*appsv1.ControllerRevision {
@@ -310,4 +332,9 @@ func TestRevisionWritesSkipped(t *testing.T) {
 		require.NotEmpty(t, res.Skipped)
 		require.Nil(t, res.Revisions)
 	}
+}
+
+// grace sets the pod's terminationGracePeriodSeconds.
+func grace(sec int64) podMod {
+	return func(p *v1.Pod) { p.Spec.TerminationGracePeriodSeconds = &sec }
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -320,5 +321,21 @@ func TestPlannerAt(t *testing.T) {
 	}
 	if d := cmp.Diff(compiled(ds, now1000).Plan(s), p.Plan(s)); d != "" {
 		t.Errorf("At changed the original Planner:\n%s", d)
+	}
+}
+
+// TestBackoffDuplicatesEqualTimes: two entries of one key with the same Last are bad input; the
+// plan and UpdateBackoff both take the longer delay, whatever the order (DIFF-12).
+func TestBackoffDuplicatesEqualTimes(t *testing.T) {
+	long, short := entry("n0", 4*time.Second, 3*time.Second), entry("n0", 2*time.Second, 3*time.Second)
+	for _, state := range [][]daemonset.BackoffEntry{{long, short}, {short, long}} {
+		o := opts()
+		o.Backoff = state
+		res, err := daemonset.Plan(newDS(), nodes(1), []*v1.Pod{pod("f", "n0", phase(v1.PodFailed))}, o)
+		require.NoError(t, err)
+		require.Empty(t, res.Delete, "the 4 s entry holds the pod back")
+		require.Equal(t, 4*time.Second, res.RequeueAfter.Duration)
+		require.Equal(t, []daemonset.BackoffEntry{long}, res.Backoff)
+		require.Equal(t, []daemonset.BackoffEntry{long}, daemonset.UpdateBackoff(state, nil, now1000))
 	}
 }

@@ -10,9 +10,10 @@ import (
 )
 
 // applyRevisions writes the plan's revision writes (res.Revisions, ROLL-4) into w in the order
-// daemonset.RevisionWrites documents: updates replace the stored revision, adoptions add the
+// daemonset.RevisionWrites documents: updates replace the stored revision, relabels set its
+// hash label, adoptions add the
 // DaemonSet as controller, releases drop its reference, relabelled pods get the kept hash,
-// deletions remove the revision and the created one is added as it is. w's revision list is
+// deletions and the history clean-up remove the revision and the created one is added as it is. w's revision list is
 // replaced, never changed in place: snapshots given out share it. The error names a write
 // whose revision or pod w does not hold.
 func (w *world) applyRevisions(res *daemonset.Result) error {
@@ -36,6 +37,18 @@ func (w *world) applyRevisions(res *daemonset.Result) error {
 			return err
 		}
 		revs[i] = u.DeepCopy()
+	}
+	for k, l := range rw.Relabel {
+		i, err := at(root.Child("relabel").Index(k), l.Namespace, l.Name)
+		if err != nil {
+			return err
+		}
+		c := revs[i].DeepCopy()
+		if c.Labels == nil {
+			c.Labels = map[string]string{}
+		}
+		c.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = l.Hash
+		revs[i] = c
 	}
 	for k, a := range rw.Adopt {
 		i, err := at(root.Child("adopt").Index(k), a.Namespace, a.Name)
@@ -69,6 +82,15 @@ func (w *world) applyRevisions(res *daemonset.Result) error {
 	}
 	for k, d := range rw.Delete {
 		i, err := at(root.Child("delete").Index(k), d.Namespace, d.Name)
+		if err != nil {
+			return err
+		}
+		revs = slices.Delete(revs, i, i+1)
+	}
+	// The history clean-up goes after the pod writes, which in this world never fail, so it
+	// leaves the same revisions here.
+	for k, d := range rw.Cleanup {
+		i, err := at(root.Child("cleanup").Index(k), d.Namespace, d.Name)
 		if err != nil {
 			return err
 		}

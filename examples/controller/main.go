@@ -1,6 +1,6 @@
 // Command controller shows the reconcile step of a custom controller that imports the daemonset
-// library instead of re-deriving the DaemonSet rules: it plans one sync on its cache and turns
-// the plan into the API requests the controller would send. Here they are printed, not sent.
+// library instead of re-deriving the DaemonSet rules: it plans one sync on its cache and sends
+// the writes the plan gives, as they are. Here they are printed, not sent.
 package main
 
 import (
@@ -39,11 +39,14 @@ func main() {
 	}
 }
 
-// request is one API call of the reconcile step.
+// request is one API call of the reconcile step; note is printed as a comment after the path.
 type request struct {
-	method, path, contentType string
-	body                      any
+	method, path, note, contentType string
+	body                            any
 }
+
+// now is the sync's clock: a real controller reads it once per sync, the example fixes it.
+var now = time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
 
 func run(w io.Writer) error {
 	snap, err := decode(clusterYAML)
@@ -54,109 +57,116 @@ func run(w io.Writer) error {
 		return fmt.Errorf("want one DaemonSet, got %d", len(snap.DaemonSets))
 	}
 	ds := snap.DaemonSets[0]
-	// A real controller reads its clock once per sync; the example fixes it.
-	now := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	// A controller that runs many syncs keeps the failed-pod back-off between them: it passes
+	// it as Options.Backoff and carries res.Backoff into it with daemonset.UpdateBackoff.
 	p, errs := daemonset.Compile(ds, daemonset.Options{Now: now, BurstLimit: 250})
 	if len(errs) > 0 {
 		// The controller acts on objects as stored (VAL-22); it only logs what validation rejects.
 		fmt.Fprintf(w, "# warning: %v\n", errs.ToAggregate())
 	}
 	res := p.Plan(snap)
-	reqs, err := reconcile(ds, snap, res)
-	if err != nil {
-		return err
-	}
-	for _, r := range reqs {
-		body, err := json.Marshal(r.body)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "%s %s\n", r.method, r.path)
-		if r.contentType != "" {
-			fmt.Fprintf(w, "Content-Type: %s\n", r.contentType)
-		}
-		if r.body != nil {
-			fmt.Fprintf(w, "%s\n", body)
+	for _, r := range reconcile(ds, res) {
+		fmt.Fprintf(w, "%s %s", r.method, r.path)
+		if r.note != "" {
+			fmt.Fprintf(w, "  # %s", r.note)
 		}
 		fmt.Fprintln(w)
+		if r.body != nil {
+			body, err := json.Marshal(r.body)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "Content-Type: %s\n%s\n", r.contentType, body)
+		}
+		fmt.Fprintln(w)
+	}
+	// Before it plans this DaemonSet again, the controller waits until its cache shows these
+	// writes (SYNC-9), lowering the expectations for each write the API server refused.
+	exp := daemonset.ExpectationsOf(res, snap, now)
+	fmt.Fprintf(w, "# expect %d created and %d deleted pods before the next sync\n", exp.Creates, len(exp.Deletes))
+	if d := res.RequeueAfter.Duration; d > 0 {
+		fmt.Fprintf(w, "# requeue after %v\n", d) // SYNC-8
 	}
 	return nil
 }
 
-// reconcile turns a plan into requests, in the order the controller sends them (SYNC-2): the
-// current ControllerRevision if it does not exist yet, adoptions and releases while it claims
-// pods, then deletes and creates, then the status.
-func reconcile(ds *appsv1.DaemonSet, snap daemonset.Snapshot, res *daemonset.Result) ([]request, error) {
-	podsPath := "/api/v1/namespaces/" + ds.Namespace + "/pods"
-	uidOf := func(ref daemonset.PodRef) types.UID {
-		for _, p := range snap.Pods {
-			if p.Namespace == ref.Namespace && p.Name == ref.Name {
-				return p.UID
-			}
-		}
-		return ""
-	}
+const (
+	jsonType  = "application/json"
+	ownerType = string(daemonset.OwnerPatchType)
+	mergeType = string(types.MergePatchType)
+)
+
+// reconcile turns a plan into requests in the order the plan documents (RevisionWrites, D-15):
+// the revision updates, adoptions, releases, pod relabels, deletes and create, then the pod
+// adoptions and releases, deletes and creates, then the status. Every body is the plan's.
+func reconcile(ds *appsv1.DaemonSet, res *daemonset.Result) []request {
+	dsPath := "/apis/apps/v1/namespaces/" + ds.Namespace + "/daemonsets/" + ds.Name
+	revs := "/apis/apps/v1/namespaces/" + ds.Namespace + "/controllerrevisions"
+	pods := "/api/v1/namespaces/" + ds.Namespace + "/pods"
 	var reqs []request
-	if res.Skipped == "" {
-		// Without a revision of the current hash, the controller records the template as the
-		// next revision before it touches any pod.
-		exists, last := false, int64(0)
-		for _, r := range snap.Revisions {
-			if r.Namespace == ds.Namespace && r.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == res.RevisionHash {
-				exists = true
-			}
-			last = max(last, r.Revision)
+	add := func(method, path, note, contentType string, body any) {
+		reqs = append(reqs, request{method, path, note, contentType, body})
+	}
+	checked := false
+	adopt := func(path string, uid types.UID) {
+		if !checked {
+			// Before the first adoption, read the DaemonSet from the API server, not the cache,
+			// and adopt nothing if it is being deleted or has another uid (see AdoptPatch).
+			add("GET", dsPath, "adopt only if uid matches and not deleting", "", nil)
+			checked = true
 		}
-		if !exists {
-			rev, err := daemonset.NewRevision(ds, res.RevisionHash, last+1)
-			if err != nil {
-				return nil, err
-			}
-			reqs = append(reqs, request{
-				method: "POST", path: "/apis/apps/v1/namespaces/" + ds.Namespace + "/controllerrevisions",
-				contentType: "application/json", body: rev,
-			})
+		add("PATCH", path, "adopt", ownerType, json.RawMessage(daemonset.AdoptPatch(ds, uid)))
+	}
+	release := func(path string, uid types.UID) {
+		add("PATCH", path, "release", ownerType, json.RawMessage(daemonset.ReleasePatch(ds, uid)))
+	}
+	if w := res.Revisions; w != nil {
+		for _, r := range w.Update {
+			add("PUT", revs+"/"+r.Name, "", jsonType, r)
+		}
+		for _, r := range w.Adopt {
+			adopt(revs+"/"+r.Name, r.UID)
+		}
+		for _, r := range w.Release {
+			release(revs+"/"+r.Name, r.UID)
+		}
+		for _, r := range w.RelabelPods {
+			add("PATCH", pods+"/"+r.Name, "relabel", mergeType, json.RawMessage(daemonset.RelabelPatch(r.Hash)))
+		}
+		for _, r := range w.Delete {
+			add("DELETE", revs+"/"+r.Name, "", jsonType, deleteOptions(r.UID))
+		}
+		for _, r := range w.Create {
+			add("POST", revs, "", jsonType, r)
 		}
 	}
-	for _, ref := range res.Adopt {
-		// Adoption adds the controller reference; the pod's uid in the patch makes the API
-		// server refuse it if the pod was replaced meanwhile.
-		reqs = append(reqs, request{
-			method: "PATCH", path: podsPath + "/" + ref.Name, contentType: string(types.StrategicMergePatchType),
-			body: map[string]any{"metadata": map[string]any{
-				"ownerReferences": []metav1.OwnerReference{*metav1.NewControllerRef(ds, appsv1.SchemeGroupVersion.WithKind("DaemonSet"))},
-				"uid":             uidOf(ref),
-			}},
-		})
+	for _, r := range res.Adopt {
+		adopt(pods+"/"+r.Name, r.UID)
 	}
-	for _, ref := range res.Release {
-		reqs = append(reqs, request{
-			method: "PATCH", path: podsPath + "/" + ref.Name, contentType: string(types.StrategicMergePatchType),
-			body: map[string]any{"metadata": map[string]any{
-				"ownerReferences": []map[string]any{{"$patch": "delete", "uid": ds.UID}},
-				"uid":             uidOf(ref),
-			}},
-		})
+	for _, r := range res.Release {
+		release(pods+"/"+r.Name, r.UID)
 	}
 	for _, d := range res.Delete {
-		reqs = append(reqs, request{method: "DELETE", path: "/api/v1/namespaces/" + d.Namespace + "/pods/" + d.Name + "  # on " + d.Node + ": " + string(d.Reason)})
+		add("DELETE", pods+"/"+d.Name, "on "+d.Node+": "+string(d.Reason), jsonType, deleteOptions(d.UID))
 	}
 	for _, c := range res.Create {
-		reqs = append(reqs, request{method: "POST", path: podsPath + "  # for " + c.Node + ": " + string(c.Reason), contentType: "application/json", body: c.Pod})
+		add("POST", pods, "for "+c.Node+": "+string(c.Reason), jsonType, c.Pod)
 	}
-	if res.Status != nil || res.CollisionCount != nil {
+	if res.StatusWrite != nil {
 		// UpdateStatus sends the whole object; the API server keeps only its status.
 		updated := ds.DeepCopy()
-		if res.Status != nil {
-			updated.Status = *res.Status
-		}
-		if res.CollisionCount != nil {
-			updated.Status.CollisionCount = res.CollisionCount
-		}
-		reqs = append(reqs, request{
-			method: "PUT", path: "/apis/apps/v1/namespaces/" + ds.Namespace + "/daemonsets/" + ds.Name + "/status",
-			contentType: "application/json", body: updated,
-		})
+		updated.Status = *res.StatusWrite
+		add("PUT", dsPath+"/status", "", jsonType, updated)
 	}
-	return reqs, nil
+	return reqs
+}
+
+// deleteOptions makes a delete conditional on the uid the plan saw, so that it never removes an
+// object re-created under the same name (OWN-15); upstream deletes by name alone. Without a uid
+// there is no body.
+func deleteOptions(uid types.UID) any {
+	if uid == "" {
+		return nil
+	}
+	return &metav1.DeleteOptions{Preconditions: metav1.NewUIDPreconditions(string(uid))}
 }

@@ -125,6 +125,12 @@ func revisionCase(r *rand.Rand) (*appsv1.DaemonSet, []*v1.Node, []*v1.Pod, []*ap
 		if r.IntN(5) == 0 {
 			p.Status.Phase = v1.PodFailed
 		}
+		switch r.IntN(3) { // unset counts as 0 when the API server deletes it
+		case 0:
+			p.Spec.TerminationGracePeriodSeconds = new(int64(30))
+		case 1:
+			p.Spec.TerminationGracePeriodSeconds = new(int64(0))
+		}
 		pods = append(pods, p)
 	}
 	return ds, nodes, pods, revs
@@ -160,7 +166,8 @@ func writesOf(w *daemonset.RevisionWrites) revisionActions {
 	for _, r := range w.Update {
 		out.Update = append(out.Update, describeRevision(r))
 	}
-	for _, r := range w.Delete {
+	// Upstream's deletes are of both kinds; its list is compared with the two together.
+	for _, r := range slices.Concat(w.Delete, w.Cleanup) {
 		out.Delete = append(out.Delete, r.Name)
 	}
 	for _, r := range w.Adopt {
@@ -211,7 +218,8 @@ func upstreamSync(t *testing.T, ds *appsv1.DaemonSet, nodes []*v1.Node, pods []*
 	})
 	client.PrependReactor("delete", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
 		// The API server removes a pod at once only when it is not bound, terminal or has no
-		// grace period; otherwise the pod stays, terminating (pod strategy CheckGracefulDelete).
+		// grace period (0 or unset); otherwise the pod stays, terminating (pod strategy
+		// CheckGracefulDelete).
 		d := a.(clienttesting.DeleteAction)
 		obj, err := client.Tracker().Get(v1.SchemeGroupVersion.WithResource("pods"), d.GetNamespace(), d.GetName())
 		if err != nil {
@@ -219,7 +227,7 @@ func upstreamSync(t *testing.T, ds *appsv1.DaemonSet, nodes []*v1.Node, pods []*
 		}
 		p := obj.(*v1.Pod).DeepCopy()
 		grace := p.Spec.TerminationGracePeriodSeconds
-		if p.Spec.NodeName == "" || p.Status.Phase == v1.PodFailed || p.Status.Phase == v1.PodSucceeded || grace != nil && *grace == 0 {
+		if p.Spec.NodeName == "" || p.Status.Phase == v1.PodFailed || p.Status.Phase == v1.PodSucceeded || grace == nil || *grace == 0 {
 			return false, nil, nil
 		}
 		p.DeletionTimestamp = &metav1.Time{Time: now}
@@ -345,4 +353,69 @@ func TestRevisionWritesAgainstUpstream(t *testing.T) {
 		}
 	}
 	t.Logf("cases per write: %v", kinds)
+}
+
+// TestRevisionHistoryGraceAgainstUpstream: an adopted duplicate pod the sync deletes keeps its
+// old revision in the UPD-22 clean-up only while the API server keeps it, terminating: with a
+// grace period of 30 s; with none set it counts as 0 and the pod is removed at once. The plan
+// and v1.36.3 delete the same revisions either way.
+func TestRevisionHistoryGraceAgainstUpstream(t *testing.T) {
+	now := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name  string
+		grace *int64
+		want  []string
+	}{
+		{"unset", nil, []string{"rt-old"}},
+		{"30 s", new(int64(30)), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ds := daemonset.WithDefaults(&appsv1.DaemonSet{
+				ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "rt", UID: "uid-rt", Generation: 2, ResourceVersion: "1"},
+				Spec: appsv1.DaemonSetSpec{
+					Selector:             &metav1.LabelSelector{MatchLabels: map[string]string{"app": "rt"}},
+					RevisionHistoryLimit: new(int32(0)),
+					UpdateStrategy:       appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType},
+					Template: v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "rt"}},
+						Spec: v1.PodSpec{Containers: []v1.Container{{Name: "c", Image: "v9"}}}},
+				},
+			})
+			hash := daemonset.ComputeHash(&ds.Spec.Template, nil)
+			old := ds.DeepCopy()
+			old.Spec.Template.Spec.Containers[0].Image = "v1"
+			var revs []*appsv1.ControllerRevision
+			for i, d := range []*appsv1.DaemonSet{old, ds} {
+				h := []string{"old", hash}[i]
+				rev, err := daemonset.NewRevision(d, h, int64(i+1))
+				if err != nil {
+					t.Fatal(err)
+				}
+				rev.Name, rev.UID, rev.ResourceVersion = "rt-"+h, types.UID("uid-rt-"+h), "1"
+				revs = append(revs, rev)
+			}
+			nodes := []*v1.Node{{ObjectMeta: metav1.ObjectMeta{Name: "n0", ResourceVersion: "1"}}}
+			mk := func(name, h string, sec int64) *v1.Pod {
+				return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID("uid-" + name),
+					ResourceVersion: "1", CreationTimestamp: metav1.Unix(sec, 0),
+					Labels: map[string]string{"app": "rt", appsv1.DefaultDaemonSetUniqueLabelKey: h}},
+					Spec:   v1.PodSpec{NodeName: "n0"},
+					Status: v1.PodStatus{Phase: v1.PodRunning, Conditions: []v1.PodCondition{{Type: v1.PodReady, Status: v1.ConditionTrue}}}}
+			}
+			kept := mk("kept", hash, 1)
+			kept.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(ds, appsv1.SchemeGroupVersion.WithKind("DaemonSet"))}
+			dup := mk("dup", "old", 5) // an orphan: adopted, then deleted as the younger duplicate
+			dup.Spec.TerminationGracePeriodSeconds = tc.grace
+			pods := []*v1.Pod{kept, dup}
+
+			p, _ := daemonset.Compile(ds, daemonset.Options{Now: now})
+			got := writesOf(p.Plan(daemonset.Snapshot{Nodes: nodes, Pods: pods, Revisions: revs}).Revisions)
+			want := upstreamSync(t, ds, nodes, pods, revs, now)
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("revision writes differ from upstream (-upstream +plan):\n%s", d)
+			}
+			if !slices.Equal(got.Delete, tc.want) {
+				t.Errorf("deletes %v, want %v", got.Delete, tc.want)
+			}
+		})
+	}
 }
