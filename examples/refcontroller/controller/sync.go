@@ -130,16 +130,18 @@ type syncer struct {
 	freshErr error
 }
 
-// run sends the plan's writes in the v1.36 controller's order (SYNC-2): revisions, then (once
-// earlier creates and deletes are observed) pod claims, creates in slow-start batches, deletes,
-// history clean-up; then the status, with events along the way.
+// run sends the plan's writes in the order RevisionWrites documents, which is the v1.36
+// controller's (SYNC-2) but for D-15: revision updates and claims, pod claims, the current
+// revision (relabelled pods, duplicates deleted, created), then, once earlier creates and
+// deletes are observed, pod creates in slow-start batches, pod deletes and, when all of those
+// succeeded, the history clean-up; then the status, with events along the way.
 func (s *syncer) run() (time.Duration, error) {
 	res, c := s.res, s.c
 	switch res.Skipped {
 	case "":
 	case daemonset.SkipHashCollision:
 		// The revision claims and labels come before the create that collides (UPD-21).
-		if err := s.writeRevisions(res.Revisions); err != nil {
+		if err := s.claimRevisions(res.Revisions); err != nil {
 			return 0, fmt.Errorf("DaemonSet %s: revisions: %w", s.key, err)
 		}
 		return 0, s.bumpCollisionCount()
@@ -149,7 +151,11 @@ func (s *syncer) run() (time.Duration, error) {
 		s.events()
 		return 0, nil
 	}
-	if err := s.writeRevisions(res.Revisions); err != nil {
+	if err := s.claimRevisions(res.Revisions); err != nil {
+		return 0, fmt.Errorf("DaemonSet %s: revisions: %w", s.key, err)
+	}
+	claimErr := s.claimPods()
+	if err := s.currentRevision(res.Revisions); err != nil {
 		return 0, fmt.Errorf("DaemonSet %s: revisions: %w", s.key, err)
 	}
 
@@ -161,8 +167,8 @@ func (s *syncer) run() (time.Duration, error) {
 	}
 	c.mu.Unlock()
 	var errs []error
-	if err := s.claimPods(); err != nil {
-		errs = append(errs, err)
+	if claimErr != nil {
+		errs = append(errs, claimErr)
 	} else if observed {
 		c.mu.Lock()
 		c.backoff = daemonset.UpdateBackoff(c.backoff, res, s.now)

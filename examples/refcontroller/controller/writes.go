@@ -13,18 +13,21 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// writeRevisions sends the ControllerRevision writes that come before any pod work (UPD-14):
-// the updates (missing hash labels, revision number bumps) first, while their resourceVersion
-// is the snapshot's (D-15), then adoptions and releases, the relabelling of pods and the
-// deletion of duplicates of the current revision, then the current revision's creation. The
-// history clean-up comes at the end of the sync, as upstream's (cleanupHistory).
-func (s *syncer) writeRevisions(w *daemonset.RevisionWrites) error {
+// claimRevisions sends the ControllerRevision writes that come first (UPD-14, OWN-12): the
+// updates (missing hash labels, revision number bumps) and relabels while their
+// resourceVersion is the snapshot's (D-15), then the adoptions and releases.
+func (s *syncer) claimRevisions(w *daemonset.RevisionWrites) error {
 	if w == nil {
 		return nil
 	}
 	client := s.c.client.AppsV1().ControllerRevisions(s.ds.Namespace)
 	for _, rev := range w.Update {
 		if _, err := client.Update(s.ctx, rev, metav1.UpdateOptions{}); err != nil {
+			return err
+		}
+	}
+	for _, r := range w.Relabel {
+		if _, err := client.Patch(s.ctx, r.Name, types.MergePatchType, daemonset.RevisionRelabelPatch(r), metav1.PatchOptions{}); err != nil {
 			return err
 		}
 	}
@@ -42,6 +45,16 @@ func (s *syncer) writeRevisions(w *daemonset.RevisionWrites) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// currentRevision sends, after the pod claims, the writes that settle the current revision
+// (UPD-14): the pods a de-duplication relabels, the duplicates' deletion, and the creation of
+// the current revision when none holds the template.
+func (s *syncer) currentRevision(w *daemonset.RevisionWrites) error {
+	if w == nil {
+		return nil
+	}
 	pods := s.c.client.CoreV1().Pods(s.ds.Namespace)
 	for _, r := range w.RelabelPods {
 		p, err := pods.Patch(s.ctx, r.Name, types.MergePatchType, daemonset.RelabelPatch(r.Hash), metav1.PatchOptions{})
@@ -50,10 +63,8 @@ func (s *syncer) writeRevisions(w *daemonset.RevisionWrites) error {
 		}
 		s.wrotePod(p)
 	}
+	client := s.c.client.AppsV1().ControllerRevisions(s.ds.Namespace)
 	for _, ref := range w.Delete {
-		if !s.isCurrent(ref) {
-			continue // history clean-up, sent at the end of the sync
-		}
 		if err := client.Delete(s.ctx, ref.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}
@@ -75,32 +86,14 @@ func (s *syncer) writeRevisions(w *daemonset.RevisionWrites) error {
 	return nil
 }
 
-// isCurrent reports whether the revision ref names holds the DaemonSet's current template: its
-// deletion de-duplicates the current revision rather than trimming history.
-func (s *syncer) isCurrent(ref daemonset.ObjectRef) bool {
-	patch, err := daemonset.RevisionPatch(s.ds)
-	if err != nil {
-		return false
-	}
-	for _, r := range s.snap.Revisions {
-		if r.Namespace == ref.Namespace && r.Name == ref.Name {
-			return string(r.Data.Raw) == string(patch)
-		}
-	}
-	return false
-}
-
 // cleanupHistory deletes the revisions beyond revisionHistoryLimit that no pod uses (UPD-22),
-// oldest first.
+// oldest first; the sync sends it only when every pod write succeeded.
 func (s *syncer) cleanupHistory(w *daemonset.RevisionWrites) error {
 	if w == nil {
 		return nil
 	}
 	client := s.c.client.AppsV1().ControllerRevisions(s.ds.Namespace)
-	for _, ref := range w.Delete {
-		if s.isCurrent(ref) {
-			continue
-		}
+	for _, ref := range w.Cleanup {
 		if err := client.Delete(s.ctx, ref.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}
