@@ -97,8 +97,10 @@ const (
 )
 
 // reconcile turns a plan into requests in the order the plan documents (RevisionWrites, D-15):
-// the revision updates, adoptions, releases, pod relabels, deletes and create, then the pod
-// adoptions and releases, deletes and creates, then the status. Every body is the plan's.
+// the revision updates, labels, adoptions and releases, the pod adoptions and releases, the pod
+// relabels, the duplicate revisions' deletes and the revision's create, the pod creates and
+// deletes, the history clean-up, then the status (daemonset.RevisionWrites says why this order).
+// Every body is the plan's.
 func reconcile(ds *appsv1.DaemonSet, res *daemonset.Result) []request {
 	dsPath := "/apis/apps/v1/namespaces/" + ds.Namespace + "/daemonsets/" + ds.Name
 	revs := "/apis/apps/v1/namespaces/" + ds.Namespace + "/controllerrevisions"
@@ -120,25 +122,21 @@ func reconcile(ds *appsv1.DaemonSet, res *daemonset.Result) []request {
 	release := func(path string, uid types.UID) {
 		add("PATCH", path, "release", ownerType, json.RawMessage(daemonset.ReleasePatch(ds, uid)))
 	}
-	if w := res.Revisions; w != nil {
-		for _, r := range w.Update {
-			add("PUT", revs+"/"+r.Name, "", jsonType, r)
-		}
-		for _, r := range w.Adopt {
-			adopt(revs+"/"+r.Name, r.UID)
-		}
-		for _, r := range w.Release {
-			release(revs+"/"+r.Name, r.UID)
-		}
-		for _, r := range w.RelabelPods {
-			add("PATCH", pods+"/"+r.Name, "relabel", mergeType, json.RawMessage(daemonset.RelabelPatch(r.Hash)))
-		}
-		for _, r := range w.Delete {
-			add("DELETE", revs+"/"+r.Name, "", jsonType, deleteOptions(r.UID))
-		}
-		for _, r := range w.Create {
-			add("POST", revs, "", jsonType, r)
-		}
+	w := res.Revisions
+	if w == nil {
+		w = &daemonset.RevisionWrites{}
+	}
+	for _, r := range w.Update {
+		add("PUT", revs+"/"+r.Name, "", jsonType, r)
+	}
+	for _, r := range w.Relabel {
+		add("PATCH", revs+"/"+r.Name, "label", mergeType, json.RawMessage(daemonset.RevisionRelabelPatch(r)))
+	}
+	for _, r := range w.Adopt {
+		adopt(revs+"/"+r.Name, r.UID)
+	}
+	for _, r := range w.Release {
+		release(revs+"/"+r.Name, r.UID)
 	}
 	for _, r := range res.Adopt {
 		adopt(pods+"/"+r.Name, r.UID)
@@ -146,11 +144,26 @@ func reconcile(ds *appsv1.DaemonSet, res *daemonset.Result) []request {
 	for _, r := range res.Release {
 		release(pods+"/"+r.Name, r.UID)
 	}
+	for _, r := range w.RelabelPods {
+		add("PATCH", pods+"/"+r.Name, "relabel", mergeType, json.RawMessage(daemonset.RelabelPatch(r.Hash)))
+	}
+	for _, r := range w.Delete {
+		add("DELETE", revs+"/"+r.Name, "", jsonType, deleteOptions(r.UID))
+	}
+	for _, r := range w.Create {
+		add("POST", revs, "", jsonType, r)
+	}
+	// Creates first, in slow-start batches of 1, 2, 4, ... (a failed batch ends the series),
+	// then deletes, as syncNodes sends them.
+	for _, c := range res.Create {
+		add("POST", pods, "for "+c.Node+": "+string(c.Reason), jsonType, c.Pod)
+	}
 	for _, d := range res.Delete {
 		add("DELETE", pods+"/"+d.Name, "on "+d.Node+": "+string(d.Reason), jsonType, deleteOptions(d.UID))
 	}
-	for _, c := range res.Create {
-		add("POST", pods, "for "+c.Node+": "+string(c.Reason), jsonType, c.Pod)
+	// History clean-up only when every pod write above succeeded (UPD-22).
+	for _, r := range w.Cleanup {
+		add("DELETE", revs+"/"+r.Name, "history", jsonType, deleteOptions(r.UID))
 	}
 	if res.StatusWrite != nil {
 		// UpdateStatus sends the whole object; the API server keeps only its status.

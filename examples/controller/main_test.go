@@ -77,12 +77,12 @@ func TestReconcileSendsThePlanInOrder(t *testing.T) {
 	ds, res := plan(t, nil)
 	reqs := reconcile(ds, res)
 	want := []string{
-		"POST " + revs,                                                      // the first revision (UPD-14 step 5)
 		"GET " + dsPath + getNote,                                           // once, before the first adoption
 		"PATCH " + pods + "/log-agent-manual  # adopt",                      // the orphan (OWN-4)
 		"PATCH " + pods + "/log-agent-debug  # release",                     // the relabelled pod (OWN-3)
+		"POST " + revs,                                                      // the first revision (UPD-14 step 5)
+		"POST " + pods + "  # for node-d: MissingPod",                       // the new node (DIFF-2); creates first
 		"DELETE " + pods + "/log-agent-m4q8z  # on node-c: NodeNotEligible", // NoExecute taint (ELIG-4)
-		"POST " + pods + "  # for node-d: MissingPod",                       // the new node (DIFF-2)
 		"PUT " + dsPath + "/status",
 	}
 	if diff := cmp.Diff(want, lines(reqs)); diff != "" {
@@ -93,22 +93,22 @@ func TestReconcileSendsThePlanInOrder(t *testing.T) {
 	rev := res.Revisions.Create[0]
 	require.Equal(t, "log-agent-"+res.RevisionHash, rev.Name)
 	require.Equal(t, int64(1), rev.Revision) // the plan sees no other revision
-	require.Same(t, rev, reqs[0].body)
+	require.Same(t, rev, reqs[3].body)
 
 	// The owner patches carry the pod's uid from the cache as their precondition (OWN-15) and
 	// the DaemonSet's uid in the owner reference.
 	require.Equal(t, `{"metadata":{"ownerReferences":[{"apiVersion":"apps/v1","kind":"DaemonSet","name":"log-agent","uid":"`+dsUID+
-		`","controller":true,"blockOwnerDeletion":true}],"uid":"5a1e0000-0000-4000-8000-000000000003"}}`, body(t, reqs[2]))
-	require.Equal(t, string(daemonset.AdoptPatch(ds, "5a1e0000-0000-4000-8000-000000000003")), body(t, reqs[2]))
-	require.Equal(t, string(daemonset.ReleasePatch(ds, "5a1e0000-0000-4000-8000-000000000002")), body(t, reqs[3]))
-	require.Contains(t, body(t, reqs[3]), `"$patch":"delete","uid":"`+dsUID+`"`)
-	for _, r := range reqs[2:4] {
+		`","controller":true,"blockOwnerDeletion":true}],"uid":"5a1e0000-0000-4000-8000-000000000003"}}`, body(t, reqs[1]))
+	require.Equal(t, string(daemonset.AdoptPatch(ds, "5a1e0000-0000-4000-8000-000000000003")), body(t, reqs[1]))
+	require.Equal(t, string(daemonset.ReleasePatch(ds, "5a1e0000-0000-4000-8000-000000000002")), body(t, reqs[2]))
+	require.Contains(t, body(t, reqs[2]), `"$patch":"delete","uid":"`+dsUID+`"`)
+	for _, r := range reqs[1:3] {
 		require.Equal(t, "application/strategic-merge-patch+json", r.contentType)
 	}
-	require.Nil(t, reqs[1].body)
+	require.Nil(t, reqs[0].body)
 
-	require.Equal(t, `{"preconditions":{"uid":"5a1e0000-0000-4000-8000-000000000004"}}`, body(t, reqs[4]))
-	require.Same(t, res.Create[0].Pod, reqs[5].body)
+	require.Equal(t, `{"preconditions":{"uid":"5a1e0000-0000-4000-8000-000000000004"}}`, body(t, reqs[5]))
+	require.Same(t, res.Create[0].Pod, reqs[4].body)
 	require.Equal(t, "node-d", res.Create[0].Pod.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms[0].MatchFields[0].Values[0])
 
 	// UpdateStatus sends the DaemonSet with the plan's StatusWrite and nothing else changed.
@@ -158,14 +158,14 @@ func TestReconcileSendsRevisionWritesFirst(t *testing.T) {
 		"GET " + dsPath + getNote,
 		"PATCH " + revs + "/log-agent-old  # adopt",
 		"PATCH " + revs + "/log-agent-other  # release",
-		"PATCH " + pods + "/log-agent-m4q8z  # relabel",
-		"PATCH " + pods + "/log-agent-manual  # relabel", // claimed, so relabelled too
-		"PATCH " + pods + "/log-agent-x7k2p  # relabel",
-		"DELETE " + revs + "/log-agent-a",
 		"PATCH " + pods + "/log-agent-manual  # adopt", // no second GET
 		"PATCH " + pods + "/log-agent-debug  # release",
-		"DELETE " + pods + "/log-agent-m4q8z  # on node-c: NodeNotEligible",
+		"PATCH " + pods + "/log-agent-m4q8z  # relabel",
+		"PATCH " + pods + "/log-agent-manual  # relabel", // claimed (adopted above), so relabelled too
+		"PATCH " + pods + "/log-agent-x7k2p  # relabel",
+		"DELETE " + revs + "/log-agent-a",
 		"POST " + pods + "  # for node-d: MissingPod",
+		"DELETE " + pods + "/log-agent-m4q8z  # on node-c: NodeNotEligible",
 		"PUT " + dsPath + "/status",
 	}
 	if diff := cmp.Diff(want, lines(reqs)); diff != "" {
@@ -179,11 +179,11 @@ func TestReconcileSendsRevisionWritesFirst(t *testing.T) {
 	require.Equal(t, int64(2), keep.Revision, "the cache's revision is not modified")
 	require.Equal(t, string(daemonset.AdoptPatch(ds, "uid-log-agent-old")), body(t, reqs[2]))
 	require.Equal(t, string(daemonset.ReleasePatch(ds, "uid-log-agent-other")), body(t, reqs[3]))
-	for _, r := range reqs[4:7] {
+	for _, r := range reqs[6:9] {
 		require.Equal(t, "application/merge-patch+json", r.contentType)
 		require.Equal(t, `{"metadata":{"labels":{"controller-revision-hash":"b"}}}`, body(t, r))
 	}
-	require.Equal(t, `{"preconditions":{"uid":"uid-log-agent-a"}}`, body(t, reqs[7]))
+	require.Equal(t, `{"preconditions":{"uid":"uid-log-agent-a"}}`, body(t, reqs[9]))
 }
 
 // A sync that writes nothing sends nothing: a DaemonSet being deleted (SYNC-4) gets no request,
