@@ -77,10 +77,10 @@ func TestReconcileSendsThePlanInOrder(t *testing.T) {
 	ds, res := plan(t, nil)
 	reqs := reconcile(ds, res)
 	want := []string{
-		"GET " + dsPath + getNote,                                           // once, before the first adoption
-		"PATCH " + pods + "/log-agent-manual  # adopt",                      // the orphan (OWN-4)
-		"PATCH " + pods + "/log-agent-debug  # release",                     // the relabelled pod (OWN-3)
-		"POST " + revs,                                                      // the first revision (UPD-14 step 5)
+		"GET " + dsPath + getNote,                       // once, before the first adoption
+		"PATCH " + pods + "/log-agent-manual  # adopt",  // the orphan (OWN-4)
+		"PATCH " + pods + "/log-agent-debug  # release", // the relabelled pod (OWN-3)
+		"POST " + revs, // the first revision (UPD-14 step 5)
 		"POST " + pods + "  # for node-d: MissingPod",                       // the new node (DIFF-2); creates first
 		"DELETE " + pods + "/log-agent-m4q8z  # on node-c: NodeNotEligible", // NoExecute taint (ELIG-4)
 		"PUT " + dsPath + "/status",
