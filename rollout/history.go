@@ -44,10 +44,7 @@ func (w *world) applyRevisions(res *daemonset.Result) error {
 			return err
 		}
 		c := revs[i].DeepCopy()
-		if c.Labels == nil {
-			c.Labels = map[string]string{}
-		}
-		c.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = l.Hash
+		c.Labels = withHash(c.Labels, l.Hash)
 		revs[i] = c
 	}
 	for k, a := range rw.Adopt {
@@ -74,27 +71,22 @@ func (w *world) applyRevisions(res *daemonset.Result) error {
 			return field.NotFound(root.Child("relabelPods").Index(k), r.Namespace+"/"+r.Name)
 		}
 		c := pod.DeepCopy()
-		if c.Labels == nil {
-			c.Labels = map[string]string{}
-		}
-		c.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = r.Hash
+		c.Labels = withHash(c.Labels, r.Hash)
 		w.setPod(c)
 	}
-	for k, d := range rw.Delete {
-		i, err := at(root.Child("delete").Index(k), d.Namespace, d.Name)
-		if err != nil {
-			return err
-		}
-		revs = slices.Delete(revs, i, i+1)
-	}
 	// The history clean-up goes after the pod writes, which in this world never fail, so it
-	// leaves the same revisions here.
-	for k, d := range rw.Cleanup {
-		i, err := at(root.Child("cleanup").Index(k), d.Namespace, d.Name)
-		if err != nil {
-			return err
+	// removes revisions as the de-duplication's deletes do.
+	for _, list := range []struct {
+		key  string
+		refs []daemonset.ObjectRef
+	}{{"delete", rw.Delete}, {"cleanup", rw.Cleanup}} {
+		for k, d := range list.refs {
+			i, err := at(root.Child(list.key).Index(k), d.Namespace, d.Name)
+			if err != nil {
+				return err
+			}
+			revs = slices.Delete(revs, i, i+1)
 		}
-		revs = slices.Delete(revs, i, i+1)
 	}
 	for k, c := range rw.Create {
 		if _, err := at(nil, c.Namespace, c.Name); err == nil {
@@ -104,4 +96,14 @@ func (w *world) applyRevisions(res *daemonset.Result) error {
 	}
 	w.revisions = revs
 	return nil
+}
+
+// withHash sets the controller-revision-hash label in labels, a copy's own map, making one if
+// there is none.
+func withHash(labels map[string]string, hash string) map[string]string {
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[appsv1.DefaultDaemonSetUniqueLabelKey] = hash
+	return labels
 }
