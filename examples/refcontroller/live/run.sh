@@ -39,10 +39,22 @@ built=$(elapsed)
 # 2. Keys, token, ports.
 work=$(mktemp -d "${TMPDIR:-/tmp}/daemonsched-live.XXXXXX")
 pids=()
+# stop PID: SIGTERM, up to 15 s to exit, then SIGKILL. kube-apiserver never finishes its graceful
+# shutdown once etcd is gone (it retries etcd forever), so the servers stop in reverse order of
+# their start, and no stop waits without bound.
+stop() {
+	local pid=$1 i
+	kill "$pid" 2>/dev/null || return 0
+	for ((i = 0; i < 30; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.5
+	done
+	kill -KILL "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+}
 cleanup() {
-	local rc=$?
-	for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-	for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+	local rc=$? i
+	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do stop "${pids[i]}"; done
 	if [ "${DAEMONSCHED_LIVE_KEEP:-}" = 1 ] || [ $rc -ne 0 ]; then
 		echo "== logs kept in $work"
 	else
