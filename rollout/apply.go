@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 )
 
 // Scheduler is the scheduler model of Apply and Simulate: whether a created daemon pod binds to
@@ -35,13 +36,15 @@ type ApplyOptions struct {
 //
 //   - the plan's revision writes (res.Revisions) are applied: revisions updated, adopted,
 //     released, deleted and created, pods relabelled after a de-duplication;
-//   - each deleted pod is deleted gracefully: a pod bound to a node, not terminal, with a
-//     grace period gets metadata.deletionTimestamp (now plus
-//     spec.terminationGracePeriodSeconds, 30 when unset) and stays until its kubelet removes it
-//     (Reap, or the kubelet model of Simulate); any other pod is removed at once;
+//   - each deleted pod is deleted as the API server's pod strategy deletes it: a pod bound to
+//     a node, not terminal, whose spec.terminationGracePeriodSeconds is set and not 0 gets
+//     metadata.deletionTimestamp (now plus that period; 1 s when negative) and stays until its
+//     kubelet removes it (Reap, or the kubelet model of Simulate); any other pod is removed at
+//     once;
 //   - adopted pods get the DaemonSet as controller, released pods lose it;
 //   - each created pod gets a name from its generateName and a uid, both derived from the
-//     inputs and unique in the snapshot, its creation timestamp, and is bound by the Scheduler
+//     inputs and unique in the snapshot, its creation timestamp, the API server's default
+//     grace period (30 s) when its template sets none, and is bound by the Scheduler
 //     (spec.nodeName set, phase Pending) or left Pending;
 //   - the DaemonSet gets the plan's status and collision count.
 //
@@ -103,9 +106,14 @@ func (w *world) apply(res *daemonset.Result, now time.Time, sched Scheduler, wri
 		if pod.DeletionTimestamp != nil {
 			return out, field.Invalid(root.Child("delete").Index(i), d.Namespace+"/"+d.Name, "the pod is already being deleted")
 		}
-		grace := int64(30)
+		// The API server's pod strategy: the pod's own grace period (the controller's delete
+		// names none), 0 when unset, 1 when negative.
+		grace := int64(0)
 		if g := pod.Spec.TerminationGracePeriodSeconds; g != nil {
-			grace = max(*g, 0)
+			grace = *g
+			if grace < 0 {
+				grace = 1
+			}
 		}
 		terminal := pod.Status.Phase == v1.PodFailed || pod.Status.Phase == v1.PodSucceeded
 		if pod.Spec.NodeName == "" || terminal || grace == 0 {
@@ -158,6 +166,10 @@ func (w *world) apply(res *daemonset.Result, now time.Time, sched Scheduler, wri
 			return out, field.Duplicate(root.Child("create").Index(i).Child("pod", "metadata", "name"), pod.Namespace+"/"+pod.Name)
 		}
 		pod.CreationTimestamp = metav1.NewTime(now)
+		if pod.Spec.TerminationGracePeriodSeconds == nil {
+			// The one pod default the model reads later: the API server stores 30 s.
+			pod.Spec.TerminationGracePeriodSeconds = ptr.To(int64(v1.DefaultTerminationGracePeriodSeconds))
+		}
 		target, _ := w.node(c.Node)
 		pod.Status = v1.PodStatus{Phase: v1.PodPending}
 		if sched(pod, target) {

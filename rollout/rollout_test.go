@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/rollout"
@@ -78,6 +79,51 @@ func TestApply(t *testing.T) {
 	require.ErrorContains(t, err, "result.delete[0]")
 	_, err = rollout.Apply(gone, res, rollout.ApplyOptions{})
 	require.ErrorContains(t, err, "opts.now")
+}
+
+// TestApplyGracePeriod: a deleted pod keeps a deletionTimestamp only when the API server's pod
+// strategy would give it a grace period: bound, not terminal, its own period set and not 0;
+// a negative period counts as 1 s; an unset one deletes at once (ROLL-3, CheckGracefulDelete).
+// A pod Apply creates carries the stored default of 30 s.
+func TestApplyGracePeriod(t *testing.T) {
+	s := settled(t, agent(intstr.FromInt32(1), intstr.FromInt32(0), "agent:1", 0), 1)
+	require.Equal(t, ptr.To(int64(v1.DefaultTerminationGracePeriodSeconds)), s.Pods[0].Spec.TerminationGracePeriodSeconds,
+		"a created pod carries the API server's default")
+	for _, tt := range []struct {
+		name  string
+		grace *int64
+		node  string
+		phase v1.PodPhase
+		want  *time.Duration // nil: removed at once
+	}{
+		{"30 s", ptr.To(int64(30)), "node-00000", v1.PodRunning, ptr.To(30 * time.Second)},
+		{"unset", nil, "node-00000", v1.PodRunning, nil},
+		{"zero", ptr.To(int64(0)), "node-00000", v1.PodRunning, nil},
+		{"negative", ptr.To(int64(-5)), "node-00000", v1.PodRunning, ptr.To(time.Second)},
+		{"unbound", ptr.To(int64(30)), "", v1.PodPending, nil},
+		{"failed", ptr.To(int64(30)), "node-00000", v1.PodFailed, nil},
+		{"succeeded", ptr.To(int64(30)), "node-00000", v1.PodSucceeded, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			pod := s.Pods[0].DeepCopy()
+			pod.Spec.TerminationGracePeriodSeconds = tt.grace
+			pod.Spec.NodeName = tt.node
+			pod.Status.Phase = tt.phase
+			in := daemonset.Snapshot{DaemonSets: s.DaemonSets, Nodes: s.Nodes, Pods: []*v1.Pod{pod}, Revisions: s.Revisions}
+			res := &daemonset.Result{Namespace: s.DaemonSets[0].Namespace, Name: s.DaemonSets[0].Name,
+				Delete: []daemonset.Deletion{{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID, Node: tt.node}}}
+			out, err := rollout.Apply(in, res, rollout.ApplyOptions{Now: t0})
+			require.NoError(t, err)
+			if tt.want == nil {
+				require.Empty(t, out.Pods)
+				return
+			}
+			require.Len(t, out.Pods, 1)
+			require.Equal(t, t0.Add(*tt.want), out.Pods[0].DeletionTimestamp.Time)
+			require.Equal(t, int64(*tt.want/time.Second), *out.Pods[0].DeletionGracePeriodSeconds)
+			require.Nil(t, pod.DeletionTimestamp, "the input pod is not modified")
+		})
+	}
 }
 
 // TestReapBadSnapshot: Reap rejects what daemonset.CheckSnapshot rejects, naming the entry,
