@@ -214,6 +214,31 @@ func benchmarkPlan(b *testing.B, p *daemonset.Planner, s daemonset.Snapshot) {
 	b.ReportMetric(float64(bytes)/float64(b.N)/float64(n), "B/node")
 }
 
+// BenchmarkPlanPending plans the BenchmarkPlan snapshot as a sync with pending expectations
+// (PlanPending: claims, status and revision writes, no diff or rolling step), beside
+// BenchmarkPlan's acting sync of the same snapshot.
+func BenchmarkPlanPending(b *testing.B) {
+	ds := realisticDS()
+	for _, n := range []int{1000, 10000, 100000} {
+		ns := realisticNodes(n)
+		s := daemonset.Snapshot{Nodes: ns, Pods: realisticPods(ds, ns)}
+		p, _ := daemonset.Compile(ds, opts())
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			runtime.GC()
+			b.ReportAllocs()
+			b.ResetTimer()
+			var ms runtimeMem
+			ms.start()
+			for b.Loop() {
+				planSink = p.PlanPending(s)
+			}
+			bytes := ms.stop()
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/node")
+			b.ReportMetric(float64(bytes)/float64(b.N)/float64(n), "B/node")
+		})
+	}
+}
+
 // BenchmarkPlanInputOrder plans the BenchmarkPlan snapshot of 100,000 nodes with its lists in
 // other orders than the API server's (nodes sorted by name, pods in node order): pods shuffled,
 // and nodes and pods both shuffled. The plan is the same; only the node lookup differs.

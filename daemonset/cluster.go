@@ -42,7 +42,7 @@ func PlanClusterCompiled(s Snapshot, opts Options) (res *ClusterResult, planners
 	planners, ccs := clusterPlanners(s, opts)
 	out := &ClusterResult{DaemonSets: make([]*Result, 0, len(planners))}
 	for i, p := range planners {
-		out.DaemonSets = append(out.DaemonSets, p.plan(s, ccs[i]))
+		out.DaemonSets = append(out.DaemonSets, p.plan(s, ccs[i], syncActs))
 	}
 	return out, planners, nil
 }

@@ -20,6 +20,9 @@
 // A plan is the one-sync model of the specification: expectations satisfied at the start of
 // the sync (SYNC-9; [ExpectationsOf] and [Expectations.Observed] tell a controller when they
 // are) and the failed-pod back-off of [Options.Backoff] in force (DIFF-12, none by default).
+// While they are not, [Planner.PlanPending] gives the sync upstream runs instead: the revision
+// writes, the pod claims and the status with observedGeneration as stored (STAT-13), and no
+// pod create or delete.
 // Besides the actions it gives what a controller sends as it is: the pods' uids, the owner
 // patches ([AdoptPatch], [ReleasePatch]), the status to write or none ([Result.StatusWrite]),
 // the back-off after the sync ([Result.Backoff], carried with [UpdateBackoff]) and when to sync

@@ -47,7 +47,10 @@ type podIdentity struct {
 // ExpectationsOf returns the expectations of res, the plan of one sync made on s (at now, its
 // Options.Now): the creates and deletes it lists, which are, as upstream counts them, the
 // actions of the base diff or of the rolling-update step after the burst cap (DIFF-10). res
-// and s are not modified. A skipped plan (res.Skipped), and a nil res, expect nothing.
+// and s are not modified. A skipped plan (res.Skipped), and a nil res, expect nothing. So
+// does a Pending plan ([Planner.PlanPending]), which sends no create or delete: upstream
+// leaves its expectations as they are in that sync, and a controller keeps the ones the sync
+// waited for rather than replacing them with these.
 //
 // The DaemonSet's uid, which tells the created pods, is read from the first created pod with
 // a controller reference; a plan decoded from another implementation may carry no pod (a nil

@@ -110,12 +110,55 @@ func Plan(ds *appsv1.DaemonSet, nodes []*v1.Node, pods []*v1.Pod, opts Options) 
 // diff (DIFF-*), the rolling-update step when the base diff is empty (UPD-2) and the status
 // (STAT-*). s should pass [CheckSnapshot]; nil entries are skipped, and with duplicate names
 // the plan is deterministic but not meaningful.
-func (p *Planner) Plan(s Snapshot) *Result { return p.plan(s, nil) }
+func (p *Planner) Plan(s Snapshot) *Result { return p.plan(s, nil, syncActs) }
+
+// PlanPending plans the sync upstream runs while the DaemonSet's expectations are not
+// satisfied (SYNC-9: an earlier sync's creates or deletes are not yet observed, as
+// [Expectations.Observed] and [Expectations.Expired] tell), on s as [Planner.Plan] does. As in
+// v1.36's syncDaemonSet, that sync still settles the revision history before it checks the
+// expectations, and then only computes and writes the status (STAT-13). So the Result holds
+// only what that sync writes, and says so with Pending:
+//
+//   - the skip rules, a hash collision (UPD-21) and their results are those of Plan, since
+//     upstream meets them before the expectations check;
+//   - Revisions: the current revision's writes (UPD-14: labels, revision number,
+//     de-duplication with its pod relabels, adoptions and releases, the create), never a
+//     history clean-up (UPD-22 runs only after the pod writes, which this sync does not
+//     reach);
+//   - Adopt and Release: the pods the status update claims (OWN-*);
+//   - Create and Delete are empty, RollingUpdate is nil and there are no Events (no base
+//     diff, no rolling step);
+//   - Status: the counters of STAT-1..STAT-12 with observedGeneration as stored (STAT-13);
+//     StatusWrite that status, or nil when upstream writes none (STAT-9 with that
+//     observedGeneration: the counters are the stored ones and the stored observedGeneration
+//     is at least metadata.generation, so a generation not yet observed is written again on
+//     every such sync);
+//   - RequeueAfter: only the minReadySeconds requeue of the status update (STAT-15), never a
+//     back-off's, since no Failed pod is looked at;
+//   - Backoff: Options.Backoff carried through unchanged (the DaemonSet's live entries, as
+//     Plan reports them), so that [UpdateBackoff] with this Result leaves the back-off as it
+//     was, but for the entries that expire at Now.
+//
+// The expectations the sync waits for stay in force: [ExpectationsOf] of this Result expects
+// nothing, and must not replace them.
+func (p *Planner) PlanPending(s Snapshot) *Result { return p.plan(s, nil, syncPending) }
+
+// syncKind says how far a sync goes once its revision history is settled.
+type syncKind uint8
+
+const (
+	// syncActs is the one-sync model: expectations satisfied, the base diff, the rolling step,
+	// the history clean-up and the status (SYNC-2).
+	syncActs syncKind = iota
+	// syncPending is the sync of unsatisfied expectations: the status only (SYNC-9, STAT-13).
+	syncPending
+)
 
 // plan is Plan where cc, when non-nil, says how a cluster-wide plan shares contested pods
 // (D-2): orphans it gives to another DaemonSet are reported as conflicts instead of adopted,
-// and pods an older DaemonSet releases may be adopted.
-func (p *Planner) plan(s Snapshot, cc *clusterClaims) *Result {
+// and pods an older DaemonSet releases may be adopted. kind says whether the sync acts or
+// only writes status (PlanPending).
+func (p *Planner) plan(s Snapshot, cc *clusterClaims, kind syncKind) *Result {
 	res := p.newResult()
 	if p.skip != "" {
 		return p.skipped(res, p.skip)
@@ -140,6 +183,9 @@ func (p *Planner) plan(s Snapshot, cc *clusterClaims) *Result {
 
 	j := newJudge(p.ds, hash, p.opts.Now)
 	ix := newPodIndex(p, res, s.Nodes, s.Pods, cc, &j)
+	if kind == syncPending {
+		return p.pending(res, s, ix, rev)
+	}
 
 	// Base diff (DIFF-1..DIFF-17) and status counters (STAT-1: the snapshot before acting),
 	// in one walk over the node names, their eligibility and their pods' facts: no node or pod
@@ -231,6 +277,24 @@ func (p *Planner) plan(s Snapshot, cc *clusterClaims) *Result {
 	ix.release(p)
 	if !p.writesNothing(&rev, !failed) { // the common path builds nothing
 		res.Revisions = p.revisionWrites(rev, syncPods{p: p, pods: s.Pods, cc: cc, res: res}, !failed)
+	}
+	return res
+}
+
+// pending finishes the plan of a sync made while expectations are pending (PlanPending): the
+// status from the claimed pods, with observedGeneration as stored (STAT-13), and the current
+// revision's writes without the history clean-up (UPD-22).
+func (p *Planner) pending(res *Result, s Snapshot, ix *podIndex, rev revisionOutcome) *Result {
+	res.Pending = true
+	var counts statusCounts
+	for i := range ix.names {
+		counts.add(ix.elig[i], ix.podsOf(i))
+	}
+	bo := newBackoffSync(p.ds, p.opts.Backoff, p.opts.Now)
+	p.writePendingStatus(res, &counts, &bo)
+	ix.release(p)
+	if !p.writesNothing(&rev, false) {
+		res.Revisions = p.revisionWrites(rev, syncPods{p: p, pods: s.Pods, res: res}, false)
 	}
 	return res
 }

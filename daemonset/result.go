@@ -18,16 +18,24 @@ type Result struct {
 	// Skipped names the rule under which the sync does nothing, one of the Skip constants
 	// (D-9, D-10, D-11). Empty otherwise.
 	Skipped Skip `json:"skipped,omitempty"`
+	// Pending is true for the plan of a sync made while expectations are pending
+	// ([Planner.PlanPending]; SYNC-9, STAT-13): it holds only what that sync writes, the
+	// revision writes without the clean-up, the pod claims and the status with
+	// observedGeneration as stored; no creates, deletes, rolling step or events, RequeueAfter
+	// only for minReadySeconds and Backoff carried unchanged. False for every other plan.
+	Pending bool `json:"pending,omitempty"`
 
 	Create  []Creation `json:"create"`  // sorted by node
 	Delete  []Deletion `json:"delete"`  // sorted by namespace, name
 	Adopt   []PodRef   `json:"adopt"`   // sorted by namespace, name
 	Release []PodRef   `json:"release"` // sorted by namespace, name
 
-	// RollingUpdate says what the rolling-update step did (issue 4); nil under Skipped.
+	// RollingUpdate says what the rolling-update step did (issue 4); nil under Skipped and
+	// in a Pending plan, whose sync has no rolling step.
 	RollingUpdate *RollingUpdate `json:"rollingUpdate,omitempty"`
 
-	// Status is the status the sync writes (STAT-*); nil under Skipped (D-11).
+	// Status is the status the sync writes (STAT-*); nil under Skipped (D-11). In a Pending
+	// plan its observedGeneration is the stored one (STAT-13).
 	Status *appsv1.DaemonSetStatus `json:"status"`
 
 	// Revisions are the ControllerRevision writes of the sync and the pod relabels that go
@@ -41,7 +49,8 @@ type Result struct {
 	// StatusWrite is the whole status the controller sends with UpdateStatus in this sync, nil
 	// when it writes none (STAT-9: the counters and observedGeneration are already stored;
 	// STAT-10: the sync does nothing). It is Status when written (observedGeneration raised,
-	// collisionCount and conditions as stored, STAT-14) and, under a hash collision (UPD-21),
+	// or as stored in a Pending plan, STAT-13; collisionCount and conditions as stored,
+	// STAT-14) and, under a hash collision (UPD-21),
 	// the stored status with the raised collisionCount. Read-only: it may share memory with
 	// Status.
 	StatusWrite *appsv1.DaemonSetStatus `json:"statusWrite,omitempty"`
@@ -49,12 +58,14 @@ type Result struct {
 	// Backoff is this DaemonSet's failed-pod back-off after the sync (DIFF-12): the live
 	// entries of Options.Backoff with its uid, and those this sync's Failed-pod deletions wrote
 	// in their place; sorted by generation and node; nil when none. [UpdateBackoff] merges it
-	// into a controller's state.
+	// into a controller's state. A Pending plan deletes no Failed pod: its Backoff is the live
+	// entries carried, and UpdateBackoff with it changes nothing but expiry.
 	Backoff []BackoffEntry `json:"backoff,omitempty"`
 
 	// RequeueAfter is the smallest delay after which the controller queues the DaemonSet again
 	// without any event (SYNC-8): a Failed pod held back by the back-off (DIFF-12, DIFF-17) or
-	// ready pods not yet available under minReadySeconds (STAT-15). Zero when none; in JSON a
+	// ready pods not yet available under minReadySeconds (STAT-15); in a Pending plan only the
+	// latter, as upstream's sync then looks at no Failed pod. Zero when none; in JSON a
 	// duration string ("1s"), absent when zero.
 	RequeueAfter metav1.Duration `json:"requeueAfter,omitzero"`
 

@@ -92,6 +92,23 @@ func (p *Planner) writeStatus(res *Result, c *statusCounts, bo *backoffSync) {
 	res.RequeueAfter = metav1.Duration{Duration: bo.requeue}
 }
 
+// writePendingStatus fills the status of a sync made while expectations are pending
+// (PlanPending): upstream's updateDaemonSetStatus with updateObservedGen false. The counters
+// are those of writeStatus, observedGeneration keeps its stored value (STAT-13), the write is
+// skipped under the same STAT-9 test, RequeueAfter is only the minReadySeconds requeue
+// (STAT-15) and the back-off is carried, since no Failed pod is looked at (DIFF-12).
+func (p *Planner) writePendingStatus(res *Result, c *statusCounts, bo *backoffSync) {
+	res.Status = p.status(c)
+	res.Status.ObservedGeneration = p.ds.Status.ObservedGeneration
+	if p.statusWritten(res.Status) {
+		res.StatusWrite = res.Status
+	}
+	if mrs := p.ds.Spec.MinReadySeconds; mrs > 0 && c.ready != c.available {
+		res.RequeueAfter = metav1.Duration{Duration: time.Duration(mrs) * time.Second}
+	}
+	res.Backoff = bo.result()
+}
+
 // statusWritten reports whether the controller sends st (STAT-9): it skips the write when the
 // seven counters equal the stored ones and the stored observedGeneration is at least
 // metadata.generation.
