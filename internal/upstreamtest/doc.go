@@ -1,7 +1,8 @@
 // Package upstreamtest holds the differential tests that need k8s.io/kubernetes itself: the
 // LimitRanger and RuntimeClass admission plugins of v1.36.3 run on the same pods as package
 // fleet's Admission, the defaulting and storage of a DaemonSet's pod template against
-// daemonset.WithTemplateDefaults, and the ControllerRevision writes of v1.36.3's syncDaemonSet
-// against the plan's Result.Revisions. It is a module of its own so that k8s.io/kubernetes never enters the
+// daemonset.WithTemplateDefaults, the ControllerRevision writes of v1.36.3's syncDaemonSet
+// against the plan's Result.Revisions, and the writes of its sync with unsatisfied
+// expectations against Planner.PlanPending. It is a module of its own so that k8s.io/kubernetes never enters the
 // library's go.mod; .ci/run tests it.
 package upstreamtest

@@ -194,6 +194,37 @@ func (a *revisionActions) sort() {
 // revision writes it sent that the API server would accept.
 func upstreamSync(t *testing.T, ds *appsv1.DaemonSet, nodes []*v1.Node, pods []*v1.Pod, revs []*appsv1.ControllerRevision, now time.Time) revisionActions {
 	t.Helper()
+	u := newUpstreamController(t, ds, nodes, pods, revs, now)
+	defer u.cancel()
+	_ = u.sync(ds) // a collision is an error; its writes still count
+	return revisionActionsOf(t, u.client.Actions(), revs)
+}
+
+// upstreamController is a v1.36.3 DaemonSet controller whose caches hold exactly one snapshot and whose
+// fake clientset holds the same objects, ready to run syncDaemonSet.
+type upstreamController struct {
+	client *fake.Clientset
+	dsc    *daemon.DaemonSetsController
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// sync runs syncDaemonSet on ds's key. It is not exported; the controller calls it through its
+// syncHandler field.
+func (u *upstreamController) sync(ds *appsv1.DaemonSet) error {
+	f := reflect.ValueOf(u.dsc).Elem().FieldByName("syncHandler")
+	sync := reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem().Interface().(func(context.Context, string) error)
+	return sync(u.ctx, ds.Namespace+"/"+ds.Name)
+}
+
+// field returns the controller's unexported field name, settable.
+func (u *upstreamController) field(name string) reflect.Value {
+	f := reflect.ValueOf(u.dsc).Elem().FieldByName(name)
+	return reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()
+}
+
+func newUpstreamController(t *testing.T, ds *appsv1.DaemonSet, nodes []*v1.Node, pods []*v1.Pod, revs []*appsv1.ControllerRevision, now time.Time) *upstreamController {
+	t.Helper()
 	var objs []runtime.Object
 	objs = append(objs, ds.DeepCopy())
 	for _, n := range nodes {
@@ -235,7 +266,6 @@ func upstreamSync(t *testing.T, ds *appsv1.DaemonSet, nodes []*v1.Node, pods []*
 	})
 	factory := informers.NewSharedInformerFactory(client, 0)
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	dsc, err := daemon.NewDaemonSetsController(ctx, factory.Apps().V1().DaemonSets(), factory.Apps().V1().ControllerRevisions(),
 		factory.Core().V1().Pods(), factory.Core().V1().Nodes(), client,
 		flowcontrol.NewFakeBackOff(time.Second, 15*time.Minute, testingclock.NewFakeClock(now)))
@@ -259,18 +289,20 @@ func upstreamSync(t *testing.T, ds *appsv1.DaemonSet, nodes []*v1.Node, pods []*
 		}
 	}
 	client.ClearActions()
-	// syncDaemonSet is not exported; the controller calls it through its syncHandler field.
-	f := reflect.ValueOf(dsc).Elem().FieldByName("syncHandler")
-	sync := reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem().Interface().(func(context.Context, string) error)
-	_ = sync(ctx, ds.Namespace+"/"+ds.Name) // a collision is an error; its writes still count
+	return &upstreamController{client: client, dsc: dsc, ctx: ctx, cancel: cancel}
+}
 
+// revisionActionsOf reads the revision writes of one sync from the actions it sent, revs being
+// the revisions the API server held before it.
+func revisionActionsOf(t *testing.T, actions []clienttesting.Action, revs []*appsv1.ControllerRevision) revisionActions {
+	t.Helper()
 	existing := map[string]bool{}
 	for _, r := range revs {
 		existing[r.Name] = true
 	}
 	var out revisionActions
 	updates := map[string]*appsv1.ControllerRevision{}
-	for _, a := range client.Actions() {
+	for _, a := range actions {
 		if debugActions {
 			t.Logf("%s %s %v", a.GetVerb(), a.GetResource().Resource, a)
 		}
