@@ -391,3 +391,40 @@ func countPrefix(reqs []string, prefix string) int {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// While the creates and deletes of the last sync are not observed (SYNC-9), a sync only writes
+// the status, with the stored observedGeneration (STAT-13), and asks for no back-off requeue:
+// the Failed pod it would hold back is not looked at.
+func TestSyncPendingExpectations(t *testing.T) {
+	ds := testDS()
+	failed := func(p *v1.Pod) { p.Status.Phase = v1.PodFailed }
+	h := newHarness(t, append(testNodes(1), ds, pod("first", "node-0", ds, true, failed))...)
+	if _, err := h.c.Sync(context.Background(), "ns/agent"); err != nil {
+		t.Fatal(err)
+	}
+	if n := countPrefix(h.requests(), "delete pods first"); n != 1 {
+		t.Fatalf("first sync: %d deletes, want 1; requests %q", n, h.requests())
+	}
+	// The caches still hold the deleted pod, within its 1 s back-off: the delete is not observed.
+	h.client.ClearActions()
+	h.c.now = func() time.Time { return now.Add(500 * time.Millisecond) }
+	after, err := h.c.Sync(context.Background(), "ns/agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The revision the caches do not show yet is created again, found to hold the template
+	// (AlreadyExists), as upstream does before it checks the expectations.
+	hash := daemonset.ComputeHash(&ds.Spec.Template, nil)
+	equal(t, h.requests(), []string{"create controllerrevisions agent-" + hash, "get controllerrevisions agent-" + hash,
+		"update daemonsets/status agent"})
+	if after != 0 {
+		t.Errorf("pending sync: requeue after %v, want none (the back-off's belongs to an acting sync)", after)
+	}
+	for _, a := range h.client.Actions() {
+		if u, ok := a.(clienttesting.UpdateAction); ok && a.GetSubresource() == "status" {
+			if st := u.GetObject().(*appsv1.DaemonSet).Status; st.ObservedGeneration != 0 || st.DesiredNumberScheduled != 1 {
+				t.Errorf("pending sync: status %+v, want observedGeneration 0 (as cached) and 1 desired", st)
+			}
+		}
+	}
+}

@@ -64,8 +64,31 @@ func (c *Controller) Sync(ctx context.Context, key string) (time.Duration, error
 	if len(invalid) > 0 {
 		logger(ctx).V(2).Info("DaemonSet fails validation; it is acted on as stored", "daemonset", key, "errors", invalid.ToAggregate())
 	}
-	s := &syncer{c: c, ctx: ctx, key: key, ds: ds, snap: snap, res: p.Plan(snap), now: now}
+	// Until the creates and deletes of an earlier sync are observed (SYNC-9), the sync only
+	// settles the revisions, claims pods and writes the status: PlanPending gives that sync.
+	res := p.Plan
+	if !c.expectationsMet(key, snap, now) {
+		res = p.PlanPending
+	}
+	s := &syncer{c: c, ctx: ctx, key: key, ds: ds, snap: snap, res: res(snap), now: now}
 	return s.run()
+}
+
+// expectationsMet reports whether the caches show the creates and deletes of key's last sync
+// that wrote pods, or upstream's timeout has passed (SYNC-9). Observed once is observed: later
+// deletions do not undo it.
+func (c *Controller) expectationsMet(key string, snap daemonset.Snapshot, now time.Time) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st := c.state[key]
+	if st == nil || st.exp == nil {
+		return true
+	}
+	if st.exp.Observed(snap) || st.exp.Expired(now) {
+		st.exp, st.created = nil, nil
+		return true
+	}
+	return false
 }
 
 func (c *Controller) snapshot(ns string) (daemonset.Snapshot, error) {
@@ -132,9 +155,12 @@ type syncer struct {
 
 // run sends the plan's writes in the order RevisionWrites documents, which is the v1.36
 // controller's (SYNC-2) but for D-15: revision updates and claims, pod claims, the current
-// revision (relabelled pods, duplicates deleted, created), then, once earlier creates and
-// deletes are observed, pod creates in slow-start batches, pod deletes and, when all of those
-// succeeded, the history clean-up; then the status, with events along the way.
+// revision (relabelled pods, duplicates deleted, created), then pod creates in slow-start
+// batches, pod deletes and, when all of those succeeded, the history clean-up; then the
+// status, with events along the way. A plan made while expectations are pending
+// (Result.Pending) has no pod creates or deletes, no clean-up and no events, its status keeps
+// the stored observedGeneration, its back-off is the one given and its requeue only
+// minReadySeconds': it is sent the same way.
 func (s *syncer) run() (time.Duration, error) {
 	res, c := s.res, s.c
 	switch res.Skipped {
@@ -159,17 +185,10 @@ func (s *syncer) run() (time.Duration, error) {
 		return 0, fmt.Errorf("DaemonSet %s: revisions: %w", s.key, err)
 	}
 
-	st := c.stateOf(s.key)
-	c.mu.Lock()
-	observed := st.exp == nil || st.exp.Observed(s.snap) || st.exp.Expired(s.now)
-	if observed {
-		st.exp, st.created = nil, nil // observed once is observed: later deletions do not undo it
-	}
-	c.mu.Unlock()
 	var errs []error
 	if claimErr != nil {
 		errs = append(errs, claimErr)
-	} else if observed {
+	} else {
 		c.mu.Lock()
 		c.backoff = daemonset.UpdateBackoff(c.backoff, res, s.now)
 		c.mu.Unlock()
@@ -178,32 +197,10 @@ func (s *syncer) run() (time.Duration, error) {
 			err = s.cleanupHistory(res.Revisions)
 		}
 		errs = append(errs, err)
-		s.events() // upstream emits them while it diffs, which pending expectations skip
+		s.events()
 	}
-	status := res.StatusWrite
-	if !observed {
-		status = pendingStatus(s.ds, res)
-	}
-	errs = append(errs, s.writeStatus(status))
+	errs = append(errs, s.writeStatus(res.StatusWrite))
 	return res.RequeueAfter.Duration, errors.Join(errs...)
-}
-
-// pendingStatus is the status upstream writes while expectations are pending: the plan's
-// counters with the stored observedGeneration (the sync has not acted on this generation), or
-// nil when the stored status already says that (STAT-9).
-func pendingStatus(ds *appsv1.DaemonSet, res *daemonset.Result) *appsv1.DaemonSetStatus {
-	if res.Status == nil {
-		return nil
-	}
-	st, old := res.Status.DeepCopy(), &ds.Status
-	st.ObservedGeneration = old.ObservedGeneration
-	if old.ObservedGeneration >= ds.Generation && old.DesiredNumberScheduled == st.DesiredNumberScheduled &&
-		old.CurrentNumberScheduled == st.CurrentNumberScheduled && old.NumberMisscheduled == st.NumberMisscheduled &&
-		old.NumberReady == st.NumberReady && old.UpdatedNumberScheduled == st.UpdatedNumberScheduled &&
-		old.NumberAvailable == st.NumberAvailable && old.NumberUnavailable == st.NumberUnavailable {
-		return nil
-	}
-	return st
 }
 
 // canAdopt re-reads the DaemonSet from the API server before the first adoption of a sync, as
