@@ -83,6 +83,32 @@ func ExampleExpectationsOf() {
 	// observed later: true
 }
 
+// While the creates of an earlier sync are not observed, a controller plans the sync upstream
+// runs then: the status with observedGeneration as stored, and no pod create or delete.
+func ExamplePlanner_PlanPending() {
+	ds := agentDaemonSet()
+	ds.Generation = 2
+	ds.Status.ObservedGeneration = 1
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := daemonset.Snapshot{Nodes: []*v1.Node{{ObjectMeta: metav1.ObjectMeta{Name: "node-a"}}}}
+	p, _ := daemonset.Compile(ds, daemonset.Options{Now: now})
+	prev := daemonset.ExpectationsOf(p.Plan(s), s, now) // the earlier sync's creates, sent
+
+	later := now.Add(time.Second)
+	if prev.Observed(s) || prev.Expired(later) {
+		fmt.Println("expectations met: plan with Plan")
+		return
+	}
+	res := p.At(later, nil).PlanPending(s)
+	fmt.Println("pending:", res.Pending, "creates:", len(res.Create), "deletes:", len(res.Delete))
+	fmt.Println("desired:", res.StatusWrite.DesiredNumberScheduled, "observedGeneration:", res.StatusWrite.ObservedGeneration)
+	fmt.Println("expects:", daemonset.ExpectationsOf(res, s, later).Creates, "(keep the earlier expectations)")
+	// Output:
+	// pending: true creates: 0 deletes: 0
+	// desired: 1 observedGeneration: 1
+	// expects: 0 (keep the earlier expectations)
+}
+
 // agentDaemonSet is the DaemonSet of the examples above: agent in kube-system, on every node.
 func agentDaemonSet() *appsv1.DaemonSet {
 	labels := map[string]string{"app": "agent"}
