@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -426,5 +427,67 @@ func TestSyncPendingExpectations(t *testing.T) {
 				t.Errorf("pending sync: status %+v, want observedGeneration 0 (as cached) and 1 desired", st)
 			}
 		}
+	}
+}
+
+// A refused pod claim leaves the status unwritten: upstream's status sync claims the pods
+// again and returns before writing when that fails.
+func TestSyncClaimFailureWritesNoStatus(t *testing.T) {
+	ds := testDS()
+	h := newHarness(t, append(testNodes(1), ds, pod("orphan", "node-0", ds, false))...)
+	h.client.PrependReactor("patch", "pods", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "orphan", errors.New("denied"))
+	})
+	if err := h.sync(t); err == nil || !strings.Contains(err.Error(), "denied") {
+		t.Fatalf("err = %v, want the refused claim", err)
+	}
+	if n := countPrefix(h.requests(), "update daemonsets/status"); n != 0 {
+		t.Errorf("%d status writes after a refused claim, want none; requests %q", n, h.requests())
+	}
+}
+
+// A pending sync's status keeps observedGeneration as stored, and on a conflict as stored in
+// the object read again, as upstream's retry with updateObservedGen false does (STAT-13).
+func TestSyncPendingStatusRetryKeepsTheStoredGeneration(t *testing.T) {
+	ds := testDS()
+	ds.Generation, ds.Status.ObservedGeneration = 3, 1
+	h := newHarness(t, append(testNodes(1), ds, pod("p", "node-0", ds, true))...)
+	var tries atomic.Int32
+	h.client.PrependReactor("update", "daemonsets", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		if a.GetSubresource() != "status" || tries.Add(1) != 1 {
+			return false, nil, nil
+		}
+		// Meanwhile a status write of another sync stored generation 2.
+		cur, err := h.client.Tracker().Get(appsv1.SchemeGroupVersion.WithResource("daemonsets"), "ns", "agent")
+		if err != nil {
+			return true, nil, err
+		}
+		stored := cur.(*appsv1.DaemonSet).DeepCopy()
+		stored.Status.ObservedGeneration = 2
+		if err := h.client.Tracker().Update(appsv1.SchemeGroupVersion.WithResource("daemonsets"), stored, "ns"); err != nil {
+			return true, nil, err
+		}
+		return true, nil, apierrors.NewConflict(schema.GroupResource{Group: "apps", Resource: "daemonsets"}, "agent", errors.New("stale"))
+	})
+	snap, err := h.c.snapshot(ds.Namespace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, errs := daemonset.Compile(ds, daemonset.Options{Now: now})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	s := &syncer{c: h.c, ctx: context.Background(), key: "ns/agent", ds: ds, snap: snap, res: p.PlanPending(snap), now: now}
+	if _, err := s.run(); err != nil {
+		t.Fatal(err)
+	}
+	var gens []int64
+	for _, a := range h.client.Actions() {
+		if u, ok := a.(clienttesting.UpdateAction); ok && a.GetSubresource() == "status" {
+			gens = append(gens, u.GetObject().(*appsv1.DaemonSet).Status.ObservedGeneration)
+		}
+	}
+	if !slices.Equal(gens, []int64{1, 2}) {
+		t.Errorf("observedGeneration sent %v, want [1 2] (as cached, then as re-read)", gens)
 	}
 }

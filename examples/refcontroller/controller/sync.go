@@ -199,6 +199,11 @@ func (s *syncer) run() (time.Duration, error) {
 		errs = append(errs, err)
 		s.events()
 	}
+	if claimErr != nil {
+		// Upstream's status sync claims the pods again, and returns before writing when
+		// that fails: a status counted over claims the API server refused is not sent.
+		return 0, errors.Join(errs...)
+	}
 	errs = append(errs, s.writeStatus(res.StatusWrite))
 	return res.RequeueAfter.Duration, errors.Join(errs...)
 }
@@ -275,9 +280,14 @@ func (s *syncer) writeStatus(st *appsv1.DaemonSetStatus) error {
 	toUpdate := s.ds.DeepCopy()
 	var err error
 	for try := 0; ; try++ {
-		cc, conds := toUpdate.Status.CollisionCount, toUpdate.Status.Conditions
+		cc, conds, gen := toUpdate.Status.CollisionCount, toUpdate.Status.Conditions, toUpdate.Status.ObservedGeneration
 		toUpdate.Status = *st.DeepCopy()
 		toUpdate.Status.CollisionCount, toUpdate.Status.Conditions = cc, conds
+		if s.res.Pending {
+			// A pending sync does not raise observedGeneration: it keeps the one stored,
+			// re-read with the object on a retry.
+			toUpdate.Status.ObservedGeneration = gen
+		}
 		var out *appsv1.DaemonSet
 		if out, err = client.UpdateStatus(s.ctx, toUpdate, metav1.UpdateOptions{}); err == nil {
 			st := s.c.stateOf(s.key)
