@@ -145,8 +145,9 @@ func expectPlain(s daemonset.Snapshot, opts Options) ([]Expected, *daemonset.Clu
 // candidate reports them or Options.Revisions requires them. A rolling-update report of a step
 // that did not act may leave its budgets out (0/0, no budgetError; UPD-5). Created pods are
 // compared as ComparePods does. What the controller's own
-// requests do not carry may be left empty: revisionHash, the node of a delete. The mismatches come
-// sorted by DaemonSet; none means the candidate conforms.
+// requests do not carry may be left empty: revisionHash, the node of a delete. A plan marked
+// pending (Planner.PlanPending) is a SYNC-9 mismatch: Check judges the sync with its
+// expectations met. The mismatches come sorted by DaemonSet; none means the candidate conforms.
 func Check(s daemonset.Snapshot, candidate []*daemonset.Result, opts Options) ([]Mismatch, error) {
 	wants, err := ExpectAll(s, opts)
 	if err != nil {
@@ -225,6 +226,12 @@ func checkOne(key string, w *Expected, g *daemonset.Result, opts Options) []Mism
 	var out []Mismatch
 	add := func(action, object, rule, format string, args ...any) {
 		out = append(out, Mismatch{DaemonSet: key, Action: action, Object: object, Rule: rule, Message: fmt.Sprintf(format, args...)})
+	}
+	if g.Pending {
+		// The expectations are those of a sync with its earlier writes observed; judging a
+		// pending sync's plan against them would call every missing create a mismatch.
+		add("pending", "", "SYNC-9", "the plan is of a sync with expectations pending (Planner.PlanPending); conformance judges the sync that runs once they are met: plan again then")
+		return out
 	}
 	// skipped and collisionCount are optional in the contract: leaving them out is not a
 	// mismatch (the actions and the status still are), naming the wrong value is.

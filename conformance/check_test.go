@@ -18,6 +18,7 @@ func TestCheckOptionalAndRequired(t *testing.T) {
 		mutate           func(*daemonset.Result)
 		rule             string // "" when accepted
 	}{
+		{"SYNC-9: a pending sync's plan is not judged as an acting one", "upd-9-two-of-four", func(r *daemonset.Result) { r.Pending = true }, "SYNC-9"},
 		{"SYNC-3: skipped left out", "sync-3-selecting-all", func(r *daemonset.Result) { r.Skipped = ""; r.Events = nil }, ""},
 		{"SYNC-3: another skip rule", "sync-3-selecting-all", func(r *daemonset.Result) { r.Skipped = daemonset.SkipBeingDeleted }, "SYNC-3"},
 		{"STAT-10: a status where none is written", "sync-3-selecting-all", func(r *daemonset.Result) { r.Status = planStatus() }, "STAT-10"},
