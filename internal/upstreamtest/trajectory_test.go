@@ -45,7 +45,7 @@ const (
 	bindDelay    = time.Second
 	rejectDelay  = 2 * time.Second
 	podGCDelay   = 5 * time.Second
-	lastEventAt  = 18 // the last sync a node event may happen at
+	lastEventAt  = 22 // the last sync a node event may happen at
 	changeLatest = 3  // the template changes before one of the first syncs
 )
 
@@ -200,7 +200,7 @@ func trajectoryDaemonSet(r *rand.Rand) *appsv1.DaemonSet {
 func changeTemplate(r *rand.Rand, ds *appsv1.DaemonSet) *appsv1.DaemonSet {
 	ds = ds.DeepCopy()
 	spec := &ds.Spec.Template.Spec
-	spec.Containers[0].Image = "img:v2"
+	spec.Containers[0].Image = fmt.Sprintf("img:v%d", ds.Generation+1)
 	if r.IntN(4) == 0 {
 		if spec.NodeSelector == nil {
 			spec.NodeSelector = map[string]string{"os": "linux"}
@@ -275,7 +275,7 @@ func randomWorld(r *rand.Rand, now time.Time) *world {
 		rev.CreationTimestamp = metav1.Time{Time: now.Add(time.Duration(i-3) * time.Hour)}
 		w.revs = append(w.revs, rev)
 	}
-	for i := range 3 + r.IntN(5) {
+	for i := range 2 + r.IntN(3+r.IntN(8)) {
 		w.nodes = append(w.nodes, randomNode(r, fmt.Sprintf("n%d", i), now.Add(-time.Minute)))
 	}
 	if r.IntN(3) == 0 {
@@ -425,8 +425,11 @@ func (w *world) kubeletStep(r *rand.Rand, now time.Time) bool {
 				setReady(p, true, now)
 				changed = true
 			}
-		case r.IntN(60) == 0:
+		case r.IntN(60) == 0: // the daemon exits, now and then with success
 			p.Status.Phase = v1.PodFailed
+			if r.IntN(4) == 0 {
+				p.Status.Phase = v1.PodSucceeded
+			}
 			setReady(p, false, now)
 			changed = true
 		}
@@ -436,8 +439,9 @@ func (w *world) kubeletStep(r *rand.Rand, now time.Time) bool {
 	return changed
 }
 
-// nodeEvent changes the nodes at the fixed syncs 6, 10, 14 and 18 (each only in some
-// trajectories): a node joins, one gets a user taint, one goes NotReady, one leaves.
+// nodeEvent changes the nodes at the fixed syncs 6, 10, 14, 18 and 22 (each only in some
+// trajectories): a node joins, one gets a user taint, one goes NotReady, one leaves, one
+// NotReady comes back.
 func (w *world) nodeEvent(r *rand.Rand, sync int, now time.Time) string {
 	if r.IntN(2) == 0 || len(w.nodes) < 2 {
 		return ""
@@ -464,10 +468,18 @@ func (w *world) nodeEvent(r *rand.Rand, sync int, now time.Time) string {
 		makeNotReady(n, now)
 		w.nodes[i] = n
 		return "notready " + n.Name
-	case lastEventAt:
+	case 18:
 		w.nodes = slices.Delete(w.nodes, i, i+1)
 		w.goneAt[n.Name] = now
 		return "leave " + n.Name
+	case lastEventAt:
+		if nodeReady(n) {
+			return ""
+		}
+		n.Status.Conditions = []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}}
+		n.Spec.Taints = slices.DeleteFunc(n.Spec.Taints, func(t v1.Taint) bool { return t.Key == v1.TaintNodeNotReady })
+		w.nodes[i] = n
+		return "ready " + n.Name
 	}
 	return ""
 }
@@ -863,10 +875,14 @@ func driveTrajectory(t *testing.T, i, maxSyncs int, st *trajectoryStats) bool {
 	var state []daemonset.BackoffEntry
 	w := randomWorld(r, now)
 	changeAt := r.IntN(changeLatest)
+	againAt := -1 // sometimes a second change interrupts the rollout of the first
+	if r.IntN(4) == 0 {
+		againAt = 6 + r.IntN(8)
+	}
 	st.trajectories++
 	quiet := 0
 	for sync := 0; ; sync++ {
-		if sync == changeAt {
+		if sync == changeAt || sync == againAt {
 			w.ds = changeTemplate(r, w.ds)
 		}
 		clock.SetTime(now)
@@ -875,7 +891,11 @@ func driveTrajectory(t *testing.T, i, maxSyncs int, st *trajectoryStats) bool {
 			return false
 		}
 		state = next
-		now = now.Add(time.Duration(1+r.IntN(3)) * time.Second)
+		step := time.Duration(1+r.IntN(3)) * time.Second
+		if r.IntN(10) == 0 {
+			step = 15 * time.Second
+		}
+		now = now.Add(step)
 		changed := w.kubeletStep(r, now)
 		if sync >= 6 && sync <= lastEventAt && sync%4 == 2 {
 			if e := w.nodeEvent(r, sync, now); e != "" {
