@@ -879,11 +879,16 @@ func driveTrajectory(t *testing.T, i, maxSyncs int, st *trajectoryStats) bool {
 	if r.IntN(4) == 0 {
 		againAt = 6 + r.IntN(8)
 	}
+	rollback := r.IntN(2) == 0 // and sometimes it goes back to the template before the first
+	before := w.ds.Spec.Template
 	st.trajectories++
 	quiet := 0
 	for sync := 0; ; sync++ {
 		if sync == changeAt || sync == againAt {
 			w.ds = changeTemplate(r, w.ds)
+			if sync == againAt && rollback {
+				w.ds.Spec.Template = *before.DeepCopy()
+			}
 		}
 		clock.SetTime(now)
 		up, next, ok := compareSync(t, w, now, backoff, state, st, fmt.Sprintf("trajectory %d sync %d", i, sync))
