@@ -855,7 +855,7 @@ func TestTrajectoriesAgainstUpstream(t *testing.T) {
 	for i := range n {
 		driveTrajectory(t, i, maxSyncs, &st) // a mismatch ends its trajectory, not the test
 	}
-	t.Logf("%d trajectories, %d syncs compared (%d identical, %d accepted by conformance as upstream's choice; %d with a back-off in force); "+
+	t.Logf("%d trajectories, %d syncs compared (%d identical, %d accepted by conformance as upstream's choice; %d with a back-off entry of the observed generation); "+
 		"%d rollouts complete, %d steady, %d stopped at %d syncs; upstream wrote %d creates, %d deletes, %d adoptions, %d releases, "+
 		"revisions in %d syncs; %d syncs deleted a Failed pod, %d requeued, %d rolling steps acted",
 		st.trajectories, st.syncs, st.exact, st.byConformance, st.withBackoff, st.complete, st.steady, st.bounded, maxSyncs,
