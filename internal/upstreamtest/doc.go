@@ -2,7 +2,8 @@
 // LimitRanger and RuntimeClass admission plugins of v1.36.3 run on the same pods as package
 // fleet's Admission, the defaulting and storage of a DaemonSet's pod template against
 // daemonset.WithTemplateDefaults, the ControllerRevision writes of v1.36.3's syncDaemonSet
-// against the plan's Result.Revisions, and the writes of its sync with unsatisfied
-// expectations against Planner.PlanPending. It is a module of its own so that k8s.io/kubernetes never enters the
-// library's go.mod; .ci/run tests it.
+// against the plan's Result.Revisions, the writes of its sync with unsatisfied expectations
+// against Planner.PlanPending, and whole trajectories of syncs of v1.36.3's controller against
+// the plan of each sync's snapshot (TestTrajectoriesAgainstUpstream). It is a module of its own
+// so that k8s.io/kubernetes never enters the library's go.mod; .ci/run tests it.
 package upstreamtest

@@ -2,11 +2,10 @@ package upstreamtest
 
 import (
 	"flag"
+	"fmt"
 	"math/rand/v2"
-	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,10 +13,13 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	clienttesting "k8s.io/client-go/testing"
-	"k8s.io/client-go/util/workqueue"
+	"k8s.io/client-go/util/flowcontrol"
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/controller"
+	"k8s.io/kubernetes/pkg/controller/daemon"
+	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/daemonsched/daemonsched/daemonset"
 )
@@ -26,19 +28,6 @@ var (
 	pendingSeed  = flag.Uint64("pending-seed", 5, "the seed of TestPendingSyncAgainstUpstream's snapshots")
 	pendingCases = flag.Int("pending-cases", 300, "how many snapshots TestPendingSyncAgainstUpstream draws")
 )
-
-// requeueSpy is the controller's work queue, recording the delayed adds a sync asks for.
-type requeueSpy struct {
-	workqueue.TypedRateLimitingInterface[string]
-	mu    sync.Mutex
-	after []time.Duration
-}
-
-func (q *requeueSpy) AddAfter(key string, d time.Duration) {
-	q.mu.Lock()
-	q.after = append(q.after, d)
-	q.mu.Unlock()
-}
 
 // pendingWrites are the writes of one sync with pending expectations, in the terms of
 // daemonset.Result: the revision writes, the pod claims, any pod create or delete, the status
@@ -77,23 +66,39 @@ func pendingOf(res *daemonset.Result) pendingWrites {
 // expectations are still unsatisfied after the sync: that sync must not touch them.
 func upstreamPendingSync(t *testing.T, ds *appsv1.DaemonSet, nodes []*v1.Node, pods []*v1.Pod, revs []*appsv1.ControllerRevision, now time.Time) (pendingWrites, bool) {
 	t.Helper()
-	u := newUpstreamController(t, ds, nodes, pods, revs, now)
-	defer u.cancel()
-	key := ds.Namespace + "/" + ds.Name
-	exp := u.field("expectations").Interface().(controller.ControllerExpectationsInterface)
-	if err := exp.ExpectCreations(klog.Background(), key, 1); err != nil {
-		t.Fatal(err)
+	var objs []runtime.Object
+	objs = append(objs, ds.DeepCopy())
+	for _, n := range nodes {
+		objs = append(objs, n.DeepCopy())
 	}
-	queue := u.field("queue")
-	spy := &requeueSpy{TypedRateLimitingInterface: queue.Interface().(workqueue.TypedRateLimitingInterface[string])}
-	queue.Set(reflect.ValueOf(workqueue.TypedRateLimitingInterface[string](spy)))
-	defer spy.ShutDown()
-
-	_ = u.sync(ds) // a collision is an error; its writes still count
+	for _, p := range pods {
+		objs = append(objs, p.DeepCopy())
+	}
+	for _, r := range revs {
+		objs = append(objs, r.DeepCopy())
+	}
+	created := 0
+	client := fakeAPIServer(objs, now, func(p *v1.Pod) string {
+		created++
+		return fmt.Sprintf("%s%d", p.GenerateName, created)
+	})
+	key := ds.Namespace + "/" + ds.Name
+	var exp controller.ControllerExpectationsInterface
+	expectOne := func(dsc *daemon.DaemonSetsController) {
+		exp = field(dsc, "expectations").Interface().(controller.ControllerExpectationsInterface)
+		if err := exp.ExpectCreations(klog.Background(), key, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A collision is an error; its writes still count.
+	requeue, _ := syncUpstream(t, client, objs, ds, flowcontrol.NewFakeBackOff(time.Second, 15*time.Minute, testingclock.NewFakeClock(now)), expectOne)
 	stillPending := !exp.SatisfiedExpectations(klog.Background(), key)
 
-	actions := u.client.Actions()
-	w := pendingWrites{Revisions: revisionActionsOf(t, actions, revs), Requeues: spy.after}
+	actions := client.Actions()
+	w := pendingWrites{Revisions: revisionActionsOf(t, actions, revs)}
+	if requeue > 0 {
+		w.Requeues = []time.Duration{requeue}
+	}
 	for _, a := range actions {
 		switch {
 		case a.Matches("create", "pods"):

@@ -1,17 +1,14 @@
 package upstreamtest
 
 import (
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
@@ -20,11 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/util/flowcontrol"
-	"k8s.io/kubernetes/pkg/controller/daemon"
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/daemonsched/daemonsched/daemonset"
@@ -194,37 +188,6 @@ func (a *revisionActions) sort() {
 // revision writes it sent that the API server would accept.
 func upstreamSync(t *testing.T, ds *appsv1.DaemonSet, nodes []*v1.Node, pods []*v1.Pod, revs []*appsv1.ControllerRevision, now time.Time) revisionActions {
 	t.Helper()
-	u := newUpstreamController(t, ds, nodes, pods, revs, now)
-	defer u.cancel()
-	_ = u.sync(ds) // a collision is an error; its writes still count
-	return revisionActionsOf(t, u.client.Actions(), revs)
-}
-
-// upstreamController is a v1.36.3 DaemonSet controller whose caches hold exactly one snapshot and whose
-// fake clientset holds the same objects, ready to run syncDaemonSet.
-type upstreamController struct {
-	client *fake.Clientset
-	dsc    *daemon.DaemonSetsController
-	ctx    context.Context
-	cancel context.CancelFunc
-}
-
-// sync runs syncDaemonSet on ds's key. It is not exported; the controller calls it through its
-// syncHandler field.
-func (u *upstreamController) sync(ds *appsv1.DaemonSet) error {
-	f := reflect.ValueOf(u.dsc).Elem().FieldByName("syncHandler")
-	sync := reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem().Interface().(func(context.Context, string) error)
-	return sync(u.ctx, ds.Namespace+"/"+ds.Name)
-}
-
-// field returns the controller's unexported field name, settable.
-func (u *upstreamController) field(name string) reflect.Value {
-	f := reflect.ValueOf(u.dsc).Elem().FieldByName(name)
-	return reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()
-}
-
-func newUpstreamController(t *testing.T, ds *appsv1.DaemonSet, nodes []*v1.Node, pods []*v1.Pod, revs []*appsv1.ControllerRevision, now time.Time) *upstreamController {
-	t.Helper()
 	var objs []runtime.Object
 	objs = append(objs, ds.DeepCopy())
 	for _, n := range nodes {
@@ -236,64 +199,17 @@ func newUpstreamController(t *testing.T, ds *appsv1.DaemonSet, nodes []*v1.Node,
 	for _, r := range revs {
 		objs = append(objs, r.DeepCopy())
 	}
-	client := fake.NewClientset(objs...)
 	created := 0
-	client.PrependReactor("create", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
-		// The API server names a pod from generateName; the fake tracker does not.
-		p := a.(clienttesting.CreateAction).GetObject().(*v1.Pod)
-		if p.Name == "" {
-			created++
-			p.Name = fmt.Sprintf("%s%d", p.GenerateName, created)
-		}
-		return false, nil, nil
+	client := fakeAPIServer(objs, now, func(p *v1.Pod) string {
+		created++
+		return fmt.Sprintf("%s%d", p.GenerateName, created)
 	})
-	client.PrependReactor("delete", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
-		// The API server removes a pod at once only when it is not bound, terminal or has no
-		// grace period (0 or unset); otherwise the pod stays, terminating (pod strategy
-		// CheckGracefulDelete).
-		d := a.(clienttesting.DeleteAction)
-		obj, err := client.Tracker().Get(v1.SchemeGroupVersion.WithResource("pods"), d.GetNamespace(), d.GetName())
-		if err != nil {
-			return false, nil, nil
-		}
-		p := obj.(*v1.Pod).DeepCopy()
-		grace := p.Spec.TerminationGracePeriodSeconds
-		if p.Spec.NodeName == "" || p.Status.Phase == v1.PodFailed || p.Status.Phase == v1.PodSucceeded || grace == nil || *grace == 0 {
-			return false, nil, nil
-		}
-		p.DeletionTimestamp = &metav1.Time{Time: now}
-		return true, nil, client.Tracker().Update(v1.SchemeGroupVersion.WithResource("pods"), p, p.Namespace)
-	})
-	factory := informers.NewSharedInformerFactory(client, 0)
-	ctx, cancel := context.WithCancel(context.Background())
-	dsc, err := daemon.NewDaemonSetsController(ctx, factory.Apps().V1().DaemonSets(), factory.Apps().V1().ControllerRevisions(),
-		factory.Core().V1().Pods(), factory.Core().V1().Nodes(), client,
-		flowcontrol.NewFakeBackOff(time.Second, 15*time.Minute, testingclock.NewFakeClock(now)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, o := range objs {
-		var err error
-		switch o := o.(type) {
-		case *appsv1.DaemonSet:
-			err = factory.Apps().V1().DaemonSets().Informer().GetIndexer().Add(o)
-		case *v1.Node:
-			err = factory.Core().V1().Nodes().Informer().GetIndexer().Add(o)
-		case *v1.Pod:
-			err = factory.Core().V1().Pods().Informer().GetIndexer().Add(o)
-		case *appsv1.ControllerRevision:
-			err = factory.Apps().V1().ControllerRevisions().Informer().GetIndexer().Add(o)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	client.ClearActions()
-	return &upstreamController{client: client, dsc: dsc, ctx: ctx, cancel: cancel}
+	_, _ = syncUpstream(t, client, objs, ds, flowcontrol.NewFakeBackOff(time.Second, 15*time.Minute, testingclock.NewFakeClock(now)))
+	return revisionActionsOf(t, client.Actions(), revs)
 }
 
-// revisionActionsOf reads the revision writes of one sync from the actions it sent, revs being
-// the revisions the API server held before it.
+// revisionActionsOf reads the revision writes out of a sync's actions: those the API server
+// would accept, given the revisions it held before the sync.
 func revisionActionsOf(t *testing.T, actions []clienttesting.Action, revs []*appsv1.ControllerRevision) revisionActions {
 	t.Helper()
 	existing := map[string]bool{}
