@@ -273,6 +273,11 @@ func (p *Planner) plan(s Snapshot, cc *clusterClaims, kind syncKind) *Result {
 		slices.SortFunc(res.Delete, compareDeletions)
 	}
 
+	if len(res.Adopt) > 0 && len(res.Delete) > 0 {
+		// STAT-16: the status pass claims the cached orphans again; one this sync adopted
+		// and deleted, and the API server removed at once, is not found and not counted.
+		counts = ix.countsWithout(syncPods{res: res}.removedAtOnce())
+	}
 	p.writeStatus(res, &counts, &d.bo)
 	ix.release(p)
 	if !p.writesNothing(&rev, !failed) { // the common path builds nothing

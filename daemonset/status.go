@@ -4,6 +4,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -44,6 +45,23 @@ func (c *statusCounts) add(e eligBits, pods []daemonPod) {
 	if oldest.has(factUpdated) {
 		c.updated++
 	}
+}
+
+// countsWithout counts the status of every listed node as statusCounts.add does, leaving out
+// the pods gone reports (STAT-16). It is the rare path: a sync that adopts a pod and deletes it.
+func (ix *podIndex) countsWithout(gone func(*v1.Pod) bool) statusCounts {
+	var c statusCounts
+	var kept []daemonPod
+	for i := range ix.names {
+		kept = kept[:0]
+		for _, dp := range ix.podsOf(i) {
+			if !gone(dp.pod) {
+				kept = append(kept, dp)
+			}
+		}
+		c.add(ix.elig[i], kept)
+	}
+	return c
 }
 
 // status returns the status the sync writes: the counters, numberUnavailable (STAT-6),

@@ -281,6 +281,49 @@ func TestStatusWrite(t *testing.T) {
 	}
 }
 
+// TestStatusSTAT16AdoptedAndRemovedAtOnce: a pod the sync adopts and deletes, which the API
+// server removes at once (terminal, unbound, a grace period of 0 or unset; no finalizer), is
+// not counted: upstream's status pass claims the cached orphan again and its adoption is not
+// found. A pod the sync already controlled, or one that stays terminating, still counts
+// (STAT-1). The minReadySeconds requeue reads the same counters (STAT-15).
+func TestStatusSTAT16AdoptedAndRemovedAtOnce(t *testing.T) {
+	grace := func(g *int64) podMod { return func(p *v1.Pod) { p.Spec.TerminationGracePeriodSeconds = g } }
+	finalizer := func(p *v1.Pod) { p.Finalizers = []string{"example.com/keep"} }
+	tests := []struct {
+		name                  string
+		ds                    *appsv1.DaemonSet
+		pods                  []*v1.Pod
+		current, misscheduled int32
+	}{
+		{"a Failed orphan on an eligible node: adopted, deleted, not counted", newDS(),
+			[]*v1.Pod{pod("f", "n0", orphan, phase(v1.PodFailed), grace(ptr.To[int64](30)))}, 0, 0},
+		{"a Failed pod already controlled: counted", newDS(),
+			[]*v1.Pod{pod("f", "n0", phase(v1.PodFailed), grace(ptr.To[int64](30)))}, 1, 0},
+		{"a Failed orphan with a finalizer stays terminating: counted", newDS(),
+			[]*v1.Pod{pod("f", "n0", orphan, phase(v1.PodFailed), finalizer)}, 1, 0},
+		{"a running orphan with grace 0 on a node the selector excludes: not counted", newDS(nodeSelector("zone", "a")),
+			[]*v1.Pod{pod("r", "n0", orphan, grace(ptr.To[int64](0)))}, 0, 0},
+		{"the same with its grace period unset: not counted", newDS(nodeSelector("zone", "a")),
+			[]*v1.Pod{pod("r", "n0", orphan)}, 0, 0},
+		{"the same with a grace period of 30 s stays terminating: counted", newDS(nodeSelector("zone", "a")),
+			[]*v1.Pod{pod("r", "n0", orphan, grace(ptr.To[int64](30)))}, 0, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := daemonset.Plan(tc.ds, nodes(1), tc.pods, opts())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Delete) != 1 {
+				t.Fatalf("deletes %+v, want the pod deleted", res.Delete)
+			}
+			if got := res.Status; got.CurrentNumberScheduled != tc.current || got.NumberMisscheduled != tc.misscheduled {
+				t.Errorf("current %d, misscheduled %d; want %d, %d", got.CurrentNumberScheduled, got.NumberMisscheduled, tc.current, tc.misscheduled)
+			}
+		})
+	}
+}
+
 // TestSkippedSyncsWriteNoStatus: SYNC-3, SYNC-4 and SYNC-5 write nothing and requeue nothing;
 // the back-off is carried (STAT-10, SYNC-8).
 func TestSkippedSyncsWriteNoStatus(t *testing.T) {

@@ -35,7 +35,6 @@ var (
 	trajectories     = flag.Int("trajectories", 40, "how many random clusters TestTrajectoriesAgainstUpstream drives")
 	trajectorySeed   = flag.Uint64("trajectory-seed", 1, "the seed of TestTrajectoriesAgainstUpstream's clusters and kubelet")
 	trajectorySyncs  = flag.Int("trajectory-syncs", 60, "the most syncs TestTrajectoriesAgainstUpstream runs per trajectory")
-	trajectoryAtOnce = flag.Bool("trajectory-orphans-at-once", false, "also draw orphans the API server removes at once when the first sync deletes them (Failed, or a grace period of 0), the case of the status bug left out of the generator (see randomWorld)")
 	trajectoryDump   = flag.String("trajectory-dump", "", "a directory where TestTrajectoriesAgainstUpstream writes the snapshot of each mismatching sync, as a v1 List")
 )
 
@@ -309,14 +308,15 @@ func randomWorld(r *rand.Rand, now time.Time) *world {
 		case 9: // an orphan the controller adopts
 			pods = append(pods, add(w.ds, n.Name, time.Hour))
 			pods[0].OwnerReferences = nil
-			// Never deleted at once: upstream's status pass claims the pods again, the adoption
-			// of an orphan this sync deleted at once finds no pod and the status does not
-			// count it, where the plan's status does (STAT-1; the clean-up models it, UPD-22).
-			// A library bug, reported; left out here until it is fixed, unless
-			// -trajectory-orphans-at-once puts it back.
-			if !*trajectoryAtOnce {
+			// Deleted at once or gracefully: upstream's status pass claims the cached orphan
+			// again, and one this sync adopted and the API server removed at once is not found
+			// and not counted (STAT-16).
+			switch r.IntN(3) {
+			case 0:
 				pods[0].Spec.TerminationGracePeriodSeconds = new(int64(30))
-			} else if r.IntN(2) == 0 {
+			case 1:
+				pods[0].Spec.TerminationGracePeriodSeconds = nil
+			default:
 				pods[0].Status.Phase = v1.PodFailed
 				setReady(pods[0], false, now.Add(-time.Minute))
 			}
