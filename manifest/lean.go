@@ -16,7 +16,8 @@ import (
 // label keys and values, owner references, conditions, taints, node names) are interned.
 //
 // What is kept is what these read: the plan (daemonset.PlanCluster and its Planner: ownership,
-// target node, readiness and availability, survivor order), explain (Planner.Explain,
+// target node, readiness and availability, survivor order, whether a deleted pod goes at once:
+// finalizers and the grace period), explain (Planner.Explain,
 // daemonset.PodsOnNode), and this package's Latest, HandWritten and the uid defaults (D-5).
 // managedFields, which only HandWritten (whether there are any) and Latest (their latest time)
 // read, become one entry holding the latest time. Everything else is dropped, new fields of a
@@ -50,6 +51,9 @@ func keepPod(dst, src *v1.Pod) {
 	m.Labels = internMap(s.Labels)
 	m.OwnerReferences = keepOwners(s.OwnerReferences)
 	m.ManagedFields = latestManagedTime(s.ManagedFields)
+	// Whether the API server removes a deleted pod at once (STAT-16, UPD-22).
+	m.Finalizers = keepEach(s.Finalizers, intern)
+	dst.Spec.TerminationGracePeriodSeconds = src.Spec.TerminationGracePeriodSeconds
 	dst.Spec.NodeName = intern(src.Spec.NodeName)
 	dst.Spec.Affinity = nil
 	if a := src.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {

@@ -29,7 +29,7 @@ import (
 var leanKept = map[reflect.Type][]string{
 	reflect.TypeFor[v1.Pod]():        {"TypeMeta", "ObjectMeta", "Spec", "Status"},
 	reflect.TypeFor[v1.Node]():       {"TypeMeta", "ObjectMeta", "Spec", "Status"},
-	reflect.TypeFor[v1.PodSpec]():    {"NodeName", "Affinity"},
+	reflect.TypeFor[v1.PodSpec]():    {"NodeName", "Affinity", "TerminationGracePeriodSeconds"},
 	reflect.TypeFor[v1.PodStatus]():  {"Phase", "Conditions", "StartTime"},
 	reflect.TypeFor[v1.NodeSpec]():   {"Taints"},
 	reflect.TypeFor[v1.NodeStatus](): {"Conditions"},
@@ -38,14 +38,14 @@ var leanKept = map[reflect.Type][]string{
 // leanKeptMeta is the same for the ObjectMeta of pods and of nodes.
 var leanKeptMeta = map[reflect.Type][]string{
 	reflect.TypeFor[v1.Pod](): {"Name", "Namespace", "UID", "ResourceVersion", "CreationTimestamp", "DeletionTimestamp",
-		"Labels", "OwnerReferences", "ManagedFields"},
+		"Labels", "OwnerReferences", "ManagedFields", "Finalizers"},
 	reflect.TypeFor[v1.Node](): {"Name", "UID", "ResourceVersion", "CreationTimestamp", "Labels", "ManagedFields"},
 }
 
 // leanDropped lists the fields lean reading drops, so that a new field is noticed.
 var leanDropped = map[reflect.Type][]string{
 	reflect.TypeFor[v1.PodSpec](): {"Volumes", "InitContainers", "Containers", "EphemeralContainers", "RestartPolicy",
-		"TerminationGracePeriodSeconds", "ActiveDeadlineSeconds", "DNSPolicy", "NodeSelector", "ServiceAccountName",
+		"ActiveDeadlineSeconds", "DNSPolicy", "NodeSelector", "ServiceAccountName",
 		"DeprecatedServiceAccount", "AutomountServiceAccountToken", "HostNetwork", "HostPID", "HostIPC",
 		"ShareProcessNamespace", "SecurityContext", "ImagePullSecrets", "Hostname", "Subdomain", "SchedulerName",
 		"Tolerations", "HostAliases", "PriorityClassName", "Priority", "DNSConfig", "ReadinessGates", "RuntimeClassName",
@@ -62,8 +62,7 @@ var leanDropped = map[reflect.Type][]string{
 
 // leanDroppedMeta lists the ObjectMeta fields dropped; together with leanKeptMeta, all of them.
 var leanDroppedMeta = map[reflect.Type][]string{
-	reflect.TypeFor[v1.Pod](): {"GenerateName", "SelfLink", "Generation", "DeletionGracePeriodSeconds", "Annotations",
-		"Finalizers"},
+	reflect.TypeFor[v1.Pod](): {"GenerateName", "SelfLink", "Generation", "DeletionGracePeriodSeconds", "Annotations"},
 	reflect.TypeFor[v1.Node](): {"GenerateName", "Namespace", "SelfLink", "Generation", "DeletionTimestamp",
 		"DeletionGracePeriodSeconds", "Annotations", "OwnerReferences", "Finalizers"},
 }

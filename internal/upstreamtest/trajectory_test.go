@@ -32,10 +32,10 @@ import (
 )
 
 var (
-	trajectories     = flag.Int("trajectories", 40, "how many random clusters TestTrajectoriesAgainstUpstream drives")
-	trajectorySeed   = flag.Uint64("trajectory-seed", 1, "the seed of TestTrajectoriesAgainstUpstream's clusters and kubelet")
-	trajectorySyncs  = flag.Int("trajectory-syncs", 60, "the most syncs TestTrajectoriesAgainstUpstream runs per trajectory")
-	trajectoryDump   = flag.String("trajectory-dump", "", "a directory where TestTrajectoriesAgainstUpstream writes the snapshot of each mismatching sync, as a v1 List")
+	trajectories    = flag.Int("trajectories", 40, "how many random clusters TestTrajectoriesAgainstUpstream drives")
+	trajectorySeed  = flag.Uint64("trajectory-seed", 1, "the seed of TestTrajectoriesAgainstUpstream's clusters and kubelet")
+	trajectorySyncs = flag.Int("trajectory-syncs", 60, "the most syncs TestTrajectoriesAgainstUpstream runs per trajectory")
+	trajectoryDump  = flag.String("trajectory-dump", "", "a directory where TestTrajectoriesAgainstUpstream writes the snapshot of each mismatching sync, as a v1 List")
 )
 
 const (
