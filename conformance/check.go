@@ -88,6 +88,9 @@ type Expected struct {
 	Backoff      []daemonset.BackoffEntry `json:"backoff,omitempty"`
 	RequeueAfter metav1.Duration          `json:"requeueAfter,omitzero"`
 	Orders       *daemonset.Orders        `json:"orders"`
+	// StatusDeletes are the plan's deletions of the pods Orders.Status names: Status is
+	// counted for them, and recounted for a candidate that picked others (STAT-16).
+	StatusDeletes []daemonset.PodRef `json:"statusDeletes,omitempty"`
 	// Alternatives are the expectations had the controller kept another of several current
 	// ControllerRevisions with the same revision number (UPD-14 ties: upstream keeps the one
 	// it lists last, in arbitrary order): another RevisionHash and all that follows from it.
@@ -127,7 +130,7 @@ func expectPlain(s daemonset.Snapshot, opts Options) ([]Expected, *daemonset.Clu
 		out[i] = Expected{Namespace: w.Namespace, Name: w.Name, RevisionHash: w.RevisionHash, Skipped: w.Skipped,
 			Adopt: w.Adopt, Release: w.Release, RollingUpdate: w.RollingUpdate, Status: w.Status,
 			CollisionCount: w.CollisionCount, Revisions: w.Revisions, StatusWrite: w.StatusWrite, Backoff: w.Backoff,
-			RequeueAfter: w.RequeueAfter, Orders: orders[i]}
+			RequeueAfter: w.RequeueAfter, Orders: orders[i], StatusDeletes: statusDeletes(orders[i], w.Delete)}
 	}
 	return out, plans, nil
 }
@@ -247,9 +250,15 @@ func checkOne(key string, w *Expected, g *daemonset.Result, opts Options) []Mism
 	}
 	out = append(out, comparePodRefs(key, "adopt", "OWN-4", g.Adopt, w.Adopt)...)
 	out = append(out, comparePodRefs(key, "release", "OWN-3", g.Release, w.Release)...)
-	out = append(out, checkStatus(key, g.Status, w.Status)...)
+	wantStatus, recounted := w.Status, false
+	if len(o.Status) > 0 {
+		// The deletions picked decide what the status counts (STAT-16).
+		wantStatus = o.StatusWith(w.Status, asDeletions(w.StatusDeletes), g.Delete)
+		recounted = wantStatus != w.Status
+	}
+	out = append(out, checkStatus(key, g.Status, wantStatus)...)
 	out = append(out, checkRevisions(key, w.Revisions, g.Revisions, opts)...)
-	out = append(out, checkWrites(key, w, g)...)
+	out = append(out, checkWrites(key, w, g, wantStatus, recounted)...)
 	if g.RollingUpdate != nil && w.RollingUpdate != nil {
 		gr, wr := comparableRolling(*g.RollingUpdate, *w.RollingUpdate, opts.Reasons)
 		if gr != wr {
@@ -387,6 +396,27 @@ func checkStatus(key string, got, want *appsv1.DaemonSetStatus) []Mismatch {
 	}
 	if len(out) > 0 {
 		out[0].Diff = cmp.Diff(want, got)
+	}
+	return out
+}
+
+// statusDeletes returns the deletions of del that name a pod of o.Status (STAT-16).
+func statusDeletes(o *daemonset.Orders, del []daemonset.Deletion) []daemonset.PodRef {
+	var out []daemonset.PodRef
+	for _, d := range del {
+		for _, n := range o.Status {
+			if slices.ContainsFunc(n.Pods, func(p daemonset.StatusPod) bool { return p.Namespace == d.Namespace && p.Name == d.Name }) {
+				out = append(out, daemonset.PodRef{Namespace: d.Namespace, Name: d.Name})
+			}
+		}
+	}
+	return out
+}
+
+func asDeletions(refs []daemonset.PodRef) []daemonset.Deletion {
+	out := make([]daemonset.Deletion, len(refs))
+	for i, r := range refs {
+		out[i] = daemonset.Deletion{Namespace: r.Namespace, Name: r.Name}
 	}
 	return out
 }

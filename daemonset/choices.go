@@ -25,6 +25,9 @@ type Orders struct {
 	Phase   string        `json:"phase"`
 	Creates []ActionClass `json:"creates"`
 	Deletes []ActionClass `json:"deletes"`
+	// Status lists the nodes whose counters depend on the deletions picked (STAT-16); see
+	// StatusWith. Absent when the status is the same whatever the controller picks.
+	Status []StatusNode `json:"status,omitempty"`
 }
 
 // ActionClass is one priority class of a list: every action of an earlier class is submitted
@@ -89,6 +92,7 @@ func (p *Planner) orders(s Snapshot, cc *clusterClaims) *Orders {
 	scratch := &Result{}
 	ix := newPodIndex(p, scratch, s.Nodes, s.Pods, cc, &j)
 	defer ix.release(p)
+	o.Status = statusNodes(ix, scratch.Adopt)
 
 	refused := p.createRefused(hash)
 	surge := allowsSurge(p.ds)

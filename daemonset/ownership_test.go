@@ -51,6 +51,11 @@ func TestOwnershipRules(t *testing.T) {
 			require.True(t, res.RollingUpdate.Acted)
 			require.Equal(t, []string{"ns/o"}, rtRefs(res.Adopt))
 			require.Equal(t, []string{"o@a:" + string(daemonset.ReasonUpdateOldUnavailable)}, rtDeletes(res))
+			// Without a grace period the API server removes it at once, and the status pass's
+			// second claim does not find it (STAT-16); with one it stays, terminating, and counts.
+			require.Equal(t, rtCounts{2, 1, 0, 0, 0, 2, 1}, rtStatus(t, res))
+			pods[0].Spec.TerminationGracePeriodSeconds = ptr.To[int64](30)
+			res = rtPlan(t, rtDS(rolling(ios(1), ios(0))), []*v1.Node{node("a"), node("b")}, pods)
 			require.Equal(t, rtCounts{2, 2, 0, 0, 0, 2, 1}, rtStatus(t, res))
 		}},
 		{"OWN-8 a released pod is reported once and no step claims it again", func(t *testing.T) {

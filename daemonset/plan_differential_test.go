@@ -407,10 +407,20 @@ func inOrder[T any](order *rand.Rand, l []T) []T {
 // the minReadySeconds requeue.
 func (out modelPlan) withStatus(ds *appsv1.DaemonSet, nodes []*v1.Node, m map[string][]*v1.Pod, elig func(*v1.Node) (bool, bool),
 	less func(a, b *v1.Pod) int, ready, available, updated func(*v1.Pod) bool) modelPlan {
+	// The status pass claims the cached pods again: an orphan this sync adopted and deleted,
+	// which the API server removed at once (unbound, terminal, no grace period; no finalizer),
+	// is not found by the second adoption and not counted (STAT-16).
+	gone := func(pod *v1.Pod) bool {
+		if !slices.Contains(out.adopts, pod.Name) || !slices.Contains(out.deletes, pod.Name) || len(pod.Finalizers) > 0 {
+			return false
+		}
+		g := pod.Spec.TerminationGracePeriodSeconds
+		return pod.Spec.NodeName == "" || pod.Status.Phase == v1.PodFailed || pod.Status.Phase == v1.PodSucceeded || g == nil || *g == 0
+	}
 	var s [7]int32
 	for _, n := range nodes {
 		run, _ := elig(n)
-		ps := m[n.Name]
+		ps := slices.DeleteFunc(slices.Clone(m[n.Name]), gone)
 		if !run {
 			if len(ps) > 0 {
 				s[2]++
@@ -422,7 +432,6 @@ func (out modelPlan) withStatus(ds *appsv1.DaemonSet, nodes []*v1.Node, m map[st
 			continue
 		}
 		s[1]++
-		ps = slices.Clone(ps)
 		slices.SortFunc(ps, less)
 		if ready(ps[0]) {
 			s[3]++
