@@ -59,7 +59,7 @@ suggestion.
 	fs.StringVar(&dsName, "daemonset", "", "explain only this DaemonSet (NAME or NAMESPACE/NAME)")
 	fs.StringVar(&podName, "pod", "", "explain the DaemonSet pod NAME or NAMESPACE/NAME on its node: why it stays or is deleted")
 	addNamespaceFlags(fs, &ns)
-	addOutputFlag(fs, &format)
+	addOutputFlag(fs, &format, formatTable, formatJSON, formatYAML)
 	strictness := addStrictFlags(fs)
 	reading := addReadFlags(fs)
 	cmd.RunE = func(*cobra.Command, []string) error {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,7 +25,7 @@ func (f *fileList) Set(s string) error {
 	return nil
 }
 
-// outputFormat is the -o flag.
+// outputFormat is an output format of -o.
 type outputFormat string
 
 const (
@@ -34,16 +35,38 @@ const (
 	formatWide  outputFormat = "wide" // the table, every action on its own line (plan only)
 )
 
-func (o *outputFormat) String() string { return string(*o) }
-func (o *outputFormat) Type() string   { return "table|wide|json|yaml" }
+// outputFlag is the -o flag of one command: it accepts only the formats that command prints,
+// so that -o wide on a command without a wide table is a usage error rather than another
+// format printed silently.
+type outputFlag struct {
+	format  *outputFormat
+	allowed []outputFormat
+}
 
-func (o *outputFormat) Set(s string) error {
-	switch f := outputFormat(s); f {
-	case formatTable, formatJSON, formatYAML, formatWide:
-		*o = f
+func (o outputFlag) String() string { return string(*o.format) }
+
+func (o outputFlag) Type() string {
+	names := make([]string, len(o.allowed))
+	for i, f := range o.allowed {
+		names[i] = string(f)
+	}
+	return strings.Join(names, "|")
+}
+
+func (o outputFlag) Set(s string) error {
+	if f := outputFormat(s); slices.Contains(o.allowed, f) {
+		*o.format = f
 		return nil
 	}
-	return fmt.Errorf("unsupported output format %q: want table, wide, json or yaml", s)
+	names := make([]string, len(o.allowed))
+	for i, f := range o.allowed {
+		names[i] = string(f)
+	}
+	list := strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	if outputFormat(s) == formatWide {
+		return fmt.Errorf("unsupported output format %q: this command prints %s (only plan has a wide table)", s, list)
+	}
+	return fmt.Errorf("unsupported output format %q: want %s", s, list)
 }
 
 // timeFlag is --now; zero when not given.
@@ -88,9 +111,14 @@ func addInputFlags(fs *pflag.FlagSet, src *inputs) {
 	fs.BoolVar(&src.example, "example", false, "read the built-in example cluster instead of -f or stdin")
 }
 
-// addOutputFlag registers -o/--output on fs.
-func addOutputFlag(fs *pflag.FlagSet, format *outputFormat) {
-	fs.VarP(format, "output", "o", "output format: table, json or yaml (plan: wide, the table with every action on its own line)")
+// addOutputFlag registers -o/--output on fs, accepting the formats of allowed (the first is
+// the default, already in *format) and no other.
+func addOutputFlag(fs *pflag.FlagSet, format *outputFormat, allowed ...outputFormat) {
+	usage := "output format: table, json or yaml"
+	if slices.Contains(allowed, formatWide) {
+		usage = "output format: table, wide (the table with every action on its own line), json or yaml"
+	}
+	fs.VarP(outputFlag{format: format, allowed: allowed}, "output", "o", usage)
 }
 
 // namespaceFlags are -n/--namespace and -A/--all-namespaces.

@@ -47,7 +47,7 @@ is made over the whole snapshot either way.
 		addInputFlags(fs, &src)
 	}
 	fs.Var(&now, "now", "the instant readiness is judged at")
-	addOutputFlag(fs, &format)
+	addOutputFlag(fs, &format, formatTable, formatWide, formatJSON, formatYAML)
 	addNamespaceFlags(fs, &ns)
 	fs.IntVar(&burst, "burst", 0, "cap creates and deletes of each action list at `N` (0: no cap; the controller uses 250)")
 	strictness := addStrictFlags(fs)

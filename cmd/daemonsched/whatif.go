@@ -115,7 +115,7 @@ func newCommonFlags(fs *pflag.FlagSet, nowUsage string) *commonFlags {
 	c := &commonFlags{format: formatTable}
 	addInputFlags(fs, &c.src)
 	fs.Var(&c.now, "now", nowUsage)
-	addOutputFlag(fs, &c.format)
+	addOutputFlag(fs, &c.format, formatTable, formatJSON, formatYAML)
 	c.strict = addStrictFlags(fs)
 	c.reading = addReadFlags(fs)
 	return c
