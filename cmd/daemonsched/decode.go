@@ -262,9 +262,12 @@ func validate(in *manifest.Result, keep func(*appsv1.DaemonSet) bool, opts daemo
 	return problems
 }
 
-// warn writes the reading warnings, then the validation problems, one line each, at most
-// limit of them, then how many were left out.
+// warn writes what suggests the input is not what the user meant (suspicious: no nodes, pods
+// on nodes the input lacks), then the reading warnings and the validation problems, one line
+// each, at most limit of them, then how many were left out. Every command that reads a cluster
+// calls it once, so they all warn alike.
 func warn(w io.Writer, in *manifest.Result, problems problemList, limit int) {
+	warnSuspicious(w, in)
 	n, left := 0, in.WarningsLeftOut
 	line := func(s string) {
 		if n == limit {

@@ -149,7 +149,6 @@ suggestion.
 			renderExplainNodes(e.out, dss[0], nodes, plan, opts)
 			renderHints(e.out, dss, nodes, in.Snapshot.Nodes, in.Snapshot.Pods, plan)
 		}
-		warnSuspicious(e.stderr, in)
 		warn(e.stderr, in, problems, reading.limits.Warnings)
 		return nil
 	}

@@ -108,7 +108,6 @@ is made over the whole snapshot either way.
 		if err != nil {
 			return err
 		}
-		warnSuspicious(e.stderr, in)
 		warn(e.stderr, in, problems, reading.limits.Warnings)
 		return nil
 	}

@@ -17,8 +17,8 @@ func suspicious(in *manifest.Result) []string {
 	var out []string
 	s := in.Snapshot
 	if len(s.DaemonSets) > 0 && len(s.Nodes) == 0 {
-		out = append(out, fmt.Sprintf("the input has %d DaemonSet(s) but no nodes, so every DaemonSet should run nowhere; "+
-			"was it taken without nodes? (kubectl get nodes,pods,daemonsets,controllerrevisions -A -o yaml)", len(s.DaemonSets)))
+		out = append(out, fmt.Sprintf("the input has %s but no nodes, so no DaemonSet runs on any node of it; "+
+			"was it taken without nodes? (kubectl get nodes,pods,daemonsets,controllerrevisions -A -o yaml)", count(len(s.DaemonSets), "DaemonSet")))
 	}
 	nodes := make(map[string]bool, len(s.Nodes))
 	for _, n := range s.Nodes {
@@ -42,8 +42,12 @@ func suspicious(in *manifest.Result) []string {
 		if len(names) > 3 {
 			shown += fmt.Sprintf(" and %d more", len(names)-3)
 		}
-		out = append(out, fmt.Sprintf("%d pod(s) are bound to %d node(s) the input does not hold (%s); the plan acts only on the nodes "+
-			"it holds: was the dump taken of some nodes only?", pods, len(missing), shown))
+		verb := "are"
+		if pods == 1 {
+			verb = "is"
+		}
+		out = append(out, fmt.Sprintf("%s %s bound to %s the input does not hold (%s); the plan acts only on the nodes "+
+			"it holds: was the dump taken of some nodes only?", count(pods, "pod"), verb, count(len(missing), "node"), shown))
 	}
 	return out
 }
