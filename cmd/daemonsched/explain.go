@@ -84,6 +84,11 @@ suggestion.
 		if err != nil {
 			return err
 		}
+		if podName == "" && dsName == "" {
+			if err := ns.present(in.Snapshot.DaemonSets); err != nil {
+				return err
+			}
+		}
 		if podName != "" {
 			var header io.Writer = e.out
 			if format != formatTable {

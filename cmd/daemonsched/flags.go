@@ -4,11 +4,13 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
+	appsv1 "k8s.io/api/apps/v1"
 )
 
 // fileList is the repeatable -f flag.
@@ -138,6 +140,31 @@ func (n namespaceFlags) check() error {
 		return usagef("-n/--namespace and -A/--all-namespaces cannot be combined")
 	}
 	return nil
+}
+
+// present refuses a -n namespace that holds none of the DaemonSets dss, when other namespaces
+// hold some: "No DaemonSets in the input" would be false, and a misspelled namespace would
+// look like an empty one. The error lists the namespaces that have DaemonSets, with the one
+// meant.
+func (n namespaceFlags) present(dss []*appsv1.DaemonSet) error {
+	if n.namespace == "" || len(dss) == 0 || slices.ContainsFunc(dss, func(ds *appsv1.DaemonSet) bool { return ds.Namespace == n.namespace }) {
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, ds := range dss {
+		seen[ds.Namespace] = true
+	}
+	names := slices.Sorted(maps.Keys(seen))
+	quoted := make([]string, len(names))
+	for i, ns := range names {
+		quoted[i] = q(ns)
+	}
+	where := "namespace "
+	if len(names) > 1 {
+		where = "namespaces "
+	}
+	return fmt.Errorf("no DaemonSets in namespace %s (-n): the input has %s, in %s%s", q(n.namespace),
+		count(len(dss), "DaemonSet"), where+strings.Join(quoted, ", "), didYouMean(n.namespace, names))
 }
 
 // keep says whether a DaemonSet of namespace ns is shown.

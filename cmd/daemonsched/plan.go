@@ -69,6 +69,9 @@ is made over the whole snapshot either way.
 		if err != nil {
 			return err
 		}
+		if err := ns.present(in.Snapshot.DaemonSets); err != nil {
+			return err
+		}
 		opts := daemonset.Options{Now: now.t, BurstLimit: burst, Workers: runtime.GOMAXPROCS(0)}
 		if opts.Now.IsZero() {
 			opts.Now = manifest.Latest(in.Snapshot)
