@@ -49,6 +49,11 @@ const (
 	// same namespace and name that controls pods in the input, so that a manifest read with a
 	// dump of its cluster owns the pods it owns there (D-5, [DefaultUID]).
 	WarningAdoptedUID WarningReason = "AdoptedUID"
+	// WarningAppliedNew: a DaemonSet of an [Input.Apply] input that no other input holds was
+	// added as a new DaemonSet (D-14), which is what kubectl apply would do, but is more often a
+	// manifest without metadata.namespace (so in "default") or with a misspelt name. The
+	// message names the closest DaemonSet the other inputs hold, if any.
+	WarningAppliedNew WarningReason = "AppliedNew"
 )
 
 // Warning is something Read did with the input that the caller may want to know about. One
