@@ -131,7 +131,7 @@ suggestion.
 			for _, ds := range in.Snapshot.DaemonSets {
 				names = append(names, ds.Namespace+"/"+ds.Name)
 			}
-			return fmt.Errorf("DaemonSet %q not found in the input%s", dsNamespace+"/"+dsShort, didYouMean(dsNamespace+"/"+dsShort, names))
+			return fmt.Errorf("DaemonSet %q not found in the input%s", dsNamespace+"/"+dsShort, didYouMeanKey(dsNamespace, dsShort, names))
 		}
 		problems, err := mode.admit(in, keep, opts)
 		if err != nil {
@@ -184,7 +184,7 @@ func podTarget(w io.Writer, in *manifest.Result, namespace, name string) (string
 		}
 		names = append(names, p.Namespace+"/"+p.Name)
 	}
-	return "", "", fmt.Errorf("pod %q not found in the input%s", namespace+"/"+name, didYouMean(namespace+"/"+name, names))
+	return "", "", fmt.Errorf("pod %q not found in the input%s", namespace+"/"+name, didYouMeanKey(namespace, name, names))
 }
 
 // didYouMean returns "; did you mean X?" when name is a typo of one of names, or "".
@@ -193,6 +193,23 @@ func didYouMean(name string, names []string) string {
 		return fmt.Sprintf("; did you mean %s?", printable.Quote(s))
 	}
 	return ""
+}
+
+// didYouMeanKey returns "; did you mean NS/NAME?" for an object namespace/name not found among
+// keys (each "NS/NAME"): the objects of that name in other namespaces first (a name given
+// without its namespace is read in -n's or "default"), else the key it is a typo of; "".
+func didYouMeanKey(namespace, name string, keys []string) string {
+	var same []string
+	for _, k := range keys {
+		if ns, n, _ := strings.Cut(k, "/"); n == name && ns != namespace {
+			same = append(same, printable.Quote(k))
+		}
+	}
+	if len(same) > 0 {
+		slices.Sort(same)
+		return "; did you mean " + strings.Join(same, " or ") + "?"
+	}
+	return didYouMean(namespace+"/"+name, keys)
 }
 
 func nodeNames(in *manifest.Result) []string {
