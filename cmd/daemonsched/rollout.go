@@ -227,22 +227,22 @@ func renderData(w io.Writer, format outputFormat, v any) error {
 	return err
 }
 
-// startupFlag is --startup: DURATION or MIN-MAX.
-type startupFlag struct{ d rollout.Distribution }
+// delayFlag is --startup and --termination: DURATION or MIN-MAX.
+type delayFlag struct{ d rollout.Distribution }
 
-func (f *startupFlag) String() string {
+func (f *delayFlag) String() string {
 	if f.d.Min == f.d.Max {
 		return f.d.Min.String()
 	}
 	return f.d.Min.String() + "-" + f.d.Max.String()
 }
 
-func (f *startupFlag) Type() string { return "DURATION" }
+func (f *delayFlag) Type() string { return "DURATION" }
 
-func (f *startupFlag) Set(s string) error {
+func (f *delayFlag) Set(s string) error {
 	lo, hi, ranged := strings.Cut(s, "-")
 	if lo == "" && ranged {
-		return fmt.Errorf("a start-up delay must not be negative: %q", s)
+		return fmt.Errorf("a delay must not be negative: %q", s)
 	}
 	a, err := time.ParseDuration(lo)
 	if err != nil {
@@ -263,17 +263,22 @@ func (f *startupFlag) Set(s string) error {
 
 func newForecastCommand(e *env) *cobra.Command {
 	var (
-		src      inputs
-		now      timeFlag
-		format   = formatTable
-		startup  = startupFlag{d: rollout.Distribution{Min: 20 * time.Second, Max: 40 * time.Second}}
-		template string
+		src     inputs
+		now     timeFlag
+		format  = formatTable
+		startup = delayFlag{d: rollout.Distribution{Min: 20 * time.Second, Max: 40 * time.Second}}
+		// Deleted pods go at once unless told otherwise: the simulation cannot know how long
+		// a daemon takes to stop, and the header says what was assumed.
+		termination delayFlag
+		template    string
 	)
 	cmd := &cobra.Command{
 		Use:   "forecast",
 		Short: "Simulate a rollout and print its syncs and duration",
 		Long: `forecast simulates the rollout (of --template, or the one under way) and prints its syncs and
-duration.
+duration. A new pod becomes ready after --startup (default 20s-40s, drawn with --seed); a
+deleted pod is gone after --termination (default 0s: at once), capped at its grace period.
+The header of each DaemonSet says both.
 
 ` + inputHelp,
 		Args: noArgs,
@@ -283,6 +288,7 @@ duration.
 	fs.Var(&now, "now", "the instant the forecast starts (`RFC3339`)")
 	addOutputFlag(fs, &format, formatTable, formatJSON, formatYAML)
 	fs.Var(&startup, "startup", "a new pod's start-up delay, `DURATION` or MIN-MAX (default 20s-40s)")
+	fs.Var(&termination, "termination", "a deleted pod's delay before it is gone, `DURATION` or MIN-MAX, at most its grace period (default 0s: at once)")
 	fs.StringVar(&template, "template", "", "the DaemonSet after the change (`FILE`); without it, the rollout under way")
 	dsName := fs.String("daemonset", "", "forecast only this DaemonSet (`NAMESPACE/NAME`)")
 	seed := fs.Uint64("seed", 1, "seed of the start-up delays (`N`)")
@@ -313,7 +319,7 @@ duration.
 				return err
 			}
 			r, err := rollout.Forecast(in.Snapshot, ds, rollout.ForecastOptions{Now: at, Seed: *seed,
-				Kubelet: rollout.Kubelet{Startup: startup.d}, Workers: runtime.GOMAXPROCS(0)})
+				Kubelet: rollout.Kubelet{Startup: startup.d, Termination: termination.d}, Workers: runtime.GOMAXPROCS(0)})
 			if err != nil {
 				// The warnings first: an invalid DaemonSet planned as stored may be why.
 				warn(stderr, in, l.problems, reading.limits.Warnings)
@@ -323,12 +329,13 @@ duration.
 		}
 		switch format {
 		case formatJSON, formatYAML:
-			if err := renderData(stdout, format, map[string]any{"now": formatNow(at), "startup": startup.String(), "daemonSets": results}); err != nil {
+			if err := renderData(stdout, format, map[string]any{"now": formatNow(at), "startup": startup.String(), "termination": termination.String(), "daemonSets": results}); err != nil {
 				return err
 			}
 		default:
 			for _, r := range results {
-				fmt.Fprintf(stdout, "%s/%s to revision %s, start-up %s:\n", printable.Quote(r.Namespace), printable.Quote(r.Name), r.RevisionHash, startup.String())
+				fmt.Fprintf(stdout, "%s/%s to revision %s, start-up %s, termination %s:\n", printable.Quote(r.Namespace), printable.Quote(r.Name), r.RevisionHash,
+					startup.String(), terminationText(termination))
 				tw := newTabWriter(stdout)
 				fmt.Fprintln(tw, "  AFTER\tCREATE\tDELETE\tREPLACED\tUP-TO-DATE\tAVAILABLE")
 				for i, s := range r.Steps {
@@ -351,6 +358,15 @@ duration.
 		return nil
 	}
 	return cmd
+}
+
+// terminationText is --termination as the forecast's header says it: its value, and that
+// deleted pods go at once when it is 0 (the default), so the assumption is never silent.
+func terminationText(f delayFlag) string {
+	if f.d.Max == 0 {
+		return "0s (deleted pods go at once; --termination)"
+	}
+	return f.String()
 }
 
 // settles refuses to forecast a DaemonSet (one planned as stored, --lenient) whose valid
