@@ -62,6 +62,16 @@ func TestReadErrorsAreOneLine(t *testing.T) {
 			input: "# nothing\n---\n",
 			want:  "in.yaml: no objects",
 		},
+		{
+			name:  "a misspelt cluster-scoped kind is named without a namespace",
+			input: "apiVersion: v1\nkind: node\nmetadata: {name: cp-1}\n",
+			want:  `in.yaml: document 1: node cp-1: kind: unknown kind "node": did you mean Node?`,
+		},
+		{
+			name:  "a misspelt namespaced kind is named in default",
+			input: "apiVersion: v1\nkind: Pdo\nmetadata: {name: p}\n",
+			want:  `in.yaml: document 1: Pdo default/p: kind: unknown kind "Pdo": did you mean Pod?`,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

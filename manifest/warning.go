@@ -116,7 +116,17 @@ func identity(kind, namespace, name string) string {
 // shownNamespace is the namespace messages give an object: a namespaced object without one is
 // in "default" (D-5) when that default applies.
 func shownNamespace(kind, namespace string, opts Options) string {
-	if namespace == "" && namespaced(kind) && opts.applies(DefaultNamespace) {
+	if namespace != "" || !opts.applies(DefaultNamespace) {
+		return namespace
+	}
+	if _, known := kinds[kind]; !known {
+		// A typo of a cluster-scoped kind (kind: node) is named as that kind would be: "node
+		// cp-1", not "node default/cp-1".
+		if k := misspelledKind(kind, ""); k != "" {
+			kind = k
+		}
+	}
+	if namespaced(kind) {
 		return metav1.NamespaceDefault
 	}
 	return namespace
