@@ -10,6 +10,7 @@ import (
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/selector"
+	"github.com/daemonsched/daemonsched/taints"
 )
 
 // NodeTemplate describes a node before it exists, as a Karpenter NodePool or a
@@ -26,7 +27,7 @@ type NodeTemplate struct {
 	// Lt, as in node affinity); several on one key all hold. A requirement on a key of Labels
 	// must hold for its value.
 	Requirements []v1.NodeSelectorRequirement `json:"requirements,omitempty"`
-	// Taints are the node's taints.
+	// Taints are the node's taints, validated as a node's (taints.ValidateNodeTaints).
 	Taints []v1.Taint `json:"taints,omitempty"`
 }
 
@@ -92,10 +93,14 @@ type Template struct {
 
 // CompileTemplate checks t and compiles it. A malformed template (an invalid label key or
 // value, an invalid requirement, a requirement that contradicts a label of t, requirements on
-// one key that no value or absence satisfies) gives field errors rooted at fldPath and a nil
-// Template. t is not modified nor kept.
+// one key that no value or absence satisfies, a taint API validation would refuse on a node:
+// [taints.ValidateNodeTaints]) gives field errors rooted at fldPath and a nil Template. t is
+// not modified nor kept.
 func CompileTemplate(t *NodeTemplate, fldPath *field.Path) (*Template, field.ErrorList) {
 	errs := selector.ValidateLabels(t.Labels, fldPath.Child("labels"))
+	// A taint with a misspelt effect (NoSchedul) would otherwise be silently ignored (TAINT-6),
+	// and the template would run pods its nodes refuse.
+	errs = append(errs, taints.ValidateNodeTaints(t.Taints, fldPath.Child("taints"))...)
 	reqs := map[string][]selector.Requirement{}
 	reqPath := fldPath.Child("requirements")
 	for i, r := range t.Requirements {

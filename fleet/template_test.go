@@ -7,13 +7,17 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/daemonsched/daemonsched/fleet"
 	"github.com/daemonsched/daemonsched/selector"
+	"github.com/daemonsched/daemonsched/taints"
 )
 
 // tmplAdmission is an Admission whose RuntimeClass "pinned" schedules on one zone, so that the
@@ -66,10 +70,22 @@ func tmplRandomTemplate(r *rand.Rand) *fleet.NodeTemplate {
 		t.Name = setPick(r, []string{"node-000001", "node-000002", "node-000003"})
 	}
 	for range r.IntN(3) {
-		t.Taints = append(t.Taints, setPick(r, setTaintMenu))
+		// A node's taints are unique by key and effect (VAL-21): a template repeating one is
+		// refused, so draw distinct ones.
+		taint := setPick(r, tmplTaintMenu)
+		if !slices.ContainsFunc(t.Taints, func(o v1.Taint) bool { return o.Key == taint.Key && o.Effect == taint.Effect }) {
+			t.Taints = append(t.Taints, taint)
+		}
 	}
 	return t
 }
+
+// tmplTaintMenu is setTaintMenu without the taints API validation refuses (an empty or unknown
+// effect), which CompileTemplate refuses as a node's (VAL-21) while the planner ignores them on
+// a node (TAINT-6).
+var tmplTaintMenu = slices.DeleteFunc(slices.Clone(setTaintMenu), func(t v1.Taint) bool {
+	return len(taints.ValidateNodeTaints([]v1.Taint{t}, nil)) > 0
+})
 
 // tmplMenu returns, for key, every value that can tell two requirements apart: the values the
 // DaemonSets and the template name, integers at and beside every bound in several spellings,
@@ -166,7 +182,8 @@ func TestTemplateAgreesWithConcreteNodes(t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 2))
 	adm := tmplAdmission(t)
 	checked, depends := 0, 0
-	for range 250 {
+	// 275 rounds: drawing only valid, distinct taints left 250 short of 80 Depends answers.
+	for range 275 {
 		dss := tmplRandomSet(t, r, 12)
 		set, _ := fleet.Compile(dss, setNow)
 		w := set.WhatIf(fleet.Config{Admission: adm})
@@ -293,5 +310,50 @@ func TestTemplateRangeBoundedPastMaxCombinations(t *testing.T) {
 	lo, hi := d.Requests.Min[v1.ResourceCPU], d.Requests.Max[v1.ResourceCPU]
 	if d.Verdicts[0].Answer != fleet.Depends || d.Requests.Exact || lo.MilliValue() != 0 || hi.MilliValue() != 1000 {
 		t.Fatalf("verdict %v, range %s..%s exact %v; want Depends, 0..1 bounded", d.Verdicts[0], lo.String(), hi.String(), d.Requests.Exact)
+	}
+}
+
+// A template's taints are validated as a node's are (VAL-21): a misspelt or missing effect and
+// a missing key would otherwise be ignored, and the template would run pods its nodes refuse.
+func TestCompileTemplateRejectsInvalidTaints(t *testing.T) {
+	tests := []struct {
+		name     string
+		taints   []v1.Taint
+		wantErrs field.ErrorList
+	}{
+		{
+			name:     "misspelt effect is unsupported",
+			taints:   []v1.Taint{{Key: "gpu", Effect: "NoSchedul"}},
+			wantErrs: field.ErrorList{field.NotSupported(field.NewPath("taints").Index(0).Child("effect"), v1.TaintEffect("NoSchedul"), []v1.TaintEffect(nil))},
+		},
+		{
+			name:     "missing effect is required",
+			taints:   []v1.Taint{{Key: "gpu"}},
+			wantErrs: field.ErrorList{field.Required(field.NewPath("taints").Index(0).Child("effect"), "")},
+		},
+		{
+			name:   "missing key is invalid for being empty and for its syntax, as on a node",
+			taints: []v1.Taint{{Effect: v1.TaintEffectNoSchedule}},
+			wantErrs: field.ErrorList{
+				field.Invalid(field.NewPath("taints").Index(0).Child("key"), "", ""),
+				field.Invalid(field.NewPath("taints").Index(0).Child("key"), "", ""),
+			},
+		},
+		{
+			name:   "valid taints compile",
+			taints: []v1.Taint{{Key: "gpu", Value: "true", Effect: v1.TaintEffectNoSchedule}, {Key: "gpu", Effect: v1.TaintEffectNoExecute}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tpl := &fleet.NodeTemplate{Taints: tt.taints}
+			before := &fleet.NodeTemplate{Taints: slices.Clone(tt.taints)}
+			got, errs := fleet.CompileTemplate(tpl, nil)
+			field.ErrorMatcher{}.ByType().ByField().ByValue().Test(t, tt.wantErrs, errs)
+			require.Equal(t, len(tt.wantErrs) == 0, got != nil)
+			if diff := cmp.Diff(before, tpl); diff != "" {
+				t.Errorf("CompileTemplate() mutated its input (-before +after):\n%s", diff)
+			}
+		})
 	}
 }

@@ -1,8 +1,10 @@
 package manifest
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/daemonsched/daemonsched/internal/printable"
@@ -37,6 +39,11 @@ func (in *collector) overlay() error {
 	for _, a := range in.applied {
 		i, ok := live[[2]string{a.obj.Namespace, a.obj.Name}]
 		if !ok {
+			in.newApplied = append(in.newApplied, Warning{
+				Reason: WarningAppliedNew, Source: a.src, APIVersion: a.obj.APIVersion, Kind: "DaemonSet",
+				Namespace: a.obj.Namespace, Name: a.obj.Name,
+				Message: "not in the input; planned as new" + closestLive(a.obj, slices.Collect(maps.Keys(live))),
+			})
 			in.daemonSets = append(in.daemonSets, located[*appsv1.DaemonSet]{created(a.obj), a.src})
 			continue
 		}
@@ -101,4 +108,23 @@ func mergeStrings(a, b map[string]string) map[string]string {
 	maps.Copy(out, a)
 	maps.Copy(out, b)
 	return out
+}
+
+// closestLive returns " (NAMESPACE/NAME exists)" for the DaemonSet of live that an applied one
+// most likely means: the one of the same name in another namespace (a manifest without
+// metadata.namespace lands in "default"), else the one whose namespace/name is a typo of its
+// own; "" when there is none.
+func closestLive(applied *appsv1.DaemonSet, live [][2]string) string {
+	slices.SortFunc(live, func(a, b [2]string) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
+	names := make([]string, len(live))
+	for i, k := range live {
+		if k[1] == applied.Name {
+			return " (" + printable.Quote(k[0]) + "/" + printable.Quote(k[1]) + " exists)"
+		}
+		names[i] = k[0] + "/" + k[1]
+	}
+	if s := closest(applied.Namespace+"/"+applied.Name, names); s != "" {
+		return " (" + printable.Quote(s) + " exists)"
+	}
+	return ""
 }

@@ -133,3 +133,36 @@ func TestApplyRefusals(t *testing.T) {
 	_, err = read(strings.Replace(liveAgent, "live-uid", "other-uid", 1))
 	require.ErrorContains(t, err, "metadata.uid: other-uid is not the uid of the DaemonSet it is applied over (live-uid)")
 }
+
+// An applied DaemonSet no other input holds is added as new, as kubectl apply would create it,
+// with a warning naming the DaemonSet it most likely means: a manifest without a namespace
+// lands in "default", and a misspelt name is another DaemonSet.
+func TestApplyNewDaemonSetIsWarnedAbout(t *testing.T) {
+	t.Parallel()
+	applied := func(meta string) string {
+		return "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: " + meta + "\nspec:\n  selector: {matchLabels: {app: agent}}\n" +
+			"  template:\n    metadata: {labels: {app: agent}}\n    spec: {containers: [{name: agent, image: agent:2}]}\n"
+	}
+	tests := []struct {
+		name, meta  string
+		wantMessage string
+	}{
+		{name: "no namespace names the same name elsewhere", meta: "{name: agent, uid: u}", wantMessage: "not in the input; planned as new (kube-system/agent exists)"},
+		{name: "a misspelt name names the name meant", meta: "{name: agnet, namespace: kube-system, uid: u}", wantMessage: "not in the input; planned as new (kube-system/agent exists)"},
+		{name: "a new name far from any is only said to be new", meta: "{name: node-exporter, namespace: monitoring, uid: u}", wantMessage: "not in the input; planned as new"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := manifest.ReadInputs([]manifest.Input{
+				{Name: "live.yaml", Data: []byte(liveAgent)},
+				{Name: "applied.yaml", Data: []byte(applied(tt.meta)), Apply: true},
+			}, manifest.Options{})
+			require.NoError(t, err)
+			require.Len(t, got.Snapshot.DaemonSets, 2, "the live DaemonSet and the new one")
+			require.Len(t, got.Warnings, 1)
+			require.Equal(t, manifest.WarningAppliedNew, got.Warnings[0].Reason)
+			require.Equal(t, tt.wantMessage, got.Warnings[0].Message)
+		})
+	}
+}

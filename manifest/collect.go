@@ -32,10 +32,11 @@ type collector struct {
 	revisions  []located[*appsv1.ControllerRevision]
 	admission  admissionCollector
 
-	skipped []Warning // one per apiVersion and kind
-	unknown []Warning // one per kind and field pattern
-	invalid []Warning // objects read from the API server that it would now reject
-	uids    []Warning
+	skipped    []Warning // one per apiVersion and kind
+	unknown    []Warning // one per kind and field pattern
+	invalid    []Warning // objects read from the API server that it would now reject
+	uids       []Warning
+	newApplied []Warning // Apply DaemonSets the other inputs do not hold
 
 	applying  bool                         // the input being read is an Apply input
 	applied   []located[*appsv1.DaemonSet] // the DaemonSets of Apply inputs, in input order
@@ -262,7 +263,7 @@ func (in *collector) result() *Result {
 		},
 	}
 	r.Admission = in.admission.result()
-	for _, ws := range [][]Warning{in.skipped, in.unknown, in.invalid, in.uids} {
+	for _, ws := range [][]Warning{in.skipped, in.unknown, in.invalid, in.uids, in.newApplied} {
 		keep := min(len(ws), in.opts.Limits.Warnings-len(r.Warnings))
 		r.Warnings = append(r.Warnings, ws[:keep]...)
 		r.WarningsLeftOut += len(ws) - keep

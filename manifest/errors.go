@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	kjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
 )
 
 // jsonSyntaxError reports where a document that is not valid JSON goes wrong, or nil.
@@ -122,4 +124,34 @@ var yamlParserErrors = []string{
 	": did not find expected '-' indicator",
 	": did not find expected ',' or ']'",
 	": did not find expected ',' or '}'",
+}
+
+// DecodeStrict decodes data, one YAML or JSON document that is not a Kubernetes object (a node
+// template, say), into obj as strictly as a hand-written manifest is read: a field obj's type
+// does not have is an error naming its path and, when it is a typo, the field meant
+// ("lables: unknown field (did you mean labels?)"); so are a value of the wrong type, a key
+// given twice and a syntax error (with its line). Every unknown field is named, sorted by
+// path, the errors joined by "; ". An empty document (nothing but comments) leaves obj as it
+// was and returns empty true, for the caller to refuse as Read refuses an empty input.
+func DecodeStrict(data []byte, obj any) (empty bool, err error) {
+	js, err := yaml.YAMLToJSONStrict(data)
+	if err != nil {
+		return false, errors.New(yamlError(err, 1))
+	}
+	if bytes.Equal(bytes.TrimSpace(js), []byte("null")) {
+		return true, nil
+	}
+	unknown, err := decodeStrict(js, obj)
+	if err != nil {
+		return false, err
+	}
+	if len(unknown) == 0 {
+		return false, nil
+	}
+	msgs := make([]string, len(unknown))
+	for i, p := range unknown {
+		msgs[i] = p + ": unknown field" + fieldSuggestion(reflect.TypeOf(obj), p)
+	}
+	slices.Sort(msgs)
+	return false, errors.New(strings.Join(msgs, "; "))
 }

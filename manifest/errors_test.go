@@ -62,6 +62,16 @@ func TestReadErrorsAreOneLine(t *testing.T) {
 			input: "# nothing\n---\n",
 			want:  "in.yaml: no objects",
 		},
+		{
+			name:  "a misspelt cluster-scoped kind is named without a namespace",
+			input: "apiVersion: v1\nkind: node\nmetadata: {name: cp-1}\n",
+			want:  `in.yaml: document 1: node cp-1: kind: unknown kind "node": did you mean Node?`,
+		},
+		{
+			name:  "a misspelt namespaced kind is named in default",
+			input: "apiVersion: v1\nkind: Pdo\nmetadata: {name: p}\n",
+			want:  `in.yaml: document 1: Pdo default/p: kind: unknown kind "Pdo": did you mean Pod?`,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -108,4 +118,44 @@ func TestYAMLKeyGivenTwiceIsAnError(t *testing.T) {
 	js, err := utilyaml.ToJSON([]byte(input))
 	require.NoError(t, err)
 	require.JSONEq(t, `{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "b"}}`, string(js))
+}
+
+// A file beside the input that is not a Kubernetes object is read as strictly as a hand-written
+// manifest, and its errors read alike: the unknown field's path and the field meant.
+func TestDecodeStrict(t *testing.T) {
+	t.Parallel()
+	type inner struct {
+		Effect string `json:"effect"`
+	}
+	type doc struct {
+		Labels map[string]string `json:"labels"`
+		Taints []inner           `json:"taints"`
+	}
+	tests := []struct {
+		name, input string
+		wantEmpty   bool
+		wantErr     string
+	}{
+		{name: "a valid document", input: "labels: {a: b}\ntaints: [{effect: NoSchedule}]\n"},
+		{name: "an unknown field with the field meant", input: "lables: {a: b}\n", wantErr: "lables: unknown field (did you mean labels?)"},
+		{name: "an unknown field in a list item", input: "taints: [{efect: NoSchedule}]\n", wantErr: "taints[0].efect: unknown field (did you mean effect?)"},
+		{name: "every unknown field", input: "lables: {}\nfoo: 1\n", wantErr: "foo: unknown field; lables: unknown field (did you mean labels?)"},
+		{name: "a key given twice", input: "labels: {}\nlabels: {}\n", wantErr: `line 2: key "labels" already set in map`},
+		{name: "a value of the wrong type", input: "taints: {}\n", wantErr: "taints: cannot unmarshal object into []manifest_test.inner"},
+		{name: "an empty document", input: "", wantEmpty: true},
+		{name: "comments only", input: "# nothing\n", wantEmpty: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var d doc
+			empty, err := manifest.DecodeStrict([]byte(tt.input), &d)
+			if tt.wantErr != "" {
+				require.EqualError(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tt.wantEmpty, empty)
+		})
+	}
 }

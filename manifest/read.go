@@ -79,7 +79,8 @@ type Result struct {
 	// Admission); the plan does not read them.
 	Admission Admission
 	// Warnings are sorted by reason (skipped kinds, unknown fields, invalid objects, derived
-	// uids), then in input order; at most [Limits.Warnings] of them.
+	// uids, applied DaemonSets added as new), then in input order; at most [Limits.Warnings]
+	// of them.
 	Warnings []Warning
 	// WarningsLeftOut counts the distinct warnings left out of Warnings by [Limits.Warnings].
 	WarningsLeftOut int

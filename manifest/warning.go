@@ -49,6 +49,11 @@ const (
 	// same namespace and name that controls pods in the input, so that a manifest read with a
 	// dump of its cluster owns the pods it owns there (D-5, [DefaultUID]).
 	WarningAdoptedUID WarningReason = "AdoptedUID"
+	// WarningAppliedNew: a DaemonSet of an [Input.Apply] input that no other input holds was
+	// added as a new DaemonSet (D-14), which is what kubectl apply would do, but is more often a
+	// manifest without metadata.namespace (so in "default") or with a misspelt name. The
+	// message names the closest DaemonSet the other inputs hold, if any.
+	WarningAppliedNew WarningReason = "AppliedNew"
 )
 
 // Warning is something Read did with the input that the caller may want to know about. One
@@ -111,7 +116,17 @@ func identity(kind, namespace, name string) string {
 // shownNamespace is the namespace messages give an object: a namespaced object without one is
 // in "default" (D-5) when that default applies.
 func shownNamespace(kind, namespace string, opts Options) string {
-	if namespace == "" && namespaced(kind) && opts.applies(DefaultNamespace) {
+	if namespace != "" || !opts.applies(DefaultNamespace) {
+		return namespace
+	}
+	if _, known := kinds[kind]; !known {
+		// A typo of a cluster-scoped kind (kind: node) is named as that kind would be: "node
+		// cp-1", not "node default/cp-1".
+		if k := misspelledKind(kind, ""); k != "" {
+			kind = k
+		}
+	}
+	if namespaced(kind) {
 		return metav1.NamespaceDefault
 	}
 	return namespace

@@ -78,6 +78,34 @@ func expand(paths []string, recursive bool) ([]string, error) {
 	return out, nil
 }
 
+// givenOnce refuses a file named twice by one flag (-f a.yaml -f ./a.yaml, or a directory and
+// a file in it): read twice, every object of it would be a duplicate, and the error would name
+// the first object rather than the command line. Paths that cannot be read are left to the
+// reader's error; stdin is checked by load.
+func givenOnce(flag string, paths []string) error {
+	seen := make([]os.FileInfo, 0, len(paths))
+	names := make([]string, 0, len(paths))
+	for _, p := range paths {
+		if p == "-" || p == "/dev/stdin" {
+			continue
+		}
+		st, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		for i, prev := range seen {
+			if os.SameFile(prev, st) {
+				if names[i] == p {
+					return usagef("%s %s: the file is given twice; each file is read once", flag, p)
+				}
+				return usagef("%s %s: the file is given twice (also as %s); each file is read once", flag, p, names[i])
+			}
+		}
+		seen, names = append(seen, st), append(names, p)
+	}
+	return nil
+}
+
 // errNoInput is a command line that names no input while stdin is a terminal.
 var errNoInput = errors.New("no input: give -f FILE, pipe a dump on stdin, or --example for the built-in example cluster")
 
@@ -108,6 +136,14 @@ func load(in inputs, stdin io.Reader, stderr io.Writer, opts manifest.Options) (
 	applied, err := expand(in.apply, in.recursive)
 	if err != nil {
 		return nil, err
+	}
+	for _, list := range []struct {
+		flag  string
+		paths []string
+	}{{"-f", main}, {"--apply", applied}} {
+		if err := givenOnce(list.flag, list.paths); err != nil {
+			return nil, err
+		}
 	}
 	files := slices.Concat(main, applied)
 	if i := slices.IndexFunc(files, isStdin); i >= 0 && slices.ContainsFunc(files[i+1:], isStdin) {
@@ -262,9 +298,12 @@ func validate(in *manifest.Result, keep func(*appsv1.DaemonSet) bool, opts daemo
 	return problems
 }
 
-// warn writes the reading warnings, then the validation problems, one line each, at most
-// limit of them, then how many were left out.
+// warn writes what suggests the input is not what the user meant (suspicious: no nodes, pods
+// on nodes the input lacks), then the reading warnings and the validation problems, one line
+// each, at most limit of them, then how many were left out. Every command that reads a cluster
+// calls it once, so they all warn alike.
 func warn(w io.Writer, in *manifest.Result, problems problemList, limit int) {
+	warnSuspicious(w, in)
 	n, left := 0, in.WarningsLeftOut
 	line := func(s string) {
 		if n == limit {

@@ -59,7 +59,7 @@ suggestion.
 	fs.StringVar(&dsName, "daemonset", "", "explain only this DaemonSet (NAME or NAMESPACE/NAME)")
 	fs.StringVar(&podName, "pod", "", "explain the DaemonSet pod NAME or NAMESPACE/NAME on its node: why it stays or is deleted")
 	addNamespaceFlags(fs, &ns)
-	addOutputFlag(fs, &format)
+	addOutputFlag(fs, &format, formatTable, formatJSON, formatYAML)
 	strictness := addStrictFlags(fs)
 	reading := addReadFlags(fs)
 	cmd.RunE = func(*cobra.Command, []string) error {
@@ -83,6 +83,11 @@ suggestion.
 		in, err := load(src, e.stdin, e.stderr, lean(reading.options(mode, runtime.GOMAXPROCS(0))))
 		if err != nil {
 			return err
+		}
+		if podName == "" && dsName == "" {
+			if err := ns.present(in.Snapshot.DaemonSets); err != nil {
+				return err
+			}
 		}
 		if podName != "" {
 			var header io.Writer = e.out
@@ -126,7 +131,7 @@ suggestion.
 			for _, ds := range in.Snapshot.DaemonSets {
 				names = append(names, ds.Namespace+"/"+ds.Name)
 			}
-			return fmt.Errorf("DaemonSet %q not found in the input%s", dsNamespace+"/"+dsShort, didYouMean(dsNamespace+"/"+dsShort, names))
+			return fmt.Errorf("DaemonSet %q not found in the input%s", dsNamespace+"/"+dsShort, didYouMeanKey(dsNamespace, dsShort, names))
 		}
 		problems, err := mode.admit(in, keep, opts)
 		if err != nil {
@@ -149,7 +154,6 @@ suggestion.
 			renderExplainNodes(e.out, dss[0], nodes, plan, opts)
 			renderHints(e.out, dss, nodes, in.Snapshot.Nodes, in.Snapshot.Pods, plan)
 		}
-		warnSuspicious(e.stderr, in)
 		warn(e.stderr, in, problems, reading.limits.Warnings)
 		return nil
 	}
@@ -180,7 +184,7 @@ func podTarget(w io.Writer, in *manifest.Result, namespace, name string) (string
 		}
 		names = append(names, p.Namespace+"/"+p.Name)
 	}
-	return "", "", fmt.Errorf("pod %q not found in the input%s", namespace+"/"+name, didYouMean(namespace+"/"+name, names))
+	return "", "", fmt.Errorf("pod %q not found in the input%s", namespace+"/"+name, didYouMeanKey(namespace, name, names))
 }
 
 // didYouMean returns "; did you mean X?" when name is a typo of one of names, or "".
@@ -189,6 +193,23 @@ func didYouMean(name string, names []string) string {
 		return fmt.Sprintf("; did you mean %s?", printable.Quote(s))
 	}
 	return ""
+}
+
+// didYouMeanKey returns "; did you mean NS/NAME?" for an object namespace/name not found among
+// keys (each "NS/NAME"): the objects of that name in other namespaces first (a name given
+// without its namespace is read in -n's or "default"), else the key it is a typo of; "".
+func didYouMeanKey(namespace, name string, keys []string) string {
+	var same []string
+	for _, k := range keys {
+		if ns, n, _ := strings.Cut(k, "/"); n == name && ns != namespace {
+			same = append(same, printable.Quote(k))
+		}
+	}
+	if len(same) > 0 {
+		slices.Sort(same)
+		return "; did you mean " + strings.Join(same, " or ") + "?"
+	}
+	return didYouMean(namespace+"/"+name, keys)
 }
 
 func nodeNames(in *manifest.Result) []string {

@@ -4,10 +4,13 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
+	appsv1 "k8s.io/api/apps/v1"
 )
 
 // fileList is the repeatable -f flag.
@@ -24,7 +27,7 @@ func (f *fileList) Set(s string) error {
 	return nil
 }
 
-// outputFormat is the -o flag.
+// outputFormat is an output format of -o.
 type outputFormat string
 
 const (
@@ -34,16 +37,38 @@ const (
 	formatWide  outputFormat = "wide" // the table, every action on its own line (plan only)
 )
 
-func (o *outputFormat) String() string { return string(*o) }
-func (o *outputFormat) Type() string   { return "table|wide|json|yaml" }
+// outputFlag is the -o flag of one command: it accepts only the formats that command prints,
+// so that -o wide on a command without a wide table is a usage error rather than another
+// format printed silently.
+type outputFlag struct {
+	format  *outputFormat
+	allowed []outputFormat
+}
 
-func (o *outputFormat) Set(s string) error {
-	switch f := outputFormat(s); f {
-	case formatTable, formatJSON, formatYAML, formatWide:
-		*o = f
+func (o outputFlag) String() string { return string(*o.format) }
+
+func (o outputFlag) Type() string {
+	names := make([]string, len(o.allowed))
+	for i, f := range o.allowed {
+		names[i] = string(f)
+	}
+	return strings.Join(names, "|")
+}
+
+func (o outputFlag) Set(s string) error {
+	if f := outputFormat(s); slices.Contains(o.allowed, f) {
+		*o.format = f
 		return nil
 	}
-	return fmt.Errorf("unsupported output format %q: want table, wide, json or yaml", s)
+	names := make([]string, len(o.allowed))
+	for i, f := range o.allowed {
+		names[i] = string(f)
+	}
+	list := strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	if outputFormat(s) == formatWide {
+		return fmt.Errorf("unsupported output format %q: this command prints %s (only plan has a wide table)", s, list)
+	}
+	return fmt.Errorf("unsupported output format %q: want %s", s, list)
 }
 
 // timeFlag is --now; zero when not given.
@@ -88,9 +113,14 @@ func addInputFlags(fs *pflag.FlagSet, src *inputs) {
 	fs.BoolVar(&src.example, "example", false, "read the built-in example cluster instead of -f or stdin")
 }
 
-// addOutputFlag registers -o/--output on fs.
-func addOutputFlag(fs *pflag.FlagSet, format *outputFormat) {
-	fs.VarP(format, "output", "o", "output format: table, json or yaml (plan: wide, the table with every action on its own line)")
+// addOutputFlag registers -o/--output on fs, accepting the formats of allowed (the first is
+// the default, already in *format) and no other.
+func addOutputFlag(fs *pflag.FlagSet, format *outputFormat, allowed ...outputFormat) {
+	usage := "output format: table, json or yaml"
+	if slices.Contains(allowed, formatWide) {
+		usage = "output format: table, wide (the table with every action on its own line), json or yaml"
+	}
+	fs.VarP(outputFlag{format: format, allowed: allowed}, "output", "o", usage)
 }
 
 // namespaceFlags are -n/--namespace and -A/--all-namespaces.
@@ -110,6 +140,31 @@ func (n namespaceFlags) check() error {
 		return usagef("-n/--namespace and -A/--all-namespaces cannot be combined")
 	}
 	return nil
+}
+
+// present refuses a -n namespace that holds none of the DaemonSets dss, when other namespaces
+// hold some: "No DaemonSets in the input" would be false, and a misspelled namespace would
+// look like an empty one. The error lists the namespaces that have DaemonSets, with the one
+// meant.
+func (n namespaceFlags) present(dss []*appsv1.DaemonSet) error {
+	if n.namespace == "" || len(dss) == 0 || slices.ContainsFunc(dss, func(ds *appsv1.DaemonSet) bool { return ds.Namespace == n.namespace }) {
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, ds := range dss {
+		seen[ds.Namespace] = true
+	}
+	names := slices.Sorted(maps.Keys(seen))
+	quoted := make([]string, len(names))
+	for i, ns := range names {
+		quoted[i] = q(ns)
+	}
+	where := "namespace "
+	if len(names) > 1 {
+		where = "namespaces "
+	}
+	return fmt.Errorf("no DaemonSets in namespace %s (-n): the input has %s, in %s%s", q(n.namespace),
+		count(len(dss), "DaemonSet"), where+strings.Join(quoted, ", "), didYouMean(n.namespace, names))
 }
 
 // keep says whether a DaemonSet of namespace ns is shown.

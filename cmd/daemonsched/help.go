@@ -45,7 +45,7 @@ DaemonSet without metadata.uid takes the uid of the DaemonSet of its namespace a
 pods in the input, or else one derived from its namespace and name (with a warning).
 Pods belong to a DaemonSet only through an ownerReference carrying its uid: an ownerReference
 with the right name but no or another uid makes the pod invisible to that DaemonSet, as in a
-real cluster.
+real cluster (a warning counts such pods when none carries the DaemonSet's uid).
 
 --now is an RFC 3339 time, with or without fractional seconds, in UTC ("Z") or with an offset
 ("+02:00"). It defaults, for reproducible output, to the latest timestamp in the input

@@ -126,7 +126,16 @@ func newRootCommand(e *env) *cobra.Command {
 	root.SetIn(e.stdin)
 	root.SetOut(e.out)
 	root.SetErr(e.stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef("%v", err) })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		// "daemonsched explian --node x": cobra found no command explian, so it parsed --node
+		// as a flag of the command above, which has none. The mistyped command is the error to
+		// report, with its suggestion, as it is without flags. pflag has kept the arguments it
+		// read before the bad flag.
+		if args := c.Flags().Args(); c.HasAvailableSubCommands() && len(args) > 0 && c.RunE != nil {
+			return c.RunE(c, args)
+		}
+		return usagef("%v", err)
+	})
 	root.AddCommand(newPlanCommand(e, false), newPlanCommand(e, true), newExplainCommand(e), newVerifyCommand(e),
 		newConformanceCommand(e), newRolloutCommand(e), newForecastCommand(e), newWhatIfCommand(e), newNodeReadyCommand(e), newVersionCommand(e))
 	// cobra's completion command (bash, zsh, fish, powershell), with an unknown shell a usage

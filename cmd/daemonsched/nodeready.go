@@ -4,8 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/daemonsched/daemonsched/fleet"
+	"github.com/daemonsched/daemonsched/internal/printable"
+	"github.com/daemonsched/daemonsched/manifest"
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -32,7 +37,7 @@ and exits 3 when it is not, for a script that waits before sending workloads to 
 	fs := cmd.Flags()
 	c := newCommonFlags(fs, "the instant readiness is judged at")
 	nodeName := fs.String("node", "", "the node (`NAME`, required)")
-	dsSelector := fs.String("daemonsets", "", "only the DaemonSets whose labels match this label `SELECTOR` (like critical=true)")
+	dsSelector := fs.String("daemonsets", "", "only the DaemonSets whose labels match this label `SELECTOR` (like critical=true; matching none is an error)")
 	cmd.RunE = func(*cobra.Command, []string) error {
 		return runNodeReady(c, *nodeName, *dsSelector, e.stdin, e.out, e.stderr)
 	}
@@ -64,6 +69,12 @@ func runNodeReady(c *commonFlags, nodeName, dsSelector string, stdin io.Reader, 
 	if err != nil {
 		return err
 	}
+	if sel != nil && len(r.DaemonSets) == 0 {
+		// Ready with nothing checked would answer a question nobody asked: a misspelled
+		// selector must not let workloads onto a node whose daemons are not there.
+		return fmt.Errorf("--daemonsets %s matches none of the input's %s%s", printable.Quote(dsSelector),
+			count(len(in.Snapshot.DaemonSets), "DaemonSet"), daemonSetLabels(in))
+	}
 	if err := c.render(stdout, stderr, r, func() { renderReadiness(stdout, r) }, in); err != nil {
 		return err
 	}
@@ -93,8 +104,29 @@ func renderReadiness(w io.Writer, r *fleet.Readiness) {
 	}
 	tw.Flush()
 	if r.Ready {
-		fmt.Fprintf(w, "\nnode %s is ready for workloads: %d DaemonSets checked.\n", q(r.Node), len(r.DaemonSets))
+		fmt.Fprintf(w, "\nnode %s is ready for workloads: %s checked.\n", q(r.Node), count(len(r.DaemonSets), "DaemonSet"))
 	} else {
-		fmt.Fprintf(w, "\nnode %s is not ready for workloads: %d of %d DaemonSets blocking.\n", q(r.Node), blocking, len(r.DaemonSets))
+		fmt.Fprintf(w, "\nnode %s is not ready for workloads: %d of %s blocking.\n", q(r.Node), blocking, count(len(r.DaemonSets), "DaemonSet"))
 	}
+}
+
+// daemonSetLabels lists the labels the input's DaemonSets carry, for a selector that matches
+// none of them: " (their labels: app=agent, critical=yes)", at most ten then how many more, or
+// "" when they have none.
+func daemonSetLabels(in *manifest.Result) string {
+	seen := map[string]bool{}
+	for _, ds := range in.Snapshot.DaemonSets {
+		for k, v := range ds.Labels {
+			seen[printable.Quote(k)+"="+printable.Quote(v)] = true
+		}
+	}
+	if len(seen) == 0 {
+		return ""
+	}
+	all := slices.Sorted(maps.Keys(seen))
+	shown := strings.Join(all[:min(10, len(all))], ", ")
+	if len(all) > 10 {
+		shown += fmt.Sprintf(" and %d more", len(all)-10)
+	}
+	return " (their labels: " + shown + ")"
 }

@@ -47,7 +47,7 @@ is made over the whole snapshot either way.
 		addInputFlags(fs, &src)
 	}
 	fs.Var(&now, "now", "the instant readiness is judged at")
-	addOutputFlag(fs, &format)
+	addOutputFlag(fs, &format, formatTable, formatWide, formatJSON, formatYAML)
 	addNamespaceFlags(fs, &ns)
 	fs.IntVar(&burst, "burst", 0, "cap creates and deletes of each action list at `N` (0: no cap; the controller uses 250)")
 	strictness := addStrictFlags(fs)
@@ -67,6 +67,9 @@ is made over the whole snapshot either way.
 		// nodes and pods.
 		in, err := load(src, e.stdin, e.stderr, lean(reading.options(mode, runtime.GOMAXPROCS(0))))
 		if err != nil {
+			return err
+		}
+		if err := ns.present(in.Snapshot.DaemonSets); err != nil {
 			return err
 		}
 		opts := daemonset.Options{Now: now.t, BurstLimit: burst, Workers: runtime.GOMAXPROCS(0)}
@@ -108,7 +111,6 @@ is made over the whole snapshot either way.
 		if err != nil {
 			return err
 		}
-		warnSuspicious(e.stderr, in)
 		warn(e.stderr, in, problems, reading.limits.Warnings)
 		return nil
 	}

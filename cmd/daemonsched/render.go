@@ -84,6 +84,14 @@ func renderYAML(w io.Writer, c *daemonset.ClusterResult, now time.Time) error {
 // character, so that it can neither forge a line nor reach the terminal as an escape.
 func q(s string) string { return printable.Quote(s) }
 
+// count says n noun, the noun plural unless n is 1: "1 DaemonSet", "2 DaemonSets", "0 pods".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
 // newTabWriter aligns columns as kubectl does.
 func newTabWriter(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 6, 4, 3, ' ', 0) }
 

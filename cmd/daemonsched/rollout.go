@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -31,12 +32,18 @@ type exitStatus int
 
 func (e exitStatus) Error() string { return "exit status " + strconv.Itoa(int(e)) }
 
-// pickDaemonSets returns the DaemonSets of in that --daemonset names (all without it).
-func pickDaemonSets(in *manifest.Result, name string) ([]*appsv1.DaemonSet, error) {
+// pickDaemonSets returns the DaemonSets of in that --daemonset names (NAMESPACE/NAME), or
+// without it those of the -n namespace (all without -n).
+func pickDaemonSets(in *manifest.Result, name string, ns namespaceFlags) ([]*appsv1.DaemonSet, error) {
+	if name == "" {
+		if err := ns.present(in.Snapshot.DaemonSets); err != nil {
+			return nil, err
+		}
+	}
 	var out []*appsv1.DaemonSet
-	ns, n, _ := strings.Cut(name, "/")
+	namespace, n, _ := strings.Cut(name, "/")
 	for _, ds := range in.Snapshot.DaemonSets {
-		if name == "" || ds.Namespace == ns && ds.Name == n {
+		if name == "" && ns.keep(ds.Namespace) || ds.Namespace == namespace && ds.Name == n {
 			out = append(out, ds)
 		}
 	}
@@ -46,11 +53,41 @@ func pickDaemonSets(in *manifest.Result, name string) ([]*appsv1.DaemonSet, erro
 		for i, ds := range in.Snapshot.DaemonSets {
 			names[i] = ds.Namespace + "/" + ds.Name
 		}
-		return nil, fmt.Errorf("DaemonSet %s not found in the input%s", strconv.Quote(name), didYouMean(name, names))
+		return nil, fmt.Errorf("DaemonSet %s not found in the input%s", strconv.Quote(name), didYouMeanKey(namespace, n, names))
 	case len(out) == 0:
 		return nil, fmt.Errorf("no DaemonSet in the input")
 	}
 	return out, nil
+}
+
+// daemonSetKinds are the resource names kubectl reads for DaemonSets in TYPE/NAME.
+var daemonSetKinds = []string{"daemonset", "daemonsets", "ds", "daemonset.apps", "daemonsets.apps"}
+
+// daemonSetArg returns the DaemonSet rollout status and forecast are asked about, as
+// NAMESPACE/NAME, or "" for every one (of the -n namespace): --daemonset NAME or
+// NAMESPACE/NAME, or kubectl's argument daemonset/NAME (ds/NAME), a NAME alone being in the -n
+// namespace or "default", as explain and kubectl read it.
+func daemonSetArg(ns namespaceFlags, flag string, args []string) (string, error) {
+	if err := ns.check(); err != nil {
+		return "", err
+	}
+	switch {
+	case len(args) > 1:
+		return "", usagef("unexpected argument %q", args[1])
+	case len(args) == 1 && flag != "":
+		return "", usagef("name the DaemonSet once: --daemonset %s or %s", flag, args[0])
+	case len(args) == 1:
+		kind, name, ok := strings.Cut(args[0], "/")
+		if !ok || !slices.Contains(daemonSetKinds, strings.ToLower(kind)) || name == "" || strings.Contains(name, "/") {
+			return "", usagef("want daemonset/NAME or ds/NAME (kubectl's form; or --daemonset [NAMESPACE/]NAME), got %q", args[0])
+		}
+		flag = name
+	}
+	namespace, name, err := ns.daemonSetKey(flag)
+	if err != nil || name == "" {
+		return "", err
+	}
+	return namespace + "/" + name, nil
 }
 
 // loaded is the input of rollout status and forecast: what was read, the instant to judge at
@@ -63,12 +100,9 @@ type loaded struct {
 	problems problemList
 }
 
-// loadAt checks --daemonset, reads the input and admits the DaemonSets --daemonset names (all
-// without it) as plan does (--strict, --lenient).
-func loadAt(dsName string, src inputs, now timeFlag, reading *readFlags, strict *strictFlags, stdin io.Reader, stderr io.Writer) (*loaded, error) {
-	if err := daemonSetFlag(dsName); err != nil {
-		return nil, usagef("%v", err)
-	}
+// loadAt reads the input and admits the DaemonSets dsName names (NAMESPACE/NAME; all of the -n
+// namespace without it) as plan does (--strict, --lenient).
+func loadAt(dsName string, ns namespaceFlags, src inputs, now timeFlag, reading *readFlags, strict *strictFlags, stdin io.Reader, stderr io.Writer) (*loaded, error) {
 	if err := reading.check(); err != nil {
 		return nil, usagef("%v", err)
 	}
@@ -84,19 +118,14 @@ func loadAt(dsName string, src inputs, now timeFlag, reading *readFlags, strict 
 	if at.IsZero() {
 		at = manifest.Latest(in.Snapshot)
 	}
-	named := func(ds *appsv1.DaemonSet) bool { return dsName == "" || ds.Namespace+"/"+ds.Name == dsName }
+	named := func(ds *appsv1.DaemonSet) bool {
+		return dsName == "" && ns.keep(ds.Namespace) || ds.Namespace+"/"+ds.Name == dsName
+	}
 	problems, err := mode.admit(in, named, daemonset.Options{Now: at})
 	if err != nil {
 		return nil, err
 	}
 	return &loaded{in: in, at: at, mode: mode, problems: problems}, nil
-}
-
-func daemonSetFlag(s string) error {
-	if s != "" && strings.Count(s, "/") != 1 {
-		return fmt.Errorf("--daemonset wants NAMESPACE/NAME, got %q", s)
-	}
-	return nil
 }
 
 // newRolloutCommand returns `daemonsched rollout`, whose one subcommand is status.
@@ -120,6 +149,7 @@ func newRolloutStatusCommand(e *env) *cobra.Command {
 	var (
 		src    inputs
 		now    timeFlag
+		ns     namespaceFlags
 		format = formatTable
 	)
 	cmd := &cobra.Command{
@@ -130,23 +160,31 @@ exits 0 when every rollout is complete, 3 when one is progressing and 4 when one
 wins); the blocking nodes are listed.
 
 ` + inputHelp,
-		Args: noArgs,
+		Example: `  daemonsched rollout status -f cluster.yaml
+  daemonsched rollout status -f cluster.yaml -n kube-system ds/fluentd    # kubectl's form
+  daemonsched rollout status -f cluster.yaml --daemonset kube-system/fluentd`,
+		Args: cobra.ArbitraryArgs, // daemonset/NAME, checked by daemonSetArg
 	}
 	fs := cmd.Flags()
 	addInputFlags(fs, &src)
 	fs.Var(&now, "now", "the instant availability is judged at (`RFC3339`)")
-	addOutputFlag(fs, &format)
-	dsName := fs.String("daemonset", "", "judge only this DaemonSet (`NAMESPACE/NAME`)")
+	addOutputFlag(fs, &format, formatTable, formatJSON, formatYAML)
+	addNamespaceFlags(fs, &ns)
+	dsName := fs.String("daemonset", "", "judge only this DaemonSet (`[NAMESPACE/]NAME`, or the argument daemonset/NAME)")
 	strictness := addStrictFlags(fs)
 	reading := addReadFlags(fs)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		stdin, stdout, stderr := e.stdin, e.out, e.stderr
-		l, err := loadAt(*dsName, src, now, reading, strictness, stdin, stderr)
+		key, err := daemonSetArg(ns, *dsName, args)
+		if err != nil {
+			return err
+		}
+		l, err := loadAt(key, ns, src, now, reading, strictness, stdin, stderr)
 		if err != nil {
 			return err
 		}
 		in, at := l.in, l.at
-		dss, err := pickDaemonSets(in, *dsName)
+		dss, err := pickDaemonSets(in, key, ns)
 		if err != nil {
 			return err
 		}
@@ -179,7 +217,11 @@ wins); the blocking nodes are listed.
 				if r.State != rollout.StateComplete {
 					writeBlockers(stdout, "waiting", r.Waiting)
 					if r.WaitingForBudget > 0 {
-						fmt.Fprintf(stdout, "  %d node(s) wait for the update budget\n", r.WaitingForBudget)
+						verb := "wait"
+						if r.WaitingForBudget == 1 {
+							verb = "waits"
+						}
+						fmt.Fprintf(stdout, "  %s %s for the update budget\n", count(r.WaitingForBudget, "node"), verb)
 					}
 				}
 			}
@@ -227,22 +269,22 @@ func renderData(w io.Writer, format outputFormat, v any) error {
 	return err
 }
 
-// startupFlag is --startup: DURATION or MIN-MAX.
-type startupFlag struct{ d rollout.Distribution }
+// delayFlag is --startup and --termination: DURATION or MIN-MAX.
+type delayFlag struct{ d rollout.Distribution }
 
-func (f *startupFlag) String() string {
+func (f *delayFlag) String() string {
 	if f.d.Min == f.d.Max {
 		return f.d.Min.String()
 	}
 	return f.d.Min.String() + "-" + f.d.Max.String()
 }
 
-func (f *startupFlag) Type() string { return "DURATION" }
+func (f *delayFlag) Type() string { return "DURATION" }
 
-func (f *startupFlag) Set(s string) error {
+func (f *delayFlag) Set(s string) error {
 	lo, hi, ranged := strings.Cut(s, "-")
 	if lo == "" && ranged {
-		return fmt.Errorf("a start-up delay must not be negative: %q", s)
+		return fmt.Errorf("a delay must not be negative: %q", s)
 	}
 	a, err := time.ParseDuration(lo)
 	if err != nil {
@@ -263,47 +305,59 @@ func (f *startupFlag) Set(s string) error {
 
 func newForecastCommand(e *env) *cobra.Command {
 	var (
-		src      inputs
-		now      timeFlag
-		format   = formatTable
-		startup  = startupFlag{d: rollout.Distribution{Min: 20 * time.Second, Max: 40 * time.Second}}
-		template string
+		src     inputs
+		now     timeFlag
+		ns      namespaceFlags
+		format  = formatTable
+		startup = delayFlag{d: rollout.Distribution{Min: 20 * time.Second, Max: 40 * time.Second}}
+		// Deleted pods go at once unless told otherwise: the simulation cannot know how long
+		// a daemon takes to stop, and the header says what was assumed.
+		termination delayFlag
+		template    string
 	)
 	cmd := &cobra.Command{
 		Use:   "forecast",
 		Short: "Simulate a rollout and print its syncs and duration",
 		Long: `forecast simulates the rollout (of --template, or the one under way) and prints its syncs and
-duration.
+duration. A new pod becomes ready after --startup (default 20s-40s, drawn with --seed); a
+deleted pod is gone after --termination (default 0s: at once), capped at its grace period.
+The header of each DaemonSet says both.
 
 ` + inputHelp,
-		Args: noArgs,
+		Args: cobra.ArbitraryArgs, // daemonset/NAME, checked by daemonSetArg
 	}
 	fs := cmd.Flags()
 	addInputFlags(fs, &src)
+	addNamespaceFlags(fs, &ns)
 	fs.Var(&now, "now", "the instant the forecast starts (`RFC3339`)")
-	addOutputFlag(fs, &format)
+	addOutputFlag(fs, &format, formatTable, formatJSON, formatYAML)
 	fs.Var(&startup, "startup", "a new pod's start-up delay, `DURATION` or MIN-MAX (default 20s-40s)")
+	fs.Var(&termination, "termination", "a deleted pod's delay before it is gone, `DURATION` or MIN-MAX, at most its grace period (default 0s: at once)")
 	fs.StringVar(&template, "template", "", "the DaemonSet after the change (`FILE`); without it, the rollout under way")
-	dsName := fs.String("daemonset", "", "forecast only this DaemonSet (`NAMESPACE/NAME`)")
+	dsName := fs.String("daemonset", "", "forecast only this DaemonSet (`[NAMESPACE/]NAME`, or the argument daemonset/NAME)")
 	seed := fs.Uint64("seed", 1, "seed of the start-up delays (`N`)")
 	strictness := addStrictFlags(fs)
 	reading := addReadFlags(fs)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		stdin, stdout, stderr := e.stdin, e.out, e.stderr
-		l, err := loadAt(*dsName, src, now, reading, strictness, stdin, stderr)
+		key, err := daemonSetArg(ns, *dsName, args)
+		if err != nil {
+			return err
+		}
+		l, err := loadAt(key, ns, src, now, reading, strictness, stdin, stderr)
 		if err != nil {
 			return err
 		}
 		in, at := l.in, l.at
 		var dss []*appsv1.DaemonSet
 		if template != "" {
-			next, problems, err := loadTemplate(template, l, *dsName, reading)
+			next, problems, err := loadTemplate(template, l, key, ns, reading)
 			if err != nil {
 				return err
 			}
 			l.problems = append(l.problems, problems...)
 			dss = []*appsv1.DaemonSet{next}
-		} else if dss, err = pickDaemonSets(in, *dsName); err != nil {
+		} else if dss, err = pickDaemonSets(in, key, ns); err != nil {
 			return err
 		}
 		var results []*rollout.ForecastResult
@@ -313,7 +367,7 @@ duration.
 				return err
 			}
 			r, err := rollout.Forecast(in.Snapshot, ds, rollout.ForecastOptions{Now: at, Seed: *seed,
-				Kubelet: rollout.Kubelet{Startup: startup.d}, Workers: runtime.GOMAXPROCS(0)})
+				Kubelet: rollout.Kubelet{Startup: startup.d, Termination: termination.d}, Workers: runtime.GOMAXPROCS(0)})
 			if err != nil {
 				// The warnings first: an invalid DaemonSet planned as stored may be why.
 				warn(stderr, in, l.problems, reading.limits.Warnings)
@@ -323,12 +377,13 @@ duration.
 		}
 		switch format {
 		case formatJSON, formatYAML:
-			if err := renderData(stdout, format, map[string]any{"now": formatNow(at), "startup": startup.String(), "daemonSets": results}); err != nil {
+			if err := renderData(stdout, format, map[string]any{"now": formatNow(at), "startup": startup.String(), "termination": termination.String(), "daemonSets": results}); err != nil {
 				return err
 			}
 		default:
 			for _, r := range results {
-				fmt.Fprintf(stdout, "%s/%s to revision %s, start-up %s:\n", printable.Quote(r.Namespace), printable.Quote(r.Name), r.RevisionHash, startup.String())
+				fmt.Fprintf(stdout, "%s/%s to revision %s, start-up %s, termination %s:\n", printable.Quote(r.Namespace), printable.Quote(r.Name), r.RevisionHash,
+					startup.String(), terminationText(termination))
 				tw := newTabWriter(stdout)
 				fmt.Fprintln(tw, "  AFTER\tCREATE\tDELETE\tREPLACED\tUP-TO-DATE\tAVAILABLE")
 				for i, s := range r.Steps {
@@ -353,6 +408,15 @@ duration.
 	return cmd
 }
 
+// terminationText is --termination as the forecast's header says it: its value, and that
+// deleted pods go at once when it is 0 (the default), so the assumption is never silent.
+func terminationText(f delayFlag) string {
+	if f.d.Max == 0 {
+		return "0s (deleted pods go at once; --termination)"
+	}
+	return f.String()
+}
+
 // settles refuses to forecast a DaemonSet (one planned as stored, --lenient) whose valid
 // selector does not match its template's labels: the controller would release every pod it
 // creates and create another, never settling, and the simulation would only say so after
@@ -370,7 +434,7 @@ func settles(ds *appsv1.DaemonSet) error {
 // one of its namespace/name in the input, keeping that one's uid and status and raising its
 // generation. It is read and admitted as strictly as the input (a hand-written template the API
 // server would refuse is an error by default); the problems returned are warnings to print.
-func loadTemplate(file string, l *loaded, dsName string, reading *readFlags) (*appsv1.DaemonSet, problemList, error) {
+func loadTemplate(file string, l *loaded, dsName string, ns namespaceFlags, reading *readFlags) (*appsv1.DaemonSet, problemList, error) {
 	t, err := load(inputs{files: fileList{file}}, nil, io.Discard, reading.options(l.mode, 1))
 	if err != nil {
 		return nil, nil, err
@@ -381,6 +445,9 @@ func loadTemplate(file string, l *loaded, dsName string, reading *readFlags) (*a
 	next := t.Snapshot.DaemonSets[0].DeepCopy()
 	if dsName != "" && next.Namespace+"/"+next.Name != dsName {
 		return nil, nil, fmt.Errorf("%s: the template is DaemonSet %s/%s, not %s", file, next.Namespace, next.Name, dsName)
+	}
+	if dsName == "" && !ns.keep(next.Namespace) {
+		return nil, nil, fmt.Errorf("%s: the template is DaemonSet %s/%s, not in namespace %s (-n)", file, next.Namespace, next.Name, ns.namespace)
 	}
 	problems, err := l.mode.admit(t, everyDaemonSet, daemonset.Options{Now: l.at})
 	if err != nil {

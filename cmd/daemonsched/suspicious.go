@@ -1,13 +1,17 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
 	"github.com/daemonsched/daemonsched/internal/printable"
 	"github.com/daemonsched/daemonsched/manifest"
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // suspicious returns what in an input most likely means the input is not what the user meant
@@ -17,8 +21,8 @@ func suspicious(in *manifest.Result) []string {
 	var out []string
 	s := in.Snapshot
 	if len(s.DaemonSets) > 0 && len(s.Nodes) == 0 {
-		out = append(out, fmt.Sprintf("the input has %d DaemonSet(s) but no nodes, so every DaemonSet should run nowhere; "+
-			"was it taken without nodes? (kubectl get nodes,pods,daemonsets,controllerrevisions -A -o yaml)", len(s.DaemonSets)))
+		out = append(out, fmt.Sprintf("the input has %s but no nodes, so no DaemonSet runs on any node of it; "+
+			"was it taken without nodes? (kubectl get nodes,pods,daemonsets,controllerrevisions -A -o yaml)", count(len(s.DaemonSets), "DaemonSet")))
 	}
 	nodes := make(map[string]bool, len(s.Nodes))
 	for _, n := range s.Nodes {
@@ -42,8 +46,75 @@ func suspicious(in *manifest.Result) []string {
 		if len(names) > 3 {
 			shown += fmt.Sprintf(" and %d more", len(names)-3)
 		}
-		out = append(out, fmt.Sprintf("%d pod(s) are bound to %d node(s) the input does not hold (%s); the plan acts only on the nodes "+
-			"it holds: was the dump taken of some nodes only?", pods, len(missing), shown))
+		verb := "are"
+		if pods == 1 {
+			verb = "is"
+		}
+		out = append(out, fmt.Sprintf("%s %s bound to %s the input does not hold (%s); the plan acts only on the nodes "+
+			"it holds: was the dump taken of some nodes only?", count(pods, "pod"), verb, count(len(missing), "node"), shown))
+	}
+	return append(out, foreignOwners(in)...)
+}
+
+// foreignOwners warns, once per DaemonSet, about pods whose controller ownerReference names
+// the DaemonSet (kind, namespace and name) with another uid, when none names its uid: most
+// likely a manifest given with a uid of its own beside a dump of the cluster, or a dump of the
+// DaemonSet taken after it was recreated. Pods belong to a DaemonSet only through its uid, so
+// the plan creates a pod beside each of them, and the user should hear why.
+func foreignOwners(in *manifest.Result) []string {
+	type key struct{ namespace, name string }
+	mine := map[key]bool{}
+	others := map[key]map[string]int{}
+	dss := map[key]*appsv1.DaemonSet{}
+	for _, ds := range in.Snapshot.DaemonSets {
+		dss[key{ds.Namespace, ds.Name}] = ds
+	}
+	for _, p := range in.Snapshot.Pods {
+		ref := metav1.GetControllerOfNoCopy(p)
+		if ref == nil || ref.Kind != "DaemonSet" {
+			continue
+		}
+		k := key{p.Namespace, ref.Name}
+		ds := dss[k]
+		switch {
+		case ds == nil:
+		case ref.UID == ds.UID:
+			mine[k] = true
+		default:
+			if others[k] == nil {
+				others[k] = map[string]int{}
+			}
+			others[k][string(ref.UID)]++
+		}
+	}
+	var out []string
+	for _, ds := range sortedDaemonSets(in.Snapshot.DaemonSets) {
+		k := key{ds.Namespace, ds.Name}
+		if mine[k] || len(others[k]) == 0 {
+			continue
+		}
+		uids := slices.Sorted(maps.Keys(others[k]))
+		n := 0
+		for _, u := range uids {
+			n += others[k][u]
+		}
+		with := "uid " + printable.Quote(uids[0])
+		switch {
+		case len(uids) > 1:
+			quoted := make([]string, len(uids))
+			for i, u := range uids {
+				quoted[i] = fmt.Sprintf("%s (%d)", cmp.Or(printable.Quote(u), "none"), others[k][u])
+			}
+			with = "uids " + strings.Join(quoted, ", ")
+		case uids[0] == "":
+			with = "no uid"
+		}
+		verb, their, they := "name", "their", "they are not its pods"
+		if n == 1 {
+			verb, their, they = "names", "its", "it is not one of its pods"
+		}
+		out = append(out, fmt.Sprintf("%s %s DaemonSet %s/%s as %s controller with %s; the input's DaemonSet has uid %s: %s "+
+			"(a pod belongs to a DaemonSet by uid)", count(n, "pod"), verb, q(ds.Namespace), q(ds.Name), their, with, printable.Quote(string(ds.UID)), they))
 	}
 	return out
 }

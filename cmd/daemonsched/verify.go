@@ -104,7 +104,7 @@ rolling update that did not act) may be present or not.
 		if len(mismatches) > 0 {
 			return errNonconforming
 		}
-		fmt.Fprintf(stdout, "conforms: %d DaemonSets at %s\n", len(candidate), formatNow(opts.Now))
+		fmt.Fprintf(stdout, "conforms: %s at %s\n", count(len(candidate), "DaemonSet"), formatNow(opts.Now))
 		return nil
 	}
 	return cmd

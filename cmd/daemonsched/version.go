@@ -57,6 +57,6 @@ func newVersionCommand(e *env) *cobra.Command {
 			return nil
 		},
 	}
-	addOutputFlag(cmd.Flags(), &format)
+	addOutputFlag(cmd.Flags(), &format, formatTable, formatJSON, formatYAML)
 	return cmd
 }

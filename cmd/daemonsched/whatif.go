@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	v1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/yaml"
 )
 
 // runWhatIf answers which daemon pods a node, or a node template, would run as the API server
@@ -115,7 +114,7 @@ func newCommonFlags(fs *pflag.FlagSet, nowUsage string) *commonFlags {
 	c := &commonFlags{format: formatTable}
 	addInputFlags(fs, &c.src)
 	fs.Var(&c.now, "now", nowUsage)
-	addOutputFlag(fs, &c.format)
+	addOutputFlag(fs, &c.format, formatTable, formatJSON, formatYAML)
 	c.strict = addStrictFlags(fs)
 	c.reading = addReadFlags(fs)
 	return c
@@ -172,8 +171,13 @@ func readTemplate(name string, stdin io.Reader, limit int64) (*fleet.Template, e
 		return nil, err
 	}
 	var t fleet.NodeTemplate
-	if err := yaml.UnmarshalStrict(data, &t); err != nil {
+	empty, err := manifest.DecodeStrict(data, &t)
+	switch {
+	case err != nil:
 		return nil, fmt.Errorf("%s: %w", name, err)
+	case empty:
+		// As an empty manifest is refused: most likely the wrong file, not a node without labels.
+		return nil, fmt.Errorf("%s: no node template (want name, labels, requirements and taints; {} is a node without labels)", name)
 	}
 	tmpl, errs := fleet.CompileTemplate(&t, nil)
 	if len(errs) > 0 {
