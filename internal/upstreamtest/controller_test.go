@@ -2,6 +2,7 @@ package upstreamtest
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"sync"
 	"testing"
@@ -54,6 +55,26 @@ func fakeAPIServer(objs []runtime.Object, now time.Time, podName func(*v1.Pod) s
 		return true, nil, client.Tracker().Update(v1.SchemeGroupVersion.WithResource("pods"), p, p.Namespace)
 	})
 	return client
+}
+
+// snapshotClient returns copies of one snapshot's objects and a fakeAPIServer holding them,
+// whose created pods are named generateName and a serial number.
+func snapshotClient(ds *appsv1.DaemonSet, nodes []*v1.Node, pods []*v1.Pod, revs []*appsv1.ControllerRevision, now time.Time) ([]runtime.Object, *fake.Clientset) {
+	objs := []runtime.Object{ds.DeepCopy()}
+	for _, n := range nodes {
+		objs = append(objs, n.DeepCopy())
+	}
+	for _, p := range pods {
+		objs = append(objs, p.DeepCopy())
+	}
+	for _, r := range revs {
+		objs = append(objs, r.DeepCopy())
+	}
+	created := 0
+	return objs, fakeAPIServer(objs, now, func(p *v1.Pod) string {
+		created++
+		return fmt.Sprintf("%s%d", p.GenerateName, created)
+	})
 }
 
 // recordingQueue stands in for the controller's work queue: it records the delays the sync

@@ -2,7 +2,6 @@ package upstreamtest
 
 import (
 	"flag"
-	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -13,7 +12,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/util/flowcontrol"
 	"k8s.io/klog/v2"
@@ -66,22 +64,7 @@ func pendingOf(res *daemonset.Result) pendingWrites {
 // expectations are still unsatisfied after the sync: that sync must not touch them.
 func upstreamPendingSync(t *testing.T, ds *appsv1.DaemonSet, nodes []*v1.Node, pods []*v1.Pod, revs []*appsv1.ControllerRevision, now time.Time) (pendingWrites, bool) {
 	t.Helper()
-	var objs []runtime.Object
-	objs = append(objs, ds.DeepCopy())
-	for _, n := range nodes {
-		objs = append(objs, n.DeepCopy())
-	}
-	for _, p := range pods {
-		objs = append(objs, p.DeepCopy())
-	}
-	for _, r := range revs {
-		objs = append(objs, r.DeepCopy())
-	}
-	created := 0
-	client := fakeAPIServer(objs, now, func(p *v1.Pod) string {
-		created++
-		return fmt.Sprintf("%s%d", p.GenerateName, created)
-	})
+	objs, client := snapshotClient(ds, nodes, pods, revs, now)
 	key := ds.Namespace + "/" + ds.Name
 	var exp controller.ControllerExpectationsInterface
 	expectOne := func(dsc *daemon.DaemonSetsController) {

@@ -14,7 +14,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	clienttesting "k8s.io/client-go/testing"
@@ -188,22 +187,7 @@ func (a *revisionActions) sort() {
 // revision writes it sent that the API server would accept.
 func upstreamSync(t *testing.T, ds *appsv1.DaemonSet, nodes []*v1.Node, pods []*v1.Pod, revs []*appsv1.ControllerRevision, now time.Time) revisionActions {
 	t.Helper()
-	var objs []runtime.Object
-	objs = append(objs, ds.DeepCopy())
-	for _, n := range nodes {
-		objs = append(objs, n.DeepCopy())
-	}
-	for _, p := range pods {
-		objs = append(objs, p.DeepCopy())
-	}
-	for _, r := range revs {
-		objs = append(objs, r.DeepCopy())
-	}
-	created := 0
-	client := fakeAPIServer(objs, now, func(p *v1.Pod) string {
-		created++
-		return fmt.Sprintf("%s%d", p.GenerateName, created)
-	})
+	objs, client := snapshotClient(ds, nodes, pods, revs, now)
 	_, _ = syncUpstream(t, client, objs, ds, flowcontrol.NewFakeBackOff(time.Second, 15*time.Minute, testingclock.NewFakeClock(now)))
 	return revisionActionsOf(t, client.Actions(), revs)
 }
