@@ -65,6 +65,11 @@ func runNodeReady(c *commonFlags, nodeName, dsSelector string, stdin io.Reader, 
 	if findNode(in, nodeName) == nil {
 		return fmt.Errorf("node %q not found in the input%s", nodeName, didYouMean(nodeName, nodeNames(in)))
 	}
+	if len(in.Snapshot.DaemonSets) == 0 {
+		// Ready against nothing is no answer: a dump of the nodes alone (kubectl get nodes)
+		// would let workloads onto a node whatever its daemons do.
+		return fmt.Errorf("the input holds no DaemonSets to check node %s against (add them, e.g. kubectl get daemonsets,pods -A -o yaml)", printable.Quote(nodeName))
+	}
 	r, err := fleet.NodeReadiness(in.Snapshot, nodeName, sel, opts)
 	if err != nil {
 		return err
