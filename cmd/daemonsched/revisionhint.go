@@ -27,8 +27,15 @@ func oldRevisionHints(ds *appsv1.DaemonSet, explained map[string]bool, pods []*v
 	}
 	r := plan.DaemonSets[i]
 	var old []*v1.Pod
+	current := map[string]bool{} // the nodes holding a pod of the current revision
 	for _, pod := range pods {
-		if pod == nil || pod.DeletionTimestamp != nil || !daemonset.IsControlledBy(pod, ds) || daemonset.IsPodUpdated(ds, r.RevisionHash, pod) {
+		if pod == nil || pod.DeletionTimestamp != nil || !daemonset.IsControlledBy(pod, ds) {
+			continue
+		}
+		if daemonset.IsPodUpdated(ds, r.RevisionHash, pod) {
+			if node, ok := affinity.TargetNodeName(pod); ok {
+				current[node] = true
+			}
 			continue
 		}
 		if node, _ := affinity.TargetNodeName(pod); explained[node] {
@@ -37,7 +44,7 @@ func oldRevisionHints(ds *appsv1.DaemonSet, explained map[string]bool, pods []*v
 	}
 	slices.SortFunc(old, func(a, b *v1.Pod) int { return strings.Compare(a.Name, b.Name) })
 	if len(old) > hintPodsListed {
-		return []string{oldRevisionSummary(ds, r, old)}
+		return []string{oldRevisionSummary(ds, r, old, current)}
 	}
 	out := make([]string, 0, len(old))
 	for _, pod := range old {
@@ -47,7 +54,7 @@ func oldRevisionHints(ds *appsv1.DaemonSet, explained map[string]bool, pods []*v
 			label = "labelled controller-revision-hash=" + q(h)
 		}
 		out = append(out, fmt.Sprintf("pod %s/%s on node %s is of an old revision (%s, the current one is %s; UPD-3): %s",
-			q(pod.Namespace), q(pod.Name), q(node), label, q(r.RevisionHash), oldPodFate(r, pod, node)))
+			q(pod.Namespace), q(pod.Name), q(node), label, q(r.RevisionHash), oldPodFate(r, pod, node, current[node])))
 	}
 	return out
 }
@@ -58,11 +65,11 @@ const hintPodsListed = 10
 
 // oldRevisionSummary is the one hint for the old pods of ds when there are more than
 // hintPodsListed: how many, then how many meet each fate, the most common first.
-func oldRevisionSummary(ds *appsv1.DaemonSet, r *daemonset.Result, old []*v1.Pod) string {
+func oldRevisionSummary(ds *appsv1.DaemonSet, r *daemonset.Result, old []*v1.Pod, current map[string]bool) string {
 	counts := map[string]int{}
 	for _, pod := range old {
 		node, _ := affinity.TargetNodeName(pod)
-		counts[oldPodFate(r, pod, node)]++
+		counts[oldPodFate(r, pod, node, current[node])]++
 	}
 	fates := slices.Collect(maps.Keys(counts))
 	slices.SortFunc(fates, func(a, b string) int { return cmp.Or(cmp.Compare(counts[b], counts[a]), strings.Compare(a, b)) })
@@ -74,8 +81,9 @@ func oldRevisionSummary(ds *appsv1.DaemonSet, r *daemonset.Result, old []*v1.Pod
 		len(old), q(ds.Namespace), q(ds.Name), q(r.RevisionHash), strings.Join(parts, "; "))
 }
 
-// oldPodFate says what the plan r does with the old pod on node, and what comes next.
-func oldPodFate(r *daemonset.Result, pod *v1.Pod, node string) string {
+// oldPodFate says what the plan r does with the old pod on node, and what comes next;
+// beside says that a pod of the current revision is on the node too.
+func oldPodFate(r *daemonset.Result, pod *v1.Pod, node string, beside bool) string {
 	if j := slices.IndexFunc(r.Delete, func(d daemonset.Deletion) bool { return d.Namespace == pod.Namespace && d.Name == pod.Name }); j >= 0 {
 		d := r.Delete[j]
 		switch d.Reason {
@@ -101,6 +109,8 @@ func oldPodFate(r *daemonset.Result, pod *v1.Pod, node string) string {
 			ru.MaxUnavailable, ru.MaxSurge)
 	case ru.Error != "":
 		return "the rolling update is stopped: " + printable.Escape(ru.Error)
+	case beside && ru.MaxSurge > 0:
+		return "a pod of the current revision runs beside it; it goes once that pod is available (UPD-11)"
 	}
 	return fmt.Sprintf("it waits for the update budget, which the other nodes' replacements use (maxUnavailable %d, maxSurge %d; UPD-8, UPD-11)",
 		ru.MaxUnavailable, ru.MaxSurge)
