@@ -278,7 +278,7 @@ func (p *Planner) plan(s Snapshot, cc *clusterClaims, kind syncKind) *Result {
 		// and deleted, and the API server removed at once, is not found and not counted.
 		counts = ix.countsWithout(syncPods{res: res}.removedAtOnce())
 	}
-	p.writeStatus(res, &counts, &d.bo)
+	p.writeStatus(res, &counts, &d.bo, syncActs)
 	ix.release(p)
 	if !p.writesNothing(&rev, !failed) { // the common path builds nothing
 		res.Revisions = p.revisionWrites(rev, syncPods{p: p, pods: s.Pods, cc: cc, res: res}, !failed)
@@ -291,12 +291,9 @@ func (p *Planner) plan(s Snapshot, cc *clusterClaims, kind syncKind) *Result {
 // revision's writes without the history clean-up (UPD-22).
 func (p *Planner) pending(res *Result, s Snapshot, ix *podIndex, rev revisionOutcome) *Result {
 	res.Pending = true
-	var counts statusCounts
-	for i := range ix.names {
-		counts.add(ix.elig[i], ix.podsOf(i))
-	}
+	counts := ix.countsWithout(nil)
 	bo := newBackoffSync(p.ds, p.opts.Backoff, p.opts.Now)
-	p.writePendingStatus(res, &counts, &bo)
+	p.writeStatus(res, &counts, &bo, syncPending)
 	ix.release(p)
 	if !p.writesNothing(&rev, false) {
 		res.Revisions = p.revisionWrites(rev, syncPods{p: p, pods: s.Pods, res: res}, false)

@@ -310,11 +310,17 @@ func (sp syncPods) removedAtOnce() func(*v1.Pod) bool {
 			}
 		}
 		ref := PodRef{Namespace: pod.Namespace, Name: pod.Name}
-		if !adopted[ref] || !deleted[ref] || len(pod.Finalizers) > 0 {
-			return false
-		}
-		// An unset grace period counts as 0, as the API server's pod strategy reads it.
-		g := pod.Spec.TerminationGracePeriodSeconds
-		return pod.Spec.NodeName == "" || isTerminal(pod) || g == nil || *g == 0
+		return adopted[ref] && deleted[ref] && goesAtOnce(pod)
 	}
+}
+
+// goesAtOnce reports whether the API server removes pod at once when the controller deletes
+// it (naming no grace period), rather than marking it terminating: no finalizer, and not bound
+// to a node, terminal, or a grace period of 0 or unset (which the pod strategy reads as 0).
+func goesAtOnce(pod *v1.Pod) bool {
+	if len(pod.Finalizers) > 0 {
+		return false
+	}
+	g := pod.Spec.TerminationGracePeriodSeconds
+	return pod.Spec.NodeName == "" || isTerminal(pod) || g == nil || *g == 0
 }

@@ -1,6 +1,7 @@
 package daemonset
 
 import (
+	"slices"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -23,19 +24,28 @@ type statusCounts struct {
 // bound pod (DIFF-7); a node excluded by the template's nodeName (ELIG-2) that holds pods is
 // misscheduled like any other node that should not run.
 func (c *statusCounts) add(e eligBits, pods []daemonPod) {
-	if !e.shouldRun() {
-		if len(pods) > 0 {
+	if len(pods) == 0 {
+		c.addNode(e.shouldRun(), nil)
+		return
+	}
+	// STAT-5: only the first pod in DIFF-7 order counts.
+	c.addNode(e.shouldRun(), &pods[0].facts)
+}
+
+// addNode counts one node that should run a daemon pod or not, whose first pod in DIFF-7 order
+// has the facts oldest, nil when it holds none.
+func (c *statusCounts) addNode(shouldRun bool, oldest *podFacts) {
+	if !shouldRun {
+		if oldest != nil {
 			c.misscheduled++ // STAT-4
 		}
 		return
 	}
 	c.desired++ // STAT-2
-	if len(pods) == 0 {
+	if oldest == nil {
 		return
 	}
 	c.current++ // STAT-3
-	// STAT-5: only the first pod in DIFF-7 order counts.
-	oldest := pods[0].facts
 	if oldest.has(factReady) {
 		c.ready++
 		if oldest.has(factAvailable) {
@@ -48,18 +58,20 @@ func (c *statusCounts) add(e eligBits, pods []daemonPod) {
 }
 
 // countsWithout counts the status of every listed node as statusCounts.add does, leaving out
-// the pods gone reports (STAT-16). It is the rare path: a sync that adopts a pod and deletes it.
+// the pods gone reports (STAT-16), none when gone is nil. The plan counts in its diff walk;
+// this is for the syncs that walk no diff, and the rare one that adopts a pod and deletes it.
 func (ix *podIndex) countsWithout(gone func(*v1.Pod) bool) statusCounts {
 	var c statusCounts
-	var kept []daemonPod
 	for i := range ix.names {
-		kept = kept[:0]
-		for _, dp := range ix.podsOf(i) {
-			if !gone(dp.pod) {
-				kept = append(kept, dp)
+		pods := ix.podsOf(i)
+		if gone != nil {
+			j := slices.IndexFunc(pods, func(dp daemonPod) bool { return !gone(dp.pod) })
+			if j < 0 {
+				j = len(pods)
 			}
+			pods = pods[j:] // the first pod left decides (STAT-5)
 		}
-		c.add(ix.elig[i], kept)
+		c.add(ix.elig[i], pods)
 	}
 	return c
 }
@@ -95,11 +107,17 @@ func (p *Planner) status(c *statusCounts) *appsv1.DaemonSetStatus {
 	return st
 }
 
-// writeStatus fills the status of a sync that acted: Status (STAT-1..STAT-12), StatusWrite
+// writeStatus fills the status of a sync of kind: Status (STAT-1..STAT-12), StatusWrite
 // (STAT-9, STAT-14), the back-off after the sync (DIFF-12) and RequeueAfter (SYNC-8), which
-// takes the minReadySeconds requeue of the status update (STAT-15) besides the back-off's.
-func (p *Planner) writeStatus(res *Result, c *statusCounts, bo *backoffSync) {
+// takes the minReadySeconds requeue of the status update (STAT-15) besides the back-off's. A
+// pending sync (PlanPending) is upstream's updateDaemonSetStatus with updateObservedGen false:
+// observedGeneration keeps its stored value (STAT-13) under the same STAT-9 test, and bo,
+// which looked at no Failed pod, carries the back-off and adds no requeue of its own.
+func (p *Planner) writeStatus(res *Result, c *statusCounts, bo *backoffSync, kind syncKind) {
 	res.Status = p.status(c)
+	if kind == syncPending {
+		res.Status.ObservedGeneration = p.ds.Status.ObservedGeneration
+	}
 	if p.statusWritten(res.Status) {
 		res.StatusWrite = res.Status
 	}
@@ -108,23 +126,6 @@ func (p *Planner) writeStatus(res *Result, c *statusCounts, bo *backoffSync) {
 	}
 	res.Backoff = bo.result()
 	res.RequeueAfter = metav1.Duration{Duration: bo.requeue}
-}
-
-// writePendingStatus fills the status of a sync made while expectations are pending
-// (PlanPending): upstream's updateDaemonSetStatus with updateObservedGen false. The counters
-// are those of writeStatus, observedGeneration keeps its stored value (STAT-13), the write is
-// skipped under the same STAT-9 test, RequeueAfter is only the minReadySeconds requeue
-// (STAT-15) and the back-off is carried, since no Failed pod is looked at (DIFF-12).
-func (p *Planner) writePendingStatus(res *Result, c *statusCounts, bo *backoffSync) {
-	res.Status = p.status(c)
-	res.Status.ObservedGeneration = p.ds.Status.ObservedGeneration
-	if p.statusWritten(res.Status) {
-		res.StatusWrite = res.Status
-	}
-	if mrs := p.ds.Spec.MinReadySeconds; mrs > 0 && c.ready != c.available {
-		res.RequeueAfter = metav1.Duration{Duration: time.Duration(mrs) * time.Second}
-	}
-	res.Backoff = bo.result()
 }
 
 // statusWritten reports whether the controller sends st (STAT-9): it skips the write when the

@@ -1,6 +1,11 @@
 package daemonset
 
-import appsv1 "k8s.io/api/apps/v1"
+import (
+	"slices"
+
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+)
 
 // StatusNode is a node whose status counters depend on which deletions the controller picks
 // (STAT-16): it holds a pod this sync adopts that the API server removes at once when it is
@@ -35,25 +40,25 @@ func statusNodes(ix *podIndex, adopted []PodRef) []StatusNode {
 	if len(adopted) == 0 {
 		return nil
 	}
-	deleteAll := &Result{Adopt: adopted}
+	isAdopted := make(map[PodRef]bool, len(adopted))
 	for _, r := range adopted {
-		deleteAll.Delete = append(deleteAll.Delete, Deletion{Namespace: r.Namespace, Name: r.Name})
+		isAdopted[PodRef{Namespace: r.Namespace, Name: r.Name}] = true
 	}
-	atOnce := syncPods{res: deleteAll}.removedAtOnce()
+	atOnce := func(pod *v1.Pod) bool {
+		return isAdopted[PodRef{Namespace: pod.Namespace, Name: pod.Name}] && goesAtOnce(pod)
+	}
 	var out []StatusNode
 	for i, name := range ix.names {
 		pods := ix.podsOf(i)
-		n := StatusNode{Node: name, ShouldRun: ix.elig[i].shouldRun()}
-		atOnceHere := false
-		for _, dp := range pods {
-			sp := StatusPod{Namespace: dp.pod.Namespace, Name: dp.pod.Name, Ready: dp.facts.has(factReady),
+		if !slices.ContainsFunc(pods, func(dp daemonPod) bool { return atOnce(dp.pod) }) {
+			continue
+		}
+		n := StatusNode{Node: name, ShouldRun: ix.elig[i].shouldRun(), Pods: make([]StatusPod, len(pods))}
+		for j, dp := range pods {
+			n.Pods[j] = StatusPod{Namespace: dp.pod.Namespace, Name: dp.pod.Name, Ready: dp.facts.has(factReady),
 				Available: dp.facts.has(factAvailable), Updated: dp.facts.has(factUpdated), AtOnce: atOnce(dp.pod)}
-			atOnceHere = atOnceHere || sp.AtOnce
-			n.Pods = append(n.Pods, sp)
 		}
-		if atOnceHere {
-			out = append(out, n)
-		}
+		out = append(out, n)
 	}
 	return out
 }
@@ -61,34 +66,23 @@ func statusNodes(ix *podIndex, adopted []PodRef) []StatusNode {
 // counts returns the node's share of the counters when the pods deleted reports are deleted.
 func (n StatusNode) counts(deleted func(PodRef) bool) statusCounts {
 	var c statusCounts
-	var first *StatusPod
-	for i := range n.Pods {
-		p := &n.Pods[i]
+	for _, p := range n.Pods {
 		if !p.AtOnce || !deleted(PodRef{Namespace: p.Namespace, Name: p.Name}) {
-			first = p
-			break
+			f := podFacts(0)
+			if p.Ready {
+				f |= factReady
+			}
+			if p.Available {
+				f |= factAvailable
+			}
+			if p.Updated {
+				f |= factUpdated
+			}
+			c.addNode(n.ShouldRun, &f)
+			return c
 		}
 	}
-	if !n.ShouldRun {
-		if first != nil {
-			c.misscheduled = 1
-		}
-		return c
-	}
-	c.desired = 1
-	if first == nil {
-		return c
-	}
-	c.current = 1
-	if first.Ready {
-		c.ready = 1
-		if first.Available {
-			c.available = 1
-		}
-	}
-	if first.Updated {
-		c.updated = 1
-	}
+	c.addNode(n.ShouldRun, nil)
 	return c
 }
 
@@ -107,20 +101,24 @@ func (o *Orders) StatusWith(st *appsv1.DaemonSetStatus, from, to []Deletion) *ap
 		return func(r PodRef) bool { return set[r] }
 	}
 	was, now := in(from), in(to)
-	out := st.DeepCopy()
+	var d statusCounts // now's counters less was's
 	for _, n := range o.Status {
 		a, b := n.counts(was), n.counts(now)
-		out.CurrentNumberScheduled += b.current - a.current
-		out.NumberMisscheduled += b.misscheduled - a.misscheduled
-		out.NumberReady += b.ready - a.ready
-		out.NumberAvailable += b.available - a.available
-		out.UpdatedNumberScheduled += b.updated - a.updated
+		d.current += b.current - a.current
+		d.misscheduled += b.misscheduled - a.misscheduled
+		d.ready += b.ready - a.ready
+		d.available += b.available - a.available
+		d.updated += b.updated - a.updated
 	}
-	out.NumberUnavailable = max(0, out.DesiredNumberScheduled-out.NumberAvailable)
-	if out.CurrentNumberScheduled == st.CurrentNumberScheduled && out.NumberMisscheduled == st.NumberMisscheduled &&
-		out.NumberReady == st.NumberReady && out.NumberAvailable == st.NumberAvailable &&
-		out.UpdatedNumberScheduled == st.UpdatedNumberScheduled && out.NumberUnavailable == st.NumberUnavailable {
+	if d == (statusCounts{}) {
 		return st
 	}
+	out := st.DeepCopy()
+	out.CurrentNumberScheduled += d.current
+	out.NumberMisscheduled += d.misscheduled
+	out.NumberReady += d.ready
+	out.NumberAvailable += d.available
+	out.UpdatedNumberScheduled += d.updated
+	out.NumberUnavailable = max(0, out.DesiredNumberScheduled-out.NumberAvailable)
 	return out
 }
