@@ -402,6 +402,9 @@ func checkStatus(key string, got, want *appsv1.DaemonSetStatus) []Mismatch {
 
 // statusDeletes returns the deletions of del that name a pod of o.Status (STAT-16).
 func statusDeletes(o *daemonset.Orders, del []daemonset.Deletion) []daemonset.PodRef {
+	if len(o.Status) == 0 { // the rule: the status is the same whatever the pick
+		return nil
+	}
 	var out []daemonset.PodRef
 	for _, d := range del {
 		for _, n := range o.Status {

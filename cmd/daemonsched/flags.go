@@ -47,12 +47,14 @@ type outputFlag struct {
 
 func (o outputFlag) String() string { return string(*o.format) }
 
-func (o outputFlag) Type() string {
+func (o outputFlag) Type() string { return strings.Join(o.names(), "|") }
+
+func (o outputFlag) names() []string {
 	names := make([]string, len(o.allowed))
 	for i, f := range o.allowed {
 		names[i] = string(f)
 	}
-	return strings.Join(names, "|")
+	return names
 }
 
 func (o outputFlag) Set(s string) error {
@@ -60,10 +62,7 @@ func (o outputFlag) Set(s string) error {
 		*o.format = f
 		return nil
 	}
-	names := make([]string, len(o.allowed))
-	for i, f := range o.allowed {
-		names[i] = string(f)
-	}
+	names := o.names()
 	list := strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 	if outputFormat(s) == formatWide {
 		return fmt.Errorf("unsupported output format %q: this command prints %s (only plan has a wide table)", s, list)

@@ -86,10 +86,15 @@ func q(s string) string { return printable.Quote(s) }
 
 // count says n noun, the noun plural unless n is 1: "1 DaemonSet", "2 DaemonSets", "0 pods".
 func count(n int, noun string) string {
+	return strconv.Itoa(n) + " " + agree(n, noun, noun+"s")
+}
+
+// agree returns one when n is 1, else many: the word that agrees with a count.
+func agree(n int, one, many string) string {
 	if n == 1 {
-		return "1 " + noun
+		return one
 	}
-	return strconv.Itoa(n) + " " + noun + "s"
+	return many
 }
 
 // newTabWriter aligns columns as kubectl does.

@@ -217,11 +217,7 @@ wins); the blocking nodes are listed.
 				if r.State != rollout.StateComplete {
 					writeBlockers(stdout, "waiting", r.Waiting)
 					if r.WaitingForBudget > 0 {
-						verb := "wait"
-						if r.WaitingForBudget == 1 {
-							verb = "waits"
-						}
-						fmt.Fprintf(stdout, "  %s %s for the update budget\n", count(r.WaitingForBudget, "node"), verb)
+						fmt.Fprintf(stdout, "  %s %s for the update budget\n", count(r.WaitingForBudget, "node"), agree(r.WaitingForBudget, "waits", "wait"))
 					}
 				}
 			}

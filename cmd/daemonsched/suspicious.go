@@ -46,12 +46,8 @@ func suspicious(in *manifest.Result) []string {
 		if len(names) > 3 {
 			shown += fmt.Sprintf(" and %d more", len(names)-3)
 		}
-		verb := "are"
-		if pods == 1 {
-			verb = "is"
-		}
 		out = append(out, fmt.Sprintf("%s %s bound to %s the input does not hold (%s); the plan acts only on the nodes "+
-			"it holds: was the dump taken of some nodes only?", count(pods, "pod"), verb, count(len(missing), "node"), shown))
+			"it holds: was the dump taken of some nodes only?", count(pods, "pod"), agree(pods, "is", "are"), count(len(missing), "node"), shown))
 	}
 	return append(out, foreignOwners(in)...)
 }
@@ -109,12 +105,9 @@ func foreignOwners(in *manifest.Result) []string {
 		case uids[0] == "":
 			with = "no uid"
 		}
-		verb, their, they := "name", "their", "they are not its pods"
-		if n == 1 {
-			verb, their, they = "names", "its", "it is not one of its pods"
-		}
 		out = append(out, fmt.Sprintf("%s %s DaemonSet %s/%s as %s controller with %s; the input's DaemonSet has uid %s: %s "+
-			"(a pod belongs to a DaemonSet by uid)", count(n, "pod"), verb, q(ds.Namespace), q(ds.Name), their, with, printable.Quote(string(ds.UID)), they))
+			"(a pod belongs to a DaemonSet by uid)", count(n, "pod"), agree(n, "names", "name"), q(ds.Namespace), q(ds.Name),
+			agree(n, "its", "their"), with, printable.Quote(string(ds.UID)), agree(n, "it is not one of its pods", "they are not its pods")))
 	}
 	return out
 }

@@ -185,27 +185,20 @@ func (s *syncer) run() (time.Duration, error) {
 		return 0, fmt.Errorf("DaemonSet %s: revisions: %w", s.key, err)
 	}
 
-	var errs []error
-	if claimErr != nil {
-		errs = append(errs, claimErr)
-	} else {
-		c.mu.Lock()
-		c.backoff = daemonset.UpdateBackoff(c.backoff, res, s.now)
-		c.mu.Unlock()
-		err := s.podWrites()
-		if err == nil {
-			err = s.cleanupHistory(res.Revisions)
-		}
-		errs = append(errs, err)
-		s.events()
-	}
 	if claimErr != nil {
 		// Upstream's status sync claims the pods again, and returns before writing when
 		// that fails: a status counted over claims the API server refused is not sent.
-		return 0, errors.Join(errs...)
+		return 0, claimErr
 	}
-	errs = append(errs, s.writeStatus(res.StatusWrite))
-	return res.RequeueAfter.Duration, errors.Join(errs...)
+	c.mu.Lock()
+	c.backoff = daemonset.UpdateBackoff(c.backoff, res, s.now)
+	c.mu.Unlock()
+	err := s.podWrites()
+	if err == nil {
+		err = s.cleanupHistory(res.Revisions)
+	}
+	s.events()
+	return res.RequeueAfter.Duration, errors.Join(err, s.writeStatus(res.StatusWrite))
 }
 
 // canAdopt re-reads the DaemonSet from the API server before the first adoption of a sync, as
