@@ -119,8 +119,8 @@ type scenario struct {
 	want      summary
 }
 
-func (sc scenario) run(t *testing.T) *daemonset.Result {
-	t.Helper()
+// setup returns the scenario's DaemonSet and options: newDS() and opts() when it names none.
+func (sc scenario) setup() (*appsv1.DaemonSet, daemonset.Options) {
 	o := opts()
 	if sc.opts != nil {
 		o = *sc.opts
@@ -129,6 +129,12 @@ func (sc scenario) run(t *testing.T) *daemonset.Result {
 	if ds == nil {
 		ds = newDS()
 	}
+	return ds, o
+}
+
+func (sc scenario) run(t *testing.T) *daemonset.Result {
+	t.Helper()
+	ds, o := sc.setup()
 	dsCopy := ds.DeepCopy()
 	nodesCopy := deepNodes(sc.nodes)
 	podsCopy := deepPods(sc.pods)

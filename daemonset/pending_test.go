@@ -236,14 +236,7 @@ func TestPlanPendingScenarios(t *testing.T) {
 	for _, sc := range scenarios() {
 		t.Run(sc.name, func(t *testing.T) {
 			t.Parallel()
-			o := opts()
-			if sc.opts != nil {
-				o = *sc.opts
-			}
-			ds := sc.ds
-			if ds == nil {
-				ds = newDS()
-			}
+			ds, o := sc.setup()
 			s := daemonset.Snapshot{Nodes: sc.nodes, Pods: sc.pods, Revisions: sc.revisions}
 			p, _ := daemonset.Compile(ds, o)
 			full, res := p.Plan(s), planPending(t, o, ds, s)

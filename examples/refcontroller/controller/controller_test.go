@@ -351,18 +351,28 @@ func TestSyncRevisionDedupAndCleanup(t *testing.T) {
 	}
 }
 
-// A pod that fails right after the back-off's first deletion on its node is held back: not
-// deleted, no event, and the DaemonSet is queued again after the delay (DIFF-17).
-func TestSyncFailedPodBackoff(t *testing.T) {
-	ds := testDS()
-	failed := func(p *v1.Pod) { p.Status.Phase = v1.PodFailed }
+// failed makes a pod Failed.
+func failed(p *v1.Pod) { p.Status.Phase = v1.PodFailed }
+
+// failedPodDeleted returns a harness whose first sync of ds, on one node holding the Failed pod
+// "first", has deleted that pod.
+func failedPodDeleted(t *testing.T, ds *appsv1.DaemonSet) *harness {
+	t.Helper()
 	h := newHarness(t, append(testNodes(1), ds, pod("first", "node-0", ds, true, failed))...)
 	if _, err := h.c.Sync(context.Background(), "ns/agent"); err != nil {
 		t.Fatal(err)
 	}
 	if n := countPrefix(h.requests(), "delete pods first"); n != 1 {
-		t.Fatalf("first failed pod: %d deletes, want 1; requests %q", n, h.requests())
+		t.Fatalf("first sync: %d deletes, want 1; requests %q", n, h.requests())
 	}
+	return h
+}
+
+// A pod that fails right after the back-off's first deletion on its node is held back: not
+// deleted, no event, and the DaemonSet is queued again after the delay (DIFF-17).
+func TestSyncFailedPodBackoff(t *testing.T) {
+	ds := testDS()
+	h := failedPodDeleted(t, ds)
 	// The next failed pod on the node, half a second later, waits for the 1 s back-off.
 	h2 := newHarness(t, append(testNodes(1), ds, pod("second", "node-0", ds, true, failed))...)
 	h2.c.backoff = h.c.backoff
@@ -398,14 +408,7 @@ func ptrTo[T any](v T) *T { return &v }
 // the Failed pod it would hold back is not looked at.
 func TestSyncPendingExpectations(t *testing.T) {
 	ds := testDS()
-	failed := func(p *v1.Pod) { p.Status.Phase = v1.PodFailed }
-	h := newHarness(t, append(testNodes(1), ds, pod("first", "node-0", ds, true, failed))...)
-	if _, err := h.c.Sync(context.Background(), "ns/agent"); err != nil {
-		t.Fatal(err)
-	}
-	if n := countPrefix(h.requests(), "delete pods first"); n != 1 {
-		t.Fatalf("first sync: %d deletes, want 1; requests %q", n, h.requests())
-	}
+	h := failedPodDeleted(t, ds)
 	// The caches still hold the deleted pod, within its 1 s back-off: the delete is not observed.
 	h.client.ClearActions()
 	h.c.now = func() time.Time { return now.Add(500 * time.Millisecond) }
