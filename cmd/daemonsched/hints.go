@@ -7,9 +7,9 @@ import (
 	"slices"
 
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/taints"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/klog/v2"
 )
 
 // Taint keys of control-plane nodes: the one kubeadm set until Kubernetes 1.24, and the one it
@@ -29,16 +29,14 @@ func hints(dss []*appsv1.DaemonSet, explained, all []*v1.Node, pods []*v1.Pod, p
 	for _, ds := range sortedDaemonSets(dss) {
 		out = append(out, oldRevisionHints(ds, explainedNames, pods, plan)...)
 		spec := ds.Spec.Template.Spec
-		tolerates := func(taint v1.Taint) bool {
-			return slices.ContainsFunc(spec.Tolerations, func(t v1.Toleration) bool {
-				return t.ToleratesTaint(klog.Background(), &taint, false)
-			})
-		}
 		if slices.ContainsFunc(spec.Tolerations, func(t v1.Toleration) bool { return t.Key == masterTaint }) {
+			// The template's own tolerations, compiled once: the hint is about what the
+			// manifest says, not the tolerations the controller adds to every daemon pod.
+			tols := taints.Compile(spec.Tolerations, taints.Options{})
 			blocked := 0
 			for _, n := range explained {
 				for _, t := range n.Spec.Taints {
-					if t.Key == controlPlaneTaint && t.Effect != v1.TaintEffectPreferNoSchedule && !tolerates(t) {
+					if t.Key == controlPlaneTaint && t.Effect != v1.TaintEffectPreferNoSchedule && !tols.Tolerates(&t) {
 						blocked++
 						break
 					}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -9,6 +11,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 )
 
@@ -53,4 +56,68 @@ func TestOldRevisionHints(t *testing.T) {
 		"pod ns/old on node n1 is of an old revision (labelled controller-revision-hash=abc, the current one is " + hash + "; UPD-3): " + keep,
 		"pod ns/unlabelled on node n1 is of an old revision (without a controller-revision-hash label, the current one is " + hash + "; UPD-3): " + keep,
 	}, got)
+}
+
+// The master-taint hint counts the explained nodes whose control-plane taint the template's
+// tolerations leave untolerated, as v1.Toleration.ToleratesTaint answers (TAINT-1, TAINT-3),
+// through package taints; a PreferNoSchedule taint never blocks (TAINT-4).
+func TestMasterTaintHint(t *testing.T) {
+	t.Parallel()
+	master := v1.Toleration{Key: masterTaint, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule}
+	node := func(name string, effect v1.TaintEffect, value string) *v1.Node {
+		return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: v1.NodeSpec{Taints: []v1.Taint{{Key: controlPlaneTaint, Value: value, Effect: effect}}}}
+	}
+	nodes := []*v1.Node{
+		node("cp-noschedule", v1.TaintEffectNoSchedule, ""),
+		node("cp-noexecute", v1.TaintEffectNoExecute, ""),
+		node("cp-prefer", v1.TaintEffectPreferNoSchedule, ""),
+		node("cp-valued", v1.TaintEffectNoSchedule, "yes"),
+		{ObjectMeta: metav1.ObjectMeta{Name: "worker"}},
+	}
+	tests := []struct {
+		name        string
+		tolerations []v1.Toleration
+		wantBlocked int // 0: no hint
+	}{
+		{name: "master alone leaves every control-plane node untolerated", tolerations: []v1.Toleration{master}, wantBlocked: 3},
+		{name: "control-plane Exists too tolerates every effect", tolerations: []v1.Toleration{master,
+			{Key: controlPlaneTaint, Operator: v1.TolerationOpExists}}},
+		{name: "control-plane NoSchedule only leaves the NoExecute node", tolerations: []v1.Toleration{master,
+			{Key: controlPlaneTaint, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule}}, wantBlocked: 1},
+		{name: "control-plane Equal with an empty value leaves the valued node", tolerations: []v1.Toleration{master,
+			{Key: controlPlaneTaint, Operator: v1.TolerationOpEqual}}, wantBlocked: 1},
+		{name: "an empty key with Exists tolerates every taint", tolerations: []v1.Toleration{master, {Operator: v1.TolerationOpExists}}},
+		{name: "no master toleration gives no hint", tolerations: []v1.Toleration{{Key: "other", Operator: v1.TolerationOpExists}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "agent"},
+				Spec: appsv1.DaemonSetSpec{Template: v1.PodTemplateSpec{Spec: v1.PodSpec{Tolerations: tt.tolerations}}}}
+			want := []string{}
+			if tt.wantBlocked > 0 {
+				want = append(want, fmt.Sprintf("DaemonSet ns/agent tolerates %s, a taint no node carries since Kubernetes 1.24; "+
+					"control-plane nodes carry %s, which it does not tolerate (%d node(s) here): tolerate %s too",
+					masterTaint, controlPlaneTaint, tt.wantBlocked, controlPlaneTaint))
+			}
+			require.Equal(t, want, hints([]*appsv1.DaemonSet{ds}, nodes, nil, nil, &daemonset.ClusterResult{}))
+
+			// The upstream answer, taint by taint, as hints.go asked it before package taints.
+			upstream := 0
+			for _, n := range nodes {
+				for _, taint := range n.Spec.Taints {
+					tolerated := slices.ContainsFunc(tt.tolerations, func(tol v1.Toleration) bool {
+						return tol.ToleratesTaint(klog.Background(), &taint, false)
+					})
+					if taint.Effect != v1.TaintEffectPreferNoSchedule && !tolerated {
+						upstream++
+					}
+				}
+			}
+			if slices.ContainsFunc(tt.tolerations, func(tol v1.Toleration) bool { return tol.Key == masterTaint }) {
+				require.Equal(t, tt.wantBlocked, upstream, "upstream ToleratesTaint")
+			}
+		})
+	}
 }
