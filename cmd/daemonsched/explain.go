@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"io"
-	"runtime"
 	"slices"
 	"strings"
 
@@ -20,8 +19,6 @@ import (
 // newExplainCommand returns explain: why DaemonSets do or do not run on nodes.
 func newExplainCommand(e *env) *cobra.Command {
 	var (
-		src      inputs
-		now      timeFlag
 		ns       namespaceFlags
 		format   = formatTable
 		nodeName string
@@ -53,21 +50,17 @@ suggestion.
 		Args: noArgs,
 	}
 	fs := cmd.Flags()
-	addInputFlags(fs, &src)
-	fs.Var(&now, "now", "the instant readiness is judged at")
+	c := addClusterFlags(fs, inputs{}, "the instant readiness is judged at")
 	fs.StringVar(&nodeName, "node", "", "the node to explain (without it, --daemonset over every node)")
 	fs.StringVar(&dsName, "daemonset", "", "explain only this DaemonSet (NAME or NAMESPACE/NAME)")
 	fs.StringVar(&podName, "pod", "", "explain the DaemonSet pod NAME or NAMESPACE/NAME on its node: why it stays or is deleted")
 	addNamespaceFlags(fs, &ns)
 	addOutputFlag(fs, &format, formatTable, formatJSON, formatYAML)
-	strictness := addStrictFlags(fs)
-	reading := addReadFlags(fs)
 	cmd.RunE = func(*cobra.Command, []string) error {
-		if err := cmp.Or(reading.check(), ns.check()); err != nil {
+		if err := cmp.Or(c.reading.check(), ns.check()); err != nil {
 			return err
 		}
-		mode, err := strictness.mode()
-		if err != nil {
+		if err := c.check(); err != nil {
 			return err
 		}
 		switch {
@@ -80,10 +73,11 @@ suggestion.
 		if err != nil {
 			return usagef("--pod wants NAME or NAMESPACE/NAME, got %q", podName)
 		}
-		in, err := load(src, e.stdin, e.stderr, lean(reading.options(mode, runtime.GOMAXPROCS(0))))
+		l, err := c.read(e, planFields)
 		if err != nil {
 			return err
 		}
+		in := l.in
 		if podName == "" && dsName == "" {
 			if err := ns.present(in.Snapshot.DaemonSets); err != nil {
 				return err
@@ -102,10 +96,7 @@ suggestion.
 		if err != nil {
 			return err
 		}
-		opts := daemonset.Options{Now: now.t}
-		if opts.Now.IsZero() {
-			opts.Now = manifest.Latest(in.Snapshot)
-		}
+		opts := daemonset.Options{Now: l.at}
 		var nodes []*v1.Node
 		if nodeName != "" {
 			node := findNode(in, nodeName)
@@ -116,25 +107,15 @@ suggestion.
 		} else {
 			nodes = in.Snapshot.Nodes
 		}
-		keep := func(ds *appsv1.DaemonSet) bool { return ns.keep(ds.Namespace) }
+		filter := daemonSetFilter{ns: ns}
 		if dsName != "" {
-			keep = func(ds *appsv1.DaemonSet) bool { return ds.Namespace == dsNamespace && ds.Name == dsShort }
+			filter.key = dsNamespace + "/" + dsShort
 		}
-		var dss []*appsv1.DaemonSet
-		for _, ds := range in.Snapshot.DaemonSets {
-			if keep(ds) {
-				dss = append(dss, ds)
-			}
-		}
-		if dsName != "" && len(dss) == 0 {
-			var names []string
-			for _, ds := range in.Snapshot.DaemonSets {
-				names = append(names, ds.Namespace+"/"+ds.Name)
-			}
-			return fmt.Errorf("DaemonSet %q not found in the input%s", dsNamespace+"/"+dsShort, didYouMeanKey(dsNamespace, dsShort, names))
-		}
-		problems, err := mode.admit(in, keep, opts)
+		dss, err := filter.pick(in.Snapshot.DaemonSets)
 		if err != nil {
+			return err
+		}
+		if err := l.admit(filter.keep, opts); err != nil {
 			return err
 		}
 		// The cluster-wide plan says what this sync does on the node (D-12).
@@ -142,20 +123,19 @@ suggestion.
 		if err != nil {
 			return fmt.Errorf("inconsistent snapshot: %w", err)
 		}
-		switch {
-		case format != formatTable:
-			if err := renderData(e.out, format, explainReport(in, nodes, dss, plan, opts)); err != nil {
-				return err
+		data := func() any { return explainReport(in, nodes, dss, plan, opts) }
+		err = render(e.out, format, data, func() { // run's buffer, as for plan
+			if nodeName != "" {
+				renderExplain(e.out, nodes[0], dss, in.Snapshot.Pods, plan, opts)
+			} else {
+				renderExplainNodes(e.out, dss[0], nodes, plan, opts)
 			}
-		case nodeName != "":
-			renderExplain(e.out, nodes[0], dss, in.Snapshot.Pods, plan, opts) // run's buffer, as for plan
 			renderHints(e.out, dss, nodes, in.Snapshot.Nodes, in.Snapshot.Pods, plan)
-		default:
-			renderExplainNodes(e.out, dss[0], nodes, plan, opts)
-			renderHints(e.out, dss, nodes, in.Snapshot.Nodes, in.Snapshot.Pods, plan)
+		})
+		if err != nil {
+			return err
 		}
-		warn(e.stderr, in, problems, reading.limits.Warnings)
-		return nil
+		return l.done(e, nil)
 	}
 	return cmd
 }

@@ -69,5 +69,4 @@ warning in one read from the API server (with metadata.resourceVersion; an error
 
 Each error is one line on stderr, "daemonsched: FILE: document N: Kind namespace/name: path:
 message" (with "items[I]" after the document inside lists), and nothing is written on stdout.
-Names and values holding control or other non-graphic characters are printed quoted or escaped.
-Exit status: 0 success, 1 bad input, 2 usage (one "error: ..." line and where to find help).`
+Names and values holding control or other non-graphic characters are printed quoted or escaped.`

@@ -12,18 +12,10 @@ import (
 	"os"
 	"strings"
 
-	"github.com/daemonsched/daemonsched/internal/printable"
 	"github.com/spf13/cobra"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
-
-// Exit codes.
-const (
-	exitOK       = 0
-	exitBadInput = 1
-	exitUsage    = 2
-)
 
 // errUsage marks a command line that cannot be run (unknown command or flag, bad flag value,
 // missing input); run prints one "error: ..." line and where to find help, and exits 2. Every
@@ -48,8 +40,8 @@ type runError struct{ err error }
 func (r runError) Error() string { return r.err.Error() }
 func (r runError) Unwrap() error { return r.err }
 
-// env is what the commands read and write. out is a buffer written to stdout only when the
-// command succeeds; live is stdout itself, for conformance serve, which answers as it reads.
+// env is what the commands read and write. out is a buffer written to stdout, once, only when
+// the command answers (success or a finding: exit.go); live is stdout itself, for conformance serve, which answers as it reads.
 type env struct {
 	stdin  io.Reader
 	out    *bytes.Buffer
@@ -58,7 +50,8 @@ type env struct {
 }
 
 // run is the whole command: it parses args, reads the input and writes the result. It writes
-// nothing to stdout unless it succeeds (help included, which goes to stdout).
+// nothing to stdout unless the command answers (help included, which goes to stdout), and
+// returns the exit status (exit.go).
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, out: new(bytes.Buffer), live: stdout, stderr: stderr}
 	root := newRootCommand(e)
@@ -70,41 +63,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	} else if err != nil {
 		err = &usageMessage{msg: err.Error()}
 	}
-	switch {
-	case err == nil:
-		if _, err := stdout.Write(e.out.Bytes()); err != nil {
-			fmt.Fprintf(stderr, "daemonsched: %v\n", err)
-			return exitBadInput
-		}
-		return exitOK
-	case errors.Is(err, errUsage):
-		msg := strings.TrimRight(err.Error(), "\n")
-		if cmd == nil {
-			cmd = root
-		}
-		fmt.Fprintf(stderr, "error: %s\nSee '%s --help'.\n", printable.Escape(msg), cmd.CommandPath())
-		return exitUsage
-	case errors.Is(err, errNonconforming):
-		stdout.Write(e.out.Bytes()) //nolint:errcheck // the exit status already says it failed
-		return exitBadInput
-	case errors.Is(err, errNotReady):
-		if _, err := stdout.Write(e.out.Bytes()); err != nil {
-			fmt.Fprintf(stderr, "daemonsched: %v\n", err)
-			return exitBadInput
-		}
-		return exitNotReady
-	case errors.As(err, new(exitStatus)):
-		if _, werr := stdout.Write(e.out.Bytes()); werr != nil {
-			fmt.Fprintf(stderr, "daemonsched: %v\n", werr)
-			return exitBadInput
-		}
-		var st exitStatus
-		errors.As(err, &st)
-		return int(st)
-	default:
-		printError(stderr, err)
-		return exitBadInput
+	if cmd == nil {
+		cmd = root
 	}
+	return exit(cmd, err, e.out.Bytes(), stdout, stderr)
 }
 
 // newRootCommand returns the daemonsched command and its subcommands, writing to e.
@@ -151,6 +113,7 @@ func newRootCommand(e *env) *cobra.Command {
 		}
 	}
 	wrapRunE(root)
+	addExitHelp(root)
 	return root
 }
 

@@ -1,25 +1,20 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"maps"
+	"runtime"
 	"slices"
 	"strings"
 
+	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/fleet"
 	"github.com/daemonsched/daemonsched/internal/printable"
 	"github.com/daemonsched/daemonsched/manifest"
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
-
-// exitNotReady is node-ready's exit status for a node that is not ready for workloads.
-const exitNotReady = 3
-
-// errNotReady makes run print the output and exit with exitNotReady.
-var errNotReady = errors.New("node not ready")
 
 // runNodeReady says whether a node's daemon pods are in place (WHATIF-5); the exit status
 // tells a script.
@@ -35,16 +30,18 @@ and exits 3 when it is not, for a script that waits before sending workloads to 
 		Args:    noArgs,
 	}
 	fs := cmd.Flags()
-	c := newCommonFlags(fs, "the instant readiness is judged at")
+	c := addClusterFlags(fs, inputs{}, "the instant readiness is judged at")
+	format := formatTable
+	addOutputFlag(fs, &format, formatTable, formatJSON, formatYAML)
 	nodeName := fs.String("node", "", "the node (`NAME`, required)")
 	dsSelector := fs.String("daemonsets", "", "only the DaemonSets whose labels match this label `SELECTOR` (like critical=true; matching none is an error)")
 	cmd.RunE = func(*cobra.Command, []string) error {
-		return runNodeReady(c, *nodeName, *dsSelector, e.stdin, e.out, e.stderr)
+		return runNodeReady(e, c, format, *nodeName, *dsSelector)
 	}
 	return cmd
 }
 
-func runNodeReady(c *commonFlags, nodeName, dsSelector string, stdin io.Reader, stdout, stderr io.Writer) error {
+func runNodeReady(e *env, c *clusterFlags, format outputFormat, nodeName, dsSelector string) error {
 	if err := c.check(); err != nil {
 		return err
 	}
@@ -58,8 +55,12 @@ func runNodeReady(c *commonFlags, nodeName, dsSelector string, stdin io.Reader, 
 			return usagef("--daemonsets: %v", err)
 		}
 	}
-	in, opts, err := c.load(stdin, stderr)
+	l, err := c.read(e, allFields)
 	if err != nil {
+		return err
+	}
+	in, opts := l.in, daemonset.Options{Now: l.at, Workers: runtime.GOMAXPROCS(0)}
+	if err := l.admit(everyDaemonSet, opts); err != nil {
 		return err
 	}
 	if findNode(in, nodeName) == nil {
@@ -80,13 +81,13 @@ func runNodeReady(c *commonFlags, nodeName, dsSelector string, stdin io.Reader, 
 		return fmt.Errorf("--daemonsets %s matches none of the input's %s%s", printable.Quote(dsSelector),
 			count(len(in.Snapshot.DaemonSets), "DaemonSet"), daemonSetLabels(in))
 	}
-	if err := c.render(stdout, stderr, r, func() { renderReadiness(stdout, r) }, in); err != nil {
+	if err := render(e.out, format, func() any { return r }, func() { renderReadiness(e.out, r) }); err != nil {
 		return err
 	}
 	if !r.Ready {
-		return errNotReady
+		return l.done(e, errNotReady)
 	}
-	return nil
+	return l.done(e, nil)
 }
 
 func renderReadiness(w io.Writer, r *fleet.Readiness) {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -20,44 +19,14 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 )
 
-// Exit codes of rollout status (ROLL-11).
-const (
-	exitProgressing = 3
-	exitStuck       = 4
-)
-
-// exitStatus is a successful run that exits with another status than 0: run writes the output
-// and exits with it.
-type exitStatus int
-
-func (e exitStatus) Error() string { return "exit status " + strconv.Itoa(int(e)) }
-
-// pickDaemonSets returns the DaemonSets of in that --daemonset names (NAMESPACE/NAME), or
-// without it those of the -n namespace (all without -n).
-func pickDaemonSets(in *manifest.Result, name string, ns namespaceFlags) ([]*appsv1.DaemonSet, error) {
-	if name == "" {
-		if err := ns.present(in.Snapshot.DaemonSets); err != nil {
-			return nil, err
-		}
-	}
-	var out []*appsv1.DaemonSet
-	namespace, n, _ := strings.Cut(name, "/")
-	for _, ds := range in.Snapshot.DaemonSets {
-		if name == "" && ns.keep(ds.Namespace) || ds.Namespace == namespace && ds.Name == n {
-			out = append(out, ds)
-		}
-	}
-	switch {
-	case name != "" && len(out) == 0:
-		names := make([]string, len(in.Snapshot.DaemonSets))
-		for i, ds := range in.Snapshot.DaemonSets {
-			names[i] = ds.Namespace + "/" + ds.Name
-		}
-		return nil, fmt.Errorf("DaemonSet %s not found in the input%s", strconv.Quote(name), didYouMeanKey(namespace, n, names))
-	case len(out) == 0:
+// pickDaemonSets is f.pick for rollout status and forecast, which have nothing to judge in an
+// input without DaemonSets.
+func pickDaemonSets(in *manifest.Result, f daemonSetFilter) ([]*appsv1.DaemonSet, error) {
+	dss, err := f.pick(in.Snapshot.DaemonSets)
+	if err == nil && len(dss) == 0 {
 		return nil, fmt.Errorf("no DaemonSet in the input")
 	}
-	return out, nil
+	return dss, err
 }
 
 // daemonSetKinds are the resource names kubectl reads for DaemonSets in TYPE/NAME.
@@ -90,44 +59,6 @@ func daemonSetArg(ns namespaceFlags, flag string, args []string) (string, error)
 	return namespace + "/" + name, nil
 }
 
-// loaded is the input of rollout status and forecast: what was read, the instant to judge at
-// (--now, or the latest timestamp of the input), how strictly it was read, and the validation
-// problems to print as warnings.
-type loaded struct {
-	in       *manifest.Result
-	at       time.Time
-	mode     strictness
-	problems problemList
-}
-
-// loadAt reads the input and admits the DaemonSets dsName names (NAMESPACE/NAME; all of the -n
-// namespace without it) as plan does (--strict, --lenient).
-func loadAt(dsName string, ns namespaceFlags, src inputs, now timeFlag, reading *readFlags, strict *strictFlags, stdin io.Reader, stderr io.Writer) (*loaded, error) {
-	if err := reading.check(); err != nil {
-		return nil, usagef("%v", err)
-	}
-	mode, err := strict.mode()
-	if err != nil {
-		return nil, err
-	}
-	in, err := load(src, stdin, stderr, reading.options(mode, runtime.GOMAXPROCS(0)))
-	if err != nil {
-		return nil, err
-	}
-	at := now.t
-	if at.IsZero() {
-		at = manifest.Latest(in.Snapshot)
-	}
-	named := func(ds *appsv1.DaemonSet) bool {
-		return dsName == "" && ns.keep(ds.Namespace) || ds.Namespace+"/"+ds.Name == dsName
-	}
-	problems, err := mode.admit(in, named, daemonset.Options{Now: at})
-	if err != nil {
-		return nil, err
-	}
-	return &loaded{in: in, at: at, mode: mode, problems: problems}, nil
-}
-
 // newRolloutCommand returns `daemonsched rollout`, whose one subcommand is status.
 func newRolloutCommand(e *env) *cobra.Command {
 	cmd := &cobra.Command{
@@ -147,8 +78,6 @@ func newRolloutCommand(e *env) *cobra.Command {
 
 func newRolloutStatusCommand(e *env) *cobra.Command {
 	var (
-		src    inputs
-		now    timeFlag
 		ns     namespaceFlags
 		format = formatTable
 	)
@@ -166,30 +95,34 @@ wins); the blocking nodes are listed.
 		Args: cobra.ArbitraryArgs, // daemonset/NAME, checked by daemonSetArg
 	}
 	fs := cmd.Flags()
-	addInputFlags(fs, &src)
-	fs.Var(&now, "now", "the instant availability is judged at (`RFC3339`)")
+	c := addClusterFlags(fs, inputs{}, "the instant availability is judged at (`RFC3339`)")
 	addOutputFlag(fs, &format, formatTable, formatJSON, formatYAML)
 	addNamespaceFlags(fs, &ns)
 	dsName := fs.String("daemonset", "", "judge only this DaemonSet (`[NAMESPACE/]NAME`, or the argument daemonset/NAME)")
-	strictness := addStrictFlags(fs)
-	reading := addReadFlags(fs)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		stdin, stdout, stderr := e.stdin, e.out, e.stderr
+		stdout := e.out
 		key, err := daemonSetArg(ns, *dsName, args)
 		if err != nil {
 			return err
 		}
-		l, err := loadAt(key, ns, src, now, reading, strictness, stdin, stderr)
+		if err := c.check(); err != nil {
+			return err
+		}
+		l, err := c.read(e, allFields)
 		if err != nil {
 			return err
 		}
 		in, at := l.in, l.at
-		dss, err := pickDaemonSets(in, key, ns)
+		filter := daemonSetFilter{key: key, ns: ns}
+		if err := l.admit(filter.keep, daemonset.Options{Now: at}); err != nil {
+			return err
+		}
+		dss, err := pickDaemonSets(in, filter)
 		if err != nil {
 			return err
 		}
 		reports := make([]*rollout.Report, 0, len(dss))
-		worst := exitOK
+		var status error // the exit status (ROLL-11): stuck wins over progressing
 		for _, ds := range dss {
 			r, err := rollout.Progress(in.Snapshot, ds, rollout.ProgressOptions{Now: at, Workers: runtime.GOMAXPROCS(0)})
 			if err != nil {
@@ -198,17 +131,14 @@ wins); the blocking nodes are listed.
 			reports = append(reports, r)
 			switch r.State {
 			case rollout.StateStuck:
-				worst = exitStuck
+				status = errStuck
 			case rollout.StateProgressing:
-				worst = max(worst, exitProgressing)
+				if status == nil {
+					status = errProgressing
+				}
 			}
 		}
-		switch format {
-		case formatJSON, formatYAML:
-			if err := renderData(stdout, format, map[string]any{"now": formatNow(at), "daemonSets": reports}); err != nil {
-				return err
-			}
-		default:
+		err = render(stdout, format, func() any { return map[string]any{"now": formatNow(at), "daemonSets": reports} }, func() {
 			for _, r := range reports {
 				fmt.Fprintf(stdout, "%s/%s: %s: %s\n", printable.Quote(r.Namespace), printable.Quote(r.Name), r.State, printable.Escape(r.Message))
 				fmt.Fprintf(stdout, "  desired %d, up-to-date %d, available %d; generation %d, observed %d\n",
@@ -221,12 +151,11 @@ wins); the blocking nodes are listed.
 					}
 				}
 			}
+		})
+		if err != nil {
+			return err
 		}
-		warn(stderr, in, l.problems, reading.limits.Warnings)
-		if worst != exitOK {
-			return exitStatus(worst)
-		}
-		return nil
+		return l.done(e, status)
 	}
 	return cmd
 }
@@ -301,8 +230,6 @@ func (f *delayFlag) Set(s string) error {
 
 func newForecastCommand(e *env) *cobra.Command {
 	var (
-		src     inputs
-		now     timeFlag
 		ns      namespaceFlags
 		format  = formatTable
 		startup = delayFlag{d: rollout.Distribution{Min: 20 * time.Second, Max: 40 * time.Second}}
@@ -323,60 +250,62 @@ The header of each DaemonSet says both.
 		Args: cobra.ArbitraryArgs, // daemonset/NAME, checked by daemonSetArg
 	}
 	fs := cmd.Flags()
-	addInputFlags(fs, &src)
+	c := addClusterFlags(fs, inputs{}, "the instant the forecast starts (`RFC3339`)")
 	addNamespaceFlags(fs, &ns)
-	fs.Var(&now, "now", "the instant the forecast starts (`RFC3339`)")
 	addOutputFlag(fs, &format, formatTable, formatJSON, formatYAML)
 	fs.Var(&startup, "startup", "a new pod's start-up delay, `DURATION` or MIN-MAX (default 20s-40s)")
 	fs.Var(&termination, "termination", "a deleted pod's delay before it is gone, `DURATION` or MIN-MAX, at most its grace period (default 0s: at once)")
 	fs.StringVar(&template, "template", "", "the DaemonSet after the change (`FILE`); without it, the rollout under way")
 	dsName := fs.String("daemonset", "", "forecast only this DaemonSet (`[NAMESPACE/]NAME`, or the argument daemonset/NAME)")
 	seed := fs.Uint64("seed", 1, "seed of the start-up delays (`N`)")
-	strictness := addStrictFlags(fs)
-	reading := addReadFlags(fs)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		stdin, stdout, stderr := e.stdin, e.out, e.stderr
+		stdout := e.out
 		key, err := daemonSetArg(ns, *dsName, args)
 		if err != nil {
 			return err
 		}
-		l, err := loadAt(key, ns, src, now, reading, strictness, stdin, stderr)
+		if err := c.check(); err != nil {
+			return err
+		}
+		l, err := c.read(e, allFields)
 		if err != nil {
 			return err
 		}
 		in, at := l.in, l.at
+		filter := daemonSetFilter{key: key, ns: ns}
+		if err := l.admit(filter.keep, daemonset.Options{Now: at}); err != nil {
+			return err
+		}
 		var dss []*appsv1.DaemonSet
 		if template != "" {
-			next, problems, err := loadTemplate(template, l, key, ns, reading)
+			next, problems, err := loadTemplate(template, l, key, ns, c.reading)
 			if err != nil {
 				return err
 			}
 			l.problems = append(l.problems, problems...)
 			dss = []*appsv1.DaemonSet{next}
-		} else if dss, err = pickDaemonSets(in, key, ns); err != nil {
+		} else if dss, err = pickDaemonSets(in, filter); err != nil {
 			return err
 		}
 		var results []*rollout.ForecastResult
 		for _, ds := range dss {
 			if err := settles(ds); err != nil {
-				warn(stderr, in, l.problems, reading.limits.Warnings)
+				l.warn(e)
 				return err
 			}
 			r, err := rollout.Forecast(in.Snapshot, ds, rollout.ForecastOptions{Now: at, Seed: *seed,
 				Kubelet: rollout.Kubelet{Startup: startup.d, Termination: termination.d}, Workers: runtime.GOMAXPROCS(0)})
 			if err != nil {
 				// The warnings first: an invalid DaemonSet planned as stored may be why.
-				warn(stderr, in, l.problems, reading.limits.Warnings)
+				l.warn(e)
 				return fmt.Errorf("DaemonSet %s/%s: %w", ds.Namespace, ds.Name, err)
 			}
 			results = append(results, r)
 		}
-		switch format {
-		case formatJSON, formatYAML:
-			if err := renderData(stdout, format, map[string]any{"now": formatNow(at), "startup": startup.String(), "termination": termination.String(), "daemonSets": results}); err != nil {
-				return err
-			}
-		default:
+		data := func() any {
+			return map[string]any{"now": formatNow(at), "startup": startup.String(), "termination": termination.String(), "daemonSets": results}
+		}
+		err = render(stdout, format, data, func() {
 			for _, r := range results {
 				fmt.Fprintf(stdout, "%s/%s to revision %s, start-up %s, termination %s:\n", printable.Quote(r.Namespace), printable.Quote(r.Name), r.RevisionHash,
 					startup.String(), terminationText(termination))
@@ -397,9 +326,11 @@ The header of each DaemonSet says both.
 					writeBlockers(stdout, "blocked", r.Final.Blocking)
 				}
 			}
+		})
+		if err != nil {
+			return err
 		}
-		warn(stderr, in, l.problems, reading.limits.Warnings)
-		return nil
+		return l.done(e, nil)
 	}
 	return cmd
 }

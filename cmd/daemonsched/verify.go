@@ -17,10 +17,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 )
 
-// errNonconforming marks a verify whose candidate does not conform: run prints what was
-// written on stdout (one line per mismatch) and exits 1.
-var errNonconforming = errors.New("the candidate does not conform")
-
 // newVerifyCommand returns `daemonsched verify`: does a candidate plan conform to the snapshot?
 func newVerifyCommand(e *env) *cobra.Command {
 	var (

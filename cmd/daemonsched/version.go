@@ -49,12 +49,10 @@ func newVersionCommand(e *env) *cobra.Command {
 		Args:  noArgs,
 		RunE: func(*cobra.Command, []string) error {
 			v := buildVersion()
-			if format != formatTable {
-				return renderData(e.out, format, v)
-			}
-			fmt.Fprintf(e.out, "daemonsched %s\nKubernetes semantics: %s (DaemonSet controller, k8s.io/api %s)\n%s\n",
-				v.Version, v.Kubernetes, v.KubernetesAPI, strings.TrimSpace(v.GoVersion))
-			return nil
+			return render(e.out, format, func() any { return v }, func() {
+				fmt.Fprintf(e.out, "daemonsched %s\nKubernetes semantics: %s (DaemonSet controller, k8s.io/api %s)\n%s\n",
+					v.Version, v.Kubernetes, v.KubernetesAPI, strings.TrimSpace(v.GoVersion))
+			})
 		},
 	}
 	addOutputFlag(cmd.Flags(), &format, formatTable, formatJSON, formatYAML)

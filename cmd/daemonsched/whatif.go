@@ -13,7 +13,6 @@ import (
 	"github.com/daemonsched/daemonsched/internal/printable"
 	"github.com/daemonsched/daemonsched/manifest"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 	v1 "k8s.io/api/core/v1"
 )
 
@@ -33,16 +32,18 @@ would admit them (LimitRanges, RuntimeClass overhead), and what they request tog
 		Args: noArgs,
 	}
 	fs := cmd.Flags()
-	c := newCommonFlags(fs, "the instant the DaemonSets are compiled at")
+	c := addClusterFlags(fs, inputs{}, "the instant the DaemonSets are compiled at")
+	format := formatTable
+	addOutputFlag(fs, &format, formatTable, formatJSON, formatYAML)
 	tmplFile := fs.String("node-template", "", "the node template (`FILE`: name, labels, requirements, taints)")
 	nodeName := fs.String("node", "", "a node of the input (`NAME`) instead of a template")
 	cmd.RunE = func(*cobra.Command, []string) error {
-		return runWhatIf(c, *tmplFile, *nodeName, e.stdin, e.out, e.stderr)
+		return runWhatIf(e, c, format, *tmplFile, *nodeName)
 	}
 	return cmd
 }
 
-func runWhatIf(c *commonFlags, tmplFile, nodeName string, stdin io.Reader, stdout, stderr io.Writer) error {
+func runWhatIf(e *env, c *clusterFlags, format outputFormat, tmplFile, nodeName string) error {
 	if err := c.check(); err != nil {
 		return err
 	}
@@ -52,12 +53,16 @@ func runWhatIf(c *commonFlags, tmplFile, nodeName string, stdin io.Reader, stdou
 	var tmpl *fleet.Template
 	if tmplFile != "" {
 		var err error
-		if tmpl, err = readTemplate(tmplFile, stdin, c.reading.limits.InputBytes); err != nil {
+		if tmpl, err = readTemplate(tmplFile, e.stdin, c.reading.limits.InputBytes); err != nil {
 			return err
 		}
 	}
-	in, opts, err := c.load(stdin, stderr)
+	l, err := c.read(e, allFields)
 	if err != nil {
+		return err
+	}
+	in, opts := l.in, daemonset.Options{Now: l.at, Workers: runtime.GOMAXPROCS(0)}
+	if err := l.admit(everyDaemonSet, opts); err != nil {
 		return err
 	}
 	// The manifest reader refused duplicates; what is left to refuse is a quantity too large to
@@ -96,72 +101,10 @@ func runWhatIf(c *commonFlags, tmplFile, nodeName string, stdin io.Reader, stdou
 		ds := set.Planner(i).DaemonSet()
 		report.DaemonSets = append(report.DaemonSets, whatIfRow{Namespace: ds.Namespace, Name: ds.Name, Verdict: v, Requests: w.Pod(i).Requests})
 	}
-	return c.render(stdout, stderr, report, func() { renderWhatIf(stdout, report) }, in)
-}
-
-// commonFlags are the flags whatif and node-ready share: -f and the other input flags, --now,
-// -o and the reading limits.
-type commonFlags struct {
-	src      inputs
-	format   outputFormat
-	now      timeFlag
-	strict   *strictFlags
-	reading  *readFlags
-	problems problemList // the validation problems load found, printed as warnings by render
-}
-
-func newCommonFlags(fs *pflag.FlagSet, nowUsage string) *commonFlags {
-	c := &commonFlags{format: formatTable}
-	addInputFlags(fs, &c.src)
-	fs.Var(&c.now, "now", nowUsage)
-	addOutputFlag(fs, &c.format, formatTable, formatJSON, formatYAML)
-	c.strict = addStrictFlags(fs)
-	c.reading = addReadFlags(fs)
-	return c
-}
-
-// check checks the reading limits and --strict/--lenient; a failure is a usage error.
-func (c *commonFlags) check() error {
-	if err := c.reading.check(); err != nil {
-		return usagef("%v", err)
+	if err := render(e.out, format, func() any { return report }, func() { renderWhatIf(e.out, report) }); err != nil {
+		return err
 	}
-	_, err := c.strict.mode()
-	return err
-}
-
-// load reads the input, admits its DaemonSets as plan does (--strict, --lenient) and returns
-// the options: --now, else the input's latest time; every core.
-func (c *commonFlags) load(stdin io.Reader, stderr io.Writer) (*manifest.Result, daemonset.Options, error) {
-	mode, err := c.strict.mode()
-	if err != nil {
-		return nil, daemonset.Options{}, err
-	}
-	in, err := load(c.src, stdin, stderr, c.reading.options(mode, runtime.GOMAXPROCS(0)))
-	if err != nil {
-		return nil, daemonset.Options{}, err
-	}
-	opts := daemonset.Options{Now: c.now.t, Workers: runtime.GOMAXPROCS(0)}
-	if opts.Now.IsZero() {
-		opts.Now = manifest.Latest(in.Snapshot)
-	}
-	if c.problems, err = mode.admit(in, everyDaemonSet, opts); err != nil {
-		return nil, daemonset.Options{}, err
-	}
-	return in, opts, nil
-}
-
-// render writes v as JSON or YAML, or calls table, then the warnings about the input.
-func (c *commonFlags) render(stdout, stderr io.Writer, v any, table func(), in *manifest.Result) error {
-	switch c.format {
-	case formatJSON, formatYAML:
-		if err := renderData(stdout, c.format, v); err != nil {
-			return err
-		}
-	default:
-		table()
-	}
-	warn(stderr, in, c.problems, c.reading.limits.Warnings)
-	return nil
+	return l.done(e, nil)
 }
 
 // readTemplate reads a node template file ("-" is stdin), YAML or JSON, strictly.
