@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"runtime"
@@ -172,4 +173,22 @@ func render(w io.Writer, format outputFormat, data func() any, table func()) err
 	}
 	table()
 	return nil
+}
+
+// renderData writes v as indented JSON ending in a newline, or as YAML with the same keys in
+// the same order.
+func renderData(w io.Writer, format outputFormat, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if format == formatYAML {
+		if data, err = orderedYAML(data); err != nil {
+			return err
+		}
+		_, err = w.Write(data)
+		return err
+	}
+	_, err = w.Write(append(data, '\n'))
+	return err
 }

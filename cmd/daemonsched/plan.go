@@ -82,17 +82,13 @@ is made over the whole snapshot either way.
 			}
 			cluster = &kept
 		}
-		// e.out is run's buffer, which an error discards.
-		switch format {
-		case formatJSON:
-			err = renderJSON(e.out, cluster, opts.Now)
-		case formatYAML:
-			err = renderYAML(e.out, cluster, opts.Now)
-		default:
+		// e.out is run's buffer, which an error discards. -o json is the oracle contract.
+		data := func() any { return newPlanDocument(cluster, opts.Now) }
+		err = render(e.out, format, data, func() {
 			view := newTableView(l.in.Snapshot.DaemonSets, opts.Now, format == formatWide)
 			view.nowFromInput = c.now.t.IsZero()
 			renderTable(e.out, cluster, view)
-		}
+		})
 		if err != nil {
 			return err
 		}

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -64,21 +63,6 @@ func newPlanDocument(c *daemonset.ClusterResult, now time.Time) planDocument {
 // formatNow writes an instant as the documents print it: RFC 3339 in UTC, with a fraction of a
 // second only when it has one (readiness can turn on it, UPD-12).
 func formatNow(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
-
-// renderJSON writes the plan made at now as one JSON document, the oracle contract.
-func renderJSON(w io.Writer, c *daemonset.ClusterResult, now time.Time) error {
-	data, err := json.MarshalIndent(newPlanDocument(c, now), "", "  ")
-	if err != nil {
-		return fmt.Errorf("rendering JSON: %w", err)
-	}
-	_, err = w.Write(append(data, '\n'))
-	return err
-}
-
-// renderYAML writes the JSON document as YAML, in the same key order.
-func renderYAML(w io.Writer, c *daemonset.ClusterResult, now time.Time) error {
-	return renderData(w, formatYAML, newPlanDocument(c, now))
-}
 
 // q quotes a name or value read from the input when it holds a control or other non-graphic
 // character, so that it can neither forge a line nor reach the terminal as an escape.

@@ -129,7 +129,7 @@ func TestRenderJSONRoundTrips(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 3, 2, 10, 0, 0, 500_000_000, time.FixedZone("CET", 3600))
 	var b bytes.Buffer
-	require.NoError(t, renderJSON(&b, handBuilt(), now))
+	require.NoError(t, renderData(&b, formatJSON, newPlanDocument(handBuilt(), now)))
 	head := "{\n  \"now\": \"2026-03-02T09:00:00.5Z\",\n  \"version\": \"" + buildVersion().Version +
 		"\",\n  \"kubernetes\": \"v1.36.3\",\n  \"daemonSets\": [\n    {\n"
 	require.Equal(t, head, b.String()[:len(head)])
@@ -164,8 +164,8 @@ func TestRenderYAMLIsTheJSONDocument(t *testing.T) {
 	t.Parallel()
 	now := time.Unix(1e9, 0)
 	var j, y bytes.Buffer
-	require.NoError(t, renderJSON(&j, handBuilt(), now))
-	require.NoError(t, renderYAML(&y, handBuilt(), now))
+	require.NoError(t, renderData(&j, formatJSON, newPlanDocument(handBuilt(), now)))
+	require.NoError(t, renderData(&y, formatYAML, newPlanDocument(handBuilt(), now)))
 	var fromJSON, fromYAML any
 	require.NoError(t, json.Unmarshal(j.Bytes(), &fromJSON))
 	require.NoError(t, yaml.Unmarshal(y.Bytes(), &fromYAML))

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -176,22 +175,6 @@ func writeBlockers(w io.Writer, label string, bs []rollout.Blocker) {
 		}
 		fmt.Fprintln(w, printable.Escape(line))
 	}
-}
-
-func renderData(w io.Writer, format outputFormat, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	if format == formatYAML {
-		if data, err = orderedYAML(data); err != nil {
-			return err
-		}
-		_, err = w.Write(data)
-		return err
-	}
-	_, err = w.Write(append(data, '\n'))
-	return err
 }
 
 // delayFlag is --startup and --termination: DURATION or MIN-MAX.
