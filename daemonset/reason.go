@@ -60,9 +60,10 @@ const (
 
 // reasonTable is the one place that says, for every Reason, which rule gives it, which list of a
 // sync its actions are in (base diff or rolling step, or none for eligibility and event codes)
-// and their burst-cap class (DIFF-10). The diff, the rolling step, the burst cap, rollout and
-// conformance read it; reason_table_test.go checks that it holds every code once and that
-// docs/ agrees with it.
+// and their burst-cap class (DIFF-10). The burst cap reads it here and conformance through
+// internal/reasonrule; rollout's own copy (rollout/fast.go, a second place of DIFF-16 in docs/)
+// is to read it instead (issue 20). reason_internal_test.go checks that it holds every code
+// once and that docs/ agrees with it.
 var reasonTable = [...]struct {
 	code Reason
 	reasonrule.Entry
