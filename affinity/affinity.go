@@ -212,8 +212,8 @@ terms:
 			}
 		}
 		if node.Name != "" {
-			for _, f := range t.fields {
-				if (nodeField(node, f.key) == f.value) == f.notIn {
+			for j := range t.fields {
+				if !t.fields[j].holds(node.Name) {
 					continue terms
 				}
 			}
@@ -258,19 +258,24 @@ func (t *term) firstFailure(node *v1.Node) (kind, index int, failed bool) {
 	if node.Name == "" {
 		return 0, 0, false
 	}
-	for j, f := range t.fields {
-		if (nodeField(node, f.key) == f.value) == f.notIn {
+	for j := range t.fields {
+		if !t.fields[j].holds(node.Name) {
 			return failField, j, true
 		}
 	}
 	return 0, 0, false
 }
 
-// nodeField reads a node field the way upstream's field set does: metadata.name is the node
-// name, any other key is absent and reads as "" (AFF-9).
-func nodeField(node *v1.Node, key string) string {
+// holds reports whether f holds for a node named name, which is not empty (AFF-10).
+func (f *fieldRequirement) holds(name string) bool {
+	return (nodeField(name, f.key) == f.value) != f.notIn
+}
+
+// nodeField reads a field of a node named name the way upstream's field set does:
+// metadata.name is the name, any other key is absent and reads as "" (AFF-9).
+func nodeField(name, key string) string {
 	if key == metav1.ObjectNameField {
-		return node.Name
+		return name
 	}
 	return ""
 }

@@ -304,3 +304,38 @@ func TestNodeSelectorIsNotEdited(t *testing.T) {
 	require.True(t, affinity.Compile(spec, nil).Matches(n), "AFF-14 the template's own affinity admits n0")
 	require.False(t, affinity.Compile(bound, nil).Matches(n), "the per-node rewrite targets n9 only")
 }
+
+// TestTerms: the terms a class-based caller reads are the ones Matches reads: empty (AFF-4)
+// and malformed (AFF-8) terms are left out, and a term's matchFields read the node's name and
+// nothing else (AFF-9).
+func TestTerms(t *testing.T) {
+	t.Parallel()
+	req := func(terms ...v1.NodeSelectorTerm) *v1.PodSpec {
+		return &v1.PodSpec{Affinity: &v1.Affinity{NodeAffinity: &v1.NodeAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{NodeSelectorTerms: terms}}}}
+	}
+	field := func(key string, op v1.NodeSelectorOperator, values ...string) v1.NodeSelectorTerm {
+		return v1.NodeSelectorTerm{MatchFields: []v1.NodeSelectorRequirement{{Key: key, Operator: op, Values: values}}}
+	}
+	expr := v1.NodeSelectorTerm{MatchExpressions: []v1.NodeSelectorRequirement{{Key: "zone", Operator: v1.NodeSelectorOpIn, Values: []string{"a"}}}}
+	bad := v1.NodeSelectorTerm{MatchExpressions: []v1.NodeSelectorRequirement{{Key: "zone", Operator: "Near", Values: []string{"a"}}}}
+
+	_, ok := affinity.Compile(&v1.PodSpec{}, nil).Terms()
+	require.False(t, ok, "no required node affinity (AFF-1)")
+	terms, ok := affinity.Compile(req(), nil).Terms()
+	require.True(t, ok)
+	require.Empty(t, terms, "zero terms match no node (AFF-2)")
+
+	terms, ok = affinity.Compile(req(v1.NodeSelectorTerm{}, bad, expr, field("metadata.name", v1.NodeSelectorOpNotIn, "n1"),
+		field("metadata.uid", v1.NodeSelectorOpIn, ""), field("metadata.name", v1.NodeSelectorOpIn, "a", "b")), nil).Terms()
+	require.True(t, ok)
+	require.Len(t, terms, 3, "the empty term (AFF-4) and the two malformed ones (AFF-8) are left out")
+	require.Len(t, terms[0].Expressions(), 1)
+	require.Equal(t, "zone", terms[0].Expressions()[0].Key())
+	require.False(t, terms[0].ReadsFields())
+	require.True(t, terms[0].FieldsMatch("n1"), "a term without matchFields reads no name")
+	require.True(t, terms[1].ReadsFields())
+	require.False(t, terms[1].FieldsMatch("n1"), "NotIn n1 fails on n1")
+	require.True(t, terms[1].FieldsMatch("n2"))
+	require.True(t, terms[2].FieldsMatch("n1"), "any key but metadata.name reads as the empty string (AFF-9)")
+}

@@ -127,7 +127,7 @@ func (r *Required) Explain(node *v1.Node) Explanation {
 				Key:      f.key,
 				Operator: op,
 				Values:   []string{f.value},
-				Value:    nodeField(node, f.key),
+				Value:    nodeField(node.Name, f.key),
 				Present:  f.key == metav1.ObjectNameField,
 			}
 		}

@@ -1,38 +1,23 @@
 package conformance
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/reasonrule"
 )
 
-// ruleOf is the rule behind an action's reason (DIFF-16 and the UPD-* reasons).
+// ruleOf is the rule a missing action of reason r cites: for a budgeted candidate the rule under
+// which the budget picks the candidates (UPD-9, UPD-23), for any other action the rule that
+// gives its reason (DIFF-16), both from daemonset's table of reasons; DIFF-1 for a code the
+// table does not hold.
 func ruleOf(r daemonset.Reason) string {
-	switch r {
-	case daemonset.ReasonMissingPod:
-		return "DIFF-2"
-	case daemonset.ReasonFailedPod:
-		return "DIFF-17"
-	case daemonset.ReasonSucceededPod:
-		return "DIFF-3"
-	case daemonset.ReasonNodeNotEligible:
-		return "DIFF-4"
-	case daemonset.ReasonDuplicatePod:
-		return "DIFF-5"
-	case daemonset.ReasonSurgeOldNotReady, daemonset.ReasonSurgeNewAvailable:
-		return "DIFF-6"
-	case daemonset.ReasonUnscheduledOnMissingNode:
-		return "DIFF-8"
-	case daemonset.ReasonUpdateOldUnavailable:
-		return "UPD-8"
-	case daemonset.ReasonUpdateOldCandidate:
-		return "UPD-9"
-	case daemonset.ReasonSurgeCandidate, daemonset.ReasonSurgeIneligibleExcess:
-		return "UPD-23"
-	case daemonset.ReasonSurgeOldUnavailable, daemonset.ReasonSurgeReplaced, daemonset.ReasonSurgeOldUnavailableIneligible:
-		return "UPD-11"
+	e, ok := reasonrule.Of(string(r))
+	if !ok {
+		return "DIFF-1"
 	}
-	return "DIFF-1"
+	return cmp.Or(e.Budget, e.Rule)
 }
 
 // phaseRule is the rule that explains why no action of a kind is possible at all.

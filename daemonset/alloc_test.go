@@ -27,6 +27,9 @@ func TestAllocsEligibility(t *testing.T) {
 	tainted := node("t", taint("a", "", v1.TaintEffectNoSchedule), taint("b", "", v1.TaintEffectNoExecute))
 	plain, _ := daemonset.Compile(newDS(), opts())
 	require.Zero(t, testing.AllocsPerRun(100, func() { allocEligSink = plain.Eligibility(tainted) }))
+	require.Zero(t, testing.AllocsPerRun(100, func() {
+		allocEligSink = daemonset.TaintEligibility(daemonset.Eligibility{ShouldRun: true, ShouldContinueRunning: true}, tainted.Spec.Taints, 0, -1)
+	}))
 }
 
 // runtimeMem measures bytes allocated between start and stop, for the B/node metric.

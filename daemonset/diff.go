@@ -295,23 +295,18 @@ func capByClass[T any](actions []T, limit int, key func(*T) (class int, node str
 	return kept
 }
 
-// baseDiffClass is the cap priority of a base-diff action: DIFF-8 deletions come last.
+// baseDiffClass is the cap priority of a base-diff action (reasonTable): DIFF-8 deletions come
+// last.
 func baseDiffClass(r Reason) int {
-	if r == ReasonUnscheduledOnMissingNode {
-		return 1
-	}
-	return 0
+	e, _ := reasonEntry(r)
+	return e.Class
 }
 
-// rollingClass is the cap priority of a rolling-step action: budgeted candidates come after the
-// budget-free actions (update.go rollingUpdate appends candidatePodsToDelete,
-// shouldNotRunPodsToDelete and candidateNewNodes last).
+// rollingClass is the cap priority of a rolling-step action (reasonTable): budgeted candidates
+// come after the budget-free actions.
 func rollingClass(r Reason) int {
-	switch r {
-	case ReasonUpdateOldCandidate, ReasonSurgeIneligibleExcess, ReasonSurgeCandidate:
-		return 1
-	}
-	return 0
+	e, _ := reasonEntry(r)
+	return e.Class
 }
 
 // compareNames orders namespace/name pairs. The namespaces of one plan are nearly always

@@ -54,15 +54,26 @@ func (p *Planner) Eligibility(node *v1.Node) Eligibility {
 		return eligible
 	}
 	placement, eviction := p.tols.Untolerated(ts)
+	return TaintEligibility(eligible, ts, placement, eviction)
+}
+
+// TaintEligibility turns the outcome of placement and a node's untolerated taints into the
+// node's Eligibility: the one statement of ELIG-4 and TAINT-5, which [Planner.Eligibility] and
+// package fleet's memoized decisions both use. placed is the answer of placement alone
+// (ELIG-2, ELIG-3): when it does not run the pod it is the answer, whatever the taints.
+// placement and eviction are the indices in taints that [taints.Tolerations.Untolerated]
+// returns (-1 for none); only the taint at eviction, when there is one, and otherwise the
+// taint at placement, is read. It allocates nothing.
+func TaintEligibility(placed Eligibility, taints []v1.Taint, placement, eviction int) Eligibility {
 	switch {
-	case placement < 0:
-		return eligible
+	case !placed.ShouldRun || placement < 0:
+		return placed
 	case eviction >= 0:
 		// The first untolerated taint is NoExecute, or it is NoSchedule and a later NoExecute
 		// one still evicts (TAINT-5).
-		return Eligibility{Reason: ReasonNoExecuteTaintNotTolerated, Taint: ts[eviction]}
+		return Eligibility{Reason: ReasonNoExecuteTaintNotTolerated, Taint: taints[eviction]}
 	default:
-		return Eligibility{ShouldContinueRunning: true, Reason: ReasonTaintNotTolerated, Taint: ts[placement]}
+		return Eligibility{ShouldContinueRunning: true, Reason: ReasonTaintNotTolerated, Taint: taints[placement]}
 	}
 }
 

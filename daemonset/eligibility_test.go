@@ -340,3 +340,43 @@ func BenchmarkEligibilityByCategory(b *testing.B) {
 }
 
 var eligibilitySinkInt int
+
+// TestTaintEligibility: the one statement of how untolerated taints become an Eligibility, as
+// Planner.Eligibility and package fleet's memo use it.
+func TestTaintEligibility(t *testing.T) {
+	t.Parallel()
+	ts := []v1.Taint{
+		{Key: "a", Effect: v1.TaintEffectNoSchedule},
+		{Key: "b", Effect: v1.TaintEffectNoExecute},
+	}
+	eligible := daemonset.Eligibility{ShouldRun: true, ShouldContinueRunning: true}
+	mismatch := daemonset.Eligibility{Reason: daemonset.ReasonNodeSelectorMismatch}
+	tests := []struct {
+		name                string
+		placed              daemonset.Eligibility
+		placement, eviction int
+		want                daemonset.Eligibility
+	}{
+		{"no untolerated taint keeps the placement's answer (ELIG-4)", eligible, -1, -1, eligible},
+		{"a placement mismatch is the answer whatever the taints (ELIG-3)", mismatch, 0, 1, mismatch},
+		{"an untolerated NoSchedule taint blocks new pods, the running one stays (ELIG-4)", eligible, 0, -1,
+			daemonset.Eligibility{ShouldContinueRunning: true, Reason: daemonset.ReasonTaintNotTolerated, Taint: ts[0]}},
+		{"an untolerated NoExecute taint after a NoSchedule one evicts, and is the evidence (TAINT-5)", eligible, 0, 1,
+			daemonset.Eligibility{Reason: daemonset.ReasonNoExecuteTaintNotTolerated, Taint: ts[1]}},
+		{"a first untolerated taint that is NoExecute evicts (TAINT-5)", eligible, 1, 1,
+			daemonset.Eligibility{Reason: daemonset.ReasonNoExecuteTaintNotTolerated, Taint: ts[1]}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			before := slices.Clone(ts)
+			got := daemonset.TaintEligibility(tt.placed, ts, tt.placement, tt.eviction)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("TaintEligibility() mismatch (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(before, ts); diff != "" {
+				t.Errorf("TaintEligibility mutated its taints (-before +after):\n%s", diff)
+			}
+		})
+	}
+}

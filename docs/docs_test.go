@@ -4,9 +4,13 @@
 package docs
 
 import (
+	"cmp"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -28,6 +32,29 @@ var notRuleIDs = map[string]bool{
 	"UTF-8":    true,
 	"UTF-16":   true,
 	"DNS-1123": true, // the name syntax in validation messages
+}
+
+// knownSecondPlaces are the production files that still state a rule a second time, beside the
+// one place the rule's Code line names first. Each must be named on that Code line, marked
+// "(second place)"; any other file on a rule's Code line outside its home package, and outside
+// the packages the home builds on, fails the check unless it is marked "(test oracle)" (a
+// _test.go file). This is the one list of such copies: a copy that goes leaves the list (the
+// check fails on a name that no longer exists), and no new one joins it.
+//
+// TODO(issue 20): rollout's fast path (rollout/fast.go, rollout/fast_step.go) restates the
+// rolling step, the burst cap, surge resolution, the status counters and their write rule, the
+// history limit and the step of each reason; it goes when rollout folds daemonset's per-node
+// outcomes (branch kernel), and this list then empties.
+var knownSecondPlaces = map[string][]string{
+	"DIFF-9":  {"rollout/fast.go"},
+	"DIFF-10": {"rollout/fast_step.go"},
+	"DIFF-16": {"rollout/fast.go"},
+	"STAT-6":  {"rollout/fast_step.go"},
+	"STAT-9":  {"rollout/fast_step.go"},
+	"STAT-11": {"rollout/fast_step.go"},
+	"UPD-8":   {"rollout/fast_step.go"},
+	"UPD-11":  {"rollout/fast_step.go"},
+	"UPD-22":  {"rollout/fast.go"},
 }
 
 // idPattern finds a rule ID. A lower-case letter right after the number names a clause of the
@@ -52,6 +79,9 @@ type entry struct {
 	// code and tests are what the entry's "- Code:" and "- Test:" lines name; nil when the
 	// line is missing. A line that reads "none (reason)" gives an empty, non-nil list.
 	code, tests []string
+	// marks are the names of the Code line followed by "(test oracle)" or "(second place)",
+	// with that mark.
+	marks map[string]string
 	// none and badNone name the lines that say "none": with the reason in parentheses, and
 	// without it.
 	none, badNone []string
@@ -71,6 +101,10 @@ type repo struct {
 	// loose are the "- Code:" and "- Test:" lines outside rule entries (in upstream-differences.md,
 	// say); what they name must exist too.
 	loose []entry
+	// secondPlaces is the allow-list of known second implementations, by rule ID.
+	secondPlaces map[string][]string
+	// importsOf caches, by package directory, the module's package directories it imports.
+	importsOf map[string]map[string]bool
 }
 
 // link is a relative Markdown link in docs/.
@@ -84,7 +118,7 @@ type link struct {
 var (
 	headingPattern = regexp.MustCompile(`^(#{1,6})\s+(.*?)\s*$`)
 	entryHeading   = regexp.MustCompile(`^#{2,4} ([A-Z]+-[0-9]+)$`)
-	backquoted     = regexp.MustCompile("`([^`]+)`")
+	markedName     = regexp.MustCompile("`([^`]+)`(?:\\s*\\((test oracle|second place|caller)\\))?")
 	testFuncDecl   = regexp.MustCompile(`(?m)^func ((?:Test|Benchmark|Fuzz|Example)\w*)\(`)
 	mdLink         = regexp.MustCompile(`\]\(([^)\s]+)\)`)
 )
@@ -242,8 +276,14 @@ func (e *entry) names(label, rest string) []string {
 		return []string{}
 	}
 	out := []string{}
-	for _, m := range backquoted.FindAllStringSubmatch(rest, -1) {
+	for _, m := range markedName.FindAllStringSubmatch(rest, -1) {
 		out = append(out, m[1])
+		if m[2] != "" && label == "Code" {
+			if e.marks == nil {
+				e.marks = map[string]string{}
+			}
+			e.marks[m[1]] = m[2]
+		}
 	}
 	return out
 }
@@ -276,12 +316,14 @@ func slug(heading string) string {
 	return b.String()
 }
 
-// problems lists everything wrong with the tree at root, one line each, sorted.
-func problems(root string) ([]string, error) {
+// problems lists everything wrong with the tree at root, one line each, sorted. secondPlaces
+// is the allow-list of known second implementations (knownSecondPlaces for this repository).
+func problems(root string, secondPlaces map[string][]string) ([]string, error) {
 	r, err := readRepo(root)
 	if err != nil {
 		return nil, err
 	}
+	r.secondPlaces = secondPlaces
 	var out []string
 	where := map[string][]citation{}
 	for _, c := range r.citations {
@@ -302,6 +344,13 @@ func problems(root string) ([]string, error) {
 	}
 	for _, e := range r.loose {
 		out = append(out, r.namedProblems(fmt.Sprintf("%s:%d", e.file, e.line), e)...)
+	}
+	for id, files := range secondPlaces {
+		for _, f := range files {
+			if !slices.ContainsFunc(r.entries[id], func(e entry) bool { return e.marks[f] == "second place" }) {
+				out = append(out, fmt.Sprintf("%s: the allow-list of second places names %s, which its Code line does not name as \"(second place)\"", id, f))
+			}
+		}
 	}
 	for _, l := range r.links {
 		target := l.target
@@ -343,7 +392,90 @@ func (r *repo) entryProblems(e entry) []string {
 	for _, label := range e.badNone {
 		out = append(out, fmt.Sprintf("%s says none on its \"- %s:\" line without a reason in parentheses", at, label))
 	}
+	out = append(out, r.placeProblems(at, e)...)
 	return append(out, r.namedProblems(at, e)...)
+}
+
+// placeProblems checks that a rule's Code line names one place (issue 20): its files are in one
+// package, the rule's home (that of the first Go file named), or in packages the home imports
+// (the predicates it builds on). Another Go file is a second implementation, allowed only
+// marked "(test oracle)" (a _test.go file) or "(second place)" (listed in the allow-list); a
+// file marked "(caller)" only applies the rule (a CLI command, the verifier), and its package
+// must import the home. Decisions (D-n) and scenarios (SCN-n) span layers by nature and are not
+// checked.
+func (r *repo) placeProblems(at string, e entry) []string {
+	if strings.HasPrefix(e.id, "D-") || strings.HasPrefix(e.id, "SCN-") {
+		return nil
+	}
+	var out []string
+	var callers []string
+	home := ""
+	for _, f := range e.code {
+		switch mark := e.marks[f]; {
+		case mark == "test oracle":
+			if !strings.HasSuffix(f, "_test.go") {
+				out = append(out, fmt.Sprintf("%s marks %s a test oracle, which is no _test.go file", at, f))
+			}
+		case mark == "second place":
+			if !slices.Contains(r.secondPlaces[e.id], f) {
+				out = append(out, fmt.Sprintf("%s marks %s a second place, which the allow-list of second places does not hold", at, f))
+			}
+		case mark == "caller":
+			callers = append(callers, f)
+		case !strings.HasSuffix(f, ".go") || strings.HasSuffix(f, "_test.go"):
+		case home == "":
+			home = path.Dir(f)
+		case path.Dir(f) != home && !r.imports(home, path.Dir(f)):
+			out = append(out, fmt.Sprintf("%s names %s besides its home %s, which does not build on it: a second implementation (mark it \"(test oracle)\" or list it as a second place)", at, f, home))
+		}
+	}
+	for _, f := range callers {
+		if home == "" || !r.imports(path.Dir(f), home) {
+			out = append(out, fmt.Sprintf("%s marks %s a caller, whose package does not import the rule's home %s", at, f, cmp.Or(home, "(none)")))
+		}
+	}
+	return out
+}
+
+// imports reports whether the package in directory dir imports the one in directory dep (both
+// relative to the repository root), reading dir's non-test files once.
+func (r *repo) imports(dir, dep string) bool {
+	if r.importsOf == nil {
+		r.importsOf = map[string]map[string]bool{}
+	}
+	deps, ok := r.importsOf[dir]
+	if !ok {
+		deps = map[string]bool{}
+		r.importsOf[dir] = deps
+		mod := r.modulePath()
+		files, _ := filepath.Glob(filepath.Join(r.root, filepath.FromSlash(dir), "*.go"))
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			pf, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+			if err != nil {
+				continue // the build reports it
+			}
+			for _, im := range pf.Imports {
+				if p, ok := strings.CutPrefix(strings.Trim(im.Path.Value, "\""), mod+"/"); ok {
+					deps[p] = true
+				}
+			}
+		}
+	}
+	return deps[dep]
+}
+
+// modulePath is the module line of root's go.mod.
+func (r *repo) modulePath() string {
+	b, _ := os.ReadFile(filepath.Join(r.root, "go.mod"))
+	for _, line := range strings.Split(string(b), "\n") {
+		if m, ok := strings.CutPrefix(line, "module "); ok {
+			return strings.TrimSpace(m)
+		}
+	}
+	return ""
 }
 
 // namedProblems reports the files and tests e names that do not exist; at says where e is.
@@ -377,7 +509,7 @@ func listCitations(cs []citation) string {
 
 // TestSpecificationCoversTheRepository is the check itself, on this repository.
 func TestSpecificationCoversTheRepository(t *testing.T) {
-	ps, err := problems("..")
+	ps, err := problems("..", knownSecondPlaces)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -417,9 +549,16 @@ func TestCheckFindsEachKindOfProblem(t *testing.T) {
 		"### VAL-3", "- Code: pkg/a.go", "- Test: none", "",
 		"## Notes", "- Test: `TestA`, `TestMissing`", "",
 		"```", "### ELIG-1", "- Test: `TestInAnExample`", "```", "",
+		"### UPD-1", "- Upstream: `x`", "- Code: `pkg/c/c.go`, `pkg/b/b.go`, `pkg/a_test.go` (test oracle)", "- Test: `TestA`", "",
+		"### UPD-2", "- Upstream: `x`", "- Code: `pkg/b/b.go`, `pkg/a.go`", "- Test: `TestA`", "",
+		"### UPD-3", "- Upstream: `x`", "- Code: `pkg/a.go`, `pkg/b/b.go` (test oracle), `pkg/c/c.go` (second place)", "- Test: `TestA`", "",
+		"### UPD-4", "- Upstream: `x`", "- Code: `pkg/a.go`, `pkg/b/b.go` (second place)", "- Test: `TestA`", "",
+		"### UPD-5", "- Upstream: `x`", "- Code: `pkg/b/b.go`, `pkg/c/c.go` (caller), `pkg/a.go` (caller)", "- Test: `TestA`", "",
 	}, "\n"))
+	write("pkg/b/b.go", "package b\n")
+	write("pkg/c/c.go", "package c\n\nimport _ \"example.com/x/pkg/b\"\n")
 
-	got, err := problems(root)
+	got, err := problems(root, map[string][]string{"UPD-4": {"pkg/b/b.go"}, "ELIG-1": {"pkg/a.go"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -427,11 +566,16 @@ func TestCheckFindsEachKindOfProblem(t *testing.T) {
 		"D-1 (docs/rules.md:14) has no \"- Code:\" line",
 		"D-1 (docs/rules.md:14) has no \"- Test:\" line",
 		"D-1 has 2 entries: docs/rules.md:14 and docs/rules.md:17",
+		"ELIG-1: the allow-list of second places names pkg/a.go, which its Code line does not name as \"(second place)\"",
 		"ELIG-99 has no entry in docs/; cited at pkg/a_test.go:3",
 		"SYNC-3 has no entry in docs/; cited at cmd/daemonsched/testdata/case/stdout:1",
 		"TAINT-1 (docs/rules.md:10) has no \"- Upstream:\" line naming what it models",
 		"TAINT-1 (docs/rules.md:10) names pkg/gone.go, which does not exist",
 		"TAINT-1 (docs/rules.md:10) names test TestGone, which no _test.go defines",
+		"UPD-2 (docs/rules.md:44) names pkg/a.go besides its home pkg/b, which does not build on it: a second implementation (mark it \"(test oracle)\" or list it as a second place)",
+		"UPD-3 (docs/rules.md:49) marks pkg/b/b.go a test oracle, which is no _test.go file",
+		"UPD-3 (docs/rules.md:49) marks pkg/c/c.go a second place, which the allow-list of second places does not hold",
+		"UPD-5 (docs/rules.md:59) marks pkg/a.go a caller, whose package does not import the rule's home pkg/b",
 		"VAL-3 (docs/rules.md:27) has no \"- Upstream:\" line naming what it models",
 		"VAL-3 (docs/rules.md:27) names nothing on its \"- Code:\" line",
 		"VAL-3 (docs/rules.md:27) says none on its \"- Test:\" line without a reason in parentheses",

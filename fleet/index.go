@@ -9,6 +9,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/daemonsched/daemonsched/affinity"
 	"github.com/daemonsched/daemonsched/selector"
 )
 
@@ -197,7 +198,9 @@ func (x *templateIndex) matching(id int, r *selector.Requirement) keyClasses {
 }
 
 // compilePlacement compiles spec.nodeName, spec.nodeSelector and the required node affinity
-// as affinity.Compile and the controller read them (ELIG-2, NSEL-2, AFF-2..AFF-11).
+// over the classes (ELIG-2, NSEL-2, AFF-*). The terms are read through affinity.Compile, as the
+// controller's Eligibility reads them: which terms count (AFF-2, AFF-4, AFF-8) and what their
+// matchFields mean (AFF-9) are affinity's.
 func (x *templateIndex) compilePlacement(spec *v1.PodSpec) placementParts {
 	p := placementParts{name: always, sel: always, aff: always}
 	if spec.NodeName != "" {
@@ -210,51 +213,53 @@ func (x *templateIndex) compilePlacement(spec *v1.PodSpec) placementParts {
 		}
 		p.sel = dnf{t}
 	}
-	if required := requiredSelector(spec); required != nil {
+	if terms, ok := affinity.Compile(spec, nil).Terms(); ok {
 		p.aff = nil // zero terms match no node (AFF-2)
-		forEachTerm(spec, func(nt *v1.NodeSelectorTerm) {
-			if len(nt.MatchExpressions) == 0 && len(nt.MatchFields) == 0 {
-				return // dropped (AFF-4)
-			}
-			if t, ok := x.compileTerm(nt); ok {
+		for _, at := range terms {
+			if t, ok := x.compileTerm(at); ok {
 				p.aff = append(p.aff, t)
 			}
-		})
+		}
 	}
 	p.all = p.name.and(p.sel).and(p.aff)
 	return p
 }
 
-// compileTerm compiles one non-empty node selector term; ok is false when it can match no node
-// (a malformed requirement, AFF-8, or a matchFields key other than metadata.name compared with
-// a non-empty value, AFF-9).
-func (x *templateIndex) compileTerm(nt *v1.NodeSelectorTerm) (term, bool) {
+// compileTerm compiles one term that can match a node; ok is false when no node name satisfies
+// its matchFields.
+func (x *templateIndex) compileTerm(at affinity.Term) (term, bool) {
 	t := term{}
-	for _, e := range nt.MatchExpressions {
-		r, errs := selector.NewRequirement(e.Key, e.Operator, e.Values, selector.NodeSelectorOperators, nil)
-		if len(errs) > 0 {
+	exprs := at.Expressions()
+	for i := range exprs {
+		t = t.and(term{x.matching(x.keyOf[exprs[i].Key()], &exprs[i])})
+	}
+	if !at.ReadsFields() {
+		return t, true
+	}
+	// A template's node has a name (the classes of the name key from 1 on), which the fields
+	// may read; a term whose fields no name satisfies is left out, and one whose fields every
+	// name satisfies does not read the name.
+	if x.nameID < 0 {
+		if !at.FieldsMatch("x") { // fields on other keys only: each reads as "" (AFF-9)
 			return nil, false
 		}
-		t = t.and(term{x.matching(x.keyOf[e.Key], &r)})
+		return t, true
 	}
-	for _, f := range nt.MatchFields {
-		if (f.Operator != v1.NodeSelectorOpIn && f.Operator != v1.NodeSelectorOpNotIn) || len(f.Values) != 1 {
-			return nil, false
+	u := &x.univ[x.nameID]
+	kc := keyClasses{x.nameID, newClassSet(u.classes())}
+	all := true
+	for c := 1; c < u.classes(); c++ {
+		if v, _ := u.representative(c); at.FieldsMatch(v) {
+			kc.set.add(c)
+		} else {
+			all = false
 		}
-		notIn := f.Operator == v1.NodeSelectorOpNotIn
-		if f.Key != metav1.ObjectNameField {
-			if (f.Values[0] == "") == notIn { // the field reads as ""
-				return nil, false
-			}
-			continue
-		}
-		kc := x.equals(x.nameID, f.Values[0])
-		if notIn {
-			for w := range kc.set {
-				kc.set[w] = ^kc.set[w]
-			}
-		}
-		t = t.and(term{kc})
 	}
-	return t, true
+	switch {
+	case kc.set.count() == 0:
+		return nil, false
+	case all:
+		return t, true
+	}
+	return t.and(term{kc}), true
 }

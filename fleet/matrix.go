@@ -115,12 +115,14 @@ func (m *Matrix) Count(i int) (shouldRun, shouldContinueRunning int) {
 		if node == nil {
 			continue
 		}
-		switch m.cells[r*n+i].code() {
-		case cellRun:
+		switch c := m.cells[r*n+i]; {
+		case c == cellRun:
 			shouldRun++
 			shouldContinueRunning++
-		case cellTaint:
-			shouldContinueRunning++
+		case c.tainted():
+			if m.set.eligibility(i, c, node.Spec.Taints).ShouldContinueRunning {
+				shouldContinueRunning++
+			}
 		}
 	}
 	return shouldRun, shouldContinueRunning
@@ -270,7 +272,7 @@ func sameDecision(i int, sa *Set, a cell, ta []v1.Taint, sb *Set, b cell, tb []v
 	if a.code() != b.code() {
 		return false
 	}
-	if a.code() != cellTaint && a.code() != cellNoExecute {
+	if !a.tainted() {
 		return true
 	}
 	x, y := sa.eligibility(i, a, ta).Taint, sb.eligibility(i, b, tb).Taint

@@ -12,23 +12,32 @@ import (
 	"github.com/daemonsched/daemonsched/daemonset"
 )
 
-// cell is one compact decision: the low 3 bits are a decision code, the others the index of
-// the untolerated taint in the node's spec.taints (for the two taint codes).
+// cell is one compact decision: the low 4 bits are a code, the others the index of a taint in
+// the node's spec.taints (for the two taint codes). The codes name a placement outcome, the
+// answer of the tolerations (which taints.Tolerations.Untolerated found) or a WhatIf's outcome;
+// they are not the eligibility rules: daemonset.TaintEligibility turns the taint codes into
+// an Eligibility. Eight of the sixteen codes are free for the next outcomes (admission,
+// scheduling).
 type cell uint16
 
 const (
+	// cellRun: placement admits the pod and no taint is untolerated, so the controller runs it.
 	cellRun cell = iota
 	cellNodeName
 	cellNodeSelector
 	cellNodeAffinity
-	cellTaint
-	cellNoExecute
+	// cellUntolerated: the taint at the index is the first untolerated NoSchedule or NoExecute
+	// one, and no NoExecute taint is untolerated (Untolerated's eviction is -1).
+	cellUntolerated
+	// cellEvicting: the taint at the index is the first untolerated NoExecute one
+	// (Untolerated's eviction).
+	cellEvicting
 	// The two codes a WhatIf adds where the controller would run a pod (cellRun): admission
 	// refuses it (ADM-4, ADM-5), or its RuntimeClass's nodeSelector keeps it pending (ADM-6).
 	cellRejected
 	cellPending
 
-	cellCodeBits = 3
+	cellCodeBits = 4
 	cellCodeMask = 1<<cellCodeBits - 1
 	// cellTaintUnknown is stored as the taint index when it does not fit; the taint is then
 	// found again when the decision is read.
@@ -37,6 +46,9 @@ const (
 
 func (c cell) code() cell      { return c & cellCodeMask }
 func (c cell) taintIndex() int { return int(c >> cellCodeBits) }
+
+// tainted reports whether c is one of the two taint codes.
+func (c cell) tainted() bool { return c.code() == cellUntolerated || c.code() == cellEvicting }
 
 // placementCell encodes the answer of a placement representative on a node without taints.
 func placementCell(e daemonset.Eligibility) cell {
@@ -52,8 +64,9 @@ func placementCell(e daemonset.Eligibility) cell {
 	}
 }
 
-// taintCell encodes the answer of compiled tolerations on a node's taints, given as the
-// indices Untolerated returns (TAINT-4, TAINT-5, TAINT-9).
+// taintCell encodes what taints.Tolerations.Untolerated found on a node's taints: the index of
+// the first untolerated NoExecute taint when there is one, else of the first untolerated one.
+// Those are the only taints daemonset.TaintEligibility reads.
 func taintCell(placement, eviction int) cell {
 	var code cell
 	idx := placement
@@ -61,9 +74,9 @@ func taintCell(placement, eviction int) cell {
 	case placement < 0:
 		return cellRun
 	case eviction >= 0:
-		code, idx = cellNoExecute, eviction
+		code, idx = cellEvicting, eviction
 	default:
-		code = cellTaint
+		code = cellUntolerated
 	}
 	if idx >= cellTaintUnknown {
 		idx = cellTaintUnknown
@@ -285,14 +298,11 @@ func (s *Set) eligibility(i int, c cell, taints []v1.Taint) daemonset.Eligibilit
 	case cellNodeAffinity:
 		return nodeAffinityMismatch
 	}
-	j := c.taintIndex()
-	if j == cellTaintUnknown {
-		placement, eviction := s.tolRep[s.tolOf[i]].Untolerated(taints)
-		j = max(placement, eviction) // eviction is either -1 or the answer
+	placement, eviction := c.taintIndex(), -1
+	if placement == cellTaintUnknown {
+		placement, eviction = s.tolRep[s.tolOf[i]].Untolerated(taints)
+	} else if c.code() == cellEvicting {
+		eviction = placement // the only index TaintEligibility reads then
 	}
-	t := taints[j]
-	if c.code() == cellTaint {
-		return daemonset.Eligibility{ShouldContinueRunning: true, Reason: daemonset.ReasonTaintNotTolerated, Taint: t}
-	}
-	return daemonset.Eligibility{Reason: daemonset.ReasonNoExecuteTaintNotTolerated, Taint: t}
+	return daemonset.TaintEligibility(eligible, taints, placement, eviction)
 }
