@@ -295,14 +295,14 @@ func capByClass[T any](actions []T, limit int, key func(*T) (class int, node str
 	return kept
 }
 
-// baseDiffClass is the cap priority of a base-diff action (reasonTable): DIFF-8 deletions come
+// baseDiffClass is the cap priority of a base-diff action (the table in internal/reasonrule): DIFF-8 deletions come
 // last.
 func baseDiffClass(r Reason) int {
 	e, _ := reasonEntry(r)
 	return e.Class
 }
 
-// rollingClass is the cap priority of a rolling-step action (reasonTable): budgeted candidates
+// rollingClass is the cap priority of a rolling-step action (the table in internal/reasonrule): budgeted candidates
 // come after the budget-free actions.
 func rollingClass(r Reason) int {
 	e, _ := reasonEntry(r)

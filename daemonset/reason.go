@@ -58,69 +58,9 @@ const (
 	ReasonSelectingAll       Reason = "SelectingAll"
 )
 
-// reasonTable is the one place that says, for every Reason, which rule gives it, which list of a
-// sync its actions are in (base diff or rolling step, or none for eligibility and event codes)
-// and their burst-cap class (DIFF-10). The burst cap reads it here and conformance through
-// internal/reasonrule; rollout's own copy (rollout/fast.go, a second place of DIFF-16 in docs/)
-// is to read it instead (issue 20). reason_internal_test.go checks that it holds every code
-// once and that docs/ agrees with it.
-var reasonTable = [...]struct {
-	code Reason
-	reasonrule.Entry
-}{
-	{ReasonNodeNameMismatch, reasonrule.Entry{Rule: "ELIG-2"}},
-	{ReasonNodeSelectorMismatch, reasonrule.Entry{Rule: "NSEL-2"}},
-	{ReasonNodeAffinityMismatch, reasonrule.Entry{Rule: "AFF-3"}},
-	{ReasonTaintNotTolerated, reasonrule.Entry{Rule: "ELIG-4"}},
-	{ReasonNoExecuteTaintNotTolerated, reasonrule.Entry{Rule: "TAINT-5"}},
-
-	{ReasonMissingPod, reasonrule.Entry{Rule: "DIFF-2", Step: reasonrule.Base}},
-	// A Failed pod is deleted by the phase branch of podsShouldBeOnNode (DIFF-3); DIFF-17 only
-	// says how many of a node's Failed pods one sync deletes, and which.
-	{ReasonFailedPod, reasonrule.Entry{Rule: "DIFF-3", Step: reasonrule.Base}},
-	{ReasonSucceededPod, reasonrule.Entry{Rule: "DIFF-3", Step: reasonrule.Base}},
-	{ReasonNodeNotEligible, reasonrule.Entry{Rule: "DIFF-4", Step: reasonrule.Base}},
-	{ReasonDuplicatePod, reasonrule.Entry{Rule: "DIFF-5", Step: reasonrule.Base}},
-	{ReasonSurgeOldNotReady, reasonrule.Entry{Rule: "DIFF-6", Step: reasonrule.Base}},
-	{ReasonSurgeNewAvailable, reasonrule.Entry{Rule: "DIFF-6", Step: reasonrule.Base}},
-	// Upstream's manage appends the unscheduled pods of missing nodes after every node-visited
-	// deletion, so the burst cap reaches them last.
-	{ReasonUnscheduledOnMissingNode, reasonrule.Entry{Rule: "DIFF-8", Step: reasonrule.Base, Class: 1}},
-
-	// The rolling step lists its budget-free actions before its budgeted candidates (upstream's
-	// rollingUpdate appends candidatePodsToDelete, shouldNotRunPodsToDelete and
-	// candidateNewNodes last), so the burst cap reaches the candidates last.
-	{ReasonUpdateOldUnavailable, reasonrule.Entry{Rule: "UPD-8", Step: reasonrule.Rolling}},
-	{ReasonUpdateOldCandidate, reasonrule.Entry{Rule: "UPD-8", Budget: "UPD-9", Step: reasonrule.Rolling, Class: 1}},
-	{ReasonSurgeOldUnavailable, reasonrule.Entry{Rule: "UPD-11", Step: reasonrule.Rolling}},
-	{ReasonSurgeOldUnavailableIneligible, reasonrule.Entry{Rule: "UPD-11", Step: reasonrule.Rolling}},
-	{ReasonSurgeReplaced, reasonrule.Entry{Rule: "UPD-11", Step: reasonrule.Rolling}},
-	{ReasonSurgeCandidate, reasonrule.Entry{Rule: "UPD-11", Budget: "UPD-23", Step: reasonrule.Rolling, Class: 1}},
-	{ReasonSurgeIneligibleExcess, reasonrule.Entry{Rule: "UPD-11", Budget: "UPD-23", Step: reasonrule.Rolling, Class: 1}},
-
-	{ReasonFailedDaemonPod, reasonrule.Entry{Rule: "DIFF-3"}},
-	{ReasonSucceededDaemonPod, reasonrule.Entry{Rule: "DIFF-3"}},
-	{ReasonSelectingAll, reasonrule.Entry{Rule: "SYNC-3"}},
-}
-
-// reasonEntry returns r's entry in reasonTable, and false for a code the package does not emit.
-// A scan of the 23 entries costs tens of nanoseconds and allocates nothing; it runs once per
-// action only where the burst cap cuts a list.
-func reasonEntry(r Reason) (reasonrule.Entry, bool) {
-	for i := range reasonTable {
-		if reasonTable[i].code == r {
-			return reasonTable[i].Entry, true
-		}
-	}
-	return reasonrule.Entry{}, false
-}
-
-// The table reaches rollout and conformance through internal/reasonrule rather than through
-// daemonset's public API: a pointer to reasonEntry, set before any importer of this package
-// runs and never changed.
-func init() {
-	reasonrule.Of = func(code string) (reasonrule.Entry, bool) { return reasonEntry(Reason(code)) }
-}
+// reasonEntry returns r's entry in the table of reason codes (internal/reasonrule), and false
+// for a code the package does not emit.
+func reasonEntry(r Reason) (reasonrule.Entry, bool) { return reasonrule.Of(string(r)) }
 
 // Skip names the rule under which a sync does nothing at all ([Result.Skipped], D-9, D-10,
 // D-11). Its values are the rule IDs of the specification, kept as they are because they are

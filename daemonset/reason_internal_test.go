@@ -50,7 +50,7 @@ func reasonConstants(t *testing.T) []Reason {
 	return out
 }
 
-// TestReasonTableHoldsEveryCodeOnce: every Reason constant has exactly one entry in reasonTable,
+// TestReasonTableHoldsEveryCodeOnce: every Reason constant has exactly one entry in the reason table (internal/reasonrule),
 // and the table holds no other code, so no rule about a code can live outside it (issue 20).
 func TestReasonTableHoldsEveryCodeOnce(t *testing.T) {
 	t.Parallel()
@@ -59,17 +59,17 @@ func TestReasonTableHoldsEveryCodeOnce(t *testing.T) {
 		t.Fatalf("found %d Reason constants in reason.go; the parser missed some", len(consts))
 	}
 	entries := map[Reason]int{}
-	for _, e := range reasonTable {
-		entries[e.code]++
+	for code := range reasonrule.All() {
+		entries[Reason(code)]++
 	}
 	for _, c := range consts {
 		if entries[c] != 1 {
-			t.Errorf("reason %s has %d entries in reasonTable, want 1", c, entries[c])
+			t.Errorf("reason %s has %d entries in the reason table, want 1", c, entries[c])
 		}
 		delete(entries, c)
 	}
 	for c := range entries {
-		t.Errorf("reasonTable holds %s, which is no Reason constant", c)
+		t.Errorf("the reason table holds %s, which is no Reason constant", c)
 	}
 }
 
@@ -78,32 +78,32 @@ func TestReasonTableHoldsEveryCodeOnce(t *testing.T) {
 // only a code whose actions a budget picks from names the rule of that pick.
 func TestReasonTableShape(t *testing.T) {
 	t.Parallel()
-	for _, e := range reasonTable {
+	for c, e := range reasonrule.All() {
+		code := Reason(c)
 		family := e.Rule[:strings.LastIndex(e.Rule, "-")]
 		switch e.Step {
 		case reasonrule.Base:
 			if family != "DIFF" {
-				t.Errorf("%s: base-diff code given by %s, want a DIFF rule", e.code, e.Rule)
+				t.Errorf("%s: base-diff code given by %s, want a DIFF rule", code, e.Rule)
 			}
 		case reasonrule.Rolling:
 			if family != "UPD" {
-				t.Errorf("%s: rolling-step code given by %s, want an UPD rule", e.code, e.Rule)
+				t.Errorf("%s: rolling-step code given by %s, want an UPD rule", code, e.Rule)
 			}
 		case reasonrule.None:
 			if e.Class != 0 || e.Budget != "" {
-				t.Errorf("%s: a code on no action has class %d, budget %q", e.code, e.Class, e.Budget)
+				t.Errorf("%s: a code on no action has class %d, budget %q", code, e.Class, e.Budget)
 			}
 		}
 		if e.Budget != "" && (e.Step != reasonrule.Rolling || e.Class == 0) {
-			t.Errorf("%s: budgeted candidates (%s) are rolling-step actions of a class after the budget-free ones", e.code, e.Budget)
+			t.Errorf("%s: budgeted candidates (%s) are rolling-step actions of a class after the budget-free ones", code, e.Budget)
 		}
-		got, ok := reasonrule.Of(string(e.code))
-		if !ok || got != e.Entry {
-			t.Errorf("reasonrule.Of(%s) = %+v, %v; want the table's entry %+v", e.code, got, ok, e.Entry)
+		if got, ok := reasonEntry(code); !ok || got != e {
+			t.Errorf("reasonEntry(%s) = %+v, %v; want the table's entry %+v", code, got, ok, e)
 		}
 	}
-	if _, ok := reasonrule.Of("NoSuchReason"); ok {
-		t.Error("reasonrule.Of knows a code the table does not hold")
+	if _, ok := reasonEntry("NoSuchReason"); ok {
+		t.Error("reasonEntry knows a code the table does not hold")
 	}
 }
 
@@ -143,16 +143,17 @@ func docsEntries(t *testing.T) map[string]string {
 func TestReasonTableAgreesWithDocs(t *testing.T) {
 	t.Parallel()
 	docs := docsEntries(t)
-	for _, e := range reasonTable {
+	for c, e := range reasonrule.All() {
+		code := Reason(c)
 		text, ok := docs[e.Rule]
 		switch {
 		case !ok:
-			t.Errorf("%s: rule %s has no entry in docs/rules", e.code, e.Rule)
-		case !strings.Contains(text, "`"+string(e.code)+"`"):
-			t.Errorf("%s: docs/rules entry %s does not name the code", e.code, e.Rule)
+			t.Errorf("%s: rule %s has no entry in docs/rules", code, e.Rule)
+		case !strings.Contains(text, "`"+string(code)+"`"):
+			t.Errorf("%s: docs/rules entry %s does not name the code", code, e.Rule)
 		}
 		if _, ok := docs[e.Budget]; e.Budget != "" && !ok {
-			t.Errorf("%s: budget rule %s has no entry in docs/rules", e.code, e.Budget)
+			t.Errorf("%s: budget rule %s has no entry in docs/rules", code, e.Budget)
 		}
 	}
 	// DIFF-16 reads "`FailedPod` and `SucceededPod` ([DIFF-3](#diff-3)); ...": a code's rule is
@@ -177,12 +178,12 @@ func TestReasonTableAgreesWithDocs(t *testing.T) {
 	}
 	creates := map[Reason]bool{ReasonMissingPod: true, ReasonSurgeOldUnavailable: true, ReasonSurgeCandidate: true}
 	want := map[Reason]string{}
-	for _, e := range reasonTable {
-		if e.Step != reasonrule.None && !creates[e.code] {
-			want[e.code] = e.Rule
+	for c, e := range reasonrule.All() {
+		if e.Step != reasonrule.None && !creates[Reason(c)] {
+			want[Reason(c)] = e.Rule
 		}
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("DIFF-16's delete codes and their rules disagree with reasonTable (-table +docs):\n%s", diff)
+		t.Errorf("DIFF-16's delete codes and their rules disagree with the reason table (-table +docs):\n%s", diff)
 	}
 }
