@@ -206,7 +206,21 @@ func TestComputeHashFormula(t *testing.T) {
 	require.Equal(t, "7f88ddc98d", revUpstreamHash(example, nil), "ExampleComputeHash")
 	require.Equal(t, "6bf7bd7768", revUpstreamHash(example, ptr.To[int32](0)), "ExampleComputeHash")
 
-	f := randfill.NewWithSeed(15).NilChance(0.3).NumElements(0, 3).MaxDepth(8).Funcs(
+	f := revTemplateFiller(15)
+	for i := range 200 {
+		var tmpl v1.PodTemplateSpec
+		f.Fill(&tmpl)
+		cc := counts[i%len(counts)]
+		if got, want := ComputeHash(&tmpl, cc), revUpstreamHash(&tmpl, cc); got != want {
+			t.Fatalf("random template %d: ComputeHash %s, upstream formula %s", i, got, want)
+		}
+	}
+}
+
+// revTemplateFiller fills a whole v1.PodTemplateSpec at random: nil and empty collections,
+// pointers, quantities, times and both kinds of IntOrString.
+func revTemplateFiller(seed int64) *randfill.Filler {
+	return randfill.NewWithSeed(seed).NilChance(0.3).NumElements(0, 3).MaxDepth(8).Funcs(
 		func(q *resource.Quantity, c randfill.Continue) {
 			*q = *resource.NewMilliQuantity(c.Int63n(1_000_000), resource.DecimalSI)
 		},
@@ -221,14 +235,6 @@ func TestComputeHashFormula(t *testing.T) {
 			}
 		},
 	)
-	for i := range 200 {
-		var tmpl v1.PodTemplateSpec
-		f.Fill(&tmpl)
-		cc := counts[i%len(counts)]
-		if got, want := ComputeHash(&tmpl, cc), revUpstreamHash(&tmpl, cc); got != want {
-			t.Fatalf("random template %d: ComputeHash %s, upstream formula %s", i, got, want)
-		}
-	}
 }
 
 var revSinkHash string
