@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -28,13 +29,24 @@ func mustVersion(t testing.TB, s string) Version {
 	return v
 }
 
-// TestComputeHashForLinkedReleaseIsTheUpstreamFormula checks ComputeHashFor 1.36 (every
-// patch) against the UPD-15 formula over dump.ForHash of the linked k8s.io/api v0.36.3, on the
-// pinned templates and 500 random ones, with several collision counts.
+// linkedVersion is the release whose types the linked k8s.io/api has (1.36 with v0.36.3),
+// at its newest supported patch.
+func linkedVersion(t testing.TB) Version {
+	t.Helper()
+	minor, err := hashdump.Linked(hashdump.Fields(), reflect.TypeFor[v1.PodTemplateSpec](), hashdump.Oldest, hashdump.Newest)
+	require.NoError(t, err)
+	return mustVersion(t, fmt.Sprintf("1.%d", minor))
+}
+
+// TestComputeHashForLinkedReleaseIsTheUpstreamFormula checks ComputeHashFor the linked
+// release (every patch) against the UPD-15 formula over dump.ForHash of the linked k8s.io/api
+// (v0.36.3; the same holds with v0.37.2 linked), on the pinned templates and 500 random ones,
+// with several collision counts.
 func TestComputeHashForLinkedReleaseIsTheUpstreamFormula(t *testing.T) {
 	t.Parallel()
 	counts := []*int32{nil, ptr.To[int32](0), ptr.To[int32](1), ptr.To[int32](-1), ptr.To[int32](1 << 30)}
-	versions := []Version{mustVersion(t, "1.36"), mustVersion(t, "1.36.0"), mustVersion(t, "1.36.1")}
+	linked := linkedVersion(t)
+	versions := []Version{linked, mustVersion(t, fmt.Sprintf("1.%d.0", linked.Minor())), mustVersion(t, fmt.Sprintf("1.%d.1", linked.Minor()))}
 	check := func(name string, tmpl *v1.PodTemplateSpec, cc *int32) {
 		want := revUpstreamHash(tmpl, cc)
 		for _, v := range versions {

@@ -502,3 +502,62 @@ func sortKeys(keys []reflect.Value) {
 		return 0
 	})
 }
+
+// Linked returns the release of table whose fields are exactly those of the struct types
+// reachable from root as linked (names, types and order; structs of k8s.io packages must be
+// listed), between the minors oldest and newest. The error lists how each release differs.
+func Linked(table Table, root reflect.Type, oldest, newest int) (int, error) {
+	var diffs []string
+	for minor := oldest; minor <= newest; minor++ {
+		d := linkedDiff(table, minor, root, map[reflect.Type]bool{})
+		if d == "" {
+			return minor, nil
+		}
+		diffs = append(diffs, d)
+	}
+	return 0, fmt.Errorf("no release of the table has exactly the linked fields:\n%s", strings.Join(diffs, "\n"))
+}
+
+// linkedDiff returns "" when the structs reachable from t have exactly the fields release
+// minor lists, and else the first difference.
+func linkedDiff(table Table, minor int, t reflect.Type, seen map[reflect.Type]bool) string {
+	if seen[t] {
+		return ""
+	}
+	seen[t] = true
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return linkedDiff(table, minor, t.Elem(), seen)
+	case reflect.Map:
+		return linkedDiff(table, minor, t.Key(), seen) + linkedDiff(table, minor, t.Elem(), seen)
+	case reflect.Struct:
+	default:
+		return ""
+	}
+	fields, ok := table[key(t)]
+	if !ok {
+		if strings.HasPrefix(t.PkgPath(), "k8s.io/") {
+			return fmt.Sprintf("1.%d: %s is in no release", minor, t)
+		}
+		return ""
+	}
+	var want, got []string
+	for _, f := range fields {
+		if f.Since <= minor && minor <= f.Until {
+			want = append(want, f.Name+" "+f.Type)
+		}
+	}
+	for i := range t.NumField() {
+		got = append(got, t.Field(i).Name+" "+t.Field(i).Type.String())
+	}
+	if !slices.Equal(got, want) {
+		return fmt.Sprintf("1.%d: %s: linked fields\n  %s\nrelease 1.%d's\n  %s", minor, t,
+			strings.Join(got, ", "), minor, strings.Join(want, ", "))
+	}
+	for i := range t.NumField() {
+		if d := linkedDiff(table, minor, t.Field(i).Type, seen); d != "" {
+			return d
+		}
+	}
+	return ""
+}

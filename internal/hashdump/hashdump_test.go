@@ -1,9 +1,7 @@
 package hashdump_test
 
 import (
-	"fmt"
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 
@@ -22,69 +20,12 @@ import (
 
 var templateType = reflect.TypeFor[v1.PodTemplateSpec]()
 
-// linkedMinor is the release whose fields are exactly the linked k8s.io/api's (see
-// TestLinkedTypesAreARelease).
+// linkedMinor is the release whose fields are exactly the linked k8s.io/api's.
 func linkedMinor(t *testing.T) int {
 	t.Helper()
-	got := -1
-	for minor := hashdump.Oldest; minor <= hashdump.Newest; minor++ {
-		if exactly(t, minor) == "" {
-			got = minor
-		}
-	}
-	require.NotEqual(t, -1, got, "no release of the table has exactly the linked k8s.io/api's fields")
-	return got
-}
-
-// exactly returns "" when the structs reachable from the linked v1.PodTemplateSpec have
-// exactly the fields (names, types, order) release minor lists, and else the first difference.
-func exactly(t *testing.T, minor int) string {
-	t.Helper()
-	table := hashdump.Fields()
-	seen := map[reflect.Type]bool{}
-	var walk func(reflect.Type) string
-	walk = func(rt reflect.Type) string {
-		if seen[rt] {
-			return ""
-		}
-		seen[rt] = true
-		switch rt.Kind() {
-		case reflect.Pointer, reflect.Slice, reflect.Array:
-			return walk(rt.Elem())
-		case reflect.Map:
-			return walk(rt.Key()) + walk(rt.Elem())
-		case reflect.Struct:
-		default:
-			return ""
-		}
-		fields, ok := table[rt.PkgPath()+"."+rt.Name()]
-		if !ok {
-			if strings.HasPrefix(rt.PkgPath(), "k8s.io/") {
-				return fmt.Sprintf("%s is in no release", rt)
-			}
-			return ""
-		}
-		var want []string
-		for _, f := range fields {
-			if f.Since <= minor && minor <= f.Until {
-				want = append(want, f.Name+" "+f.Type)
-			}
-		}
-		var got []string
-		for i := range rt.NumField() {
-			got = append(got, rt.Field(i).Name+" "+rt.Field(i).Type.String())
-		}
-		if strings.Join(got, ", ") != strings.Join(want, ", ") {
-			return fmt.Sprintf("%s: linked fields\n  %s\nrelease 1.%d's\n  %s", rt, strings.Join(got, ", "), minor, strings.Join(want, ", "))
-		}
-		for i := range rt.NumField() {
-			if d := walk(rt.Field(i).Type); d != "" {
-				return d
-			}
-		}
-		return ""
-	}
-	return walk(templateType)
+	minor, err := hashdump.Linked(hashdump.Fields(), templateType, hashdump.Oldest, hashdump.Newest)
+	require.NoError(t, err)
+	return minor
 }
 
 // TestLinkedTypesAreARelease fails when the linked k8s.io/api (and apimachinery) has a struct
@@ -93,17 +34,24 @@ func exactly(t *testing.T, minor int) string {
 // release's hash silently.
 func TestLinkedTypesAreARelease(t *testing.T) {
 	t.Parallel()
-	var diffs []string
-	for minor := hashdump.Oldest; minor <= hashdump.Newest; minor++ {
-		d := exactly(t, minor)
-		if d == "" {
-			t.Logf("the linked k8s.io/api is release 1.%d", minor)
-			return
-		}
-		diffs = append(diffs, d)
-	}
-	t.Fatalf("no release of fields_gen.go matches the linked k8s.io/api; run go generate ./internal/hashdump after adding the release:\n%s",
-		strings.Join(diffs, "\n"))
+	minor, err := hashdump.Linked(hashdump.Fields(), templateType, hashdump.Oldest, hashdump.Newest)
+	require.NoError(t, err, "run go generate ./internal/hashdump after adding the linked release to gen/main.go")
+	t.Logf("the linked k8s.io/api is release 1.%d", minor)
+}
+
+// TestLinkedFindsTheReleaseOfEachShape checks Linked on the two releases of a small API, and
+// that it names the difference when no release matches.
+func TestLinkedFindsTheReleaseOfEachShape(t *testing.T) {
+	t.Parallel()
+	oldType, newType := reflect.TypeFor[shapeold.Template](), reflect.TypeFor[shapenew.Template]()
+	got, err := hashdump.Linked(shapeTable(oldType.PkgPath()), oldType, 1, 2)
+	require.NoError(t, err)
+	require.Equal(t, 1, got)
+	got, err = hashdump.Linked(shapeTable(newType.PkgPath()), newType, 1, 2)
+	require.NoError(t, err)
+	require.Equal(t, 2, got)
+	_, err = hashdump.Linked(shapeTable(newType.PkgPath()), newType, 1, 1)
+	require.ErrorContains(t, err, "AddedAfterItems")
 }
 
 // TestEveryReleaseCompiles checks that every release's dump of the linked v1.PodTemplateSpec
