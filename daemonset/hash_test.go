@@ -226,3 +226,18 @@ func TestReleaseHashCorpus(t *testing.T) {
 		}
 	}
 }
+
+func ExampleComputeHashFor() {
+	tmpl := &v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "d"}}}
+	for _, release := range []string{"1.36", "1.37"} {
+		version, err := ParseVersion(release)
+		if err != nil {
+			panic(err)
+		}
+		// The same template hashes differently in each release, whatever k8s.io/api is linked.
+		fmt.Println(version, ComputeHashFor(version, tmpl, nil))
+	}
+	// Output:
+	// 1.36.3 7f88ddc98d
+	// 1.37.2 645b9dd696
+}
