@@ -2,13 +2,9 @@ package daemonset
 
 import (
 	"cmp"
-	"encoding/binary"
 	"encoding/json"
-	"hash/fnv"
-	"io"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -17,9 +13,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/dump"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
-	"k8s.io/apimachinery/pkg/util/rand"
 )
 
 // ComputeHash returns the controller-revision-hash of template and collisionCount exactly as the
@@ -30,23 +24,15 @@ import (
 // nil slice or map anywhere in the template (UPD-17, SCN-106). Only the template counts:
 // strategy, minReadySeconds and status play no part (SCN-107).
 //
+// It is ComputeHashFor release 1.36.3: the dump is 1.36's whatever k8s.io/api is linked
+// (VER-2), so a newer k8s.io/api does not change it.
+//
 // ComputeHash panics if template is nil.
 func ComputeHash(template *v1.PodTemplateSpec, collisionCount *int32) string {
 	if template == nil {
 		panic("daemonset: ComputeHash: nil template")
 	}
-	h := fnv.New32a()
-	// As k8s/pkg/util/hash DeepHashObject, the dumped value is the template itself, not a
-	// pointer. dump.ForHash is deprecated in favour of k8s.io/utils/dump.ForHash, which it
-	// calls; the library imports only k8s.io/api and k8s.io/apimachinery.
-	//lint:ignore SA1019 the same function, reached without importing k8s.io/utils (see above)
-	io.WriteString(h, dump.ForHash(*template))
-	if collisionCount != nil {
-		var b [8]byte
-		binary.LittleEndian.PutUint32(b[:4], uint32(*collisionCount))
-		h.Write(b[:])
-	}
-	return rand.SafeEncodeString(strconv.FormatUint(uint64(h.Sum32()), 10))
+	return ComputeHashFor(Version{1, 36, 3}, template, collisionCount)
 }
 
 // RevisionPatch returns the bytes a v1.36 ControllerRevision of ds stores in data.raw, which
