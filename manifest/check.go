@@ -2,6 +2,10 @@ package manifest
 
 import (
 	"errors"
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // CheckQuantities refuses, before anything parses them, the resource quantities of data (JSON
@@ -18,4 +22,19 @@ func CheckQuantities(data []byte, obj any, l Limits) error {
 		return errors.New("manifest: negative QuantityLength or QuantityExponent")
 	}
 	return checkQuantities(data, obj, l.withDefaults())
+}
+
+// ParseQuantity parses s as a resource.Quantity decoded from JSON or YAML reads it (white space
+// trimmed, then resource.ParseQuantity), after refusing, in time linear in s, what
+// [CheckQuantities] refuses: a quantity longer than l.QuantityLength or with an exponent
+// beyond ±l.QuantityExponent (zero limits take the defaults). It is the bounded form of
+// resource.ParseQuantity for text from outside: that one takes hours on "1e-999999999".
+func ParseQuantity(s string, l Limits) (resource.Quantity, error) {
+	if l.QuantityLength < 0 || l.QuantityExponent < 0 {
+		return resource.Quantity{}, errors.New("manifest: negative QuantityLength or QuantityExponent")
+	}
+	if problem := oversizedQuantity(s, l.withDefaults()); problem != "" {
+		return resource.Quantity{}, fmt.Errorf("%q: %s", shortValue(s), problem)
+	}
+	return resource.ParseQuantity(strings.TrimSpace(s))
 }

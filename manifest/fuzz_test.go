@@ -2,11 +2,14 @@ package manifest_test
 
 import (
 	"bytes"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/daemonsched/daemonsched/internal/kubectldump"
 	"github.com/daemonsched/daemonsched/manifest"
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // FuzzRead feeds arbitrary bytes to ReadInputs: it never panics, never modifies its input, gives
@@ -67,5 +70,60 @@ func FuzzRead(f *testing.F) {
 			}
 		}
 		_ = manifest.Latest(s)
+	})
+}
+
+// FuzzParseQuantity searches for text the quantity gate passes on which parsing, and what the
+// project does with a quantity (compare, add, format, scale), takes more than a millisecond:
+// the gate must see a quantity as apimachinery reads it (issue 25, F1). Where the gate passes,
+// its answer is resource.ParseQuantity's on the trimmed text.
+func FuzzParseQuantity(f *testing.F) {
+	for _, s := range []string{
+		"100m",             // an ordinary CPU request
+		"1Gi",              // a binary unit
+		"1e-999999999",     // the exponent bomb of kubernetes #141306
+		" 1e-999999999",    // F1: a space before it
+		"1e-999999999 ",    // F1: a space after it
+		"\u00a01E+99999\t", // Unicode and ASCII spaces around it
+		"+.e-999999999",    // the form without digits
+		"1e100",            // the largest exponent the default passes
+		"-0.000000001e-91", // a fraction at the smallest exponent passed
+		"99999999999999999999999999999999999999999999999999999999999999Ei", // 64 characters and the largest unit
+		"1e4294967296",           // an exponent ParseQuantity wraps to int32
+		"1e99999999999999999999", // an exponent beyond int64
+	} {
+		f.Add(s)
+	}
+	one := resource.MustParse("1")
+	use := func(q resource.Quantity) {
+		sum := q.DeepCopy()
+		sum.Add(one)
+		_ = sum.Cmp(q)
+		_ = q.String()
+		_ = q.MilliValue()
+		_, _ = q.AsInt64()
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		elapsed := time.Duration(1 << 62)
+		var q resource.Quantity
+		var err error
+		for range 3 { // the fastest of three, for a shared machine
+			start := time.Now()
+			q, err = manifest.ParseQuantity(s, manifest.Limits{})
+			if err == nil {
+				use(q)
+			}
+			elapsed = min(elapsed, time.Since(start))
+		}
+		if elapsed > time.Millisecond {
+			t.Fatalf("ParseQuantity(%q) and its use took %v", s, elapsed)
+		}
+		if err != nil && strings.Contains(err.Error(), "limit Quantity") {
+			return // refused: parsing it is what must not happen
+		}
+		want, wantErr := resource.ParseQuantity(strings.TrimSpace(s))
+		if (err == nil) != (wantErr == nil) || err == nil && want.Cmp(q) != 0 {
+			t.Fatalf("ParseQuantity(%q) = %v, %v; resource.ParseQuantity = %v, %v", s, q, err, want, wantErr)
+		}
 	})
 }
