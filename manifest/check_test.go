@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/daemonsched/daemonsched/manifest"
 )
@@ -57,4 +59,27 @@ func ExampleCheckQuantities() {
 	data := []byte(`{"spec": {"overhead": {"cpu": "1e-999999999"}}}`)
 	fmt.Println(manifest.CheckQuantities(data, &v1.Pod{}, manifest.Limits{}))
 	// Output: spec.overhead[cpu]: Invalid value: "1e-999999999": a quantity with an exponent beyond ±100 (limit QuantityExponent, --max-quantity-exponent)
+}
+
+// DecodeStrict refuses an oversized quantity before parsing it, as Read does (issue 25, F1):
+// a type of the caller's that holds a quantity is read as safely as a manifest.
+func TestDecodeStrictRefusesOversizedQuantities(t *testing.T) {
+	t.Parallel()
+	var got struct {
+		CPU resource.Quantity `json:"cpu"`
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := manifest.DecodeStrict([]byte("cpu: \" 1e-999999999\"\n"), &got)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		require.EqualError(t, err, `cpu: Invalid value: " 1e-999999999": a quantity with an exponent beyond ±100 (limit QuantityExponent, --max-quantity-exponent)`)
+	case <-time.After(5 * time.Second):
+		t.Fatal("DecodeStrict still parsing after 5s")
+	}
+	_, err := manifest.DecodeStrict([]byte("cpu: 100m\n"), &got)
+	require.NoError(t, err)
+	require.Equal(t, int64(100), got.CPU.MilliValue())
 }

@@ -28,6 +28,8 @@ func FuzzRead(f *testing.F) {
 		"\xFF\xFEa\x00:\x00 \x001\x00\n\x00",                                            // UTF-16LE
 		"--- {apiVersion: v1, kind: Node, metadata: {name: n1}}\n%YAML 1.1\n---\n...\n", // markers and a directive
 		"a: &x [*x]\n", // a YAML alias
+		"apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {capacity: {cpu: \" 1e-999999999\"}}\n",                                 // issue 25, F1: a quantity bomb behind a space
+		"{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"},\"spec\":{\"overhead\":{\"cpu\":\"1e-999999999\\u00a0\"}}}", // and before a Unicode space, escaped
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s))
