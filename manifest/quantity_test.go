@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/daemonsched/daemonsched/internal/kubectldump"
+
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
@@ -73,5 +75,26 @@ func TestExponent(t *testing.T) {
 				t.Errorf("exponent(%q) = %d, %v, want %d, %v", tt.suffix, got, ok, tt.want, tt.wantOK)
 			}
 		})
+	}
+}
+
+// BenchmarkHasOversizedNumber scans the real dump as JSON, as checkQuantities scans every object
+// before decoding it: the cost the quantity gate adds to reading.
+func BenchmarkHasOversizedNumber(b *testing.B) {
+	items, err := kubectldump.Items(kubectldump.Real())
+	if err != nil {
+		b.Fatal(err)
+	}
+	data, err := kubectldump.JSON(map[string]any{"apiVersion": "v1", "kind": "List", "items": items})
+	if err != nil {
+		b.Fatal(err)
+	}
+	lim := Limits{}.withDefaults()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if hasOversizedNumber(data, lim) {
+			b.Fatal("the real dump has an oversized quantity")
+		}
 	}
 }
