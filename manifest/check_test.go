@@ -135,3 +135,18 @@ func BenchmarkCheckJSON(b *testing.B) {
 		}
 	}
 }
+
+func ExampleParseQuantity() {
+	q, err := manifest.ParseQuantity(" 250m ", manifest.Limits{})
+	fmt.Println(q.MilliValue(), err)
+	_, err = manifest.ParseQuantity(" 1e-999999999", manifest.Limits{})
+	fmt.Println(err)
+	// Output:
+	// 250 <nil>
+	// " 1e-999999999": a quantity with an exponent beyond ±100 (limit QuantityExponent, --max-quantity-exponent)
+}
+
+func ExampleCheckJSON() {
+	fmt.Println(manifest.CheckJSON([]byte(`{"daemonSets": [{"name": "a", "name": "b"}]}`)))
+	// Output: line 1: daemonSets[0].name: Duplicate value: "name"
+}

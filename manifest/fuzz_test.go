@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -223,4 +225,47 @@ func duplicateKey(data []byte) error {
 			stack = append(stack, f)
 		}
 	}
+}
+
+// FuzzReadText: the gate reads the same bytes alike from memory, from a stream and from a
+// file (each has its own code: a file is checked in one pass and read again), never panics,
+// and never modifies what it is given.
+func FuzzReadText(f *testing.F) {
+	for _, s := range []string{
+		"name: n\n",                    // plain text
+		"\xEF\xBB\xBF{\"a\": 1}",       // a byte order mark
+		"\xFF\xFEa\x00:\x00 \x001\x00", // UTF-16LE
+		"a: 1\nb: \x00\n",              // a NUL byte on line 2
+		"a: 1\nb: \xc3\n",              // invalid UTF-8 on line 2
+		strings.Repeat("x", 1025),      // over the limit
+	} {
+		f.Add([]byte(s))
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		before := bytes.Clone(data)
+		path := filepath.Join(dir, "in")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		fromData, errData := manifest.ReadText(manifest.Input{Name: "in", Data: data}, 1024)
+		if !bytes.Equal(before, data) {
+			t.Fatal("ReadText modified its input")
+		}
+		fromStream, errStream := manifest.ReadText(manifest.Input{Name: "in", Reader: bytes.NewReader(data)}, 1024)
+		fromFile, errFile := manifest.ReadText(manifest.Input{Name: "in", Path: path}, 1024)
+		if len(data) > 1024 {
+			// A size known before reading is refused first; a stream may fail on its text first.
+			if errData == nil || errStream == nil || errFile == nil {
+				t.Fatalf("over the limit: data %v, stream %v, file %v", errData, errStream, errFile)
+			}
+			return
+		}
+		if fmt.Sprint(errData) != fmt.Sprint(errStream) || fmt.Sprint(errData) != fmt.Sprint(errFile) {
+			t.Fatalf("errors differ: data %v, stream %v, file %v", errData, errStream, errFile)
+		}
+		if !bytes.Equal(fromData, fromStream) || !bytes.Equal(fromData, fromFile) {
+			t.Fatalf("text differs: data %q, stream %q, file %q", fromData, fromStream, fromFile)
+		}
+	})
 }

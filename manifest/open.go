@@ -49,6 +49,11 @@ func open(in Input, limit int64) (name string, o opened, n int64, err error) {
 			return name, o, 0, errInputBytes
 		}
 		data = in.Data
+		// As a stream and a file are read (nulGuard): FuzzReadText found bytes in memory
+		// passing with a NUL byte that both refuse.
+		if i := bytes.IndexByte(data, 0); i >= 0 && !hasUTF16BOM(data) {
+			return name, o, 0, fmt.Errorf("%s: line %d: a NUL byte: not YAML or JSON text", name, bytes.Count(data[:i], []byte("\n"))+1)
+		}
 	case in.Path != "":
 		return openFile(name, in.Path, limit, "; read a stream from stdin (-f -)")
 	case in.Reader != nil:
@@ -65,6 +70,11 @@ func open(in Input, limit int64) (name string, o opened, n int64, err error) {
 	}
 	o, err = openBytes(name, data)
 	return name, o, int64(len(data)), err
+}
+
+// hasUTF16BOM reports whether data starts with a UTF-16 byte order mark, as nulGuard reads it.
+func hasUTF16BOM(data []byte) bool {
+	return len(data) >= 2 && (data[0] == 0xFF && data[1] == 0xFE || data[0] == 0xFE && data[1] == 0xFF)
 }
 
 // openBytes checks text held in memory.

@@ -1,6 +1,7 @@
 package manifest_test
 
 import (
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -136,4 +137,14 @@ func TestAStreamPastTheLimitIsRefusedInTheLimitsMemory(t *testing.T) {
 	require.EqualError(t, err, "stdin: input is larger than 64 MiB (limit InputBytes, --max-input-bytes)")
 	allocated := after.TotalAlloc - before.TotalAlloc
 	require.LessOrEqual(t, allocated, uint64(limit*5/4), "allocated %d MiB", allocated>>20)
+}
+
+func ExampleReadText() {
+	_, err := manifest.ReadText(manifest.Input{Name: "-", Reader: strings.NewReader("name: n\x00")}, 1<<20)
+	fmt.Println(err)
+	_, err = manifest.ReadText(manifest.Input{Path: "/dev/zero"}, 1<<20)
+	fmt.Println(err)
+	// Output:
+	// -: line 1: a NUL byte: not YAML or JSON text
+	// /dev/zero: not a regular file (a character device)
 }
