@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/printable"
 	"github.com/daemonsched/daemonsched/manifest"
 	"sigs.k8s.io/yaml"
 )
@@ -95,7 +96,9 @@ func Corpus() ([]Case, error) {
 }
 
 // LoadCases reads every *.yaml case of fsys's root, sorted by name. Unknown fields are
-// errors, so that a typo in a hand-written case is not silently ignored.
+// errors, so that a typo in a hand-written case is not silently ignored, and so is a file name
+// that is not printable. Reading a directory from outside, give it manifest.DirFS: a named pipe
+// or /dev/zero among its files is then refused instead of read forever.
 func LoadCases(fsys fs.FS) ([]Case, error) {
 	names, err := fs.Glob(fsys, "*.yaml")
 	if err != nil {
@@ -103,6 +106,11 @@ func LoadCases(fsys fs.FS) ([]Case, error) {
 	}
 	var cases []Case
 	for _, name := range names {
+		if !printable.Safe(name) {
+			// Its name is printed with every outcome: a terminal escape or a newline in it would
+			// reach the terminal or forge a line of the report.
+			return nil, fmt.Errorf("%s: a case file name must be printable, without control characters or spaces other than ' '", printable.Quote(name))
+		}
 		data, err := fs.ReadFile(fsys, name)
 		if err != nil {
 			return nil, err

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/daemonsched/daemonsched/manifest"
 )
@@ -57,4 +59,94 @@ func ExampleCheckQuantities() {
 	data := []byte(`{"spec": {"overhead": {"cpu": "1e-999999999"}}}`)
 	fmt.Println(manifest.CheckQuantities(data, &v1.Pod{}, manifest.Limits{}))
 	// Output: spec.overhead[cpu]: Invalid value: "1e-999999999": a quantity with an exponent beyond ±100 (limit QuantityExponent, --max-quantity-exponent)
+}
+
+// DecodeStrict refuses an oversized quantity before parsing it, as Read does (issue 25, F1):
+// a type of the caller's that holds a quantity is read as safely as a manifest.
+func TestDecodeStrictRefusesOversizedQuantities(t *testing.T) {
+	t.Parallel()
+	var got struct {
+		CPU resource.Quantity `json:"cpu"`
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := manifest.DecodeStrict([]byte("cpu: \" 1e-999999999\"\n"), &got)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		require.EqualError(t, err, `cpu: Invalid value: " 1e-999999999": a quantity with an exponent beyond ±100 (limit QuantityExponent, --max-quantity-exponent)`)
+	case <-time.After(5 * time.Second):
+		t.Fatal("DecodeStrict still parsing after 5s")
+	}
+	_, err := manifest.DecodeStrict([]byte("cpu: 100m\n"), &got)
+	require.NoError(t, err)
+	require.Equal(t, int64(100), got.CPU.MilliValue())
+}
+
+// CheckJSON refuses, with the line and path, what encoding/json would take silently (issue
+// 25, F14): a key given twice, at any depth, and invalid UTF-8; the same key in two objects,
+// and text that is not JSON, pass.
+func TestCheckJSON(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, data, want string
+	}{
+		{"a plan", `{"now":"x","daemonSets":[{"name":"a","create":[{"node":"n1"},{"node":"n2"}]}]}`, ""},
+		{"a key twice at the top", "{\"now\":\"x\",\n\"now\":\"y\"}", `line 2: now: Duplicate value: "now"`},
+		{"a key twice deep in lists", "{\"daemonSets\":[{\"name\":\"a\"},\n{\"create\":[1,{\"node\":\"n\",\n\"node\":\"m\"}]}]}",
+			`line 3: daemonSets[1].create[1].node: Duplicate value: "node"`},
+		{"the same key in sibling objects", `[{"a":1},{"a":2},{"a":{"a":3}}]`, ""},
+		{"a key after a closed object is checked in its own object", `{"a":{"b":1},"b":2,"a":3}`, `line 1: a: Duplicate value: "a"`},
+		{"invalid UTF-8", "{\"a\":\n\"\xff\"}", "line 2: invalid UTF-8 (byte 0xFF)"},
+		{"not JSON: the decoder's business", `{"a":1,"b"`, ""},
+		{"a stream of values, each its own", `{"a":1} {"a":2}`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := manifest.CheckJSON([]byte(tt.data))
+			if tt.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.EqualError(t, err, tt.want)
+		})
+	}
+}
+
+// BenchmarkCheckJSON checks a candidate plan of 5,000 creations, about 0.4 MB.
+func BenchmarkCheckJSON(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(`{"now":"2026-03-02T10:00:00Z","daemonSets":[{"namespace":"ns","name":"ds","create":[`)
+	for i := range 5000 {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprintf(&sb, `{"node":"node-%d","reason":"NodeEligible","labels":{"a":"b"}}`, i)
+	}
+	sb.WriteString(`]}]}`)
+	data := []byte(sb.String())
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := manifest.CheckJSON(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func ExampleParseQuantity() {
+	q, err := manifest.ParseQuantity(" 250m ", manifest.Limits{})
+	fmt.Println(q.MilliValue(), err)
+	_, err = manifest.ParseQuantity(" 1e-999999999", manifest.Limits{})
+	fmt.Println(err)
+	// Output:
+	// 250 <nil>
+	// " 1e-999999999": a quantity with an exponent beyond ±100 (limit QuantityExponent, --max-quantity-exponent)
+}
+
+func ExampleCheckJSON() {
+	fmt.Println(manifest.CheckJSON([]byte(`{"daemonSets": [{"name": "a", "name": "b"}]}`)))
+	// Output: line 1: daemonSets[0].name: Duplicate value: "name"
 }

@@ -132,7 +132,9 @@ var yamlParserErrors = []string{
 // ("lables: unknown field (did you mean labels?)"); so are a value of the wrong type, a key
 // given twice and a syntax error (with its line). Every unknown field is named, sorted by
 // path, the errors joined by "; ". An empty document (nothing but comments) leaves obj as it
-// was and returns empty true, for the caller to refuse as Read refuses an empty input.
+// was and returns empty true, for the caller to refuse as Read refuses an empty input. A
+// resource quantity in obj's type is refused before it is parsed when [CheckQuantities]
+// refuses it at the default limits.
 func DecodeStrict(data []byte, obj any) (empty bool, err error) {
 	js, err := yaml.YAMLToJSONStrict(data)
 	if err != nil {
@@ -140,6 +142,9 @@ func DecodeStrict(data []byte, obj any) (empty bool, err error) {
 	}
 	if bytes.Equal(bytes.TrimSpace(js), []byte("null")) {
 		return true, nil
+	}
+	if err := checkQuantities(js, obj, Limits{}.withDefaults()); err != nil {
+		return false, err
 	}
 	unknown, err := decodeStrict(js, obj)
 	if err != nil {

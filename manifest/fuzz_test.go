@@ -2,11 +2,20 @@ package manifest_test
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
+	"unicode/utf8"
 
 	"github.com/daemonsched/daemonsched/internal/kubectldump"
 	"github.com/daemonsched/daemonsched/manifest"
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // FuzzRead feeds arbitrary bytes to ReadInputs: it never panics, never modifies its input, gives
@@ -25,6 +34,8 @@ func FuzzRead(f *testing.F) {
 		"\xFF\xFEa\x00:\x00 \x001\x00\n\x00",                                            // UTF-16LE
 		"--- {apiVersion: v1, kind: Node, metadata: {name: n1}}\n%YAML 1.1\n---\n...\n", // markers and a directive
 		"a: &x [*x]\n", // a YAML alias
+		"apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {capacity: {cpu: \" 1e-999999999\"}}\n",                                 // issue 25, F1: a quantity bomb behind a space
+		"{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"},\"spec\":{\"overhead\":{\"cpu\":\"1e-999999999\\u00a0\"}}}", // and before a Unicode space, escaped
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s))
@@ -67,5 +78,194 @@ func FuzzRead(f *testing.F) {
 			}
 		}
 		_ = manifest.Latest(s)
+	})
+}
+
+// FuzzParseQuantity searches for text the quantity gate passes on which parsing, and what the
+// project does with a quantity (compare, add, format, scale), takes more than a millisecond:
+// the gate must see a quantity as apimachinery reads it (issue 25, F1). Where the gate passes,
+// its answer is resource.ParseQuantity's on the trimmed text.
+func FuzzParseQuantity(f *testing.F) {
+	for _, s := range []string{
+		"100m",             // an ordinary CPU request
+		"1Gi",              // a binary unit
+		"1e-999999999",     // the exponent bomb of kubernetes #141306
+		" 1e-999999999",    // F1: a space before it
+		"1e-999999999 ",    // F1: a space after it
+		"\u00a01E+99999\t", // Unicode and ASCII spaces around it
+		"+.e-999999999",    // the form without digits
+		"1e100",            // the largest exponent the default passes
+		"-0.000000001e-91", // a fraction at the smallest exponent passed
+		"99999999999999999999999999999999999999999999999999999999999999Ei", // 64 characters and the largest unit
+		"1e4294967296",           // an exponent ParseQuantity wraps to int32
+		"1e99999999999999999999", // an exponent beyond int64
+	} {
+		f.Add(s)
+	}
+	one := resource.MustParse("1")
+	use := func(q resource.Quantity) {
+		sum := q.DeepCopy()
+		sum.Add(one)
+		_ = sum.Cmp(q)
+		_ = q.String()
+		_ = q.MilliValue()
+		_, _ = q.AsInt64()
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		elapsed := time.Duration(1 << 62)
+		var q resource.Quantity
+		var err error
+		for range 3 { // the fastest of three, for a shared machine
+			start := time.Now()
+			q, err = manifest.ParseQuantity(s, manifest.Limits{})
+			if err == nil {
+				use(q)
+			}
+			elapsed = min(elapsed, time.Since(start))
+		}
+		if elapsed > time.Millisecond {
+			t.Fatalf("ParseQuantity(%q) and its use took %v", s, elapsed)
+		}
+		if err != nil && strings.Contains(err.Error(), "limit Quantity") {
+			return // refused: parsing it is what must not happen
+		}
+		want, wantErr := resource.ParseQuantity(strings.TrimSpace(s))
+		if (err == nil) != (wantErr == nil) || err == nil && want.Cmp(q) != 0 {
+			t.Fatalf("ParseQuantity(%q) = %v, %v; resource.ParseQuantity = %v, %v", s, q, err, want, wantErr)
+		}
+	})
+}
+
+// FuzzCheckJSON: CheckJSON never panics, and passes every JSON value encoding/json writes (a
+// map cannot hold a key twice), so it refuses only what a decoder would lose.
+func FuzzCheckJSON(f *testing.F) {
+	for _, s := range []string{
+		`{"a":1}`,                                // one key
+		`{"a":1,"a":2}`,                          // a key twice (issue 25, F14)
+		`[{"a":[{"b":1,"b":2}]}]`,                // twice, deep
+		"{\"a\":\"\xff\"}",                       // invalid UTF-8
+		`{"a":{"b":{}},"c":[[],{}],"d":null}`,    // empty containers
+		`{"a":1,"\u0061":2}`,                     // the same key, escaped
+		"[1,\n{\"x\":[{},{\"a\":1,\n\"a\":2}]}]", // a path through arrays, on line 3
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got := manifest.CheckJSON(data)
+		if json.Valid(data) && utf8.Valid(data) {
+			if want := duplicateKey(data); fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("CheckJSON(%q) = %v, the decoder's tokens say %v", data, got, want)
+			}
+		}
+		var v any
+		if json.Unmarshal(data, &v) != nil {
+			return
+		}
+		clean, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := manifest.CheckJSON(clean); err != nil {
+			t.Fatalf("CheckJSON(%s) = %v", clean, err)
+		}
+	})
+}
+
+// duplicateKey is CheckJSON's reference for valid JSON, written on encoding/json's tokens (15
+// times slower): the first key given twice in one object, with its line and path.
+func duplicateKey(data []byte) error {
+	type frame struct {
+		path  *field.Path
+		keys  map[string]bool // nil in an array
+		key   string
+		isKey bool
+		index int
+	}
+	var stack []*frame
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for {
+		offset := dec.InputOffset()
+		tok, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		if top != nil && top.keys != nil && top.isKey {
+			key := tok.(string)
+			if top.keys[key] {
+				// The token starts after the separator before it.
+				start := offset + int64(bytes.IndexByte(data[offset:], '"'))
+				line := bytes.Count(data[:start], []byte("\n")) + 1
+				return fmt.Errorf("line %d: %w", line, field.Duplicate(top.path.Child(key), key))
+			}
+			top.keys[key], top.key, top.isKey = true, key, false
+			continue
+		}
+		var path *field.Path
+		switch {
+		case top == nil:
+		case top.keys != nil:
+			path, top.isKey = top.path.Child(top.key), true
+		default:
+			path = top.path.Index(top.index)
+			top.index++
+		}
+		if d, ok := tok.(json.Delim); ok {
+			f := &frame{path: path}
+			if d == '{' {
+				f.keys, f.isKey = map[string]bool{}, true
+			}
+			stack = append(stack, f)
+		}
+	}
+}
+
+// FuzzReadText: the gate reads the same bytes alike from memory, from a stream and from a
+// file (each has its own code: a file is checked in one pass and read again), never panics,
+// and never modifies what it is given.
+func FuzzReadText(f *testing.F) {
+	for _, s := range []string{
+		"name: n\n",                    // plain text
+		"\xEF\xBB\xBF{\"a\": 1}",       // a byte order mark
+		"\xFF\xFEa\x00:\x00 \x001\x00", // UTF-16LE
+		"a: 1\nb: \x00\n",              // a NUL byte on line 2
+		"a: 1\nb: \xc3\n",              // invalid UTF-8 on line 2
+		strings.Repeat("x", 1025),      // over the limit
+	} {
+		f.Add([]byte(s))
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		before := bytes.Clone(data)
+		path := filepath.Join(dir, "in")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		fromData, errData := manifest.ReadText(manifest.Input{Name: "in", Data: data}, 1024)
+		if !bytes.Equal(before, data) {
+			t.Fatal("ReadText modified its input")
+		}
+		fromStream, errStream := manifest.ReadText(manifest.Input{Name: "in", Reader: bytes.NewReader(data)}, 1024)
+		fromFile, errFile := manifest.ReadText(manifest.Input{Name: "in", Path: path}, 1024)
+		if len(data) > 1024 {
+			// A size known before reading is refused first; a stream may fail on its text first.
+			if errData == nil || errStream == nil || errFile == nil {
+				t.Fatalf("over the limit: data %v, stream %v, file %v", errData, errStream, errFile)
+			}
+			return
+		}
+		if fmt.Sprint(errData) != fmt.Sprint(errStream) || fmt.Sprint(errData) != fmt.Sprint(errFile) {
+			t.Fatalf("errors differ: data %v, stream %v, file %v", errData, errStream, errFile)
+		}
+		if !bytes.Equal(fromData, fromStream) || !bytes.Equal(fromData, fromFile) {
+			t.Fatalf("text differs: data %q, stream %q, file %q", fromData, fromStream, fromFile)
+		}
 	})
 }

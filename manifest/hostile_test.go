@@ -31,6 +31,24 @@ func TestHostileInputEndsWithOneLine(t *testing.T) {
 		in:   "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {capacity: {cpu: \"1e-999999999\"}}\n",
 		want: `in: document 1: Node n1: status.capacity[cpu]: Invalid value: "1e-999999999": a quantity with an exponent beyond ±100 (limit QuantityExponent, --max-quantity-exponent)`,
 	}, {
+		// F1 of issue 25: UnmarshalJSON trims spaces before ParseQuantity, so one space hid the
+		// exponent from a gate that read only text starting with a digit.
+		name: "quantity with a huge negative exponent after a space",
+		in:   "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {capacity: {cpu: \" 1e-999999999\"}}\n",
+		want: `in: document 1: Node n1: status.capacity[cpu]: Invalid value: " 1e-999999999": a quantity with an exponent beyond ±100 (limit QuantityExponent, --max-quantity-exponent)`,
+	}, {
+		name: "quantity with a huge negative exponent before a space",
+		in:   "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {capacity: {cpu: \"1e-999999999 \"}}\n",
+		want: `in: document 1: Node n1: status.capacity[cpu]: Invalid value: "1e-999999999 ": a quantity with an exponent beyond ±100 (limit QuantityExponent, --max-quantity-exponent)`,
+	}, {
+		name: "quantity with a huge exponent between Unicode spaces",
+		in:   "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {capacity: {cpu: \"\u00a0\u20281.5E+999999999\t\"}}\n",
+		want: `in: document 1: Node n1: status.capacity[cpu]: Invalid value: "\u00a0\u20281.5E+999999999\t": a quantity with an exponent beyond ±100 (limit QuantityExponent, --max-quantity-exponent)`,
+	}, {
+		name: "quantity of a huge exponent without digits",
+		in:   "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {capacity: {cpu: \"+.e-999999999\"}}\n",
+		want: `in: document 1: Node n1: status.capacity[cpu]: Invalid value: "+.e-999999999": a quantity with an exponent beyond ±100 (limit QuantityExponent, --max-quantity-exponent)`,
+	}, {
 		name: "quantity with a huge exponent, as a JSON number",
 		in:   `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":1e10000000}}}]}}`,
 		want: `in: document 1: Pod default/p: spec.containers[0].resources.requests[cpu]: Invalid value: "1e10000000": a quantity with an exponent beyond ±100 (limit QuantityExponent, --max-quantity-exponent)`,

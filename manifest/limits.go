@@ -129,21 +129,77 @@ func fileType(m fs.FileMode) string {
 // buffer of its size instead of growing one and copying it. A NUL byte outside UTF-16 text
 // ends the read at once: neither YAML nor JSON text holds one, and /dev/zero or a binary file
 // then fails in its first block rather than after filling memory.
+//
+// A stream of unknown size is read in chunks, joined once at its end: a buffer that doubles
+// would hold 2 GiB and copy 1 GiB into it on the byte past a 1 GiB limit (issue 25, F16: 2 GB
+// on stdin peaked at 3.6 GB before the refusal), while chunks hold at most the limit and a
+// chunk before it is refused.
 func readSized(name string, r io.Reader, limit, size int64) ([]byte, error) {
-	var b bytes.Buffer
-	b.Grow(int(min(size, limit)) + bytes.MinRead) // ReadFrom wants MinRead free bytes for the read that sees the end
 	nul := &nulGuard{r: io.LimitReader(r, limit+1)}
-	_, err := b.ReadFrom(nul)
-	data := b.Bytes()
+	var (
+		data []byte
+		err  error
+	)
+	if size > 0 {
+		var b bytes.Buffer
+		b.Grow(int(min(size, limit)) + bytes.MinRead) // ReadFrom wants MinRead free bytes for the read that sees the end
+		_, err = b.ReadFrom(nul)
+		data = b.Bytes()
+	} else {
+		data, err = readChunks(nul, limit+1)
+	}
 	switch {
+	case errors.Is(err, errInputBytes):
+		return nil, err
 	case errors.Is(err, errNUL):
-		return nil, fmt.Errorf("%s: line %d: a NUL byte: not YAML or JSON text", name, bytes.Count(data[:nul.at], []byte("\n"))+1)
+		return nil, fmt.Errorf("%s: line %d: a NUL byte: not YAML or JSON text", name, bytes.Count(data[:min(nul.at, int64(len(data)))], []byte("\n"))+1)
 	case err != nil:
 		return nil, fmt.Errorf("%s: %w", name, pathErr(err)) // "FILE: is a directory"
 	case int64(len(data)) > limit:
 		return nil, errInputBytes
 	}
 	return data, nil
+}
+
+// readChunks reads r to its end, at most "most" bytes, into chunks that double from 64 KiB up to
+// 64 MiB, and joins them into one slice of the exact size. On an error it returns what it read;
+// when r holds "most" bytes or more, it returns errInputBytes without joining them.
+func readChunks(r io.Reader, most int64) ([]byte, error) {
+	var (
+		chunks [][]byte
+		total  int
+		next   = 64 << 10
+		err    error
+	)
+	for err == nil && int64(total) < most {
+		chunk := make([]byte, min(int64(next), most-int64(total)))
+		k := 0
+		for k < len(chunk) && err == nil {
+			var m int
+			m, err = r.Read(chunk[k:])
+			k += m
+		}
+		if k > 0 {
+			chunks = append(chunks, chunk[:k])
+			total += k
+		}
+		next = min(next*2, 64<<20)
+	}
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	if err == nil && int64(total) >= most {
+		return nil, errInputBytes // refused: joining would copy it all
+	}
+	if len(chunks) == 1 {
+		return chunks[0], err
+	}
+	data := make([]byte, 0, total)
+	for i, c := range chunks {
+		data = append(data, c...)
+		chunks[i] = nil // the joined copy replaces it
+	}
+	return data, err
 }
 
 var errNUL = errors.New("NUL byte")

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"unicode/utf8"
 )
 
@@ -47,15 +49,32 @@ func open(in Input, limit int64) (name string, o opened, n int64, err error) {
 			return name, o, 0, errInputBytes
 		}
 		data = in.Data
+		// As a stream and a file are read (nulGuard): FuzzReadText found bytes in memory
+		// passing with a NUL byte that both refuse.
+		if i := bytes.IndexByte(data, 0); i >= 0 && !hasUTF16BOM(data) {
+			return name, o, 0, fmt.Errorf("%s: line %d: a NUL byte: not YAML or JSON text", name, bytes.Count(data[:i], []byte("\n"))+1)
+		}
 	case in.Path != "":
-		return openFile(name, in.Path, limit)
+		return openFile(name, in.Path, limit, "; read a stream from stdin (-f -)")
 	case in.Reader != nil:
-		if data, err = readSized(name, in.Reader, limit, 0); err != nil {
+		size, err := streamSize(in.Reader)
+		if err != nil {
+			return name, o, 0, fmt.Errorf("%s: %w", name, err)
+		}
+		if size > limit {
+			return name, o, 0, errInputBytes
+		}
+		if data, err = readSized(name, in.Reader, limit, size); err != nil {
 			return name, o, 0, err
 		}
 	}
 	o, err = openBytes(name, data)
 	return name, o, int64(len(data)), err
+}
+
+// hasUTF16BOM reports whether data starts with a UTF-16 byte order mark, as nulGuard reads it.
+func hasUTF16BOM(data []byte) bool {
+	return len(data) >= 2 && (data[0] == 0xFF && data[1] == 0xFE || data[0] == 0xFE && data[1] == 0xFF)
 }
 
 // openBytes checks text held in memory.
@@ -76,23 +95,60 @@ func isJSONStream(text []byte) bool {
 	return len(t) > 0 && t[0] == '{' && !bytes.Contains(text, []byte("\n---")) && !bytes.Contains(text, []byte("\n..."))
 }
 
-// openFile checks the regular file at path in one pass of bounded memory.
-func openFile(name, path string, limit int64) (string, opened, int64, error) {
+// streamSize returns what is left of r when it is a regular file (stdin redirected from one),
+// for a stream over the limit to be refused before it is read, or 0 when that is not known.
+func streamSize(r io.Reader) (int64, error) {
+	f, ok := r.(*os.File)
+	if !ok {
+		return 0, nil
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return 0, nil //nolint:nilerr // not a file whose size can be known: read it as a stream
+	}
+	at, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return 0, nil //nolint:nilerr // as above
+	}
+	return max(st.Size()-at, 0), nil
+}
+
+// openFile checks the regular file at path in one pass of bounded memory. hint ends the
+// message refusing a file that is not regular.
+func openFile(name, path string, limit int64, hint string) (string, opened, int64, error) {
 	st, err := os.Stat(path)
+	if err == nil && st.Mode().IsRegular() && st.Size() <= limit {
+		f, oerr := openRegular(path)
+		if oerr != nil {
+			return name, opened{}, 0, fmt.Errorf("%s: %w", name, pathErr(oerr))
+		}
+		if st, err = f.Stat(); err != nil || !st.Mode().IsRegular() || st.Size() > limit {
+			f.Close()
+		} else {
+			return checkOpened(name, f, st, limit)
+		}
+	}
 	switch {
 	case err != nil:
 		return name, opened{}, 0, fmt.Errorf("%s: %w", name, pathErr(err))
 	case st.IsDir():
 		return name, opened{}, 0, fmt.Errorf("%s: is a directory", name)
 	case !st.Mode().IsRegular():
-		return name, opened{}, 0, fmt.Errorf("%s: not a regular file (%s); read a stream from stdin (-f -)", name, fileType(st.Mode()))
-	case st.Size() > limit:
+		return name, opened{}, 0, fmt.Errorf("%s: not a regular file (%s)%s", name, fileType(st.Mode()), hint)
+	default:
 		return name, opened{}, 0, errInputBytes
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return name, opened{}, 0, fmt.Errorf("%s: %w", name, pathErr(err))
-	}
+}
+
+// openRegular opens path for reading without blocking in open(2): a named pipe put in the
+// place of the regular file stat saw opens at once (openFlags), and is then refused by its
+// own stat.
+func openRegular(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|openFlags, 0)
+}
+
+// checkOpened checks the regular file f, of st, as openFile does.
+func checkOpened(name string, f *os.File, st os.FileInfo, limit int64) (string, opened, int64, error) {
 	var head [3]byte
 	k, _ := io.ReadFull(f, head[:])
 	if k >= 2 && (head[0] == 0xFF && head[1] == 0xFE || head[0] == 0xFE && head[1] == 0xFF) {
@@ -227,4 +283,75 @@ func checkFile(name string, f *os.File, limit int64) (opened, int64, error) {
 
 func hasMarker(b []byte) bool {
 	return bytes.Contains(b, []byte("\n---")) || bytes.Contains(b, []byte("\n..."))
+}
+
+// ReadText reads the one input in whole through the gate every input of [Read] passes, for
+// text read beside a cluster (a node template, a candidate plan, a conformance case): a Path
+// must name a regular file, and a named pipe, a device or a directory is refused before
+// anything is read, without blocking in open(2); a stream (Reader) is read to at most limit
+// bytes and one more, and one redirected from a regular file larger than that is refused
+// before it is read; a NUL byte and invalid UTF-8 are refused with their line; UTF-16 is
+// converted and a byte order mark dropped. Errors start with the input's name (Name, else
+// Path); limit must be positive. Apply and the other fields of [Input] are not read.
+func ReadText(in Input, limit int64) ([]byte, error) {
+	if limit <= 0 {
+		panic("manifest: ReadText limit is not positive")
+	}
+	name := cmp.Or(in.Name, in.Path)
+	var (
+		o   opened
+		err error
+	)
+	if in.Path != "" && in.Data == nil {
+		_, o, _, err = openFile(name, in.Path, limit, "")
+	} else {
+		_, o, _, err = open(in, limit)
+	}
+	if errors.Is(err, errInputBytes) {
+		return nil, inputTooLarge(name, limit, true)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if o.file != nil {
+		defer o.file.Close()
+	}
+	data, err := o.whole()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, pathErr(err))
+	}
+	return data, nil
+}
+
+// DirFS returns the files of the directory dir, each read by [ReadText] at most limit bytes:
+// fs.ReadFile of a named pipe or a device in it is refused without blocking, of /dev/zero
+// (a link to it) without reading it. Errors name the file as given to ReadFile. Open of a
+// file that is not a directory or a regular file is refused too.
+func DirFS(dir string, limit int64) fs.FS {
+	if limit <= 0 {
+		panic("manifest: DirFS limit is not positive")
+	}
+	return dirFS{fsys: os.DirFS(dir), dir: dir, limit: limit}
+}
+
+type dirFS struct {
+	fsys  fs.FS
+	dir   string
+	limit int64
+}
+
+func (d dirFS) Open(name string) (fs.File, error) {
+	if st, err := fs.Stat(d.fsys, name); err == nil && !st.IsDir() && !st.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fmt.Errorf("not a regular file (%s)", fileType(st.Mode()))}
+	}
+	return d.fsys.Open(name)
+}
+
+func (d dirFS) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(d.fsys, name) }
+
+func (d dirFS) ReadFile(name string) ([]byte, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "readfile", Path: name, Err: fs.ErrInvalid}
+	}
+	return ReadText(Input{Name: name, Path: filepath.Join(d.dir, filepath.FromSlash(name))}, d.limit)
 }

@@ -15,7 +15,9 @@ import (
 
 	"github.com/daemonsched/daemonsched/conformance"
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/atomicfile"
 	"github.com/daemonsched/daemonsched/internal/printable"
+	"github.com/daemonsched/daemonsched/manifest"
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 )
@@ -138,11 +140,15 @@ func conformanceRun(program []string, profiles profileList, corpus, report, name
 	return nil
 }
 
+// corpusFileBytes bounds one case file of --corpus: the largest case of the built-in corpus
+// is under 600 KB, and a case is sent to PROGRAM as one line.
+const corpusFileBytes = 64 << 20
+
 func loadCorpus(dir string) ([]conformance.Case, error) {
 	if dir == "" {
 		return conformance.Corpus()
 	}
-	cases, err := conformance.LoadCases(os.DirFS(dir))
+	cases, err := conformance.LoadCases(manifest.DirFS(dir, corpusFileBytes))
 	if err == nil && len(cases) == 0 {
 		err = fmt.Errorf("%s: no *.yaml case", dir)
 	}
@@ -239,7 +245,7 @@ func writeReports(dir string, reports []conformance.Report) error {
 			return err
 		}
 		header := "# daemonsched conformance report (schema: conformance/testdata/result.schema.json)\n"
-		if err := os.WriteFile(filepath.Join(dir, r.Profile+".yaml"), append([]byte(header), data...), 0o644); err != nil {
+		if err := atomicfile.Write(filepath.Join(dir, r.Profile+".yaml"), append([]byte(header), data...), 0o644); err != nil {
 			return err
 		}
 	}

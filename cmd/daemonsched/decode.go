@@ -51,12 +51,16 @@ func expand(paths []string, recursive bool) ([]string, error) {
 			continue
 		}
 		n := len(out)
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		root := p
+		if lst, err := os.Lstat(p); err == nil && lst.Mode()&fs.ModeSymlink != 0 {
+			root += string(filepath.Separator) // WalkDir does not follow a link it is given
+		}
+		err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			switch {
 			case err != nil:
 				return err
 			case d.IsDir():
-				if path != p && !recursive {
+				if path != root && !recursive {
 					return filepath.SkipDir
 				}
 			case slices.Contains(manifestExtensions, strings.ToLower(filepath.Ext(path))):
@@ -348,32 +352,11 @@ func printError(w io.Writer, err error) {
 }
 
 // readSideFile reads a file given beside the input (a candidate plan, a node template): "-" is
-// stdin. Like the input, it must be a regular file (a FIFO or /dev/zero would block or never
-// end) and at most limit bytes.
+// stdin. It passes the input's gate (manifest.ReadText): a regular file (a FIFO or /dev/zero
+// would block or never end) or stdin, at most limit bytes, UTF-8 text.
 func readSideFile(name string, stdin io.Reader, limit int64) ([]byte, error) {
-	r := stdin
-	if name != "-" {
-		f, err := os.Open(name)
-		if err != nil {
-			if pe, ok := err.(*os.PathError); ok {
-				err = pe.Err
-			}
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		defer f.Close()
-		if st, err := f.Stat(); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		} else if !st.Mode().IsRegular() {
-			return nil, fmt.Errorf("%s: not a regular file", name)
-		}
-		r = f
+	if name == "-" {
+		return manifest.ReadText(manifest.Input{Name: name, Reader: stdin}, limit)
 	}
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: larger than %d bytes (--max-input-bytes)", name, limit)
-	}
-	return data, nil
+	return manifest.ReadText(manifest.Input{Path: name}, limit)
 }

@@ -25,6 +25,7 @@ func FuzzRunPlan(f *testing.F) {
 		"apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: n1\n- kind: Pod\n  metadata: {name: p}\nkind: List\n", // kubectl List layout, split per item
 		"--- {apiVersion: v1, kind: Node, metadata: {name: n1}}\n%YAML 1.1\n---\n",                                                            // a document on its marker's line, a directive
 		"{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"items\":[{\"metadata\":{\"name\":\"p\"},\"spec\":{\"x\":1}}]} {\"a\":\"}\"",            // typed list with an unknown field, then an unterminated value
+		"apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {capacity: {cpu: \"1e-999999999 \"}}\n",                                    // issue 25, F1: a quantity bomb before a space
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s))

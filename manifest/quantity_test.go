@@ -1,0 +1,100 @@
+package manifest
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/daemonsched/daemonsched/internal/kubectldump"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// The gate reads a quantity's form as ParseQuantity does (issue 25, F1): every short string
+// over the characters of quantities and spaces that quantityForm calls no quantity is one
+// ParseQuantity refuses, and every one the gate passes parses at once. Strings of up to four
+// of these characters cover signs, fractions, units, exponents and spaces on either side.
+func TestQuantityFormAgreesWithParseQuantity(t *testing.T) {
+	t.Parallel()
+	const alphabet = " \t+-0195.eEikmMx\u00a0"
+	runes := []rune(alphabet)
+	lim := Limits{QuantityExponent: 5}.withDefaults()
+	var visit func(prefix string, depth int)
+	n := 0
+	visit = func(prefix string, depth int) {
+		n++
+		trimmed := strings.TrimSpace(prefix)
+		if _, ok := quantityForm(trimSpace(prefix)); !ok {
+			if _, err := resource.ParseQuantity(trimmed); err == nil {
+				t.Errorf("quantityForm(%q) = not a quantity, but ParseQuantity reads it", prefix)
+			}
+		}
+		if got, want := trimSpace(prefix), trimmed; got != want {
+			t.Errorf("trimSpace(%q) = %q, want %q", prefix, got, want)
+		}
+		if oversizedQuantity(prefix, lim) == "" {
+			if q, err := resource.ParseQuantity(trimmed); err == nil && q.AsDec().Scale() > 9+DefaultQuantityLength {
+				t.Errorf("%q passes the gate with scale %d", prefix, q.AsDec().Scale())
+			}
+		}
+		if depth == 0 {
+			return
+		}
+		for _, r := range runes {
+			visit(prefix+string(r), depth-1)
+		}
+	}
+	visit("", 4)
+	if n < 80_000 {
+		t.Fatalf("visited %d strings", n)
+	}
+}
+
+// Each form of an exponent ParseQuantity reads is measured, and nothing else is.
+func TestExponent(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, suffix string
+		want         int
+		wantOK       bool
+	}{
+		{"negative exponent", "e-9", 9, true},
+		{"explicit plus", "E+12", 12, true},
+		{"leading zeros", "e000007", 7, true},
+		{"beyond int64 counts as huge", "e99999999999999999999", 1 << 30, true},
+		{"exa is a unit", "E", 0, false},
+		{"exbi is a unit", "Ei", 0, false},
+		{"a sign alone is refused", "e-", 0, false},
+		{"two letters are refused", "ee5", 0, false},
+		{"a milli unit is no exponent", "m", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, ok := exponent(tt.suffix)
+			if got != tt.want || ok != tt.wantOK {
+				t.Errorf("exponent(%q) = %d, %v, want %d, %v", tt.suffix, got, ok, tt.want, tt.wantOK)
+			}
+		})
+	}
+}
+
+// BenchmarkHasOversizedNumber scans the real dump as JSON, as checkQuantities scans every object
+// before decoding it: the cost the quantity gate adds to reading.
+func BenchmarkHasOversizedNumber(b *testing.B) {
+	items, err := kubectldump.Items(kubectldump.Real())
+	if err != nil {
+		b.Fatal(err)
+	}
+	data, err := kubectldump.JSON(map[string]any{"apiVersion": "v1", "kind": "List", "items": items})
+	if err != nil {
+		b.Fatal(err)
+	}
+	lim := Limits{}.withDefaults()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if hasOversizedNumber(data, lim) {
+			b.Fatal("the real dump has an oversized quantity")
+		}
+	}
+}
