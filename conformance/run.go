@@ -77,8 +77,12 @@ func (o Outcome) judged(ms []Mismatch) Outcome {
 }
 
 // Request is one line an implementation reads in the stdin/stdout protocol: a case without its
-// expectations.
+// expectations (testdata/protocol.schema.json).
 type Request struct {
+	// ID numbers the requests of one run from 1; the answer to a request repeats it, so that
+	// an answer given twice or left out is not paired with the next case. 0 (left out of the
+	// line) is no number.
+	ID   int64  `json:"id,omitempty"`
 	Case string `json:"case"`
 	// Profile lets an implementation decline the cases of profiles it does not claim.
 	Profile    string            `json:"profile"`
@@ -94,8 +98,12 @@ func NewRequest(c Case) Request {
 
 // Response is one line an implementation writes back: the plans, in the shape of
 // `daemonsched plan -o json` (DecodePlan), or skip with a reason to decline a case it does not
-// implement.
+// implement (testdata/protocol.schema.json).
 type Response struct {
+	// ID is the ID of the request answered. An answer without it is paired with the request
+	// by order, as before IDs existed: a program that repeats it is checked for answers out of
+	// step.
+	ID         *int64          `json:"id,omitempty"`
 	DaemonSets json.RawMessage `json:"daemonSets,omitempty"`
 	Skip       string          `json:"skip,omitempty"`
 }

@@ -12,9 +12,11 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/daemonsched/daemonsched/conformance"
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/jsonlines"
 	"github.com/daemonsched/daemonsched/internal/printable"
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
@@ -42,7 +44,13 @@ conforms. conformance serve answers that protocol with this program's own plans.
 		Use:   "serve",
 		Short: "Answer the conformance protocol on stdin and stdout with this program's plans",
 		Args:  noArgs,
-		RunE:  func(*cobra.Command, []string) error { return serveConformance(e.stdin, e.live) },
+	}
+	serveLine := serve.Flags().Int("max-line-bytes", defaultLineBytes, "refuse a request line longer than `N` bytes")
+	serve.RunE = func(*cobra.Command, []string) error {
+		if *serveLine <= 0 {
+			return usagef("--max-line-bytes must be positive, got %d", *serveLine)
+		}
+		return serveConformance(e.stdin, e.live, *serveLine)
 	}
 	cmd.AddCommand(newConformanceRunCommand(e), serve)
 	return cmd
@@ -83,16 +91,24 @@ func newConformanceRunCommand(e *env) *cobra.Command {
 	corpus := fs.String("corpus", "", "read the cases from `DIR` instead of the built-in corpus")
 	report := fs.String("report", "conformance-report", "write one YAML report per profile into `DIR` (empty: none)")
 	name := fs.String("name", "", "the implementation's `NAME` in the reports (default: PROGRAM's base name)")
-	timeout := fs.Duration("timeout", 30*time.Second, "how long PROGRAM may take to answer one case")
+	timeout := fs.Duration("timeout", 30*time.Second, "how long PROGRAM may take to read one case and answer it")
+	lineBytes := fs.Int("max-line-bytes", defaultLineBytes, "refuse an answer line longer than `N` bytes")
 	fs.Var(&profiles, "profile", "run only the cases of `PROFILE` (repeatable): "+strings.Join(conformance.Profiles, ", "))
 	cmd.RunE = func(_ *cobra.Command, program []string) error {
-		return conformanceRun(program, profiles, *corpus, *report, *name, *timeout, e.out, e.stderr)
+		if *timeout <= 0 {
+			return usagef("--timeout must be positive, got %v", *timeout)
+		}
+		if *lineBytes <= 0 {
+			return usagef("--max-line-bytes must be positive, got %d", *lineBytes)
+		}
+		lim := protocolLimits{timeout: *timeout, lineBytes: *lineBytes, stderrLines: defaultStderrLines, stderrLineBytes: defaultStderrLineBytes}
+		return conformanceRun(program, profiles, *corpus, *report, *name, lim, e.out, e.stderr)
 	}
 	return cmd
 }
 
 // conformanceRun is conformance run once its flags are read.
-func conformanceRun(program []string, profiles profileList, corpus, report, name string, timeout time.Duration, stdout, stderr io.Writer) error {
+func conformanceRun(program []string, profiles profileList, corpus, report, name string, lim protocolLimits, stdout, stderr io.Writer) error {
 	if name == "" {
 		name = filepath.Base(program[0])
 	}
@@ -103,7 +119,7 @@ func conformanceRun(program []string, profiles profileList, corpus, report, name
 	if len(profiles) > 0 {
 		cases = slices.DeleteFunc(cases, func(c conformance.Case) bool { return !slices.Contains(profiles, c.Profile) })
 	}
-	outcomes, err := drive(program, cases, timeout, stderr)
+	outcomes, err := drive(program, cases, lim, stderr)
 	if err != nil {
 		return err
 	}
@@ -124,11 +140,14 @@ func conformanceRun(program []string, profiles profileList, corpus, report, name
 			switch o.Result {
 			case "pass":
 			case "fail":
-				for _, m := range o.Mismatches {
-					fmt.Fprintf(stdout, "  %s: %s\n", o.Case, printable.Escape(m.String()))
+				for _, m := range o.Mismatches[:min(len(o.Mismatches), maxListed)] {
+					fmt.Fprintf(stdout, "  %s: %s\n", o.Case, cutLine(printable.Escape(m.String())))
+				}
+				if more := len(o.Mismatches) - maxListed; more > 0 {
+					fmt.Fprintf(stdout, "  %s: ... and %d more\n", o.Case, more)
 				}
 			default:
-				fmt.Fprintf(stdout, "  %s: %s: %s\n", o.Case, o.Result, printable.Escape(o.Error))
+				fmt.Fprintf(stdout, "  %s: %s: %s\n", o.Case, o.Result, cutLine(printable.Escape(o.Error)))
 			}
 		}
 	}
@@ -149,84 +168,236 @@ func loadCorpus(dir string) ([]conformance.Case, error) {
 	return cases, err
 }
 
-// drive starts program once and sends it every case. A program that exits, answers with a
-// line that is not a plan, or takes longer than timeout fails the case; after the first exit
-// or timeout, the remaining cases fail without being sent.
-func drive(program []string, cases []conformance.Case, timeout time.Duration, stderr io.Writer) ([]conformance.Outcome, error) {
+// protocolLimits bound one run of the conformance protocol.
+type protocolLimits struct {
+	// timeout bounds one case: writing its request and reading its answer.
+	timeout time.Duration
+	// lineBytes bounds one answer line (--max-line-bytes).
+	lineBytes int
+	// stderrLines bounds the lines of PROGRAM's stderr relayed, stderrLineBytes each line.
+	stderrLines, stderrLineBytes int
+}
+
+// The defaults of protocolLimits that no flag sets.
+const (
+	defaultStderrLines     = 1000
+	defaultStderrLineBytes = 4096
+)
+
+// answerLine is one line PROGRAM wrote on its stdout, or why there is none.
+type answerLine struct {
+	line []byte
+	err  error
+}
+
+// drive starts program once, in a process group of its own, and sends it every case, the
+// request numbered by its place in cases from 1. A program that does not read its request or
+// answer it within lim.timeout, exits, closes its stdout, writes a line longer than
+// lim.lineBytes or answers another request than the one waiting fails the case, and the
+// remaining cases fail without being sent. At the end the whole process group is killed.
+// program's stderr reaches stderr escaped (printable.Escape) and cut to lim's bounds.
+func drive(program []string, cases []conformance.Case, lim protocolLimits, stderr io.Writer) ([]conformance.Outcome, error) {
+	// Pipes of our own rather than exec's: their ends are pollable, so that writes and reads
+	// take deadlines, and Wait can be called while the answers are still being read.
+	var files []*os.File
+	closeAll := func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}
+	pipe := func() (r, w *os.File, err error) {
+		if r, w, err = os.Pipe(); err == nil {
+			files = append(files, r, w)
+		}
+		return r, w, err
+	}
+	inR, inW, err := pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := pipe()
+	if err != nil {
+		closeAll()
+		return nil, err
+	}
+	errR, errW, err := pipe()
+	if err != nil {
+		closeAll()
+		return nil, err
+	}
+	defer closeAll()
 	cmd := exec.Command(program[0], program[1:]...)
-	cmd.Stderr = stderr
-	// A killed program's children may hold its output open: stop waiting for them soon after.
-	cmd.WaitDelay = time.Second
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	inOwnGroup(cmd)
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting %s: %w", program[0], err)
+		return nil, fmt.Errorf("starting %s: %w", printable.Quote(program[0]), err)
 	}
-	lines := make(chan []byte)
+	// The program holds its ends now; ours would keep its reads from ending.
+	inR.Close()
+	outW.Close()
+	errW.Close()
+	prog := printable.Quote(program[0])
+	exited := make(chan struct{})
+	var waitErr error
 	go func() {
-		r := bufio.NewReaderSize(out, 1<<20)
+		waitErr = cmd.Wait()
+		close(exited)
+	}()
+	relayed := make(chan struct{})
+	go func() {
+		relayStderr(errR, stderr, prog, lim)
+		close(relayed)
+	}()
+	done := make(chan struct{})
+	answers := make(chan answerLine)
+	go func() {
+		r := jsonlines.NewReader(outR, lim.lineBytes)
 		for {
-			line, err := r.ReadBytes('\n')
-			if len(line) > 0 {
-				lines <- line
+			line, err := r.Next()
+			select {
+			case answers <- answerLine{slices.Clone(line), err}:
+			case <-done:
+				return
 			}
 			if err != nil {
-				close(lines)
 				return
 			}
 		}
 	}()
+
 	var outcomes []conformance.Outcome
 	var broken error
-	for _, c := range cases {
-		if broken != nil {
-			outcomes = append(outcomes, conformance.Outcome{Case: c.Name, Profile: c.Profile, Result: "error", Error: broken.Error()})
+	for i, c := range cases {
+		if broken == nil {
+			broken = exchange(c, int64(i+1), inW, answers, exited, &waitErr, prog, lim, &outcomes)
 			continue
 		}
-		req, err := json.Marshal(conformance.NewRequest(c))
-		if err != nil {
-			return nil, err
-		}
-		if _, err := in.Write(append(req, '\n')); err != nil {
-			broken = fmt.Errorf("%s stopped reading: %w", program[0], err)
-			outcomes = append(outcomes, conformance.Outcome{Case: c.Name, Profile: c.Profile, Result: "error", Error: broken.Error()})
-			continue
-		}
+		outcomes = append(outcomes, conformance.Outcome{Case: c.Name, Profile: c.Profile, Result: "error", Error: broken.Error()})
+	}
+	inW.Close()
+	var ending string
+	if broken == nil {
 		select {
-		case line, ok := <-lines:
-			if !ok {
-				broken = fmt.Errorf("%s exited without answering", program[0])
-				outcomes = append(outcomes, conformance.Outcome{Case: c.Name, Profile: c.Profile, Result: "error", Error: broken.Error()})
-				continue
+		case <-exited:
+			if waitErr != nil {
+				ending = fmt.Sprintf("daemonsched: %s: %v\n", prog, waitErr)
 			}
-			outcomes = append(outcomes, conformance.JudgeResponse(c, line))
-		case <-time.After(timeout):
-			broken = fmt.Errorf("%s did not answer within %v", program[0], timeout)
-			outcomes = append(outcomes, conformance.Outcome{Case: c.Name, Profile: c.Profile, Result: "error", Error: broken.Error()})
+		case <-time.After(lim.timeout):
+			ending = fmt.Sprintf("daemonsched: %s did not exit within %v of its stdin closing: killed\n", prog, lim.timeout)
 		}
 	}
-	in.Close()
-	if broken != nil && cmd.Process != nil {
-		cmd.Process.Kill() //nolint:errcheck // it may have exited already
+	killGroup(cmd)
+	<-exited
+	close(done)
+	// What the group wrote before it died is relayed; a process that left the group may still
+	// hold stderr open: stop waiting for it soon.
+	select {
+	case <-relayed:
+	case <-time.After(time.Second):
+		errR.Close()
+		<-relayed
 	}
-	go func() {
-		for range lines { // drain what is left so that the reader ends
-		}
-	}()
-	if err := cmd.Wait(); err != nil && broken == nil {
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) {
-			return nil, err
-		}
-		fmt.Fprintf(stderr, "daemonsched: %s: %v\n", program[0], err)
-	}
+	io.WriteString(stderr, ending) //nolint:errcheck // as fmt.Fprintf to stderr
 	return outcomes, nil
+}
+
+// exchange sends c to the program as request id and judges its answer, appending the outcome
+// to outcomes. It returns why the protocol cannot go on, the outcome then being an error.
+func exchange(c conformance.Case, id int64, in *os.File, answers <-chan answerLine, exited <-chan struct{}, waitErr *error, prog string, lim protocolLimits, outcomes *[]conformance.Outcome) error {
+	failed := func(err error) error {
+		*outcomes = append(*outcomes, conformance.Outcome{Case: c.Name, Profile: c.Profile, Result: "error", Error: err.Error()})
+		return err
+	}
+	deadline := time.Now().Add(lim.timeout)
+	req := conformance.NewRequest(c)
+	req.ID = id
+	data, err := json.Marshal(req)
+	if err != nil {
+		return failed(err)
+	}
+	if err := in.SetWriteDeadline(deadline); err != nil {
+		return failed(err)
+	}
+	if _, err := in.Write(append(data, '\n')); err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return failed(fmt.Errorf("%s did not read its request within %v", prog, lim.timeout))
+		}
+		return failed(fmt.Errorf("%s stopped reading its stdin: %w", prog, err))
+	}
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	var a answerLine
+	select {
+	case a = <-answers:
+	case <-timer.C:
+		return failed(fmt.Errorf("%s did not answer within %v", prog, lim.timeout))
+	}
+	var tooLong *jsonlines.TooLongError
+	switch {
+	case errors.As(a.err, &tooLong):
+		return failed(fmt.Errorf("%s answered with a line longer than %d bytes (--max-line-bytes)", prog, tooLong.Max))
+	case a.err == io.EOF:
+		// An exit closes stdout too: tell the two apart, giving the exit a moment to be seen.
+		select {
+		case <-exited:
+			if *waitErr != nil {
+				return failed(fmt.Errorf("%s exited without answering (%v)", prog, *waitErr))
+			}
+			return failed(fmt.Errorf("%s exited without answering", prog))
+		case <-time.After(min(time.Second, lim.timeout)):
+			return failed(fmt.Errorf("%s closed its stdout without answering", prog))
+		}
+	case a.err != nil:
+		return failed(fmt.Errorf("reading the answer of %s: %w", prog, a.err))
+	}
+	var numbered struct {
+		ID *int64 `json:"id"`
+	}
+	if json.Unmarshal(a.line, &numbered) == nil && numbered.ID != nil && *numbered.ID != id {
+		return failed(fmt.Errorf("%s answered request %d while request %d was waiting: its answers are out of step", prog, *numbered.ID, id))
+	}
+	*outcomes = append(*outcomes, conformance.JudgeResponse(c, a.line))
+	return nil
+}
+
+// relayStderr copies the program's stderr r to w line by line, each line escaped
+// (printable.Escape: no terminal escape reaches the terminal) and cut to lim.stderrLineBytes,
+// at most lim.stderrLines lines; it then says how many more there were.
+func relayStderr(r io.Reader, w io.Writer, prog string, lim protocolLimits) {
+	br := bufio.NewReaderSize(r, lim.stderrLineBytes)
+	lines, cut := 0, false
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		ended := err == nil // chunk ends with its newline
+		if ended {
+			chunk = chunk[:len(chunk)-1]
+		}
+		if room := lim.stderrLineBytes - len(line); len(chunk) > room {
+			chunk, cut = chunk[:room], true
+		}
+		line = append(line, chunk...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if ended || len(line) > 0 {
+			if lines < lim.stderrLines {
+				text := printable.Escape(string(line))
+				if cut {
+					text += " [cut]"
+				}
+				fmt.Fprintln(w, text)
+			}
+			lines++
+		}
+		line, cut = line[:0], false
+		if err != nil {
+			break
+		}
+	}
+	if lines > lim.stderrLines {
+		fmt.Fprintf(w, "daemonsched: ... and %d more lines of %s's stderr\n", lines-lim.stderrLines, prog)
+	}
 }
 
 func writeReports(dir string, reports []conformance.Report) error {
@@ -247,27 +418,35 @@ func writeReports(dir string, reports []conformance.Report) error {
 }
 
 // serveConformance answers protocol requests with the project's own plans: the reference
-// implementation of the protocol, for testing a runner.
-func serveConformance(stdin io.Reader, stdout io.Writer) error {
-	r := bufio.NewReaderSize(stdin, 1<<20)
-	for {
-		line, err := r.ReadBytes('\n')
-		if len(strings.TrimSpace(string(line))) > 0 {
-			answer, aerr := answer(line)
-			if aerr != nil {
-				return aerr
-			}
-			if _, werr := stdout.Write(append(answer, '\n')); werr != nil {
-				return werr
-			}
-		}
-		if err == io.EOF {
+// implementation of the protocol, for testing a runner. A request line longer than lineBytes
+// ends it with an error, having read no more of it.
+func serveConformance(stdin io.Reader, stdout io.Writer, lineBytes int) error {
+	r := jsonlines.NewReader(stdin, lineBytes)
+	for n := 1; ; n++ {
+		line, err := r.Next()
+		var tooLong *jsonlines.TooLongError
+		switch {
+		case err == io.EOF:
 			return nil
+		case errors.As(err, &tooLong):
+			return fmt.Errorf("stdin: request %d: a line longer than %d bytes (--max-line-bytes)", n, tooLong.Max)
+		case err != nil:
+			return fmt.Errorf("stdin: %w", err)
 		}
+		answer, err := answer(line)
 		if err != nil {
+			return fmt.Errorf("request %d: %w", n, err)
+		}
+		if _, err := stdout.Write(append(answer, '\n')); err != nil {
 			return err
 		}
 	}
+}
+
+// answerDocument is serve's answer: plan -o json's document, with the id of the request.
+type answerDocument struct {
+	ID int64 `json:"id,omitempty"`
+	planDocument
 }
 
 func answer(line []byte) ([]byte, error) {
@@ -289,5 +468,28 @@ func answer(line []byte) ([]byte, error) {
 		return nil, err
 	}
 	// The answer is plan -o json's document on one line.
-	return json.Marshal(newPlanDocument(plans, opts.Now))
+	return json.Marshal(answerDocument{ID: req.ID, planDocument: newPlanDocument(plans, opts.Now)})
+}
+
+// defaultLineBytes bounds a line of the conformance protocol (--max-line-bytes): 64 MiB holds
+// the plan of a 5,000-node DaemonSet, a daemon pod of a few KB per node, many times over.
+const defaultLineBytes = 64 << 20
+
+// maxListed bounds the mismatches listed per case or candidate; the others are counted
+// ("... and N more"), so that a candidate wrong in a million ways prints a screenful.
+const maxListed = 100
+
+// maxLineBytes bounds a line of a list of problems: a message quoting a huge value is cut.
+const maxLineBytes = 1000
+
+// cutLine cuts s to maxLineBytes, saying how much was left out.
+func cutLine(s string) string {
+	if len(s) <= maxLineBytes {
+		return s
+	}
+	cut := maxLineBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s... (%d bytes more)", s[:cut], len(s)-cut)
 }
