@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -283,6 +285,60 @@ func TestVerifyAcceptsThePlansOfRandomClusters(t *testing.T) {
 			if err != nil || len(ms) > 0 {
 				t.Fatalf("seed %d, burst %d: %v %v", seed, burst, err, ms)
 			}
+		}
+	}
+}
+
+// TestVerifyCapsItsLists: a candidate wrong in many ways lists maxListed mismatches and counts
+// the others, each line cut (F4, F15); a key given twice or a byte that is not UTF-8 is one
+// error (F14).
+func TestVerifyCapsItsLists(t *testing.T) {
+	data, err := os.ReadFile("testdata/manifests/choices-plan.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	plan := doc["daemonSets"].([]any)[0].(map[string]any)
+	var creates []any
+	for i := range maxListed + 50 {
+		creates = append(creates, map[string]any{"node": fmt.Sprintf("ghost-%03d-%s", i, strings.Repeat("x", 2*maxLineBytes)), "reason": "MissingPod", "pod": nil})
+	}
+	plan["create"] = creates
+	bad, _ := json.Marshal(doc)
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	var out, stderr bytes.Buffer
+	code := run([]string{"verify", "-f", "testdata/manifests/choices.yaml", "--plan", write("bad.json", bad)}, nil, &out, &stderr)
+	if code != 1 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != maxListed+1 || !regexp.MustCompile(`^\.\.\. and \d+ more$`).MatchString(lines[maxListed]) {
+		t.Errorf("%d lines, the last %q", len(lines), lines[len(lines)-1])
+	}
+	for _, l := range lines {
+		if len(l) > maxLineBytes+40 {
+			t.Fatalf("a line of %d bytes", len(l))
+		}
+	}
+	for _, tt := range []struct{ name, text, want string }{
+		{"twice", `{"daemonSets":[],"daemonSets":[]}`, "candidate: daemonSets: duplicate key"},
+		{"utf8", "{\"kubernetes\":\"\xff\",\"daemonSets\":[]}", "candidate: invalid UTF-8 at byte 15"},
+	} {
+		out.Reset()
+		stderr.Reset()
+		code := run([]string{"verify", "-f", "testdata/manifests/choices.yaml", "--plan", write(tt.name, []byte(tt.text))}, nil, &out, &stderr)
+		if code != 1 || !strings.Contains(stderr.String(), tt.want) || strings.Count(stderr.String(), "\n") != 1 {
+			t.Errorf("%s: exit %d: %s", tt.name, code, stderr.String())
 		}
 	}
 }
