@@ -31,7 +31,12 @@ func newConformanceCommand(e *env) *cobra.Command {
 		Long: `conformance run runs the conformance corpus through PROGRAM (one case in, one plan out, as
 newline-delimited JSON on its stdin and stdout), prints a summary per profile and writes a YAML
 report per profile (placement, diff, rolling, status, what-if); exit 0 when every profile run
-conforms. conformance serve answers that protocol with this program's own plans.`,
+conforms. conformance serve answers that protocol with this program's own plans.
+
+Each request carries an id that its answer repeats (conformance/testdata/protocol.schema.json);
+an answer without one is paired by order. PROGRAM runs in a process group of its own, killed
+when the run ends; it must read each request and answer it within --timeout, in a line of at
+most --max-line-bytes; its stderr is shown escaped, at most 1,000 lines.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
@@ -143,7 +148,7 @@ func conformanceRun(program []string, profiles profileList, corpus, report, name
 				for _, m := range o.Mismatches[:min(len(o.Mismatches), maxListed)] {
 					fmt.Fprintf(stdout, "  %s: %s\n", o.Case, cutLine(printable.Escape(m.String())))
 				}
-				if more := len(o.Mismatches) - maxListed; more > 0 {
+				if more := len(o.Mismatches) - maxListed + o.MoreMismatches; more > 0 {
 					fmt.Fprintf(stdout, "  %s: ... and %d more\n", o.Case, more)
 				}
 			default:

@@ -87,7 +87,7 @@ func TestDriveBrokenPrograms(t *testing.T) {
 		want    []string
 		wantErr string
 	}{
-		{"garbage", []string{"sh", "-c", `while read l; do echo '{"daemonSets": 7}'; done`}, small, []string{"error", "error", "error"}, "cannot unmarshal"},
+		{"garbage", []string{"sh", "-c", `while read l; do echo '{"daemonSets": 7}'; done`}, small, []string{"error", "error", "error"}, "daemonSets: want a list, got a number"},
 		{"exits after one", []string{"sh", "-c", `read l; echo '{"skip": "no"}'; exit 3`}, small, []string{"skip", "error", "error"}, "exited without answering (exit status 3)"},
 		{"hangs", []string{"sh", "-c", `sleep 5`}, small, []string{"error", "error", "error"}, "did not answer within 300ms"},
 		{"stops reading a request larger than a pipe (F2)", []string{"yes", `{"skip":"x"}`}, []conformance.Case{big, small[0]}, []string{"error", "error"}, "did not read its request within 300ms"},
