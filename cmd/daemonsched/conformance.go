@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -327,6 +328,9 @@ func exchange(c conformance.Case, id int64, in *os.File, answers <-chan answerLi
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			return failed(fmt.Errorf("%s did not read its request within %v", prog, lim.timeout))
 		}
+		if errors.Is(err, syscall.EPIPE) {
+			return failed(gone(prog, "stdin", exited, waitErr, lim))
+		}
 		return failed(fmt.Errorf("%s stopped reading its stdin: %w", prog, err))
 	}
 	timer := time.NewTimer(time.Until(deadline))
@@ -342,16 +346,7 @@ func exchange(c conformance.Case, id int64, in *os.File, answers <-chan answerLi
 	case errors.As(a.err, &tooLong):
 		return failed(fmt.Errorf("%s answered with a line longer than %d bytes (--max-line-bytes)", prog, tooLong.Max))
 	case a.err == io.EOF:
-		// An exit closes stdout too: tell the two apart, giving the exit a moment to be seen.
-		select {
-		case <-exited:
-			if *waitErr != nil {
-				return failed(fmt.Errorf("%s exited without answering (%v)", prog, *waitErr))
-			}
-			return failed(fmt.Errorf("%s exited without answering", prog))
-		case <-time.After(min(time.Second, lim.timeout)):
-			return failed(fmt.Errorf("%s closed its stdout without answering", prog))
-		}
+		return failed(gone(prog, "stdout", exited, waitErr, lim))
 	case a.err != nil:
 		return failed(fmt.Errorf("reading the answer of %s: %w", prog, a.err))
 	}
@@ -363,6 +358,21 @@ func exchange(c conformance.Case, id int64, in *os.File, answers <-chan answerLi
 	}
 	*outcomes = append(*outcomes, conformance.JudgeResponse(c, a.line))
 	return nil
+}
+
+// gone says why the program's stream (stdin or stdout) closed: its exit, with its status, or
+// the program closing it and running on. An exit closes both, so a moment is given for the
+// exit to be seen.
+func gone(prog, stream string, exited <-chan struct{}, waitErr *error, lim protocolLimits) error {
+	select {
+	case <-exited:
+		if *waitErr != nil {
+			return fmt.Errorf("%s exited without answering (%v)", prog, *waitErr)
+		}
+		return fmt.Errorf("%s exited without answering", prog)
+	case <-time.After(min(time.Second, lim.timeout)):
+		return fmt.Errorf("%s closed its %s without answering", prog, stream)
+	}
 }
 
 // relayStderr copies the program's stderr r to w line by line, each line escaped

@@ -94,6 +94,7 @@ func TestDriveBrokenPrograms(t *testing.T) {
 		{"writes an endless line (F3)", []string{"sh", "-c", `read l; exec cat /dev/zero`}, small, []string{"error", "error", "error"}, "a line longer than 1048576 bytes"},
 		{"answers with the request's id", []string{"sh", "-c", echoID, "sh"}, small, []string{"skip", "skip", "skip"}, ""},
 		{"answers twice (F11)", []string{"sh", "-c", echoID, "sh", "twice"}, small, []string{"skip", "error", "error"}, "answered request 1 while request 2 was waiting"},
+		{"closes its stdin during a request larger than a pipe", []string{"sh", "-c", `exec <&-; sleep 5`}, []conformance.Case{big, small[0]}, []string{"error", "error"}, "closed its stdin without answering"},
 		{"closes its stdout (F12)", []string{"sh", "-c", `exec >&-; sleep 5`}, small, []string{"error", "error", "error"}, "closed its stdout without answering"},
 	}
 	for _, tt := range tests {
