@@ -1,17 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -147,13 +144,13 @@ func conformanceRun(program []string, profiles profileList, corpus, report, name
 			case "pass":
 			case "fail":
 				for _, m := range o.Mismatches[:min(len(o.Mismatches), maxListed)] {
-					fmt.Fprintf(stdout, "  %s: %s\n", o.Case, cutLine(printable.Escape(m.String())))
+					fmt.Fprintf(stdout, "  %s: %s\n", printable.Quote(o.Case), cutLine(printable.Escape(m.String())))
 				}
 				if more := len(o.Mismatches) - maxListed + o.MoreMismatches; more > 0 {
-					fmt.Fprintf(stdout, "  %s: ... and %d more\n", o.Case, more)
+					fmt.Fprintf(stdout, "  %s: ... and %d more\n", printable.Quote(o.Case), more)
 				}
 			default:
-				fmt.Fprintf(stdout, "  %s: %s: %s\n", o.Case, o.Result, cutLine(printable.Escape(o.Error)))
+				fmt.Fprintf(stdout, "  %s: %s: %s\n", printable.Quote(o.Case), o.Result, cutLine(printable.Escape(o.Error)))
 			}
 		}
 	}
@@ -174,247 +171,9 @@ func loadCorpus(dir string) ([]conformance.Case, error) {
 	return cases, err
 }
 
-// protocolLimits bound one run of the conformance protocol.
-type protocolLimits struct {
-	// timeout bounds one case: writing its request and reading its answer.
-	timeout time.Duration
-	// lineBytes bounds one answer line (--max-line-bytes).
-	lineBytes int
-	// stderrLines bounds the lines of PROGRAM's stderr relayed, stderrLineBytes each line.
-	stderrLines, stderrLineBytes int
-}
-
-// The defaults of protocolLimits that no flag sets.
-const (
-	defaultStderrLines     = 1000
-	defaultStderrLineBytes = 4096
-)
-
-// answerLine is one line PROGRAM wrote on its stdout, or why there is none.
-type answerLine struct {
-	line []byte
-	err  error
-}
-
-// drive starts program once, in a process group of its own, and sends it every case, the
-// request numbered by its place in cases from 1. A program that does not read its request or
-// answer it within lim.timeout, exits, closes its stdout, writes a line longer than
-// lim.lineBytes or answers another request than the one waiting fails the case, and the
-// remaining cases fail without being sent. At the end the whole process group is killed.
-// program's stderr reaches stderr escaped (printable.Escape) and cut to lim's bounds.
-func drive(program []string, cases []conformance.Case, lim protocolLimits, stderr io.Writer) ([]conformance.Outcome, error) {
-	// Pipes of our own rather than exec's: their ends are pollable, so that writes and reads
-	// take deadlines, and Wait can be called while the answers are still being read.
-	var files []*os.File
-	closeAll := func() {
-		for _, f := range files {
-			f.Close()
-		}
-	}
-	pipe := func() (r, w *os.File, err error) {
-		if r, w, err = os.Pipe(); err == nil {
-			files = append(files, r, w)
-		}
-		return r, w, err
-	}
-	inR, inW, err := pipe()
-	if err != nil {
-		return nil, err
-	}
-	outR, outW, err := pipe()
-	if err != nil {
-		closeAll()
-		return nil, err
-	}
-	errR, errW, err := pipe()
-	if err != nil {
-		closeAll()
-		return nil, err
-	}
-	defer closeAll()
-	cmd := exec.Command(program[0], program[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	inOwnGroup(cmd)
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting %s: %w", printable.Quote(program[0]), err)
-	}
-	// The program holds its ends now; ours would keep its reads from ending.
-	inR.Close()
-	outW.Close()
-	errW.Close()
-	prog := printable.Quote(program[0])
-	exited := make(chan struct{})
-	var waitErr error
-	go func() {
-		waitErr = cmd.Wait()
-		close(exited)
-	}()
-	relayed := make(chan struct{})
-	go func() {
-		relayStderr(errR, stderr, prog, lim)
-		close(relayed)
-	}()
-	done := make(chan struct{})
-	answers := make(chan answerLine)
-	go func() {
-		r := jsonlines.NewReader(outR, lim.lineBytes)
-		for {
-			line, err := r.Next()
-			select {
-			case answers <- answerLine{slices.Clone(line), err}:
-			case <-done:
-				return
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-
-	var outcomes []conformance.Outcome
-	var broken error
-	for i, c := range cases {
-		if broken == nil {
-			broken = exchange(c, int64(i+1), inW, answers, exited, &waitErr, prog, lim, &outcomes)
-			continue
-		}
-		outcomes = append(outcomes, conformance.Outcome{Case: c.Name, Profile: c.Profile, Result: "error", Error: broken.Error()})
-	}
-	inW.Close()
-	var ending string
-	if broken == nil {
-		select {
-		case <-exited:
-			if waitErr != nil {
-				ending = fmt.Sprintf("daemonsched: %s: %v\n", prog, waitErr)
-			}
-		case <-time.After(lim.timeout):
-			ending = fmt.Sprintf("daemonsched: %s did not exit within %v of its stdin closing: killed\n", prog, lim.timeout)
-		}
-	}
-	killGroup(cmd)
-	<-exited
-	close(done)
-	// What the group wrote before it died is relayed; a process that left the group may still
-	// hold stderr open: stop waiting for it soon.
-	select {
-	case <-relayed:
-	case <-time.After(time.Second):
-		errR.Close()
-		<-relayed
-	}
-	io.WriteString(stderr, ending) //nolint:errcheck // as fmt.Fprintf to stderr
-	return outcomes, nil
-}
-
-// exchange sends c to the program as request id and judges its answer, appending the outcome
-// to outcomes. It returns why the protocol cannot go on, the outcome then being an error.
-func exchange(c conformance.Case, id int64, in *os.File, answers <-chan answerLine, exited <-chan struct{}, waitErr *error, prog string, lim protocolLimits, outcomes *[]conformance.Outcome) error {
-	failed := func(err error) error {
-		*outcomes = append(*outcomes, conformance.Outcome{Case: c.Name, Profile: c.Profile, Result: "error", Error: err.Error()})
-		return err
-	}
-	deadline := time.Now().Add(lim.timeout)
-	req := conformance.NewRequest(c)
-	req.ID = id
-	data, err := json.Marshal(req)
-	if err != nil {
-		return failed(err)
-	}
-	if err := in.SetWriteDeadline(deadline); err != nil {
-		return failed(err)
-	}
-	if _, err := in.Write(append(data, '\n')); err != nil {
-		if errors.Is(err, os.ErrDeadlineExceeded) {
-			return failed(fmt.Errorf("%s did not read its request within %v", prog, lim.timeout))
-		}
-		if errors.Is(err, syscall.EPIPE) {
-			return failed(gone(prog, "stdin", exited, waitErr, lim))
-		}
-		return failed(fmt.Errorf("%s stopped reading its stdin: %w", prog, err))
-	}
-	timer := time.NewTimer(time.Until(deadline))
-	defer timer.Stop()
-	var a answerLine
-	select {
-	case a = <-answers:
-	case <-timer.C:
-		return failed(fmt.Errorf("%s did not answer within %v", prog, lim.timeout))
-	}
-	var tooLong *jsonlines.TooLongError
-	switch {
-	case errors.As(a.err, &tooLong):
-		return failed(fmt.Errorf("%s answered with a line longer than %d bytes (--max-line-bytes)", prog, tooLong.Max))
-	case a.err == io.EOF:
-		return failed(gone(prog, "stdout", exited, waitErr, lim))
-	case a.err != nil:
-		return failed(fmt.Errorf("reading the answer of %s: %w", prog, a.err))
-	}
-	var numbered struct {
-		ID *int64 `json:"id"`
-	}
-	if json.Unmarshal(a.line, &numbered) == nil && numbered.ID != nil && *numbered.ID != id {
-		return failed(fmt.Errorf("%s answered request %d while request %d was waiting: its answers are out of step", prog, *numbered.ID, id))
-	}
-	*outcomes = append(*outcomes, conformance.JudgeResponse(c, a.line))
-	return nil
-}
-
-// gone says why the program's stream (stdin or stdout) closed: its exit, with its status, or
-// the program closing it and running on. An exit closes both, so a moment is given for the
-// exit to be seen.
-func gone(prog, stream string, exited <-chan struct{}, waitErr *error, lim protocolLimits) error {
-	select {
-	case <-exited:
-		if *waitErr != nil {
-			return fmt.Errorf("%s exited without answering (%v)", prog, *waitErr)
-		}
-		return fmt.Errorf("%s exited without answering", prog)
-	case <-time.After(min(time.Second, lim.timeout)):
-		return fmt.Errorf("%s closed its %s without answering", prog, stream)
-	}
-}
-
-// relayStderr copies the program's stderr r to w line by line, each line escaped
-// (printable.Escape: no terminal escape reaches the terminal) and cut to lim.stderrLineBytes,
-// at most lim.stderrLines lines; it then says how many more there were.
-func relayStderr(r io.Reader, w io.Writer, prog string, lim protocolLimits) {
-	br := bufio.NewReaderSize(r, lim.stderrLineBytes)
-	lines, cut := 0, false
-	var line []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		ended := err == nil // chunk ends with its newline
-		if ended {
-			chunk = chunk[:len(chunk)-1]
-		}
-		if room := lim.stderrLineBytes - len(line); len(chunk) > room {
-			chunk, cut = chunk[:room], true
-		}
-		line = append(line, chunk...)
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if ended || len(line) > 0 {
-			if lines < lim.stderrLines {
-				text := printable.Escape(string(line))
-				if cut {
-					text += " [cut]"
-				}
-				fmt.Fprintln(w, text)
-			}
-			lines++
-		}
-		line, cut = line[:0], false
-		if err != nil {
-			break
-		}
-	}
-	if lines > lim.stderrLines {
-		fmt.Fprintf(w, "daemonsched: ... and %d more lines of %s's stderr\n", lines-lim.stderrLines, prog)
-	}
-}
-
+// writeReports writes one YAML report per profile into dir, each written whole to a new file
+// and renamed over <profile>.yaml: a link of that name is replaced, never followed (F10), and
+// a reader never sees half a report.
 func writeReports(dir string, reports []conformance.Report) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -425,9 +184,32 @@ func writeReports(dir string, reports []conformance.Report) error {
 			return err
 		}
 		header := "# daemonsched conformance report (schema: conformance/testdata/result.schema.json)\n"
-		if err := os.WriteFile(filepath.Join(dir, r.Profile+".yaml"), append([]byte(header), data...), 0o644); err != nil {
+		if err := writeFileAtomically(filepath.Join(dir, r.Profile+".yaml"), append([]byte(header), data...)); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// writeFileAtomically writes data to a new file beside path and renames it to path.
+func writeFileAtomically(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return err
 	}
 	return nil
 }

@@ -343,3 +343,36 @@ func TestVerifyCapsItsLists(t *testing.T) {
 		}
 	}
 }
+
+// TestConformanceRunReportsSafely: a report replaces a link of its name instead of writing
+// through it (F10), and a case name from --corpus is quoted in the summary (F9).
+func TestConformanceRunReportsSafely(t *testing.T) {
+	data, err := os.ReadFile("../../conformance/testdata/cases/sync-3-selecting-all.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	corpus, reports := t.TempDir(), t.TempDir()
+	const evil = "evil\x1b[2J"
+	data = bytes.Replace(data, []byte("name: sync-3-selecting-all"), []byte("name: \"evil\\e[2J\""), 1)
+	if err := os.WriteFile(filepath.Join(corpus, evil+".yaml"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(t.TempDir(), "target")
+	if err := os.WriteFile(target, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, filepath.Join(reports, "status.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	var out, stderr bytes.Buffer
+	code := run([]string{"conformance", "run", "--corpus", corpus, "--report", reports, "--", "sh", "-c", `while read l; do echo '{"skip": "x"}'; done`}, nil, &out, &stderr)
+	if code != 1 || !strings.Contains(out.String(), `  "evil\x1b[2J": skip: x`) || strings.ContainsRune(out.String(), 0x1b) {
+		t.Fatalf("exit %d\n%s%s", code, out.String(), stderr.String())
+	}
+	if got, _ := os.ReadFile(target); string(got) != "keep" {
+		t.Errorf("the link's target was written: %q", got)
+	}
+	if fi, err := os.Lstat(filepath.Join(reports, "status.yaml")); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("the report is not a regular file: %v %v", fi.Mode(), err)
+	}
+}
