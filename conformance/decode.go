@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"unicode/utf8"
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/manifest"
+	kjson "sigs.k8s.io/json"
 )
 
 // requiredFields are the fields of one plan the JSON contract always prints; the others
@@ -15,50 +18,323 @@ import (
 // backoff, requeueAfter, the uids of pods) are optional.
 var requiredFields = []string{"namespace", "name", "revisionHash", "create", "delete", "adopt", "release", "status"}
 
+// PlanLimits bound what [ReadPlan] accepts, so that a hostile candidate ends quickly with one
+// error instead of taking all memory. A zero field means its default.
+type PlanLimits struct {
+	// Bytes bounds the whole candidate (default [manifest.DefaultInputBytes]).
+	Bytes int64
+	// DaemonSets bounds the plans of daemonSets, null ones included (default
+	// [DefaultPlanDaemonSets]).
+	DaemonSets int
+	// PlanBytes bounds the text of one plan (default [DefaultPlanBytes]); it is checked as the
+	// plan is read, so that one endless plan is not held whole.
+	PlanBytes int64
+}
+
+// The defaults of [PlanLimits].
+const (
+	// DefaultPlanDaemonSets is 10,000 plans, far beyond the DaemonSets of any cluster.
+	DefaultPlanDaemonSets = 10_000
+	// DefaultPlanBytes is 256 MiB: the plan of a 100,000-node DaemonSet creating a daemon pod
+	// of a few KB on every node.
+	DefaultPlanBytes = 256 << 20
+)
+
+func (l PlanLimits) withDefaults() PlanLimits {
+	if l.Bytes == 0 {
+		l.Bytes = manifest.DefaultInputBytes
+	}
+	if l.DaemonSets == 0 {
+		l.DaemonSets = DefaultPlanDaemonSets
+	}
+	if l.PlanBytes == 0 {
+		l.PlanBytes = DefaultPlanBytes
+	}
+	return l
+}
+
+// Candidate is a candidate plan as [ReadPlan] reads it.
+type Candidate struct {
+	// DaemonSets are the plans of daemonSets, in order; a null plan is nil.
+	DaemonSets []*daemonset.Result
+	// Now is the JSON text of the top-level now (plan -o json prints it; other
+	// implementations may not), nil when there is none.
+	Now json.RawMessage
+}
+
 // DecodePlan reads a candidate in the shape `daemonsched plan -o json` prints: an object whose
-// daemonSets lists one plan per DaemonSet. Unknown fields are ignored; a missing required
-// field, a value of the wrong type, text that is not JSON or a resource quantity beyond
-// manifest's default limits (manifest.CheckQuantities) is an error naming where it is.
+// daemonSets lists one plan per DaemonSet. It is [ReadPlan] of data with the default limits.
 func DecodePlan(data []byte) ([]*daemonset.Result, error) {
-	var top struct {
-		DaemonSets []json.RawMessage `json:"daemonSets"`
+	c, err := ReadPlan(bytes.NewReader(data), PlanLimits{})
+	return c.DaemonSets, err
+}
+
+// ReadPlan reads a candidate in the shape `daemonsched plan -o json` prints, from r as a
+// stream: an object whose daemonSets lists one plan per DaemonSet. Keys are matched exactly
+// (as the API server matches them), and unknown keys are ignored. Each plan is decoded as it
+// is read, so that the text of one plan at most is held besides what is decoded. It is an
+// error, naming where: text that is not JSON or not UTF-8, a key given twice in the
+// candidate's object or a plan's, a missing required field, a value of the wrong type, a
+// resource quantity beyond manifest's default limits ([manifest.CheckQuantities]), and a
+// candidate, a plan or a count of plans beyond lim.
+func ReadPlan(r io.Reader, lim PlanLimits) (Candidate, error) {
+	if lim.Bytes < 0 || lim.DaemonSets < 0 || lim.PlanBytes < 0 {
+		return Candidate{}, errors.New("conformance: negative PlanLimits")
 	}
-	if !json.Valid(data) {
+	lim = lim.withDefaults()
+	in := &checkedReader{r: r, limit: lim.Bytes}
+	dec := json.NewDecoder(in)
+	c, err := readCandidate(dec, in, lim)
+	if err != nil {
 		var syntax *json.SyntaxError
-		if err := json.Unmarshal(data, &top); errors.As(err, &syntax) {
-			return nil, fmt.Errorf("candidate: not valid JSON at byte %d: %w", syntax.Offset, err)
+		switch {
+		case in.err != nil && !errors.Is(in.err, errPlanTooLong):
+			err = in.err
+		case errors.As(err, &syntax):
+			err = fmt.Errorf("not valid JSON at byte %d: %w", syntax.Offset, err)
+		case err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF):
+			err = fmt.Errorf("not valid JSON at byte %d: unexpected end of JSON input", in.n)
 		}
-		return nil, fmt.Errorf("candidate: not valid JSON")
+		return Candidate{}, fmt.Errorf("candidate: %w", err)
 	}
-	if err := json.Unmarshal(data, &top); err != nil {
-		return nil, fmt.Errorf("candidate: %w", err)
+	return c, nil
+}
+
+func readCandidate(dec *json.Decoder, in *checkedReader, lim PlanLimits) (Candidate, error) {
+	var c Candidate
+	if err := wantDelim(dec, '{', "an object"); err != nil {
+		return c, err
 	}
-	if top.DaemonSets == nil {
-		return nil, fmt.Errorf("candidate: daemonSets: required field is missing")
-	}
-	out := make([]*daemonset.Result, len(top.DaemonSets))
-	for i, raw := range top.DaemonSets {
-		if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-			continue
+	seen := map[string]bool{}
+	found := false
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return c, err
 		}
-		var fields map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &fields); err != nil {
-			return nil, fmt.Errorf("candidate: daemonSets[%d]: %w", i, err)
+		key := tok.(string)
+		if seen[key] {
+			return c, fmt.Errorf("%s: duplicate key", key)
 		}
-		for _, f := range requiredFields {
-			if _, ok := fields[f]; !ok {
-				return nil, fmt.Errorf("candidate: daemonSets[%d].%s: required field is missing", i, f)
+		seen[key] = true
+		switch key {
+		case "daemonSets":
+			found = true
+			if c.DaemonSets, err = readPlans(dec, in, lim); err != nil {
+				return c, err
+			}
+		case "now":
+			if err := dec.Decode(&c.Now); err != nil {
+				return c, err
+			}
+			if string(c.Now) == "null" {
+				c.Now = nil
+			}
+		default:
+			if err := skipValue(dec); err != nil {
+				return c, err
 			}
 		}
-		var r daemonset.Result
-		// A quantity such as 1e-999999999 takes hours to parse: refuse it first.
-		if err := manifest.CheckQuantities(raw, &r, manifest.Limits{}); err != nil {
-			return nil, fmt.Errorf("candidate: daemonSets[%d].%w", i, err)
+	}
+	if _, err := dec.Token(); err != nil {
+		return c, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		if err == nil {
+			err = errors.New("text after the candidate's object")
 		}
-		if err := json.Unmarshal(raw, &r); err != nil {
-			return nil, fmt.Errorf("candidate: daemonSets[%d]: %w", i, err)
+		return c, err
+	}
+	if !found {
+		return c, errors.New("daemonSets: required field is missing")
+	}
+	if c.DaemonSets == nil {
+		// daemonSets: null is no list.
+		return c, errors.New("daemonSets: required field is missing")
+	}
+	return c, nil
+}
+
+// readPlans reads the value of daemonSets, one plan at a time.
+func readPlans(dec *json.Decoder, in *checkedReader, lim PlanLimits) ([]*daemonset.Result, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	if tok == nil {
+		return nil, nil
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		return nil, fmt.Errorf("daemonSets: want a list, got %s", describe(tok))
+	}
+	out := []*daemonset.Result{}
+	for i := 0; dec.More(); i++ {
+		if i == lim.DaemonSets {
+			return nil, fmt.Errorf("daemonSets: more than %d plans (limit PlanLimits.DaemonSets)", lim.DaemonSets)
 		}
-		out[i] = &r
+		var raw json.RawMessage
+		// The decoder reads ahead into a buffer up to about twice the largest value it held:
+		// the reader stops well past the limit, and the exact check follows.
+		in.planEnd = dec.InputOffset() + 3*lim.PlanBytes + 4096
+		err := dec.Decode(&raw)
+		in.planEnd = 0
+		if errors.Is(in.err, errPlanTooLong) || err == nil && int64(len(raw)) > lim.PlanBytes {
+			return nil, fmt.Errorf("daemonSets[%d]: a plan longer than %d bytes (limit PlanLimits.PlanBytes)", i, lim.PlanBytes)
+		}
+		if err != nil {
+			return nil, err
+		}
+		r, err := decodeOnePlan(raw)
+		if err != nil {
+			return nil, fmt.Errorf("daemonSets[%d]%w", i, err)
+		}
+		out = append(out, r)
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// decodeOnePlan decodes the text of one plan; its errors start with the path below the plan
+// (".create[0]...", or ": ..." for the plan itself).
+func decodeOnePlan(raw json.RawMessage) (*daemonset.Result, error) {
+	if string(raw) == "null" {
+		return nil, nil
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return nil, fmt.Errorf(": %w", err)
+	}
+	for _, f := range requiredFields {
+		if _, ok := fields[f]; !ok {
+			return nil, fmt.Errorf(".%s: required field is missing", f)
+		}
+	}
+	var r daemonset.Result
+	// A quantity such as 1e-999999999 takes hours to parse: refuse it first.
+	if err := manifest.CheckQuantities(raw, &r, manifest.Limits{}); err != nil {
+		return nil, fmt.Errorf(".%w", err)
+	}
+	strict, err := kjson.UnmarshalStrict(raw, &r, kjson.DisallowDuplicateFields)
+	if err != nil {
+		return nil, fmt.Errorf(": %w", err)
+	}
+	if len(strict) > 0 {
+		return nil, fmt.Errorf(": %w", strict[0])
+	}
+	return &r, nil
+}
+
+// wantDelim reads the next token, which must be d.
+func wantDelim(dec *json.Decoder, d json.Delim, what string) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if got, ok := tok.(json.Delim); !ok || got != d {
+		return fmt.Errorf("want %s, got %s", what, describe(tok))
+	}
+	return nil
+}
+
+// describe names the JSON type of a token.
+func describe(tok json.Token) string {
+	switch tok := tok.(type) {
+	case json.Delim:
+		if tok == '[' {
+			return "a list"
+		}
+		return "an object"
+	case string:
+		return "a string"
+	case float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	}
+	return "null"
+}
+
+// skipValue reads the next value token by token, holding no more than one token of it.
+func skipValue(dec *json.Decoder) error {
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		if d, ok := tok.(json.Delim); ok {
+			if d == '{' || d == '[' {
+				depth++
+			} else {
+				depth--
+			}
+		}
+		if depth == 0 {
+			return nil
+		}
+	}
+}
+
+// errPlanTooLong is checkedReader's error past planEnd; readPlans words it.
+var errPlanTooLong = errors.New("a plan too long")
+
+// checkedReader passes r on, failing once more than limit bytes were read, once the byte
+// planEnd (when not 0) is passed, or at the first byte that is not UTF-8.
+type checkedReader struct {
+	r       io.Reader
+	limit   int64
+	planEnd int64
+	n       int64
+	tail    []byte // an incomplete rune at the end of the last read
+	err     error
+}
+
+func (c *checkedReader) Read(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.r.Read(p)
+	if c.n+int64(n) > c.limit {
+		c.err = fmt.Errorf("larger than %d bytes", c.limit)
+		return 0, c.err
+	}
+	if c.planEnd != 0 && c.n+int64(n) > c.planEnd {
+		c.err = errPlanTooLong
+		return 0, c.err
+	}
+	if bad := c.invalidUTF8(p[:n], err != nil); bad >= 0 {
+		c.err = fmt.Errorf("invalid UTF-8 at byte %d", bad)
+		return 0, c.err
+	}
+	c.n += int64(n)
+	return n, err
+}
+
+// invalidUTF8 returns the offset in the whole stream of the first byte of chunk (following
+// c.tail) that is not UTF-8, or -1; at the end, an incomplete rune is invalid too.
+func (c *checkedReader) invalidUTF8(chunk []byte, end bool) int64 {
+	start := c.n - int64(len(c.tail))
+	buf := chunk
+	if len(c.tail) > 0 {
+		buf = append(c.tail, chunk...)
+	}
+	i := 0
+	for i < len(buf) {
+		if buf[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if !utf8.FullRune(buf[i:]) && !end {
+			break
+		}
+		r, size := utf8.DecodeRune(buf[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return start + int64(i)
+		}
+		i += size
+	}
+	c.tail = append(c.tail[:0:0], buf[i:]...)
+	return -1
 }

@@ -1,8 +1,11 @@
 package conformance
 
 import (
+	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
+	"time"
 )
 
 func TestDecodePlanErrors(t *testing.T) {
@@ -10,7 +13,7 @@ func TestDecodePlanErrors(t *testing.T) {
 		name, in, want string
 	}{
 		{"not JSON", `{"daemonSets": [`, "not valid JSON at byte"},
-		{"not an object", `[1]`, "cannot unmarshal array"},
+		{"not an object", `[1]`, "want an object, got a list"},
 		{"no daemonSets", `{}`, "daemonSets: required field is missing"},
 		{"a required field missing", `{"daemonSets":[{"namespace":"a","name":"b","revisionHash":"","create":[],"delete":[],"adopt":[]}]}`, "daemonSets[0].release: required field is missing"},
 		{"a quantity that would take hours to parse", `{"daemonSets":[{"namespace":"a","name":"b","revisionHash":"","create":[{"node":"n","reason":"","pod":{"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"1e-999999999"}}}]}}}],"delete":[],"adopt":[],"release":[],"status":null}]}`,
@@ -28,5 +31,82 @@ func TestDecodePlanErrors(t *testing.T) {
 	got, err := DecodePlan([]byte(`{"daemonSets":[{"namespace":"a","name":"b","revisionHash":"h","create":[],"delete":[],"adopt":[],"release":[],"status":null,"future":1}]}`))
 	if err != nil || len(got) != 1 || got[0].RevisionHash != "h" {
 		t.Fatalf("optional and unknown fields: %v %+v", err, got)
+	}
+}
+
+// plan is a minimal plan with extra text inside its object.
+func plan(extra string) string {
+	return `{"namespace":"a","name":"b","revisionHash":"h","create":[],"delete":[],"adopt":[],"release":[],"status":null` + extra + `}`
+}
+
+// repeat is an endless reader of one text, over and over.
+type repeat struct {
+	text []byte
+	off  int
+}
+
+func (r *repeat) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		c := copy(p[n:], r.text[r.off:])
+		n += c
+		r.off = (r.off + c) % len(r.text)
+	}
+	return n, nil
+}
+
+// TestReadPlanRefuses: a candidate beyond the limits, with a key given twice or with bytes
+// that are not UTF-8 is refused with one error naming where (F4, F14), whether the plan is
+// read whole or a byte at a time.
+func TestReadPlanRefuses(t *testing.T) {
+	small := PlanLimits{Bytes: 1 << 20, DaemonSets: 3, PlanBytes: 4096}
+	tests := []struct {
+		name string
+		in   io.Reader
+		lim  PlanLimits
+		want string
+	}{
+		{"a top-level key given twice", strings.NewReader(`{"daemonSets":[],"now":null,"daemonSets":[]}`), small, "candidate: daemonSets: duplicate key"},
+		{"an unknown top-level key given twice", strings.NewReader(`{"x":1,"daemonSets":[],"x":2}`), small, "candidate: x: duplicate key"},
+		{"a plan's key given twice", strings.NewReader(`{"daemonSets":[` + plan(`,"name":"c"`) + `]}`), small, `candidate: daemonSets[0]: duplicate field "name"`},
+		{"a label given twice in a created pod", strings.NewReader(`{"daemonSets":[` +
+			`{"namespace":"a","name":"b","revisionHash":"h","create":[{"node":"n","reason":"","pod":{"metadata":{"labels":{"a":"1","a":"2"}}}}],"delete":[],"adopt":[],"release":[],"status":null}]}`), small, `duplicate field "create[0].pod.metadata.labels.a"`},
+		{"invalid UTF-8 in a plan", strings.NewReader("{\"daemonSets\":[" + plan(`,"x":"`+"\xff"+`"`) + "]}"), small, "candidate: invalid UTF-8 at byte 129"},
+		{"invalid UTF-8 in an unknown top-level key", strings.NewReader("{\"x\":\"\xc3\",\"daemonSets\":[]}"), small, "candidate: invalid UTF-8 at byte 6"},
+		{"a rune cut at the end", strings.NewReader("{\"daemonSets\":[],\"x\":\"\xe2\x82"), small, "candidate: invalid UTF-8 at byte 22"},
+		{"invalid UTF-8 read a byte at a time", iotest.OneByteReader(strings.NewReader("{\"x\":\"\xe2\x82(\",\"daemonSets\":[]}")), small, "candidate: invalid UTF-8 at byte 6"},
+		{"endless null plans (F4)", io.MultiReader(strings.NewReader(`{"daemonSets":[null`), &repeat{text: []byte(",null")}), small, "candidate: daemonSets: more than 3 plans"},
+		{"an endless plan", io.MultiReader(strings.NewReader(`{"daemonSets":[{"x":[0`), &repeat{text: []byte(",0")}), small, "candidate: daemonSets[0]: a plan longer than"},
+		{"an endless candidate", io.MultiReader(strings.NewReader(`{"x":"`), &repeat{text: []byte("ab")}), small, "candidate: larger than 1048576 bytes"},
+		{"daemonSets null", strings.NewReader(`{"daemonSets":null}`), small, "daemonSets: required field is missing"},
+		{"daemonSets not a list", strings.NewReader(`{"daemonSets":{}}`), small, "daemonSets: want a list, got an object"},
+		{"text after the object", strings.NewReader(`{"daemonSets":[]} {}`), small, "text after the candidate's object"},
+		{"keys matched exactly", strings.NewReader(`{"daemonSets":[{"Namespace":"a","name":"b","revisionHash":"h","create":[],"delete":[],"adopt":[],"release":[],"status":null}]}`), small, "daemonSets[0].namespace: required field is missing"},
+		{"negative limits", strings.NewReader(`{}`), PlanLimits{DaemonSets: -1}, "negative PlanLimits"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			_, err := ReadPlan(tt.in, tt.lim)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want one containing %q", err, tt.want)
+			}
+			if d := time.Since(start); d > 2*time.Second {
+				t.Errorf("took %v", d)
+			}
+		})
+	}
+}
+
+// TestReadPlanReadsNowAndNulls: the top-level now is returned as written, a null plan is nil,
+// and valid multi-byte text read a byte at a time passes.
+func TestReadPlanReadsNowAndNulls(t *testing.T) {
+	in := `{"now":"2026-03-02T10:00:00Z","kubernetes":{"x":["é",1]},"daemonSets":[null,` + plan(`,"future":"日本"`) + `]}`
+	c, err := ReadPlan(iotest.OneByteReader(strings.NewReader(in)), PlanLimits{DaemonSets: 2, PlanBytes: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(c.Now) != `"2026-03-02T10:00:00Z"` || len(c.DaemonSets) != 2 || c.DaemonSets[0] != nil || c.DaemonSets[1].RevisionHash != "h" {
+		t.Errorf("got %s %+v", c.Now, c.DaemonSets)
 	}
 }

@@ -23,8 +23,8 @@
 // (most generated from daemonset's scenario tables); testdata/left-out.yaml says why the
 // others have none. [Corpus] reads it. [Run] runs it
 // against a Go implementation; for any other language, `daemonsched conformance run --
-// PROGRAM` sends each case as a [Request] line on PROGRAM's stdin, judges each answer line
-// ([JudgeResponse]) and writes one [Report] per profile (testdata/result.schema.json), so that
+// PROGRAM` sends each case as a numbered [Request] line on PROGRAM's stdin
+// (testdata/protocol.schema.json), judges each answer line ([JudgeResponse]) and writes one [Report] per profile (testdata/result.schema.json), so that
 // an implementation can claim some [Profiles] only. testdata/known-divergences.yaml lists the
 // upstream behaviours the corpus reproduces on purpose.
 //

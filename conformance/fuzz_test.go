@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"testing"
+	"testing/iotest"
+	"unicode/utf8"
 
 	"github.com/daemonsched/daemonsched/daemonset"
 )
@@ -57,4 +59,31 @@ func snapshotJSON(t *testing.T, s daemonset.Snapshot) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// FuzzReadPlan reads arbitrary candidate text whole and a byte at a time: both give the same
+// plans or the same error, and what is accepted is valid JSON in valid UTF-8.
+func FuzzReadPlan(f *testing.F) {
+	f.Add([]byte(`{"now":"2026-03-02T10:00:00Z","daemonSets":[null,{"namespace":"a","name":"b","revisionHash":"h","create":[],"delete":[],"adopt":[],"release":[],"status":null}]}`))                                                                                    // a plan and a null one
+	f.Add([]byte(`{"daemonSets":[],"daemonSets":[]}`))                                                                                                                                                                                                                   // a key given twice (F14)
+	f.Add([]byte("{\"x\":\"\xe2\x82\",\"daemonSets\":[]}"))                                                                                                                                                                                                              // a rune cut short (F14)
+	f.Add([]byte(`{"daemonSets":[null,null,null,null,null,null,null,null,null,null,null]}`))                                                                                                                                                                             // more plans than the limit (F4)
+	f.Add([]byte(`{"daemonSets":[{"namespace":"a","name":"b","revisionHash":"h","create":[{"node":"n","reason":"","pod":{"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"1e-999999999"}}}]}}}],"delete":[],"adopt":[],"release":[],"status":null}]}`)) // a quantity bomb
+	lim := PlanLimits{Bytes: 1 << 16, DaemonSets: 8, PlanBytes: 1 << 12}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		whole, err := ReadPlan(bytes.NewReader(data), lim)
+		bytewise, err2 := ReadPlan(iotest.OneByteReader(bytes.NewReader(data)), lim)
+		if (err == nil) != (err2 == nil) {
+			t.Fatalf("whole: %v, a byte at a time: %v", err, err2)
+		}
+		if err != nil {
+			return
+		}
+		if !utf8.Valid(data) || !json.Valid(data) {
+			t.Fatalf("accepted text that is not valid JSON in UTF-8")
+		}
+		if !reflect.DeepEqual(whole, bytewise) {
+			t.Fatalf("whole and a byte at a time differ:\n%+v\n%+v", whole, bytewise)
+		}
+	})
 }

@@ -30,6 +30,9 @@ func Run(t *testing.T, impl Impl) {
 			for _, m := range o.Mismatches {
 				t.Errorf("%s (rules %v): %s", c.Name, c.Rules, m)
 			}
+			if o.MoreMismatches > 0 {
+				t.Errorf("%s: ... and %d more", c.Name, o.MoreMismatches)
+			}
 		})
 	}
 }
@@ -40,10 +43,17 @@ type Outcome struct {
 	Profile string `json:"profile"`
 	// Result is pass, fail, skip (the implementation declined the case) or error (the case or
 	// the implementation's answer could not be read).
-	Result     string     `json:"result"`
-	Error      string     `json:"error,omitempty"`
-	Mismatches []Mismatch `json:"mismatches,omitempty"`
+	Result string `json:"result"`
+	Error  string `json:"error,omitempty"`
+	// Mismatches are the first MaxMismatches ways the answer differs, in [VerifyAny]'s order;
+	// MoreMismatches counts the others.
+	Mismatches     []Mismatch `json:"mismatches,omitempty"`
+	MoreMismatches int        `json:"moreMismatches,omitempty"`
 }
+
+// MaxMismatches bounds the mismatches an [Outcome] lists, so that an answer wrong in a
+// million ways makes a report of a screenful.
+const MaxMismatches = 100
 
 // RunCase runs one case against impl.
 func RunCase(c Case, impl Impl) Outcome {
@@ -69,16 +79,22 @@ func (o Outcome) failed(err error) Outcome {
 }
 
 func (o Outcome) judged(ms []Mismatch) Outcome {
-	o.Result, o.Mismatches = "pass", ms
+	o.Result = "pass"
 	if len(ms) > 0 {
 		o.Result = "fail"
+		o.Mismatches = slices.Clip(ms[:min(len(ms), MaxMismatches)])
+		o.MoreMismatches = len(ms) - len(o.Mismatches)
 	}
 	return o
 }
 
 // Request is one line an implementation reads in the stdin/stdout protocol: a case without its
-// expectations.
+// expectations (testdata/protocol.schema.json).
 type Request struct {
+	// ID numbers the requests of one run from 1; the answer to a request repeats it, so that
+	// an answer given twice or left out is not paired with the next case. 0 (left out of the
+	// line) is no number.
+	ID   int64  `json:"id,omitempty"`
 	Case string `json:"case"`
 	// Profile lets an implementation decline the cases of profiles it does not claim.
 	Profile    string            `json:"profile"`
@@ -94,8 +110,12 @@ func NewRequest(c Case) Request {
 
 // Response is one line an implementation writes back: the plans, in the shape of
 // `daemonsched plan -o json` (DecodePlan), or skip with a reason to decline a case it does not
-// implement.
+// implement (testdata/protocol.schema.json).
 type Response struct {
+	// ID is the ID of the request answered. An answer without it is paired with the request
+	// by order, as before IDs existed: a program that repeats it is checked for answers out of
+	// step.
+	ID         *int64          `json:"id,omitempty"`
 	DaemonSets json.RawMessage `json:"daemonSets,omitempty"`
 	Skip       string          `json:"skip,omitempty"`
 }

@@ -43,6 +43,19 @@ func TestRunCaseAndJudgeResponse(t *testing.T) {
 	}
 }
 
+// TestOutcomeCapsMismatches: an answer wrong in more ways than MaxMismatches lists that many
+// and counts the others (F15).
+func TestOutcomeCapsMismatches(t *testing.T) {
+	ms := make([]Mismatch, MaxMismatches+7)
+	o := Outcome{}.judged(ms)
+	if o.Result != "fail" || len(o.Mismatches) != MaxMismatches || o.MoreMismatches != 7 {
+		t.Errorf("%s, %d listed, %d more", o.Result, len(o.Mismatches), o.MoreMismatches)
+	}
+	if o := (Outcome{}).judged(ms[:2]); len(o.Mismatches) != 2 || o.MoreMismatches != 0 {
+		t.Errorf("%d listed, %d more", len(o.Mismatches), o.MoreMismatches)
+	}
+}
+
 func TestReports(t *testing.T) {
 	outcomes := []Outcome{
 		{Case: "b", Profile: "diff", Result: "pass"},

@@ -145,7 +145,7 @@ func TestReportsMatchTheSchema(t *testing.T) {
 	schema := loadSchema(t, "result.schema.json")
 	outcomes := []Outcome{
 		{Case: "a", Profile: "diff", Result: "pass"},
-		{Case: "b", Profile: "diff", Result: "fail", Mismatches: []Mismatch{{DaemonSet: "ns/ds", Action: "delete", Object: "ns/p", Rule: "DIFF-17", Message: "m", Diff: "d"}}},
+		{Case: "b", Profile: "diff", Result: "fail", Mismatches: []Mismatch{{DaemonSet: "ns/ds", Action: "delete", Object: "ns/p", Rule: "DIFF-17", Message: "m", Diff: "d"}}, MoreMismatches: 2},
 		{Case: "c", Profile: "rolling", Result: "skip", Error: "not implemented"},
 		{Case: "d", Profile: "status", Result: "error", Error: "exited"},
 	}
@@ -161,5 +161,46 @@ func TestReportsMatchTheSchema(t *testing.T) {
 		if err := validate(schema, schema, v, r.Profile); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestProtocolMatchesTheSchema validates the request of every corpus case, numbered as the
+// runner numbers them, and answers of each kind against protocol.schema.json.
+func TestProtocolMatchesTheSchema(t *testing.T) {
+	schema := loadSchema(t, "protocol.schema.json")
+	request := map[string]any{"$ref": "#/$defs/request"}
+	response := map[string]any{"$ref": "#/$defs/response"}
+	cases, err := Corpus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range cases {
+		req := NewRequest(c)
+		req.ID = int64(i + 1)
+		data, err := json.Marshal(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v any
+		if err := json.Unmarshal(data, &v); err != nil {
+			t.Fatal(err)
+		}
+		if err := validate(schema, request, v, c.Name); err != nil {
+			t.Error(err)
+		}
+	}
+	id := int64(3)
+	for _, r := range []Response{{ID: &id, Skip: "not mine"}, {DaemonSets: json.RawMessage(`[]`)}} {
+		data, _ := json.Marshal(r)
+		var v any
+		if err := json.Unmarshal(data, &v); err != nil {
+			t.Fatal(err)
+		}
+		if err := validate(schema, response, v, string(data)); err != nil {
+			t.Error(err)
+		}
+	}
+	if validate(schema, request, map[string]any{"case": "x"}, "") == nil {
+		t.Error("a request without its snapshot passes the schema")
 	}
 }

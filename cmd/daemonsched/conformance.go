@@ -1,21 +1,21 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/daemonsched/daemonsched/conformance"
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/internal/atomicfile"
+	"github.com/daemonsched/daemonsched/internal/jsonlines"
 	"github.com/daemonsched/daemonsched/internal/printable"
 	"github.com/daemonsched/daemonsched/manifest"
 	"github.com/spf13/cobra"
@@ -31,7 +31,12 @@ func newConformanceCommand(e *env) *cobra.Command {
 		Long: `conformance run runs the conformance corpus through PROGRAM (one case in, one plan out, as
 newline-delimited JSON on its stdin and stdout), prints a summary per profile and writes a YAML
 report per profile (placement, diff, rolling, status, what-if); exit 0 when every profile run
-conforms. conformance serve answers that protocol with this program's own plans.`,
+conforms. conformance serve answers that protocol with this program's own plans.
+
+Each request carries an id that its answer repeats (conformance/testdata/protocol.schema.json);
+an answer without one is paired by order. PROGRAM runs in a process group of its own, killed
+when the run ends; it must read each request and answer it within --timeout, in a line of at
+most --max-line-bytes; its stderr is shown escaped, at most 1,000 lines.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
@@ -44,7 +49,13 @@ conforms. conformance serve answers that protocol with this program's own plans.
 		Use:   "serve",
 		Short: "Answer the conformance protocol on stdin and stdout with this program's plans",
 		Args:  noArgs,
-		RunE:  func(*cobra.Command, []string) error { return serveConformance(e.stdin, e.live) },
+	}
+	serveLine := serve.Flags().Int("max-line-bytes", defaultLineBytes, "refuse a request line longer than `N` bytes")
+	serve.RunE = func(*cobra.Command, []string) error {
+		if *serveLine <= 0 {
+			return usagef("--max-line-bytes must be positive, got %d", *serveLine)
+		}
+		return serveConformance(e.stdin, e.live, *serveLine)
 	}
 	cmd.AddCommand(newConformanceRunCommand(e), serve)
 	return cmd
@@ -85,16 +96,24 @@ func newConformanceRunCommand(e *env) *cobra.Command {
 	corpus := fs.String("corpus", "", "read the cases from `DIR` instead of the built-in corpus")
 	report := fs.String("report", "conformance-report", "write one YAML report per profile into `DIR` (empty: none)")
 	name := fs.String("name", "", "the implementation's `NAME` in the reports (default: PROGRAM's base name)")
-	timeout := fs.Duration("timeout", 30*time.Second, "how long PROGRAM may take to answer one case")
+	timeout := fs.Duration("timeout", 30*time.Second, "how long PROGRAM may take to read one case and answer it")
+	lineBytes := fs.Int("max-line-bytes", defaultLineBytes, "refuse an answer line longer than `N` bytes")
 	fs.Var(&profiles, "profile", "run only the cases of `PROFILE` (repeatable): "+strings.Join(conformance.Profiles, ", "))
 	cmd.RunE = func(_ *cobra.Command, program []string) error {
-		return conformanceRun(program, profiles, *corpus, *report, *name, *timeout, e.out, e.stderr)
+		if *timeout <= 0 {
+			return usagef("--timeout must be positive, got %v", *timeout)
+		}
+		if *lineBytes <= 0 {
+			return usagef("--max-line-bytes must be positive, got %d", *lineBytes)
+		}
+		lim := protocolLimits{timeout: *timeout, lineBytes: *lineBytes, stderrLines: defaultStderrLines, stderrLineBytes: defaultStderrLineBytes}
+		return conformanceRun(program, profiles, *corpus, *report, *name, lim, e.out, e.stderr)
 	}
 	return cmd
 }
 
 // conformanceRun is conformance run once its flags are read.
-func conformanceRun(program []string, profiles profileList, corpus, report, name string, timeout time.Duration, stdout, stderr io.Writer) error {
+func conformanceRun(program []string, profiles profileList, corpus, report, name string, lim protocolLimits, stdout, stderr io.Writer) error {
 	if name == "" {
 		name = filepath.Base(program[0])
 	}
@@ -105,7 +124,7 @@ func conformanceRun(program []string, profiles profileList, corpus, report, name
 	if len(profiles) > 0 {
 		cases = slices.DeleteFunc(cases, func(c conformance.Case) bool { return !slices.Contains(profiles, c.Profile) })
 	}
-	outcomes, err := drive(program, cases, timeout, stderr)
+	outcomes, err := drive(program, cases, lim, stderr)
 	if err != nil {
 		return err
 	}
@@ -126,11 +145,14 @@ func conformanceRun(program []string, profiles profileList, corpus, report, name
 			switch o.Result {
 			case "pass":
 			case "fail":
-				for _, m := range o.Mismatches {
-					fmt.Fprintf(stdout, "  %s: %s\n", o.Case, printable.Escape(m.String()))
+				for _, m := range o.Mismatches[:min(len(o.Mismatches), maxListed)] {
+					fmt.Fprintf(stdout, "  %s: %s\n", printable.Quote(o.Case), cutLine(printable.Escape(m.String())))
+				}
+				if more := len(o.Mismatches) - maxListed + o.MoreMismatches; more > 0 {
+					fmt.Fprintf(stdout, "  %s: ... and %d more\n", printable.Quote(o.Case), more)
 				}
 			default:
-				fmt.Fprintf(stdout, "  %s: %s: %s\n", o.Case, o.Result, printable.Escape(o.Error))
+				fmt.Fprintf(stdout, "  %s: %s: %s\n", printable.Quote(o.Case), o.Result, cutLine(printable.Escape(o.Error)))
 			}
 		}
 	}
@@ -155,86 +177,9 @@ func loadCorpus(dir string) ([]conformance.Case, error) {
 	return cases, err
 }
 
-// drive starts program once and sends it every case. A program that exits, answers with a
-// line that is not a plan, or takes longer than timeout fails the case; after the first exit
-// or timeout, the remaining cases fail without being sent.
-func drive(program []string, cases []conformance.Case, timeout time.Duration, stderr io.Writer) ([]conformance.Outcome, error) {
-	cmd := exec.Command(program[0], program[1:]...)
-	cmd.Stderr = stderr
-	// A killed program's children may hold its output open: stop waiting for them soon after.
-	cmd.WaitDelay = time.Second
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting %s: %w", program[0], err)
-	}
-	lines := make(chan []byte)
-	go func() {
-		r := bufio.NewReaderSize(out, 1<<20)
-		for {
-			line, err := r.ReadBytes('\n')
-			if len(line) > 0 {
-				lines <- line
-			}
-			if err != nil {
-				close(lines)
-				return
-			}
-		}
-	}()
-	var outcomes []conformance.Outcome
-	var broken error
-	for _, c := range cases {
-		if broken != nil {
-			outcomes = append(outcomes, conformance.Outcome{Case: c.Name, Profile: c.Profile, Result: "error", Error: broken.Error()})
-			continue
-		}
-		req, err := json.Marshal(conformance.NewRequest(c))
-		if err != nil {
-			return nil, err
-		}
-		if _, err := in.Write(append(req, '\n')); err != nil {
-			broken = fmt.Errorf("%s stopped reading: %w", program[0], err)
-			outcomes = append(outcomes, conformance.Outcome{Case: c.Name, Profile: c.Profile, Result: "error", Error: broken.Error()})
-			continue
-		}
-		select {
-		case line, ok := <-lines:
-			if !ok {
-				broken = fmt.Errorf("%s exited without answering", program[0])
-				outcomes = append(outcomes, conformance.Outcome{Case: c.Name, Profile: c.Profile, Result: "error", Error: broken.Error()})
-				continue
-			}
-			outcomes = append(outcomes, conformance.JudgeResponse(c, line))
-		case <-time.After(timeout):
-			broken = fmt.Errorf("%s did not answer within %v", program[0], timeout)
-			outcomes = append(outcomes, conformance.Outcome{Case: c.Name, Profile: c.Profile, Result: "error", Error: broken.Error()})
-		}
-	}
-	in.Close()
-	if broken != nil && cmd.Process != nil {
-		cmd.Process.Kill() //nolint:errcheck // it may have exited already
-	}
-	go func() {
-		for range lines { // drain what is left so that the reader ends
-		}
-	}()
-	if err := cmd.Wait(); err != nil && broken == nil {
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) {
-			return nil, err
-		}
-		fmt.Fprintf(stderr, "daemonsched: %s: %v\n", program[0], err)
-	}
-	return outcomes, nil
-}
-
+// writeReports writes one YAML report per profile into dir, each written whole to a new file
+// and renamed over <profile>.yaml: a link of that name is replaced, never followed (F10), and
+// a reader never sees half a report.
 func writeReports(dir string, reports []conformance.Report) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -253,27 +198,35 @@ func writeReports(dir string, reports []conformance.Report) error {
 }
 
 // serveConformance answers protocol requests with the project's own plans: the reference
-// implementation of the protocol, for testing a runner.
-func serveConformance(stdin io.Reader, stdout io.Writer) error {
-	r := bufio.NewReaderSize(stdin, 1<<20)
-	for {
-		line, err := r.ReadBytes('\n')
-		if len(strings.TrimSpace(string(line))) > 0 {
-			answer, aerr := answer(line)
-			if aerr != nil {
-				return aerr
-			}
-			if _, werr := stdout.Write(append(answer, '\n')); werr != nil {
-				return werr
-			}
-		}
-		if err == io.EOF {
+// implementation of the protocol, for testing a runner. A request line longer than lineBytes
+// ends it with an error, having read no more of it.
+func serveConformance(stdin io.Reader, stdout io.Writer, lineBytes int) error {
+	r := jsonlines.NewReader(stdin, lineBytes)
+	for n := 1; ; n++ {
+		line, err := r.Next()
+		var tooLong *jsonlines.TooLongError
+		switch {
+		case err == io.EOF:
 			return nil
+		case errors.As(err, &tooLong):
+			return fmt.Errorf("stdin: request %d: a line longer than %d bytes (--max-line-bytes)", n, tooLong.Max)
+		case err != nil:
+			return fmt.Errorf("stdin: %w", err)
 		}
+		answer, err := answer(line)
 		if err != nil {
+			return fmt.Errorf("request %d: %w", n, err)
+		}
+		if _, err := stdout.Write(append(answer, '\n')); err != nil {
 			return err
 		}
 	}
+}
+
+// answerDocument is serve's answer: plan -o json's document, with the id of the request.
+type answerDocument struct {
+	ID int64 `json:"id,omitempty"`
+	planDocument
 }
 
 func answer(line []byte) ([]byte, error) {
@@ -295,5 +248,28 @@ func answer(line []byte) ([]byte, error) {
 		return nil, err
 	}
 	// The answer is plan -o json's document on one line.
-	return json.Marshal(newPlanDocument(plans, opts.Now))
+	return json.Marshal(answerDocument{ID: req.ID, planDocument: newPlanDocument(plans, opts.Now)})
+}
+
+// defaultLineBytes bounds a line of the conformance protocol (--max-line-bytes): 64 MiB holds
+// the plan of a 5,000-node DaemonSet, a daemon pod of a few KB per node, many times over.
+const defaultLineBytes = 64 << 20
+
+// maxListed bounds the mismatches listed per case or candidate; the others are counted
+// ("... and N more"), so that a candidate wrong in a million ways prints a screenful.
+const maxListed = 100
+
+// maxLineBytes bounds a line of a list of problems: a message quoting a huge value is cut.
+const maxLineBytes = 1000
+
+// cutLine cuts s to maxLineBytes, saying how much was left out.
+func cutLine(s string) string {
+	if len(s) <= maxLineBytes {
+		return s
+	}
+	cut := maxLineBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s... (%d bytes more)", s[:cut], len(s)-cut)
 }

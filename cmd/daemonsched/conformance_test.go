@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -42,8 +45,29 @@ func TestConformanceServeAnswersEveryCase(t *testing.T) {
 	}
 }
 
-// TestDriveBrokenPrograms: a program that answers garbage, exits early or hangs fails its cases
-// with a reason, and the runner neither hangs nor panics.
+// testLimits are small protocol limits for tests.
+var testLimits = protocolLimits{timeout: 300 * time.Millisecond, lineBytes: 1 << 20, stderrLines: 3, stderrLineBytes: 64}
+
+// largestCase is the corpus case with the longest request: larger than a pipe's buffer.
+func largestCase(t *testing.T, cases []conformance.Case) conformance.Case {
+	t.Helper()
+	var big conformance.Case
+	size := 0
+	for _, c := range cases {
+		line, _ := json.Marshal(conformance.NewRequest(c))
+		if len(line) > size {
+			big, size = c, len(line)
+		}
+	}
+	if size < 1<<17 {
+		t.Fatalf("the largest request has %d bytes, want more than a pipe's buffer", size)
+	}
+	return big
+}
+
+// TestDriveBrokenPrograms: a program that answers garbage, exits early, hangs, does not read,
+// writes an endless line, answers twice or closes its stdout fails its cases with a reason
+// saying so, and the runner neither hangs nor panics (F2, F3, F11, F12).
 func TestDriveBrokenPrograms(t *testing.T) {
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("no sh")
@@ -52,32 +76,150 @@ func TestDriveBrokenPrograms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases = cases[:3]
+	big := largestCase(t, cases)
+	small := cases[:3]
+	// echoID answers each request with its id, twice when given "twice".
+	const echoID = `while read l; do id=${l#'{"id":'}; id=${id%%,*}; echo "{\"id\":$id,\"skip\":\"no\"}"; [ "$1" = twice ] && echo "{\"id\":$id,\"skip\":\"no\"}"; done`
 	tests := []struct {
-		name, script string
-		want         []string
+		name    string
+		program []string
+		cases   []conformance.Case
+		want    []string
+		wantErr string
 	}{
-		{"garbage", `while read l; do echo '{"daemonSets": 7}'; done`, []string{"error", "error", "error"}},
-		{"exits after one", `read l; echo '{"skip": "no"}'`, []string{"skip", "error", "error"}},
-		{"hangs", `sleep 5`, []string{"error", "error", "error"}},
+		{"garbage", []string{"sh", "-c", `while read l; do echo '{"daemonSets": 7}'; done`}, small, []string{"error", "error", "error"}, "daemonSets: want a list, got a number"},
+		{"exits after one", []string{"sh", "-c", `read l; echo '{"skip": "no"}'; exit 3`}, small, []string{"skip", "error", "error"}, "exited without answering (exit status 3)"},
+		{"hangs", []string{"sh", "-c", `sleep 5`}, small, []string{"error", "error", "error"}, "did not answer within 300ms"},
+		{"stops reading a request larger than a pipe (F2)", []string{"yes", `{"skip":"x"}`}, []conformance.Case{big, small[0]}, []string{"error", "error"}, "did not read its request within 300ms"},
+		{"writes an endless line (F3)", []string{"sh", "-c", `read l; exec cat /dev/zero`}, small, []string{"error", "error", "error"}, "a line longer than 1048576 bytes"},
+		{"answers with the request's id", []string{"sh", "-c", echoID, "sh"}, small, []string{"skip", "skip", "skip"}, ""},
+		{"answers twice (F11)", []string{"sh", "-c", echoID, "sh", "twice"}, small, []string{"skip", "error", "error"}, "answered request 1 while request 2 was waiting"},
+		{"closes its stdin during a request larger than a pipe", []string{"sh", "-c", `exec <&-; sleep 5`}, []conformance.Case{big, small[0]}, []string{"error", "error"}, "closed its stdin without answering"},
+		{"closes its stdout (F12)", []string{"sh", "-c", `exec >&-; sleep 5`}, small, []string{"error", "error", "error"}, "closed its stdout without answering"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if _, err := exec.LookPath(tt.program[0]); err != nil {
+				t.Skip(err)
+			}
 			var stderr bytes.Buffer
 			start := time.Now()
-			got, err := drive([]string{"sh", "-c", tt.script}, cases, 300*time.Millisecond, &stderr)
+			got, err := drive(tt.program, tt.cases, testLimits, &stderr)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if time.Since(start) > 4*time.Second {
-				t.Errorf("the runner waited for a hanging program")
+				t.Errorf("the runner took %v", time.Since(start))
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("%d outcomes, want %d", len(got), len(tt.want))
 			}
 			for i, o := range got {
 				if o.Result != tt.want[i] {
 					t.Errorf("case %d: %s (%s), want %s", i, o.Result, o.Error, tt.want[i])
 				}
 			}
+			if tt.wantErr != "" && !strings.Contains(got[len(got)-1].Error, tt.wantErr) {
+				t.Errorf("last error %q, want %q", got[len(got)-1].Error, tt.wantErr)
+			}
 		})
+	}
+}
+
+// TestDriveKillsTheProcessGroup: a child the program started is killed with it at the end,
+// and cannot write to the terminal afterwards (F8).
+func TestDriveKillsTheProcessGroup(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc")
+	}
+	cases, err := conformance.Corpus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	script := `sleep 60 & echo $! > ` + pidFile + `; while read l; do echo '{"skip": "no"}'; done`
+	if _, err := drive([]string{"sh", "-c", script}, cases[:1], testLimits, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := strings.TrimSpace(string(data))
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		stat, err := os.ReadFile("/proc/" + pid + "/stat")
+		// Gone, or a zombie no one reaps yet: either way it runs no more.
+		if err != nil || strings.Contains(string(stat), ") Z ") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the program's child %s still runs: %s", pid, stat)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestDriveQuotesAndCapsStderr: the program's stderr reaches the runner's escaped, each line
+// cut and the lines counted past the bound.
+func TestDriveQuotesAndCapsStderr(t *testing.T) {
+	cases, err := conformance.Corpus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := `printf '\033]0;title\007red\n' >&2; printf '%0100d\n' 0 >&2; for i in 1 2 3 4; do echo $i >&2; done; while read l; do echo '{"skip": "no"}'; done`
+	var stderr bytes.Buffer
+	if _, err := drive([]string{"sh", "-c", script}, cases[:1], testLimits, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	want := `\x1b]0;title\ared
+` + strings.Repeat("0", 64) + ` [cut]
+1
+daemonsched: ... and 3 more lines of sh's stderr
+`
+	if stderr.String() != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", stderr.String(), want)
+	}
+}
+
+// TestConformanceFlagsAreChecked: a --timeout or --max-line-bytes that is not positive is a
+// usage error (F13).
+func TestConformanceFlagsAreChecked(t *testing.T) {
+	for _, args := range [][]string{
+		{"conformance", "run", "--timeout", "0", "--", "true"},
+		{"conformance", "run", "--timeout", "-1s", "--", "true"},
+		{"conformance", "run", "--max-line-bytes", "0", "--", "true"},
+		{"conformance", "serve", "--max-line-bytes", "-1"},
+	} {
+		var out, stderr bytes.Buffer
+		if code := run(args, strings.NewReader(""), &out, &stderr); code != 2 || !strings.Contains(stderr.String(), "must be positive") {
+			t.Errorf("%v: exit %d: %s", args, code, stderr.String())
+		}
+	}
+}
+
+// endless is an input that never ends and holds no newline, as /dev/zero.
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
+// TestConformanceServeRefusesALongLine: serve < /dev/zero ends with one line once the bound is
+// passed (F3), and serve repeats each request's id.
+func TestConformanceServeRefusesALongLine(t *testing.T) {
+	var out, stderr bytes.Buffer
+	if code := run([]string{"conformance", "serve", "--max-line-bytes", "4096"}, endless{}, &out, &stderr); code != 1 || !strings.Contains(stderr.String(), "request 1: a line longer than 4096 bytes") {
+		t.Errorf("exit %d: %s", code, stderr.String())
+	}
+	cases, err := conformance.Corpus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := conformance.NewRequest(cases[0])
+	req.ID = 7
+	line, _ := json.Marshal(req)
+	out.Reset()
+	if code := run([]string{"conformance", "serve"}, bytes.NewReader(line), &out, &stderr); code != 0 || !strings.HasPrefix(out.String(), `{"id":7,`) {
+		t.Errorf("exit %d: %.40s", code, out.String())
 	}
 }
 
@@ -145,5 +287,92 @@ func TestVerifyAcceptsThePlansOfRandomClusters(t *testing.T) {
 				t.Fatalf("seed %d, burst %d: %v %v", seed, burst, err, ms)
 			}
 		}
+	}
+}
+
+// TestVerifyCapsItsLists: a candidate wrong in many ways lists maxListed mismatches and counts
+// the others, each line cut (F4, F15); a key given twice or a byte that is not UTF-8 is one
+// error (F14).
+func TestVerifyCapsItsLists(t *testing.T) {
+	data, err := os.ReadFile("testdata/manifests/choices-plan.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	plan := doc["daemonSets"].([]any)[0].(map[string]any)
+	var creates []any
+	for i := range maxListed + 50 {
+		creates = append(creates, map[string]any{"node": fmt.Sprintf("ghost-%03d-%s", i, strings.Repeat("x", 2*maxLineBytes)), "reason": "MissingPod", "pod": nil})
+	}
+	plan["create"] = creates
+	bad, _ := json.Marshal(doc)
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	var out, stderr bytes.Buffer
+	code := run([]string{"verify", "-f", "testdata/manifests/choices.yaml", "--plan", write("bad.json", bad)}, nil, &out, &stderr)
+	if code != 1 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != maxListed+1 || !regexp.MustCompile(`^\.\.\. and \d+ more$`).MatchString(lines[maxListed]) {
+		t.Errorf("%d lines, the last %q", len(lines), lines[len(lines)-1])
+	}
+	for _, l := range lines {
+		if len(l) > maxLineBytes+40 {
+			t.Fatalf("a line of %d bytes", len(l))
+		}
+	}
+	for _, tt := range []struct{ name, text, want string }{
+		{"twice", `{"daemonSets":[],"daemonSets":[]}`, "candidate: daemonSets: duplicate key"},
+		{"utf8", "{\"kubernetes\":\"\xff\",\"daemonSets\":[]}", "candidate: invalid UTF-8 at byte 15"},
+	} {
+		out.Reset()
+		stderr.Reset()
+		code := run([]string{"verify", "-f", "testdata/manifests/choices.yaml", "--plan", write(tt.name, []byte(tt.text))}, nil, &out, &stderr)
+		if code != 1 || !strings.Contains(stderr.String(), tt.want) || strings.Count(stderr.String(), "\n") != 1 {
+			t.Errorf("%s: exit %d: %s", tt.name, code, stderr.String())
+		}
+	}
+}
+
+// TestConformanceRunReportsSafely: a report replaces a link of its name instead of writing
+// through it (F10), and a case name from --corpus is quoted in the summary (F9).
+func TestConformanceRunReportsSafely(t *testing.T) {
+	data, err := os.ReadFile("../../conformance/testdata/cases/sync-3-selecting-all.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	corpus, reports := t.TempDir(), t.TempDir()
+	const evil = "evil\x1b[2J"
+	data = bytes.Replace(data, []byte("name: sync-3-selecting-all"), []byte("name: \"evil\\e[2J\""), 1)
+	if err := os.WriteFile(filepath.Join(corpus, evil+".yaml"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(t.TempDir(), "target")
+	if err := os.WriteFile(target, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, filepath.Join(reports, "status.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	var out, stderr bytes.Buffer
+	code := run([]string{"conformance", "run", "--corpus", corpus, "--report", reports, "--", "sh", "-c", `while read l; do echo '{"skip": "x"}'; done`}, nil, &out, &stderr)
+	if code != 1 || !strings.Contains(out.String(), `  "evil\x1b[2J": skip: x`) || strings.ContainsRune(out.String(), 0x1b) {
+		t.Fatalf("exit %d\n%s%s", code, out.String(), stderr.String())
+	}
+	if got, _ := os.ReadFile(target); string(got) != "keep" {
+		t.Errorf("the link's target was written: %q", got)
+	}
+	if fi, err := os.Lstat(filepath.Join(reports, "status.yaml")); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("the report is not a regular file: %v %v", fi.Mode(), err)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -67,11 +68,14 @@ rolling update that did not act) may be present or not.
 		if err != nil {
 			return err
 		}
-		candidate, err := conformance.DecodePlan(data)
+		// ReadPlan streams: the candidate is held once as text (readSideFile's) and once
+		// decoded, never as the copies a whole-document decoding makes.
+		candidate, err := conformance.ReadPlan(bytes.NewReader(data), conformance.PlanLimits{Bytes: reading.limits.InputBytes})
 		if err != nil {
 			return fmt.Errorf("%s: %w", *planFile, err)
 		}
-		recorded, err := planNow(data)
+		data = nil
+		recorded, err := planNow(candidate.Now)
 		if err != nil {
 			return fmt.Errorf("%s: %w", *planFile, err)
 		}
@@ -86,39 +90,39 @@ rolling update that did not act) may be present or not.
 		if opts.Now.IsZero() {
 			opts.Now = manifest.Latest(in.Snapshot)
 		}
-		mismatches, err := conformance.Check(in.Snapshot, candidate, opts)
+		mismatches, err := conformance.Check(in.Snapshot, candidate.DaemonSets, opts)
 		if err != nil {
 			return fmt.Errorf("inconsistent snapshot: %w", err)
 		}
 		warn(stderr, in, validate(in, func(*appsv1.DaemonSet) bool { return true }, daemonset.Options{Now: opts.Now}, false), reading.limits.Warnings)
-		for _, m := range mismatches {
-			fmt.Fprintln(stdout, printable.Escape(m.String()))
+		for _, m := range mismatches[:min(len(mismatches), maxListed)] {
+			fmt.Fprintln(stdout, cutLine(printable.Escape(m.String())))
 			if *diffs && m.Diff != "" {
 				fmt.Fprint(stdout, indent(m.Diff))
 			}
 		}
+		if more := len(mismatches) - maxListed; more > 0 {
+			fmt.Fprintf(stdout, "... and %d more\n", more)
+		}
 		if len(mismatches) > 0 {
 			return errNonconforming
 		}
-		fmt.Fprintf(stdout, "conforms: %s at %s\n", count(len(candidate), "DaemonSet"), formatNow(opts.Now))
+		fmt.Fprintf(stdout, "conforms: %s at %s\n", count(len(candidate.DaemonSets), "DaemonSet"), formatNow(opts.Now))
 		return nil
 	}
 	return cmd
 }
 
 // planNow returns the instant a candidate plan records in its top-level now (plan -o json
-// prints it; other implementations may not), zero when it has none. DecodePlan has already
-// checked that data is JSON.
-func planNow(data []byte) (time.Time, error) {
-	var top struct {
-		Now json.RawMessage `json:"now"`
-	}
-	if err := json.Unmarshal(data, &top); err != nil || len(top.Now) == 0 || string(top.Now) == "null" {
+// prints it; other implementations may not), zero when it has none (nil: ReadPlan's
+// Candidate.Now).
+func planNow(now json.RawMessage) (time.Time, error) {
+	if len(now) == 0 {
 		return time.Time{}, nil
 	}
 	var s string
-	if err := json.Unmarshal(top.Now, &s); err != nil {
-		return time.Time{}, fmt.Errorf("candidate: now: want an RFC 3339 time as a string, got %s", printable.Quote(string(top.Now)))
+	if err := json.Unmarshal(now, &s); err != nil {
+		return time.Time{}, fmt.Errorf("candidate: now: want an RFC 3339 time as a string, got %s", printable.Quote(cutLine(string(now))))
 	}
 	t, err := parseRFC3339(s)
 	if err != nil {
@@ -127,12 +131,19 @@ func planNow(data []byte) (time.Time, error) {
 	return t.UTC(), nil
 }
 
-// indent puts two spaces before every line of s.
+// maxDiffLines bounds the lines of one --diff.
+const maxDiffLines = 200
+
+// indent puts two spaces before every line of s, at most maxDiffLines lines, each cut as a
+// line of a list.
 func indent(s string) string {
 	var b strings.Builder
-	for _, line := range strings.SplitAfter(strings.TrimRight(s, "\n"), "\n") {
-		b.WriteString("  " + line)
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for _, line := range lines[:min(len(lines), maxDiffLines)] {
+		b.WriteString("  " + cutLine(line) + "\n")
 	}
-	b.WriteString("\n")
+	if more := len(lines) - maxDiffLines; more > 0 {
+		fmt.Fprintf(&b, "  ... and %d more lines\n", more)
+	}
 	return b.String()
 }

@@ -8,9 +8,10 @@ the status counters. It declines the other profiles' cases (diff, rolling, statu
 {"skip": ...}, so that `daemonsched conformance run --profile placement --profile what-if -- \
 python3 daemonsched_conformance.py` reports those two profiles as conforming.
 
-Protocol: one JSON request per line on stdin ({"case", "profile", "now", "burstLimit",
-"objects"}); one JSON answer per line on stdout, {"daemonSets": [...]} in the shape of
-`daemonsched plan -o json`, or {"skip": "why"}. Only the standard library is used.
+Protocol (conformance/testdata/protocol.schema.json): one JSON request per line on stdin
+({"id", "case", "profile", "now", "burstLimit", "objects"}); one JSON answer per line on stdout,
+{"id", "daemonSets": [...]} in the shape of `daemonsched plan -o json`, or {"id", "skip": "why"},
+the id repeating the request's. Only the standard library is used.
 """
 
 import copy
@@ -283,7 +284,11 @@ def answer(request):
 def main():
     for line in sys.stdin:
         if line.strip():
-            print(json.dumps(answer(json.loads(line))), flush=True)
+            request = json.loads(line)
+            reply = answer(request)
+            if "id" in request:
+                reply = {"id": request["id"], **reply}
+            print(json.dumps(reply), flush=True)
 
 
 if __name__ == "__main__":

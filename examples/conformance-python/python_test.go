@@ -13,8 +13,9 @@ import (
 	"github.com/daemonsched/daemonsched/conformance"
 )
 
-// TestPythonImplementation sends every corpus case to the script, one JSON line each, and
-// judges its answers: the placement and what-if cases pass, the other profiles are declined.
+// TestPythonImplementation sends every corpus case to the script, one numbered JSON line
+// each, and judges its answers: each repeats its request's id, the placement and what-if
+// cases pass, the other profiles are declined.
 func TestPythonImplementation(t *testing.T) {
 	python, err := exec.LookPath("python3")
 	if err != nil {
@@ -25,8 +26,10 @@ func TestPythonImplementation(t *testing.T) {
 		t.Fatal(err)
 	}
 	var in bytes.Buffer
-	for _, c := range cases {
-		line, err := json.Marshal(conformance.NewRequest(c))
+	for i, c := range cases {
+		req := conformance.NewRequest(c)
+		req.ID = int64(i + 1)
+		line, err := json.Marshal(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,9 +44,13 @@ func TestPythonImplementation(t *testing.T) {
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(nil, 1<<24)
 	claimed := 0
-	for _, c := range cases {
+	for i, c := range cases {
 		if !sc.Scan() {
 			t.Fatalf("no answer to %s", c.Name)
+		}
+		var r conformance.Response
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil || r.ID == nil || *r.ID != int64(i+1) {
+			t.Fatalf("the answer to %s does not repeat id %d: %v %.80s", c.Name, i+1, err, sc.Text())
 		}
 		o := conformance.JudgeResponse(c, sc.Bytes())
 		want := "skip"
