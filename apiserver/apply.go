@@ -1,0 +1,159 @@
+package apiserver
+
+import (
+	"encoding/json"
+
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Apply returns what the API server stores after `kubectl apply` (client-side, the default) of
+// manifest, with stored the DaemonSet of its namespace and name (nil when there is none), or
+// what the API server refuses.
+//
+// As kubectl v1.36 (pkg/cmd/apply): manifest is sent with the
+// kubectl.kubernetes.io/last-applied-configuration annotation set to its own JSON. Without
+// stored it is created ([Create]). Otherwise the three-way strategic merge patch of the last
+// applied configuration stored carries (none on a first apply over an object kubectl did not
+// create, as kubectl does then), manifest and stored is computed with
+// k8s.io/apimachinery/pkg/util/strategicpatch, with the patch meta of [appsv1.DaemonSet], and
+// applied to stored as the API server applies it; the result is then [Update]d over stored. So
+// what only stored holds survives, unless the last applied configuration held it and manifest
+// no longer does: the kubectl.kubernetes.io/restartedAt annotation `kubectl rollout restart`
+// puts on the template stays, and applying the manifest unchanged changes nothing.
+//
+// The annotation holds the JSON of manifest as decoded into [appsv1.DaemonSet], without its
+// status and null creationTimestamps: the fields of the file, but not its bytes, which kubectl
+// keeps (fields the v1.36 types do not know are not sent, where kubectl would have the API
+// server refuse them).
+//
+// Server-side apply (`kubectl apply --server-side`) is not modelled: there the API server
+// merges by field ownership (metadata.managedFields) instead of the annotation. The stored
+// object differs where a field was set by another manager: a field the manifest no longer
+// sets is removed only if the applier owned it, and a field another manager set to another
+// value is a conflict (unless --force-conflicts). For a manifest only ever applied one way the
+// two agree; the restartedAt annotation, owned by kubectl's rollout restart, stays under both.
+//
+// Neither argument is modified. Apply panics if manifest is nil.
+func Apply(stored, manifest *appsv1.DaemonSet, opts Options) (*appsv1.DaemonSet, field.ErrorList) {
+	if manifest == nil {
+		panic("apiserver: Apply: nil manifest")
+	}
+	modified, err := modifiedConfiguration(manifest)
+	if err != nil {
+		return nil, field.ErrorList{field.InternalError(nil, err)}
+	}
+	if stored == nil {
+		sent := manifest.DeepCopy()
+		sent.Annotations = withLastApplied(manifest.Annotations, modified.original)
+		return Create(sent, opts)
+	}
+	current, err := json.Marshal(stored)
+	if err != nil {
+		return nil, field.ErrorList{field.InternalError(nil, err)}
+	}
+	var original []byte
+	if s, ok := stored.Annotations[v1.LastAppliedConfigAnnotation]; ok {
+		original = []byte(s)
+	}
+	meta, err := strategicpatch.NewPatchMetaFromStruct(&appsv1.DaemonSet{})
+	if err != nil {
+		return nil, field.ErrorList{field.InternalError(nil, err)}
+	}
+	patch, err := strategicpatch.CreateThreeWayMergePatch(original, modified.annotated, current, meta, true)
+	if err != nil {
+		// Only a last applied configuration that is not a JSON object gets here: kubectl
+		// fails the same way before it sends anything.
+		return nil, field.ErrorList{field.Invalid(field.NewPath("metadata", "annotations").Key(v1.LastAppliedConfigAnnotation),
+			shortened(string(original)), "must be the JSON of an object: "+err.Error())}
+	}
+	if string(patch) == "{}" {
+		// kubectl sends nothing.
+		return stored.DeepCopy(), nil
+	}
+	patched, err := strategicpatch.StrategicMergePatch(current, patch, &appsv1.DaemonSet{})
+	if err != nil {
+		return nil, field.ErrorList{field.Invalid(field.NewPath("metadata", "annotations").Key(v1.LastAppliedConfigAnnotation),
+			shortened(string(original)), "the merge patch cannot be applied: "+err.Error())}
+	}
+	var next appsv1.DaemonSet
+	if err := json.Unmarshal(patched, &next); err != nil {
+		return nil, field.ErrorList{field.InternalError(nil, err)}
+	}
+	return Update(stored, &next, opts)
+}
+
+// configuration is the JSON kubectl sends: original without the last-applied annotation,
+// annotated with it set to original.
+type configuration struct {
+	original, annotated []byte
+}
+
+// modifiedConfiguration returns manifest as kubectl encodes it (pkg/util GetModifiedConfiguration):
+// its JSON without the last-applied annotation, then with the annotation set to that JSON.
+func modifiedConfiguration(manifest *appsv1.DaemonSet) (configuration, error) {
+	ds := manifest.DeepCopy()
+	delete(ds.Annotations, v1.LastAppliedConfigAnnotation)
+	original, err := sparseJSON(ds)
+	if err != nil {
+		return configuration{}, err
+	}
+	ds.Annotations = withLastApplied(ds.Annotations, original)
+	annotated, err := sparseJSON(ds)
+	return configuration{original, annotated}, err
+}
+
+// sparseJSON returns the JSON of ds without what encoding the typed object adds to a file that
+// does not hold it: the status and null creationTimestamps. Keys are sorted, as kubectl's
+// unstructured encoding sorts them.
+func sparseJSON(ds *appsv1.DaemonSet) ([]byte, error) {
+	b, err := json.Marshal(ds)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	delete(m, "status")
+	dropNullTimestamp(m)
+	if spec, ok := m["spec"].(map[string]any); ok {
+		if tmpl, ok := spec["template"].(map[string]any); ok {
+			dropNullTimestamp(tmpl)
+		}
+	}
+	return json.Marshal(m)
+}
+
+func dropNullTimestamp(obj map[string]any) {
+	meta, ok := obj["metadata"].(map[string]any)
+	if !ok {
+		return
+	}
+	if v, ok := meta["creationTimestamp"]; ok && v == nil {
+		delete(meta, "creationTimestamp")
+	}
+	if len(meta) == 0 {
+		delete(obj, "metadata")
+	}
+}
+
+// withLastApplied returns a copy of annotations with the last-applied annotation set to config.
+func withLastApplied(annotations map[string]string, config []byte) map[string]string {
+	out := make(map[string]string, len(annotations)+1)
+	for k, v := range annotations {
+		out[k] = v
+	}
+	out[v1.LastAppliedConfigAnnotation] = string(config)
+	return out
+}
+
+// shortened cuts a long annotation for a message.
+func shortened(s string) string {
+	if len(s) > 80 {
+		return s[:77] + "..."
+	}
+	return s
+}
