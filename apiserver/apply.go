@@ -106,8 +106,9 @@ func modifiedConfiguration(manifest *appsv1.DaemonSet) (configuration, error) {
 }
 
 // sparseJSON returns the JSON of ds without what encoding the typed object adds to a file that
-// does not hold it: the status and null creationTimestamps. Keys are sorted, as kubectl's
-// unstructured encoding sorts them.
+// does not hold it: the status, null creationTimestamps and the empty objects of struct fields
+// (an empty updateStrategy, a container's empty resources), which decode as if absent. Keys
+// are sorted, as kubectl's unstructured encoding sorts them.
 func sparseJSON(ds *appsv1.DaemonSet) ([]byte, error) {
 	b, err := json.Marshal(ds)
 	if err != nil {
@@ -118,25 +119,50 @@ func sparseJSON(ds *appsv1.DaemonSet) ([]byte, error) {
 		return nil, err
 	}
 	delete(m, "status")
-	dropNullTimestamp(m)
-	if spec, ok := m["spec"].(map[string]any); ok {
-		if tmpl, ok := spec["template"].(map[string]any); ok {
-			dropNullTimestamp(tmpl)
-		}
+	for _, path := range typedOnly {
+		drop(m, path)
 	}
 	return json.Marshal(m)
 }
 
-func dropNullTimestamp(obj map[string]any) {
-	meta, ok := obj["metadata"].(map[string]any)
-	if !ok {
-		return
-	}
-	if v, ok := meta["creationTimestamp"]; ok && v == nil {
-		delete(meta, "creationTimestamp")
-	}
-	if len(meta) == 0 {
-		delete(obj, "metadata")
+// typedOnly are the paths where the typed encoding writes a null or an empty object for a field
+// the file did not set: non-pointer structs without omitempty effect, and metav1.Time.
+var typedOnly = [][]string{
+	{"metadata", "creationTimestamp"},
+	{"metadata"},
+	{"spec", "updateStrategy"},
+	{"spec", "template", "metadata", "creationTimestamp"},
+	{"spec", "template", "metadata"},
+	{"spec", "template", "spec", "containers", "*", "resources"},
+	{"spec", "template", "spec", "initContainers", "*", "resources"},
+	{"spec", "template", "spec", "ephemeralContainers", "*", "resources"},
+	{"spec", "template", "spec", "volumes", "*", "ephemeral", "volumeClaimTemplate", "metadata", "creationTimestamp"},
+	{"spec", "template", "spec", "volumes", "*", "ephemeral", "volumeClaimTemplate", "metadata"},
+	{"spec", "template", "spec", "volumes", "*", "ephemeral", "volumeClaimTemplate", "spec", "resources"},
+}
+
+// drop removes the value at path from v when it is null or an empty object; "*" stands for
+// every element of a list.
+func drop(v any, path []string) {
+	switch v := v.(type) {
+	case []any:
+		if path[0] == "*" {
+			for _, e := range v {
+				drop(e, path[1:])
+			}
+		}
+	case map[string]any:
+		child, ok := v[path[0]]
+		if !ok {
+			return
+		}
+		if len(path) > 1 {
+			drop(child, path[1:])
+			return
+		}
+		if o, isObject := child.(map[string]any); child == nil || isObject && len(o) == 0 {
+			delete(v, path[0])
+		}
 	}
 }
 

@@ -51,7 +51,7 @@ func edit(t *testing.T, f func(ds *appsv1.DaemonSet)) *appsv1.DaemonSet {
 }
 
 // Apply is kubectl's client-side apply followed by the DaemonSet strategy and its validation
-// (D-17).
+// (D-14).
 func TestApply(t *testing.T) {
 	t.Parallel()
 	restarted := stored(t)
@@ -158,7 +158,7 @@ func TestApplyCreates(t *testing.T) {
 	require.Zero(t, got.Status.NumberReady)
 	require.JSONEq(t, `{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"generation":7,"labels":{"app":"agent"},"name":"agent","namespace":"kube-system"},`+
 		`"spec":{"selector":{"matchLabels":{"app":"agent"}},"template":{"metadata":{"labels":{"app":"agent"}},`+
-		`"spec":{"containers":[{"image":"agent:1","name":"agent","resources":{}}],"nodeSelector":{"disk":"ssd"}}},"updateStrategy":{}}}`,
+		`"spec":{"containers":[{"image":"agent:1","name":"agent"}],"nodeSelector":{"disk":"ssd"}}}}}`,
 		got.Annotations[v1.LastAppliedConfigAnnotation])
 	require.Equal(t, appsv1.RollingUpdateDaemonSetStrategyType, got.Spec.UpdateStrategy.Type)
 	require.Equal(t, v1.RestartPolicyAlways, got.Spec.Template.Spec.RestartPolicy, "pod template defaults")

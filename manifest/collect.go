@@ -38,10 +38,12 @@ type collector struct {
 	uids       []Warning
 	newApplied []Warning // Apply DaemonSets the other inputs do not hold
 
-	applying  bool                         // the input being read is an Apply input
-	applied   []located[*appsv1.DaemonSet] // the DaemonSets of Apply inputs, in input order
-	skipIndex map[[2]string]int            // apiVersion and kind to their index in skipped
-	unkIndex  map[[2]string]int            // kind and field pattern to their index in unknown
+	applying       bool                         // the input being read is an Apply input
+	applyNamespace string                       // its Input.Namespace
+	applySkips     appliedSkips                 // its objects that are not DaemonSets
+	applied        []located[*appsv1.DaemonSet] // the DaemonSets of Apply inputs, in input order
+	skipIndex      map[[2]string]int            // apiVersion and kind to their index in skipped
+	unkIndex       map[[2]string]int            // kind and field pattern to their index in unknown
 }
 
 func newCollector(opts Options) *collector {

@@ -103,10 +103,15 @@ type Input struct {
 	Path   string
 	Reader io.Reader
 	// Apply marks an input of DaemonSet manifests applied over the other inputs, as `kubectl
-	// diff` shows what `kubectl apply` would store (D-14): each replaces the spec of the
-	// DaemonSet of the same namespace and name, keeping its identity and status, or is added
-	// when there is none. Other kinds are an error in such an input.
+	// apply` would have the API server store them (D-14, [apiserver.Apply]): each is merged
+	// into the DaemonSet of the same namespace and name, or created when there is none; a
+	// change the API server would refuse is an error. Other kinds in such an input (the
+	// ServiceAccount and RBAC objects of a bundle) are skipped with a [WarningSkippedKind]
+	// warning.
 	Apply bool
+	// Namespace is the namespace of the DaemonSets of an Apply input that have none, as
+	// `kubectl apply -n NAMESPACE` gives it; "" leaves them to [DefaultNamespace].
+	Namespace string
 }
 
 // Read reads one stream of manifests: YAML or JSON, several documents, lists (kind: List as
@@ -157,7 +162,8 @@ func ReadInputs(inputs []Input, opts Options) (*Result, error) {
 			return nil, err
 		}
 		left -= n
-		in.applying = input.Apply
+		in.applying, in.applyNamespace = input.Apply, input.Namespace
+		in.applySkips = appliedSkips{warning: -1}
 		err = in.readOpened(name, o)
 		if o.file != nil {
 			o.file.Close()

@@ -32,6 +32,7 @@ var exampleCluster []byte
 type inputs struct {
 	files     fileList
 	apply     fileList // DaemonSet manifests laid over the files (D-14)
+	namespace string   // -n: the namespace of the DaemonSets of apply without one, as kubectl apply -n
 	recursive bool     // -R: the subdirectories of a directory too
 	example   bool
 }
@@ -174,7 +175,9 @@ func load(in inputs, stdin io.Reader, stderr io.Writer, opts manifest.Options) (
 		default:
 			input = manifest.Input{Path: f}
 		}
-		input.Apply = i >= len(main)
+		if input.Apply = i >= len(main); input.Apply {
+			input.Namespace = in.namespace
+		}
 		ins = append(ins, input)
 	}
 	defer readmemory.Set(inputBytes(ins), os.Getenv)()

@@ -65,6 +65,7 @@ is made over the whole snapshot either way.
 		}
 		// A command has the machine to itself: every core shares the decoding, and each plan's
 		// nodes and pods.
+		src.namespace = ns.namespace
 		in, err := load(src, e.stdin, e.stderr, lean(reading.options(mode, runtime.GOMAXPROCS(0))))
 		if err != nil {
 			return err

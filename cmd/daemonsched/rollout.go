@@ -110,6 +110,7 @@ func loadAt(dsName string, ns namespaceFlags, src inputs, now timeFlag, reading 
 	if err != nil {
 		return nil, err
 	}
+	src.namespace = ns.namespace
 	in, err := load(src, stdin, stderr, reading.options(mode, runtime.GOMAXPROCS(0)))
 	if err != nil {
 		return nil, err
