@@ -96,12 +96,14 @@ type configuration struct {
 func modifiedConfiguration(manifest *appsv1.DaemonSet) (configuration, error) {
 	ds := manifest.DeepCopy()
 	delete(ds.Annotations, v1.LastAppliedConfigAnnotation)
-	original, err := sparseJSON(ds)
+	// kubectl sets the annotations it took the last-applied one from back, an empty map
+	// included, so the recorded configuration always has metadata.annotations.
+	original, err := sparseJSON(ds, true)
 	if err != nil {
 		return configuration{}, err
 	}
 	ds.Annotations = withLastApplied(ds.Annotations, original)
-	annotated, err := sparseJSON(ds)
+	annotated, err := sparseJSON(ds, false)
 	return configuration{original, annotated}, err
 }
 
@@ -109,7 +111,7 @@ func modifiedConfiguration(manifest *appsv1.DaemonSet) (configuration, error) {
 // does not hold it: the status, null creationTimestamps and the empty objects of struct fields
 // (an empty updateStrategy, a container's empty resources), which decode as if absent. Keys
 // are sorted, as kubectl's unstructured encoding sorts them.
-func sparseJSON(ds *appsv1.DaemonSet) ([]byte, error) {
+func sparseJSON(ds *appsv1.DaemonSet, withAnnotations bool) ([]byte, error) {
 	b, err := json.Marshal(ds)
 	if err != nil {
 		return nil, err
@@ -121,6 +123,16 @@ func sparseJSON(ds *appsv1.DaemonSet) ([]byte, error) {
 	delete(m, "status")
 	for _, path := range typedOnly {
 		drop(m, path)
+	}
+	if withAnnotations {
+		meta, ok := m["metadata"].(map[string]any)
+		if !ok {
+			meta = map[string]any{}
+			m["metadata"] = meta
+		}
+		if _, ok := meta["annotations"]; !ok {
+			meta["annotations"] = map[string]any{}
+		}
 	}
 	return json.Marshal(m)
 }

@@ -156,7 +156,7 @@ func TestApplyCreates(t *testing.T) {
 	require.EqualValues(t, 1, got.Generation)
 	require.Equal(t, "1", got.Annotations[appsv1.DeprecatedTemplateGeneration])
 	require.Zero(t, got.Status.NumberReady)
-	require.JSONEq(t, `{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"generation":7,"labels":{"app":"agent"},"name":"agent","namespace":"kube-system"},`+
+	require.JSONEq(t, `{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"annotations":{},"generation":7,"labels":{"app":"agent"},"name":"agent","namespace":"kube-system"},`+
 		`"spec":{"selector":{"matchLabels":{"app":"agent"}},"template":{"metadata":{"labels":{"app":"agent"}},`+
 		`"spec":{"containers":[{"image":"agent:1","name":"agent"}],"nodeSelector":{"disk":"ssd"}}}}}`,
 		got.Annotations[v1.LastAppliedConfigAnnotation])
