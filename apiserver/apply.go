@@ -110,7 +110,8 @@ func modifiedConfiguration(manifest *appsv1.DaemonSet) (configuration, error) {
 // sparseJSON returns the JSON of ds without what encoding the typed object adds to a file that
 // does not hold it: the status, null creationTimestamps and the empty objects of struct fields
 // (an empty updateStrategy, a container's empty resources), which decode as if absent. Keys
-// are sorted, as kubectl's unstructured encoding sorts them.
+// are sorted and a newline ends it, as kubectl's unstructured encoding writes it. With
+// withAnnotations, metadata.annotations is there even when empty.
 func sparseJSON(ds *appsv1.DaemonSet, withAnnotations bool) ([]byte, error) {
 	b, err := json.Marshal(ds)
 	if err != nil {
@@ -134,7 +135,9 @@ func sparseJSON(ds *appsv1.DaemonSet, withAnnotations bool) ([]byte, error) {
 			meta["annotations"] = map[string]any{}
 		}
 	}
-	return json.Marshal(m)
+	b, err = json.Marshal(m)
+	// kubectl's encoder (a json.Encoder) ends the JSON with a newline.
+	return append(b, '\n'), err
 }
 
 // typedOnly are the paths where the typed encoding writes a null or an empty object for a field

@@ -36,7 +36,7 @@ spec:
 // lastApplied is agentManifest as kubectl records it.
 const lastApplied = `{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"annotations":{},"name":"agent","namespace":"kube-system"},` +
 	`"spec":{"selector":{"matchLabels":{"app":"agent"}},"template":{"metadata":{"labels":{"app":"agent"}},"spec":{"containers":[{"env":[{"name":"GREETING","value":"fish \u0026 chips \u003cb\u003e"}],` +
-	`"image":"registry.example.com/agent:1.0","name":"agent","resources":{"limits":{"memory":"200Mi"},"requests":{"cpu":"100m","memory":"200Mi"}}}],"priorityClassName":"system-node-critical"}}}}`
+	`"image":"registry.example.com/agent:1.0","name":"agent","resources":{"limits":{"memory":"200Mi"},"requests":{"cpu":"100m","memory":"200Mi"}}}],"priorityClassName":"system-node-critical"}}}}` + "\n"
 
 // restartedDump is testdata/apply-over-dump/dump.yaml after `kubectl rollout restart`: the
 // stored template carries kubectl.kubernetes.io/restartedAt, its last applied configuration
@@ -48,7 +48,7 @@ func restartedDump(t *testing.T) string {
 	s := string(dump)
 	for _, r := range []struct{ old, new string }{
 		{"      deprecated.daemonset.template.generation: \"1\"\n    creationTimestamp: \"2026-02-01T09:59:59Z\"",
-			"      deprecated.daemonset.template.generation: \"2\"\n      kubectl.kubernetes.io/last-applied-configuration: '" + lastApplied + "'\n    creationTimestamp: \"2026-02-01T09:59:59Z\""},
+			"      deprecated.daemonset.template.generation: \"2\"\n      kubectl.kubernetes.io/last-applied-configuration: |\n        " + lastApplied + "    creationTimestamp: \"2026-02-01T09:59:59Z\""},
 		{"    template:\n      metadata:\n        creationTimestamp: null\n        labels:",
 			"    template:\n      metadata:\n        annotations:\n          kubectl.kubernetes.io/restartedAt: \"2026-03-01T08:00:00Z\"\n        creationTimestamp: null\n        labels:"},
 	} {
