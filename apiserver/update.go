@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -16,7 +17,7 @@ import (
 type Options struct {
 	// SkipTemplateDefaults leaves the pod template as given instead of applying the API
 	// server's pod defaults to it ([daemonset.WithTemplateDefaults], DFLT-3). For callers whose
-	// stored objects were read without them (manifest.Options.PodTemplateDefaults off, as the
+	// stored objects were read without them (manifest.DefaultPodTemplate skipped, as the
 	// conformance corpus is read), so that an unchanged template stays unchanged.
 	SkipTemplateDefaults bool
 	// TolerationComparisonOperators is the feature gate of the Lt and Gt toleration operators
@@ -55,7 +56,9 @@ func Create(ds *appsv1.DaemonSet, opts Options) (*appsv1.DaemonSet, field.ErrorL
 // messages, sorted by path. stored is taken as the API server holds it (a kubectl dump is so).
 //
 // As the v1.36 apps/v1 DaemonSet strategy (pkg/registry/apps/daemonset: PrepareForUpdate,
-// ValidateUpdate) and the generic update (rest.BeforeUpdate): the defaults are applied to ds;
+// ValidateUpdate) and the generic update (rest.BeforeUpdate): the defaults are applied to ds
+// (and a nil maxUnavailable or maxSurge of an OnDelete strategy's rollingUpdate is 0, as
+// the round trip through the internal type stores it);
 // the status, metadata.generation, the template generation and creationTimestamp are
 // stored's, and an empty uid is stored's; a spec change moves metadata.generation on by one,
 // and a template change moves the template generation on by one too. Then ds is validated as a
@@ -90,11 +93,11 @@ func Update(stored, ds *appsv1.DaemonSet, opts Options) (*appsv1.DaemonSet, fiel
 		out.CreationTimestamp = stored.CreationTimestamp
 	}
 	newGen := oldGen
-	switch {
-	case !equality.Semantic.DeepEqual(stored.Spec.Template, out.Spec.Template):
+	switch old := asConverted(stored); {
+	case !equality.Semantic.DeepEqual(old.Spec.Template, out.Spec.Template):
 		newGen++
 		out.Generation++
-	case !equality.Semantic.DeepEqual(stored.Spec, out.Spec):
+	case !equality.Semantic.DeepEqual(old.Spec, out.Spec):
 		out.Generation++
 	}
 	if _, ok := stored.Annotations[appsv1.DeprecatedTemplateGeneration]; ok || newGen != 0 {
@@ -119,13 +122,42 @@ func Update(stored, ds *appsv1.DaemonSet, opts Options) (*appsv1.DaemonSet, fiel
 	return out, nil
 }
 
-// defaulted returns a copy of ds with the API server's defaults.
+// defaulted returns a copy of ds with the API server's defaults, as converted to the internal
+// type and back.
 func defaulted(ds *appsv1.DaemonSet, opts Options) *appsv1.DaemonSet {
 	out := daemonset.WithDefaults(ds)
 	if !opts.SkipTemplateDefaults {
 		out = daemonset.WithTemplateDefaults(out)
 	}
+	converted(out)
 	return out
+}
+
+// converted sets in ds, which it owns, what the round trip through the internal type stores:
+// there maxUnavailable and maxSurge are values, so a nil one of a rollingUpdate that is set
+// (an OnDelete strategy's, which is not defaulted) comes back as the integer 0.
+func converted(ds *appsv1.DaemonSet) {
+	ru := ds.Spec.UpdateStrategy.RollingUpdate
+	if ru == nil {
+		return
+	}
+	zero := intstr.FromInt32(0)
+	if ru.MaxUnavailable == nil {
+		ru.MaxUnavailable = &zero
+	}
+	if ru.MaxSurge == nil {
+		ru.MaxSurge = &zero
+	}
+}
+
+// asConverted returns stored as the API server compares it: a copy when the round trip through
+// the internal type changes it.
+func asConverted(stored *appsv1.DaemonSet) *appsv1.DaemonSet {
+	if ru := stored.Spec.UpdateStrategy.RollingUpdate; ru != nil && (ru.MaxUnavailable == nil || ru.MaxSurge == nil) {
+		stored = stored.DeepCopy()
+		converted(stored)
+	}
+	return stored
 }
 
 // templateGeneration returns the template generation ds carries in its annotation, 0 without
