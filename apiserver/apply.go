@@ -27,7 +27,10 @@ import (
 // The annotation holds the JSON of manifest as decoded into [appsv1.DaemonSet], without its
 // status and null creationTimestamps: the fields of the file, but not its bytes, which kubectl
 // keeps (fields the v1.36 types do not know are not sent, where kubectl would have the API
-// server refuse them).
+// server refuse them). A zero the file spells out in a field the type leaves out when zero
+// (minReadySeconds: 0) is not sent either, where kubectl sends it: the stored object differs
+// only when the last applied configuration lacks that field and stored holds another value,
+// which is kept. internal/upstreamtest checks the rest against kubectl and the API server.
 //
 // Server-side apply (`kubectl apply --server-side`) is not modelled: there the API server
 // merges by field ownership (metadata.managedFields) instead of the annotation. The stored

@@ -220,13 +220,13 @@ spec:
 			got, err := manifest.ReadInputs([]manifest.Input{
 				{Name: "live.yaml", Data: []byte(stored)},
 				{Name: "applied.yaml", Data: []byte(tt.applied), Apply: true},
-			}, manifest.Options{PodTemplateDefaults: true})
+			}, manifest.Options{})
 			if tt.wantErr != "" {
 				require.EqualError(t, err, tt.wantErr)
 				return
 			}
 			require.NoError(t, err)
-			live, err := manifest.ReadInputs([]manifest.Input{{Name: "live.yaml", Data: []byte(stored)}}, manifest.Options{PodTemplateDefaults: true})
+			live, err := manifest.ReadInputs([]manifest.Input{{Name: "live.yaml", Data: []byte(stored)}}, manifest.Options{})
 			require.NoError(t, err)
 			if diff := cmp.Diff(live.Snapshot.DaemonSets, got.Snapshot.DaemonSets); diff != "" {
 				t.Errorf("applied (-live +applied):\n%s", diff)

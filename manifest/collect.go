@@ -208,7 +208,7 @@ func defaulted(ds *appsv1.DaemonSet, opts Options) *appsv1.DaemonSet {
 	if opts.applies(DefaultDaemonSetFields) {
 		ds = daemonset.WithDefaults(ds)
 	}
-	if opts.PodTemplateDefaults {
+	if opts.applies(DefaultPodTemplate) {
 		ds = daemonset.WithTemplateDefaults(ds)
 	}
 	return ds

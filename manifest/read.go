@@ -22,10 +22,17 @@ const (
 	// name, the same on every read, with a [WarningDerivedUID] warning (D-5). Pods belong to it
 	// only if their ownerReferences carry that uid.
 	DefaultUID
+	// DefaultPodTemplate gives every DaemonSet's pod template the pod defaults of the API
+	// server and drops its empty lists and maps, as the stored object comes back
+	// ([daemonset.WithTemplateDefaults], DFLT-3, D-4), so that the revision hash of a
+	// hand-written manifest is the one the cluster computes; a kubectl dump is already so.
+	// Skip it to read templates as written, as the conformance corpus is read.
+	DefaultPodTemplate
 )
 
-// Options says how Read reads. The zero value reads as the daemonsched command does, on one
-// goroutine (the command sets Workers to the number of CPUs).
+// Options says how Read reads. The zero value reads as the daemonsched command does, every
+// default applied (pod-template defaults included, so a hand-written manifest hashes as the
+// cluster hashes it), on one goroutine (the command sets Workers to the number of CPUs).
 type Options struct {
 	// StrictFields makes a field the v1.36 API types do not have an error; otherwise it is a
 	// [WarningUnknownField] warning and the field is dropped, as every v1.36 client (the
@@ -36,15 +43,11 @@ type Options struct {
 	// a word) and leaves it a warning in objects read from the API server, which may come from
 	// a newer Kubernetes. StrictFields makes it an error everywhere.
 	StrictHandWritten bool
-	// SkipDefaults lists the defaults not to apply; the zero value applies all of them.
+	// SkipDefaults lists the defaults not to apply; the zero value applies all of them. (The
+	// pod-template defaults, [DefaultPodTemplate], were an opt-in PodTemplateDefaults field,
+	// off in the zero value: the zero value then hashed a hand-written manifest unlike the
+	// cluster and unlike the command.)
 	SkipDefaults Defaults
-	// PodTemplateDefaults gives every DaemonSet's pod template the pod defaults of the API
-	// server and drops its empty lists and maps, as the stored object comes back
-	// ([daemonset.WithTemplateDefaults], DFLT-3, D-4), so that the revision hash of a
-	// hand-written manifest is the one the cluster computes; a kubectl dump is already so. The
-	// daemonsched command sets it. It is off in the zero value, which reads templates as
-	// written, as the conformance corpus is read.
-	PodTemplateDefaults bool
 	// Workers is how many goroutines share the decoding of the documents of an input and of the
 	// items of a list; 0 and 1 mean the calling goroutine only. The result, and the error, are
 	// the same whatever the number. Negative panics.

@@ -252,8 +252,7 @@ const (
 
 // options returns the manifest options of the flags, reading on workers goroutines.
 func (r *readFlags) options(mode strictness, workers int) manifest.Options {
-	return manifest.Options{StrictFields: mode == strictAll, StrictHandWritten: mode == strictHandWritten, Workers: workers, Limits: r.limits, WarnInvalidObjects: r.warnInvalid,
-		PodTemplateDefaults: true}
+	return manifest.Options{StrictFields: mode == strictAll, StrictHandWritten: mode == strictHandWritten, Workers: workers, Limits: r.limits, WarnInvalidObjects: r.warnInvalid}
 }
 
 // lean returns o with manifest's lean reading (D-16): nodes and pods keep only what the plan

@@ -437,10 +437,9 @@ func settles(ds *appsv1.DaemonSet) error {
 // namespace, as kubectl apply -n puts it. Reading warnings are returned to print.
 func loadTemplate(file string, l *loaded, dsName string, ns namespaceFlags, reading *readFlags) (*appsv1.DaemonSet, problemList, error) {
 	opts := reading.options(l.mode, 1)
-	templateDefaults := opts.PodTemplateDefaults
+	templateDefaults := opts.SkipDefaults&manifest.DefaultPodTemplate == 0
 	// As written: the defaults are the API server's to apply, after the merge.
-	opts.SkipDefaults |= manifest.DefaultUID | manifest.DefaultDaemonSetFields | manifest.DefaultNamespace
-	opts.PodTemplateDefaults = false
+	opts.SkipDefaults |= manifest.DefaultUID | manifest.DefaultDaemonSetFields | manifest.DefaultNamespace | manifest.DefaultPodTemplate
 	t, err := load(inputs{files: fileList{file}}, nil, io.Discard, opts)
 	if err != nil {
 		return nil, nil, err
