@@ -80,6 +80,7 @@ suggestion.
 		if err != nil {
 			return usagef("--pod wants NAME or NAMESPACE/NAME, got %q", podName)
 		}
+		src.namespace = ns.namespace
 		in, err := load(src, e.stdin, e.stderr, lean(reading.options(mode, runtime.GOMAXPROCS(0))))
 		if err != nil {
 			return err
