@@ -58,7 +58,8 @@ func (c *Case) expectations() [][]Expected {
 	return append([][]Expected{c.Expected}, c.Alternatives...)
 }
 
-// Snapshot reads the case's objects as the CLI reads manifests (manifest.Read): DaemonSets get
+// Snapshot reads the case's objects as the CLI reads manifests (manifest.Read) but for pod
+// templates, read as written (manifest.DefaultPodTemplate skipped): DaemonSets get
 // the API server's DaemonSet-level defaults (D-4, DFLT-1, DFLT-2), objects without a namespace
 // are in "default" (D-5). An implementation in another language reads them the same way.
 func (c *Case) Snapshot() (daemonset.Snapshot, error) {
@@ -66,7 +67,7 @@ func (c *Case) Snapshot() (daemonset.Snapshot, error) {
 	if err != nil {
 		return daemonset.Snapshot{}, err
 	}
-	res, err := manifest.Read(c.Name, bytes.NewReader(list), manifest.Options{})
+	res, err := manifest.Read(c.Name, bytes.NewReader(list), manifest.Options{SkipDefaults: manifest.DefaultPodTemplate})
 	if err != nil {
 		return daemonset.Snapshot{}, err
 	}

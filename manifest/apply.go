@@ -6,28 +6,70 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
+	"github.com/daemonsched/daemonsched/apiserver"
 	"github.com/daemonsched/daemonsched/internal/printable"
 	appsv1 "k8s.io/api/apps/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 )
 
-// addApplied keeps a DaemonSet of an input marked [Input.Apply]; other kinds are refused there.
+// addApplied keeps a DaemonSet of an input marked [Input.Apply], in the namespace of the input
+// when it has none, as `kubectl apply -n` does. Other kinds are skipped, as a bundle of a
+// DaemonSet with its ServiceAccount and ClusterRole holds them, with one counted warning per
+// kind.
 func (in *collector) addApplied(d decoded) error {
 	ds, ok := d.obj.(*appsv1.DaemonSet)
 	if !ok {
-		return fmt.Errorf("%s: only DaemonSets can be applied over the other inputs", d.where())
+		in.skipApplied(d)
+		return nil
+	}
+	if d.tn.Metadata.Namespace == "" && in.applyNamespace != "" {
+		ds.Namespace = in.applyNamespace // the decoded object is the collector's own
 	}
 	in.applied = append(in.applied, located[*appsv1.DaemonSet]{ds, d.src})
 	return nil
 }
 
-// overlay applies the DaemonSets of the Apply inputs over those of the others, as `kubectl
-// diff` shows what `kubectl apply` would store (D-14): a DaemonSet of the same namespace and name
-// keeps its uid, creationTimestamp, resourceVersion and status, takes the applied spec whole,
-// merges the applied labels and annotations over its own, and moves to the next generation when
-// the spec changes; a DaemonSet the others do not hold is added as a new one. Two applied
-// DaemonSets of one name are an error.
+// appliedSkips counts the objects of one Apply input that are not DaemonSets, by kind in the
+// order first seen, for the one warning that input gets.
+type appliedSkips struct {
+	warning int // index in collector.skipped; -1 before the first
+	kinds   []string
+	counts  []int
+}
+
+// skipApplied counts an object of an Apply input that is not a DaemonSet in the one warning of
+// that input, which names the first such object and counts them by kind.
+func (in *collector) skipApplied(d decoded) {
+	sk := &in.applySkips
+	if d.tn.Metadata.Namespace == "" && d.namespace != "" && in.applyNamespace != "" {
+		d.namespace = in.applyNamespace
+	}
+	if sk.warning < 0 {
+		sk.warning = len(in.skipped)
+		in.skipped = append(in.skipped, d.warning(WarningSkippedKind, "", ""))
+	} else {
+		in.skipped[sk.warning].More++
+	}
+	kind := printable.Quote(d.tn.Kind)
+	if i := slices.Index(sk.kinds, kind); i >= 0 {
+		sk.counts[i]++
+	} else {
+		sk.kinds, sk.counts = append(sk.kinds, kind), append(sk.counts, 1)
+	}
+	parts := make([]string, len(sk.kinds))
+	for i, k := range sk.kinds {
+		parts[i] = strconv.Itoa(sk.counts[i]) + " " + k
+	}
+	in.skipped[sk.warning].Message = "skipped: only the DaemonSets of an applied input are applied, not " + strings.Join(parts, ", ")
+}
+
+// overlay applies the DaemonSets of the Apply inputs over those of the others as `kubectl
+// apply` (client-side) would have the API server store them ([apiserver.Apply], D-14): the
+// three-way merge with the stored DaemonSet's last-applied configuration, the defaults, the
+// update validation and the generation bumps; a DaemonSet the others do not hold is created.
+// A change the API server would refuse is an error with its paths and messages; so are two
+// applied DaemonSets of one name.
 func (in *collector) overlay() error {
 	if err := duplicates(in.applied, func(d *appsv1.DaemonSet) string { return d.Namespace + "/" + d.Name }, "DaemonSet"); err != nil {
 		return err
@@ -36,67 +78,35 @@ func (in *collector) overlay() error {
 	for i, d := range in.daemonSets {
 		live[[2]string{d.obj.Namespace, d.obj.Name}] = i
 	}
+	opts := apiserver.Options{SkipTemplateDefaults: !in.opts.applies(DefaultPodTemplate)}
 	for _, a := range in.applied {
+		var stored *appsv1.DaemonSet
 		i, ok := live[[2]string{a.obj.Namespace, a.obj.Name}]
-		if !ok {
-			in.newApplied = append(in.newApplied, Warning{
-				Reason: WarningAppliedNew, Source: a.src, APIVersion: a.obj.APIVersion, Kind: "DaemonSet",
-				Namespace: a.obj.Namespace, Name: a.obj.Name,
-				Message: "not in the input; planned as new" + closestLive(a.obj, slices.Collect(maps.Keys(live))),
-			})
-			in.daemonSets = append(in.daemonSets, located[*appsv1.DaemonSet]{created(a.obj), a.src})
+		if ok {
+			// The API server holds it defaulted.
+			stored = defaulted(in.daemonSets[i].obj, in.opts)
+		}
+		merged, errs := apiserver.Apply(stored, a.obj, opts)
+		if len(errs) > 0 {
+			verb := "update"
+			if !ok {
+				verb = "create"
+			}
+			return fmt.Errorf("%v: DaemonSet %s/%s: the API server would refuse this %s: %w", a.src,
+				printable.Quote(a.obj.Namespace), printable.Quote(a.obj.Name), verb, errs.ToAggregate())
+		}
+		if ok {
+			in.daemonSets[i] = located[*appsv1.DaemonSet]{merged, a.src}
 			continue
 		}
-		merged, err := applyOver(in.daemonSets[i].obj, a.obj, in.opts)
-		if err != nil {
-			return fmt.Errorf("%v: DaemonSet %s/%s: %w", a.src, printable.Quote(a.obj.Namespace), printable.Quote(a.obj.Name), err)
-		}
-		in.daemonSets[i] = located[*appsv1.DaemonSet]{merged, a.src}
+		in.newApplied = append(in.newApplied, Warning{
+			Reason: WarningAppliedNew, Source: a.src, APIVersion: a.obj.APIVersion, Kind: "DaemonSet",
+			Namespace: a.obj.Namespace, Name: a.obj.Name,
+			Message: "not in the input; planned as new" + closestLive(a.obj, slices.Collect(maps.Keys(live))),
+		})
+		in.daemonSets = append(in.daemonSets, located[*appsv1.DaemonSet]{merged, a.src})
 	}
 	return nil
-}
-
-// applyOver returns live with the spec of applied and their labels and annotations merged
-// (applied's win); neither is modified. Both are defaulted as opts says before their specs are
-// compared.
-func applyOver(live, applied *appsv1.DaemonSet, opts Options) (*appsv1.DaemonSet, error) {
-	if applied.UID != "" && applied.UID != live.UID {
-		return nil, fmt.Errorf("metadata.uid: %s is not the uid of the DaemonSet it is applied over (%s)", applied.UID, live.UID)
-	}
-	live, spec := defaulted(live, opts), defaulted(applied, opts)
-	out := live.DeepCopy()
-	out.Spec = *spec.Spec.DeepCopy()
-	out.Labels = mergeStrings(live.Labels, applied.Labels)
-	out.Annotations = mergeStrings(live.Annotations, applied.Annotations)
-	// An update cannot set the template generation: it stays the live one, and moves on with
-	// the generation when the template changes.
-	templateGeneration, _ := strconv.ParseInt(live.Annotations[appsv1.DeprecatedTemplateGeneration], 10, 64)
-	switch {
-	case !equality.Semantic.DeepEqual(live.Spec.Template, out.Spec.Template):
-		templateGeneration++
-		out.Generation = live.Generation + 1
-	case !equality.Semantic.DeepEqual(live.Spec, out.Spec):
-		out.Generation = live.Generation + 1
-	}
-	delete(out.Annotations, appsv1.DeprecatedTemplateGeneration)
-	if templateGeneration > 0 {
-		// Neither object may have had annotations.
-		out.Annotations = mergeStrings(out.Annotations, map[string]string{appsv1.DeprecatedTemplateGeneration: strconv.FormatInt(templateGeneration, 10)})
-	}
-	return out, nil
-}
-
-// created returns ds as the API server creates it: at generation 1 and template generation 1
-// unless it says otherwise. ds is not modified.
-func created(ds *appsv1.DaemonSet) *appsv1.DaemonSet {
-	out := ds.DeepCopy()
-	if out.Generation == 0 {
-		out.Generation = 1
-	}
-	if _, ok := out.Annotations[appsv1.DeprecatedTemplateGeneration]; !ok {
-		out.Annotations = mergeStrings(out.Annotations, map[string]string{appsv1.DeprecatedTemplateGeneration: "1"})
-	}
-	return out
 }
 
 // mergeStrings returns a copy of a with b's entries added over it; nil when both are empty.

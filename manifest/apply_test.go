@@ -5,8 +5,10 @@ import (
 	"testing"
 
 	"github.com/daemonsched/daemonsched/manifest"
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
 )
 
 const liveAgent = `apiVersion: apps/v1
@@ -28,9 +30,10 @@ spec:
 status: {desiredNumberScheduled: 2, observedGeneration: 4}
 `
 
-// An applied DaemonSet replaces the live spec whole, merges its labels and annotations over the
-// live ones and keeps the live identity and status; the generation moves on with a spec
-// change and the template generation with a template change only (D-14).
+// An applied DaemonSet is merged into the live one as kubectl apply merges it (the live object
+// has no last-applied configuration, so nothing is removed): its labels and annotations over
+// the live ones, the live identity and status kept; the generation moves on with a spec change
+// and the template generation with a template change only (D-14).
 func TestApplyOverlaysTheLiveDaemonSet(t *testing.T) {
 	t.Parallel()
 	applied := func(minReady, image string) string {
@@ -75,6 +78,8 @@ spec:
 			require.EqualValues(t, 2, ds.Status.DesiredNumberScheduled)
 			require.Equal(t, tt.wantGeneration, ds.Generation)
 			require.Equal(t, map[string]string{"app": "agent", "tier": "infra"}, ds.Labels)
+			require.Contains(t, ds.Annotations, v1.LastAppliedConfigAnnotation, "kubectl records what it applied")
+			delete(ds.Annotations, v1.LastAppliedConfigAnnotation)
 			require.Equal(t, map[string]string{appsv1.DeprecatedTemplateGeneration: tt.wantTemplateGen, "note": "live"}, ds.Annotations)
 			require.Equal(t, tt.wantMinReady, ds.Spec.MinReadySeconds)
 			require.Equal(t, tt.wantContainerImage, ds.Spec.Template.Spec.Containers[0].Image)
@@ -106,13 +111,14 @@ spec:
 	require.NoError(t, err)
 	require.Len(t, got.Snapshot.DaemonSets, 1)
 	d := got.Snapshot.DaemonSets[0]
+	delete(d.Annotations, v1.LastAppliedConfigAnnotation)
 	require.Equal(t, map[string]string{appsv1.DeprecatedTemplateGeneration: "1"}, d.Annotations)
 	require.EqualValues(t, 3, d.Generation)
 	require.Equal(t, "agent:2", d.Spec.Template.Spec.Containers[0].Image)
 }
 
-// A DaemonSet the live input lacks is added, created at generation 1; an applied input holds only
-// DaemonSets, each once, and cannot change a live uid.
+// A DaemonSet the live input lacks is added, created at generation 1; an applied input applies
+// each DaemonSet once, and cannot change a live uid (D-14).
 func TestApplyRefusals(t *testing.T) {
 	t.Parallel()
 	read := func(applied string) (*manifest.Result, error) {
@@ -126,12 +132,10 @@ func TestApplyRefusals(t *testing.T) {
 	require.Len(t, got.Snapshot.DaemonSets, 2)
 	require.Equal(t, "other", got.Snapshot.DaemonSets[1].Name)
 
-	_, err = read("apiVersion: v1\nkind: Node\nmetadata: {name: worker}\n")
-	require.EqualError(t, err, "applied.yaml: document 1: Node worker: only DaemonSets can be applied over the other inputs")
 	_, err = read(liveAgent + "---\n" + liveAgent)
 	require.ErrorContains(t, err, "Duplicate value")
 	_, err = read(strings.Replace(liveAgent, "live-uid", "other-uid", 1))
-	require.ErrorContains(t, err, "metadata.uid: other-uid is not the uid of the DaemonSet it is applied over (live-uid)")
+	require.EqualError(t, err, `applied.yaml: document 1: DaemonSet kube-system/agent: the API server would refuse this update: metadata.uid: Invalid value: "other-uid": field is immutable`)
 }
 
 // An applied DaemonSet no other input holds is added as new, as kubectl apply would create it,
@@ -165,4 +169,122 @@ func TestApplyNewDaemonSetIsWarnedAbout(t *testing.T) {
 			require.Equal(t, tt.wantMessage, got.Warnings[0].Message)
 		})
 	}
+}
+
+// What kubectl apply (client-side) does with the manifest is what is planned (D-14): the API
+// server's refusals are errors with its messages, and what only the live object holds stays.
+func TestApplyAsTheAPIServer(t *testing.T) {
+	t.Parallel()
+	const stored = `apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: agent
+  namespace: kube-system
+  uid: live-uid
+  resourceVersion: "7"
+  generation: 4
+  annotations:
+    deprecated.daemonset.template.generation: "3"
+    kubectl.kubernetes.io/last-applied-configuration: |
+      {"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"annotations":{},"name":"agent","namespace":"kube-system"},"spec":{"selector":{"matchLabels":{"app":"agent"}},"template":{"metadata":{"labels":{"app":"agent"}},"spec":{"containers":[{"image":"agent:1","name":"agent"}]}}}}
+spec:
+  selector: {matchLabels: {app: agent}}
+  updateStrategy: {type: RollingUpdate, rollingUpdate: {maxUnavailable: 1, maxSurge: 0}}
+  revisionHistoryLimit: 10
+  template:
+    metadata:
+      labels: {app: agent}
+      annotations: {kubectl.kubernetes.io/restartedAt: "2026-11-27T10:00:00Z"}
+    spec: {containers: [{name: agent, image: agent:1}]}
+`
+	applied := func(selector, labels, strategy string) string {
+		return "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: agent, namespace: kube-system}\nspec:\n  selector: {matchLabels: " + selector + "}\n" +
+			strategy + "  template:\n    metadata: {labels: " + labels + "}\n    spec: {containers: [{name: agent, image: agent:1}]}\n"
+	}
+	tests := []struct {
+		name    string
+		applied string
+		wantErr string
+	}{
+		{name: "the manifest applied unchanged after rollout restart changes nothing", applied: applied("{app: agent}", "{app: agent}", "")},
+		{name: "a changed selector is refused as immutable", applied: applied("{app: agent2}", "{app: agent2}", ""),
+			wantErr: `applied.yaml: document 1: DaemonSet kube-system/agent: the API server would refuse this update: spec.selector: Invalid value: {"matchLabels":{"app":"agent2"}}: field is immutable`},
+		{name: "a selector that does not match the template labels is refused", applied: applied("{app: agent}", "{app: other}", ""),
+			wantErr: `applied.yaml: document 1: DaemonSet kube-system/agent: the API server would refuse this update: spec.template.metadata.labels: Invalid value: {"app":"other"}: selector does not match template labels`},
+		{name: "maxSurge beside the live maxUnavailable is refused", applied: applied("{app: agent}", "{app: agent}", "  updateStrategy: {rollingUpdate: {maxSurge: 1}}\n"),
+			wantErr: `applied.yaml: document 1: DaemonSet kube-system/agent: the API server would refuse this update: spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: 1: may not be set when maxUnavailable is non-zero`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := manifest.ReadInputs([]manifest.Input{
+				{Name: "live.yaml", Data: []byte(stored)},
+				{Name: "applied.yaml", Data: []byte(tt.applied), Apply: true},
+			}, manifest.Options{})
+			if tt.wantErr != "" {
+				require.EqualError(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			live, err := manifest.ReadInputs([]manifest.Input{{Name: "live.yaml", Data: []byte(stored)}}, manifest.Options{})
+			require.NoError(t, err)
+			if diff := cmp.Diff(live.Snapshot.DaemonSets, got.Snapshot.DaemonSets); diff != "" {
+				t.Errorf("applied (-live +applied):\n%s", diff)
+			}
+		})
+	}
+}
+
+// kubectl's habits (D-14): -n (Input.Namespace) gives an applied DaemonSet without a namespace
+// its namespace; the other kinds of a bundle are skipped with one counted warning per kind;
+// every DaemonSet of the bundle is applied.
+func TestApplyBundle(t *testing.T) {
+	t.Parallel()
+	const bundle = `apiVersion: v1
+kind: ServiceAccount
+metadata: {name: agent}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: agent}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: agent-2}
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec: {containers: [{name: agent, image: agent:2}]}
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: exporter}
+spec:
+  selector: {matchLabels: {app: exporter}}
+  template:
+    metadata: {labels: {app: exporter}}
+    spec: {containers: [{name: exporter, image: exporter:1}]}
+`
+	got, err := manifest.ReadInputs([]manifest.Input{
+		{Name: "live.yaml", Data: []byte(liveAgent)},
+		{Name: "bundle.yaml", Data: []byte(bundle), Apply: true, Namespace: "kube-system"},
+	}, manifest.Options{})
+	require.NoError(t, err)
+	require.Len(t, got.Snapshot.DaemonSets, 2)
+	agent, exporter := got.Snapshot.DaemonSets[0], got.Snapshot.DaemonSets[1]
+	require.Equal(t, "kube-system/agent", agent.Namespace+"/"+agent.Name)
+	require.Equal(t, "agent:2", agent.Spec.Template.Spec.Containers[0].Image)
+	require.EqualValues(t, "live-uid", agent.UID)
+	require.Equal(t, "kube-system/exporter", exporter.Namespace+"/"+exporter.Name)
+	require.EqualValues(t, 1, exporter.Generation)
+	require.Len(t, got.Warnings, 3)
+	require.Equal(t, "bundle.yaml: document 1: ServiceAccount kube-system/agent and 2 more: skipped: only the DaemonSets of an applied input are applied, not 1 ServiceAccount, 2 ClusterRole",
+		got.Warnings[0].String())
+	require.Equal(t, manifest.WarningDerivedUID, got.Warnings[1].Reason, "exporter")
+	require.Equal(t, manifest.WarningAppliedNew, got.Warnings[2].Reason, "exporter")
 }

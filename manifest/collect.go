@@ -38,10 +38,12 @@ type collector struct {
 	uids       []Warning
 	newApplied []Warning // Apply DaemonSets the other inputs do not hold
 
-	applying  bool                         // the input being read is an Apply input
-	applied   []located[*appsv1.DaemonSet] // the DaemonSets of Apply inputs, in input order
-	skipIndex map[[2]string]int            // apiVersion and kind to their index in skipped
-	unkIndex  map[[2]string]int            // kind and field pattern to their index in unknown
+	applying       bool                         // the input being read is an Apply input
+	applyNamespace string                       // its Input.Namespace
+	applySkips     appliedSkips                 // its objects that are not DaemonSets
+	applied        []located[*appsv1.DaemonSet] // the DaemonSets of Apply inputs, in input order
+	skipIndex      map[[2]string]int            // apiVersion and kind to their index in skipped
+	unkIndex       map[[2]string]int            // kind and field pattern to their index in unknown
 }
 
 func newCollector(opts Options) *collector {
@@ -206,7 +208,7 @@ func defaulted(ds *appsv1.DaemonSet, opts Options) *appsv1.DaemonSet {
 	if opts.applies(DefaultDaemonSetFields) {
 		ds = daemonset.WithDefaults(ds)
 	}
-	if opts.PodTemplateDefaults {
+	if opts.applies(DefaultPodTemplate) {
 		ds = daemonset.WithTemplateDefaults(ds)
 	}
 	return ds

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 )
 
@@ -129,4 +130,24 @@ spec:
 			require.Equal(t, []manifest.WarningReason{tt.wantReason}, reasons)
 		})
 	}
+}
+
+// The zero Options reads as the daemonsched command does, pod-template defaults included, so a
+// hand-written manifest hashes as the cluster hashes it (D-4; the zero value used to keep the
+// template as written); skipping DefaultPodTemplate keeps it as written, as the conformance
+// corpus reads it.
+func TestZeroOptionsApplyPodTemplateDefaults(t *testing.T) {
+	t.Parallel()
+	got, err := manifest.Read("ds.yaml", strings.NewReader(handWritten), manifest.Options{})
+	require.NoError(t, err)
+	spec := got.Snapshot.DaemonSets[0].Spec.Template.Spec
+	require.Equal(t, v1.RestartPolicyAlways, spec.RestartPolicy)
+	require.Equal(t, v1.DNSClusterFirst, spec.DNSPolicy)
+	require.Equal(t, v1.DefaultSchedulerName, spec.SchedulerName)
+
+	got, err = manifest.Read("ds.yaml", strings.NewReader(handWritten), manifest.Options{SkipDefaults: manifest.DefaultPodTemplate})
+	require.NoError(t, err)
+	spec = got.Snapshot.DaemonSets[0].Spec.Template.Spec
+	require.Empty(t, spec.RestartPolicy)
+	require.Empty(t, spec.SchedulerName)
 }

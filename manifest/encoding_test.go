@@ -51,9 +51,10 @@ var compactFields = gocmp.Transformer("compactFields", func(f metav1.FieldsV1) s
 	return b.String()
 })
 
+// readStrict reads the inputs strictly, templates as written: these tests are about encodings.
 func readStrict(t *testing.T, inputs ...manifest.Input) *manifest.Result {
 	t.Helper()
-	got, err := manifest.ReadInputs(inputs, manifest.Options{StrictFields: true})
+	got, err := manifest.ReadInputs(inputs, manifest.Options{StrictFields: true, SkipDefaults: manifest.DefaultPodTemplate})
 	require.NoError(t, err)
 	return got
 }

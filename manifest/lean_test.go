@@ -285,7 +285,7 @@ func TestLeanReadsTheSamePlan(t *testing.T) {
 	yamlDump, jsonDump := generatedDump(t, 40)
 	for name, data := range map[string][]byte{"yaml": yamlDump, "json": jsonDump, "real": kubectldump.Real()} {
 		read := func(lean bool) *Result {
-			res, err := ReadInputs([]Input{{Name: "dump", Data: bytes.Clone(data)}}, Options{Lean: lean, Workers: 2, PodTemplateDefaults: true})
+			res, err := ReadInputs([]Input{{Name: "dump", Data: bytes.Clone(data)}}, Options{Lean: lean, Workers: 2})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -22,10 +22,17 @@ const (
 	// name, the same on every read, with a [WarningDerivedUID] warning (D-5). Pods belong to it
 	// only if their ownerReferences carry that uid.
 	DefaultUID
+	// DefaultPodTemplate gives every DaemonSet's pod template the pod defaults of the API
+	// server and drops its empty lists and maps, as the stored object comes back
+	// ([daemonset.WithTemplateDefaults], DFLT-3, D-4), so that the revision hash of a
+	// hand-written manifest is the one the cluster computes; a kubectl dump is already so.
+	// Skip it to read templates as written, as the conformance corpus is read.
+	DefaultPodTemplate
 )
 
-// Options says how Read reads. The zero value reads as the daemonsched command does, on one
-// goroutine (the command sets Workers to the number of CPUs).
+// Options says how Read reads. The zero value reads as the daemonsched command does, every
+// default applied (pod-template defaults included, so a hand-written manifest hashes as the
+// cluster hashes it), on one goroutine (the command sets Workers to the number of CPUs).
 type Options struct {
 	// StrictFields makes a field the v1.36 API types do not have an error; otherwise it is a
 	// [WarningUnknownField] warning and the field is dropped, as every v1.36 client (the
@@ -36,15 +43,11 @@ type Options struct {
 	// a word) and leaves it a warning in objects read from the API server, which may come from
 	// a newer Kubernetes. StrictFields makes it an error everywhere.
 	StrictHandWritten bool
-	// SkipDefaults lists the defaults not to apply; the zero value applies all of them.
+	// SkipDefaults lists the defaults not to apply; the zero value applies all of them. (The
+	// pod-template defaults, [DefaultPodTemplate], were an opt-in PodTemplateDefaults field,
+	// off in the zero value: the zero value then hashed a hand-written manifest unlike the
+	// cluster and unlike the command.)
 	SkipDefaults Defaults
-	// PodTemplateDefaults gives every DaemonSet's pod template the pod defaults of the API
-	// server and drops its empty lists and maps, as the stored object comes back
-	// ([daemonset.WithTemplateDefaults], DFLT-3, D-4), so that the revision hash of a
-	// hand-written manifest is the one the cluster computes; a kubectl dump is already so. The
-	// daemonsched command sets it. It is off in the zero value, which reads templates as
-	// written, as the conformance corpus is read.
-	PodTemplateDefaults bool
 	// Workers is how many goroutines share the decoding of the documents of an input and of the
 	// items of a list; 0 and 1 mean the calling goroutine only. The result, and the error, are
 	// the same whatever the number. Negative panics.
@@ -103,10 +106,15 @@ type Input struct {
 	Path   string
 	Reader io.Reader
 	// Apply marks an input of DaemonSet manifests applied over the other inputs, as `kubectl
-	// diff` shows what `kubectl apply` would store (D-14): each replaces the spec of the
-	// DaemonSet of the same namespace and name, keeping its identity and status, or is added
-	// when there is none. Other kinds are an error in such an input.
+	// apply` would have the API server store them (D-14, [apiserver.Apply]): each is merged
+	// into the DaemonSet of the same namespace and name, or created when there is none; a
+	// change the API server would refuse is an error. Other kinds in such an input (the
+	// ServiceAccount and RBAC objects of a bundle) are skipped with a [WarningSkippedKind]
+	// warning.
 	Apply bool
+	// Namespace is the namespace of the DaemonSets of an Apply input that have none, as
+	// `kubectl apply -n NAMESPACE` gives it; "" leaves them to [DefaultNamespace].
+	Namespace string
 }
 
 // Read reads one stream of manifests: YAML or JSON, several documents, lists (kind: List as
@@ -157,7 +165,8 @@ func ReadInputs(inputs []Input, opts Options) (*Result, error) {
 			return nil, err
 		}
 		left -= n
-		in.applying = input.Apply
+		in.applying, in.applyNamespace = input.Apply, input.Namespace
+		in.applySkips = appliedSkips{warning: -1}
 		err = in.readOpened(name, o)
 		if o.file != nil {
 			o.file.Close()

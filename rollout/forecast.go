@@ -4,8 +4,10 @@ import (
 	"slices"
 	"time"
 
+	"github.com/daemonsched/daemonsched/apiserver"
 	"github.com/daemonsched/daemonsched/daemonset"
 	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -58,9 +60,25 @@ type ForecastResult struct {
 // simulates with Simulate and judges the end with Progress. Pods of s that are on their way
 // (not Ready, not stuck) turn Ready after a start-up delay from opts.Now; pods waiting in a
 // state they do not leave by themselves (CrashLoopBackOff, ErrImagePull, ...) stay there.
+//
+// A ds whose spec differs from the DaemonSet of its namespace and name in s is first updated
+// over it as the API server updates it ([apiserver.Update], D-14): the generation and the
+// template generation move on as the DaemonSet strategy moves them, whatever ds says, and an
+// update the API server refuses (an immutable selector changed, a selector that does not match
+// the template, ...) is the error, with its paths. The pod template is taken as given
+// (apiserver.Options.SkipTemplateDefaults): it is as the snapshot's templates were read.
 func Forecast(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts ForecastOptions) (*ForecastResult, error) {
 	if opts.Now.IsZero() {
 		return nil, field.Required(field.NewPath("opts", "now"), "the instant the forecast starts")
+	}
+	if i := slices.IndexFunc(s.DaemonSets, func(d *appsv1.DaemonSet) bool {
+		return d.Namespace == ds.Namespace && d.Name == ds.Name
+	}); i >= 0 && !equality.Semantic.DeepEqual(s.DaemonSets[i].Spec, ds.Spec) {
+		updated, errs := apiserver.Update(s.DaemonSets[i], ds, apiserver.Options{SkipTemplateDefaults: true})
+		if len(errs) > 0 {
+			return nil, errs.ToAggregate()
+		}
+		ds = updated
 	}
 	traj, err := Simulate(s, ds, Options{Start: opts.Now, Seed: opts.Seed, Kubelet: opts.Kubelet,
 		Model: opts.Model, Horizon: opts.Horizon, Workers: opts.Workers})

@@ -32,6 +32,7 @@ var exampleCluster []byte
 type inputs struct {
 	files     fileList
 	apply     fileList // DaemonSet manifests laid over the files (D-14)
+	namespace string   // -n: the namespace of the DaemonSets of apply without one, as kubectl apply -n
 	recursive bool     // -R: the subdirectories of a directory too
 	example   bool
 }
@@ -178,7 +179,9 @@ func load(in inputs, stdin io.Reader, stderr io.Writer, opts manifest.Options) (
 		default:
 			input = manifest.Input{Path: f}
 		}
-		input.Apply = i >= len(main)
+		if input.Apply = i >= len(main); input.Apply {
+			input.Namespace = in.namespace
+		}
 		ins = append(ins, input)
 	}
 	defer readmemory.Set(inputBytes(ins), os.Getenv)()
@@ -253,8 +256,7 @@ const (
 
 // options returns the manifest options of the flags, reading on workers goroutines.
 func (r *readFlags) options(mode strictness, workers int) manifest.Options {
-	return manifest.Options{StrictFields: mode == strictAll, StrictHandWritten: mode == strictHandWritten, Workers: workers, Limits: r.limits, WarnInvalidObjects: r.warnInvalid,
-		PodTemplateDefaults: true}
+	return manifest.Options{StrictFields: mode == strictAll, StrictHandWritten: mode == strictHandWritten, Workers: workers, Limits: r.limits, WarnInvalidObjects: r.warnInvalid}
 }
 
 // lean returns o with manifest's lean reading (D-16): nodes and pods keep only what the plan

@@ -52,6 +52,7 @@ is made over the whole snapshot either way.
 		if err := c.check(); err != nil {
 			return err
 		}
+		c.src.namespace = ns.namespace // -n names the namespace of --apply manifests without one, as kubectl's
 		l, err := c.read(e, planFields)
 		if err != nil {
 			return err

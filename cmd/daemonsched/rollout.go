@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/daemonsched/daemonsched/apiserver"
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/internal/printable"
 	"github.com/daemonsched/daemonsched/manifest"
@@ -16,6 +18,7 @@ import (
 	"github.com/daemonsched/daemonsched/selector"
 	"github.com/spf13/cobra"
 	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // pickDaemonSets is f.pick for rollout status and forecast, which have nothing to judge in an
@@ -107,6 +110,7 @@ wins); the blocking nodes are listed.
 		if err := c.check(); err != nil {
 			return err
 		}
+		c.src.namespace = ns.namespace // -n names the namespace of --apply manifests without one, as kubectl's
 		l, err := c.read(e, allFields)
 		if err != nil {
 			return err
@@ -250,6 +254,7 @@ The header of each DaemonSet says both.
 		if err := c.check(); err != nil {
 			return err
 		}
+		c.src.namespace = ns.namespace // -n names the namespace of --apply manifests without one, as kubectl's
 		l, err := c.read(e, allFields)
 		if err != nil {
 			return err
@@ -340,43 +345,46 @@ func settles(ds *appsv1.DaemonSet) error {
 		"is released at once (OWN-3) and another created, without end", printable.Quote(ds.Namespace), printable.Quote(ds.Name))
 }
 
-// loadTemplate reads the changed DaemonSet of file: exactly one DaemonSet, which replaces the
-// one of its namespace/name in the input, keeping that one's uid and status and raising its
-// generation. It is read and admitted as strictly as the input (a hand-written template the API
-// server would refuse is an error by default); the problems returned are warnings to print.
+// loadTemplate reads the changed DaemonSet of file, exactly one, as written, and returns what
+// the API server would store when `kubectl apply` sends it over the DaemonSet of its
+// namespace/name in the input (apiserver.Apply, D-14): a change it would refuse is an error,
+// whatever the strictness, as with --apply. A template without a namespace is in the -n
+// namespace, as kubectl apply -n puts it. Reading warnings are returned to print.
 func loadTemplate(file string, l *loaded, dsName string, ns namespaceFlags, reading *readFlags) (*appsv1.DaemonSet, problemList, error) {
-	t, err := load(inputs{files: fileList{file}}, nil, io.Discard, reading.options(l.mode, 1))
+	opts := reading.options(l.mode, 1)
+	templateDefaults := opts.SkipDefaults&manifest.DefaultPodTemplate == 0
+	// As written: the defaults are the API server's to apply, after the merge.
+	opts.SkipDefaults |= manifest.DefaultUID | manifest.DefaultDaemonSetFields | manifest.DefaultNamespace | manifest.DefaultPodTemplate
+	t, err := load(inputs{files: fileList{file}}, nil, io.Discard, opts)
 	if err != nil {
 		return nil, nil, err
 	}
 	if n := len(t.Snapshot.DaemonSets); n != 1 {
 		return nil, nil, fmt.Errorf("%s: --template wants exactly one DaemonSet, found %d", file, n)
 	}
-	next := t.Snapshot.DaemonSets[0].DeepCopy()
+	next := t.Snapshot.DaemonSets[0]
+	if next.Namespace == "" {
+		next = next.DeepCopy()
+		next.Namespace = cmp.Or(ns.namespace, metav1.NamespaceDefault)
+	}
 	if dsName != "" && next.Namespace+"/"+next.Name != dsName {
 		return nil, nil, fmt.Errorf("%s: the template is DaemonSet %s/%s, not %s", file, next.Namespace, next.Name, dsName)
 	}
 	if dsName == "" && !ns.keep(next.Namespace) {
 		return nil, nil, fmt.Errorf("%s: the template is DaemonSet %s/%s, not in namespace %s (-n)", file, next.Namespace, next.Name, ns.namespace)
 	}
-	problems, err := l.mode.admit(t, everyDaemonSet, daemonset.Options{Now: l.at})
-	if err != nil {
-		return nil, nil, err
-	}
-	// The template's reading warnings are printed with the input's, but for the uid it was
-	// given: it takes the uid of the DaemonSet it replaces.
+	var problems problemList
 	for _, w := range t.Warnings {
-		if w.Reason != manifest.WarningDerivedUID {
-			problems = append(problems, errors.New(w.String()))
-		}
+		problems = append(problems, errors.New(w.String()))
 	}
 	for _, cur := range l.in.Snapshot.DaemonSets {
 		if cur.Namespace == next.Namespace && cur.Name == next.Name {
-			next.UID = cur.UID
-			next.Status = cur.Status
-			next.Generation = cur.Generation + 1
-			next.CreationTimestamp = cur.CreationTimestamp
-			return next, problems, nil
+			applied, errs := apiserver.Apply(cur, next, apiserver.Options{SkipTemplateDefaults: !templateDefaults})
+			if len(errs) > 0 {
+				return nil, nil, fmt.Errorf("%v: DaemonSet %s/%s: the API server would refuse this update: %w", t.Sources.DaemonSets[0],
+					printable.Quote(next.Namespace), printable.Quote(next.Name), errs.ToAggregate())
+			}
+			return applied, problems, nil
 		}
 	}
 	return nil, nil, fmt.Errorf("%s: DaemonSet %s/%s is not in the input", file, next.Namespace, next.Name)

@@ -4,6 +4,8 @@
 // daemonset.WithTemplateDefaults, the ControllerRevision writes of v1.36.3's syncDaemonSet
 // against the plan's Result.Revisions, the writes of its sync with unsatisfied expectations
 // against Planner.PlanPending, and whole trajectories of syncs of v1.36.3's controller against
-// the plan of each sync's snapshot (TestTrajectoriesAgainstUpstream). It is a module of its own
+// the plan of each sync's snapshot (TestTrajectoriesAgainstUpstream), and kubectl's client-side
+// apply through the v1.36.3 DaemonSet strategy against package apiserver's Apply
+// (TestApplyAgainstUpstream). It is a module of its own
 // so that k8s.io/kubernetes never enters the library's go.mod; .ci/run tests it.
 package upstreamtest

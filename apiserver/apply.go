@@ -1,0 +1,203 @@
+package apiserver
+
+import (
+	"encoding/json"
+
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Apply returns what the API server stores after `kubectl apply` (client-side, the default) of
+// manifest, with stored the DaemonSet of its namespace and name (nil when there is none), or
+// what the API server refuses.
+//
+// As kubectl v1.36 (pkg/cmd/apply): manifest is sent with the
+// kubectl.kubernetes.io/last-applied-configuration annotation set to its own JSON. Without
+// stored it is created ([Create]). Otherwise the three-way strategic merge patch of the last
+// applied configuration stored carries (none on a first apply over an object kubectl did not
+// create, as kubectl does then), manifest and stored is computed with
+// k8s.io/apimachinery/pkg/util/strategicpatch, with the patch meta of [appsv1.DaemonSet], and
+// applied to stored as the API server applies it; the result is then [Update]d over stored. So
+// what only stored holds survives, unless the last applied configuration held it and manifest
+// no longer does: the kubectl.kubernetes.io/restartedAt annotation `kubectl rollout restart`
+// puts on the template stays, and applying the manifest unchanged changes nothing.
+//
+// The annotation holds the JSON of manifest as decoded into [appsv1.DaemonSet], without its
+// status and null creationTimestamps: the fields of the file, but not its bytes, which kubectl
+// keeps (fields the v1.36 types do not know are not sent, where kubectl would have the API
+// server refuse them). A zero the file spells out in a field the type leaves out when zero
+// (minReadySeconds: 0) is not sent either, where kubectl sends it: the stored object differs
+// only when the last applied configuration lacks that field and stored holds another value,
+// which is kept. internal/upstreamtest checks the rest against kubectl and the API server.
+//
+// Server-side apply (`kubectl apply --server-side`) is not modelled: there the API server
+// merges by field ownership (metadata.managedFields) instead of the annotation. The stored
+// object differs where a field was set by another manager: a field the manifest no longer
+// sets is removed only if the applier owned it, and a field another manager set to another
+// value is a conflict (unless --force-conflicts). For a manifest only ever applied one way the
+// two agree; the restartedAt annotation, owned by kubectl's rollout restart, stays under both.
+//
+// Neither argument is modified. Apply panics if manifest is nil.
+func Apply(stored, manifest *appsv1.DaemonSet, opts Options) (*appsv1.DaemonSet, field.ErrorList) {
+	if manifest == nil {
+		panic("apiserver: Apply: nil manifest")
+	}
+	modified, err := modifiedConfiguration(manifest)
+	if err != nil {
+		return nil, field.ErrorList{field.InternalError(nil, err)}
+	}
+	if stored == nil {
+		sent := manifest.DeepCopy()
+		sent.Annotations = withLastApplied(manifest.Annotations, modified.original)
+		return Create(sent, opts)
+	}
+	current, err := json.Marshal(stored)
+	if err != nil {
+		return nil, field.ErrorList{field.InternalError(nil, err)}
+	}
+	var original []byte
+	if s, ok := stored.Annotations[v1.LastAppliedConfigAnnotation]; ok {
+		original = []byte(s)
+	}
+	meta, err := strategicpatch.NewPatchMetaFromStruct(&appsv1.DaemonSet{})
+	if err != nil {
+		return nil, field.ErrorList{field.InternalError(nil, err)}
+	}
+	patch, err := strategicpatch.CreateThreeWayMergePatch(original, modified.annotated, current, meta, true)
+	if err != nil {
+		// Only a last applied configuration that is not a JSON object gets here: kubectl
+		// fails the same way before it sends anything.
+		return nil, field.ErrorList{field.Invalid(field.NewPath("metadata", "annotations").Key(v1.LastAppliedConfigAnnotation),
+			shortened(string(original)), "must be the JSON of an object: "+err.Error())}
+	}
+	if string(patch) == "{}" {
+		// kubectl sends nothing.
+		return stored.DeepCopy(), nil
+	}
+	patched, err := strategicpatch.StrategicMergePatch(current, patch, &appsv1.DaemonSet{})
+	if err != nil {
+		return nil, field.ErrorList{field.Invalid(field.NewPath("metadata", "annotations").Key(v1.LastAppliedConfigAnnotation),
+			shortened(string(original)), "the merge patch cannot be applied: "+err.Error())}
+	}
+	var next appsv1.DaemonSet
+	if err := json.Unmarshal(patched, &next); err != nil {
+		return nil, field.ErrorList{field.InternalError(nil, err)}
+	}
+	return Update(stored, &next, opts)
+}
+
+// configuration is the JSON kubectl sends: original without the last-applied annotation,
+// annotated with it set to original.
+type configuration struct {
+	original, annotated []byte
+}
+
+// modifiedConfiguration returns manifest as kubectl encodes it (pkg/util GetModifiedConfiguration):
+// its JSON without the last-applied annotation, then with the annotation set to that JSON.
+func modifiedConfiguration(manifest *appsv1.DaemonSet) (configuration, error) {
+	ds := manifest.DeepCopy()
+	delete(ds.Annotations, v1.LastAppliedConfigAnnotation)
+	// kubectl sets the annotations it took the last-applied one from back, an empty map
+	// included, so the recorded configuration always has metadata.annotations.
+	original, err := sparseJSON(ds, true)
+	if err != nil {
+		return configuration{}, err
+	}
+	ds.Annotations = withLastApplied(ds.Annotations, original)
+	annotated, err := sparseJSON(ds, false)
+	return configuration{original, annotated}, err
+}
+
+// sparseJSON returns the JSON of ds without what encoding the typed object adds to a file that
+// does not hold it: the status, null creationTimestamps and the empty objects of struct fields
+// (an empty updateStrategy, a container's empty resources), which decode as if absent. Keys
+// are sorted and a newline ends it, as kubectl's unstructured encoding writes it. With
+// withAnnotations, metadata.annotations is there even when empty.
+func sparseJSON(ds *appsv1.DaemonSet, withAnnotations bool) ([]byte, error) {
+	b, err := json.Marshal(ds)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	delete(m, "status")
+	for _, path := range typedOnly {
+		drop(m, path)
+	}
+	if withAnnotations {
+		meta, ok := m["metadata"].(map[string]any)
+		if !ok {
+			meta = map[string]any{}
+			m["metadata"] = meta
+		}
+		if _, ok := meta["annotations"]; !ok {
+			meta["annotations"] = map[string]any{}
+		}
+	}
+	b, err = json.Marshal(m)
+	// kubectl's encoder (a json.Encoder) ends the JSON with a newline.
+	return append(b, '\n'), err
+}
+
+// typedOnly are the paths where the typed encoding writes a null or an empty object for a field
+// the file did not set: non-pointer structs without omitempty effect, and metav1.Time.
+var typedOnly = [][]string{
+	{"metadata", "creationTimestamp"},
+	{"metadata"},
+	{"spec", "updateStrategy"},
+	{"spec", "template", "metadata", "creationTimestamp"},
+	{"spec", "template", "metadata"},
+	{"spec", "template", "spec", "containers", "*", "resources"},
+	{"spec", "template", "spec", "initContainers", "*", "resources"},
+	{"spec", "template", "spec", "ephemeralContainers", "*", "resources"},
+	{"spec", "template", "spec", "volumes", "*", "ephemeral", "volumeClaimTemplate", "metadata", "creationTimestamp"},
+	{"spec", "template", "spec", "volumes", "*", "ephemeral", "volumeClaimTemplate", "metadata"},
+	{"spec", "template", "spec", "volumes", "*", "ephemeral", "volumeClaimTemplate", "spec", "resources"},
+}
+
+// drop removes the value at path from v when it is null or an empty object; "*" stands for
+// every element of a list.
+func drop(v any, path []string) {
+	switch v := v.(type) {
+	case []any:
+		if path[0] == "*" {
+			for _, e := range v {
+				drop(e, path[1:])
+			}
+		}
+	case map[string]any:
+		child, ok := v[path[0]]
+		if !ok {
+			return
+		}
+		if len(path) > 1 {
+			drop(child, path[1:])
+			return
+		}
+		if o, isObject := child.(map[string]any); child == nil || isObject && len(o) == 0 {
+			delete(v, path[0])
+		}
+	}
+}
+
+// withLastApplied returns a copy of annotations with the last-applied annotation set to config.
+func withLastApplied(annotations map[string]string, config []byte) map[string]string {
+	out := make(map[string]string, len(annotations)+1)
+	for k, v := range annotations {
+		out[k] = v
+	}
+	out[v1.LastAppliedConfigAnnotation] = string(config)
+	return out
+}
+
+// shortened cuts a long annotation for a message.
+func shortened(s string) string {
+	if len(s) > 80 {
+		return s[:77] + "..."
+	}
+	return s
+}

@@ -1,0 +1,188 @@
+package apiserver_test
+
+import (
+	"testing"
+
+	"github.com/daemonsched/daemonsched/apiserver"
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/yaml"
+)
+
+const manifestYAML = `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: kube-system, labels: {app: agent}}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      nodeSelector: {disk: ssd}
+      containers: [{name: agent, image: agent:1}]
+`
+
+func decode(t *testing.T, s string) *appsv1.DaemonSet {
+	t.Helper()
+	var ds appsv1.DaemonSet
+	require.NoError(t, yaml.UnmarshalStrict([]byte(s), &ds))
+	return &ds
+}
+
+// stored returns the DaemonSet the API server holds after `kubectl apply` of manifestYAML and a
+// few syncs: uid, resourceVersion, status, generation 3 and template generation 2.
+func stored(t *testing.T) *appsv1.DaemonSet {
+	t.Helper()
+	ds, errs := apiserver.Apply(nil, decode(t, manifestYAML), apiserver.Options{})
+	require.Empty(t, errs)
+	ds.UID, ds.ResourceVersion, ds.Generation = "uid-1", "42", 3
+	ds.Annotations[appsv1.DeprecatedTemplateGeneration] = "2"
+	ds.Status = appsv1.DaemonSetStatus{DesiredNumberScheduled: 3, ObservedGeneration: 3}
+	return ds
+}
+
+func edit(t *testing.T, f func(ds *appsv1.DaemonSet)) *appsv1.DaemonSet {
+	ds := decode(t, manifestYAML)
+	f(ds)
+	return ds
+}
+
+// Apply is kubectl's client-side apply followed by the DaemonSet strategy and its validation
+// (D-14).
+func TestApply(t *testing.T) {
+	t.Parallel()
+	restarted := stored(t)
+	restarted.Spec.Template.Annotations = map[string]string{"kubectl.kubernetes.io/restartedAt": "2026-11-27T10:00:00Z"}
+	restarted.Generation, restarted.Annotations[appsv1.DeprecatedTemplateGeneration] = 4, "3"
+	noLastApplied := stored(t)
+	delete(noLastApplied.Annotations, v1.LastAppliedConfigAnnotation)
+	noLastApplied.Spec.Template.Spec.Tolerations = []v1.Toleration{{Operator: v1.TolerationOpExists}}
+	noLastApplied.Labels["team"] = "infra"
+
+	tests := []struct {
+		name            string
+		stored          *appsv1.DaemonSet
+		manifest        *appsv1.DaemonSet
+		wantErrs        field.ErrorList
+		wantGeneration  int64
+		wantTemplateGen string
+		check           func(t *testing.T, got *appsv1.DaemonSet)
+	}{
+		{name: "the manifest applied unchanged changes nothing", stored: stored(t), manifest: decode(t, manifestYAML),
+			wantGeneration: 3, wantTemplateGen: "2"},
+		{name: "after rollout restart the unchanged manifest keeps restartedAt and changes nothing", stored: restarted, manifest: decode(t, manifestYAML),
+			wantGeneration: 4, wantTemplateGen: "3", check: func(t *testing.T, got *appsv1.DaemonSet) {
+				require.Equal(t, "2026-11-27T10:00:00Z", got.Spec.Template.Annotations["kubectl.kubernetes.io/restartedAt"])
+			}},
+		{name: "a new image moves the generation and the template generation", stored: stored(t),
+			manifest:       edit(t, func(ds *appsv1.DaemonSet) { ds.Spec.Template.Spec.Containers[0].Image = "agent:2" }),
+			wantGeneration: 4, wantTemplateGen: "3"},
+		{name: "a spec change outside the template moves the generation only", stored: stored(t),
+			manifest:       edit(t, func(ds *appsv1.DaemonSet) { ds.Spec.MinReadySeconds = 10 }),
+			wantGeneration: 4, wantTemplateGen: "2"},
+		{name: "a field the last applied manifest set and this one does not is removed", stored: stored(t),
+			manifest:       edit(t, func(ds *appsv1.DaemonSet) { ds.Spec.Template.Spec.NodeSelector = nil }),
+			wantGeneration: 4, wantTemplateGen: "3", check: func(t *testing.T, got *appsv1.DaemonSet) {
+				require.Empty(t, got.Spec.Template.Spec.NodeSelector)
+			}},
+		{name: "without last-applied nothing is removed, as on kubectl's first apply", stored: noLastApplied,
+			manifest:       edit(t, func(ds *appsv1.DaemonSet) { ds.Spec.Template.Spec.NodeSelector = nil }),
+			wantGeneration: 3, wantTemplateGen: "2", check: func(t *testing.T, got *appsv1.DaemonSet) {
+				require.Equal(t, map[string]string{"disk": "ssd"}, got.Spec.Template.Spec.NodeSelector)
+				require.Len(t, got.Spec.Template.Spec.Tolerations, 1)
+				require.Equal(t, "infra", got.Labels["team"])
+				require.Contains(t, got.Annotations, v1.LastAppliedConfigAnnotation)
+			}},
+		{name: "a changed selector is refused as immutable", stored: stored(t),
+			manifest: edit(t, func(ds *appsv1.DaemonSet) {
+				ds.Spec.Selector.MatchLabels = map[string]string{"app": "agent2"}
+				ds.Spec.Template.Labels = map[string]string{"app": "agent2"}
+			}),
+			wantErrs: field.ErrorList{field.Invalid(field.NewPath("spec", "selector"), nil, "")}},
+		{name: "a template that its selector does not match is refused", stored: stored(t),
+			manifest: edit(t, func(ds *appsv1.DaemonSet) { ds.Spec.Template.Labels = map[string]string{"app": "other"} }),
+			wantErrs: field.ErrorList{field.Invalid(field.NewPath("spec", "template", "metadata", "labels"), nil, "")}},
+		{name: "maxSurge beside the defaulted maxUnavailable is refused", stored: stored(t),
+			manifest: edit(t, func(ds *appsv1.DaemonSet) {
+				one := intstr.FromInt32(1)
+				ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxSurge: &one}}
+			}),
+			wantErrs: field.ErrorList{field.Invalid(field.NewPath("spec", "updateStrategy", "rollingUpdate", "maxSurge"), nil, "")}},
+		{name: "another uid is refused as immutable", stored: stored(t),
+			manifest: edit(t, func(ds *appsv1.DaemonSet) { ds.UID = "uid-2" }),
+			wantErrs: field.ErrorList{field.Invalid(field.NewPath("metadata", "uid"), nil, "")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			storedIn, manifestIn := tt.stored.DeepCopy(), tt.manifest.DeepCopy()
+			got, errs := apiserver.Apply(tt.stored, tt.manifest, apiserver.Options{})
+			if diff := cmp.Diff(storedIn, tt.stored); diff != "" {
+				t.Errorf("Apply modified stored (-before +after):\n%s", diff)
+			}
+			if diff := cmp.Diff(manifestIn, tt.manifest); diff != "" {
+				t.Errorf("Apply modified manifest (-before +after):\n%s", diff)
+			}
+			if tt.wantErrs != nil {
+				field.ErrorMatcher{}.ByType().ByField().Test(t, tt.wantErrs, errs)
+				require.Nil(t, got)
+				return
+			}
+			require.Empty(t, errs)
+			require.Equal(t, tt.wantGeneration, got.Generation)
+			require.Equal(t, tt.wantTemplateGen, got.Annotations[appsv1.DeprecatedTemplateGeneration])
+			require.EqualValues(t, "uid-1", got.UID)
+			require.Equal(t, "42", got.ResourceVersion)
+			require.EqualValues(t, 3, got.Status.DesiredNumberScheduled)
+			if tt.check != nil {
+				tt.check(t, got)
+			}
+		})
+	}
+}
+
+// A DaemonSet applied where there is none is created at generation 1 and template generation
+// 1, with the last applied configuration kubectl sets, whatever generations the file says.
+func TestApplyCreates(t *testing.T) {
+	t.Parallel()
+	m := decode(t, manifestYAML)
+	m.Generation = 7
+	m.Status.NumberReady = 2
+	got, errs := apiserver.Apply(nil, m, apiserver.Options{})
+	require.Empty(t, errs)
+	require.EqualValues(t, 1, got.Generation)
+	require.Equal(t, "1", got.Annotations[appsv1.DeprecatedTemplateGeneration])
+	require.Zero(t, got.Status.NumberReady)
+	require.JSONEq(t, `{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"annotations":{},"generation":7,"labels":{"app":"agent"},"name":"agent","namespace":"kube-system"},`+
+		`"spec":{"selector":{"matchLabels":{"app":"agent"}},"template":{"metadata":{"labels":{"app":"agent"}},`+
+		`"spec":{"containers":[{"image":"agent:1","name":"agent"}],"nodeSelector":{"disk":"ssd"}}}}}`,
+		got.Annotations[v1.LastAppliedConfigAnnotation])
+	require.Equal(t, appsv1.RollingUpdateDaemonSetStrategyType, got.Spec.UpdateStrategy.Type)
+	require.Equal(t, v1.RestartPolicyAlways, got.Spec.Template.Spec.RestartPolicy, "pod template defaults")
+}
+
+// Update moves the generations as the DaemonSet strategy does, whatever the caller set.
+func TestUpdateOwnsTheGenerations(t *testing.T) {
+	t.Parallel()
+	old := stored(t)
+	next := old.DeepCopy()
+	next.Spec.Template.Spec.Containers[0].Image = "agent:2"
+	next.Generation = 99
+	next.Annotations[appsv1.DeprecatedTemplateGeneration] = "99"
+	next.Status = appsv1.DaemonSetStatus{}
+	got, errs := apiserver.Update(old, next, apiserver.Options{})
+	require.Empty(t, errs)
+	require.EqualValues(t, 4, got.Generation)
+	require.Equal(t, "3", got.Annotations[appsv1.DeprecatedTemplateGeneration])
+	require.EqualValues(t, 3, got.Status.DesiredNumberScheduled)
+
+	// Updating with the result again changes nothing more.
+	again, errs := apiserver.Update(old, got, apiserver.Options{})
+	require.Empty(t, errs)
+	if diff := cmp.Diff(got, again); diff != "" {
+		t.Errorf("Update not idempotent (-first +second):\n%s", diff)
+	}
+}

@@ -1,0 +1,327 @@
+package upstreamtest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/daemonsched/daemonsched/apiserver"
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/apiserver/pkg/registry/rest"
+	kubectlutil "k8s.io/kubectl/pkg/util"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	"k8s.io/kubernetes/pkg/apis/apps"
+	dsstrategy "k8s.io/kubernetes/pkg/registry/apps/daemonset"
+)
+
+// The client-side `kubectl apply` of a manifest over a stored DaemonSet, as kubectl v0.36.3 and
+// the v1.36.3 API server do it, against apiserver.Apply (D-14).
+//
+// kubectl's side is its own code where it is importable cheaply: pkg/util's
+// GetModifiedConfiguration and GetOriginalConfiguration (what is sent and the last-applied
+// annotation) and CreateApplyAnnotation's encoding on create; the three-way merge is
+// strategicpatch.CreateThreeWayMergePatch with the patch meta of the typed struct, the call
+// pkg/cmd/apply's Patcher makes (buildStrategicMergeFromBuiltins, unexported; pkg/cmd/apply
+// itself drags cli-runtime, a REST client and OpenAPI, and the live API server's OpenAPI v3 path
+// gives the same patch meta for a built-in type). The API server's side is the patch handler's
+// steps (strategicpatch.StrategicMergeMapPatch over the stored object in unstructured form,
+// decoding, the scheme's defaulting and conversion to the internal type) and then
+// rest.BeforeCreate / rest.BeforeUpdate with the real DaemonSet strategy (PrepareForCreate,
+// PrepareForUpdate, Validate, ValidateUpdate), then the conversion back and the storage round
+// trip.
+
+// upstreamApply returns what the API server stores after kubectl applies manifest (the file,
+// as kubectl reads it) over stored (nil: none), or the causes of its refusal.
+func upstreamApply(t *testing.T, stored *appsv1.DaemonSet, manifest map[string]any) (*appsv1.DaemonSet, []metav1.StatusCause) {
+	t.Helper()
+	// Decoded as kubectl decodes a file (integers as int64).
+	data, err := json.Marshal(manifest)
+	must(t, err)
+	obj := &unstructured.Unstructured{}
+	must(t, obj.UnmarshalJSON(data))
+	ctx := genericapirequest.WithNamespace(context.Background(), obj.GetNamespace())
+	if stored == nil {
+		// kubectl apply of an object that does not exist: the annotation, then a create.
+		modified, err := kubectlutil.GetModifiedConfiguration(obj, false, unstructured.UnstructuredJSONScheme)
+		must(t, err)
+		annots := obj.GetAnnotations()
+		if annots == nil {
+			annots = map[string]string{}
+		}
+		annots[v1.LastAppliedConfigAnnotation] = string(modified)
+		obj.SetAnnotations(annots)
+		versioned := &appsv1.DaemonSet{}
+		must(t, runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, versioned))
+		legacyscheme.Scheme.Default(versioned)
+		internal := &apps.DaemonSet{}
+		must(t, legacyscheme.Scheme.Convert(versioned, internal, nil))
+		internal.UID, internal.CreationTimestamp = "uid-stored", metav1.Unix(1_700_000_000, 0)
+		if err := rest.BeforeCreate(dsstrategy.Strategy, ctx, internal); err != nil {
+			return nil, causes(t, err)
+		}
+		return storedVersioned(t, internal), nil
+	}
+
+	modified, err := kubectlutil.GetModifiedConfiguration(obj, true, unstructured.UnstructuredJSONScheme)
+	must(t, err)
+	current, err := json.Marshal(stored)
+	must(t, err)
+	original, err := kubectlutil.GetOriginalConfiguration(stored)
+	must(t, err)
+	meta, err := strategicpatch.NewPatchMetaFromStruct(&appsv1.DaemonSet{})
+	must(t, err)
+	patch, err := strategicpatch.CreateThreeWayMergePatch(original, modified, current, meta, true)
+	must(t, err)
+	if string(patch) == "{}" {
+		return stored.DeepCopy(), nil
+	}
+
+	// The API server's patch handler: the stored object in unstructured form, the patch
+	// applied with the schema of the versioned type, decoded, defaulted, converted.
+	currentMap, err := runtime.DefaultUnstructuredConverter.ToUnstructured(stored)
+	must(t, err)
+	var patchMap map[string]any
+	must(t, json.Unmarshal(patch, &patchMap))
+	patchedMap, err := strategicpatch.StrategicMergeMapPatch(currentMap, patchMap, &appsv1.DaemonSet{})
+	must(t, err)
+	versioned := &appsv1.DaemonSet{}
+	must(t, runtime.DefaultUnstructuredConverter.FromUnstructured(patchedMap, versioned))
+	legacyscheme.Scheme.Default(versioned)
+	newInternal, oldInternal := &apps.DaemonSet{}, &apps.DaemonSet{}
+	if err := legacyscheme.Scheme.Convert(versioned, newInternal, nil); err != nil {
+		// A template generation that is not an integer fails conversion.
+		return nil, []metav1.StatusCause{{Type: metav1.CauseTypeFieldValueInvalid, Field: "metadata.annotations[" + appsv1.DeprecatedTemplateGeneration + "]"}}
+	}
+	must(t, legacyscheme.Scheme.Convert(stored.DeepCopy(), oldInternal, nil))
+	if err := rest.BeforeUpdate(dsstrategy.Strategy, ctx, newInternal, oldInternal); err != nil {
+		return nil, causes(t, err)
+	}
+	return storedVersioned(t, newInternal), nil
+}
+
+// storedVersioned converts the internal object back to apps/v1 and through the storage's
+// protobuf round trip, as a GET returns it.
+func storedVersioned(t *testing.T, internal *apps.DaemonSet) *appsv1.DaemonSet {
+	t.Helper()
+	out := &appsv1.DaemonSet{}
+	must(t, legacyscheme.Scheme.Convert(internal, out, nil))
+	return roundTrip(t, out)
+}
+
+func roundTrip(t *testing.T, ds *appsv1.DaemonSet) *appsv1.DaemonSet {
+	t.Helper()
+	data, err := ds.Marshal()
+	must(t, err)
+	back := &appsv1.DaemonSet{}
+	must(t, back.Unmarshal(data))
+	back.TypeMeta = metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSet"}
+	return back
+}
+
+func causes(t *testing.T, err error) []metav1.StatusCause {
+	t.Helper()
+	var status *apierrors.StatusError
+	if !errors.As(err, &status) || status.ErrStatus.Details == nil {
+		t.Fatalf("not a refusal with causes: %v", err)
+	}
+	return status.ErrStatus.Details.Causes
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// randomManifest is a DaemonSet manifest as a user writes it, drawn from choices that reach
+// every rule the update path models: the selector and the template labels, the image, the
+// node selector, tolerations, annotations, minReadySeconds and the update strategy, valid or
+// not.
+func randomManifest(r *rand.Rand) map[string]any {
+	pick := func(vs ...any) any { return vs[r.IntN(len(vs))] }
+	app := pick("a", "b").(string)
+	tmplLabels := map[string]any{"app": app}
+	if r.IntN(8) == 0 {
+		tmplLabels["app"] = "other"
+	}
+	if r.IntN(3) == 0 {
+		tmplLabels["tier"] = "node"
+	}
+	container := map[string]any{"name": "agent", "image": pick("agent:1", "agent:2", "agent:latest")}
+	if r.IntN(3) == 0 {
+		container["resources"] = map[string]any{"requests": map[string]any{"cpu": pick("100m", "0.1", "1")}}
+	}
+	podSpec := map[string]any{"containers": []any{container}}
+	if r.IntN(2) == 0 {
+		podSpec["nodeSelector"] = map[string]any{"disk": pick("ssd", "hdd")}
+	}
+	if r.IntN(3) == 0 {
+		podSpec["tolerations"] = []any{map[string]any{"operator": "Exists"}}
+	}
+	template := map[string]any{"metadata": map[string]any{"labels": tmplLabels}, "spec": podSpec}
+	if r.IntN(4) == 0 {
+		template["metadata"].(map[string]any)["annotations"] = map[string]any{"note": pick("x", "y")}
+	}
+	spec := map[string]any{"selector": map[string]any{"matchLabels": map[string]any{"app": app}}, "template": template}
+	if r.IntN(3) == 0 {
+		// Not 0: a zero an omitempty field of the file spells out is lost in decoding to the
+		// typed object apiserver.Apply takes (its doc says so).
+		spec["minReadySeconds"] = pick(5, -1)
+	}
+	if r.IntN(4) == 0 {
+		spec["revisionHistoryLimit"] = pick(3, 10)
+	}
+	switch r.IntN(8) {
+	case 0:
+		spec["updateStrategy"] = map[string]any{"type": "OnDelete"}
+	case 1:
+		spec["updateStrategy"] = map[string]any{"rollingUpdate": map[string]any{"maxSurge": pick(1, "10%")}}
+	case 2:
+		spec["updateStrategy"] = map[string]any{"type": "RollingUpdate", "rollingUpdate": map[string]any{"maxUnavailable": 0, "maxSurge": 1}}
+	case 3:
+		spec["updateStrategy"] = map[string]any{"rollingUpdate": map[string]any{"maxUnavailable": pick(2, "10%", "110%", 0)}}
+	}
+	meta := map[string]any{"name": "agent", "namespace": "kube-system"}
+	if r.IntN(3) == 0 {
+		meta["labels"] = map[string]any{"team": pick("infra", "obs")}
+	}
+	if r.IntN(4) == 0 {
+		meta["annotations"] = map[string]any{"note": pick("x", "y")}
+	}
+	return map[string]any{"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": meta, "spec": spec}
+}
+
+// typed decodes a manifest into the type apiserver.Apply takes, as package manifest reads it.
+func typed(t *testing.T, manifest map[string]any) *appsv1.DaemonSet {
+	t.Helper()
+	data, err := json.Marshal(manifest)
+	must(t, err)
+	ds := &appsv1.DaemonSet{}
+	must(t, json.Unmarshal(data, ds))
+	return ds
+}
+
+// randomStored returns a DaemonSet the API server stores after kubectl applied a random
+// manifest, then, at random, `kubectl rollout restart` (a template annotation, through the
+// strategy), a status, and the loss of the last-applied annotation (an object kubectl create
+// made); nil at random (the apply creates).
+func randomStored(t *testing.T, r *rand.Rand) (*appsv1.DaemonSet, map[string]any) {
+	t.Helper()
+	if r.IntN(8) == 0 {
+		return nil, nil
+	}
+	for {
+		first := randomManifest(r)
+		ds, refused := upstreamApply(t, nil, first)
+		if refused != nil {
+			continue
+		}
+		ds.ResourceVersion = "7"
+		if r.IntN(3) == 0 {
+			restarted := ds.DeepCopy()
+			restarted.Spec.Template.Annotations = map[string]string{"kubectl.kubernetes.io/restartedAt": "2026-11-27T10:00:00Z"}
+			newInternal, oldInternal := &apps.DaemonSet{}, &apps.DaemonSet{}
+			must(t, legacyscheme.Scheme.Convert(restarted, newInternal, nil))
+			must(t, legacyscheme.Scheme.Convert(ds.DeepCopy(), oldInternal, nil))
+			ctx := genericapirequest.WithNamespace(context.Background(), ds.Namespace)
+			must(t, rest.BeforeUpdate(dsstrategy.Strategy, ctx, newInternal, oldInternal))
+			ds = storedVersioned(t, newInternal)
+		}
+		if r.IntN(2) == 0 {
+			ds.Status = appsv1.DaemonSetStatus{DesiredNumberScheduled: 3, NumberReady: 3, ObservedGeneration: ds.Generation}
+		}
+		if r.IntN(4) == 0 {
+			delete(ds.Annotations, v1.LastAppliedConfigAnnotation)
+		}
+		return ds, first
+	}
+}
+
+func fieldsOf(cs []metav1.StatusCause) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, string(c.Type)+" "+c.Field)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func TestApplyAgainstUpstream(t *testing.T) {
+	const pairs = 3000
+	r := rand.New(rand.NewPCG(22, 14))
+	var accepted, refused, unchanged int
+	for i := range pairs {
+		stored, first := randomStored(t, r)
+		manifest := randomManifest(r)
+		if first != nil && r.IntN(3) == 0 {
+			manifest = first // applied unchanged
+		}
+		want, wantRefused := upstreamApply(t, stored, manifest)
+		var storedIn *appsv1.DaemonSet
+		if stored != nil {
+			storedIn = stored.DeepCopy()
+		}
+		got, errs := apiserver.Apply(stored, typed(t, manifest), apiserver.Options{})
+		name := fmt.Sprintf("pair %d: manifest %v", i, manifest)
+		if diff := cmp.Diff(storedIn, stored); diff != "" {
+			t.Fatalf("%s: Apply modified stored:\n%s", name, diff)
+		}
+		if wantRefused != nil {
+			refused++
+			var gotFields []string
+			for _, e := range errs {
+				gotFields = append(gotFields, string(e.Type)+" "+e.Field)
+			}
+			slices.Sort(gotFields)
+			if diff := cmp.Diff(fieldsOf(wantRefused), slices.Compact(gotFields)); diff != "" {
+				t.Fatalf("%s: refusal (-upstream +ours):\n%s\nupstream: %v\nours: %v", name, diff, wantRefused, errs)
+			}
+			continue
+		}
+		if len(errs) > 0 {
+			t.Fatalf("%s: upstream stores it, ours refuses: %v", name, errs)
+		}
+		accepted++
+		if stored != nil && want.Generation == stored.Generation {
+			unchanged++
+		}
+		// The storage round trip drops empty lists and maps on both sides; managedFields
+		// and resourceVersion are the API server's to write.
+		got = roundTrip(t, got)
+		// The last-applied configurations are compared as the typed objects they hold:
+		// kubectl keeps the file's spelling ("0.1" where the type says "100m").
+		for _, ds := range []*appsv1.DaemonSet{want, got} {
+			ds.ManagedFields, ds.ResourceVersion = nil, ""
+			if a, ok := ds.Annotations[v1.LastAppliedConfigAnnotation]; ok {
+				var cfg appsv1.DaemonSet
+				must(t, json.Unmarshal([]byte(a), &cfg))
+				canonical, err := json.Marshal(&cfg)
+				must(t, err)
+				ds.Annotations[v1.LastAppliedConfigAnnotation] = string(canonical)
+			}
+		}
+		if stored == nil {
+			got.UID, got.CreationTimestamp = want.UID, want.CreationTimestamp
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("%s: stored object (-upstream +ours):\n%s", name, diff)
+		}
+	}
+	t.Logf("%d pairs: %d stored (%d with the generation unchanged), %d refused", pairs, accepted, unchanged, refused)
+	if accepted < pairs/4 || refused < pairs/20 || unchanged < pairs/20 {
+		t.Fatalf("the pairs do not reach every outcome: %d stored, %d unchanged, %d refused", accepted, unchanged, refused)
+	}
+}
