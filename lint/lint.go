@@ -148,13 +148,13 @@ func (l *linter) daemonSet(p *daemonset.Planner) {
 	for _, t := range slices.SortedFunc(maps.Keys(untolerated), compareTaints) {
 		nodes := untolerated[t]
 		l.add(ds, RuleTaintNotTolerated, podSpecPath.Child("tolerations"), nodes,
-			"%s placement targets but carrying taint %s, which the pod does not tolerate: no daemon pod runs there", countNodes(len(nodes)), t.ToString())
+			"taint %s, which the pod does not tolerate, keeps it off %s the placement selects", t.ToString(), countNodes(len(nodes)))
 	}
 	if placed == 0 {
 		for _, reason := range slices.Sorted(maps.Keys(misplaced)) {
 			nodes := misplaced[reason]
 			l.add(ds, RulePlacementMatchesNoNode, placementFor[reason], nodes,
-				"matches none of the %d nodes (%s on %s): the DaemonSet runs no pod", len(l.s.Nodes), reason, countNodes(len(nodes)))
+				"matches none of the %d nodes (%s on %d): the DaemonSet runs no pod", len(l.s.Nodes), reason, len(nodes))
 		}
 	}
 	l.budgetUsedByDownNodes(p, eligible)
@@ -250,8 +250,8 @@ func (l *linter) budgetUsedByDownNodes(p *daemonset.Planner, eligible []*v1.Node
 		desired = int(res.Status.DesiredNumberScheduled)
 	}
 	l.add(ds, RuleBudgetUsedByDownNodes, rollingPath.Child("maxUnavailable"), down,
-		"maxUnavailable resolves to %d of %d desired, and %s of the target nodes are down now (%s): their pods use up the budget and the rollout deadlocks before it updates a healthy node",
-		ru.MaxUnavailable, desired, countNodes(len(down)), strings.Join(parts, ", "))
+		"maxUnavailable resolves to %d of %d desired, and %d of the %d target nodes are down now (%s): their pods use up the budget and the rollout deadlocks before it updates a healthy node",
+		ru.MaxUnavailable, desired, len(down), len(eligible), strings.Join(parts, ", "))
 }
 
 // downKind says why a node's daemon pod is unavailable however long one waits: "NotReady" (its
@@ -334,8 +334,8 @@ func (l *linter) requests(ds *appsv1.DaemonSet, eligible []*v1.Node) {
 			nodeNames[i] = n.Name
 		}
 		l.add(ds, RuleRequestsExceedAllocatable, requestPath(spec, name), nodeNames,
-			"the pod requests %s %s, more than %s eligible can ever allocate (smallest: %s, %s): the pod stays Pending there",
-			name, q.String(), countNodes(len(nodes)), smallest.Name, a.String())
+			"the pod requests %s %s, more than %d of the %d eligible nodes can ever allocate (smallest: %s, %s): the pod stays Pending there",
+			name, q.String(), len(nodes), len(eligible), smallest.Name, a.String())
 	}
 	if len(noRoom) > 0 {
 		l.add(ds, RuleNoPriorityClass, podSpecPath.Child("priorityClassName"), noRoom,

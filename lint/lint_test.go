@@ -305,7 +305,7 @@ func TestLintMessages(t *testing.T) {
 	got, err := lint.Lint(s, opts)
 	require.NoError(t, err)
 	require.Len(t, got, 2)
-	require.Equal(t, "maxUnavailable resolves to 1 of 2 desired, and 1 node of the target nodes are down now (1 NotReady): their pods use up the budget and the rollout deadlocks before it updates a healthy node", got[0].Message)
+	require.Equal(t, "maxUnavailable resolves to 1 of 2 desired, and 1 of the 2 target nodes are down now (1 NotReady): their pods use up the budget and the rollout deadlocks before it updates a healthy node", got[0].Message)
 	require.Equal(t, "no priorityClassName, and the pod does not fit beside the pods already on 1 node (cpu requests 250m, 120m free of 4 on a): it stays Pending until they go, as nothing preempts for it", got[1].Message)
 }
 
