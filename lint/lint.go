@@ -92,7 +92,8 @@ func ruleNumber(id string) int {
 type linter struct {
 	s   daemonset.Snapshot
 	out []Finding
-	// podsByNode are the non-terminal pods bound to each node, built for LINT-7 on first use.
+	// podsByNode are the non-terminal pods bound to each node, built on first use (LINT-2,
+	// LINT-7).
 	podsByNode map[string][]*v1.Pod
 }
 
@@ -126,7 +127,7 @@ func (l *linter) daemonSet(p *daemonset.Planner) {
 		return
 	}
 	// One pass over the nodes with the controller's decision for each (ELIG-1, ELIG-6).
-	var eligible []*v1.Node
+	var eligible, staying []*v1.Node
 	placed := 0
 	untolerated := map[v1.Taint][]string{}
 	misplaced := map[daemonset.Reason][]string{}
@@ -139,6 +140,9 @@ func (l *linter) daemonSet(p *daemonset.Planner) {
 		case daemonset.ReasonTaintNotTolerated, daemonset.ReasonNoExecuteTaintNotTolerated:
 			untolerated[e.Taint] = append(untolerated[e.Taint], node.Name)
 			placed++
+			if e.ShouldContinueRunning {
+				staying = append(staying, node)
+			}
 		case daemonset.ReasonNodeNameMismatch, daemonset.ReasonNodeSelectorMismatch, daemonset.ReasonNodeAffinityMismatch:
 			misplaced[e.Reason] = append(misplaced[e.Reason], node.Name)
 		default:
@@ -157,7 +161,7 @@ func (l *linter) daemonSet(p *daemonset.Planner) {
 				"matches none of the %d nodes (%s on %d): the DaemonSet runs no pod", len(l.s.Nodes), reason, len(nodes))
 		}
 	}
-	l.budgetUsedByDownNodes(p, eligible)
+	l.budgetUsedByDownNodes(p, eligible, staying)
 	l.requests(ds, eligible)
 }
 
@@ -216,16 +220,25 @@ func (l *linter) overlappingSelector(ds *appsv1.DaemonSet) {
 
 // budgetUsedByDownNodes is LINT-2: with the non-surge algorithm (UPD-8), each target node that
 // is down keeps its pod unavailable and holds one unit of maxUnavailable, so once they hold it
-// all no healthy node is updated. The budget is the plan's own resolution (UPD-5, UPD-6).
-// A surging update is left out: its budget is held differently (UPD-11).
-func (l *linter) budgetUsedByDownNodes(p *daemonset.Planner, eligible []*v1.Node) {
+// all no healthy node is updated. The target nodes are those the rolling step walks: the
+// eligible ones, and those staying (a NoSchedule taint keeps new pods off, such as the not-ready
+// taint of a NotReady node, but a running pod may stay) that hold a pod of ds. The budget is the
+// plan's own resolution (UPD-5, UPD-6). A surging update is left out: its budget is held
+// differently (UPD-11).
+func (l *linter) budgetUsedByDownNodes(p *daemonset.Planner, eligible, staying []*v1.Node) {
 	ds := p.DaemonSet()
 	if ds.Spec.UpdateStrategy.Type != appsv1.RollingUpdateDaemonSetStrategyType {
 		return
 	}
+	target := slices.Clip(eligible)
+	for _, node := range staying {
+		if slices.ContainsFunc(l.pods(node.Name), func(pod *v1.Pod) bool { return daemonset.IsControlledBy(pod, ds) }) {
+			target = append(target, node)
+		}
+	}
 	var down []string
 	kinds := map[string]int{}
-	for _, node := range eligible {
+	for _, node := range target {
 		if kind := downKind(node); kind != "" {
 			down = append(down, node.Name)
 			kinds[kind]++
@@ -251,7 +264,7 @@ func (l *linter) budgetUsedByDownNodes(p *daemonset.Planner, eligible []*v1.Node
 	}
 	l.add(ds, RuleBudgetUsedByDownNodes, rollingPath.Child("maxUnavailable"), down,
 		"maxUnavailable resolves to %d of %d desired, and %d of the %d target nodes are down now (%s): their pods use up the budget and the rollout deadlocks before it updates a healthy node",
-		ru.MaxUnavailable, desired, len(down), len(eligible), strings.Join(parts, ", "))
+		ru.MaxUnavailable, desired, len(down), len(target), strings.Join(parts, ", "))
 }
 
 // downKind says why a node's daemon pod is unavailable however long one waits: "NotReady" (its
@@ -352,9 +365,8 @@ func nonNegative(q resource.Quantity) string {
 	return q.String()
 }
 
-// used sums the requests of the non-terminal pods bound to node, but ds's own (which the new
-// pod replaces), as the scheduler counts them (fleet.PodRequests).
-func (l *linter) used(ds *appsv1.DaemonSet, node string) v1.ResourceList {
+// pods returns the non-terminal pods bound to node, indexing every node's on first use.
+func (l *linter) pods(node string) []*v1.Pod {
 	if l.podsByNode == nil {
 		l.podsByNode = map[string][]*v1.Pod{}
 		for _, pod := range l.s.Pods {
@@ -364,8 +376,14 @@ func (l *linter) used(ds *appsv1.DaemonSet, node string) v1.ResourceList {
 			l.podsByNode[pod.Spec.NodeName] = append(l.podsByNode[pod.Spec.NodeName], pod)
 		}
 	}
+	return l.podsByNode[node]
+}
+
+// used sums the requests of the non-terminal pods bound to node, but ds's own (which the new
+// pod replaces), as the scheduler counts them (fleet.PodRequests).
+func (l *linter) used(ds *appsv1.DaemonSet, node string) v1.ResourceList {
 	sum := v1.ResourceList{}
-	for _, pod := range l.podsByNode[node] {
+	for _, pod := range l.pods(node) {
 		if daemonset.IsControlledBy(pod, ds) {
 			continue
 		}

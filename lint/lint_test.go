@@ -76,6 +76,13 @@ func pod(name, node string, kv ...string) *v1.Pod {
 	}
 }
 
+// ownedBy makes p a pod of ds (a controller reference with its uid).
+func ownedBy(ds *appsv1.DaemonSet, p *v1.Pod) *v1.Pod {
+	p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: ds.Name, UID: ds.UID, Controller: ptr.To(true)}}
+	p.Labels = ds.Spec.Template.Labels
+	return p
+}
+
 func succeeded(p *v1.Pod) *v1.Pod {
 	p.Status.Phase = v1.PodSucceeded
 	return p
@@ -153,6 +160,19 @@ func TestLint(t *testing.T) {
 				ds.Spec.Template.Spec.NodeSelector = map[string]string{"pool": "x"}
 			})}, Nodes: []*v1.Node{node("a", apitest.Labels("pool", "x")), node("b", ready(v1.ConditionFalse))}},
 			want: []lint.Finding{},
+		},
+		{
+			name: "LINT-2: a NotReady node whose not-ready NoSchedule taint keeps new pods off still holds budget with a pod of the DaemonSet",
+			s: daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds(apitest.Rolling(apitest.Int(1), nil))},
+				Nodes: []*v1.Node{node("a"), node("b", ready(v1.ConditionFalse), taint(v1.TaintNodeNotReady, "", v1.TaintEffectNoSchedule)),
+					node("c", ready(v1.ConditionFalse), taint(v1.TaintNodeNotReady, "", v1.TaintEffectNoSchedule))},
+				Pods: []*v1.Pod{ownedBy(ds(), pod("foo-b", "b"))}},
+			want: []lint.Finding{
+				{Rule: "LINT-2", Name: "BudgetUsedByDownNodes", Severity: lint.SeverityError, Namespace: "default", DaemonSet: "foo",
+					Field: "spec.updateStrategy.rollingUpdate.maxUnavailable", Nodes: []string{"b"}},
+				{Rule: "LINT-3", Name: "TaintNotTolerated", Severity: lint.SeverityWarning, Namespace: "default", DaemonSet: "foo",
+					Field: "spec.template.spec.tolerations", Nodes: []string{"b", "c"}},
+			},
 		},
 		{
 			name: "LINT-3: a targeted node with an untolerated taint is named with the taint",
