@@ -30,7 +30,7 @@ func newLintCommand(e *env) *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "lint",
-		Short: "Find DaemonSet specs that will stall: surge with host ports, budgets down nodes use up, missing tolerations",
+		Short: "Find DaemonSet specs whose rollout or pods will stall; exit 1 on findings",
 		Long: `lint checks DaemonSet specs for what makes a rollout deadlock, a daemon pod never run where it
 is meant to, or two DaemonSets fight over pods. Each finding has a rule ID (LINT-1 ...,
 documented in docs/rules/lint.md), a severity (error or warning), the field to change and, with
