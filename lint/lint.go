@@ -95,6 +95,8 @@ type linter struct {
 	// podsByNode are the non-terminal pods bound to each node, built on first use (LINT-2,
 	// LINT-7).
 	podsByNode map[string][]*v1.Pod
+	// requested is the sum of the requests of podsByNode's pods, by node, built on first use.
+	requested map[string]v1.ResourceList
 }
 
 var (
@@ -380,20 +382,42 @@ func (l *linter) pods(node string) []*v1.Pod {
 }
 
 // used sums the requests of the non-terminal pods bound to node, but ds's own (which the new
-// pod replaces), as the scheduler counts them (fleet.PodRequests).
+// pod replaces), as the scheduler counts them (fleet.PodRequests). The sum of every pod of a
+// node is kept for the next DaemonSet, and ds's own are taken off it: each pod's requests are
+// counted once per call of Lint rather than once per DaemonSet.
 func (l *linter) used(ds *appsv1.DaemonSet, node string) v1.ResourceList {
+	if l.requested == nil {
+		l.requested = map[string]v1.ResourceList{}
+	}
+	all, ok := l.requested[node]
+	if !ok {
+		all = v1.ResourceList{}
+		for _, pod := range l.pods(node) {
+			addRequests(all, fleet.PodRequests(&pod.Spec), false)
+		}
+		l.requested[node] = all
+	}
 	sum := v1.ResourceList{}
+	addRequests(sum, all, false)
 	for _, pod := range l.pods(node) {
 		if daemonset.IsControlledBy(pod, ds) {
-			continue
-		}
-		for name, q := range fleet.PodRequests(&pod.Spec) {
-			total := sum[name]
-			total.Add(q)
-			sum[name] = total
+			addRequests(sum, fleet.PodRequests(&pod.Spec), true)
 		}
 	}
 	return sum
+}
+
+// addRequests adds the quantities of l to sum, or takes them off it with sub.
+func addRequests(sum, l v1.ResourceList, sub bool) {
+	for name, q := range l {
+		total := sum[name]
+		if sub {
+			total.Sub(q)
+		} else {
+			total.Add(q)
+		}
+		sum[name] = total
+	}
 }
 
 // requestPath is where the request for name is set: the pod-level requests when they name it,
