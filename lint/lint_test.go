@@ -1,6 +1,7 @@
 package lint_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -112,6 +113,14 @@ func TestLint(t *testing.T) {
 		{
 			name: "LINT-1: a percentage maxSurge rounds up, so it surges too",
 			s:    daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds(apitest.Rolling(apitest.Int(0), apitest.Str("1%")), hostPort(9100))}},
+			want: []lint.Finding{{Rule: "LINT-1", Name: "HostPortWithSurge", Severity: lint.SeverityError, Namespace: "default", DaemonSet: "foo", Field: "spec.updateStrategy.rollingUpdate.maxSurge"}},
+		},
+		{
+			name: "LINT-1: with hostNetwork every container port is a host port",
+			s: daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds(apitest.Rolling(apitest.Int(0), apitest.Int(1)), func(ds *appsv1.DaemonSet) {
+				ds.Spec.Template.Spec.HostNetwork = true
+				ds.Spec.Template.Spec.Containers[0].Ports = []v1.ContainerPort{{ContainerPort: 10250}}
+			})}},
 			want: []lint.Finding{{Rule: "LINT-1", Name: "HostPortWithSurge", Severity: lint.SeverityError, Namespace: "default", DaemonSet: "foo", Field: "spec.updateStrategy.rollingUpdate.maxSurge"}},
 		},
 		{
@@ -352,4 +361,27 @@ func TestRules(t *testing.T) {
 		require.NotEmpty(t, r.Summary)
 	}
 	require.Equal(t, []string{"LINT-1", "LINT-2", "LINT-3", "LINT-4", "LINT-5", "LINT-6", "LINT-7", "LINT-8"}, ids)
+}
+
+// The findings do not depend on the order of the snapshot's DaemonSets, nodes and pods, nor on
+// how many workers the plans use.
+func TestLintIsDeterministic(t *testing.T) {
+	t.Parallel()
+	s := benchCluster(300)
+	want, err := lint.Lint(s, opts)
+	require.NoError(t, err)
+	require.NotEmpty(t, want)
+	reversed := daemonset.Snapshot{
+		DaemonSets: slices.Clone(s.DaemonSets), Nodes: slices.Clone(s.Nodes), Pods: slices.Clone(s.Pods),
+	}
+	slices.Reverse(reversed.DaemonSets)
+	slices.Reverse(reversed.Nodes)
+	slices.Reverse(reversed.Pods)
+	o := opts
+	o.Plan.Workers = 4
+	got, err := lint.Lint(reversed, o)
+	require.NoError(t, err)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Lint() of the reversed snapshot mismatch (-want +got):\n%s", diff)
+	}
 }
