@@ -67,7 +67,7 @@ var rules = [...]Rule{
 		"revisionHistoryLimit 0: no revision to roll back to"},
 }
 
-// Rules returns every rule, sorted by ID (LINT-1 first). The slice is the caller's.
+// Rules returns every rule, in the order of their numbers (LINT-1 first). The slice is the caller's.
 func Rules() []Rule { return append([]Rule(nil), rules[:]...) }
 
 // rule returns the rule with id, which must be one of the Rule constants.
