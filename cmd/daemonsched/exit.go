@@ -23,6 +23,7 @@ const (
 	exitProgressing   = 3 // rollout status (ROLL-11)
 	exitStuck         = 4 // rollout status (ROLL-11)
 	exitNonconforming = exitBadInput
+	exitLintFindings  = exitBadInput // lint (LINT-9)
 )
 
 // exitStatus is a command that answered, with a status other than 0: run writes its output, as
@@ -38,6 +39,7 @@ const (
 	errNotReady      = exitStatus(exitNotReady)      // node-ready
 	errProgressing   = exitStatus(exitProgressing)   // rollout status
 	errStuck         = exitStatus(exitStuck)         // rollout status
+	errLintFindings  = exitStatus(exitLintFindings)  // lint
 )
 
 // exitStatuses is what each exit status means, in the order --help lists them. commands are the
@@ -51,6 +53,7 @@ var exitStatuses = []struct {
 	{exitBadInput, nil, "bad input or another error (one line each on stderr, nothing on stdout)"},
 	{exitNonconforming, []string{"verify"}, "the candidate does not conform (one line per mismatch on stdout)"},
 	{exitNonconforming, []string{"conformance run"}, "a profile run does not conform (the summary on stdout)"},
+	{exitLintFindings, []string{"lint"}, "a finding at or above --fail-on (the findings on stdout)"},
 	{exitUsage, nil, `usage (one "error: ..." line on stderr and where to find help, nothing on stdout)`},
 	{exitNotReady, []string{"node-ready"}, "the node is not ready for workloads (the table on stdout)"},
 	{exitProgressing, []string{"rollout status"}, "a rollout is progressing and none is stuck (the report on stdout)"},

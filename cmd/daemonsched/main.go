@@ -99,7 +99,7 @@ func newRootCommand(e *env) *cobra.Command {
 		return usagef("%v", err)
 	})
 	root.AddCommand(newPlanCommand(e, false), newPlanCommand(e, true), newExplainCommand(e), newVerifyCommand(e),
-		newConformanceCommand(e), newRolloutCommand(e), newForecastCommand(e), newWhatIfCommand(e), newNodeReadyCommand(e), newVersionCommand(e))
+		newConformanceCommand(e), newRolloutCommand(e), newForecastCommand(e), newWhatIfCommand(e), newNodeReadyCommand(e), newLintCommand(e), newVersionCommand(e))
 	// cobra's completion command (bash, zsh, fish, powershell), with an unknown shell a usage
 	// error rather than its help.
 	root.InitDefaultCompletionCmd()
