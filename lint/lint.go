@@ -255,7 +255,7 @@ func (l *linter) budgetUsedByDownNodes(p *daemonset.Planner, eligible, staying [
 		return
 	}
 	var parts []string
-	for _, kind := range []string{"NotReady", "unreachable", "cordoned"} {
+	for _, kind := range []string{"NotReady", "unreachable"} {
 		if n := kinds[kind]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, kind))
 		}
@@ -270,9 +270,10 @@ func (l *linter) budgetUsedByDownNodes(p *daemonset.Planner, eligible, staying [
 }
 
 // downKind says why a node's daemon pod is unavailable however long one waits: "NotReady" (its
-// Ready condition is False), "unreachable" (Unknown, or the unreachable taint), "cordoned"
-// (spec.unschedulable); "" when none holds. A node without a Ready condition (a hand-written
-// one) is not counted down.
+// Ready condition is False) or "unreachable" (Unknown, or the unreachable taint); "" when neither
+// holds. A node without a Ready condition (a hand-written one) is not counted down, nor is a
+// cordoned one: the daemon pod tolerates node.kubernetes.io/unschedulable (DEFTOL), so the
+// rolling update replaces its pod like any other.
 func downKind(node *v1.Node) string {
 	for _, c := range node.Status.Conditions {
 		if c.Type != v1.NodeReady {
@@ -289,9 +290,6 @@ func downKind(node *v1.Node) string {
 		if t.Key == v1.TaintNodeUnreachable {
 			return "unreachable"
 		}
-	}
-	if node.Spec.Unschedulable {
-		return "cordoned"
 	}
 	return ""
 }

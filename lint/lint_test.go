@@ -146,9 +146,15 @@ func TestLint(t *testing.T) {
 			name: "LINT-2: a percentage is resolved against desired, rounding up, as the controller does",
 			s: daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds(apitest.Rolling(apitest.Str("10%"), nil))},
 				Nodes: []*v1.Node{node("a"), node("b"), node("c", ready(v1.ConditionUnknown)), node("d", cordoned)}},
-			// 10% of 4 rounds up to 1; two nodes are down.
+			// 10% of 4 rounds up to 1; one node is down (a cordoned node is not: LINT-2).
 			want: []lint.Finding{{Rule: "LINT-2", Name: "BudgetUsedByDownNodes", Severity: lint.SeverityError, Namespace: "default", DaemonSet: "foo",
-				Field: "spec.updateStrategy.rollingUpdate.maxUnavailable", Nodes: []string{"c", "d"}}},
+				Field: "spec.updateStrategy.rollingUpdate.maxUnavailable", Nodes: []string{"c"}}},
+		},
+		{
+			name: "LINT-2: a cordoned node that stays Ready holds no budget (its new pod tolerates unschedulable)",
+			s: daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds(apitest.Rolling(apitest.Int(1), nil))},
+				Nodes: []*v1.Node{node("a", ready(v1.ConditionTrue)), node("b", ready(v1.ConditionTrue), cordoned)}},
+			want: []lint.Finding{},
 		},
 		{
 			name: "LINT-2: a budget above the down nodes leaves room",

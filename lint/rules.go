@@ -52,7 +52,7 @@ var rules = [...]Rule{
 	{RuleHostPortWithSurge, "HostPortWithSurge", SeverityError, false,
 		"a host port with maxSurge > 0: the surge pod can never bind beside the old one"},
 	{RuleBudgetUsedByDownNodes, "BudgetUsedByDownNodes", SeverityError, true,
-		"maxUnavailable at or below the number of target nodes that are NotReady, unreachable or cordoned: the rollout deadlocks"},
+		"maxUnavailable at or below the number of target nodes that are NotReady or unreachable: the rollout deadlocks"},
 	{RuleTaintNotTolerated, "TaintNotTolerated", SeverityWarning, true,
 		"nodes the placement targets carry a taint the pod does not tolerate"},
 	{RulePlacementMatchesNoNode, "PlacementMatchesNoNode", SeverityWarning, true,
