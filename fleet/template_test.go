@@ -357,3 +357,17 @@ func TestCompileTemplateRejectsInvalidTaints(t *testing.T) {
 		})
 	}
 }
+
+// TestCompileTemplateRefusesUnsatisfiableBounds: no integer is greater than the largest int64,
+// whatever Lt comes before it, so the template is refused (WHATIF-2); the first reduction
+// overflowed when an Lt preceded the Gt and admitted every integer below the Lt.
+func TestCompileTemplateRefusesUnsatisfiableBounds(t *testing.T) {
+	for _, reqs := range [][]v1.NodeSelectorRequirement{
+		{{Key: "example.com/n", Operator: v1.NodeSelectorOpLt, Values: []string{"8"}}, {Key: "example.com/n", Operator: v1.NodeSelectorOpGt, Values: []string{"9223372036854775807"}}},
+		{{Key: "example.com/n", Operator: v1.NodeSelectorOpGt, Values: []string{"9223372036854775807"}}, {Key: "example.com/n", Operator: v1.NodeSelectorOpLt, Values: []string{"8"}}},
+	} {
+		_, errs := fleet.CompileTemplate(&fleet.NodeTemplate{Requirements: reqs}, field.NewPath("template"))
+		want := field.ErrorList{field.Invalid(field.NewPath("template", "requirements"), "example.com/n", "")}
+		field.ErrorMatcher{}.ByType().ByField().ByValue().Test(t, want, errs)
+	}
+}
