@@ -238,7 +238,6 @@ type streamedList struct {
 	counted int            // items counted against Limits.Objects
 	doc     int            // the document's number
 	json    bool           // the items are JSON (a JSON stream), not YAML
-	over    bool           // beyond Limits.Objects: items are counted, not decoded
 }
 
 func newStreamedList(s *splitter) *streamedList {
@@ -295,13 +294,11 @@ func (l *streamedList) end(s *splitter) error {
 	item := l.item
 	l.item = nil
 	l.n++
-	if l.over {
-		return nil
-	}
 	l.counted++
 	if s.r.count(1) != nil {
-		l.over = true
-		return nil
+		// Past the limit the outcome is this error whatever follows: stop reading, rather
+		// than scan the rest (a 75 MB list of 25,000,000 items took 22 s; issue 25).
+		return s.tooMany
 	}
 	l.batch = append(l.batch, item)
 	l.bytes += len(item)
@@ -360,7 +357,7 @@ func (l *streamedList) finish(s *splitter, end int64) ([]decoded, error) {
 		return nil, err
 	}
 	src := Source{File: s.name, Document: l.doc, Item: -1}
-	if !l.fallback && !l.over {
+	if !l.fallback {
 		l.decodeBatch(s)
 	}
 	s.r.objects.Add(-int64(l.counted))
@@ -378,8 +375,6 @@ func (l *streamedList) finish(s *splitter, end int64) ([]decoded, error) {
 			case err != nil || !isList:
 			case s.r.count(l.n) != nil:
 				return nil, errTooManyObjects
-			case l.over:
-				return nil, errTooManyObjects // never: the count above fails
 			default:
 				ok := true
 				for i, js := range l.pending {
