@@ -173,12 +173,23 @@ func (r reader) forEach(n int, f func(i int)) {
 
 // decodeDocument decodes one document: its object, or the objects of a list.
 func (r reader) decodeDocument(src Source, doc document) ([]decoded, error) {
-	if len(doc.data) > r.opts.Limits.ObjectBytes && !bytes.Contains(doc.data, []byte("items")) {
+	if len(doc.data) > r.opts.Limits.ObjectBytes && !listShaped(doc.data[:r.opts.Limits.ObjectBytes]) {
 		// Not a list: one object, refused before it is parsed.
-		return nil, fmt.Errorf("%v: %s", src, r.objectTooLarge())
+		return nil, r.tooLarge(src)
 	}
+	big := len(doc.data) > r.opts.Limits.ObjectBytes // and list-shaped
 	if doc.json {
-		out, err := r.decodeValue(src, doc.data, "")
+		var out []decoded
+		var err error
+		if big {
+			var isList bool
+			out, isList, err = r.decodeListValue(src, doc.data)
+			if !isList && err == nil {
+				return nil, r.tooLarge(src) // shaped as a list, but one object
+			}
+		} else {
+			out, err = r.decodeValue(src, doc.data, "")
+		}
 		if err != nil {
 			if se := jsonSyntaxError(src, doc); se != nil {
 				return nil, se
@@ -188,8 +199,11 @@ func (r reader) decodeDocument(src Source, doc document) ([]decoded, error) {
 	}
 	if wrapper, items, ok := splitYAMLList(doc); ok {
 		out, err := r.decodeYAMLList(src, wrapper, items)
-		if err == nil || errors.Is(err, errTooManyObjects) {
+		switch {
+		case err == nil || errors.Is(err, errTooManyObjects):
 			return out, err
+		case big && errors.Is(err, errNotAList):
+			return nil, r.tooLarge(src) // shaped as a list, but one object
 		}
 		// The whole document is read again below, giving the parser's own message (or a
 		// success, should the items depend on each other, say through YAML aliases).
@@ -402,6 +416,90 @@ func (r reader) decodeList(src Source, data []byte) (head decoded, itemKind stri
 		itemKind = strings.TrimSuffix(l.Kind, "List")
 	}
 	return head, itemKind, l.Items, true, nil
+}
+
+// errNotAList is decodeYAMLList's error when the document is shaped as a list but is not one.
+var errNotAList = errors.New("not a list")
+
+// tooLarge is the error of a document at src larger than ObjectBytes that is not a list.
+func (r reader) tooLarge(src Source) error {
+	return fmt.Errorf("%v: %s", src, r.objectTooLarge())
+}
+
+// listShaped reports whether a document, given by its first ObjectBytes bytes, may be a list:
+// whether it has a top-level items key there. Only a list may be larger than ObjectBytes; any
+// other document that is, whatever text it holds, is refused before it is parsed (a Node of
+// 1,000 MB with the word "items" in it was parsed whole, 69.8 s and 4.1 GB; issue 25, F7).
+// The streaming reader asks it of the same prefix, so both refuse the same documents.
+func listShaped(prefix []byte) bool {
+	t := prefix
+	for {
+		t = bytes.TrimLeft(t, " \t\r\n")
+		switch {
+		case bytes.HasPrefix(t, []byte("#")) || bytes.HasPrefix(t, []byte("%")):
+			_, t, _ = bytes.Cut(t, []byte("\n"))
+			continue
+		case bytes.HasPrefix(t, []byte("---")):
+			t = t[3:]
+			continue
+		}
+		break
+	}
+	if len(t) > 0 && t[0] == '{' {
+		return flowItemsKey(t)
+	}
+	for _, key := range []string{"items:", `"items":`, `'items':`} {
+		if bytes.HasPrefix(prefix, []byte(key)) || bytes.Contains(prefix, []byte("\n"+key)) {
+			return true
+		}
+	}
+	return false
+}
+
+// flowItemsKey reports whether the JSON or YAML flow mapping that t starts holds an items key
+// at its top level, within t.
+func flowItemsKey(t []byte) bool {
+	// key is whether a key may start at the byte read; isItems whether a colon follows a key
+	// items that ends before i.
+	depth, key := 0, false
+	isItems := func(i int) bool {
+		rest := bytes.TrimLeft(t[i:], " \t\r\n")
+		return len(rest) > 0 && rest[0] == ':'
+	}
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; c {
+		case '"', '\'':
+			j := i + 1
+			for j < len(t) && t[j] != c {
+				if c == '"' && t[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if depth == 1 && key && j < len(t) && string(t[i+1:j]) == "items" && isItems(j+1) {
+				return true
+			}
+			key = false
+			i = j
+		case '{', '[':
+			depth++
+			key = c == '{' && depth == 1
+		case '}', ']':
+			depth--
+			if depth <= 0 {
+				return false
+			}
+		case ',':
+			key = depth == 1
+		case ' ', '\t', '\r', '\n':
+		default:
+			if depth == 1 && key && bytes.HasPrefix(t[i:], []byte("items")) && isItems(i+5) {
+				return true
+			}
+			key = false
+		}
+	}
+	return false
 }
 
 // objectTooLarge words the ObjectBytes limit.

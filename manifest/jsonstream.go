@@ -75,8 +75,10 @@ func (s *splitter) jsonByte(st *jsonSplit, c byte) error {
 		if err := s.itemByte(st, c); err != nil {
 			return err
 		}
+	case l != nil:
+		s.doc = append(s.doc, c) // the list's own fields
 	default:
-		s.doc = append(s.doc, c)
+		s.grow(c)
 	}
 	switch {
 	case st.inString:
@@ -105,7 +107,7 @@ func (s *splitter) jsonByte(st *jsonSplit, c byte) error {
 			st.key, st.keyStart = st.key[:0], st.sig
 		}
 	case c == '{' || c == '[':
-		if st.depth == 1 && c == '[' && st.sig == ':' && st.isKey && string(st.key) == "items" && st.first == '{' && s.list == nil {
+		if st.depth == 1 && c == '[' && st.sig == ':' && st.isKey && string(st.key) == "items" && st.first == '{' && s.list == nil && !s.big {
 			st.items, st.expecting = true, 'v'
 			s.list = &streamedList{items: []decoded{{}}, pending: map[int][]byte{}, doc: s.docs + 1, json: true}
 			s.doc = append(s.doc, ']') // the wrapper holds "items": []
@@ -183,16 +185,6 @@ func (s *splitter) endJSON(st *jsonSplit, end int64) error {
 		return s.flushDoc(end)
 	}
 	s.doc = bytes.TrimRight(s.doc[:min(int64(len(s.doc)), end-s.docStart)], " \t\r\n")
-	s.docs++
-	defer func() { s.doc = nil }()
-	if s.r.count(1) != nil {
-		return s.tooMany
-	}
-	s.batch = append(s.batch, document{data: s.doc, json: true, line: s.start})
-	s.batchSrc = append(s.batchSrc, Source{File: s.name, Document: s.docs, Item: -1})
-	s.batchBytes += len(s.doc)
-	if len(s.batch) >= batchItems || s.batchBytes >= batchBytes {
-		return s.flushBatch()
-	}
-	return nil
+	defer func() { s.doc, s.shaped, s.big = nil, false, false }()
+	return s.queue(document{data: s.doc, json: true, line: s.start})
 }

@@ -2,7 +2,6 @@ package manifest
 
 import (
 	"bytes"
-	"errors"
 
 	"sigs.k8s.io/yaml"
 )
@@ -103,7 +102,7 @@ func (r reader) decodeYAMLList(src Source, wrapper []byte, items []document) ([]
 		return nil, err
 	}
 	if !isList {
-		return nil, errors.New("not a list")
+		return nil, errNotAList
 	}
 	if err := r.count(len(items)); err != nil {
 		return nil, err

@@ -97,6 +97,44 @@ type splitter struct {
 	batch      []document // documents waiting to be decoded
 	batchBytes int
 	batchSrc   []Source
+	batchBig   []bool // the document is too large: refused, not decoded
+
+	// The current document outside a list's items, past Limits.ObjectBytes: shaped when its
+	// first ObjectBytes bytes may be a list (then it is held whole, as before), else big (its
+	// text is dropped, and it is refused), with blank saying whether it is blank so far.
+	shaped, big, blank bool
+}
+
+// grow appends b to the current document, or drops it once the document is refused for its
+// size (listShaped).
+func (s *splitter) grow(b ...byte) {
+	if s.big {
+		return
+	}
+	s.doc = append(s.doc, b...)
+	if limit := s.r.opts.Limits.ObjectBytes; len(s.doc) > limit && !s.shaped {
+		if listShaped(s.doc[:limit]) {
+			s.shaped = true
+			return
+		}
+		s.big, s.blank, s.doc = true, blankYAML(s.doc), nil
+	}
+}
+
+// queue adds the current document to the batch, and decodes the batch when it is full.
+func (s *splitter) queue(doc document) error {
+	s.docs++
+	if s.r.count(1) != nil {
+		return s.tooMany
+	}
+	s.batch = append(s.batch, doc)
+	s.batchSrc = append(s.batchSrc, Source{File: s.name, Document: s.docs, Item: -1})
+	s.batchBig = append(s.batchBig, s.big)
+	s.batchBytes += len(doc.data)
+	if len(s.batch) >= batchItems || s.batchBytes >= batchBytes {
+		return s.flushBatch()
+	}
+	return nil
 }
 
 // line takes the next line of the text, as the loop of splitDocuments does.
@@ -142,6 +180,10 @@ func (s *splitter) add(line []byte) error {
 	if s.list != nil {
 		return s.list.line(s, line)
 	}
+	if s.big {
+		s.blank = s.blank && blankYAML(line)
+		return nil
+	}
 	if string(bytes.TrimRight(line, " \r\n")) == "items:" {
 		if err := s.flushBatch(); err != nil {
 			return err
@@ -149,13 +191,13 @@ func (s *splitter) add(line []byte) error {
 		s.list = newStreamedList(s)
 		return nil
 	}
-	s.doc = append(s.doc, line...)
+	s.grow(line...)
 	return nil
 }
 
 // flushDoc ends the current document at end.
 func (s *splitter) flushDoc(end int64) error {
-	defer func() { s.doc, s.list = nil, nil }()
+	defer func() { s.doc, s.list, s.shaped, s.big = nil, nil, false, false }()
 	if s.list != nil {
 		s.docs++
 		out, err := s.list.finish(s, end)
@@ -164,32 +206,26 @@ func (s *splitter) flushDoc(end int64) error {
 		}
 		return s.result(out, err)
 	}
-	if blankYAML(s.doc) {
+	if s.big && s.blank || !s.big && blankYAML(s.doc) {
 		return nil
 	}
-	s.docs++
-	if s.r.count(1) != nil {
-		return s.tooMany
-	}
-	s.batch = append(s.batch, document{data: s.doc, line: s.start})
-	s.batchSrc = append(s.batchSrc, Source{File: s.name, Document: s.docs, Item: -1})
-	s.batchBytes += len(s.doc)
-	if len(s.batch) >= batchItems || s.batchBytes >= batchBytes {
-		return s.flushBatch()
-	}
-	return nil
+	return s.queue(document{data: s.doc, line: s.start})
 }
 
 // flushBatch decodes the documents waiting, in parallel, and adds what they hold in order.
 func (s *splitter) flushBatch() error {
-	batch, srcs := s.batch, s.batchSrc
-	s.batch, s.batchSrc, s.batchBytes = nil, nil, 0
+	batch, srcs, big := s.batch, s.batchSrc, s.batchBig
+	s.batch, s.batchSrc, s.batchBig, s.batchBytes = nil, nil, nil, 0
 	if len(batch) == 0 {
 		return nil
 	}
 	results := make([][]decoded, len(batch))
 	errs := make([]error, len(batch))
 	s.r.forEach(len(batch), func(i int) {
+		if big[i] {
+			errs[i] = s.r.tooLarge(srcs[i])
+			return
+		}
 		results[i], errs[i] = s.r.decodeDocument(srcs[i], batch[i])
 	})
 	for i := range batch {
@@ -372,6 +408,8 @@ func (l *streamedList) finish(s *splitter, end int64) ([]decoded, error) {
 		if err == nil {
 			head, itemKind, _, isList, err := s.r.decodeList(src, js)
 			switch {
+			case err == nil && !isList && end-s.docStart > int64(s.r.opts.Limits.ObjectBytes):
+				return nil, s.r.tooLarge(src) // shaped as a list, but one object: decodeDocument refuses it
 			case err != nil || !isList:
 			case s.r.count(l.n) != nil:
 				return nil, errTooManyObjects

@@ -1,0 +1,84 @@
+package manifest
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Only a list may be larger than Limits.ObjectBytes: any other document that is, whatever text
+// it holds, is refused before it is parsed, streamed or whole. The word "items" once let a
+// 1,000 MB Node be parsed whole (69.8 s, 4.1 GB) before it was refused (issue 25, F7).
+func TestOnlyListsMayExceedObjectBytes(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("x", 2048)
+	nodes := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "- apiVersion: v1\n  kind: Node\n  metadata:\n    name: n%d\n", i)
+		}
+		return b.String()
+	}
+	seq := func(n int, format string) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, format, i)
+		}
+		return b.String()
+	}
+	tooLarge := func(where string) string {
+		return "in: " + where + ": an object larger than 1 KiB (limit ObjectBytes, --max-object-bytes; the API server's is 3 MiB)"
+	}
+	tests := []struct {
+		name, in string
+		want     string // "" reads
+	}{{
+		name: "a YAML node with the word items in an annotation",
+		in:   "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  annotations: {items: \"" + big + "\"}\n",
+		want: tooLarge("document 1"),
+	}, {
+		name: "a JSON node with the word items in an annotation",
+		in:   `{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1","annotations":{"items":"` + big + `"}}}`,
+		want: tooLarge("document 1"),
+	}, {
+		name: "a JSON node in a YAML stream with the word items",
+		in:   "apiVersion: v1\nkind: Node\nmetadata: {name: n0}\n---\n" + `{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1","annotations":{"items":"` + big + `"}}}` + "\n",
+		want: tooLarge("document 2"),
+	}, {
+		name: "a YAML node with a top-level items list",
+		in:   "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  annotations: {a: \"" + big + "\"}\nitems:\n- a: 1\n",
+		want: tooLarge("document 1"),
+	}, {
+		name: "a JSON node with a top-level items list",
+		in:   `{"apiVersion":"v1","kind":"Node","items":[{"a":1}],"metadata":{"name":"n1","annotations":{"a":"` + big + `"}}}`,
+		want: tooLarge("document 1"),
+	}, {
+		name: "a YAML node with items after its first ObjectBytes",
+		in:   "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  annotations: {a: \"" + big + "\"}\nitems: []\n",
+		want: tooLarge("document 1"),
+	}, {
+		name: "a kubectl list larger than ObjectBytes, its items smaller",
+		in:   "apiVersion: v1\nkind: List\nitems:\n" + nodes(40),
+	}, {
+		name: "a JSON list larger than ObjectBytes, its items smaller",
+		in:   `{"apiVersion":"v1","kind":"NodeList","items":[` + seq(60, `{"metadata":{"name":"a%d"}},`) + `{"metadata":{"name":"b"}}]}`,
+	}, {
+		name: "a flow YAML list larger than ObjectBytes",
+		in:   "# a flow mapping, not a JSON stream\n{apiVersion: v1, kind: List, items: [" + seq(30, "{apiVersion: v1, kind: Node, metadata: {name: a%d}}, ") + "]}\n",
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			opts := Options{Limits: Limits{ObjectBytes: 1024}}
+			_, err := readWhole([]byte(tt.in), opts)
+			if tt.want == "" {
+				require.NoError(t, err)
+			} else {
+				require.EqualError(t, err, tt.want)
+			}
+			sameAsWhole(t, []byte(tt.in), opts)
+		})
+	}
+}
