@@ -204,6 +204,8 @@ func (r reader) decodeDocument(src Source, doc document) ([]decoded, error) {
 			return out, err
 		case big && errors.Is(err, errNotAList):
 			return nil, r.tooLarge(src) // shaped as a list, but one object
+		case errors.As(err, new(objectBytesError)):
+			return nil, err // an item refused before it was parsed: parsing the whole would not help
 		}
 		// The whole document is read again below, giving the parser's own message (or a
 		// success, should the items depend on each other, say through YAML aliases).
@@ -308,6 +310,9 @@ func (r reader) decodeListValue(src Source, data []byte) (out []decoded, isList 
 		return nil, true, err
 	}
 	out, err = r.decodeItems(head, len(items), func(i int, itemSrc Source) ([]decoded, error) {
+		if len(items[i]) > r.opts.Limits.ObjectBytes {
+			return nil, r.tooLarge(itemSrc) // before it is parsed, as the streaming reader refuses it
+		}
 		return r.decodeValue(itemSrc, items[i], itemKind)
 	})
 	return out, true, err
@@ -421,10 +426,16 @@ func (r reader) decodeList(src Source, data []byte) (head decoded, itemKind stri
 // errNotAList is decodeYAMLList's error when the document is shaped as a list but is not one.
 var errNotAList = errors.New("not a list")
 
-// tooLarge is the error of a document at src larger than ObjectBytes that is not a list.
+// tooLarge is the error of a document or item at src larger than ObjectBytes, refused before
+// it is parsed.
 func (r reader) tooLarge(src Source) error {
-	return fmt.Errorf("%v: %s", src, r.objectTooLarge())
+	return fmt.Errorf("%v: %w", src, objectBytesError(r.objectTooLarge()))
 }
+
+// objectBytesError is the ObjectBytes limit worded.
+type objectBytesError string
+
+func (e objectBytesError) Error() string { return string(e) }
 
 // listShaped reports whether a document, given by its first ObjectBytes bytes, may be a list:
 // whether it has a top-level items key there. Only a list may be larger than ObjectBytes; any

@@ -149,7 +149,7 @@ func (s *splitter) jsonByte(st *jsonSplit, c byte) error {
 func (s *splitter) itemByte(st *jsonSplit, c byte) error {
 	l := s.list
 	if st.depth > 2 || st.inString {
-		l.item = append(l.item, c)
+		l.grow(s, c)
 		if st.depth == 3 && !st.inString && c == '}' {
 			// The item ends here (depth drops to 2 after this byte).
 			if err := l.endItem(s); err != nil {
@@ -162,7 +162,8 @@ func (s *splitter) itemByte(st *jsonSplit, c byte) error {
 	switch {
 	case isJSONSpace(c):
 	case c == '{' && st.expecting != ',':
-		l.item = append(make([]byte, 0, 512), c)
+		l.item = make([]byte, 0, 512)
+		l.grow(s, c)
 	case c == ',' && st.expecting == ',':
 		st.expecting = 'i'
 	default:

@@ -108,6 +108,9 @@ func (r reader) decodeYAMLList(src Source, wrapper []byte, items []document) ([]
 		return nil, err
 	}
 	out, err := r.decodeItems(head, len(items), func(i int, itemSrc Source) ([]decoded, error) {
+		if len(items[i].data) > r.opts.Limits.ObjectBytes {
+			return nil, r.tooLarge(itemSrc) // before it is converted, as the streaming reader refuses it
+		}
 		js, err := yaml.YAMLToJSONStrict(dedent(items[i].data))
 		if err != nil {
 			return nil, err

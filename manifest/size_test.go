@@ -59,6 +59,26 @@ func TestOnlyListsMayExceedObjectBytes(t *testing.T) {
 		in:   "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  annotations: {a: \"" + big + "\"}\nitems: []\n",
 		want: tooLarge("document 1"),
 	}, {
+		name: "a YAML item over the limit",
+		in:   "apiVersion: v1\nkind: List\nitems:\n" + nodes(2) + "- apiVersion: v1\n  kind: Node\n  metadata:\n    name: big\n    annotations: {a: \"" + big + "\"}\n" + nodes(1),
+		want: tooLarge("document 1: items[2]"),
+	}, {
+		name: "a YAML item over the limit in a typed list, after items whose kind is not yet known",
+		in:   "apiVersion: v1\nitems:\n- metadata: {name: a}\n- metadata:\n    name: big\n    annotations: {a: \"" + big + "\"}\n- metadata: {name: c}\nkind: NodeList\nmetadata: {}\n",
+		want: tooLarge("document 1: items[1]"),
+	}, {
+		name: "a YAML item over the limit after one that fails",
+		in:   "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: a}\n  spec: {unschedulable: maybe}\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: big\n    annotations: {a: \"" + big + "\"}\n",
+		want: "in: document 1: items[0]: Node a: spec.unschedulable: cannot unmarshal string into bool",
+	}, {
+		name: "a YAML item over the limit before one that fails",
+		in:   "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: big\n    annotations: {a: \"" + big + "\"}\n- apiVersion: v1\n  kind: Node\n  metadata: {name: a}\n  spec: {unschedulable: maybe}\n",
+		want: tooLarge("document 1: items[0]"),
+	}, {
+		name: "a JSON item over the limit",
+		in:   `{"apiVersion":"v1","kind":"NodeList","items":[{"metadata":{"name":"a"}},{"metadata":{"name":"big","annotations":{"a":"` + big + `"}}},{"metadata":{"name":"c"}}]}`,
+		want: tooLarge("document 1: items[1]"),
+	}, {
 		name: "a kubectl list larger than ObjectBytes, its items smaller",
 		in:   "apiVersion: v1\nkind: List\nitems:\n" + nodes(40),
 	}, {

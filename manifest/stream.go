@@ -274,6 +274,24 @@ type streamedList struct {
 	counted int            // items counted against Limits.Objects
 	doc     int            // the document's number
 	json    bool           // the items are JSON (a JSON stream), not YAML
+
+	// itemBig is set when the current item passes Limits.ObjectBytes: its text is dropped.
+	// big and failed are one more than the index of the first item too large, and of the first
+	// item that failed and set fallback (0: none).
+	itemBig     bool
+	big, failed int
+}
+
+// grow appends b to the current item, or drops it once the item passes Limits.ObjectBytes: an
+// item that large is refused before it is parsed, by its place (decodeItemText).
+func (l *streamedList) grow(s *splitter, b ...byte) {
+	if l.itemBig {
+		return
+	}
+	l.item = append(l.item, b...)
+	if len(l.item) > s.r.opts.Limits.ObjectBytes {
+		l.itemBig, l.item = true, l.item[:0]
+	}
 }
 
 func newStreamedList(s *splitter) *streamedList {
@@ -299,16 +317,17 @@ func (l *streamedList) line(s *splitter, line []byte) error {
 		if err := l.end(s); err != nil {
 			return err
 		}
-		l.item = append(make([]byte, 0, len(line)), line...)
+		l.item = make([]byte, 0, len(line))
+		l.grow(s, line...)
 	case len(bytes.TrimRight(line, "\r\n")) == 0:
 		if l.item != nil {
-			l.item = append(l.item, line...)
+			l.grow(s, line...)
 		}
 	case bytes.HasPrefix(line, []byte("  ")):
 		if l.item == nil {
 			l.fallback = true
 		} else {
-			l.item = append(l.item, line...)
+			l.grow(s, line...)
 		}
 	case line[0] == ' ' || line[0] == '\t' || line[0] == '-' || line[0] == '#':
 		l.fallback = true
@@ -328,7 +347,13 @@ func (l *streamedList) end(s *splitter) error {
 		return nil
 	}
 	item := l.item
-	l.item = nil
+	if l.itemBig {
+		item = nil // decodeBatch leaves its place empty
+		if l.big == 0 {
+			l.big = l.n + 1
+		}
+	}
+	l.item, l.itemBig = nil, false
 	l.n++
 	l.counted++
 	if s.r.count(1) != nil {
@@ -353,6 +378,9 @@ func (l *streamedList) decodeBatch(s *splitter) {
 	s.r.forEach(len(l.batch), func(i int) {
 		itemSrc := src
 		itemSrc.Item = first + i
+		if l.batch[i] == nil {
+			return // too large: finish reports it
+		}
 		js, err := l.batch[i], error(nil)
 		if !l.json {
 			js, err = yaml.YAMLToJSONStrict(dedent(js))
@@ -373,6 +401,9 @@ func (l *streamedList) decodeBatch(s *splitter) {
 		case js == nil:
 		case len(js) == 0 || l.itemKind != "":
 			l.fallback = true
+			if l.failed == 0 {
+				l.failed = first + i + 1
+			}
 		default:
 			l.pending[first+i] = js
 		}
@@ -416,6 +447,9 @@ func (l *streamedList) finish(s *splitter, end int64) ([]decoded, error) {
 			default:
 				ok := true
 				for i, js := range l.pending {
+					if l.big > 0 && i >= l.big-1 {
+						continue // the item too large comes first
+					}
 					itemSrc := head.src
 					itemSrc.Item = i
 					res, err := s.r.decodeValue(itemSrc, js, itemKind)
@@ -425,7 +459,12 @@ func (l *streamedList) finish(s *splitter, end int64) ([]decoded, error) {
 					}
 					l.items[1+i] = res[0]
 				}
-				if ok {
+				switch {
+				case ok && l.big > 0:
+					itemSrc := head.src
+					itemSrc.Item = l.big - 1
+					return nil, s.r.tooLarge(itemSrc)
+				case ok:
 					l.items[0] = head // in place: a copy of 250,000 items would be 50 MB
 					return l.items, nil
 				}
