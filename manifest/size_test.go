@@ -102,3 +102,31 @@ func TestOnlyListsMayExceedObjectBytes(t *testing.T) {
 		})
 	}
 }
+
+// Lines longer than the reader's 64 KiB buffer are taken piece by piece, wherever they are:
+// the outcome is the one of the whole input, under the default limits and small ones.
+func TestLongLinesReadAsTheWholeInput(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("y", 200<<10)
+	node := func(name, annotation string) string {
+		return "- apiVersion: v1\n  kind: Node\n  metadata:\n    name: " + name + "\n    annotations: {a: \"" + annotation + "\"}\n"
+	}
+	inputs := []string{
+		"apiVersion: v1\nkind: Node\nmetadata: {name: n1, annotations: {a: \"" + long + "\"}}\n",
+		"apiVersion: v1\nkind: List\nitems:\n" + node("a", "x") + node("b", long) + node("c", "x"),
+		"apiVersion: v1\nkind: List\nitems:\n" + node("a", "x") + "metadata: {resourceVersion: \"" + long + "\"}\n",
+		"# " + long + "\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n1}\n",
+		strings.Repeat(" ", 100<<10) + "# " + long + "\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n1}\n",
+		"apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n--- # " + long + "\napiVersion: v1\nkind: Node\nmetadata: {name: n2}\n",
+		"apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n" + strings.Repeat(" ", 100<<10) + "\n",
+		"# only spaces up to the limit, then text\n" + strings.Repeat(" ", 150<<10) + "kind: Node\n",
+	}
+	for i, in := range inputs {
+		for _, opts := range []Options{{}, {Limits: Limits{ObjectBytes: 100 << 10}}} {
+			t.Run(fmt.Sprintf("%d/%d", i, opts.Limits.ObjectBytes), func(t *testing.T) {
+				t.Parallel()
+				sameAsWhole(t, []byte(in), opts)
+			})
+		}
+	}
+}

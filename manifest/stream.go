@@ -36,11 +36,29 @@ func (in *collector) streamInput(name string, o opened) error {
 		return s.end()
 	}
 	var long []byte
+	split := false // the current line goes on: its first piece was taken as a line (cont)
 	for {
 		line, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull) && split:
+			s.cont(line)
+			continue
+		case errors.Is(err, bufio.ErrBufferFull) && len(long) == 0 && !bytes.HasPrefix(line, []byte("---")) && !bytes.HasPrefix(line, []byte("...")):
+			// A line longer than the buffer is taken piece by piece, not held whole: one line
+			// of 1,000 MB once took three times that. Markers are held whole (they end
+			// documents where the line ends).
+			if ferr := s.line(line); ferr != nil {
+				return ferr
+			}
+			split = true
+			continue
+		case errors.Is(err, bufio.ErrBufferFull):
 			long = append(long, line...)
 			continue
+		case split:
+			s.cont(line)
+			split = false
+			line = nil
 		}
 		if len(long) > 0 {
 			long = append(long, line...)
@@ -63,6 +81,35 @@ func (in *collector) streamInput(name string, o opened) error {
 		return err
 	}
 	return s.end()
+}
+
+// The target of a line's pieces after the first (cont): where the first went.
+const (
+	toNothing = iota
+	toDoc
+	toBlank // a document dropped for its size (its blankness still counts)
+	toItem
+	toWrapper
+)
+
+// cont takes the next piece of a line whose first piece line took.
+func (s *splitter) cont(piece []byte) {
+	s.off += int64(len(piece))
+	switch s.to {
+	case toDoc:
+		s.grow(piece...)
+	case toBlank:
+		if s.lineSpace {
+			if t := bytes.TrimLeft(piece, " \t\r\n"); len(t) > 0 {
+				s.lineSpace = false
+				s.blank = s.blank && (t[0] == '#' || t[0] == '%')
+			}
+		}
+	case toItem:
+		s.list.grow(s, piece...)
+	case toWrapper:
+		s.list.wrapper = append(s.list.wrapper, piece...)
+	}
 }
 
 // end ends the input.
@@ -99,6 +146,11 @@ type splitter struct {
 	batchSrc   []Source
 	batchBig   []bool // the document is too large: refused, not decoded
 
+	// to is where the current line went, for its next pieces (cont); lineSpace whether the line
+	// is only spaces so far.
+	to        int
+	lineSpace bool
+
 	// The current document outside a list's items, past Limits.ObjectBytes: shaped when its
 	// first ObjectBytes bytes may be a list (then it is held whole, as before), else big (its
 	// text is dropped, and it is refused), with blank saying whether it is blank so far.
@@ -117,7 +169,13 @@ func (s *splitter) grow(b ...byte) {
 			s.shaped = true
 			return
 		}
+		// The rest of the line being read decides whether the document is blank if the line
+		// is only spaces so far (cont).
+		s.lineSpace = len(bytes.TrimSpace(s.doc[bytes.LastIndexByte(s.doc, '\n')+1:])) == 0
 		s.big, s.blank, s.doc = true, blankYAML(s.doc), nil
+		if s.to == toDoc {
+			s.to = toBlank
+		}
 	}
 }
 
@@ -182,13 +240,16 @@ func (s *splitter) add(line []byte) error {
 	}
 	if s.big {
 		s.blank = s.blank && blankYAML(line)
+		s.to, s.lineSpace = toBlank, len(bytes.TrimSpace(line)) == 0
 		return nil
 	}
+	s.to = toDoc
 	if string(bytes.TrimRight(line, " \r\n")) == "items:" {
 		if err := s.flushBatch(); err != nil {
 			return err
 		}
 		s.list = newStreamedList(s)
+		s.to = toNothing
 		return nil
 	}
 	s.grow(line...)
@@ -308,10 +369,12 @@ func newStreamedList(s *splitter) *streamedList {
 
 // line takes a line of the list's document, as splitYAMLList's loop does.
 func (l *streamedList) line(s *splitter, line []byte) error {
+	s.to = toNothing
 	switch {
 	case l.after || l.fallback:
 		if !l.fallback {
 			l.wrapper = append(l.wrapper, line...)
+			s.to = toWrapper
 		}
 	case bytes.HasPrefix(line, []byte("- ")):
 		if err := l.end(s); err != nil {
@@ -319,15 +382,18 @@ func (l *streamedList) line(s *splitter, line []byte) error {
 		}
 		l.item = make([]byte, 0, len(line))
 		l.grow(s, line...)
+		s.to = toItem
 	case len(bytes.TrimRight(line, "\r\n")) == 0:
 		if l.item != nil {
 			l.grow(s, line...)
+			s.to = toItem
 		}
 	case bytes.HasPrefix(line, []byte("  ")):
 		if l.item == nil {
 			l.fallback = true
 		} else {
 			l.grow(s, line...)
+			s.to = toItem
 		}
 	case line[0] == ' ' || line[0] == '\t' || line[0] == '-' || line[0] == '#':
 		l.fallback = true
@@ -337,6 +403,7 @@ func (l *streamedList) line(s *splitter, line []byte) error {
 		}
 		l.after = true
 		l.wrapper = append(l.wrapper, line...)
+		s.to = toWrapper
 	}
 	return nil
 }
