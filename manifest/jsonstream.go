@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // jsonSplit is the state of splitJSON: jsonValueEnd over a stream, one top-level value after
@@ -33,8 +34,12 @@ func (s *splitter) splitJSON(br *bufio.Reader) error {
 	var st jsonSplit
 	for {
 		chunk, err := br.ReadSlice('\n')
-		for _, c := range chunk {
-			if ferr := s.jsonByte(&st, c); ferr != nil {
+		for i := 0; i < len(chunk); i++ {
+			if k := s.jsonRun(&st, chunk[i:]); k > 0 {
+				i += k - 1
+				continue
+			}
+			if ferr := s.jsonByte(&st, chunk[i]); ferr != nil {
 				return ferr
 			}
 			s.off++
@@ -50,6 +55,50 @@ func (s *splitter) splitJSON(br *bufio.Reader) error {
 		return s.endJSON(&st, s.off)
 	}
 	return nil
+}
+
+// jsonPlain[inString][c] is whether the byte c, inside a string or not, leaves the state of a
+// jsonSplit as it is below depth 1: neither a quote, a backslash nor a bracket.
+var jsonPlain = func() (t [2][256]bool) {
+	for c := range 256 {
+		t[0][c] = !strings.ContainsRune(`"{}[]`, rune(c))
+		t[1][c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// jsonRun takes, at once, the bytes at the start of b that jsonByte would only append to the
+// value (or the item) being read, and returns how many; 0 when b[0] needs jsonByte. Taking
+// them a byte at a time was half of the reader's CPU on kubectl -o json.
+func (s *splitter) jsonRun(st *jsonSplit, b []byte) int {
+	if !st.in || st.escaped || st.depth < 2 && !(st.inString && st.depth == 0) || st.depth == 2 && st.items && !st.inString {
+		return 0
+	}
+	l := s.list
+	plain := &jsonPlain[0]
+	if st.inString {
+		plain = &jsonPlain[1]
+	}
+	k := 0
+	for k < len(b) && plain[b[k]] {
+		k++
+	}
+	if k == 0 {
+		return 0
+	}
+	run := b[:k]
+	s.n += bytes.Count(run, []byte("\n"))
+	s.off += int64(k)
+	switch {
+	case l != nil && l.fallback:
+	case st.items:
+		l.grow(s, run...)
+	case l != nil:
+		s.doc = append(s.doc, run...)
+	default:
+		s.grow(run...)
+	}
+	return k
 }
 
 // jsonByte takes the byte c at offset s.off.
