@@ -57,12 +57,11 @@ func (s *splitter) splitJSON(br *bufio.Reader) error {
 	return nil
 }
 
-// jsonPlain[inString][c] is whether the byte c, inside a string or not, leaves the state of a
-// jsonSplit as it is below depth 1: neither a quote, a backslash nor a bracket.
-var jsonPlain = func() (t [2][256]bool) {
+// jsonPlain[c] is whether the byte c, outside strings, leaves the state of a jsonSplit as it
+// is below depth 1: neither a quote nor a bracket.
+var jsonPlain = func() (t [256]bool) {
 	for c := range 256 {
-		t[0][c] = !strings.ContainsRune(`"{}[]`, rune(c))
-		t[1][c] = c != '"' && c != '\\'
+		t[c] = !strings.ContainsRune(`"{}[]`, rune(c))
 	}
 	return t
 }()
@@ -75,13 +74,20 @@ func (s *splitter) jsonRun(st *jsonSplit, b []byte) int {
 		return 0
 	}
 	l := s.list
-	plain := &jsonPlain[0]
-	if st.inString {
-		plain = &jsonPlain[1]
-	}
 	k := 0
-	for k < len(b) && plain[b[k]] {
-		k++
+	if st.inString {
+		// Strings are most of the text: two vectorised searches rather than a loop.
+		k = bytes.IndexByte(b, '"')
+		if k < 0 {
+			k = len(b)
+		}
+		if e := bytes.IndexByte(b[:k], '\\'); e >= 0 {
+			k = e
+		}
+	} else {
+		for k < len(b) && jsonPlain[b[k]] {
+			k++
+		}
 	}
 	if k == 0 {
 		return 0
