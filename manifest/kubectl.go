@@ -2,7 +2,6 @@ package manifest
 
 import (
 	"bytes"
-	"errors"
 
 	"sigs.k8s.io/yaml"
 )
@@ -103,12 +102,15 @@ func (r reader) decodeYAMLList(src Source, wrapper []byte, items []document) ([]
 		return nil, err
 	}
 	if !isList {
-		return nil, errors.New("not a list")
+		return nil, errNotAList
 	}
 	if err := r.count(len(items)); err != nil {
 		return nil, err
 	}
 	out, err := r.decodeItems(head, len(items), func(i int, itemSrc Source) ([]decoded, error) {
+		if len(items[i].data) > r.opts.Limits.ObjectBytes {
+			return nil, r.tooLarge(itemSrc) // before it is converted, as the streaming reader refuses it
+		}
 		js, err := yaml.YAMLToJSONStrict(dedent(items[i].data))
 		if err != nil {
 			return nil, err

@@ -36,11 +36,29 @@ func (in *collector) streamInput(name string, o opened) error {
 		return s.end()
 	}
 	var long []byte
+	split := false // the current line goes on: its first piece was taken as a line (cont)
 	for {
 		line, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull) && split:
+			s.cont(line)
+			continue
+		case errors.Is(err, bufio.ErrBufferFull) && len(long) == 0 && !bytes.HasPrefix(line, []byte("---")) && !bytes.HasPrefix(line, []byte("...")):
+			// A line longer than the buffer is taken piece by piece, not held whole: one line
+			// of 1,000 MB once took three times that. Markers are held whole (they end
+			// documents where the line ends).
+			if ferr := s.line(line); ferr != nil {
+				return ferr
+			}
+			split = true
+			continue
+		case errors.Is(err, bufio.ErrBufferFull):
 			long = append(long, line...)
 			continue
+		case split:
+			s.cont(line)
+			split = false
+			line = nil
 		}
 		if len(long) > 0 {
 			long = append(long, line...)
@@ -63,6 +81,35 @@ func (in *collector) streamInput(name string, o opened) error {
 		return err
 	}
 	return s.end()
+}
+
+// The target of a line's pieces after the first (cont): where the first went.
+const (
+	toNothing = iota
+	toDoc
+	toBlank // a document dropped for its size (its blankness still counts)
+	toItem
+	toWrapper
+)
+
+// cont takes the next piece of a line whose first piece line took.
+func (s *splitter) cont(piece []byte) {
+	s.off += int64(len(piece))
+	switch s.to {
+	case toDoc:
+		s.grow(piece...)
+	case toBlank:
+		if s.lineSpace {
+			if t := bytes.TrimLeft(piece, " \t\r\n"); len(t) > 0 {
+				s.lineSpace = false
+				s.blank = s.blank && (t[0] == '#' || t[0] == '%')
+			}
+		}
+	case toItem:
+		s.list.grow(s, piece...)
+	case toWrapper:
+		s.list.wrapper = append(s.list.wrapper, piece...)
+	}
 }
 
 // end ends the input.
@@ -97,6 +144,55 @@ type splitter struct {
 	batch      []document // documents waiting to be decoded
 	batchBytes int
 	batchSrc   []Source
+	batchBig   []bool // the document is too large: refused, not decoded
+
+	// to is where the current line went, for its next pieces (cont); lineSpace whether the line
+	// is only spaces so far.
+	to        int
+	lineSpace bool
+
+	// The current document outside a list's items, past Limits.ObjectBytes: shaped when its
+	// first ObjectBytes bytes may be a list (then it is held whole, as before), else big (its
+	// text is dropped, and it is refused), with blank saying whether it is blank so far.
+	shaped, big, blank bool
+}
+
+// grow appends b to the current document, or drops it once the document is refused for its
+// size (listShaped).
+func (s *splitter) grow(b ...byte) {
+	if s.big {
+		return
+	}
+	s.doc = append(s.doc, b...)
+	if limit := s.r.opts.Limits.ObjectBytes; len(s.doc) > limit && !s.shaped {
+		if listShaped(s.doc[:limit]) {
+			s.shaped = true
+			return
+		}
+		// The rest of the line being read decides whether the document is blank if the line
+		// is only spaces so far (cont).
+		s.lineSpace = len(bytes.TrimSpace(s.doc[bytes.LastIndexByte(s.doc, '\n')+1:])) == 0
+		s.big, s.blank, s.doc = true, blankYAML(s.doc), nil
+		if s.to == toDoc {
+			s.to = toBlank
+		}
+	}
+}
+
+// queue adds the current document to the batch, and decodes the batch when it is full.
+func (s *splitter) queue(doc document) error {
+	s.docs++
+	if s.r.count(1) != nil {
+		return s.tooMany
+	}
+	s.batch = append(s.batch, doc)
+	s.batchSrc = append(s.batchSrc, Source{File: s.name, Document: s.docs, Item: -1})
+	s.batchBig = append(s.batchBig, s.big)
+	s.batchBytes += len(doc.data)
+	if len(s.batch) >= batchItems || s.batchBytes >= batchBytes {
+		return s.flushBatch()
+	}
+	return nil
 }
 
 // line takes the next line of the text, as the loop of splitDocuments does.
@@ -142,20 +238,27 @@ func (s *splitter) add(line []byte) error {
 	if s.list != nil {
 		return s.list.line(s, line)
 	}
+	if s.big {
+		s.blank = s.blank && blankYAML(line)
+		s.to, s.lineSpace = toBlank, len(bytes.TrimSpace(line)) == 0
+		return nil
+	}
+	s.to = toDoc
 	if string(bytes.TrimRight(line, " \r\n")) == "items:" {
 		if err := s.flushBatch(); err != nil {
 			return err
 		}
 		s.list = newStreamedList(s)
+		s.to = toNothing
 		return nil
 	}
-	s.doc = append(s.doc, line...)
+	s.grow(line...)
 	return nil
 }
 
 // flushDoc ends the current document at end.
 func (s *splitter) flushDoc(end int64) error {
-	defer func() { s.doc, s.list = nil, nil }()
+	defer func() { s.doc, s.list, s.shaped, s.big = nil, nil, false, false }()
 	if s.list != nil {
 		s.docs++
 		out, err := s.list.finish(s, end)
@@ -164,32 +267,26 @@ func (s *splitter) flushDoc(end int64) error {
 		}
 		return s.result(out, err)
 	}
-	if blankYAML(s.doc) {
+	if s.big && s.blank || !s.big && blankYAML(s.doc) {
 		return nil
 	}
-	s.docs++
-	if s.r.count(1) != nil {
-		return s.tooMany
-	}
-	s.batch = append(s.batch, document{data: s.doc, line: s.start})
-	s.batchSrc = append(s.batchSrc, Source{File: s.name, Document: s.docs, Item: -1})
-	s.batchBytes += len(s.doc)
-	if len(s.batch) >= batchItems || s.batchBytes >= batchBytes {
-		return s.flushBatch()
-	}
-	return nil
+	return s.queue(document{data: s.doc, line: s.start})
 }
 
 // flushBatch decodes the documents waiting, in parallel, and adds what they hold in order.
 func (s *splitter) flushBatch() error {
-	batch, srcs := s.batch, s.batchSrc
-	s.batch, s.batchSrc, s.batchBytes = nil, nil, 0
+	batch, srcs, big := s.batch, s.batchSrc, s.batchBig
+	s.batch, s.batchSrc, s.batchBig, s.batchBytes = nil, nil, nil, 0
 	if len(batch) == 0 {
 		return nil
 	}
 	results := make([][]decoded, len(batch))
 	errs := make([]error, len(batch))
 	s.r.forEach(len(batch), func(i int) {
+		if big[i] {
+			errs[i] = s.r.tooLarge(srcs[i])
+			return
+		}
 		results[i], errs[i] = s.r.decodeDocument(srcs[i], batch[i])
 	})
 	for i := range batch {
@@ -238,7 +335,24 @@ type streamedList struct {
 	counted int            // items counted against Limits.Objects
 	doc     int            // the document's number
 	json    bool           // the items are JSON (a JSON stream), not YAML
-	over    bool           // beyond Limits.Objects: items are counted, not decoded
+
+	// itemBig is set when the current item passes Limits.ObjectBytes: its text is dropped.
+	// big and failed are one more than the index of the first item too large, and of the first
+	// item that failed and set fallback (0: none).
+	itemBig     bool
+	big, failed int
+}
+
+// grow appends b to the current item, or drops it once the item passes Limits.ObjectBytes: an
+// item that large is refused before it is parsed, by its place (decodeItemText).
+func (l *streamedList) grow(s *splitter, b ...byte) {
+	if l.itemBig {
+		return
+	}
+	l.item = append(l.item, b...)
+	if len(l.item) > s.r.opts.Limits.ObjectBytes {
+		l.itemBig, l.item = true, l.item[:0]
+	}
 }
 
 func newStreamedList(s *splitter) *streamedList {
@@ -255,25 +369,31 @@ func newStreamedList(s *splitter) *streamedList {
 
 // line takes a line of the list's document, as splitYAMLList's loop does.
 func (l *streamedList) line(s *splitter, line []byte) error {
+	s.to = toNothing
 	switch {
 	case l.after || l.fallback:
 		if !l.fallback {
 			l.wrapper = append(l.wrapper, line...)
+			s.to = toWrapper
 		}
 	case bytes.HasPrefix(line, []byte("- ")):
 		if err := l.end(s); err != nil {
 			return err
 		}
-		l.item = append(make([]byte, 0, len(line)), line...)
+		l.item = make([]byte, 0, len(line))
+		l.grow(s, line...)
+		s.to = toItem
 	case len(bytes.TrimRight(line, "\r\n")) == 0:
 		if l.item != nil {
-			l.item = append(l.item, line...)
+			l.grow(s, line...)
+			s.to = toItem
 		}
 	case bytes.HasPrefix(line, []byte("  ")):
 		if l.item == nil {
 			l.fallback = true
 		} else {
-			l.item = append(l.item, line...)
+			l.grow(s, line...)
+			s.to = toItem
 		}
 	case line[0] == ' ' || line[0] == '\t' || line[0] == '-' || line[0] == '#':
 		l.fallback = true
@@ -283,6 +403,7 @@ func (l *streamedList) line(s *splitter, line []byte) error {
 		}
 		l.after = true
 		l.wrapper = append(l.wrapper, line...)
+		s.to = toWrapper
 	}
 	return nil
 }
@@ -293,15 +414,19 @@ func (l *streamedList) end(s *splitter) error {
 		return nil
 	}
 	item := l.item
-	l.item = nil
-	l.n++
-	if l.over {
-		return nil
+	if l.itemBig {
+		item = nil // decodeBatch leaves its place empty
+		if l.big == 0 {
+			l.big = l.n + 1
+		}
 	}
+	l.item, l.itemBig = nil, false
+	l.n++
 	l.counted++
 	if s.r.count(1) != nil {
-		l.over = true
-		return nil
+		// Past the limit the outcome is this error whatever follows: stop reading, rather
+		// than scan the rest (a 75 MB list of 25,000,000 items took 22 s; issue 25).
+		return s.tooMany
 	}
 	l.batch = append(l.batch, item)
 	l.bytes += len(item)
@@ -320,6 +445,9 @@ func (l *streamedList) decodeBatch(s *splitter) {
 	s.r.forEach(len(l.batch), func(i int) {
 		itemSrc := src
 		itemSrc.Item = first + i
+		if l.batch[i] == nil {
+			return // too large: finish reports it
+		}
 		js, err := l.batch[i], error(nil)
 		if !l.json {
 			js, err = yaml.YAMLToJSONStrict(dedent(js))
@@ -340,6 +468,9 @@ func (l *streamedList) decodeBatch(s *splitter) {
 		case js == nil:
 		case len(js) == 0 || l.itemKind != "":
 			l.fallback = true
+			if l.failed == 0 {
+				l.failed = first + i + 1
+			}
 		default:
 			l.pending[first+i] = js
 		}
@@ -360,7 +491,7 @@ func (l *streamedList) finish(s *splitter, end int64) ([]decoded, error) {
 		return nil, err
 	}
 	src := Source{File: s.name, Document: l.doc, Item: -1}
-	if !l.fallback && !l.over {
+	if !l.fallback {
 		l.decodeBatch(s)
 	}
 	s.r.objects.Add(-int64(l.counted))
@@ -375,14 +506,17 @@ func (l *streamedList) finish(s *splitter, end int64) ([]decoded, error) {
 		if err == nil {
 			head, itemKind, _, isList, err := s.r.decodeList(src, js)
 			switch {
+			case err == nil && !isList && end-s.docStart > int64(s.r.opts.Limits.ObjectBytes):
+				return nil, s.r.tooLarge(src) // shaped as a list, but one object: decodeDocument refuses it
 			case err != nil || !isList:
 			case s.r.count(l.n) != nil:
 				return nil, errTooManyObjects
-			case l.over:
-				return nil, errTooManyObjects // never: the count above fails
 			default:
 				ok := true
 				for i, js := range l.pending {
+					if l.big > 0 && i >= l.big-1 {
+						continue // the item too large comes first
+					}
 					itemSrc := head.src
 					itemSrc.Item = i
 					res, err := s.r.decodeValue(itemSrc, js, itemKind)
@@ -392,7 +526,12 @@ func (l *streamedList) finish(s *splitter, end int64) ([]decoded, error) {
 					}
 					l.items[1+i] = res[0]
 				}
-				if ok {
+				switch {
+				case ok && l.big > 0:
+					itemSrc := head.src
+					itemSrc.Item = l.big - 1
+					return nil, s.r.tooLarge(itemSrc)
+				case ok:
 					l.items[0] = head // in place: a copy of 250,000 items would be 50 MB
 					return l.items, nil
 				}

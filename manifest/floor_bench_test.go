@@ -1,0 +1,90 @@
+package manifest
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	kjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
+)
+
+// floorNodes is the size of the dump of BenchmarkReadFloor (issue 25, item 6).
+const floorNodes = 5000
+
+// BenchmarkReadFloor compares, on one goroutine, the streaming reader with the decode floor on
+// a kubectl dump of 5,000 nodes and their pods (kubectldump.Realistic), YAML and JSON:
+//
+//   - yaml/floor: every item's text (split beforehand) through sigs.k8s.io/yaml's strict
+//     conversion, then decoded strictly into its typed object (sigs.k8s.io/json);
+//   - json/floor: encoding/json decoding the list, then each item into its typed object;
+//   - */Read: ReadInputs on the same bytes, Workers 1, as the daemonsched command reads (Lean).
+//
+// The target is Read's cpu-ms/op within 1.2 times the floor's.
+//
+//	go test -run '^$' -bench ReadFloor -benchtime 3x -count 3 ./manifest
+func BenchmarkReadFloor(b *testing.B) {
+	yamlDump, jsonDump := generatedDump(b, floorNodes)
+	kindOf := itemKinds(b, yamlDump)
+	_, items, ok := splitYAMLList(document{data: yamlDump, line: 1})
+	if !ok {
+		b.Fatal("the generated dump is not in kubectl's layout")
+	}
+	dedented := make([][]byte, len(items))
+	for i, it := range items {
+		dedented[i] = dedent(it.data)
+	}
+	pods := floorNodes - (floorNodes+6)/7
+	run := func(name string, data []byte, f func() error) {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(data)))
+			start, known := cpuTime()
+			n := 0
+			for b.Loop() {
+				if err := f(); err != nil {
+					b.Fatal(err)
+				}
+				n++
+			}
+			if end, _ := cpuTime(); known {
+				b.ReportMetric(float64(end-start)/float64(n)/1e6, "cpu-ms/op")
+			}
+		})
+	}
+	read := func(data []byte) func() error {
+		return func() error {
+			res, err := ReadInputs([]Input{{Name: "dump", Data: data}}, Options{Workers: 1, Lean: true})
+			if err == nil && len(res.Snapshot.Pods) != pods {
+				err = fmt.Errorf("read %d pods, want %d", len(res.Snapshot.Pods), pods)
+			}
+			return err
+		}
+	}
+	run("yaml/floor", yamlDump, func() error {
+		for i, it := range dedented {
+			js, err := yaml.YAMLToJSONStrict(it)
+			if err != nil {
+				return err
+			}
+			if _, err := kjson.UnmarshalStrict(js, emptyObject(kindOf[i])); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	run("yaml/Read", yamlDump, read(yamlDump))
+	run("json/floor", jsonDump, func() error {
+		var l struct{ Items []json.RawMessage }
+		if err := json.Unmarshal(jsonDump, &l); err != nil {
+			return err
+		}
+		for i, it := range l.Items {
+			if err := json.Unmarshal(it, emptyObject(kindOf[i])); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	run("json/Read", jsonDump, read(jsonDump))
+}
