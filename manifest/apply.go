@@ -109,17 +109,6 @@ func (in *collector) overlay() error {
 	return nil
 }
 
-// mergeStrings returns a copy of a with b's entries added over it; nil when both are empty.
-func mergeStrings(a, b map[string]string) map[string]string {
-	if len(a)+len(b) == 0 {
-		return nil
-	}
-	out := make(map[string]string, len(a)+len(b))
-	maps.Copy(out, a)
-	maps.Copy(out, b)
-	return out
-}
-
 // closestLive returns " (NAMESPACE/NAME exists)" for the DaemonSet of live that an applied one
 // most likely means: the one of the same name in another namespace (a manifest without
 // metadata.namespace lands in "default"), else the one whose namespace/name is a typo of its
