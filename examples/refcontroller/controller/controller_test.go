@@ -572,8 +572,13 @@ func surgeRollout(t *testing.T) (*harness, *appsv1.DaemonSet) {
 func TestSyncRollsInTheSameSyncWhenTheBaseDiffIsObserved(t *testing.T) {
 	h, ds := surgeRollout(t)
 	h.observeWrites(t)
+	var traces []SyncTrace
+	h.c.trace = func(tr SyncTrace) { traces = append(traces, tr) }
 	if err := h.sync(t); err != nil {
 		t.Fatal(err)
+	}
+	if len(traces) != 1 || !traces[0].Rechecked || !traces[0].Observed || !traces[0].Rolled || len(traces[0].Mid.Pods) != 3 {
+		t.Errorf("traces %+v, want one sync that checked again, observed the delete (3 pods left) and rolled", traces)
 	}
 	hash := daemonset.ComputeHash(&ds.Spec.Template, nil)
 	equal(t, h.requests(), []string{
@@ -603,8 +608,13 @@ func TestSyncRollsInTheSameSyncWhenTheBaseDiffIsObserved(t *testing.T) {
 // as upstream's does when its expectations are still pending after manage.
 func TestSyncLeavesTheRollingStepWhenTheBaseDiffIsNotObserved(t *testing.T) {
 	h, ds := surgeRollout(t)
+	var traces []SyncTrace
+	h.c.trace = func(tr SyncTrace) { traces = append(traces, tr) }
 	if err := h.sync(t); err != nil {
 		t.Fatal(err)
+	}
+	if len(traces) != 1 || !traces[0].Rechecked || traces[0].Observed || traces[0].Rolled {
+		t.Errorf("traces %+v, want one sync that checked again and found the delete not observed", traces)
 	}
 	equal(t, h.requests(), []string{
 		"create controllerrevisions agent-" + daemonset.ComputeHash(&ds.Spec.Template, nil),

@@ -49,6 +49,7 @@ func (c *Controller) Sync(ctx context.Context, key string) (time.Duration, error
 	if err != nil {
 		return 0, err
 	}
+	begin := time.Now()
 	if !c.caughtUp(key, ds) {
 		return 0, fmt.Errorf("DaemonSet %s: %w", key, errNotObserved)
 	}
@@ -71,7 +72,14 @@ func (c *Controller) Sync(ctx context.Context, key string) (time.Duration, error
 		res = p.PlanPending
 	}
 	s := &syncer{c: c, ctx: ctx, key: key, ds: ds, p: p, snap: snap, res: res(snap), now: now}
-	return s.run()
+	after, err := s.run()
+	if c.trace != nil {
+		s.trace.Key, s.trace.DaemonSet, s.trace.Start, s.trace.Now = key, ds, snap, now
+		s.trace.Backoff, s.trace.Pending = backoff, s.res.Pending
+		s.trace.Begin, s.trace.End = begin, time.Now()
+		c.trace(s.trace)
+	}
+	return after, err
 }
 
 // expectationsMet reports whether the caches show the creates and deletes of key's last sync
@@ -150,7 +158,7 @@ type syncer struct {
 	res  *daemonset.Result
 	now  time.Time
 
-	rolled bool // the rolling-update step ran after the base diff, in this sync (ROLL-7)
+	trace SyncTrace // what Options.Trace is told; Rechecked, Observed, Rolled and Mid as the sync goes
 
 	fresh    *appsv1.DaemonSet // the DaemonSet re-read before adopting, once per sync
 	freshErr error
@@ -248,16 +256,18 @@ func (s *syncer) rollAfterBaseDiff() error {
 		return err
 	}
 	p, now := s.planner()
+	s.trace.Rechecked, s.trace.Mid = true, fresh
 	if !s.c.expectationsMet(s.key, fresh, now) {
 		return nil
 	}
+	s.trace.Observed = true
 	res2 := p.Plan(fresh)
 	// The step acts only on a base diff now empty; a revision hash that differs would mean a
 	// cache that moved to another template, which this sync did not plan for.
 	if res2.Skipped != "" || res2.RevisionHash != res.RevisionHash || res2.RollingUpdate == nil || !res2.RollingUpdate.Acted {
 		return nil
 	}
-	s.rolled = true
+	s.trace.Rolled = true
 	// Upstream's rolling step claims the pods again before it lists them.
 	if err := s.claimPods(res2); err != nil {
 		return err
