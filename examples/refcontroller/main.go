@@ -3,6 +3,7 @@
 // kube-controller-manager started with --controllers=*,-daemonset.
 //
 //	refcontroller --kubeconfig ~/.kube/config [--concurrent-daemonset-syncs 2] [--leader-elect]
+//	              [--kube-api-qps 20] [--kube-api-burst 30]
 package main
 
 import (
@@ -33,23 +34,48 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Stderr))
 }
 
-func run(ctx context.Context, args []string, stderr io.Writer) int {
+// options are the command line's settings.
+type options struct {
+	kubeconfig       string
+	workers          int
+	elect            bool
+	lockNS, lockName string
+	kubeAPIQPS       float64
+	kubeAPIBurst     int
+}
+
+// parse reads args; a usage error has been printed to stderr when it returns false.
+func parse(args []string, stderr io.Writer) (options, bool) {
+	var o options
 	fs := flag.NewFlagSet("refcontroller", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	kubeconfig := fs.String("kubeconfig", os.Getenv("KUBECONFIG"), "path to a kubeconfig; empty means in-cluster configuration")
-	workers := fs.Int("concurrent-daemonset-syncs", 2, "number of DaemonSets synced at once")
-	elect := fs.Bool("leader-elect", false, "run only while holding the leader lease")
-	lockNS := fs.String("leader-elect-resource-namespace", "kube-system", "namespace of the leader lease")
-	lockName := fs.String("leader-elect-resource-name", "daemonsched-refcontroller", "name of the leader lease")
+	fs.StringVar(&o.kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "path to a kubeconfig; empty means in-cluster configuration")
+	fs.IntVar(&o.workers, "concurrent-daemonset-syncs", 2, "number of DaemonSets synced at once")
+	fs.BoolVar(&o.elect, "leader-elect", false, "run only while holding the leader lease")
+	fs.StringVar(&o.lockNS, "leader-elect-resource-namespace", "kube-system", "namespace of the leader lease")
+	fs.StringVar(&o.lockName, "leader-elect-resource-name", "daemonsched-refcontroller", "name of the leader lease")
+	// kube-controller-manager's client-connection defaults (pkg/controller/apis/config/v1alpha1:
+	// SetDefaults_KubeControllerManagerConfiguration), not client-go's 5 and 10, which throttle
+	// a rollout's pod creates. As there, a negative QPS turns client-side throttling off.
+	fs.Float64Var(&o.kubeAPIQPS, "kube-api-qps", 20, "QPS to use while talking with the API server")
+	fs.IntVar(&o.kubeAPIBurst, "kube-api-burst", 30, "burst to use while talking with the API server")
 	klog.InitFlags(fs)
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return o, false
 	}
-	if *workers < 1 {
+	if o.workers < 1 {
 		fmt.Fprintln(stderr, "refcontroller: --concurrent-daemonset-syncs must be at least 1")
+		return o, false
+	}
+	return o, true
+}
+
+func run(ctx context.Context, args []string, stderr io.Writer) int {
+	o, ok := parse(args, stderr)
+	if !ok {
 		return 2
 	}
-	cfg, err := config(*kubeconfig)
+	cfg, err := restConfig(o)
 	if err != nil {
 		fmt.Fprintln(stderr, "refcontroller:", err)
 		return 1
@@ -61,13 +87,13 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	start := func(ctx context.Context) error {
 		factory := informers.NewSharedInformerFactory(client, 0)
-		c := controller.New(client, factory, controller.Options{Workers: *workers})
+		c := controller.New(client, factory, controller.Options{Workers: o.workers})
 		return c.Run(ctx, factory)
 	}
-	if !*elect {
+	if !o.elect {
 		err = start(ctx)
 	} else {
-		err = lead(ctx, client, *lockNS, *lockName, start)
+		err = lead(ctx, client, o.lockNS, o.lockName, start)
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "refcontroller:", err)
@@ -76,11 +102,22 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	return 0
 }
 
-func config(kubeconfig string) (*rest.Config, error) {
-	if kubeconfig == "" {
-		return rest.InClusterConfig()
+// restConfig builds the client configuration from the kubeconfig (in-cluster without one) with
+// the client-side rate limit of --kube-api-qps and --kube-api-burst, as kube-controller-manager
+// sets them on its rest config.
+func restConfig(o options) (*rest.Config, error) {
+	var cfg *rest.Config
+	var err error
+	if o.kubeconfig == "" {
+		cfg, err = rest.InClusterConfig()
+	} else {
+		cfg, err = clientcmd.BuildConfigFromFlags("", o.kubeconfig)
 	}
-	return clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	cfg.QPS, cfg.Burst = float32(o.kubeAPIQPS), o.kubeAPIBurst
+	return cfg, nil
 }
 
 // lead runs start while this process holds the lease, with kube-controller-manager's default

@@ -44,6 +44,31 @@ type Options struct {
 	Recorder record.EventRecorder
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Trace, when set, receives every sync that planned, when it ends: what it planned from
+	// and what it found after the base diff. Tests compare the controller with a model of the
+	// sync with it (the live story). It is called from the workers, concurrently for
+	// different DaemonSets.
+	Trace func(SyncTrace)
+}
+
+// SyncTrace is what one sync planned from, for comparing the controller's writes with a model.
+type SyncTrace struct {
+	Key       string
+	DaemonSet *appsv1.DaemonSet // as cached when the sync started
+	// Start is the caches when the sync started; Now and Backoff the plan's clock and
+	// failed-pod back-off. Pending is true for a sync planned with Planner.PlanPending.
+	Start   daemonset.Snapshot
+	Now     time.Time
+	Backoff []daemonset.BackoffEntry
+	Pending bool
+	// Rechecked is true when the base diff wrote pods and the sync checked its expectations
+	// again before the rolling step; Observed is the answer, Mid the caches it asked (the
+	// sync's nodes, the pods and revisions then), and Rolled is true when the rolling step
+	// then acted in the same sync.
+	Rechecked, Observed, Rolled bool
+	Mid                         daemonset.Snapshot
+	// Begin and End bound the sync in time: every request it sent lies between them.
+	Begin, End time.Time
 }
 
 // Controller is the reference DaemonSet controller. Build it with New, then Run it.
@@ -60,6 +85,7 @@ type Controller struct {
 	events   record.EventBroadcaster // nil when Options.Recorder is given
 	workers  int
 	now      func() time.Time
+	trace    func(SyncTrace)
 
 	mu      sync.Mutex
 	state   map[string]*dsState      // per DaemonSet key: expectations and writes not yet observed
@@ -73,6 +99,7 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 		client:  client,
 		workers: opts.Workers,
 		now:     opts.Now,
+		trace:   opts.Trace,
 		state:   map[string]*dsState{},
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "daemonset"}),

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
@@ -480,7 +481,7 @@ func TestSyncPendingStatusRetryKeepsTheStoredGeneration(t *testing.T) {
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	s := &syncer{c: h.c, ctx: context.Background(), key: "ns/agent", ds: ds, snap: snap, res: p.PlanPending(snap), now: now}
+	s := &syncer{c: h.c, ctx: context.Background(), key: "ns/agent", ds: ds, p: p, snap: snap, res: p.PlanPending(snap), now: now}
 	if _, err := s.run(); err != nil {
 		t.Fatal(err)
 	}
@@ -493,4 +494,161 @@ func TestSyncPendingStatusRetryKeepsTheStoredGeneration(t *testing.T) {
 	if !slices.Equal(gens, []int64{1, 2}) {
 		t.Errorf("observedGeneration sent %v, want [1 2] (as cached, then as re-read)", gens)
 	}
+}
+
+// observeWrites makes the pod informer of h show each pod create and delete by the time the
+// API server answers it, as a live informer usually does before the sync goes on.
+func (h *harness) observeWrites(t *testing.T) {
+	t.Helper()
+	idx := h.c.podInf.GetIndexer()
+	gvr := v1.SchemeGroupVersion.WithResource("pods")
+	var serial atomic.Int32
+	h.client.PrependReactor("create", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		p := a.(clienttesting.CreateAction).GetObject().(*v1.Pod).DeepCopy()
+		if p.Name == "" {
+			p.Name = fmt.Sprintf("%sseen%d", p.GenerateName, serial.Add(1))
+			p.UID = types.UID(p.Name + "-uid")
+		}
+		if err := h.client.Tracker().Create(gvr, p, p.Namespace); err != nil {
+			return true, nil, err
+		}
+		return true, p, idx.Add(p)
+	})
+	h.client.PrependReactor("delete", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		d := a.(clienttesting.DeleteAction)
+		obj, ok, err := idx.GetByKey(d.GetNamespace() + "/" + d.GetName())
+		if err != nil || !ok {
+			return false, nil, err
+		}
+		if err := h.client.Tracker().Delete(gvr, d.GetNamespace(), d.GetName()); err != nil {
+			return true, nil, err
+		}
+		return true, nil, idx.Delete(obj)
+	})
+}
+
+// statusWrites returns the statuses the sync sent with UpdateStatus, in order.
+func (h *harness) statusWrites() []appsv1.DaemonSetStatus {
+	var out []appsv1.DaemonSetStatus
+	for _, a := range h.client.Actions() {
+		if u, ok := a.(clienttesting.UpdateAction); ok && a.GetSubresource() == "status" {
+			out = append(out, u.GetObject().(*appsv1.DaemonSet).Status)
+		}
+	}
+	return out
+}
+
+func ready(p *v1.Pod) {
+	p.Status.Conditions = []v1.PodCondition{{Type: v1.PodReady, Status: v1.ConditionTrue,
+		LastTransitionTime: metav1.NewTime(now.Add(-time.Hour))}}
+}
+
+func hashed(h string) func(*v1.Pod) {
+	return func(p *v1.Pod) { p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = h }
+}
+
+// surgeRollout is a maxSurge 1 rollout on 3 nodes whose surged pod on node-0 is available: the
+// sync's base diff deletes the old pod it replaced (DIFF-6), and the rolling step that follows
+// on the state after that surges node-1.
+func surgeRollout(t *testing.T) (*harness, *appsv1.DaemonSet) {
+	t.Helper()
+	ds := testDS()
+	one, zero := intstr.FromInt32(1), intstr.FromInt32(0)
+	ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{Type: appsv1.RollingUpdateDaemonSetStrategyType,
+		RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxSurge: &one, MaxUnavailable: &zero}}
+	cur := daemonset.ComputeHash(&ds.Spec.Template, nil)
+	objs := append(testNodes(3), ds,
+		pod("old-0", "node-0", ds, true, ready, hashed("old")),
+		pod("new-0", "node-0", ds, true, ready, hashed(cur)),
+		pod("old-1", "node-1", ds, true, ready, hashed("old")),
+		pod("old-2", "node-2", ds, true, ready, hashed("old")))
+	return newHarness(t, objs...), ds
+}
+
+// When the caches show the base diff's delete before the sync goes on, the sync runs the
+// rolling-update step on them at once, as v1.36's updateDaemonSet does after it finds its
+// expectations satisfied again (ROLL-7): node-1 is surged in the same sync, and the status
+// counts the cache after both.
+func TestSyncRollsInTheSameSyncWhenTheBaseDiffIsObserved(t *testing.T) {
+	h, ds := surgeRollout(t)
+	h.observeWrites(t)
+	var traces []SyncTrace
+	h.c.trace = func(tr SyncTrace) { traces = append(traces, tr) }
+	if err := h.sync(t); err != nil {
+		t.Fatal(err)
+	}
+	if len(traces) != 1 || !traces[0].Rechecked || !traces[0].Observed || !traces[0].Rolled || len(traces[0].Mid.Pods) != 3 {
+		t.Errorf("traces %+v, want one sync that checked again, observed the delete (3 pods left) and rolled", traces)
+	}
+	hash := daemonset.ComputeHash(&ds.Spec.Template, nil)
+	equal(t, h.requests(), []string{
+		"create controllerrevisions agent-" + hash,
+		"delete pods old-0",
+		"create pods agent-*",
+		"update daemonsets/status agent",
+	})
+	pods, _ := h.client.CoreV1().Pods("ns").List(context.Background(), metav1.ListOptions{})
+	var surged []string
+	for _, p := range pods.Items {
+		if strings.HasPrefix(p.Name, "agent-") {
+			surged = append(surged, targetNode(&p))
+		}
+	}
+	if !slices.Equal(surged, []string{"node-1"}) {
+		t.Errorf("surged pods on %q, want node-1", surged)
+	}
+	st := h.statusWrites()
+	// node-1 holds old-1 (oldest first), node-0 new-0: one updated pod of 3 scheduled.
+	if len(st) != 1 || st[0].CurrentNumberScheduled != 3 || st[0].UpdatedNumberScheduled != 1 || st[0].NumberReady != 3 {
+		t.Errorf("status %+v, want 3 scheduled, 1 updated, 3 ready", st)
+	}
+}
+
+// When the caches are behind the base diff's delete, the rolling step waits for the next sync,
+// as upstream's does when its expectations are still pending after manage.
+func TestSyncLeavesTheRollingStepWhenTheBaseDiffIsNotObserved(t *testing.T) {
+	h, ds := surgeRollout(t)
+	var traces []SyncTrace
+	h.c.trace = func(tr SyncTrace) { traces = append(traces, tr) }
+	if err := h.sync(t); err != nil {
+		t.Fatal(err)
+	}
+	if len(traces) != 1 || !traces[0].Rechecked || traces[0].Observed || traces[0].Rolled {
+		t.Errorf("traces %+v, want one sync that checked again and found the delete not observed", traces)
+	}
+	equal(t, h.requests(), []string{
+		"create controllerrevisions agent-" + daemonset.ComputeHash(&ds.Spec.Template, nil),
+		"delete pods old-0",
+		"update daemonsets/status agent",
+	})
+}
+
+// The first status write of a new DaemonSet counts the pods it has just created as the pod
+// informer shows them, as upstream's updateDaemonSetStatus, which lists the pods again.
+func TestSyncStatusCountsTheCreatedPodsTheCacheShows(t *testing.T) {
+	ds := testDS()
+	h := newHarness(t, append(testNodes(3), ds)...)
+	h.observeWrites(t)
+	if err := h.sync(t); err != nil {
+		t.Fatal(err)
+	}
+	st := h.statusWrites()
+	if len(st) != 1 || st[0].DesiredNumberScheduled != 3 || st[0].CurrentNumberScheduled != 3 ||
+		st[0].UpdatedNumberScheduled != 3 || st[0].NumberUnavailable != 3 || st[0].ObservedGeneration != 1 {
+		t.Errorf("status %+v, want 3 desired, scheduled and updated, 3 unavailable, observedGeneration 1", st)
+	}
+}
+
+// targetNode returns the node a daemon pod's required node affinity names.
+func targetNode(p *v1.Pod) string {
+	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+			for _, f := range term.MatchFields {
+				if f.Key == "metadata.name" && len(f.Values) == 1 {
+					return f.Values[0]
+				}
+			}
+		}
+	}
+	return p.Spec.NodeName
 }

@@ -49,6 +49,7 @@ func (c *Controller) Sync(ctx context.Context, key string) (time.Duration, error
 	if err != nil {
 		return 0, err
 	}
+	begin := time.Now()
 	if !c.caughtUp(key, ds) {
 		return 0, fmt.Errorf("DaemonSet %s: %w", key, errNotObserved)
 	}
@@ -70,8 +71,15 @@ func (c *Controller) Sync(ctx context.Context, key string) (time.Duration, error
 	if !c.expectationsMet(key, snap, now) {
 		res = p.PlanPending
 	}
-	s := &syncer{c: c, ctx: ctx, key: key, ds: ds, snap: snap, res: res(snap), now: now}
-	return s.run()
+	s := &syncer{c: c, ctx: ctx, key: key, ds: ds, p: p, snap: snap, res: res(snap), now: now}
+	after, err := s.run()
+	if c.trace != nil {
+		s.trace.Key, s.trace.DaemonSet, s.trace.Start, s.trace.Now = key, ds, snap, now
+		s.trace.Backoff, s.trace.Pending = backoff, s.res.Pending
+		s.trace.Begin, s.trace.End = begin, time.Now()
+		c.trace(s.trace)
+	}
+	return after, err
 }
 
 // expectationsMet reports whether the caches show the creates and deletes of key's last sync
@@ -145,9 +153,12 @@ type syncer struct {
 	ctx  context.Context
 	key  string
 	ds   *appsv1.DaemonSet
+	p    *daemonset.Planner // ds compiled at now
 	snap daemonset.Snapshot
 	res  *daemonset.Result
 	now  time.Time
+
+	trace SyncTrace // what Options.Trace is told; Rechecked, Observed, Rolled and Mid as the sync goes
 
 	fresh    *appsv1.DaemonSet // the DaemonSet re-read before adopting, once per sync
 	freshErr error
@@ -156,11 +167,12 @@ type syncer struct {
 // run sends the plan's writes in the order RevisionWrites documents, which is the v1.36
 // controller's (SYNC-2) but for D-15: revision updates and claims, pod claims, the current
 // revision (relabelled pods, duplicates deleted, created), then pod creates in slow-start
-// batches, pod deletes and, when all of those succeeded, the history clean-up; then the
-// status, with events along the way. A plan made while expectations are pending
-// (Result.Pending) has no pod creates or deletes, no clean-up and no events, its status keeps
-// the stored observedGeneration, its back-off is the one given and its requeue only
-// minReadySeconds': it is sent the same way.
+// batches, pod deletes, the rolling-update step when the base diff's writes are already in the
+// caches (rollAfterBaseDiff) and, when all of those succeeded, the history clean-up; then the
+// status the caches show at that point (finalStatus), with events along the way. A plan made
+// while expectations are pending (Result.Pending) has no pod creates or deletes, no rolling
+// step, no clean-up and no events, its status keeps the stored observedGeneration, its back-off
+// is the one given and its requeue only minReadySeconds': it is sent the same way.
 func (s *syncer) run() (time.Duration, error) {
 	res, c := s.res, s.c
 	switch res.Skipped {
@@ -174,13 +186,13 @@ func (s *syncer) run() (time.Duration, error) {
 	case daemonset.SkipInvalidSelector:
 		return 0, fmt.Errorf("DaemonSet %s: its selector does not convert (SYNC-5)", s.key)
 	default:
-		s.events()
+		s.events(res)
 		return 0, nil
 	}
 	if err := s.claimRevisions(res.Revisions); err != nil {
 		return 0, fmt.Errorf("DaemonSet %s: revisions: %w", s.key, err)
 	}
-	claimErr := s.claimPods()
+	claimErr := s.claimPods(res)
 	if err := s.currentRevision(res.Revisions); err != nil {
 		return 0, fmt.Errorf("DaemonSet %s: revisions: %w", s.key, err)
 	}
@@ -193,12 +205,100 @@ func (s *syncer) run() (time.Duration, error) {
 	c.mu.Lock()
 	c.backoff = daemonset.UpdateBackoff(c.backoff, res, s.now)
 	c.mu.Unlock()
-	err := s.podWrites()
+	err := s.podWrites(res, s.snap, s.now)
+	if err == nil {
+		err = s.rollAfterBaseDiff()
+	}
 	if err == nil {
 		err = s.cleanupHistory(res.Revisions)
 	}
-	s.events()
-	return res.RequeueAfter.Duration, errors.Join(err, s.writeStatus(res.StatusWrite))
+	s.events(res)
+	status, after, statusErr := s.finalStatus()
+	if statusErr == nil {
+		statusErr = s.writeStatus(status)
+	}
+	return after, errors.Join(err, statusErr)
+}
+
+// refreshed returns the snapshot the caches show now, with the node list the sync started
+// from: upstream's rolling step and status list the pods again but keep the sync's nodes.
+func (s *syncer) refreshed() (daemonset.Snapshot, error) {
+	fresh, err := s.c.snapshot(s.ds.Namespace)
+	if err != nil {
+		return daemonset.Snapshot{}, err
+	}
+	fresh.Nodes = s.snap.Nodes
+	return fresh, nil
+}
+
+// planner returns the sync's Planner at the clock's current time and with the back-off in force.
+func (s *syncer) planner() (*daemonset.Planner, time.Time) {
+	now := s.c.now()
+	s.c.mu.Lock()
+	backoff := s.c.backoff
+	s.c.mu.Unlock()
+	return s.p.At(now, backoff), now
+}
+
+// rollAfterBaseDiff runs the rolling-update step in the same sync as a base diff that wrote
+// pods, as v1.36's updateDaemonSet does (the observed sync of ROLL-7): it checks the expectations again after
+// manage and, when the caches already show every create and delete of the base diff, plans the
+// step on the pods the caches show then (with the sync's nodes) and sends it. When the caches
+// are behind, the step waits for the next sync, as upstream's does.
+func (s *syncer) rollAfterBaseDiff() error {
+	res := s.res
+	if res.Pending || res.RollingUpdate == nil || res.RollingUpdate.Reason != daemonset.RollingReasonBaseDiffNotEmpty ||
+		len(res.Create)+len(res.Delete) == 0 {
+		return nil
+	}
+	fresh, err := s.refreshed()
+	if err != nil {
+		return err
+	}
+	p, now := s.planner()
+	s.trace.Rechecked, s.trace.Mid = true, fresh
+	if !s.c.expectationsMet(s.key, fresh, now) {
+		return nil
+	}
+	s.trace.Observed = true
+	res2 := p.Plan(fresh)
+	// The step acts only on a base diff now empty; a revision hash that differs would mean a
+	// cache that moved to another template, which this sync did not plan for.
+	if res2.Skipped != "" || res2.RevisionHash != res.RevisionHash || res2.RollingUpdate == nil || !res2.RollingUpdate.Acted {
+		return nil
+	}
+	s.trace.Rolled = true
+	// Upstream's rolling step claims the pods again before it lists them.
+	if err := s.claimPods(res2); err != nil {
+		return err
+	}
+	return s.podWrites(res2, fresh, now)
+}
+
+// finalStatus plans the status on the pods the caches show after the sync's pod writes, as
+// upstream's updateDaemonSetStatus lists them again: it counts the pods just created that the
+// pod informer already holds. The requeue is the sync's plan's (failed-pod back-off), or the
+// final status's minReadySeconds requeue when that comes first.
+func (s *syncer) finalStatus() (*appsv1.DaemonSetStatus, time.Duration, error) {
+	res := s.res
+	after := res.RequeueAfter.Duration
+	fresh, err := s.refreshed()
+	if err != nil {
+		return nil, after, err
+	}
+	p, _ := s.planner()
+	final := p.Plan
+	if res.Pending {
+		final = p.PlanPending
+	}
+	got := final(fresh)
+	if got.Skipped != "" || got.RevisionHash != res.RevisionHash {
+		return res.StatusWrite, after, nil
+	}
+	if d := got.RequeueAfter.Duration; d > 0 && (after == 0 || d < after) {
+		after = d
+	}
+	return got.StatusWrite, after, nil
 }
 
 // canAdopt re-reads the DaemonSet from the API server before the first adoption of a sync, as
@@ -219,10 +319,10 @@ func (s *syncer) canAdopt() error {
 
 // claimPods sends the adoptions and releases of pods (OWN-*), strategic-merge patches carrying
 // the pod's uid as a precondition. A pod gone, or replaced under the same name, is not an error.
-func (s *syncer) claimPods() error {
+func (s *syncer) claimPods(res *daemonset.Result) error {
 	pods := s.c.client.CoreV1().Pods(s.ds.Namespace)
 	var errs []error
-	for _, ref := range s.res.Adopt {
+	for _, ref := range res.Adopt {
 		if err := s.canAdopt(); err != nil {
 			return fmt.Errorf("can't adopt pod %s/%s: %w", ref.Namespace, ref.Name, err)
 		}
@@ -232,7 +332,7 @@ func (s *syncer) claimPods() error {
 		}
 		s.wrotePod(p)
 	}
-	for _, ref := range s.res.Release {
+	for _, ref := range res.Release {
 		p, err := pods.Patch(s.ctx, ref.Name, daemonset.OwnerPatchType, daemonset.ReleasePatch(s.ds, ref.UID), metav1.PatchOptions{})
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsInvalid(err) {
 			errs = append(errs, err)
@@ -256,8 +356,8 @@ func (s *syncer) wrotePod(p *v1.Pod) {
 }
 
 // events records the plan's events (D-8) on the DaemonSet.
-func (s *syncer) events() {
-	for _, ev := range s.res.Events {
+func (s *syncer) events(res *daemonset.Result) {
+	for _, ev := range res.Events {
 		s.c.recorder.Event(s.ds, ev.Type, string(ev.Reason), ev.Message)
 	}
 }

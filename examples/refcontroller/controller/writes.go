@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	v1 "k8s.io/api/core/v1"
@@ -101,15 +102,14 @@ func (s *syncer) cleanupHistory(w *daemonset.RevisionWrites) error {
 	return nil
 }
 
-// podWrites sends the plan's creates in slow-start batches (1, 2, 4, ...; a batch with a failure
-// ends the series) and then its deletes, all at once. The expectations (SYNC-9) are the plan's,
+// podWrites sends the creates of res, a plan made on snap at now, in slow-start batches (1, 2,
+// 4, ...; a batch with a failure ends the series) and then its deletes, all at once. The expectations (SYNC-9) are the plan's,
 // lowered by every create and delete the API server refused and every create not sent.
-func (s *syncer) podWrites() error {
-	res := s.res
+func (s *syncer) podWrites(res *daemonset.Result, snap daemonset.Snapshot, now time.Time) error {
 	if len(res.Create) == 0 && len(res.Delete) == 0 {
 		return nil
 	}
-	exp := daemonset.ExpectationsOf(res, s.snap, s.now)
+	exp := daemonset.ExpectationsOf(res, snap, now)
 	created := map[types.UID]bool{}
 	pods := s.c.client.CoreV1().Pods(s.ds.Namespace)
 	var mu sync.Mutex // guards exp, created and errs

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -64,6 +65,12 @@ type roundTripper func(*http.Request) (*http.Response, error)
 
 func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
+// stepWindow is when one step of the story ran, from its act to its convergence.
+type stepWindow struct {
+	name       string
+	start, end time.Time
+}
+
 // story drives the cluster: its own client for the test's writes and reads, the controller
 // in-process on another client whose writes are counted, and the test kubelet.
 type story struct {
@@ -73,6 +80,7 @@ type story struct {
 	kubelet *kubelet
 	writes  *writeLog
 	timings []string
+	steps   []stepWindow
 	// revisions are the ControllerRevisions the DaemonSet should have after the current step,
 	// oldest first: name and revision number.
 	revisions []string
@@ -89,13 +97,20 @@ func TestStory(t *testing.T) {
 
 	s := &story{t: t, ctx: ctx, client: kubernetes.NewForConfigOrDie(cfg), writes: &writeLog{total: map[string]int{}}}
 	ctlCfg := rest.CopyConfig(cfg)
+	// The controller's own rate limit, kube-controller-manager's default (--kube-api-qps,
+	// --kube-api-burst).
+	ctlCfg.QPS, ctlCfg.Burst = 20, 30
+	pods := &podWriteLog{}
 	ctlCfg.Wrap(s.writes.wrap)
+	ctlCfg.Wrap(pods.wrap)
 	ctlClient := kubernetes.NewForConfigOrDie(rest.AddUserAgent(ctlCfg, "daemonsched-refcontroller"))
 	factory := informers.NewSharedInformerFactory(ctlClient, 0)
-	ctl := controller.New(ctlClient, factory, controller.Options{Workers: 2})
+	traces := &traceLog{}
+	ctl := controller.New(ctlClient, factory, controller.Options{Workers: 2, Trace: traces.add})
 	done := make(chan error, 1)
 	go func() { done <- ctl.Run(ctx, factory) }()
-	defer func() { cancel(); <-done }()
+	stop := sync.OnceFunc(func() { cancel(); <-done })
+	defer stop()
 	if s.kubelet, err = startKubelet(ctx, s.client); err != nil {
 		t.Fatal(err)
 	}
@@ -160,6 +175,8 @@ func TestStory(t *testing.T) {
 		s.revisions = append(s.revisions[1:], s.currentRevisionName()+" 3")
 	})
 
+	stop()
+	s.compareWithModel(pods, traces)
 	s.writes.mu.Lock()
 	defer s.writes.mu.Unlock()
 	t.Logf("story: %v in all", time.Since(begin).Round(time.Millisecond))
@@ -180,6 +197,7 @@ func (s *story) step(name string, act func()) {
 	var why string
 	for deadline := time.Now().Add(stepWait); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		if why = s.converged(); why == "" {
+			s.steps = append(s.steps, stepWindow{name, start, time.Now()})
 			s.timings = append(s.timings, fmt.Sprintf("  %-45s converged in %v", name, time.Since(start).Round(time.Millisecond)))
 			return
 		}
@@ -259,3 +277,33 @@ func newDaemonSet() *appsv1.DaemonSet {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// compareWithModel compares the controller's syncs with rollout.Simulate's SyncObserved model
+// (ROLL-7) and fails on a difference that is not an informer race (see compareWithModel in
+// model_test.go); it logs the acting syncs of each step.
+func (s *story) compareWithModel(pods *podWriteLog, traces *traceLog) {
+	pods.mu.Lock()
+	writes, bad := slices.Clone(pods.writes), slices.Clone(pods.bad)
+	pods.mu.Unlock()
+	traces.mu.Lock()
+	trs := slices.Clone(traces.traces)
+	traces.mu.Unlock()
+	for _, b := range bad {
+		s.t.Errorf("unreadable pod write: %s", b)
+	}
+	r := compareWithModel(trs, writes)
+	s.t.Logf("model (SyncObserved, ROLL-7): %d syncs, %d acting; %d as the model, %d informer behind the base diff "+
+		"(the model's alternative), %d caches moved on; %d differences", r.syncs, r.acting, r.matched, r.unseen, r.moved, len(r.diffs))
+	for _, w := range s.steps {
+		n := 0
+		for _, at := range r.actingAt {
+			if !at.Before(w.start) && !at.After(w.end) {
+				n++
+			}
+		}
+		s.t.Logf("  %-45s %d acting syncs", w.name, n)
+	}
+	for _, d := range r.diffs {
+		s.t.Errorf("not the model: %s", d)
+	}
+}
