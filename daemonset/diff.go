@@ -176,21 +176,19 @@ func firstFailed(pods []daemonPod) (failed *v1.Pod, n, all int) {
 	return failed, n, all
 }
 
-// diffMissing handles pods grouped under node names absent from the node list (DIFF-8):
+// diffMissing handles the pods grouped under a node name absent from the node list (DIFF-8):
 // unscheduled ones (aimed only through affinity) are deleted, even when terminating; bound
 // ones are left to pod garbage collection. "Even when terminating" holds for non-terminal pods
 // only (audit F5): a terminal pod that is terminating is never grouped (OWN-10, upstream
 // getNodesToDaemonPods with includeDeletedTerminal false), so it never reaches this loop.
-func diffMissing(d *diffState, groups []nodeGroup) {
-	for _, g := range groups {
-		start := len(d.deletes)
-		for _, dp := range g.pods {
-			if !dp.facts.has(factScheduled) {
-				d.deletes = append(d.deletes, deletion(dp.pod, g.name, ReasonUnscheduledOnMissingNode))
-			}
+func diffMissing(d *diffState, g nodeGroup) {
+	start := len(d.deletes)
+	for _, dp := range g.pods {
+		if !dp.facts.has(factScheduled) {
+			d.deletes = append(d.deletes, deletion(dp.pod, g.name, ReasonUnscheduledOnMissingNode))
 		}
-		sortClaimOrder(d.deletes[start:], g.pods)
 	}
+	sortClaimOrder(d.deletes[start:], g.pods)
 }
 
 // sortClaimOrder puts deletions found while visiting one node's pods (DIFF-3, DIFF-4, DIFF-8) in

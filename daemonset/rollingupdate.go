@@ -2,16 +2,6 @@ package daemonset
 
 import "fmt"
 
-// nodeState is one entry of the rolling update's per-node map (UPD-4).
-type nodeState struct {
-	name string
-	// listed is false when no node of that name is in the node list.
-	listed    bool
-	shouldRun bool
-	// pods are the grouped pods of the node (OWN-9, OWN-10 applied), in DIFF-7 order.
-	pods []daemonPod
-}
-
 // rollingStep is what the rolling-update step decides (UPD-5..UPD-13).
 //
 // creates and deletes are in node-name order (the order of states). The caller's burst cap
@@ -102,75 +92,66 @@ func (p *Planner) waitingStep(desired int) *RollingUpdate {
 	return ru
 }
 
-// nodeAction is what pass 1 of the step decided for one entry of the map, so that pass 2 emits
-// the actions in node order without looking at the pods of the other nodes again (one byte per
-// node instead of a second walk over every pod: about half the cost at 100,000 nodes).
+// nodeAction is what a node is offered for in the surge step (rollOf, UPD-11), before the
+// budget pass takes candidates: one byte per node, so that the pass emits the actions in node order
+// without looking at any node's pods again.
 type nodeAction uint8
 
 const (
 	actNone nodeAction = iota
-	actDeleteUnavailableOld
-	actDeleteCandidate
 	actDeleteIneligibleUnavailable
 	actDeleteIneligibleCandidate
 	actDeleteReplaced
 	actCreateAllowed
 	actCreateCandidate
+	// actFailMissingNode: a node missing from the node list with an old pod and no new pod
+	// fails the surge step (UPD-11).
+	actFailMissingNode
 )
+
+// noSurgeBudget is the budget pass of UPD-8 over the folded counts: how many of the offered
+// candidates the step takes, and whether the ones taken are one choice among several (D-1).
+func noSurgeBudget(maxUnavailable, unavailable, candidates int) (take int, interchangeable bool) {
+	take = min(max(maxUnavailable-unavailable, 0), candidates)
+	return take, take < candidates
+}
+
+// surgeBudget is the budget pass of UPD-11 over the folded counts: how many ineligible
+// candidates go (only while more pods are available than desired) and how many surge
+// candidates get a new pod (up to maxSurge less the nodes already surging).
+func surgeBudget(desired, maxSurge, surging, available, ineligible, candidates int) (takeIneligible, takeSurge int) {
+	return min(max(available-desired, 0), ineligible), min(max(maxSurge-surging, 0), candidates)
+}
 
 // rollingNoSurge is UPD-8: delete every old pod that is not available (budget-free), then as many
 // available old pods (candidates) as maxUnavailable leaves once every unavailable node is
-// counted.
-//
-// As upstream, a candidate is only recorded while the running unavailable count is below
-// maxUnavailable. Because the count never decreases, this gives the same number as
-// max(0, min(maxUnavailable - U, C)) with the final U, whatever the walk order: if the final U is
-// below the budget every candidate was recorded, otherwise none is used.
+// counted. It folds the nodes' categories (rollOf) and takes candidates in node order.
 func rollingNoSurge(states []nodeState, maxUnavailable int) rollingStep {
-	var acts []nodeAction // allocated at the first action
-	mark := func(i int, a nodeAction) {
-		if acts == nil {
-			acts = make([]nodeAction, len(states))
-		}
-		acts[i] = a
-	}
-	unavailable, recorded, unavailableOld := 0, 0, 0
+	unavailable, offered, unavailableOld := 0, 0, 0
 	for i := range states {
-		s := shapeOf(states[i].pods)
+		b := states[i].roll.bits
+		if b&rollUnavailable != 0 {
+			unavailable++
+		}
 		switch {
-		case s.excess, s.oldPod == nil && s.newPod == nil, s.oldPod != nil && s.newPod != nil:
-			// The base diff of a later sync settles the node; it counts as unavailable, also
-			// when it only holds terminating pods.
-			unavailable++
-		case s.newPod != nil:
-			if !s.newPod.facts.has(factAvailable) {
-				unavailable++
-			}
-		case !s.oldPod.facts.has(factAvailable):
-			mark(i, actDeleteUnavailableOld)
+		case b&rollOldUnavailable != 0:
 			unavailableOld++
-			unavailable++
-		case unavailable >= maxUnavailable:
-			// Upstream stops recording candidates once the budget is spent.
-		default:
-			mark(i, actDeleteCandidate)
-			recorded++
+		case b&rollOldCandidate != 0:
+			offered++
 		}
 	}
-	take := min(max(maxUnavailable-unavailable, 0), recorded)
+	take, interchangeable := noSurgeBudget(maxUnavailable, unavailable, offered)
 	step := rollingStep{report: RollingUpdate{Acted: true, MaxUnavailable: maxUnavailable}}
 	if unavailableOld+take == 0 {
 		return step
 	}
-	interchangeable := take < recorded
-
 	step.deletes = make([]Deletion, 0, unavailableOld+take)
 	taken := 0
-	for i, a := range acts {
-		switch a {
-		case actDeleteUnavailableOld:
+	for i := range states {
+		switch b := states[i].roll.bits; {
+		case b&rollOldUnavailable != 0:
 			step.deletes = append(step.deletes, deletionAt(&states[i], ReasonUpdateOldUnavailable, false))
-		case actDeleteCandidate:
+		case b&rollOldCandidate != 0:
 			if taken < take {
 				taken++
 				step.deletes = append(step.deletes, deletionAt(&states[i], ReasonUpdateOldCandidate, interchangeable))
@@ -183,83 +164,41 @@ func rollingNoSurge(states []nodeState, maxUnavailable int) rollingStep {
 // rollingSurge is UPD-11: replace unavailable old pods at once, surge onto up to maxSurge nodes
 // with an available old pod, delete old pods whose new pod is available, and delete old pods of
 // nodes that should no longer run only while more pods are available than desired.
-// maxUnavailable is only reported (UPD-7).
+// maxUnavailable is only reported (UPD-7). It folds the nodes' categories (rollOf) and takes
+// candidates in node order.
 //
-// As upstream, a surge candidate is recorded only while the running surge count S is below
-// maxSurge; S never decreases, so the number created is max(0, min(maxSurge - S, K)) with the
-// final S whatever the walk order. A node missing from the node list with an old pod and no new
-// pod fails the whole step; upstream fails at the first such node its map walk meets, which
-// always happens before anything is submitted, so the step fails whenever one exists (the error
-// names the first by name).
+// A node missing from the node list with an old pod and no new pod fails the whole step;
+// upstream fails at the first such node its map walk meets, which always happens before
+// anything is submitted, so the step fails whenever one exists (the error names the first by
+// name).
 func rollingSurge(states []nodeState, desired int, maxUnavailable, maxSurge int) rollingStep {
 	report := RollingUpdate{MaxUnavailable: maxUnavailable, MaxSurge: maxSurge}
-
-	var acts []nodeAction // allocated at the first action
-	mark := func(i int, a nodeAction) {
-		if acts == nil {
-			acts = make([]nodeAction, len(states))
-		}
-		acts[i] = a
-	}
-	surge, available := 0, 0       // S and A of UPD-11
-	allowed, candidates := 0, 0    // allowed nodes; surge candidates recorded while S < maxSurge
+	surging, available := 0, 0     // S and A of UPD-11
+	allowed, candidates := 0, 0    // allowed nodes; surge candidates offered
 	ineligible, oldDeletes := 0, 0 // ineligible candidates; budget-free old-pod deletions
-	missing := -1                  // index of the first missing node with an old pod only
 	for i := range states {
-		st := &states[i]
-		s := shapeOf(st.pods)
-		if s.excess {
-			surge++
-			continue
+		r := &states[i].roll
+		if r.bits&rollSurging != 0 {
+			surging++
 		}
-		if s.oldPod != nil {
-			if s.oldPod.facts.has(factAvailable) {
-				available++
-			}
-		} else if s.newPod != nil && s.newPod.facts.has(factAvailable) {
+		if r.bits&rollAvailable != 0 {
 			available++
 		}
-		switch {
-		case s.oldPod == nil:
-		case s.newPod == nil:
-			if !st.listed {
-				if missing < 0 {
-					missing = i
-				}
-				continue
-			}
-			oldAvailable := s.oldPod.facts.has(factAvailable)
-			switch {
-			case !oldAvailable && !st.shouldRun:
-				mark(i, actDeleteIneligibleUnavailable)
-				oldDeletes++
-			case !oldAvailable:
-				mark(i, actCreateAllowed)
-				allowed++
-			case !st.shouldRun:
-				mark(i, actDeleteIneligibleCandidate)
-				ineligible++
-			case surge < maxSurge:
-				mark(i, actCreateCandidate)
-				candidates++
-			}
-		case !s.newPod.facts.has(factAvailable):
-			surge++
-		default:
-			mark(i, actDeleteReplaced)
+		switch r.surge {
+		case actDeleteIneligibleUnavailable, actDeleteReplaced:
 			oldDeletes++
+		case actCreateAllowed:
+			allowed++
+		case actDeleteIneligibleCandidate:
+			ineligible++
+		case actCreateCandidate:
+			candidates++
+		case actFailMissingNode:
+			report.Reason, report.Error = RollingReasonError, missingNodeError(states[i].name)
+			return rollingStep{report: report}
 		}
 	}
-	if missing >= 0 {
-		// The text of the v1.36 controller's error, with the node lister's NotFound message.
-		name := states[missing].name
-		report.Reason = RollingReasonError
-		report.Error = fmt.Sprintf("couldn't get node for nodeName %q: node %q not found", name, name)
-		return rollingStep{report: report}
-	}
-
-	takeIneligible := min(max(available-desired, 0), ineligible)
-	takeSurge := min(max(maxSurge-surge, 0), candidates)
+	takeIneligible, takeSurge := surgeBudget(desired, maxSurge, surging, available, ineligible, candidates)
 	report.Acted = true
 	step := rollingStep{report: report}
 	nDeletes, nCreates := oldDeletes+takeIneligible, allowed+takeSurge
@@ -276,9 +215,9 @@ func rollingSurge(states []nodeState, desired int, maxUnavailable, maxSurge int)
 	surgeMarked := takeSurge < candidates
 
 	takenIneligible, takenSurge := 0, 0
-	for i, a := range acts {
+	for i := range states {
 		st := &states[i]
-		switch a {
+		switch st.roll.surge {
 		case actDeleteIneligibleUnavailable:
 			step.deletes = append(step.deletes, deletionAt(st, ReasonSurgeOldUnavailableIneligible, false))
 		case actDeleteReplaced:
@@ -298,6 +237,12 @@ func rollingSurge(states []nodeState, desired int, maxUnavailable, maxSurge int)
 		}
 	}
 	return step
+}
+
+// missingNodeError is the text of the v1.36 controller's error for a node missing from the node
+// list in the surge step, with the node lister's NotFound message.
+func missingNodeError(name string) string {
+	return fmt.Sprintf("couldn't get node for nodeName %q: node %q not found", name, name)
 }
 
 // deletionAt names the old pod of st (every deletion of the step is of the node's only old pod)

@@ -23,38 +23,12 @@ type statusCounts struct {
 // at the node through affinity (OWN-9) is grouped here like a bound one and sorts after every
 // bound pod (DIFF-7); a node excluded by the template's nodeName (ELIG-2) that holds pods is
 // misscheduled like any other node that should not run.
-func (c *statusCounts) add(e eligBits, pods []daemonPod) {
-	if len(pods) == 0 {
-		c.addNode(e.shouldRun(), nil)
-		return
-	}
-	// STAT-5: only the first pod in DIFF-7 order counts.
-	c.addNode(e.shouldRun(), &pods[0].facts)
-}
+func (c *statusCounts) add(e eligBits, pods []daemonPod) { c.addBits(statusOfPods(e, pods), 1) }
 
 // addNode counts one node that should run a daemon pod or not, whose first pod in DIFF-7 order
 // has the facts oldest, nil when it holds none.
 func (c *statusCounts) addNode(shouldRun bool, oldest *podFacts) {
-	if !shouldRun {
-		if oldest != nil {
-			c.misscheduled++ // STAT-4
-		}
-		return
-	}
-	c.desired++ // STAT-2
-	if oldest == nil {
-		return
-	}
-	c.current++ // STAT-3
-	if oldest.has(factReady) {
-		c.ready++
-		if oldest.has(factAvailable) {
-			c.available++
-		}
-	}
-	if oldest.has(factUpdated) {
-		c.updated++
-	}
+	c.addBits(statusOf(shouldRun, oldest), 1)
 }
 
 // countsWithout counts the status of every listed node as statusCounts.add does, leaving out
