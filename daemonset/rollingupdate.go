@@ -127,38 +127,18 @@ func surgeBudget(desired, maxSurge, surging, available, ineligible, candidates i
 // available old pods (candidates) as maxUnavailable leaves once every unavailable node is
 // counted. It folds the nodes' categories (rollOf) and takes candidates in node order.
 func rollingNoSurge(states []nodeState, maxUnavailable int) rollingStep {
-	unavailable, offered, unavailableOld := 0, 0, 0
+	var c rollCounts
 	for i := range states {
-		b := states[i].roll.bits
-		if b&rollUnavailable != 0 {
-			unavailable++
-		}
-		switch {
-		case b&rollOldUnavailable != 0:
-			unavailableOld++
-		case b&rollOldCandidate != 0:
-			offered++
-		}
+		c.add(&states[i].roll, 1)
 	}
-	take, interchangeable := noSurgeBudget(maxUnavailable, unavailable, offered)
-	step := rollingStep{report: RollingUpdate{Acted: true, MaxUnavailable: maxUnavailable}}
-	if unavailableOld+take == 0 {
-		return step
-	}
-	step.deletes = make([]Deletion, 0, unavailableOld+take)
-	taken := 0
+	e := newNoSurgeStep(maxUnavailable, &c)
 	for i := range states {
-		switch b := states[i].roll.bits; {
-		case b&rollOldUnavailable != 0:
-			step.deletes = append(step.deletes, deletionAt(&states[i], ReasonUpdateOldUnavailable, false))
-		case b&rollOldCandidate != 0:
-			if taken < take {
-				taken++
-				step.deletes = append(step.deletes, deletionAt(&states[i], ReasonUpdateOldCandidate, interchangeable))
-			}
+		if e.done() {
+			break
 		}
+		e.visit(&states[i])
 	}
-	return step
+	return e.step
 }
 
 // rollingSurge is UPD-11: replace unavailable old pods at once, surge onto up to maxSurge nodes
@@ -172,71 +152,136 @@ func rollingNoSurge(states []nodeState, maxUnavailable int) rollingStep {
 // anything is submitted, so the step fails whenever one exists (the error names the first by
 // name).
 func rollingSurge(states []nodeState, desired int, maxUnavailable, maxSurge int) rollingStep {
-	report := RollingUpdate{MaxUnavailable: maxUnavailable, MaxSurge: maxSurge}
-	surging, available := 0, 0     // S and A of UPD-11
-	allowed, candidates := 0, 0    // allowed nodes; surge candidates offered
-	ineligible, oldDeletes := 0, 0 // ineligible candidates; budget-free old-pod deletions
+	var c rollCounts
 	for i := range states {
-		r := &states[i].roll
-		if r.bits&rollSurging != 0 {
-			surging++
-		}
-		if r.bits&rollAvailable != 0 {
-			available++
-		}
-		switch r.surge {
-		case actDeleteIneligibleUnavailable, actDeleteReplaced:
-			oldDeletes++
-		case actCreateAllowed:
-			allowed++
-		case actDeleteIneligibleCandidate:
-			ineligible++
-		case actCreateCandidate:
-			candidates++
-		case actFailMissingNode:
-			report.Reason, report.Error = RollingReasonError, missingNodeError(states[i].name)
+		if states[i].roll.surge == actFailMissingNode {
+			report := RollingUpdate{MaxUnavailable: maxUnavailable, MaxSurge: maxSurge, Reason: RollingReasonError,
+				Error: missingNodeError(states[i].name)}
 			return rollingStep{report: report}
 		}
+		c.add(&states[i].roll, 1)
 	}
-	takeIneligible, takeSurge := surgeBudget(desired, maxSurge, surging, available, ineligible, candidates)
-	report.Acted = true
-	step := rollingStep{report: report}
-	nDeletes, nCreates := oldDeletes+takeIneligible, allowed+takeSurge
-	if nDeletes+nCreates == 0 {
-		return step
-	}
-	if nDeletes > 0 {
-		step.deletes = make([]Deletion, 0, nDeletes)
-	}
-	if nCreates > 0 {
-		step.creates = make([]Creation, 0, nCreates)
-	}
-	ineligibleMarked := takeIneligible < ineligible
-	surgeMarked := takeSurge < candidates
-
-	takenIneligible, takenSurge := 0, 0
+	e := newSurgeStep(desired, maxUnavailable, maxSurge, &c)
 	for i := range states {
-		st := &states[i]
-		switch st.roll.surge {
-		case actDeleteIneligibleUnavailable:
-			step.deletes = append(step.deletes, deletionAt(st, ReasonSurgeOldUnavailableIneligible, false))
-		case actDeleteReplaced:
-			step.deletes = append(step.deletes, deletionAt(st, ReasonSurgeReplaced, false))
-		case actDeleteIneligibleCandidate:
-			if takenIneligible < takeIneligible {
-				takenIneligible++
-				step.deletes = append(step.deletes, deletionAt(st, ReasonSurgeIneligibleExcess, ineligibleMarked))
-			}
-		case actCreateAllowed:
-			step.creates = append(step.creates, Creation{Node: st.name, Reason: ReasonSurgeOldUnavailable})
-		case actCreateCandidate:
-			if takenSurge < takeSurge {
-				takenSurge++
-				step.creates = append(step.creates, Creation{Node: st.name, Reason: ReasonSurgeCandidate, Interchangeable: surgeMarked})
-			}
+		if e.done() {
+			break
+		}
+		e.visit(&states[i])
+	}
+	return e.step
+}
+
+// rollCounts are the sums of the nodes' categories that the budget pass reads.
+type rollCounts struct {
+	unavailable, surging, available int // UPD-8's unavailable nodes; S and A of UPD-11
+	oldUnavailable, oldCandidates   int // UPD-8's offers
+	// UPD-11's offers, by nodeAction.
+	surge [actFailMissingNode + 1]int
+}
+
+// add adds sign (1 or -1) times one node's category.
+func (c *rollCounts) add(r *nodeRoll, sign int) {
+	b := r.bits
+	if b&rollUnavailable != 0 {
+		c.unavailable += sign
+	}
+	if b&rollSurging != 0 {
+		c.surging += sign
+	}
+	if b&rollAvailable != 0 {
+		c.available += sign
+	}
+	if b&rollOldUnavailable != 0 {
+		c.oldUnavailable += sign
+	}
+	if b&rollOldCandidate != 0 {
+		c.oldCandidates += sign
+	}
+	c.surge[r.surge] += sign
+}
+
+// noSurgeStep is the budget pass of UPD-8 and then its actions, node by node: visit every
+// entry of the map offered for a deletion, in node order, until done.
+type noSurgeStep struct {
+	step              rollingStep
+	take, taken, left int // candidates to take, taken; budget-free deletions left
+	interchangeable   bool
+}
+
+// newNoSurgeStep runs the budget pass over c, the sums of the whole map's categories.
+func newNoSurgeStep(maxUnavailable int, c *rollCounts) noSurgeStep {
+	take, interchangeable := noSurgeBudget(maxUnavailable, c.unavailable, c.oldCandidates)
+	e := noSurgeStep{step: rollingStep{report: RollingUpdate{Acted: true, MaxUnavailable: maxUnavailable}},
+		take: take, left: c.oldUnavailable, interchangeable: interchangeable}
+	if n := c.oldUnavailable + take; n > 0 {
+		e.step.deletes = make([]Deletion, 0, n)
+	}
+	return e
+}
+
+func (e *noSurgeStep) done() bool { return e.taken == e.take && e.left == 0 }
+
+func (e *noSurgeStep) visit(st *nodeState) {
+	switch b := st.roll.bits; {
+	case b&rollOldUnavailable != 0:
+		e.left--
+		e.step.deletes = append(e.step.deletes, deletionAt(st, ReasonUpdateOldUnavailable, false))
+	case b&rollOldCandidate != 0 && e.taken < e.take:
+		e.taken++
+		e.step.deletes = append(e.step.deletes, deletionAt(st, ReasonUpdateOldCandidate, e.interchangeable))
+	}
+}
+
+// surgeStep is the budget pass of UPD-11 and then its actions, node by node: visit every entry
+// of the map offered for an action, in node order, until done. No entry fails the step.
+type surgeStep struct {
+	step                          rollingStep
+	takeIneligible, takeSurge     int
+	takenIneligible, takenSurge   int
+	ineligibleMarked, surgeMarked bool
+	nDeletes, nCreates            int
+}
+
+// newSurgeStep runs the budget pass over c, the sums of the whole map's categories.
+func newSurgeStep(desired, maxUnavailable, maxSurge int, c *rollCounts) surgeStep {
+	ineligible, candidates := c.surge[actDeleteIneligibleCandidate], c.surge[actCreateCandidate]
+	e := surgeStep{step: rollingStep{report: RollingUpdate{Acted: true, MaxUnavailable: maxUnavailable, MaxSurge: maxSurge}}}
+	e.takeIneligible, e.takeSurge = surgeBudget(desired, maxSurge, c.surging, c.available, ineligible, candidates)
+	e.ineligibleMarked, e.surgeMarked = e.takeIneligible < ineligible, e.takeSurge < candidates
+	e.nDeletes = c.surge[actDeleteIneligibleUnavailable] + c.surge[actDeleteReplaced] + e.takeIneligible
+	e.nCreates = c.surge[actCreateAllowed] + e.takeSurge
+	if e.nDeletes > 0 {
+		e.step.deletes = make([]Deletion, 0, e.nDeletes)
+	}
+	if e.nCreates > 0 {
+		e.step.creates = make([]Creation, 0, e.nCreates)
+	}
+	return e
+}
+
+func (e *surgeStep) done() bool {
+	return len(e.step.deletes) == e.nDeletes && len(e.step.creates) == e.nCreates
+}
+
+func (e *surgeStep) visit(st *nodeState) {
+	switch st.roll.surge {
+	case actDeleteIneligibleUnavailable:
+		e.step.deletes = append(e.step.deletes, deletionAt(st, ReasonSurgeOldUnavailableIneligible, false))
+	case actDeleteReplaced:
+		e.step.deletes = append(e.step.deletes, deletionAt(st, ReasonSurgeReplaced, false))
+	case actDeleteIneligibleCandidate:
+		if e.takenIneligible < e.takeIneligible {
+			e.takenIneligible++
+			e.step.deletes = append(e.step.deletes, deletionAt(st, ReasonSurgeIneligibleExcess, e.ineligibleMarked))
+		}
+	case actCreateAllowed:
+		e.step.creates = append(e.step.creates, Creation{Node: st.name, Reason: ReasonSurgeOldUnavailable})
+	case actCreateCandidate:
+		if e.takenSurge < e.takeSurge {
+			e.takenSurge++
+			e.step.creates = append(e.step.creates, Creation{Node: st.name, Reason: ReasonSurgeCandidate, Interchangeable: e.surgeMarked})
 		}
 	}
-	return step
 }
 
 // missingNodeError is the text of the v1.36 controller's error for a node missing from the node
