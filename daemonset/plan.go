@@ -229,7 +229,8 @@ func (p *Planner) plan(s Snapshot, cc *clusterClaims, kind syncKind) *Result {
 	case !rolling:
 		res.RollingUpdate = &RollingUpdate{Reason: RollingReasonOnDelete}
 	case !baseEmpty:
-		res.RollingUpdate = p.waitingStep(desired)
+		ru := p.waitingStep(desired)
+		res.RollingUpdate = &ru
 	default:
 		if !w.sorted {
 			sortStates(states)

@@ -81,8 +81,8 @@ func (p *Planner) rollingUpdate(states []nodeState, desired int) rollingStep {
 // waitingStep is the report of a step that the base diff keeps from acting (UPD-2): the budgets
 // resolved against desired as the step itself would resolve them, or why they do not resolve,
 // so that a plan says what the step will work with once the base diff is done.
-func (p *Planner) waitingStep(desired int) *RollingUpdate {
-	ru := &RollingUpdate{Reason: RollingReasonBaseDiffNotEmpty}
+func (p *Planner) waitingStep(desired int) RollingUpdate {
+	ru := RollingUpdate{Reason: RollingReasonBaseDiffNotEmpty}
 	maxUnavailable, maxSurge, err := rollingBudgets(p.ds, desired)
 	if err != nil {
 		ru.BudgetError = err.Error()

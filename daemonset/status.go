@@ -50,11 +50,11 @@ func (ix *podIndex) countsWithout(gone func(*v1.Pod) bool) statusCounts {
 	return c
 }
 
-// status returns the status the sync writes: the counters, numberUnavailable (STAT-6),
-// observedGeneration = metadata.generation (STAT-8; the stored one when nothing is written,
-// STAT-9), and collisionCount and conditions carried over untouched (STAT-11).
-func (p *Planner) status(c *statusCounts) *appsv1.DaemonSetStatus {
-	st := &appsv1.DaemonSetStatus{
+// statusInto writes into st the status the sync writes: the counters, numberUnavailable
+// (STAT-6), observedGeneration = metadata.generation (STAT-8; the stored one when nothing is
+// written, STAT-9), and collisionCount and conditions carried over untouched (STAT-11).
+func (p *Planner) statusInto(st *appsv1.DaemonSetStatus, c *statusCounts) {
+	*st = appsv1.DaemonSetStatus{
 		CurrentNumberScheduled: c.current,
 		NumberMisscheduled:     c.misscheduled,
 		DesiredNumberScheduled: c.desired,
@@ -78,17 +78,19 @@ func (p *Planner) status(c *statusCounts) *appsv1.DaemonSetStatus {
 	for i := range p.ds.Status.Conditions {
 		st.Conditions = append(st.Conditions, *p.ds.Status.Conditions[i].DeepCopy())
 	}
-	return st
 }
 
-// writeStatus fills the status of a sync of kind: Status (STAT-1..STAT-12), StatusWrite
+// writeStatus fills the status of a sync of kind (into res.Status when it is not nil): Status (STAT-1..STAT-12), StatusWrite
 // (STAT-9, STAT-14), the back-off after the sync (DIFF-12) and RequeueAfter (SYNC-8), which
 // takes the minReadySeconds requeue of the status update (STAT-15) besides the back-off's. A
 // pending sync (PlanPending) is upstream's updateDaemonSetStatus with updateObservedGen false:
 // observedGeneration keeps its stored value (STAT-13) under the same STAT-9 test, and bo,
 // which looked at no Failed pod, carries the back-off and adds no requeue of its own.
 func (p *Planner) writeStatus(res *Result, c *statusCounts, bo *backoffSync, kind syncKind) {
-	res.Status = p.status(c)
+	if res.Status == nil {
+		res.Status = &appsv1.DaemonSetStatus{}
+	}
+	p.statusInto(res.Status, c)
 	if kind == syncPending {
 		res.Status.ObservedGeneration = p.ds.Status.ObservedGeneration
 	}

@@ -49,7 +49,11 @@ type Tracker struct {
 	// step.
 	base, offered bitset
 
-	running []daemonPod // diffState.running, reused
+	// Reused from plan to plan.
+	running     []daemonPod // diffState.running
+	createNames []string    // diffState.creates
+	creates     []Creation
+	eventBuf    []Event
 }
 
 // trackedNode is one node of a Tracker with its outcome.
@@ -88,14 +92,21 @@ func (p *Planner) Track(s Snapshot) *Tracker {
 		t.nodes[i] = trackedNode{node: n, st: nodeState{name: n.Name}}
 	}
 	// Pods by the node they are grouped on (OWN-9); a pod grouped on no listed node, or
-	// claimed otherwise than as already controlled, is beyond the fold.
-	for _, pod := range nonNil(s.Pods) {
+	// claimed otherwise than as already controlled, is beyond the fold. One array holds every
+	// node's pods, and another their grouped pods with room for one more per node (a surge
+	// pod beside the old one), instead of two allocations per node.
+	pods := nonNil(s.Pods)
+	on := make([]int32, len(pods)) // the node index of each pod, -1 for none
+	count := make([]int32, len(t.nodes))
+	grouped := 0
+	for k, pod := range pods {
+		on[k] = -1
 		c := p.claim(pod, nil, &t.j)
-		if c.kind != claimOwned && c.kind != claimAdopt && c.kind != claimRelease {
+		if c.kind == claimIgnore {
 			continue // not this DaemonSet's: it plays no part
 		}
 		if c.kind != claimOwned {
-			return nil
+			return nil // OWN-3, OWN-4
 		}
 		i, ok := t.byName[c.target]
 		if !c.grouped || !ok {
@@ -104,7 +115,24 @@ func (p *Planner) Track(s Snapshot) *Tracker {
 			}
 			continue // OWN-10: never grouped
 		}
-		t.nodes[i].pods = append(t.nodes[i].pods, pod)
+		on[k] = i
+		count[i]++
+		grouped++
+	}
+	podArr := make([]*v1.Pod, 0, grouped)
+	dpArr := make([]daemonPod, 0, grouped+len(t.nodes))
+	for i := range t.nodes {
+		tn := &t.nodes[i]
+		n := int(count[i])
+		tn.pods = podArr[len(podArr) : len(podArr) : len(podArr)+n]
+		podArr = podArr[:len(podArr)+n]
+		tn.st.pods = dpArr[len(dpArr) : len(dpArr) : len(dpArr)+n+1]
+		dpArr = dpArr[:len(dpArr)+n+1]
+	}
+	for k, i := range on {
+		if i >= 0 {
+			t.nodes[i].pods = append(t.nodes[i].pods, pods[k])
+		}
 	}
 	t.base, t.offered = newBitset(len(t.nodes)), newBitset(len(t.nodes))
 	for i := range t.nodes {
@@ -156,10 +184,9 @@ func (t *Tracker) refresh(i int32) {
 		}
 	}
 	slices.SortFunc(dps, compareDaemonPods)
-	var creates [1]string
-	d := diffState{creates: creates[:0], deletes: tn.dels[:0], running: t.running[:0], events: tn.events[:0]}
+	d := diffState{creates: t.createNames[:0], deletes: tn.dels[:0], running: t.running[:0], events: tn.events[:0]}
 	diffNode(&d, name, e, dps, t.surge)
-	t.running = d.running
+	t.createNames, t.running = d.creates, d.running
 	tn.dels, tn.events = d.deletes, d.events
 	tn.failed = slices.ContainsFunc(d.deletes, func(del Deletion) bool { return del.Reason == ReasonFailedPod })
 	st := nodeState{name: name, pods: dps, status: statusOfPods(e, dps)}
@@ -209,18 +236,40 @@ func b2i(b bool) int {
 
 // Plan returns the plan [Planner.Plan] gives for the snapshot as touched, or nil while it cannot
 // be folded exactly (see [Tracker]). It costs the touched nodes and the actions, not the
-// nodes. The Result is the caller's.
+// nodes.
 func (t *Tracker) Plan() *Result {
+	res := &Result{}
+	if !t.PlanTo(res) {
+		return nil
+	}
+	return res
+}
+
+// PlanTo is [Tracker.Plan] written into res, reusing the arrays of res.Create and res.Delete
+// and the objects res.Status and res.RollingUpdate point to, when there are any: a simulator
+// that plans thousands of times keeps a few Results and allocates little more than the new
+// pods. It reports false, leaving res unspecified, where Plan returns nil.
+func (t *Tracker) PlanTo(res *Result) bool {
 	for _, i := range t.dirty {
 		t.refresh(i)
 	}
 	t.dirty = t.dirty[:0]
 	if t.foreign > 0 || t.failed > 0 {
-		return nil
+		return false
 	}
 	p := t.p
-	res := p.newResult()
-	res.RevisionHash = t.hash
+	*res = Result{Namespace: p.ds.Namespace, Name: p.ds.Name, RevisionHash: t.hash,
+		Create: res.Create[:0], Delete: res.Delete[:0], Adopt: []PodRef{}, Release: []PodRef{},
+		Status: res.Status, RollingUpdate: res.RollingUpdate}
+	if res.Create == nil {
+		res.Create = []Creation{}
+	}
+	if res.Delete == nil {
+		res.Delete = []Deletion{}
+	}
+	for _, e := range p.errs {
+		res.Invalid = append(res.Invalid, e.Error())
+	}
 	burst := p.opts.BurstLimit
 
 	// The base diff in node order. Every action of a Tracker's base diff is of one class
@@ -231,10 +280,8 @@ func (t *Tracker) Plan() *Result {
 	if burst > 0 {
 		keepC, keepD = min(keepC, burst+1), min(keepD, burst+1)
 	}
-	var creates []Creation
-	var deletes []Deletion
-	var events []Event
-	t.base.each(func(i int) bool {
+	creates, deletes, events := t.creates[:0], res.Delete, t.eventBuf[:0]
+	for i := t.base.next(0); i >= 0; i = t.base.next(i + 1) {
 		tn := &t.nodes[i]
 		if tn.st.creates() && len(creates) < keepC {
 			creates = append(creates, Creation{Node: tn.st.name, Reason: ReasonMissingPod})
@@ -243,35 +290,51 @@ func (t *Tracker) Plan() *Result {
 			deletes = append(deletes, tn.dels...)
 		}
 		events = append(events, tn.events...)
-		return len(creates) < keepC || len(deletes) < keepD || len(events) < t.events
-	})
-	res.Create = p.withPods(capCreates(creates, burst, baseDiffClass), t.hash)
-	if deletes = capDeletes(deletes, burst, baseDiffClass); deletes != nil {
-		res.Delete = deletes
+		if len(creates) >= keepC && len(deletes) >= keepD && len(events) == t.events {
+			break
+		}
 	}
-	slices.SortFunc(events, func(a, b Event) int {
-		return cmp.Or(strings.Compare(a.Pod, b.Pod), strings.Compare(string(a.Reason), string(b.Reason)))
-	})
-	res.Events = events
+	t.creates, t.eventBuf = creates, events
+	res.Create = t.withPods(res.Create, capCreates(creates, burst, baseDiffClass))
+	res.Delete = capDeletes(deletes, burst, baseDiffClass)
+	if len(events) > 0 {
+		slices.SortFunc(events, func(a, b Event) int {
+			return cmp.Or(strings.Compare(a.Pod, b.Pod), strings.Compare(string(a.Reason), string(b.Reason)))
+		})
+		res.Events = slices.Clone(events)
+	}
 
 	desired := int(t.counts.desired)
+	var report RollingUpdate
 	switch {
 	case !t.rolling:
-		res.RollingUpdate = &RollingUpdate{Reason: RollingReasonOnDelete}
+		report = RollingUpdate{Reason: RollingReasonOnDelete}
 	case t.baseCreates+t.baseDeletes > 0:
-		res.RollingUpdate = p.waitingStep(desired)
+		report = p.waitingStep(desired)
 	default:
 		step := t.rollingStep(desired)
-		report := step.report
-		res.RollingUpdate = &report
-		res.Create = append(res.Create, p.withPods(capCreates(step.creates, burst, rollingClass), t.hash)...)
+		report = step.report
+		res.Create = t.withPods(res.Create, capCreates(step.creates, burst, rollingClass))
 		res.Delete = append(res.Delete, capDeletes(step.deletes, burst, rollingClass)...)
 		slices.SortFunc(res.Delete, compareDeletions)
 	}
+	if res.RollingUpdate == nil {
+		res.RollingUpdate = &RollingUpdate{}
+	}
+	*res.RollingUpdate = report
 	bo := newBackoffSync(p.ds, p.opts.Backoff, p.opts.Now)
 	counts := t.counts
 	p.writeStatus(res, &counts, &bo, syncActs)
-	return res
+	return true
+}
+
+// withPods appends creates to dst with the pods to submit, as Planner.withPods builds them.
+func (t *Tracker) withPods(dst, creates []Creation) []Creation {
+	for _, c := range creates {
+		c.Pod = t.p.newPod(c.Node, t.hash)
+		dst = append(dst, c)
+	}
+	return dst
 }
 
 // rollingStep is Planner.rollingUpdate over the sums: the budgets resolved against desired
@@ -283,17 +346,15 @@ func (t *Tracker) rollingStep(desired int) rollingStep {
 	}
 	if maxSurge == 0 {
 		e := newNoSurgeStep(maxUnavailable, &t.roll)
-		t.offered.each(func(i int) bool {
+		for i := t.offered.next(0); i >= 0 && !e.done(); i = t.offered.next(i + 1) {
 			e.visit(&t.nodes[i].st)
-			return !e.done()
-		})
+		}
 		return e.step
 	}
 	e := newSurgeStep(desired, maxUnavailable, maxSurge, &t.roll)
-	t.offered.each(func(i int) bool {
+	for i := t.offered.next(0); i >= 0 && !e.done(); i = t.offered.next(i + 1) {
 		e.visit(&t.nodes[i].st)
-		return !e.done()
-	})
+	}
 	return e.step
 }
 
@@ -314,17 +375,27 @@ func (b *bitset) set(i int, on bool) {
 	}
 }
 
-// each calls f on the indices in order until f returns false. It skips the leading empty words
-// it has seen before, so a scan costs the words from the first index on.
-func (b *bitset) each(f func(int) bool) {
+// next returns the first index from i on, -1 when there is none. It skips the leading empty
+// words it has seen before, so a scan from 0 costs the words from the first index on.
+func (b *bitset) next(i int) int {
 	for b.lo < len(b.words) && b.words[b.lo] == 0 {
 		b.lo++
 	}
-	for w := b.lo; w < len(b.words); w++ {
-		for word := b.words[w]; word != 0; word &= word - 1 {
-			if !f(w*64 + bits.TrailingZeros64(word)) {
-				return
-			}
+	w := max(i/64, b.lo)
+	if w >= len(b.words) {
+		return -1
+	}
+	word := b.words[w]
+	if w == i/64 {
+		word &^= 1<<(i%64) - 1
+	}
+	for {
+		if word != 0 {
+			return w*64 + bits.TrailingZeros64(word)
 		}
+		if w++; w >= len(b.words) {
+			return -1
+		}
+		word = b.words[w]
 	}
 }

@@ -77,9 +77,17 @@ func TestTrackerFoldsAsPlan(t *testing.T) {
 			refused++
 			continue
 		}
+		var reused daemonset.Result
 		for round := range 6 {
 			want := p.Plan(daemonset.Snapshot{Nodes: nodes, Pods: flatten(nodes, byNode), Revisions: revs})
 			got := tr.Plan()
+			if round%2 == 1 { // PlanTo into a Result reused from the last rounds
+				if !tr.PlanTo(&reused) {
+					got = nil
+				} else {
+					got = &reused
+				}
+			}
 			if got != nil {
 				folded++
 				if diff := cmp.Diff(want, got); diff != "" {
