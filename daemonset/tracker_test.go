@@ -160,3 +160,28 @@ func TestTrackerRefusesBeyondItsFold(t *testing.T) {
 	require.False(t, p.Track(daemonset.Snapshot{Nodes: nodes, Revisions: currentRevisions(p)}).Touch(node("n09"), nil), "a node the Tracker does not know")
 	require.Nil(t, p.Track(daemonset.Snapshot{Nodes: nodes}), "a sync that creates the first revision")
 }
+
+// TestTrackerPlanToAllocatesNothingWhenConverged: re-planning a converged DaemonSet after a
+// touch (a simulator's commonest sync) allocates nothing once its Result is reused.
+func TestTrackerPlanToAllocatesNothingWhenConverged(t *testing.T) {
+	ds := newDS(rolling(ios(1), ios(0)))
+	p, _ := daemonset.Compile(ds, opts())
+	revs := currentRevisions(p)
+	hash := p.Plan(daemonset.Snapshot{Revisions: revs}).RevisionHash
+	nodes := []*v1.Node{node("n00"), node("n01"), node("n02")}
+	var pods []*v1.Pod
+	for _, n := range nodes {
+		pods = append(pods, pod("p-"+n.Name, n.Name, hashLabel(hash), ready))
+	}
+	tr := p.Track(daemonset.Snapshot{Nodes: nodes, Pods: pods, Revisions: revs})
+	require.NotNil(t, tr)
+	var res daemonset.Result
+	require.True(t, tr.PlanTo(&res))
+	require.Empty(t, res.Create)
+	require.Empty(t, res.Delete)
+	allocs := testing.AllocsPerRun(100, func() {
+		tr.Touch(nodes[1], pods[1:2])
+		tr.PlanTo(&res)
+	})
+	require.Zero(t, allocs)
+}
