@@ -12,7 +12,10 @@ import (
 type tracked struct {
 	tr      *daemonset.Tracker
 	planner *daemonset.Planner
-	dirty   []*nodeEntry // touched since the last plan, each once (nodeEntry.dirty)
+	spec    uint64 // sim.spec when tracked
+	// observedAtMost: the tracked Planner's DaemonSet had observedGeneration <= generation.
+	observedAtMost bool
+	dirty          []*nodeEntry // touched since the last plan, each once (nodeEntry.dirty)
 	// plans are the Results the Tracker writes into, in turn, lists included: a sync plans
 	// at most three times (the plan, the rolling step after its own writes, the status), and
 	// nothing keeps a plan beyond the sync after its own but the simulation's memo of the
@@ -35,7 +38,21 @@ func (sm *sim) track(p *daemonset.Planner) *tracked {
 	if tr == nil {
 		return nil
 	}
-	return &tracked{tr: tr, planner: p}
+	ds := w.ds()
+	return &tracked{tr: tr, planner: p, spec: sm.spec, observedAtMost: ds.Status.ObservedGeneration <= ds.Generation}
+}
+
+// fits reports whether the Tracker still plans as p would. A Planner compiled again for the
+// same spec only because the observed generation moved (sim.plannerFor) decides every node as
+// the tracked one did (minReadySeconds is 0, so the clock plays no part); its status differs
+// only where a stored observedGeneration above metadata.generation is kept (STAT-9), which
+// neither DaemonSet has here.
+func (t *tracked) fits(p *daemonset.Planner, sm *sim) bool {
+	if p == t.planner {
+		return true
+	}
+	ds := sm.w.ds()
+	return t.spec == sm.spec && ds.Status.ObservedGeneration <= ds.Generation && t.observedAtMost
 }
 
 // touch notes that e's node or pods changed.

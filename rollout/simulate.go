@@ -335,8 +335,8 @@ func (sm *sim) plan(p *daemonset.Planner) *daemonset.Result {
 		return sm.memo
 	}
 	var res *daemonset.Result
-	if sm.inc != nil && sm.inc.planner != p {
-		// The DaemonSet's Planner changed (spec, observed generation): track afresh.
+	if sm.inc != nil && !sm.inc.fits(p, sm) {
+		// The DaemonSet's Planner changed beyond what the Tracker's plans show: track afresh.
 		sm.dropTracked()
 		sm.incTried = false
 	}
