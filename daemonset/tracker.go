@@ -65,6 +65,7 @@ type trackedNode struct {
 	events  []Event
 	foreign bool
 	failed  bool
+	pod     *v1.Pod // the daemon pod to create on the node, built at its first create
 }
 
 // Track returns a Tracker of the sync on s, or nil when s is beyond what a Tracker folds
@@ -168,6 +169,7 @@ func (tn *trackedNode) dirty() bool { return tn.st.status&statDirty != 0 }
 func (t *Tracker) refresh(i int32) {
 	tn := &t.nodes[i]
 	t.account(i, -1)
+	tn.pod = nil
 	p := t.p
 	name := tn.st.name
 	e := eligBitsOf(p.Eligibility(tn.node))
@@ -236,7 +238,9 @@ func b2i(b bool) int {
 
 // Plan returns the plan [Planner.Plan] gives for the snapshot as touched, or nil while it cannot
 // be folded exactly (see [Tracker]). It costs the touched nodes and the actions, not the
-// nodes.
+// nodes. The pod of a Creation is built once per node and shared by the plans that create it
+// until the node is touched again: a caller that changes it must not plan again before
+// touching its node.
 func (t *Tracker) Plan() *Result {
 	res := &Result{}
 	if !t.PlanTo(res) {
@@ -328,10 +332,17 @@ func (t *Tracker) PlanTo(res *Result) bool {
 	return true
 }
 
-// withPods appends creates to dst with the pods to submit, as Planner.withPods builds them.
+// withPods appends creates to dst with the pods to submit, as Planner.withPods builds them. A
+// node's pod is built once while the node stays as it is, and shared by the plans that create
+// it: a simulator plans a sync up to three times (its plan, the step after its own writes, the
+// status), and under a burst cap the same creates wait through many syncs.
 func (t *Tracker) withPods(dst, creates []Creation) []Creation {
 	for _, c := range creates {
-		c.Pod = t.p.newPod(c.Node, t.hash)
+		tn := &t.nodes[t.byName[c.Node]]
+		if tn.pod == nil {
+			tn.pod = t.p.newPod(c.Node, t.hash)
+		}
+		c.Pod = tn.pod
 		dst = append(dst, c)
 	}
 	return dst
