@@ -99,21 +99,24 @@ func statusOfPods(e eligBits, pods []daemonPod) statusBits {
 
 // addBits adds sign (1 or -1) times one node's share b to the counters.
 func (c *statusCounts) addBits(b statusBits, sign int32) {
-	if b == 0 {
-		return
+	if b&statDesired != 0 {
+		c.desired += sign
 	}
-	bit := func(f statusBits) int32 {
-		if b&f != 0 {
-			return sign
-		}
-		return 0
+	if b&statCurrent != 0 {
+		c.current += sign
 	}
-	c.desired += bit(statDesired)
-	c.current += bit(statCurrent)
-	c.misscheduled += bit(statMisscheduled)
-	c.ready += bit(statReady)
-	c.updated += bit(statUpdated)
-	c.available += bit(statAvailable)
+	if b&statMisscheduled != 0 {
+		c.misscheduled += sign
+	}
+	if b&statReady != 0 {
+		c.ready += sign
+	}
+	if b&statUpdated != 0 {
+		c.updated += sign
+	}
+	if b&statAvailable != 0 {
+		c.available += sign
+	}
 }
 
 // nodeRoll is a node's category in the rolling step, for both of its algorithms (the resolved
