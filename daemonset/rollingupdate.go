@@ -131,7 +131,7 @@ func rollingNoSurge(states []nodeState, maxUnavailable int) rollingStep {
 	for i := range states {
 		c.add(&states[i].roll, 1)
 	}
-	e := newNoSurgeStep(maxUnavailable, &c)
+	e := newNoSurgeStep(maxUnavailable, &c, 0)
 	for i := range states {
 		if e.done() {
 			break
@@ -208,9 +208,16 @@ type noSurgeStep struct {
 	interchangeable   bool
 }
 
-// newNoSurgeStep runs the budget pass over c, the sums of the whole map's categories.
-func newNoSurgeStep(maxUnavailable int, c *rollCounts) noSurgeStep {
+// newNoSurgeStep runs the budget pass over c, the sums of the whole map's categories. limit,
+// when above 0, is the burst cap (DIFF-10) the caller applies next: the step then emits only
+// the candidates the cap can keep, and one more so that the cap still sees where it cuts, since
+// every budget-free deletion comes before every candidate (rollingClass) and both are emitted
+// in node order. The marks are those of the whole list.
+func newNoSurgeStep(maxUnavailable int, c *rollCounts, limit int) noSurgeStep {
 	take, interchangeable := noSurgeBudget(maxUnavailable, c.unavailable, c.oldCandidates)
+	if limit > 0 {
+		take = min(take, max(limit-c.oldUnavailable, 0)+1)
+	}
 	e := noSurgeStep{step: rollingStep{report: RollingUpdate{Acted: true, MaxUnavailable: maxUnavailable}},
 		take: take, left: c.oldUnavailable, interchangeable: interchangeable}
 	if n := c.oldUnavailable + take; n > 0 {

@@ -356,7 +356,7 @@ func (t *Tracker) rollingStep(desired int) rollingStep {
 		return rollingStep{report: RollingUpdate{Reason: RollingReasonError, Error: err.Error(), BudgetError: err.Error()}}
 	}
 	if maxSurge == 0 {
-		e := newNoSurgeStep(maxUnavailable, &t.roll)
+		e := newNoSurgeStep(maxUnavailable, &t.roll, t.p.opts.BurstLimit)
 		for i := t.offered.next(0); i >= 0 && !e.done(); i = t.offered.next(i + 1) {
 			e.visit(&t.nodes[i].st)
 		}
