@@ -1,9 +1,6 @@
 package daemonset
 
 import (
-	"slices"
-	"strings"
-
 	appsv1 "k8s.io/api/apps/v1"
 )
 
@@ -19,16 +16,28 @@ import (
 type Orders struct {
 	// BurstLimit is Options.BurstLimit: 0 keeps every list whole.
 	BurstLimit int `json:"burstLimit,omitempty"`
-	// Phase is "base" when the actions are the base diff's (DIFF-*), "rolling" when they are
-	// the rolling-update step's (UPD-2), "none" when the sync is skipped (SYNC-3, SYNC-4,
-	// SYNC-5, UPD-21) or, for RollingUpdate DaemonSets, the rolling step does not act.
-	Phase   string        `json:"phase"`
+	// Phase says which part of the sync acts.
+	Phase   Phase         `json:"phase"`
 	Creates []ActionClass `json:"creates"`
 	Deletes []ActionClass `json:"deletes"`
 	// Status lists the nodes whose counters depend on the deletions picked (STAT-16); see
 	// StatusWith. Absent when the status is the same whatever the controller picks.
 	Status []StatusNode `json:"status,omitempty"`
 }
+
+// Phase is the part of a sync whose actions an [Orders] describes. Its values are the strings
+// of the Orders wire format (JSON, the conformance corpus).
+type Phase string
+
+const (
+	// PhaseNone: nothing acts. The sync is skipped (SYNC-3, SYNC-4, SYNC-5, UPD-21), or its
+	// base diff is empty and, for a RollingUpdate DaemonSet, the rolling step does not act.
+	PhaseNone Phase = "none"
+	// PhaseBase: the actions are the base diff's (DIFF-*).
+	PhaseBase Phase = "base"
+	// PhaseRolling: the actions are the rolling-update step's (UPD-2).
+	PhaseRolling Phase = "rolling"
+)
 
 // ActionClass is one priority class of a list: every action of an earlier class is submitted
 // before any action of a later one (DIFF-10, audit S12). Its groups come in random order.
@@ -79,7 +88,7 @@ func ClusterOrders(s Snapshot, opts Options) ([]*Orders, error) {
 }
 
 func (p *Planner) orders(s Snapshot, cc *clusterClaims) *Orders {
-	o := &Orders{BurstLimit: p.opts.BurstLimit, Phase: "none", Creates: []ActionClass{}, Deletes: []ActionClass{}}
+	o := &Orders{BurstLimit: p.opts.BurstLimit, Phase: PhaseNone, Creates: []ActionClass{}, Deletes: []ActionClass{}}
 	if p.skip != "" {
 		return o
 	}
@@ -94,69 +103,58 @@ func (p *Planner) orders(s Snapshot, cc *clusterClaims) *Orders {
 	defer ix.release(p)
 	o.Status = statusNodes(ix, scratch.Adopt)
 
+	// The outcomes of the plan's walk (DIFF-12 as the plan sees it), folded into groups.
+	rolling := p.ds.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType
+	d := diffState{bo: newBackoffSync(p.ds, p.opts.Backoff, p.opts.Now)}
+	w := p.walk(ix, &d, nil, rolling)
+	states := w.states
 	refused := p.createRefused(hash)
-	surge := allowsSurge(p.ds)
 	var creates []ActionGroup
 	needCreate := false
 	deletes := [2][]ActionGroup{} // DIFF-10 classes: node-visited, then DIFF-8
-	var states []nodeState
-	desired := 0
-	// DIFF-12 as the plan sees it; indexed once, so that each node's copy shares the index.
-	bo := newBackoffSync(p.ds, p.opts.Backoff, p.opts.Now)
-	bo.index()
-	for i, name := range ix.names {
-		e, pods := ix.elig[i], ix.podsOf(i)
-		d := diffState{bo: bo}
-		diffNode(&d, name, e, pods, surge)
-		needCreate = needCreate || len(d.creates) > 0
-		if len(d.creates) > 0 && !refused {
-			creates = append(creates, ActionGroup{Node: name, Parts: []ActionPart{{Creates: []Creation{
-				{Node: name, Reason: ReasonMissingPod, Pod: p.newPod(name, hash)}}}}})
+	delStart := int32(0)
+	for i := range states { // in the walk's order, which delEnd follows
+		st := &states[i]
+		needCreate = needCreate || st.creates()
+		if st.creates() && !refused {
+			creates = append(creates, ActionGroup{Node: st.name, Parts: []ActionPart{{Creates: []Creation{
+				{Node: st.name, Reason: ReasonMissingPod, Pod: p.newPod(st.name, hash)}}}}})
 		}
-		if g, ok := deleteGroup(name, pods, d.deletes); ok {
-			deletes[0] = append(deletes[0], g)
-		}
-		if e.shouldRun() {
-			desired++
-		}
-		if e.shouldRun() || len(pods) > 0 {
-			states = append(states, nodeState{name: name, listed: true, shouldRun: e.shouldRun(), pods: pods})
-		}
-	}
-	for _, g := range ix.missing {
-		var d diffState
-		diffMissing(&d, []nodeGroup{g})
-		if dg, ok := deleteGroup(g.name, g.pods, d.deletes); ok {
-			deletes[1] = append(deletes[1], dg)
+		dels := d.deletes[delStart:st.delEnd]
+		delStart = st.delEnd
+		if g, ok := deleteGroup(st.name, st.pods, dels); ok {
+			k := 0
+			if !st.listed() {
+				k = 1
+			}
+			deletes[k] = append(deletes[k], g)
 		}
 	}
 	// A refused create still makes the base diff non-empty (UPD-2, POD-3).
 	baseEmpty := !needCreate && len(deletes[0]) == 0 && len(deletes[1]) == 0
-	if !baseEmpty || p.ds.Spec.UpdateStrategy.Type != appsv1.RollingUpdateDaemonSetStrategyType {
-		o.Phase = "base"
+	if !baseEmpty || !rolling {
+		o.Phase = PhaseBase
 		o.Creates = appendClass(o.Creates, "", creates, len(creates))
 		o.Deletes = appendClass(o.Deletes, "", deletes[0], len(deletes[0]))
 		o.Deletes = appendClass(o.Deletes, "", deletes[1], len(deletes[1]))
 		if baseEmpty {
-			o.Phase = "none"
+			o.Phase = PhaseNone
 		}
 		return o
 	}
-	for _, g := range ix.missing {
-		states = append(states, nodeState{name: g.name, pods: g.pods})
-	}
 	sortStates(states)
-	step := p.rollingUpdate(states, desired)
+	step := p.rollingUpdate(states, w.desired)
 	if !step.report.Acted {
 		return o
 	}
-	o.Phase = "rolling"
+	o.Phase = PhaseRolling
 	p.rollingOrders(o, states, step, hash, refused)
 	return o
 }
 
 // rollingOrders fills o from the rolling step: the budget-free actions the step took, then the
-// budgeted candidates (UPD-9 without surge, UPD-23 with it) with how many the step took.
+// budgeted candidates (UPD-9 without surge, UPD-23 with it), every node the step offered as one
+// (rollOf), with how many the step took.
 func (p *Planner) rollingOrders(o *Orders, states []nodeState, step rollingStep, hash string, refused bool) {
 	var free, cand []ActionGroup
 	for _, d := range step.deletes {
@@ -173,14 +171,10 @@ func (p *Planner) rollingOrders(o *Orders, states []nodeState, step rollingStep,
 	}
 	for i := range states {
 		st := &states[i]
-		s := shapeOf(st.pods)
-		if s.excess || s.oldPod == nil || s.newPod != nil || !s.oldPod.facts.has(factAvailable) {
-			continue
-		}
 		switch {
-		case !surge:
+		case !surge && st.roll.bits&rollOldCandidate != 0:
 			cand = append(cand, ActionGroup{Node: st.name, Parts: []ActionPart{{Deletes: []Deletion{deletionAt(st, ReasonUpdateOldCandidate, false)}}}})
-		case st.listed && !st.shouldRun:
+		case surge && st.roll.surge == actDeleteIneligibleCandidate:
 			cand = append(cand, ActionGroup{Node: st.name, Parts: []ActionPart{{Deletes: []Deletion{deletionAt(st, ReasonSurgeIneligibleExcess, false)}}}})
 		}
 	}
@@ -202,9 +196,7 @@ func (p *Planner) rollingOrders(o *Orders, states []nodeState, step rollingStep,
 		if !surge || takenC == 0 {
 			break
 		}
-		st := &states[i]
-		s := shapeOf(st.pods)
-		if !s.excess && s.oldPod != nil && s.newPod == nil && s.oldPod.facts.has(factAvailable) && st.listed && st.shouldRun {
+		if st := &states[i]; st.roll.surge == actCreateCandidate {
 			candC = append(candC, ActionGroup{Node: st.name, Parts: []ActionPart{{Creates: []Creation{{Node: st.name, Reason: ReasonSurgeCandidate, Pod: p.newPod(st.name, hash)}}}}})
 		}
 	}
@@ -278,8 +270,4 @@ func deleteGroup(node string, pods []daemonPod, dels []Deletion) (ActionGroup, b
 	}
 	g.Parts = append(g.Parts, rest...)
 	return g, true
-}
-
-func sortStates(states []nodeState) {
-	slices.SortFunc(states, func(a, b nodeState) int { return strings.Compare(a.name, b.name) })
 }

@@ -187,42 +187,19 @@ func (p *Planner) plan(s Snapshot, cc *clusterClaims, kind syncKind) *Result {
 		return p.pending(res, s, ix, rev)
 	}
 
-	// Base diff (DIFF-1..DIFF-17) and status counters (STAT-1: the snapshot before acting),
-	// in one walk over the node names, their eligibility and their pods' facts: no node or pod
-	// is read again. The rolling update's per-node map (UPD-4) is built in the same walk and
-	// dropped if the base diff turns out non-empty.
+	// The outcome of every node, in one walk (SYNC-2): the base diff (DIFF-1..DIFF-17), the
+	// status counters (STAT-1: the snapshot before acting) and the rolling update's per-node
+	// map (UPD-4), which is dropped if the base diff turns out non-empty. The rest of the sync
+	// folds these outcomes: no node or pod is read again.
 	sc := ix.scratch
 	rolling := p.ds.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType
-	var states []nodeState
-	statesUnsorted := false // noticed on the way, to skip sorting a sorted list
-	if rolling {
-		states = slices.Grow(sc.states[:0], len(ix.names)+len(ix.missing))
-	}
-	desired := 0
-	surge := allowsSurge(p.ds)
 	// The diff's lists grow in scratch space and are copied to the result at their final
 	// size: appending 40,000 deletions straight to the result would allocate five times that.
 	d := diffState{creates: sc.creates[:0], deletes: sc.deletes[:0], running: sc.running[:0],
 		bo: newBackoffSync(p.ds, p.opts.Backoff, p.opts.Now)}
-	var counts statusCounts
-	for i, name := range ix.names {
-		e, pods := ix.elig[i], ix.podsOf(i)
-		diffNode(&d, name, e, pods, surge)
-		counts.add(e, pods)
-		if e.shouldRun() {
-			desired++
-		}
-		if rolling && (e.shouldRun() || len(pods) > 0) {
-			if len(states) > 0 && name < states[len(states)-1].name {
-				statesUnsorted = true
-			}
-			states = append(states, nodeState{name: name, listed: true, shouldRun: e.shouldRun(), pods: pods})
-		}
-	}
-	if rolling {
-		sc.states = states // keep the (possibly regrown) array for the pool
-	}
-	diffMissing(&d, ix.missing)
+	w := p.walk(ix, &d, sc.states, rolling)
+	sc.states = w.states // keep the (possibly regrown) array for the pool
+	states, desired, counts := w.states, w.desired, w.counts
 	baseEmpty := len(d.creates) == 0 && len(d.deletes) == 0
 
 	sc.creates, sc.deletes, sc.running = d.creates, d.deletes, d.running
@@ -252,14 +229,11 @@ func (p *Planner) plan(s Snapshot, cc *clusterClaims, kind syncKind) *Result {
 	case !rolling:
 		res.RollingUpdate = &RollingUpdate{Reason: RollingReasonOnDelete}
 	case !baseEmpty:
-		res.RollingUpdate = p.waitingStep(desired)
+		ru := p.waitingStep(desired)
+		res.RollingUpdate = &ru
 	default:
-		for _, g := range ix.missing {
-			states = append(states, nodeState{name: g.name, pods: g.pods})
-		}
-		sc.states = states
-		if statesUnsorted || len(ix.missing) > 0 {
-			slices.SortFunc(states, func(a, b nodeState) int { return strings.Compare(a.name, b.name) })
+		if !w.sorted {
+			sortStates(states)
 		}
 		step := p.rollingUpdate(states, desired)
 		report := step.report

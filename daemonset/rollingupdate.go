@@ -2,16 +2,6 @@ package daemonset
 
 import "fmt"
 
-// nodeState is one entry of the rolling update's per-node map (UPD-4).
-type nodeState struct {
-	name string
-	// listed is false when no node of that name is in the node list.
-	listed    bool
-	shouldRun bool
-	// pods are the grouped pods of the node (OWN-9, OWN-10 applied), in DIFF-7 order.
-	pods []daemonPod
-}
-
 // rollingStep is what the rolling-update step decides (UPD-5..UPD-13).
 //
 // creates and deletes are in node-name order (the order of states). The caller's burst cap
@@ -91,8 +81,8 @@ func (p *Planner) rollingUpdate(states []nodeState, desired int) rollingStep {
 // waitingStep is the report of a step that the base diff keeps from acting (UPD-2): the budgets
 // resolved against desired as the step itself would resolve them, or why they do not resolve,
 // so that a plan says what the step will work with once the base diff is done.
-func (p *Planner) waitingStep(desired int) *RollingUpdate {
-	ru := &RollingUpdate{Reason: RollingReasonBaseDiffNotEmpty}
+func (p *Planner) waitingStep(desired int) RollingUpdate {
+	ru := RollingUpdate{Reason: RollingReasonBaseDiffNotEmpty}
 	maxUnavailable, maxSurge, err := rollingBudgets(p.ds, desired)
 	if err != nil {
 		ru.BudgetError = err.Error()
@@ -102,202 +92,209 @@ func (p *Planner) waitingStep(desired int) *RollingUpdate {
 	return ru
 }
 
-// nodeAction is what pass 1 of the step decided for one entry of the map, so that pass 2 emits
-// the actions in node order without looking at the pods of the other nodes again (one byte per
-// node instead of a second walk over every pod: about half the cost at 100,000 nodes).
+// nodeAction is what a node is offered for in the surge step (rollOf, UPD-11), before the
+// budget pass takes candidates: one byte per node, so that the pass emits the actions in node order
+// without looking at any node's pods again.
 type nodeAction uint8
 
 const (
 	actNone nodeAction = iota
-	actDeleteUnavailableOld
-	actDeleteCandidate
 	actDeleteIneligibleUnavailable
 	actDeleteIneligibleCandidate
 	actDeleteReplaced
 	actCreateAllowed
 	actCreateCandidate
+	// actFailMissingNode: a node missing from the node list with an old pod and no new pod
+	// fails the surge step (UPD-11).
+	actFailMissingNode
 )
+
+// noSurgeBudget is the budget pass of UPD-8 over the folded counts: how many of the offered
+// candidates the step takes, and whether the ones taken are one choice among several (D-1).
+func noSurgeBudget(maxUnavailable, unavailable, candidates int) (take int, interchangeable bool) {
+	take = min(max(maxUnavailable-unavailable, 0), candidates)
+	return take, take < candidates
+}
+
+// surgeBudget is the budget pass of UPD-11 over the folded counts: how many ineligible
+// candidates go (only while more pods are available than desired) and how many surge
+// candidates get a new pod (up to maxSurge less the nodes already surging).
+func surgeBudget(desired, maxSurge, surging, available, ineligible, candidates int) (takeIneligible, takeSurge int) {
+	return min(max(available-desired, 0), ineligible), min(max(maxSurge-surging, 0), candidates)
+}
 
 // rollingNoSurge is UPD-8: delete every old pod that is not available (budget-free), then as many
 // available old pods (candidates) as maxUnavailable leaves once every unavailable node is
-// counted.
-//
-// As upstream, a candidate is only recorded while the running unavailable count is below
-// maxUnavailable. Because the count never decreases, this gives the same number as
-// max(0, min(maxUnavailable - U, C)) with the final U, whatever the walk order: if the final U is
-// below the budget every candidate was recorded, otherwise none is used.
+// counted. It folds the nodes' categories (rollOf) and takes candidates in node order.
 func rollingNoSurge(states []nodeState, maxUnavailable int) rollingStep {
-	var acts []nodeAction // allocated at the first action
-	mark := func(i int, a nodeAction) {
-		if acts == nil {
-			acts = make([]nodeAction, len(states))
-		}
-		acts[i] = a
-	}
-	unavailable, recorded, unavailableOld := 0, 0, 0
+	var c rollCounts
 	for i := range states {
-		s := shapeOf(states[i].pods)
-		switch {
-		case s.excess, s.oldPod == nil && s.newPod == nil, s.oldPod != nil && s.newPod != nil:
-			// The base diff of a later sync settles the node; it counts as unavailable, also
-			// when it only holds terminating pods.
-			unavailable++
-		case s.newPod != nil:
-			if !s.newPod.facts.has(factAvailable) {
-				unavailable++
-			}
-		case !s.oldPod.facts.has(factAvailable):
-			mark(i, actDeleteUnavailableOld)
-			unavailableOld++
-			unavailable++
-		case unavailable >= maxUnavailable:
-			// Upstream stops recording candidates once the budget is spent.
-		default:
-			mark(i, actDeleteCandidate)
-			recorded++
+		c.add(&states[i].roll, 1)
+	}
+	e := newNoSurgeStep(maxUnavailable, &c, 0)
+	for i := range states {
+		if e.done() {
+			break
 		}
+		e.visit(&states[i])
 	}
-	take := min(max(maxUnavailable-unavailable, 0), recorded)
-	step := rollingStep{report: RollingUpdate{Acted: true, MaxUnavailable: maxUnavailable}}
-	if unavailableOld+take == 0 {
-		return step
-	}
-	interchangeable := take < recorded
-
-	step.deletes = make([]Deletion, 0, unavailableOld+take)
-	taken := 0
-	for i, a := range acts {
-		switch a {
-		case actDeleteUnavailableOld:
-			step.deletes = append(step.deletes, deletionAt(&states[i], ReasonUpdateOldUnavailable, false))
-		case actDeleteCandidate:
-			if taken < take {
-				taken++
-				step.deletes = append(step.deletes, deletionAt(&states[i], ReasonUpdateOldCandidate, interchangeable))
-			}
-		}
-	}
-	return step
+	return e.step
 }
 
 // rollingSurge is UPD-11: replace unavailable old pods at once, surge onto up to maxSurge nodes
 // with an available old pod, delete old pods whose new pod is available, and delete old pods of
 // nodes that should no longer run only while more pods are available than desired.
-// maxUnavailable is only reported (UPD-7).
+// maxUnavailable is only reported (UPD-7). It folds the nodes' categories (rollOf) and takes
+// candidates in node order.
 //
-// As upstream, a surge candidate is recorded only while the running surge count S is below
-// maxSurge; S never decreases, so the number created is max(0, min(maxSurge - S, K)) with the
-// final S whatever the walk order. A node missing from the node list with an old pod and no new
-// pod fails the whole step; upstream fails at the first such node its map walk meets, which
-// always happens before anything is submitted, so the step fails whenever one exists (the error
-// names the first by name).
+// A node missing from the node list with an old pod and no new pod fails the whole step;
+// upstream fails at the first such node its map walk meets, which always happens before
+// anything is submitted, so the step fails whenever one exists (the error names the first by
+// name).
 func rollingSurge(states []nodeState, desired int, maxUnavailable, maxSurge int) rollingStep {
-	report := RollingUpdate{MaxUnavailable: maxUnavailable, MaxSurge: maxSurge}
-
-	var acts []nodeAction // allocated at the first action
-	mark := func(i int, a nodeAction) {
-		if acts == nil {
-			acts = make([]nodeAction, len(states))
-		}
-		acts[i] = a
-	}
-	surge, available := 0, 0       // S and A of UPD-11
-	allowed, candidates := 0, 0    // allowed nodes; surge candidates recorded while S < maxSurge
-	ineligible, oldDeletes := 0, 0 // ineligible candidates; budget-free old-pod deletions
-	missing := -1                  // index of the first missing node with an old pod only
+	var c rollCounts
 	for i := range states {
-		st := &states[i]
-		s := shapeOf(st.pods)
-		if s.excess {
-			surge++
-			continue
+		if states[i].roll.surge == actFailMissingNode {
+			report := RollingUpdate{MaxUnavailable: maxUnavailable, MaxSurge: maxSurge, Reason: RollingReasonError,
+				Error: missingNodeError(states[i].name)}
+			return rollingStep{report: report}
 		}
-		if s.oldPod != nil {
-			if s.oldPod.facts.has(factAvailable) {
-				available++
-			}
-		} else if s.newPod != nil && s.newPod.facts.has(factAvailable) {
-			available++
-		}
-		switch {
-		case s.oldPod == nil:
-		case s.newPod == nil:
-			if !st.listed {
-				if missing < 0 {
-					missing = i
-				}
-				continue
-			}
-			oldAvailable := s.oldPod.facts.has(factAvailable)
-			switch {
-			case !oldAvailable && !st.shouldRun:
-				mark(i, actDeleteIneligibleUnavailable)
-				oldDeletes++
-			case !oldAvailable:
-				mark(i, actCreateAllowed)
-				allowed++
-			case !st.shouldRun:
-				mark(i, actDeleteIneligibleCandidate)
-				ineligible++
-			case surge < maxSurge:
-				mark(i, actCreateCandidate)
-				candidates++
-			}
-		case !s.newPod.facts.has(factAvailable):
-			surge++
-		default:
-			mark(i, actDeleteReplaced)
-			oldDeletes++
-		}
+		c.add(&states[i].roll, 1)
 	}
-	if missing >= 0 {
-		// The text of the v1.36 controller's error, with the node lister's NotFound message.
-		name := states[missing].name
-		report.Reason = RollingReasonError
-		report.Error = fmt.Sprintf("couldn't get node for nodeName %q: node %q not found", name, name)
-		return rollingStep{report: report}
+	e := newSurgeStep(desired, maxUnavailable, maxSurge, &c)
+	for i := range states {
+		if e.done() {
+			break
+		}
+		e.visit(&states[i])
 	}
+	return e.step
+}
 
-	takeIneligible := min(max(available-desired, 0), ineligible)
-	takeSurge := min(max(maxSurge-surge, 0), candidates)
-	report.Acted = true
-	step := rollingStep{report: report}
-	nDeletes, nCreates := oldDeletes+takeIneligible, allowed+takeSurge
-	if nDeletes+nCreates == 0 {
-		return step
-	}
-	if nDeletes > 0 {
-		step.deletes = make([]Deletion, 0, nDeletes)
-	}
-	if nCreates > 0 {
-		step.creates = make([]Creation, 0, nCreates)
-	}
-	ineligibleMarked := takeIneligible < ineligible
-	surgeMarked := takeSurge < candidates
+// rollCounts are the sums of the nodes' categories that the budget pass reads.
+type rollCounts struct {
+	unavailable, surging, available int // UPD-8's unavailable nodes; S and A of UPD-11
+	oldUnavailable, oldCandidates   int // UPD-8's offers
+	// UPD-11's offers, by nodeAction.
+	surge [actFailMissingNode + 1]int
+}
 
-	takenIneligible, takenSurge := 0, 0
-	for i, a := range acts {
-		st := &states[i]
-		switch a {
-		case actDeleteIneligibleUnavailable:
-			step.deletes = append(step.deletes, deletionAt(st, ReasonSurgeOldUnavailableIneligible, false))
-		case actDeleteReplaced:
-			step.deletes = append(step.deletes, deletionAt(st, ReasonSurgeReplaced, false))
-		case actDeleteIneligibleCandidate:
-			if takenIneligible < takeIneligible {
-				takenIneligible++
-				step.deletes = append(step.deletes, deletionAt(st, ReasonSurgeIneligibleExcess, ineligibleMarked))
-			}
-		case actCreateAllowed:
-			step.creates = append(step.creates, Creation{Node: st.name, Reason: ReasonSurgeOldUnavailable})
-		case actCreateCandidate:
-			if takenSurge < takeSurge {
-				takenSurge++
-				step.creates = append(step.creates, Creation{Node: st.name, Reason: ReasonSurgeCandidate, Interchangeable: surgeMarked})
-			}
+// add adds sign (1 or -1) times one node's category.
+func (c *rollCounts) add(r *nodeRoll, sign int) {
+	b := r.bits
+	if b&rollUnavailable != 0 {
+		c.unavailable += sign
+	}
+	if b&rollSurging != 0 {
+		c.surging += sign
+	}
+	if b&rollAvailable != 0 {
+		c.available += sign
+	}
+	if b&rollOldUnavailable != 0 {
+		c.oldUnavailable += sign
+	}
+	if b&rollOldCandidate != 0 {
+		c.oldCandidates += sign
+	}
+	c.surge[r.surge] += sign
+}
+
+// noSurgeStep is the budget pass of UPD-8 and then its actions, node by node: visit every
+// entry of the map offered for a deletion, in node order, until done.
+type noSurgeStep struct {
+	step              rollingStep
+	take, taken, left int // candidates to take, taken; budget-free deletions left
+	interchangeable   bool
+}
+
+// newNoSurgeStep runs the budget pass over c, the sums of the whole map's categories. limit,
+// when above 0, is the burst cap (DIFF-10) the caller applies next: the step then emits only
+// the candidates the cap can keep, and one more so that the cap still sees where it cuts, since
+// every budget-free deletion comes before every candidate (rollingClass) and both are emitted
+// in node order. The marks are those of the whole list.
+func newNoSurgeStep(maxUnavailable int, c *rollCounts, limit int) noSurgeStep {
+	take, interchangeable := noSurgeBudget(maxUnavailable, c.unavailable, c.oldCandidates)
+	if limit > 0 {
+		take = min(take, max(limit-c.oldUnavailable, 0)+1)
+	}
+	e := noSurgeStep{step: rollingStep{report: RollingUpdate{Acted: true, MaxUnavailable: maxUnavailable}},
+		take: take, left: c.oldUnavailable, interchangeable: interchangeable}
+	if n := c.oldUnavailable + take; n > 0 {
+		e.step.deletes = make([]Deletion, 0, n)
+	}
+	return e
+}
+
+func (e *noSurgeStep) done() bool { return e.taken == e.take && e.left == 0 }
+
+func (e *noSurgeStep) visit(st *nodeState) {
+	switch b := st.roll.bits; {
+	case b&rollOldUnavailable != 0:
+		e.left--
+		e.step.deletes = append(e.step.deletes, deletionAt(st, ReasonUpdateOldUnavailable, false))
+	case b&rollOldCandidate != 0 && e.taken < e.take:
+		e.taken++
+		e.step.deletes = append(e.step.deletes, deletionAt(st, ReasonUpdateOldCandidate, e.interchangeable))
+	}
+}
+
+// surgeStep is the budget pass of UPD-11 and then its actions, node by node: visit every entry
+// of the map offered for an action, in node order, until done. No entry fails the step.
+type surgeStep struct {
+	step                          rollingStep
+	takeIneligible, takeSurge     int
+	takenIneligible, takenSurge   int
+	ineligibleMarked, surgeMarked bool
+	nDeletes, nCreates            int
+}
+
+// newSurgeStep runs the budget pass over c, the sums of the whole map's categories.
+func newSurgeStep(desired, maxUnavailable, maxSurge int, c *rollCounts) surgeStep {
+	ineligible, candidates := c.surge[actDeleteIneligibleCandidate], c.surge[actCreateCandidate]
+	e := surgeStep{step: rollingStep{report: RollingUpdate{Acted: true, MaxUnavailable: maxUnavailable, MaxSurge: maxSurge}}}
+	e.takeIneligible, e.takeSurge = surgeBudget(desired, maxSurge, c.surging, c.available, ineligible, candidates)
+	e.ineligibleMarked, e.surgeMarked = e.takeIneligible < ineligible, e.takeSurge < candidates
+	e.nDeletes = c.surge[actDeleteIneligibleUnavailable] + c.surge[actDeleteReplaced] + e.takeIneligible
+	e.nCreates = c.surge[actCreateAllowed] + e.takeSurge
+	if e.nDeletes > 0 {
+		e.step.deletes = make([]Deletion, 0, e.nDeletes)
+	}
+	if e.nCreates > 0 {
+		e.step.creates = make([]Creation, 0, e.nCreates)
+	}
+	return e
+}
+
+func (e *surgeStep) done() bool {
+	return len(e.step.deletes) == e.nDeletes && len(e.step.creates) == e.nCreates
+}
+
+func (e *surgeStep) visit(st *nodeState) {
+	switch st.roll.surge {
+	case actDeleteIneligibleUnavailable:
+		e.step.deletes = append(e.step.deletes, deletionAt(st, ReasonSurgeOldUnavailableIneligible, false))
+	case actDeleteReplaced:
+		e.step.deletes = append(e.step.deletes, deletionAt(st, ReasonSurgeReplaced, false))
+	case actDeleteIneligibleCandidate:
+		if e.takenIneligible < e.takeIneligible {
+			e.takenIneligible++
+			e.step.deletes = append(e.step.deletes, deletionAt(st, ReasonSurgeIneligibleExcess, e.ineligibleMarked))
+		}
+	case actCreateAllowed:
+		e.step.creates = append(e.step.creates, Creation{Node: st.name, Reason: ReasonSurgeOldUnavailable})
+	case actCreateCandidate:
+		if e.takenSurge < e.takeSurge {
+			e.takenSurge++
+			e.step.creates = append(e.step.creates, Creation{Node: st.name, Reason: ReasonSurgeCandidate, Interchangeable: e.surgeMarked})
 		}
 	}
-	return step
+}
+
+// missingNodeError is the text of the v1.36 controller's error for a node missing from the node
+// list in the surge step, with the node lister's NotFound message.
+func missingNodeError(name string) string {
+	return fmt.Sprintf("couldn't get node for nodeName %q: node %q not found", name, name)
 }
 
 // deletionAt names the old pod of st (every deletion of the step is of the node's only old pod)

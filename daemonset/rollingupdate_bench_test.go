@@ -43,7 +43,7 @@ func ruMidRollout(n int, surge bool) []nodeState {
 var ruSinkStep rollingStep
 
 // BenchmarkRollingUpdate measures one rolling-update step mid-rollout (UPD-8, UPD-11). It
-// allocates only its output (the action slices) and one byte per node of scratch.
+// allocates only its output (the action slices).
 func BenchmarkRollingUpdate(b *testing.B) {
 	for _, tc := range []struct {
 		name string

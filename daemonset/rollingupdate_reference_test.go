@@ -94,15 +94,15 @@ func ruReference(ds *appsv1.DaemonSet, states []nodeState, desired int, hash str
 		switch {
 		case oldPod == nil:
 		case newPod == nil:
-			if !st.listed {
+			if !st.listed() {
 				return ruOutcome{failed: true}
 			}
 			switch {
-			case !avail(oldPod) && !st.shouldRun:
+			case !avail(oldPod) && !st.shouldRun():
 				out.deletes[ReasonSurgeOldUnavailableIneligible] = append(out.deletes[ReasonSurgeOldUnavailableIneligible], oldPod.Name)
 			case !avail(oldPod):
 				out.creates[ReasonSurgeOldUnavailable] = append(out.creates[ReasonSurgeOldUnavailable], st.name)
-			case !st.shouldRun:
+			case !st.shouldRun():
 				ineligible = append(ineligible, oldPod.Name)
 			case surge >= ms:
 			default:

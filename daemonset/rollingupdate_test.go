@@ -76,11 +76,11 @@ func ruNodeObj(name string) *v1.Node { return &v1.Node{ObjectMeta: metav1.Object
 // its pods, e.g. an untolerated NoSchedule taint); ruMissing a node name absent from the node
 // list.
 func ruRun(name string, pods ...*v1.Pod) nodeState {
-	return nodeState{name: name, listed: true, shouldRun: true, pods: ruDaemonPods(pods)}
+	return nodeState{name: name, flags: nodeListed | nodeShouldRun, pods: ruDaemonPods(pods)}
 }
 
 func ruIneligible(name string, pods ...*v1.Pod) nodeState {
-	return nodeState{name: name, listed: true, pods: ruDaemonPods(pods)}
+	return nodeState{name: name, flags: nodeListed, pods: ruDaemonPods(pods)}
 }
 
 func ruMissing(name string, pods ...*v1.Pod) nodeState {
@@ -97,7 +97,7 @@ func ruDaemonPods(pods []*v1.Pod) []daemonPod {
 }
 
 // ruJudge returns a copy of states with the facts of every pod read as Plan reads them for the
-// current hash ruHash.
+// current hash ruHash, and each node's category in the step (rollOf) as Plan's walk sets it.
 func ruJudge(p *Planner, states []nodeState) []nodeState {
 	j := newJudge(p.ds, ruHash, p.opts.Now)
 	judged := make([]nodeState, len(states))
@@ -106,6 +106,7 @@ func ruJudge(p *Planner, states []nodeState) []nodeState {
 		for k := range st.pods {
 			st.pods[k].facts = j.facts(st.pods[k].pod, controllerOf(st.pods[k].pod) != nil)
 		}
+		st.roll = rollOf(&st)
 		judged[i] = st
 	}
 	return judged
@@ -166,7 +167,7 @@ func ruWithGenerationLabel(pod *v1.Pod, gen string) *v1.Pod {
 func ruDesired(states []nodeState) int {
 	n := 0
 	for _, s := range states {
-		if s.shouldRun {
+		if s.shouldRun() {
 			n++
 		}
 	}
@@ -264,16 +265,16 @@ func TestRollingUpdateAllocatesOnlyItsOutput(t *testing.T) {
 			wantAllocs: 0,
 		},
 		{
-			name:       "a non-surge step mid-rollout allocates its delete list and its scratch only",
+			name:       "a non-surge step mid-rollout allocates its delete list only",
 			ds:         ruWithGeneration(ruStrategy(apitest.Str("25%"), nil), "4"),
 			states:     ruMidRollout(1000, false),
-			wantAllocs: 2,
+			wantAllocs: 1,
 		},
 		{
-			name:       "a surge step mid-rollout allocates its create and delete lists and its scratch only",
+			name:       "a surge step mid-rollout allocates its create and delete lists only",
 			ds:         ruWithGeneration(ruStrategy(apitest.Int(0), apitest.Str("25%")), "4"),
 			states:     append(ruMidRollout(1000, true), ruIneligible("zz", ruOld("x")), ruRun("zz2", ruOld("y1"), ruNew("y2"))),
-			wantAllocs: 3,
+			wantAllocs: 2,
 		},
 	}
 	for _, tt := range tests {

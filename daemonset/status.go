@@ -23,38 +23,12 @@ type statusCounts struct {
 // at the node through affinity (OWN-9) is grouped here like a bound one and sorts after every
 // bound pod (DIFF-7); a node excluded by the template's nodeName (ELIG-2) that holds pods is
 // misscheduled like any other node that should not run.
-func (c *statusCounts) add(e eligBits, pods []daemonPod) {
-	if len(pods) == 0 {
-		c.addNode(e.shouldRun(), nil)
-		return
-	}
-	// STAT-5: only the first pod in DIFF-7 order counts.
-	c.addNode(e.shouldRun(), &pods[0].facts)
-}
+func (c *statusCounts) add(e eligBits, pods []daemonPod) { c.addBits(statusOfPods(e, pods), 1) }
 
 // addNode counts one node that should run a daemon pod or not, whose first pod in DIFF-7 order
 // has the facts oldest, nil when it holds none.
 func (c *statusCounts) addNode(shouldRun bool, oldest *podFacts) {
-	if !shouldRun {
-		if oldest != nil {
-			c.misscheduled++ // STAT-4
-		}
-		return
-	}
-	c.desired++ // STAT-2
-	if oldest == nil {
-		return
-	}
-	c.current++ // STAT-3
-	if oldest.has(factReady) {
-		c.ready++
-		if oldest.has(factAvailable) {
-			c.available++
-		}
-	}
-	if oldest.has(factUpdated) {
-		c.updated++
-	}
+	c.addBits(statusOf(shouldRun, oldest), 1)
 }
 
 // countsWithout counts the status of every listed node as statusCounts.add does, leaving out
@@ -76,11 +50,11 @@ func (ix *podIndex) countsWithout(gone func(*v1.Pod) bool) statusCounts {
 	return c
 }
 
-// status returns the status the sync writes: the counters, numberUnavailable (STAT-6),
-// observedGeneration = metadata.generation (STAT-8; the stored one when nothing is written,
-// STAT-9), and collisionCount and conditions carried over untouched (STAT-11).
-func (p *Planner) status(c *statusCounts) *appsv1.DaemonSetStatus {
-	st := &appsv1.DaemonSetStatus{
+// statusInto writes into st the status the sync writes: the counters, numberUnavailable
+// (STAT-6), observedGeneration = metadata.generation (STAT-8; the stored one when nothing is
+// written, STAT-9), and collisionCount and conditions carried over untouched (STAT-11).
+func (p *Planner) statusInto(st *appsv1.DaemonSetStatus, c *statusCounts) {
+	*st = appsv1.DaemonSetStatus{
 		CurrentNumberScheduled: c.current,
 		NumberMisscheduled:     c.misscheduled,
 		DesiredNumberScheduled: c.desired,
@@ -104,17 +78,19 @@ func (p *Planner) status(c *statusCounts) *appsv1.DaemonSetStatus {
 	for i := range p.ds.Status.Conditions {
 		st.Conditions = append(st.Conditions, *p.ds.Status.Conditions[i].DeepCopy())
 	}
-	return st
 }
 
-// writeStatus fills the status of a sync of kind: Status (STAT-1..STAT-12), StatusWrite
+// writeStatus fills the status of a sync of kind (into res.Status when it is not nil): Status (STAT-1..STAT-12), StatusWrite
 // (STAT-9, STAT-14), the back-off after the sync (DIFF-12) and RequeueAfter (SYNC-8), which
 // takes the minReadySeconds requeue of the status update (STAT-15) besides the back-off's. A
 // pending sync (PlanPending) is upstream's updateDaemonSetStatus with updateObservedGen false:
 // observedGeneration keeps its stored value (STAT-13) under the same STAT-9 test, and bo,
 // which looked at no Failed pod, carries the back-off and adds no requeue of its own.
 func (p *Planner) writeStatus(res *Result, c *statusCounts, bo *backoffSync, kind syncKind) {
-	res.Status = p.status(c)
+	if res.Status == nil {
+		res.Status = &appsv1.DaemonSetStatus{}
+	}
+	p.statusInto(res.Status, c)
 	if kind == syncPending {
 		res.Status.ObservedGeneration = p.ds.Status.ObservedGeneration
 	}

@@ -40,22 +40,7 @@ var notRuleIDs = map[string]bool{
 // the packages the home builds on, fails the check unless it is marked "(test oracle)" (a
 // _test.go file). This is the one list of such copies: a copy that goes leaves the list (the
 // check fails on a name that no longer exists), and no new one joins it.
-//
-// TODO(issue 20): rollout's fast path (rollout/fast.go, rollout/fast_step.go) restates the
-// rolling step, the burst cap, surge resolution, the status counters and their write rule, the
-// history limit and the step of each reason; it goes when rollout folds daemonset's per-node
-// outcomes (branch kernel), and this list then empties.
-var knownSecondPlaces = map[string][]string{
-	"DIFF-9":  {"rollout/fast.go"},
-	"DIFF-10": {"rollout/fast_step.go"},
-	"DIFF-16": {"rollout/fast.go"},
-	"STAT-6":  {"rollout/fast_step.go"},
-	"STAT-9":  {"rollout/fast_step.go"},
-	"STAT-11": {"rollout/fast_step.go"},
-	"UPD-8":   {"rollout/fast_step.go"},
-	"UPD-11":  {"rollout/fast_step.go"},
-	"UPD-22":  {"rollout/fast.go"},
-}
+var knownSecondPlaces = map[string][]string{}
 
 // idPattern finds a rule ID. A lower-case letter right after the number names a clause of the
 // rule (TAINT-1c is clause (c) of TAINT-1) and cites the rule itself.

@@ -65,7 +65,7 @@ type sim struct {
 	slots []slot
 	free  []int32
 	// inc re-plans only touched nodes (ROLL-12); nil when not built (incTried: or not possible).
-	inc      *incremental
+	inc      *tracked
 	incTried bool
 	noInc    bool // tests compare against whole-snapshot plans
 }
@@ -99,7 +99,16 @@ func (sm *sim) invalidate(spec bool) {
 		sm.spec++
 		sm.w.specVersion++
 	}
-	sm.inc, sm.incTried = nil, false
+	sm.dropTracked()
+	sm.incTried = false
+}
+
+// dropTracked forgets the incremental state.
+func (sm *sim) dropTracked() {
+	if sm.inc != nil {
+		sm.inc.drop()
+		sm.inc = nil
+	}
 }
 
 // Simulate runs the DaemonSet controller for ds over s on a virtual clock (ROLL-5, ROLL-7): it
@@ -326,17 +335,23 @@ func (sm *sim) plan(p *daemonset.Planner) *daemonset.Result {
 		return sm.memo
 	}
 	var res *daemonset.Result
+	if sm.inc != nil && !sm.inc.fits(p, sm) {
+		// The DaemonSet's Planner changed beyond what the Tracker's plans show: track afresh.
+		sm.dropTracked()
+		sm.incTried = false
+	}
 	switch {
 	case sm.inc != nil:
-		var stale bool
-		if res, stale = sm.inc.plan(sm.w); stale {
-			sm.invalidate(false)
+		var ok bool
+		if res, ok = sm.inc.plan(); !ok {
+			sm.dropTracked()
+			sm.incTried = true // until a node or DaemonSet event (invalidate)
 		}
 	case !sm.noInc && !sm.incTried:
 		res = p.Plan(sm.w.snapshot())
-		var retry bool
-		sm.inc, retry = newIncremental(sm.w, p, res, sm.opts.BurstLimit, sm.now)
-		sm.incTried = !retry
+		sm.inc = sm.track(p)
+		// A sync that writes revisions is followed by one that does not: try again then.
+		sm.incTried = sm.inc == nil && res.Revisions == nil
 	}
 	if res == nil {
 		res = p.Plan(sm.w.snapshot())

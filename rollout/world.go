@@ -90,7 +90,7 @@ type nodeEntry struct {
 	node  *v1.Node  // nil: no such node
 	pods  []*v1.Pod // meant for the node (OWN-9)
 	epoch uint64    // the simulation's kubelet epoch of the node
-	rank  int       // the node's index in the incremental state that last ranked it
+	dirty bool      // touched since the simulation's last incremental plan (tracked)
 }
 
 // entry returns the entry of name, made when there is none.
