@@ -95,6 +95,9 @@ func TestReasonTableShape(t *testing.T) {
 				t.Errorf("%s: a code on no action has class %d, budget %q", code, e.Class, e.Budget)
 			}
 		}
+		if e.Replaces && (e.Step == reasonrule.None || code == ReasonMissingPod || code == ReasonSurgeCandidate || code == ReasonSurgeOldUnavailable) {
+			t.Errorf("%s: only deletions replace an old pod", code)
+		}
 		if e.Budget != "" && (e.Step != reasonrule.Rolling || e.Class == 0) {
 			t.Errorf("%s: budgeted candidates (%s) are rolling-step actions of a class after the budget-free ones", code, e.Budget)
 		}

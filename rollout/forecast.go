@@ -6,6 +6,7 @@ import (
 
 	"github.com/daemonsched/daemonsched/apiserver"
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/reasonrule"
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -98,7 +99,7 @@ func Forecast(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts ForecastOptions) 
 		fs := ForecastStep{After: st.At.Sub(opts.Now), Created: len(st.Create), Deleted: len(st.Delete),
 			UpToDate: st.Status.UpdatedNumberScheduled, Available: st.Status.NumberAvailable}
 		for _, d := range st.Delete {
-			if rollingReasons[d.Reason] {
+			if e, _ := reasonrule.Of(string(d.Reason)); e.Replaces {
 				fs.Replaced++
 			}
 		}
@@ -108,11 +109,4 @@ func Forecast(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts ForecastOptions) 
 		out.Duration = traj.LastChange.Sub(opts.Now)
 	}
 	return out, nil
-}
-
-var rollingReasons = map[daemonset.Reason]bool{
-	daemonset.ReasonUpdateOldUnavailable: true, daemonset.ReasonUpdateOldCandidate: true,
-	daemonset.ReasonSurgeOldUnavailableIneligible: true, daemonset.ReasonSurgeReplaced: true,
-	daemonset.ReasonSurgeIneligibleExcess: true, daemonset.ReasonSurgeNewAvailable: true,
-	daemonset.ReasonSurgeOldNotReady: true,
 }

@@ -29,6 +29,10 @@ type Entry struct {
 	Budget string
 	// Step is the list of a sync the code's actions are in.
 	Step Step
+	// Replaces says that the code's deletions remove a pod of an old revision as part of the
+	// update, whichever list they are in: the rolling step's, and the base diff's removal of an
+	// old pod beside its surge replacement (DIFF-6). rollout's forecast counts them as replaced.
+	Replaces bool
 	// Class is the burst-cap priority of the code's actions within their list (DIFF-10): whole
 	// classes are kept in increasing order, class 0 first.
 	Class int
@@ -53,8 +57,8 @@ var table = [...]struct {
 	{"SucceededPod", Entry{Rule: "DIFF-3", Step: Base}},
 	{"NodeNotEligible", Entry{Rule: "DIFF-4", Step: Base}},
 	{"DuplicatePod", Entry{Rule: "DIFF-5", Step: Base}},
-	{"SurgeOldNotReady", Entry{Rule: "DIFF-6", Step: Base}},
-	{"SurgeNewAvailable", Entry{Rule: "DIFF-6", Step: Base}},
+	{"SurgeOldNotReady", Entry{Rule: "DIFF-6", Step: Base, Replaces: true}},
+	{"SurgeNewAvailable", Entry{Rule: "DIFF-6", Step: Base, Replaces: true}},
 	// Upstream's manage appends the unscheduled pods of missing nodes after every node-visited
 	// deletion, so the burst cap reaches them last.
 	{"UnscheduledOnMissingNode", Entry{Rule: "DIFF-8", Step: Base, Class: 1}},
@@ -62,13 +66,13 @@ var table = [...]struct {
 	// The rolling step lists its budget-free actions before its budgeted candidates (upstream's
 	// rollingUpdate appends candidatePodsToDelete, shouldNotRunPodsToDelete and
 	// candidateNewNodes last), so the burst cap reaches the candidates last.
-	{"UpdateOldUnavailable", Entry{Rule: "UPD-8", Step: Rolling}},
-	{"UpdateOldCandidate", Entry{Rule: "UPD-8", Budget: "UPD-9", Step: Rolling, Class: 1}},
+	{"UpdateOldUnavailable", Entry{Rule: "UPD-8", Step: Rolling, Replaces: true}},
+	{"UpdateOldCandidate", Entry{Rule: "UPD-8", Budget: "UPD-9", Step: Rolling, Class: 1, Replaces: true}},
 	{"SurgeOldUnavailable", Entry{Rule: "UPD-11", Step: Rolling}},
-	{"SurgeOldUnavailableIneligible", Entry{Rule: "UPD-11", Step: Rolling}},
-	{"SurgeReplaced", Entry{Rule: "UPD-11", Step: Rolling}},
+	{"SurgeOldUnavailableIneligible", Entry{Rule: "UPD-11", Step: Rolling, Replaces: true}},
+	{"SurgeReplaced", Entry{Rule: "UPD-11", Step: Rolling, Replaces: true}},
 	{"SurgeCandidate", Entry{Rule: "UPD-11", Budget: "UPD-23", Step: Rolling, Class: 1}},
-	{"SurgeIneligibleExcess", Entry{Rule: "UPD-11", Budget: "UPD-23", Step: Rolling, Class: 1}},
+	{"SurgeIneligibleExcess", Entry{Rule: "UPD-11", Budget: "UPD-23", Step: Rolling, Class: 1, Replaces: true}},
 
 	{"FailedDaemonPod", Entry{Rule: "DIFF-3"}},
 	{"SucceededDaemonPod", Entry{Rule: "DIFF-3"}},
