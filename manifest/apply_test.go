@@ -1,6 +1,7 @@
 package manifest_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -270,21 +271,27 @@ spec:
     metadata: {labels: {app: exporter}}
     spec: {containers: [{name: exporter, image: exporter:1}]}
 `
-	got, err := manifest.ReadInputs([]manifest.Input{
-		{Name: "live.yaml", Data: []byte(liveAgent)},
-		{Name: "bundle.yaml", Data: []byte(bundle), Apply: true, Namespace: "kube-system"},
-	}, manifest.Options{})
-	require.NoError(t, err)
-	require.Len(t, got.Snapshot.DaemonSets, 2)
-	agent, exporter := got.Snapshot.DaemonSets[0], got.Snapshot.DaemonSets[1]
-	require.Equal(t, "kube-system/agent", agent.Namespace+"/"+agent.Name)
-	require.Equal(t, "agent:2", agent.Spec.Template.Spec.Containers[0].Image)
-	require.EqualValues(t, "live-uid", agent.UID)
-	require.Equal(t, "kube-system/exporter", exporter.Namespace+"/"+exporter.Name)
-	require.EqualValues(t, 1, exporter.Generation)
-	require.Len(t, got.Warnings, 3)
-	require.Equal(t, "bundle.yaml: document 1: ServiceAccount kube-system/agent and 2 more: skipped: only the DaemonSets of an applied input are applied, not 1 ServiceAccount, 2 ClusterRole",
-		got.Warnings[0].String())
-	require.Equal(t, manifest.WarningDerivedUID, got.Warnings[1].Reason, "exporter")
-	require.Equal(t, manifest.WarningAppliedNew, got.Warnings[2].Reason, "exporter")
+	// Lean reading (the plan's) takes an object's identity from the decoded object; the
+	// namespace of an applied manifest without one is still -n's, not the default.
+	for _, opts := range []manifest.Options{{}, {Lean: true}} {
+		t.Run(fmt.Sprintf("lean=%v", opts.Lean), func(t *testing.T) {
+			got, err := manifest.ReadInputs([]manifest.Input{
+				{Name: "live.yaml", Data: []byte(liveAgent)},
+				{Name: "bundle.yaml", Data: []byte(bundle), Apply: true, Namespace: "kube-system"},
+			}, opts)
+			require.NoError(t, err)
+			require.Len(t, got.Snapshot.DaemonSets, 2)
+			agent, exporter := got.Snapshot.DaemonSets[0], got.Snapshot.DaemonSets[1]
+			require.Equal(t, "kube-system/agent", agent.Namespace+"/"+agent.Name)
+			require.Equal(t, "agent:2", agent.Spec.Template.Spec.Containers[0].Image)
+			require.EqualValues(t, "live-uid", agent.UID)
+			require.Equal(t, "kube-system/exporter", exporter.Namespace+"/"+exporter.Name)
+			require.EqualValues(t, 1, exporter.Generation)
+			require.Len(t, got.Warnings, 3)
+			require.Equal(t, "bundle.yaml: document 1: ServiceAccount kube-system/agent and 2 more: skipped: only the DaemonSets of an applied input are applied, not 1 ServiceAccount, 2 ClusterRole",
+				got.Warnings[0].String())
+			require.Equal(t, manifest.WarningDerivedUID, got.Warnings[1].Reason, "exporter")
+			require.Equal(t, manifest.WarningAppliedNew, got.Warnings[2].Reason, "exporter")
+		})
+	}
 }

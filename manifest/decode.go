@@ -353,7 +353,13 @@ func (r reader) decodeFast(src Source, data []byte, itemKind string) (out []deco
 	d.invalid = validateObject(obj)
 	if r.opts.Lean {
 		leanObject(obj)
-		d.tn.Metadata.Name, d.tn.Metadata.Namespace = obj.GetName(), obj.GetNamespace()
+		// The identity keeps the object's strings, as decodeValue's does, but not the namespace
+		// finish gave an object without one: the identity says what the input wrote (an
+		// applied manifest without a namespace takes -n's, as kubectl apply -n).
+		d.tn.Metadata.Name = obj.GetName()
+		if d.tn.Metadata.Namespace != "" {
+			d.tn.Metadata.Namespace = obj.GetNamespace()
+		}
 	}
 	if ns := obj.GetNamespace(); ns == d.namespace {
 		d.namespace = ns
