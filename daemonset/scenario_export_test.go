@@ -97,7 +97,8 @@ func exportScenario(sc scenario) exportedScenario {
 		add("ControllerRevision", "apps/v1", r)
 	}
 	list, _ := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": e.Objects})
-	read, err := manifest.Read(sc.name, bytes.NewReader(list), manifest.Options{})
+	// As the corpus reads them (conformance.LoadCases): templates as written, without the pod defaults.
+	read, err := manifest.Read(sc.name, bytes.NewReader(list), manifest.Options{SkipDefaults: manifest.DefaultPodTemplate})
 	if err != nil {
 		return leftOut(e, "its objects are not valid manifests: "+err.Error())
 	}
