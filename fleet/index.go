@@ -342,11 +342,25 @@ func (x *templateIndex) compilePlacement(spec *v1.PodSpec) placementParts {
 // compileTerm compiles one term that can match a node; ok is false when no node name satisfies
 // its matchFields.
 func (x *templateIndex) compileTerm(at affinity.Term) (term, bool) {
-	t := term{}
+	// The constraints of each key are intersected in place, into the first one's set (matching
+	// returns fresh sets): conjoining them one by one cloned the key's set per requirement.
 	exprs := at.Expressions()
+	t := make(term, 0, len(exprs))
 	for i := range exprs {
-		t = t.and(term{x.matching(x.keyOf[exprs[i].Key()], &exprs[i])})
+		t = append(t, x.matching(x.keyOf[exprs[i].Key()], &exprs[i]))
 	}
+	slices.SortStableFunc(t, func(a, b keyClasses) int { return cmp.Compare(a.key, b.key) })
+	merged := t[:0]
+	for _, kc := range t {
+		if n := len(merged); n > 0 && merged[n-1].key == kc.key {
+			for w := range kc.set {
+				merged[n-1].set[w] &= kc.set[w]
+			}
+			continue
+		}
+		merged = append(merged, kc)
+	}
+	t = merged
 	if !at.ReadsFields() {
 		return t, true
 	}
