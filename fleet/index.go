@@ -213,16 +213,7 @@ func (x *templateIndex) matching(id int, r *selector.Requirement) keyClasses {
 	s := newClassSet(n)
 	switch op := r.Operator(); op {
 	case selector.In, selector.NotIn:
-		for _, v := range r.Values() {
-			if c, ok := u.index[v]; ok {
-				s.add(1 + c)
-			} else if c := u.classOf(v); c > len(u.values) {
-				// An unnamed value: it is its class's representative or in no class alone.
-				if rep, _ := u.representative(c); rep == v {
-					s.add(c)
-				}
-			}
-		}
+		u.named(r, s.add)
 		if op == selector.NotIn {
 			for w := range s {
 				s[w] = ^s[w]
@@ -269,6 +260,20 @@ func (x *templateIndex) matching(id int, r *selector.Requirement) keyClasses {
 		}
 	}
 	return keyClasses{id, s}
+}
+
+// named calls f with each class whose representative is one of the values of r (In or NotIn).
+func (u *universe) named(r *selector.Requirement, f func(c int)) {
+	for _, v := range r.Values() {
+		if c, ok := u.index[v]; ok {
+			f(1 + c)
+		} else if c := u.classOf(v); c > len(u.values) {
+			// An unnamed value: it is its class's representative or in no class alone.
+			if rep, _ := u.representative(c); rep == v {
+				f(c)
+			}
+		}
+	}
 }
 
 // namedInt is a named value of a key that is a base-10 integer, and its class.
@@ -342,25 +347,35 @@ func (x *templateIndex) compilePlacement(spec *v1.PodSpec) placementParts {
 // compileTerm compiles one term that can match a node; ok is false when no node name satisfies
 // its matchFields.
 func (x *templateIndex) compileTerm(at affinity.Term) (term, bool) {
-	// The constraints of each key are intersected in place, into the first one's set (matching
-	// returns fresh sets): conjoining them one by one cloned the key's set per requirement.
+	// The constraints of each key are intersected in place, into one set per key: conjoining
+	// them one by one cloned the key's set per requirement, and a NotIn only clears the classes
+	// it names (issue 25, F5: thousands of NotIn on one key).
 	exprs := at.Expressions()
-	t := make(term, 0, len(exprs))
-	for i := range exprs {
-		t = append(t, x.matching(x.keyOf[exprs[i].Key()], &exprs[i]))
+	order := make([]int, len(exprs))
+	for i := range order {
+		order[i] = i
 	}
-	slices.SortStableFunc(t, func(a, b keyClasses) int { return cmp.Compare(a.key, b.key) })
-	merged := t[:0]
-	for _, kc := range t {
-		if n := len(merged); n > 0 && merged[n-1].key == kc.key {
-			for w := range kc.set {
-				merged[n-1].set[w] &= kc.set[w]
-			}
+	keyOf := func(i int) int { return x.keyOf[exprs[i].Key()] }
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(keyOf(a), keyOf(b)) })
+	merged := term{}
+	for _, i := range order {
+		id, r := keyOf(i), &exprs[i]
+		n := len(merged)
+		if n == 0 || merged[n-1].key != id {
+			merged = append(merged, x.matching(id, r))
 			continue
 		}
-		merged = append(merged, kc)
+		acc := merged[n-1].set
+		if r.Operator() == selector.NotIn {
+			x.univ[id].named(r, func(c int) { acc[c/64] &^= 1 << (c % 64) })
+			continue
+		}
+		kc := x.matching(id, r)
+		for w := range kc.set {
+			acc[w] &= kc.set[w]
+		}
 	}
-	t = merged
+	t := merged
 	if !at.ReadsFields() {
 		return t, true
 	}

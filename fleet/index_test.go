@@ -9,6 +9,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/daemonsched/daemonsched/fleet"
+	"github.com/daemonsched/daemonsched/internal/scalebench"
 	"github.com/daemonsched/daemonsched/internal/workload"
 )
 
@@ -94,7 +95,9 @@ func TestTemplateWhatIfOnHostileDaemonSet(t *testing.T) {
 func BenchmarkWhatIfTemplateHostileDaemonSet(b *testing.B) {
 	set := hostileSet(b, 4400, 50)
 	b.ReportAllocs()
+	clock := scalebench.StartCPU(b)
 	for b.Loop() {
 		hostileWhatIf(b, set)
 	}
+	clock.Report(b, 0)
 }
