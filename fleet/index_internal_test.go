@@ -5,6 +5,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/daemonsched/daemonsched/affinity"
 	"github.com/daemonsched/daemonsched/selector"
 )
 
@@ -111,6 +114,71 @@ func TestSingleClassSets(t *testing.T) {
 			if len(s) != len(newClassSet(u.classes())) || cap(s) != len(s) || s.count() != 1 || !s.has(c) {
 				t.Fatalf("%d classes: class %d: set %b (len %d, cap %d)", u.classes(), c, s, len(s), cap(s))
 			}
+		}
+	}
+}
+
+// compileTermByRequirement is the former conjunction of a term's expressions, requirement by
+// requirement through matchingByClass, kept as the oracle of compileTerm's expressions.
+func (x *templateIndex) compileTermByRequirement(at affinity.Term) term {
+	t := term{}
+	exprs := at.Expressions()
+	for i := range exprs {
+		t = t.and(term{x.matchingByClass(x.keyOf[exprs[i].Key()], &exprs[i])})
+	}
+	return t
+}
+
+// TestCompileTermAgreesWithRequirementByRequirement: a term's expressions, intersected per key
+// in place, are the conjunction of each expression's classes, on random terms of several
+// requirements on a few keys in any order.
+func TestCompileTermAgreesWithRequirementByRequirement(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 55))
+	keys := []string{"example.com/a", "example.com/b", "example.com/c"}
+	ops := []v1.NodeSelectorOperator{v1.NodeSelectorOpIn, v1.NodeSelectorOpNotIn, v1.NodeSelectorOpExists,
+		v1.NodeSelectorOpDoesNotExist, v1.NodeSelectorOpGt, v1.NodeSelectorOpLt}
+	for iter := range 2000 {
+		x := &templateIndex{keyOf: map[string]int{}, nameID: -1}
+		var bounds [][]int64
+		for i, k := range keys {
+			x.keyOf[k] = i
+			x.univ = append(x.univ, universe{key: k})
+			bounds = append(bounds, nil)
+		}
+		var exprs []v1.NodeSelectorRequirement
+		for range 1 + r.IntN(8) {
+			e := v1.NodeSelectorRequirement{Key: keys[r.IntN(len(keys))], Operator: ops[r.IntN(len(ops))]}
+			id := x.keyOf[e.Key]
+			switch e.Operator {
+			case v1.NodeSelectorOpIn, v1.NodeSelectorOpNotIn:
+				for range 1 + r.IntN(4) {
+					e.Values = append(e.Values, matchingPool[r.IntN(len(matchingPool))])
+				}
+				x.univ[id].values = append(x.univ[id].values, e.Values...)
+			case v1.NodeSelectorOpGt, v1.NodeSelectorOpLt:
+				b := max(matchingBounds[r.IntN(len(matchingBounds))], 0)
+				e.Values = []string{fmt.Sprint(b)}
+				bounds[id] = append(bounds[id], b)
+			}
+			exprs = append(exprs, e)
+		}
+		for id := range x.univ {
+			for range r.IntN(3) { // values other placements name
+				x.univ[id].values = append(x.univ[id].values, matchingPool[r.IntN(len(matchingPool))])
+			}
+			x.univ[id].finish(bounds[id])
+		}
+		spec := &v1.PodSpec{Affinity: &v1.Affinity{NodeAffinity: &v1.NodeAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{
+				NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchExpressions: exprs}}}}}}
+		terms, ok := affinity.Compile(spec, nil).Terms()
+		if !ok || len(terms) != 1 {
+			t.Fatalf("iteration %d: %v: terms %v, %v", iter, exprs, terms, ok)
+		}
+		want := x.compileTermByRequirement(terms[0])
+		got, ok := x.compileTerm(terms[0])
+		if !ok || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("iteration %d: %v: got %v (%v), want %v", iter, exprs, got, ok, want)
 		}
 	}
 }
