@@ -4,12 +4,17 @@ package fleet
 // nodeSelectors, over the label classes of classes.go, once per WhatIf (WHATIF-2).
 
 import (
+	"cmp"
+	"math"
+	"slices"
+	"sort"
 	"strconv"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/daemonsched/daemonsched/affinity"
+	"github.com/daemonsched/daemonsched/internal/decimal"
 	"github.com/daemonsched/daemonsched/selector"
 )
 
@@ -34,6 +39,8 @@ type templateIndex struct {
 	absent domain
 	// single[id][c] is the set of class c alone of key id.
 	single [][]classSet
+	// ints[id] is integers(id), built when a Gt or Lt requirement on key id first needs it.
+	ints [][]namedInt
 }
 
 // buildTemplateIndex compiles the placement classes and the RuntimeClass selectors of w.
@@ -110,17 +117,7 @@ func buildTemplateIndex(w *WhatIf) *templateIndex {
 			x.absent[id].add(0)
 		}
 	}
-	x.single = make([][]classSet, len(x.univ))
-	for id := range x.univ {
-		n := x.univ[id].classes()
-		words := make(classSet, n*len(newClassSet(n)))
-		x.single[id] = make([]classSet, n)
-		for c := range n {
-			w := len(words) / n
-			x.single[id][c] = words[c*w : (c+1)*w : (c+1)*w]
-			x.single[id][c].add(c)
-		}
-	}
+	x.buildSingle()
 	// Second pass: the placements.
 	x.place = make([]placementParts, len(s.placeRep))
 	for c, rep := range s.placeRep {
@@ -146,6 +143,30 @@ func buildTemplateIndex(w *WhatIf) *templateIndex {
 		x.pendingReads[i] = f.keys()
 	}
 	return x
+}
+
+// buildSingle builds x.single.
+func (x *templateIndex) buildSingle() {
+	// The sets of single classes share their words, so that they take space linear in the
+	// classes, not one set of every class for each class (issue 25, F5: 5 GB for a DaemonSet of
+	// 220,000 values on one key): for each bit position b, one run of 2w-1 zero words but
+	// for bit b in the middle word, of which each class c with c%64 == b takes the w words
+	// that put the middle one at c/64.
+	x.single = make([][]classSet, len(x.univ))
+	for id := range x.univ {
+		n := x.univ[id].classes()
+		w := len(newClassSet(n))
+		runs := make([]classSet, min(n, 64))
+		for b := range runs {
+			runs[b] = make(classSet, 2*w-1)
+			runs[b][w-1] = 1 << b
+		}
+		x.single[id] = make([]classSet, n)
+		for c := range n {
+			from := w - 1 - c/64
+			x.single[id][c] = runs[c%64][from : from+w : from+w]
+		}
+	}
 }
 
 // reads returns the keys DaemonSet i's effective placement reads, sorted.
@@ -180,21 +201,119 @@ func (x *templateIndex) equals(id int, v string) keyClasses {
 	return keyClasses{id, s}
 }
 
-// matching is the constraint that r holds.
+// matching is the constraint that r holds. It is built from r's own values, not by trying r on
+// every class of the key: an In or NotIn requirement names its classes through the value
+// index, a Gt or Lt one finds its classes by binary search among the key's integers, so that
+// thousands of requirements of many values on one key (issue 25, F5) cost time linear in their
+// values, plus one set of the key's classes each. Every class answers as its representative
+// would, which index_internal_test.go checks against trying each class.
 func (x *templateIndex) matching(id int, r *selector.Requirement) keyClasses {
 	u := &x.univ[id]
-	s := newClassSet(u.classes())
-	labels := map[string]string{}
-	for c := range u.classes() {
-		clear(labels)
-		if v, present := u.representative(c); present {
-			labels[u.key] = v
+	n := u.classes()
+	s := newClassSet(n)
+	switch op := r.Operator(); op {
+	case selector.In, selector.NotIn:
+		u.named(r, s.add)
+		if op == selector.NotIn {
+			for w := range s {
+				s[w] = ^s[w]
+			}
+			if n%64 != 0 {
+				s[len(s)-1] &= 1<<(n%64) - 1
+			}
 		}
-		if r.Matches(labels) {
-			s.add(c)
+	case selector.Exists:
+		setRange(s, 1, n)
+	case selector.DoesNotExist:
+		s.add(0)
+	case selector.Gt, selector.Lt:
+		values := r.Values()
+		if len(values) != 1 {
+			break
+		}
+		b, ok := decimal.ParseInt64(values[0])
+		if !ok {
+			break
+		}
+		gt := op == selector.Gt
+		holds := func(v int64) bool { return (gt && v > b) || (!gt && v < b) }
+		// The named integers, in numeric order: those that hold are a suffix (Gt) or a prefix (Lt).
+		ints := x.integers(id)
+		k := sort.Search(len(ints), func(i int) bool { return ints[i].n > b })
+		if !gt {
+			k = sort.Search(len(ints), func(i int) bool { return ints[i].n >= b })
+		}
+		lo, hi := k, len(ints)
+		if !gt {
+			lo, hi = 0, k
+		}
+		for _, e := range ints[lo:hi] {
+			s.add(e.class)
+		}
+		// The regions are sorted and so are their representatives: again a suffix or a prefix.
+		rep := func(i int) int64 { return regionRep(u, i) }
+		k = sort.Search(len(u.regions), func(i int) bool { return holds(rep(i)) == gt })
+		if gt {
+			setRange(s, u.region(k), u.region(len(u.regions)))
+		} else {
+			setRange(s, u.region(0), u.region(k))
 		}
 	}
 	return keyClasses{id, s}
+}
+
+// named calls f with each class whose representative is one of the values of r (In or NotIn).
+func (u *universe) named(r *selector.Requirement, f func(c int)) {
+	for _, v := range r.Values() {
+		if c, ok := u.index[v]; ok {
+			f(1 + c)
+		} else if c := u.classOf(v); c > len(u.values) {
+			// An unnamed value: it is its class's representative or in no class alone.
+			if rep, _ := u.representative(c); rep == v {
+				f(c)
+			}
+		}
+	}
+}
+
+// namedInt is a named value of a key that is a base-10 integer, and its class.
+type namedInt struct {
+	n     int64
+	class int
+}
+
+// integers returns the named values of key id that parse as integers, in numeric order (ties
+// in class order), computed once.
+func (x *templateIndex) integers(id int) []namedInt {
+	if x.ints == nil {
+		x.ints = make([][]namedInt, len(x.univ))
+	}
+	if x.ints[id] == nil {
+		u := &x.univ[id]
+		ints := []namedInt{}
+		for i, v := range u.values {
+			if n, ok := decimal.ParseInt64(v); ok {
+				ints = append(ints, namedInt{n, 1 + i})
+			}
+		}
+		slices.SortStableFunc(ints, func(a, b namedInt) int { return cmp.Compare(a.n, b.n) })
+		x.ints[id] = ints
+	}
+	return x.ints[id]
+}
+
+// setRange adds the classes lo..hi-1 to s.
+func setRange(s classSet, lo, hi int) {
+	for c := lo; c < hi && c%64 != 0; c++ {
+		s.add(c)
+		lo = c + 1
+	}
+	for ; lo+64 <= hi; lo += 64 {
+		s[lo/64] = ^uint64(0)
+	}
+	for ; lo < hi; lo++ {
+		s.add(lo)
+	}
 }
 
 // compilePlacement compiles spec.nodeName, spec.nodeSelector and the required node affinity
@@ -228,11 +347,35 @@ func (x *templateIndex) compilePlacement(spec *v1.PodSpec) placementParts {
 // compileTerm compiles one term that can match a node; ok is false when no node name satisfies
 // its matchFields.
 func (x *templateIndex) compileTerm(at affinity.Term) (term, bool) {
-	t := term{}
+	// The constraints of each key are intersected in place, into one set per key: conjoining
+	// them one by one cloned the key's set per requirement, and a NotIn only clears the classes
+	// it names (issue 25, F5: thousands of NotIn on one key).
 	exprs := at.Expressions()
-	for i := range exprs {
-		t = t.and(term{x.matching(x.keyOf[exprs[i].Key()], &exprs[i])})
+	order := make([]int, len(exprs))
+	for i := range order {
+		order[i] = i
 	}
+	keyOf := func(i int) int { return x.keyOf[exprs[i].Key()] }
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(keyOf(a), keyOf(b)) })
+	merged := term{}
+	for _, i := range order {
+		id, r := keyOf(i), &exprs[i]
+		n := len(merged)
+		if n == 0 || merged[n-1].key != id {
+			merged = append(merged, x.matching(id, r))
+			continue
+		}
+		acc := merged[n-1].set
+		if r.Operator() == selector.NotIn {
+			x.univ[id].named(r, func(c int) { acc[c/64] &^= 1 << (c % 64) })
+			continue
+		}
+		kc := x.matching(id, r)
+		for w := range kc.set {
+			acc[w] &= kc.set[w]
+		}
+	}
+	t := merged
 	if !at.ReadsFields() {
 		return t, true
 	}
@@ -262,4 +405,13 @@ func (x *templateIndex) compileTerm(at affinity.Term) (term, bool) {
 		return t, true
 	}
 	return t.and(term{kc}), true
+}
+
+// regionRep is the integer of region i's representative (see universe.representative).
+func regionRep(u *universe, i int) int64 {
+	reg := u.regions[i]
+	if reg[0] == math.MinInt64 {
+		return min(reg[1], 0)
+	}
+	return reg[0]
 }
