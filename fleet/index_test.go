@@ -3,7 +3,6 @@ package fleet_test
 import (
 	"fmt"
 	"testing"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
@@ -67,27 +66,17 @@ func hostileWhatIf(tb testing.TB, set *fleet.Set) [2]fleet.Answer {
 	return out
 }
 
-// TestTemplateWhatIfOnHostileDaemonSet: 2,000 requirements of 50 values on one key (100,000
-// classes) are compiled for the template what-if in time linear in their values. The yardstick
-// is compiling the same DaemonSet into a Set, linear work (it validates every value, as
-// `plan` does) measured in the same process, so that a slow machine or -race moves both: the
-// what-if must take at most ten times as long. Trying every class for every requirement took
-// about 75 times as long (issue 25, F5); the what-if now takes about as long.
+// TestTemplateWhatIfOnHostileDaemonSet: the template what-if answers on 2,000 requirements of
+// 50 values on one key (100,000 classes), the shape of issue 25's F5. Its speed is
+// BenchmarkWhatIfTemplateHostileDaemonSet's to measure (CI runs it once): trying every class for
+// every requirement took about 75 times as long as compiling the Set; the what-if now takes
+// about as long. Its answers are checked against the old algorithm in index_internal_test.go.
 func TestTemplateWhatIfOnHostileDaemonSet(t *testing.T) {
-	start := time.Now()
-	set := hostileSet(t, 2000, 50)
-	limit := 10*time.Since(start) + time.Second
-	done := make(chan [2]fleet.Answer, 1)
-	go func() { done <- hostileWhatIf(t, set) }()
-	select {
-	case got := <-done:
-		// The Ins name values the NotIns before them exclude: no value is left, and a node
-		// without the key fails the Ins.
-		if want := [2]fleet.Answer{fleet.DoesNotRun, fleet.DoesNotRun}; got != want {
-			t.Fatalf("answers %v, want %v", got, want)
-		}
-	case <-time.After(limit):
-		t.Fatalf("the template what-if on 2,000 requirements x 50 values took over %v, ten times compiling them: a quadratic path (issue 25, F5)", limit)
+	got := hostileWhatIf(t, hostileSet(t, 2000, 50))
+	// The Ins name values the NotIns before them exclude: no value is left, and a node without
+	// the key fails the Ins.
+	if want := [2]fleet.Answer{fleet.DoesNotRun, fleet.DoesNotRun}; got != want {
+		t.Fatalf("answers %v, want %v", got, want)
 	}
 }
 
