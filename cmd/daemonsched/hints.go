@@ -23,10 +23,11 @@ const (
 // the input's nodes being all: tolerating the master taint instead of the control-plane one
 // (the Kubernetes documentation's own manifests did), a nodeSelector on a label no node has, and
 // pods of an old revision, with what the update does with them; opts are the plan's.
-func hints(dss []*appsv1.DaemonSet, explained, all []*v1.Node, pods []*v1.Pod, plan *daemonset.ClusterResult, opts daemonset.Options) []string {
+func hints(dss []*appsv1.DaemonSet, explained []*v1.Node, s daemonset.Snapshot, plan *daemonset.ClusterResult, opts daemonset.Options) []string {
 	out := []string{}
+	all := s.Nodes
 	for _, ds := range sortedDaemonSets(dss) {
-		out = append(out, oldRevisionHints(ds, explained, pods, plan, opts)...)
+		out = append(out, oldRevisionHints(ds, explained, s, plan, opts)...)
 		spec := ds.Spec.Template.Spec
 		if slices.ContainsFunc(spec.Tolerations, func(t v1.Toleration) bool { return t.Key == masterTaint }) {
 			// The template's own tolerations, compiled once: the hint is about what the
@@ -61,8 +62,8 @@ func hints(dss []*appsv1.DaemonSet, explained, all []*v1.Node, pods []*v1.Pod, p
 }
 
 // renderHints writes the hints after an explanation, if any.
-func renderHints(w io.Writer, dss []*appsv1.DaemonSet, explained, all []*v1.Node, pods []*v1.Pod, plan *daemonset.ClusterResult, opts daemonset.Options) {
-	hs := hints(dss, explained, all, pods, plan, opts)
+func renderHints(w io.Writer, dss []*appsv1.DaemonSet, explained []*v1.Node, s daemonset.Snapshot, plan *daemonset.ClusterResult, opts daemonset.Options) {
+	hs := hints(dss, explained, s, plan, opts)
 	if len(hs) == 0 {
 		return
 	}

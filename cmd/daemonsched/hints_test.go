@@ -51,7 +51,7 @@ func TestOldRevisionHints(t *testing.T) {
 		pod("going", "n1", map[string]string{"app": "agent"}, true),
 		pod("elsewhere", "n2", map[string]string{"app": "agent"}, false),
 	}
-	got := oldRevisionHints(ds, []*v1.Node{{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}}, pods, plan, daemonset.Options{Now: time.Unix(0, 0)})
+	got := oldRevisionHints(ds, []*v1.Node{{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}}, daemonset.Snapshot{Pods: pods}, plan, daemonset.Options{Now: time.Unix(0, 0)})
 	keep := "updateStrategy OnDelete keeps it until something deletes it; the controller then creates a pod of the current revision (UPD-1)"
 	require.Equal(t, []string{
 		"pod ns/old on node n1 is of an old revision (labelled controller-revision-hash=abc, the current one is " + hash + "; UPD-3): " + keep,
@@ -102,7 +102,7 @@ func TestMasterTaintHint(t *testing.T) {
 					"control-plane nodes carry %s, which it does not tolerate (%d node(s) here): tolerate %s too",
 					masterTaint, controlPlaneTaint, tt.wantBlocked, controlPlaneTaint))
 			}
-			require.Equal(t, want, hints([]*appsv1.DaemonSet{ds}, nodes, nil, nil, &daemonset.ClusterResult{}, daemonset.Options{}))
+			require.Equal(t, want, hints([]*appsv1.DaemonSet{ds}, nodes, daemonset.Snapshot{}, &daemonset.ClusterResult{}, daemonset.Options{}))
 
 			// The upstream answer, taint by taint, as hints.go asked it before package taints.
 			upstream := 0
@@ -160,8 +160,8 @@ func TestOldPodFateOnANodeThatShouldNotRun(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			require.Equal(t, tt.want, oldPodFate(tt.r, pod, "n1", false, false))
-			if runs := oldPodFate(tt.r, pod, "n1", false, true); runs == tt.want || strings.Contains(runs, "ELIG-1") {
+			require.Equal(t, tt.want, oldPodFate(tt.r, pod, "n1", false, false, ""))
+			if runs := oldPodFate(tt.r, pod, "n1", false, true, ""); runs == tt.want || strings.Contains(runs, "ELIG-1") {
 				t.Fatalf("on a node that should run the DaemonSet the fate is %q", runs)
 			}
 		})
