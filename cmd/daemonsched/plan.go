@@ -116,13 +116,17 @@ func (l problemList) Error() string {
 func (l problemList) Unwrap() []error { return l }
 
 // planHolders names what holds the update budget of each planned DaemonSet whose rolling update
-// acts but finds nothing to do, as rollout status names it (budgetHolders), by namespace and
-// name; the others are left out.
+// acts but finds nothing to do while some node is not up to date, as rollout status names it
+// (budgetHolders), by namespace and name; the others are left out, and a finished rollout
+// costs no second plan.
 func planHolders(s daemonset.Snapshot, cluster *daemonset.ClusterResult, opts daemonset.Options) map[[2]string]string {
 	var out map[[2]string]string
 	for _, r := range cluster.DaemonSets {
 		if ru := r.RollingUpdate; ru == nil || !ru.Acted || len(r.Create)+len(r.Delete) > 0 {
 			continue
+		}
+		if st := r.Status; st == nil || st.UpdatedNumberScheduled >= st.DesiredNumberScheduled {
+			continue // every node that should run one is up to date: no second plan for it
 		}
 		i := slices.IndexFunc(s.DaemonSets, func(ds *appsv1.DaemonSet) bool {
 			return ds != nil && ds.Namespace == r.Namespace && ds.Name == r.Name
