@@ -20,9 +20,16 @@ import (
 // Ready is true.
 type Readiness struct {
 	Node string `json:"node"`
-	// Ready: every selected DaemonSet that must run on the node has a pod there that is ready
-	// and current, and the sync would create none there.
+	// Ready: the node itself is not known to be down (NodeNotReady is empty), and every
+	// selected DaemonSet that must run on the node has a pod there that is ready and current,
+	// and the sync would create none there.
 	Ready bool `json:"ready"`
+	// NodeNotReady says why the node itself is not ready, whatever its daemon pods say: its
+	// Ready condition is False or Unknown (unreachable), or it carries the node lifecycle
+	// controller's node.kubernetes.io/not-ready or node.kubernetes.io/unreachable taint. Empty
+	// when none holds; a node whose status has no Ready condition (a hand-written manifest) is
+	// judged by its taints alone.
+	NodeNotReady string `json:"nodeNotReady,omitempty"`
 	// DaemonSets holds the selected DaemonSets, sorted by namespace, then name.
 	DaemonSets []DaemonSetReadiness `json:"daemonSets"`
 }
@@ -83,7 +90,8 @@ func NodeReadiness(s daemonset.Snapshot, nodeName string, daemonSets *metav1.Lab
 		}
 	}
 	slices.SortFunc(onNode, func(a, b *v1.Pod) int { return strings.Compare(a.Name, b.Name) })
-	out := &Readiness{Node: nodeName, Ready: true, DaemonSets: []DaemonSetReadiness{}}
+	out := &Readiness{Node: nodeName, NodeNotReady: nodeNotReady(node), DaemonSets: []DaemonSetReadiness{}}
+	out.Ready = out.NodeNotReady == ""
 	for k, res := range plan.DaemonSets {
 		p := planners[k]
 		if sel != nil && !sel.Matches(p.DaemonSet().Labels) {
@@ -94,6 +102,35 @@ func NodeReadiness(s daemonset.Snapshot, nodeName string, daemonSets *metav1.Lab
 		out.DaemonSets = append(out.DaemonSets, r)
 	}
 	return out, nil
+}
+
+// nodeNotReady says why node itself is not ready for workloads (WHATIF-5), or "" when nothing
+// says so. The kubelet's Ready condition False, or Unknown once the node lifecycle controller
+// has lost the node, means its pods are marked not Ready and no daemon pod there is available
+// however its last reported status reads; the not-ready and unreachable taints are that
+// controller's mark of the same, and stay until the node is Ready again.
+func nodeNotReady(node *v1.Node) string {
+	var why []string
+	for _, c := range node.Status.Conditions {
+		if c.Type != v1.NodeReady || c.Status == v1.ConditionTrue {
+			continue
+		}
+		w := "its Ready condition is " + string(c.Status)
+		if c.Status == v1.ConditionUnknown {
+			w += " (unreachable)"
+		}
+		if c.Reason != "" {
+			w += ": " + c.Reason
+		}
+		why = append(why, w)
+		break
+	}
+	for _, t := range node.Spec.Taints {
+		if t.Key == v1.TaintNodeNotReady || t.Key == v1.TaintNodeUnreachable {
+			why = append(why, "it carries the taint "+t.Key+":"+string(t.Effect))
+		}
+	}
+	return strings.Join(why, "; ")
 }
 
 // dsReadiness is one DaemonSet's readiness on node, from its plan res and the pods meant for

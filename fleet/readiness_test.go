@@ -2,6 +2,7 @@ package fleet_test
 
 import (
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -72,7 +73,11 @@ func TestNodeReadinessAgreesWithThePlan(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := true
+				// A node that is not Ready, or carries the lifecycle controller's taints, is
+				// never ready, whatever its pods say.
+				want := !slices.ContainsFunc(node.Spec.Taints, func(t v1.Taint) bool {
+					return t.Key == v1.TaintNodeNotReady || t.Key == v1.TaintNodeUnreachable
+				})
 				seen := 0
 				for _, ds := range s.DaemonSets {
 					if sel != nil && ds.Labels["critical"] != "true" {
@@ -162,6 +167,65 @@ func TestNodeReadinessClaims(t *testing.T) {
 			r := got.DaemonSets[0]
 			if got.Ready != tt.wantReady || r.Pod != tt.wantPod || r.Blocking != tt.wantBlock || !r.MustRun {
 				t.Fatalf("readiness %+v, want pod %q, ready %v, blocking %v", got, tt.wantPod, tt.wantReady, tt.wantBlock)
+			}
+		})
+	}
+}
+
+// TestNodeReadinessNodeNotReady: a node that is NotReady, unreachable (Ready Unknown) or carries
+// the not-ready or unreachable taint is not ready for workloads, with the reason, though its
+// daemon pod still reads ready and current (WHATIF-5); a node without a Ready condition is
+// judged by its taints (WHATIF-5).
+func TestNodeReadinessNodeNotReady(t *testing.T) {
+	ds := apitest.DaemonSet()
+	p, errs := daemonset.Compile(ds, setNow)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	pod := p.NewPod("n1")
+	pod.Name, pod.GenerateName = "agent-n1", ""
+	pod.Status = v1.PodStatus{Phase: v1.PodRunning, Conditions: []v1.PodCondition{{Type: v1.PodReady, Status: v1.ConditionTrue}}}
+	cond := func(st v1.ConditionStatus, reason string) func(*v1.Node) {
+		return func(n *v1.Node) {
+			n.Status.Conditions = []v1.NodeCondition{{Type: v1.NodeReady, Status: st, Reason: reason}}
+		}
+	}
+	taint := func(key string, effect v1.TaintEffect) func(*v1.Node) {
+		return func(n *v1.Node) { n.Spec.Taints = append(n.Spec.Taints, v1.Taint{Key: key, Effect: effect}) }
+	}
+	tests := []struct {
+		name string
+		mods []func(*v1.Node)
+		want string // NodeNotReady; "" is a ready node
+	}{
+		{"WHATIF-5 Ready True", []func(*v1.Node){cond(v1.ConditionTrue, "KubeletReady")}, ""},
+		{"WHATIF-5 no Ready condition", nil, ""},
+		{"WHATIF-5 Ready False", []func(*v1.Node){cond(v1.ConditionFalse, "KubeletNotReady")},
+			"its Ready condition is False: KubeletNotReady"},
+		{"WHATIF-5 Ready Unknown", []func(*v1.Node){cond(v1.ConditionUnknown, "NodeStatusUnknown")},
+			"its Ready condition is Unknown (unreachable): NodeStatusUnknown"},
+		{"WHATIF-5 not-ready taint alone", []func(*v1.Node){taint(v1.TaintNodeNotReady, v1.TaintEffectNoExecute)},
+			"it carries the taint node.kubernetes.io/not-ready:NoExecute"},
+		{"WHATIF-5 NotReady with both not-ready taints", []func(*v1.Node){cond(v1.ConditionFalse, ""),
+			taint(v1.TaintNodeNotReady, v1.TaintEffectNoSchedule), taint(v1.TaintNodeNotReady, v1.TaintEffectNoExecute)},
+			"its Ready condition is False; it carries the taint node.kubernetes.io/not-ready:NoSchedule; it carries the taint node.kubernetes.io/not-ready:NoExecute"},
+		{"WHATIF-5 unreachable taint", []func(*v1.Node){taint(v1.TaintNodeUnreachable, v1.TaintEffectNoSchedule)},
+			"it carries the taint node.kubernetes.io/unreachable:NoSchedule"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			node := apitest.Node("n1", tt.mods...)
+			s := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}, Nodes: []*v1.Node{node}, Pods: []*v1.Pod{pod}}
+			before := node.DeepCopy()
+			got, err := fleet.NodeReadiness(s, "n1", nil, setNow)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.NodeNotReady != tt.want || got.Ready != (tt.want == "") {
+				t.Fatalf("readiness %+v, want NodeNotReady %q", got, tt.want)
+			}
+			if !reflect.DeepEqual(before, node) {
+				t.Fatal("the node was modified")
 			}
 		})
 	}

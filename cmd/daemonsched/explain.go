@@ -131,7 +131,7 @@ suggestion.
 			} else {
 				renderExplainNodes(e.out, dss[0], nodes, plan, opts)
 			}
-			renderHints(e.out, dss, nodes, in.Snapshot.Nodes, in.Snapshot.Pods, plan)
+			renderHints(e.out, dss, nodes, in.Snapshot, plan, opts)
 		})
 		if err != nil {
 			return err
@@ -221,7 +221,7 @@ type explainOutput struct {
 }
 
 func explainReport(in *manifest.Result, nodes []*v1.Node, dss []*appsv1.DaemonSet, plan *daemonset.ClusterResult, opts daemonset.Options) explainOutput {
-	out := explainOutput{Now: formatNow(opts.Now), Rows: []explainRow{}, Hints: hints(dss, nodes, in.Snapshot.Nodes, in.Snapshot.Pods, plan)}
+	out := explainOutput{Now: formatNow(opts.Now), Rows: []explainRow{}, Hints: hints(dss, nodes, in.Snapshot, plan, opts)}
 	for _, ds := range sortedDaemonSets(dss) {
 		p, _ := daemonset.Compile(ds, opts)
 		for _, node := range sortedNodes(nodes) {

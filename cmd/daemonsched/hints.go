@@ -22,12 +22,12 @@ const (
 // hints names known mistakes and surprises of the DaemonSets dss on the explained nodes, all
 // the input's nodes being all: tolerating the master taint instead of the control-plane one
 // (the Kubernetes documentation's own manifests did), a nodeSelector on a label no node has, and
-// pods of an old revision, with what the update does with them.
-func hints(dss []*appsv1.DaemonSet, explained, all []*v1.Node, pods []*v1.Pod, plan *daemonset.ClusterResult) []string {
+// pods of an old revision, with what the update does with them; opts are the plan's.
+func hints(dss []*appsv1.DaemonSet, explained []*v1.Node, s daemonset.Snapshot, plan *daemonset.ClusterResult, opts daemonset.Options) []string {
 	out := []string{}
-	explainedNames := nodeSet(explained)
+	all := s.Nodes
 	for _, ds := range sortedDaemonSets(dss) {
-		out = append(out, oldRevisionHints(ds, explainedNames, pods, plan)...)
+		out = append(out, oldRevisionHints(ds, explained, s, plan, opts)...)
 		spec := ds.Spec.Template.Spec
 		if slices.ContainsFunc(spec.Tolerations, func(t v1.Toleration) bool { return t.Key == masterTaint }) {
 			// The template's own tolerations, compiled once: the hint is about what the
@@ -62,8 +62,8 @@ func hints(dss []*appsv1.DaemonSet, explained, all []*v1.Node, pods []*v1.Pod, p
 }
 
 // renderHints writes the hints after an explanation, if any.
-func renderHints(w io.Writer, dss []*appsv1.DaemonSet, explained, all []*v1.Node, pods []*v1.Pod, plan *daemonset.ClusterResult) {
-	hs := hints(dss, explained, all, pods, plan)
+func renderHints(w io.Writer, dss []*appsv1.DaemonSet, explained []*v1.Node, s daemonset.Snapshot, plan *daemonset.ClusterResult, opts daemonset.Options) {
+	hs := hints(dss, explained, s, plan, opts)
 	if len(hs) == 0 {
 		return
 	}

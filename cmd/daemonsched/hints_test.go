@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,7 +51,7 @@ func TestOldRevisionHints(t *testing.T) {
 		pod("going", "n1", map[string]string{"app": "agent"}, true),
 		pod("elsewhere", "n2", map[string]string{"app": "agent"}, false),
 	}
-	got := oldRevisionHints(ds, map[string]bool{"n1": true}, pods, plan)
+	got := oldRevisionHints(ds, []*v1.Node{{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}}, daemonset.Snapshot{Pods: pods}, plan, daemonset.Options{Now: time.Unix(0, 0)})
 	keep := "updateStrategy OnDelete keeps it until something deletes it; the controller then creates a pod of the current revision (UPD-1)"
 	require.Equal(t, []string{
 		"pod ns/old on node n1 is of an old revision (labelled controller-revision-hash=abc, the current one is " + hash + "; UPD-3): " + keep,
@@ -101,7 +102,7 @@ func TestMasterTaintHint(t *testing.T) {
 					"control-plane nodes carry %s, which it does not tolerate (%d node(s) here): tolerate %s too",
 					masterTaint, controlPlaneTaint, tt.wantBlocked, controlPlaneTaint))
 			}
-			require.Equal(t, want, hints([]*appsv1.DaemonSet{ds}, nodes, nil, nil, &daemonset.ClusterResult{}))
+			require.Equal(t, want, hints([]*appsv1.DaemonSet{ds}, nodes, daemonset.Snapshot{}, &daemonset.ClusterResult{}, daemonset.Options{}))
 
 			// The upstream answer, taint by taint, as hints.go asked it before package taints.
 			upstream := 0
@@ -117,6 +118,51 @@ func TestMasterTaintHint(t *testing.T) {
 			}
 			if slices.ContainsFunc(tt.tolerations, func(tol v1.Toleration) bool { return tol.Key == masterTaint }) {
 				require.Equal(t, tt.wantBlocked, upstream, "upstream ToleratesTaint")
+			}
+		})
+	}
+}
+
+// An old pod on a node that should not run its DaemonSet (ELIG-1) is deleted by the rolling
+// update (UPD-8, UPD-11) or by someone (UPD-1), and no pod of the current revision follows it:
+// its fate says deleted, never replaced; on a node that should run it the fate is unchanged.
+func TestOldPodFateOnANodeThatShouldNotRun(t *testing.T) {
+	t.Parallel()
+	pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "old"}, Spec: v1.PodSpec{NodeName: "n1"}}
+	ru := func(mu, ms int, mod func(*daemonset.RollingUpdate)) *daemonset.Result {
+		r := &daemonset.Result{RollingUpdate: &daemonset.RollingUpdate{MaxUnavailable: mu, MaxSurge: ms}}
+		if mod != nil {
+			mod(r.RollingUpdate)
+		}
+		return r
+	}
+	deleted := ru(1, 0, nil)
+	deleted.Delete = []daemonset.Deletion{{Namespace: "ns", Name: "old", Node: "n1", Reason: daemonset.ReasonUpdateOldCandidate}}
+	const none = "the node should not run the DaemonSet (ELIG-1), so no pod takes its place"
+	tests := []struct {
+		name string
+		r    *daemonset.Result
+		want string // when the node should not run the DaemonSet
+	}{
+		{"UPD-8 this sync's delete", deleted,
+			"this sync deletes it (UpdateOldCandidate); " + none},
+		{"UPD-8 the budget", ru(1, 0, nil),
+			"the rolling update deletes it when the update budget allows (maxUnavailable 1, maxSurge 0; UPD-8); " + none},
+		{"UPD-11 surge deletes the excess", ru(0, 1, nil),
+			"the rolling update deletes it once more pods are available than nodes should run one (maxSurge 1; UPD-11); " + none},
+		{"UPD-2 after the base diff", ru(1, 0, func(r *daemonset.RollingUpdate) { r.Reason = daemonset.RollingReasonBaseDiffNotEmpty }),
+			"the rolling update deletes it in a later sync, once this sync's creates and deletes are done (UPD-2; maxUnavailable 1, maxSurge 0); " + none},
+		{"UPD-1 OnDelete", ru(0, 0, func(r *daemonset.RollingUpdate) { r.Reason = daemonset.RollingReasonOnDelete }),
+			"updateStrategy OnDelete keeps it until something deletes it; " + none + " (UPD-1)"},
+		{"UPD-5 a bad budget", ru(0, 0, func(r *daemonset.RollingUpdate) { r.BudgetError = "bad" }),
+			"the rolling update cannot delete it: bad (UPD-5)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			require.Equal(t, tt.want, oldPodFate(tt.r, pod, "n1", false, false, ""))
+			if runs := oldPodFate(tt.r, pod, "n1", false, true, ""); runs == tt.want || strings.Contains(runs, "ELIG-1") {
+				t.Fatalf("on a node that should run the DaemonSet the fate is %q", runs)
 			}
 		})
 	}

@@ -111,6 +111,8 @@ func renderReadiness(w io.Writer, r *fleet.Readiness) {
 	tw.Flush()
 	if r.Ready {
 		fmt.Fprintf(w, "\nnode %s is ready for workloads: %s checked.\n", q(r.Node), count(len(r.DaemonSets), "DaemonSet"))
+	} else if r.NodeNotReady != "" {
+		fmt.Fprintf(w, "\nnode %s is not ready for workloads: the node itself is not ready (%s); %d of %s blocking.\n", q(r.Node), q(r.NodeNotReady), blocking, count(len(r.DaemonSets), "DaemonSet"))
 	} else {
 		fmt.Fprintf(w, "\nnode %s is not ready for workloads: %d of %s blocking.\n", q(r.Node), blocking, count(len(r.DaemonSets), "DaemonSet"))
 	}

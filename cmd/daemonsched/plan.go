@@ -4,10 +4,12 @@ import (
 	"cmp"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/spf13/cobra"
+	appsv1 "k8s.io/api/apps/v1"
 )
 
 // newPlanCommand returns plan, or, when demo, the demo command: plan over the built-in example.
@@ -88,6 +90,7 @@ is made over the whole snapshot either way.
 		err = render(e.out, format, data, func() {
 			view := newTableView(l.in.Snapshot.DaemonSets, opts.Now, format == formatWide)
 			view.nowFromInput = c.now.t.IsZero()
+			view.holders = planHolders(l.in.Snapshot, cluster, opts)
 			renderTable(e.out, cluster, view)
 		})
 		if err != nil {
@@ -111,3 +114,32 @@ func (l problemList) Error() string {
 }
 
 func (l problemList) Unwrap() []error { return l }
+
+// planHolders names what holds the update budget of each planned DaemonSet whose rolling update
+// acts but finds nothing to do while some node is not up to date, as rollout status names it
+// (budgetHolders), by namespace and name; the others are left out, and a finished rollout
+// costs no second plan.
+func planHolders(s daemonset.Snapshot, cluster *daemonset.ClusterResult, opts daemonset.Options) map[[2]string]string {
+	var out map[[2]string]string
+	for _, r := range cluster.DaemonSets {
+		if ru := r.RollingUpdate; ru == nil || !ru.Acted || len(r.Create)+len(r.Delete) > 0 {
+			continue
+		}
+		if st := r.Status; st == nil || st.UpdatedNumberScheduled >= st.DesiredNumberScheduled {
+			continue // every node that should run one is up to date: no second plan for it
+		}
+		i := slices.IndexFunc(s.DaemonSets, func(ds *appsv1.DaemonSet) bool {
+			return ds != nil && ds.Namespace == r.Namespace && ds.Name == r.Name
+		})
+		if i < 0 {
+			continue
+		}
+		if held := budgetHolders(s, s.DaemonSets[i], opts); held != "" {
+			if out == nil {
+				out = map[[2]string]string{}
+			}
+			out[[2]string{r.Namespace, r.Name}] = held
+		}
+	}
+	return out
+}

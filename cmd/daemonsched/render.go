@@ -103,7 +103,9 @@ func describeSkip(s daemonset.Skip) string {
 
 // renderActions writes the plan of one DaemonSet, one action per line; unless wide, more than
 // groupOver creates or deletes of one reason are one line with their count and first nodes.
-func renderActions(w io.Writer, r *daemonset.Result, wide bool) {
+// held names what holds the update budget when the rolling update finds nothing to do while old
+// pods wait for it (budgetHolders), or is "".
+func renderActions(w io.Writer, r *daemonset.Result, wide bool, held string) {
 	fmt.Fprintf(w, "DaemonSet %s/%s", q(r.Namespace), q(r.Name))
 	if r.RevisionHash != "" {
 		fmt.Fprintf(w, " (revision %s)", q(r.RevisionHash))
@@ -147,6 +149,8 @@ func renderActions(w io.Writer, r *daemonset.Result, wide bool) {
 	}
 	if ru := r.RollingUpdate; ru != nil {
 		switch {
+		case ru.Acted && len(r.Create)+len(r.Delete) == 0 && held != "":
+			line("ROLLOUT", "waits: the update budget (maxUnavailable %d, maxSurge %d) is held by %s", ru.MaxUnavailable, ru.MaxSurge, held)
 		case ru.Acted && len(r.Create)+len(r.Delete) == 0:
 			line("ROLLOUT", "nothing to replace (maxUnavailable %d, maxSurge %d)", ru.MaxUnavailable, ru.MaxSurge)
 		case ru.Acted:

@@ -23,6 +23,9 @@ type tableView struct {
 	wide       bool
 	// nowFromInput says that now is the latest time the input records, not --now.
 	nowFromInput bool
+	// holders names, by namespace and name, what holds the update budget of a DaemonSet whose
+	// rolling update acts but finds nothing to do (budgetHolders).
+	holders map[[2]string]string
 }
 
 func newTableView(dss []*appsv1.DaemonSet, now time.Time, wide bool) tableView {
@@ -72,7 +75,7 @@ func renderTable(w io.Writer, c *daemonset.ClusterResult, v tableView) {
 	tw.Flush()
 	for _, r := range c.DaemonSets {
 		fmt.Fprintln(w)
-		renderActions(w, r, v.wide)
+		renderActions(w, r, v.wide, v.holders[[2]string{r.Namespace, r.Name}])
 	}
 	switch {
 	case v.nowFromInput && v.now.Equal(time.Unix(0, 0)):
