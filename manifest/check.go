@@ -86,13 +86,7 @@ func CheckJSON(data []byte) error {
 				}
 			}
 		case '"':
-			j, escaped := i+1, false
-			for ; j < len(data) && data[j] != '"'; j++ {
-				if data[j] == '\\' {
-					escaped = true
-					j++
-				}
-			}
+			j, escaped := stringEnd(data, i)
 			if j >= len(data) {
 				return nil // not JSON
 			}

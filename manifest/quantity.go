@@ -171,13 +171,7 @@ func hasOversizedNumber(data []byte, lim Limits) bool {
 	for i := 0; i < len(data); i++ {
 		switch c := data[i]; {
 		case c == '"':
-			j, escaped := i+1, false
-			for ; j < len(data) && data[j] != '"'; j++ {
-				if data[j] == '\\' {
-					escaped = true
-					j++
-				}
-			}
+			j, escaped := stringEnd(data, i)
 			if j >= len(data) {
 				return false
 			}
@@ -202,4 +196,17 @@ func hasOversizedNumber(data []byte, lim Limits) bool {
 		}
 	}
 	return false
+}
+
+// stringEnd returns the index of the quote that closes the JSON string opening at data[i], or
+// len(data) when none does, and whether the string holds an escape (a quote after a backslash
+// does not close it).
+func stringEnd(data []byte, i int) (j int, escaped bool) {
+	for j = i + 1; j < len(data) && data[j] != '"'; j++ {
+		if data[j] == '\\' {
+			escaped = true
+			j++
+		}
+	}
+	return min(j, len(data)), escaped
 }
