@@ -81,7 +81,10 @@ type loaded struct {
 
 // read reads the input on every core (a command has the machine to itself: every core shares
 // the decoding), and takes the instant: --now, else the latest time the input records.
-func (c *clusterFlags) read(e *env, f fields) (*loaded, error) {
+// namespace is -n's, given to the --apply manifests without one as kubectl apply -n does ("" for
+// commands without that habit).
+func (c *clusterFlags) read(e *env, f fields, namespace string) (*loaded, error) {
+	c.src.namespace = namespace
 	mode, err := c.strict.mode()
 	if err != nil {
 		return nil, err

@@ -73,8 +73,7 @@ suggestion.
 		if err != nil {
 			return usagef("--pod wants NAME or NAMESPACE/NAME, got %q", podName)
 		}
-		c.src.namespace = ns.namespace // -n names the namespace of --apply manifests without one, as kubectl's
-		l, err := c.read(e, planFields)
+		l, err := c.read(e, planFields, ns.namespace)
 		if err != nil {
 			return err
 		}

@@ -88,7 +88,7 @@ func runLint(e *env, c *clusterFlags, format outputFormat, ns namespaceFlags, ds
 	if name != "" {
 		filter.key = namespace + "/" + name
 	}
-	l, err := c.read(e, allFields)
+	l, err := c.read(e, allFields, "")
 	if err != nil {
 		return err
 	}

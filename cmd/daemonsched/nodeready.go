@@ -55,7 +55,7 @@ func runNodeReady(e *env, c *clusterFlags, format outputFormat, nodeName, dsSele
 			return usagef("--daemonsets: %v", err)
 		}
 	}
-	l, err := c.read(e, allFields)
+	l, err := c.read(e, allFields, "")
 	if err != nil {
 		return err
 	}

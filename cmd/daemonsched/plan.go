@@ -54,8 +54,7 @@ is made over the whole snapshot either way.
 		if err := c.check(); err != nil {
 			return err
 		}
-		c.src.namespace = ns.namespace // -n names the namespace of --apply manifests without one, as kubectl's
-		l, err := c.read(e, planFields)
+		l, err := c.read(e, planFields, ns.namespace)
 		if err != nil {
 			return err
 		}

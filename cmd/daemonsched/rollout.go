@@ -110,8 +110,7 @@ wins); the blocking nodes are listed.
 		if err := c.check(); err != nil {
 			return err
 		}
-		c.src.namespace = ns.namespace // -n names the namespace of --apply manifests without one, as kubectl's
-		l, err := c.read(e, allFields)
+		l, err := c.read(e, allFields, ns.namespace)
 		if err != nil {
 			return err
 		}
@@ -254,8 +253,7 @@ The header of each DaemonSet says both.
 		if err := c.check(); err != nil {
 			return err
 		}
-		c.src.namespace = ns.namespace // -n names the namespace of --apply manifests without one, as kubectl's
-		l, err := c.read(e, allFields)
+		l, err := c.read(e, allFields, ns.namespace)
 		if err != nil {
 			return err
 		}

@@ -57,7 +57,7 @@ func runWhatIf(e *env, c *clusterFlags, format outputFormat, tmplFile, nodeName 
 			return err
 		}
 	}
-	l, err := c.read(e, allFields)
+	l, err := c.read(e, allFields, "")
 	if err != nil {
 		return err
 	}
