@@ -84,7 +84,7 @@ func Compile(ds *appsv1.DaemonSet, opts Options) (*Planner, field.ErrorList) {
 	p.tols = taints.Compile(p.tolerations, taints.Options{ComparisonOperators: opts.TolerationComparisonOperators})
 
 	p.proto = buildPrototype(ds, p.tolerations)
-	p.digest = newTemplateDigest(ds)
+	p.digest = newTemplateDigest(ds, opts.release())
 	return p, p.errs
 }
 

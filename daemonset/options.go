@@ -9,6 +9,10 @@ type Options struct {
 	// default: a zero Now is a programming error and Compile panics.
 	Now time.Time
 
+	// Version is the Kubernetes release whose controller the plan models (VER-1): its rules
+	// decide, starting with its template hash (VER-2). The zero Version means 1.36.3.
+	Version Version
+
 	// BurstLimit caps the creates and the deletes of one action list, as the controller's
 	// BurstReplicas (250) does (DIFF-10). Zero reports the whole diff. Negative panics.
 	BurstLimit int
@@ -30,4 +34,12 @@ type Options struct {
 	// ones that can never be in force (delay not positive, zero time) hold nothing back. Of two
 	// entries of one key the later counts. The slice is only read.
 	Backoff []BackoffEntry
+}
+
+// release is the Version the options select: Version, or 1.36.3 when it is zero.
+func (o Options) release() Version {
+	if o.Version.IsZero() {
+		return Version{1, 36, 3}
+	}
+	return o.Version
 }

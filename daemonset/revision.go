@@ -105,10 +105,12 @@ type templateDigest struct {
 	hash  func() string
 }
 
-func newTemplateDigest(ds *appsv1.DaemonSet) templateDigest {
+func newTemplateDigest(ds *appsv1.DaemonSet, version Version) templateDigest {
 	return templateDigest{
 		patch: sync.OnceValues(func() ([]byte, error) { return RevisionPatch(ds) }),
-		hash:  sync.OnceValue(func() string { return ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount) }),
+		hash: sync.OnceValue(func() string {
+			return ComputeHashFor(version, &ds.Spec.Template, ds.Status.CollisionCount)
+		}),
 	}
 }
 

@@ -63,7 +63,7 @@ func FuzzRevision(f *testing.F) {
 			if err != nil {
 				t.Fatalf("NewRevision: %v", err)
 			}
-			out := currentRevision(&ds, []*appsv1.ControllerRevision{rev}, sel, newTemplateDigest(&ds), nil)
+			out := currentRevision(&ds, []*appsv1.ControllerRevision{rev}, sel, newTemplateDigest(&ds, Version{1, 36, 3}), nil)
 			if out.collision || out.create || out.hash != hash {
 				t.Fatalf("currentRevision with its own new revision = %+v, want hash %q, no collision, no create", out, hash)
 			}

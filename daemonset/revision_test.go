@@ -369,7 +369,7 @@ func TestCurrentRevision(t *testing.T) {
 			for _, r := range revs {
 				revsBefore = append(revsBefore, r.DeepCopy())
 			}
-			out := currentRevision(d, revs, sel, newTemplateDigest(d), nil)
+			out := currentRevision(d, revs, sel, newTemplateDigest(d, Version{1, 36, 3}), nil)
 			got := want{
 				hash: out.hash, name: out.name, revision: out.revision, create: out.create, collision: out.collision,
 				old: names(out.old), duplicates: names(out.duplicates),
@@ -394,11 +394,11 @@ func TestCurrentRevisionRoundTrip(t *testing.T) {
 	ds := revDS()
 	sel, errs := selector.Compile(ds.Spec.Selector, nil)
 	require.Empty(t, errs)
-	first := currentRevision(ds, nil, sel, newTemplateDigest(ds), nil)
+	first := currentRevision(ds, nil, sel, newTemplateDigest(ds, Version{1, 36, 3}), nil)
 	require.True(t, first.create)
 	rev, err := NewRevision(ds, first.hash, first.revision)
 	require.NoError(t, err)
-	second := currentRevision(ds, []*appsv1.ControllerRevision{rev}, sel, newTemplateDigest(ds), nil)
+	second := currentRevision(ds, []*appsv1.ControllerRevision{rev}, sel, newTemplateDigest(ds, Version{1, 36, 3}), nil)
 	require.False(t, second.create)
 	require.False(t, second.collision)
 	require.Equal(t, first.hash, second.hash)
@@ -411,7 +411,7 @@ func TestCurrentRevisionNilSelector(t *testing.T) {
 	t.Parallel()
 	ds := revDS()
 	rev := revOwned(t, ds, "foo-custom", 3, "custom")
-	out := currentRevision(ds, []*appsv1.ControllerRevision{rev}, nil, newTemplateDigest(ds), nil)
+	out := currentRevision(ds, []*appsv1.ControllerRevision{rev}, nil, newTemplateDigest(ds, Version{1, 36, 3}), nil)
 	require.Equal(t, ComputeHash(&ds.Spec.Template, nil), out.hash)
 	require.True(t, out.create)
 }
@@ -431,7 +431,7 @@ func BenchmarkCurrentRevision(b *testing.B) {
 	sel, _ := selector.Compile(ds.Spec.Selector, nil)
 	b.ReportAllocs()
 	for b.Loop() {
-		revSinkHash = currentRevision(ds, revs, sel, newTemplateDigest(ds), nil).hash
+		revSinkHash = currentRevision(ds, revs, sel, newTemplateDigest(ds, Version{1, 36, 3}), nil).hash
 	}
 }
 

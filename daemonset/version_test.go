@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
 
 	"github.com/daemonsched/daemonsched/daemonset"
 )
@@ -114,4 +115,29 @@ func ExampleParseVersion() {
 	// Output:
 	// 1.35.4 35
 	// kubernetes version "1.32" is not supported: supported are 1.33 to 1.37
+}
+
+// TestPlanHashFollowsVersion: a plan names the revision its created pods carry with the hash of
+// the release the options select (VER-2), and the zero Version is 1.36.3's.
+func TestPlanHashFollowsVersion(t *testing.T) {
+	t.Parallel()
+	ds := newDS()
+	parse := func(s string) daemonset.Version {
+		v, err := daemonset.ParseVersion(s)
+		require.NoError(t, err)
+		return v
+	}
+	for _, release := range []string{"", "1.33", "1.34.0", "1.35", "1.36", "1.37"} {
+		o := opts()
+		want := daemonset.ComputeHashFor(parse("1.36.3"), &ds.Spec.Template, nil)
+		if release != "" {
+			o.Version = parse(release)
+			want = daemonset.ComputeHashFor(o.Version, &ds.Spec.Template, nil)
+		}
+		res, err := daemonset.Plan(ds, nodes(1), nil, o)
+		require.NoError(t, err)
+		require.Equal(t, want, res.RevisionHash, "release %q", release)
+		require.Len(t, res.Create, 1)
+		require.Equal(t, want, res.Create[0].Pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey], "release %q", release)
+	}
 }
