@@ -21,7 +21,7 @@ import (
 
 // citedRoots are the places, besides every .go file, whose text cites rule IDs: the README,
 // the examples and the CLI's golden outputs. Paths are relative to the repository root.
-var citedRoots = []string{"README.md", "examples", "cmd/daemonsched/testdata"}
+var citedRoots = []string{"README.md", "examples", "internal/cli/testdata"}
 
 // notRuleIDs are tokens shaped like a rule ID (upper-case family, dash, number) that name
 // something else. Each is listed exactly; a new family is a rule ID until it is listed here.
@@ -521,7 +521,7 @@ func TestCheckFindsEachKindOfProblem(t *testing.T) {
 	write("pkg/a.go", "package pkg\n\n// Hashes with SHA-256 and FNV-1a, reads UTF-8: ELIG-1, TAINT-1c.\nfunc A() {}\n")
 	write("pkg/a_test.go", "package pkg\n\nfunc TestA(t *testing.T) {} // ELIG-99\n")
 	write("README.md", "See D-1.\n")
-	write("cmd/daemonsched/testdata/case/stdout", "skipped: SYNC-3\n")
+	write("internal/cli/testdata/case/stdout", "skipped: SYNC-3\n")
 	write(".git/x.go", "// ELIG-77 is in a hidden directory and not read\n")
 	write("docs/rules.md", strings.Join([]string{
 		"# Rules", "",
@@ -553,7 +553,7 @@ func TestCheckFindsEachKindOfProblem(t *testing.T) {
 		"D-1 has 2 entries: docs/rules.md:14 and docs/rules.md:17",
 		"ELIG-1: the allow-list of second places names pkg/a.go, which its Code line does not name as \"(second place)\"",
 		"ELIG-99 has no entry in docs/; cited at pkg/a_test.go:3",
-		"SYNC-3 has no entry in docs/; cited at cmd/daemonsched/testdata/case/stdout:1",
+		"SYNC-3 has no entry in docs/; cited at internal/cli/testdata/case/stdout:1",
 		"TAINT-1 (docs/rules.md:10) has no \"- Upstream:\" line naming what it models",
 		"TAINT-1 (docs/rules.md:10) names pkg/gone.go, which does not exist",
 		"TAINT-1 (docs/rules.md:10) names test TestGone, which no _test.go defines",

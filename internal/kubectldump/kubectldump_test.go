@@ -14,7 +14,7 @@ import (
 // The embedded dump is the golden case's input, so the two cannot drift apart.
 func TestRealIsTheGoldenCase(t *testing.T) {
 	t.Parallel()
-	golden, err := os.ReadFile(filepath.Join("..", "..", "cmd", "daemonsched", "testdata", "real-dump-v136", "dump.yaml"))
+	golden, err := os.ReadFile(filepath.Join("..", "..", "internal", "cli", "testdata", "real-dump-v136", "dump.yaml"))
 	require.NoError(t, err)
 	require.Equal(t, string(golden), string(kubectldump.Real()))
 }

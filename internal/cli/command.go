@@ -1,0 +1,197 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/manifest"
+	"github.com/spf13/pflag"
+	appsv1 "k8s.io/api/apps/v1"
+)
+
+// The command skeleton. Every command that reads a cluster runs the same steps, through the
+// functions of this file and exit.go, and keeps its own questions in between:
+//
+//  1. check: its flags, before anything is read (clusterFlags.check, then its own); a
+//     problem is a usage error (exit 2);
+//  2. load: clusterFlags.read reads the input (decode.go's load) and takes the instant (--now,
+//     else the latest time the input records);
+//  3. filter: daemonSetFilter picks the DaemonSets it answers for (-n, --daemonset), and
+//     loaded.admit admits them as kubectl apply would (--strict, --lenient);
+//  4. ask the library, and render the answer into e.out, run's buffer (render);
+//  5. exit: loaded.done writes the warnings about the input on stderr and returns the exit
+//     status (nil, or a finding of exit.go); run writes e.out once and exits with it.
+//
+// An error at any step is returned as it is: run prints it and writes nothing on stdout.
+
+// clusterFlags are the flags of every command that reads a cluster: where it reads (-f,
+// --apply, --example, -R), --now, --strict and --lenient, and the reading limits.
+type clusterFlags struct {
+	src     inputs
+	now     timeFlag
+	strict  *strictFlags
+	reading *readFlags
+}
+
+// addClusterFlags registers the flags of c on fs; src is the input before the flags are read,
+// and a command whose input is fixed (src.example: demo) has no input flags.
+func addClusterFlags(fs *pflag.FlagSet, src inputs, nowUsage string) *clusterFlags {
+	c := &clusterFlags{src: src}
+	if !src.example {
+		addInputFlags(fs, &c.src)
+	}
+	fs.Var(&c.now, "now", nowUsage)
+	c.strict = addStrictFlags(fs)
+	c.reading = addReadFlags(fs)
+	return c
+}
+
+// check returns the usage error of the reading flags: a limit that is not positive,
+// --strict with --lenient.
+func (c *clusterFlags) check() error {
+	if err := c.reading.check(); err != nil {
+		return err
+	}
+	_, err := c.strict.mode()
+	return err
+}
+
+// fields says which fields of nodes and pods a command reads.
+type fields int
+
+const (
+	allFields  fields = iota // whatif, node-ready, rollout status, forecast: every field
+	planFields               // plan and explain: only what they read, in a fraction of the memory (D-16)
+)
+
+// loaded is the cluster a command read, the instant it answers at and how strictly it reads.
+type loaded struct {
+	in       *manifest.Result
+	at       time.Time
+	mode     strictness
+	problems problemList // validation problems, printed as warnings by done
+	warnings int         // --max-warnings
+}
+
+// read reads the input on every core (a command has the machine to itself: every core shares
+// the decoding), and takes the instant: --now, else the latest time the input records.
+// namespace is -n's, given to the --apply manifests without one as kubectl apply -n does ("" for
+// commands without that habit).
+func (c *clusterFlags) read(e *env, f fields, namespace string) (*loaded, error) {
+	c.src.namespace = namespace
+	mode, err := c.strict.mode()
+	if err != nil {
+		return nil, err
+	}
+	opts := c.reading.options(mode, runtime.GOMAXPROCS(0))
+	if f == planFields {
+		opts = lean(opts)
+	}
+	in, err := load(c.src, e.stdin, e.stderr, opts)
+	if err != nil {
+		return nil, err
+	}
+	at := c.now.t
+	if at.IsZero() {
+		at = manifest.Latest(in.Snapshot)
+	}
+	return &loaded{in: in, at: at, mode: mode, warnings: c.reading.limits.Warnings}, nil
+}
+
+// admit admits the DaemonSets of the input that keep selects as kubectl apply would answer
+// (strictness.admit): an error refuses them; the problems left are printed by done.
+func (l *loaded) admit(keep func(*appsv1.DaemonSet) bool, opts daemonset.Options) error {
+	problems, err := l.mode.admit(l.in, keep, opts)
+	if err != nil {
+		return err
+	}
+	l.problems = append(l.problems, problems...)
+	return nil
+}
+
+// warn writes the warnings about the input on stderr (decode.go's warn).
+func (l *loaded) warn(e *env) { warn(e.stderr, l.in, l.problems, l.warnings) }
+
+// done ends a command that answered: the warnings about the input, then its exit status, nil
+// or a finding (exit.go).
+func (l *loaded) done(e *env, status error) error {
+	l.warn(e)
+	return status
+}
+
+// daemonSetFilter is which DaemonSets a command answers for: the one key names
+// (NAMESPACE/NAME), or without it those of the -n namespace (all without -n).
+type daemonSetFilter struct {
+	key string
+	ns  namespaceFlags
+}
+
+// keep says whether ds is answered for.
+func (f daemonSetFilter) keep(ds *appsv1.DaemonSet) bool {
+	if f.key == "" {
+		return f.ns.keep(ds.Namespace)
+	}
+	namespace, name, _ := strings.Cut(f.key, "/")
+	return ds.Namespace == namespace && ds.Name == name
+}
+
+// pick returns the DaemonSets of dss that f keeps. A -n namespace without DaemonSets, when
+// others have some, is an error (namespaceFlags.present), and so is a key that names none,
+// with the DaemonSet it is a typo of.
+func (f daemonSetFilter) pick(dss []*appsv1.DaemonSet) ([]*appsv1.DaemonSet, error) {
+	if f.key == "" {
+		if err := f.ns.present(dss); err != nil {
+			return nil, err
+		}
+	}
+	var out []*appsv1.DaemonSet
+	for _, ds := range dss {
+		if f.keep(ds) {
+			out = append(out, ds)
+		}
+	}
+	if f.key != "" && len(out) == 0 {
+		names := make([]string, len(dss))
+		for i, ds := range dss {
+			names[i] = ds.Namespace + "/" + ds.Name
+		}
+		namespace, name, _ := strings.Cut(f.key, "/")
+		return nil, fmt.Errorf("DaemonSet %s not found in the input%s", strconv.Quote(f.key), didYouMeanKey(namespace, name, names))
+	}
+	return out, nil
+}
+
+// render writes the answer into w (run's buffer): data() as -o json or yaml, else the
+// command's table.
+func render(w io.Writer, format outputFormat, data func() any, table func()) error {
+	switch format {
+	case formatJSON, formatYAML:
+		return renderData(w, format, data())
+	}
+	table()
+	return nil
+}
+
+// renderData writes v as indented JSON ending in a newline, or as YAML with the same keys in
+// the same order.
+func renderData(w io.Writer, format outputFormat, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if format == formatYAML {
+		if data, err = orderedYAML(data); err != nil {
+			return err
+		}
+		_, err = w.Write(data)
+		return err
+	}
+	_, err = w.Write(append(data, '\n'))
+	return err
+}

@@ -1,0 +1,275 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/daemonsched/daemonsched/conformance"
+	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/atomicfile"
+	"github.com/daemonsched/daemonsched/internal/jsonlines"
+	"github.com/daemonsched/daemonsched/internal/printable"
+	"github.com/daemonsched/daemonsched/manifest"
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
+)
+
+// newConformanceCommand returns `daemonsched conformance run|serve`. Run writes to run's
+// buffer; serve answers each request as it comes, so it writes to e.live, the real stdout.
+func newConformanceCommand(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "conformance",
+		Short: "Run the conformance corpus through another implementation, or answer it",
+		Long: `conformance run runs the conformance corpus through PROGRAM (one case in, one plan out, as
+newline-delimited JSON on its stdin and stdout), prints a summary per profile and writes a YAML
+report per profile (placement, diff, rolling, status, what-if); exit 0 when every profile run
+conforms. conformance serve answers that protocol with this program's own plans.
+
+Each request carries an id that its answer repeats (conformance/testdata/protocol.schema.json);
+an answer without one is paired by order. PROGRAM runs in a process group of its own, killed
+when the run ends; it must read each request and answer it within --timeout, in a line of at
+most --max-line-bytes; its stderr is shown escaped, at most 1,000 lines.`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown conformance subcommand %q: want run or serve%s", args[0], suggest(cmd, args[0]))
+			}
+			return usagef("conformance needs a subcommand: run or serve")
+		},
+	}
+	serve := &cobra.Command{
+		Use:   "serve",
+		Short: "Answer the conformance protocol on stdin and stdout with this program's plans",
+		Args:  noArgs,
+	}
+	serveLine := serve.Flags().Int("max-line-bytes", defaultLineBytes, "refuse a request line longer than `N` bytes")
+	serve.RunE = func(*cobra.Command, []string) error {
+		if *serveLine <= 0 {
+			return usagef("--max-line-bytes must be positive, got %d", *serveLine)
+		}
+		return serveConformance(e.stdin, e.live, *serveLine)
+	}
+	cmd.AddCommand(newConformanceRunCommand(e), serve)
+	return cmd
+}
+
+// profileList is the repeatable --profile flag.
+type profileList []string
+
+func (p *profileList) String() string { return strings.Join(*p, ",") }
+func (p *profileList) Type() string   { return "PROFILE" }
+
+func (p *profileList) Set(s string) error {
+	if !slices.Contains(conformance.Profiles, s) {
+		return fmt.Errorf("unknown profile %q: want one of %s", s, strings.Join(conformance.Profiles, ", "))
+	}
+	*p = append(*p, s)
+	return nil
+}
+
+// newConformanceRunCommand drives PROGRAM over the corpus: one request line in, one answer
+// line out.
+func newConformanceRunCommand(e *env) *cobra.Command {
+	var profiles profileList
+	cmd := &cobra.Command{
+		Use:   "run [flags] -- PROGRAM [ARG]...",
+		Short: "Run the conformance corpus through PROGRAM and report per profile",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if cmd.ArgsLenAtDash() < 0 || len(args) == 0 {
+				return usagef("conformance run needs -- PROGRAM [ARG]...")
+			}
+			if cmd.ArgsLenAtDash() > 0 {
+				return usagef("unexpected argument %q before --", args[0])
+			}
+			return nil
+		},
+	}
+	fs := cmd.Flags()
+	corpus := fs.String("corpus", "", "read the cases from `DIR` instead of the built-in corpus")
+	report := fs.String("report", "conformance-report", "write one YAML report per profile into `DIR` (empty: none)")
+	name := fs.String("name", "", "the implementation's `NAME` in the reports (default: PROGRAM's base name)")
+	timeout := fs.Duration("timeout", 30*time.Second, "how long PROGRAM may take to read one case and answer it")
+	lineBytes := fs.Int("max-line-bytes", defaultLineBytes, "refuse an answer line longer than `N` bytes")
+	fs.Var(&profiles, "profile", "run only the cases of `PROFILE` (repeatable): "+strings.Join(conformance.Profiles, ", "))
+	cmd.RunE = func(_ *cobra.Command, program []string) error {
+		if *timeout <= 0 {
+			return usagef("--timeout must be positive, got %v", *timeout)
+		}
+		if *lineBytes <= 0 {
+			return usagef("--max-line-bytes must be positive, got %d", *lineBytes)
+		}
+		lim := protocolLimits{timeout: *timeout, lineBytes: *lineBytes, stderrLines: defaultStderrLines, stderrLineBytes: defaultStderrLineBytes}
+		return conformanceRun(program, profiles, *corpus, *report, *name, lim, e.out, e.stderr)
+	}
+	return cmd
+}
+
+// conformanceRun is conformance run once its flags are read.
+func conformanceRun(program []string, profiles profileList, corpus, report, name string, lim protocolLimits, stdout, stderr io.Writer) error {
+	if name == "" {
+		name = filepath.Base(program[0])
+	}
+	cases, err := loadCorpus(corpus)
+	if err != nil {
+		return err
+	}
+	if len(profiles) > 0 {
+		cases = slices.DeleteFunc(cases, func(c conformance.Case) bool { return !slices.Contains(profiles, c.Profile) })
+	}
+	outcomes, err := drive(program, cases, lim, stderr)
+	if err != nil {
+		return err
+	}
+	reports := conformance.Reports(name, outcomes)
+	if report != "" {
+		if err := writeReports(report, reports); err != nil {
+			return err
+		}
+	}
+	conforms := true
+	for _, r := range reports {
+		verdict := "conforms"
+		if !r.Conforms {
+			verdict, conforms = "does not conform", false
+		}
+		fmt.Fprintf(stdout, "%-9s %d passed, %d failed, %d skipped, %d errors: %s\n", r.Profile, r.Passed, r.Failed, r.Skipped, r.Errors, verdict)
+		for _, o := range r.Cases {
+			switch o.Result {
+			case "pass":
+			case "fail":
+				for _, m := range o.Mismatches[:min(len(o.Mismatches), maxListed)] {
+					fmt.Fprintf(stdout, "  %s: %s\n", printable.Quote(o.Case), cutLine(printable.Escape(m.String())))
+				}
+				if more := len(o.Mismatches) - maxListed + o.MoreMismatches; more > 0 {
+					fmt.Fprintf(stdout, "  %s: ... and %d more\n", printable.Quote(o.Case), more)
+				}
+			default:
+				fmt.Fprintf(stdout, "  %s: %s: %s\n", printable.Quote(o.Case), o.Result, cutLine(printable.Escape(o.Error)))
+			}
+		}
+	}
+	if !conforms {
+		return errNonconforming
+	}
+	return nil
+}
+
+// corpusFileBytes bounds one case file of --corpus: the largest case of the built-in corpus
+// is under 600 KB, and a case is sent to PROGRAM as one line.
+const corpusFileBytes = 64 << 20
+
+func loadCorpus(dir string) ([]conformance.Case, error) {
+	if dir == "" {
+		return conformance.Corpus()
+	}
+	cases, err := conformance.LoadCases(manifest.DirFS(dir, corpusFileBytes))
+	if err == nil && len(cases) == 0 {
+		err = fmt.Errorf("%s: no *.yaml case", dir)
+	}
+	return cases, err
+}
+
+// writeReports writes one YAML report per profile into dir, each written whole to a new file
+// and renamed over <profile>.yaml: a link of that name is replaced, never followed (F10), and
+// a reader never sees half a report.
+func writeReports(dir string, reports []conformance.Report) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, r := range reports {
+		data, err := yaml.Marshal(r)
+		if err != nil {
+			return err
+		}
+		header := "# daemonsched conformance report (schema: conformance/testdata/result.schema.json)\n"
+		if err := atomicfile.Write(filepath.Join(dir, r.Profile+".yaml"), append([]byte(header), data...), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// serveConformance answers protocol requests with the project's own plans: the reference
+// implementation of the protocol, for testing a runner. A request line longer than lineBytes
+// ends it with an error, having read no more of it.
+func serveConformance(stdin io.Reader, stdout io.Writer, lineBytes int) error {
+	r := jsonlines.NewReader(stdin, lineBytes)
+	for n := 1; ; n++ {
+		line, err := r.Next()
+		var tooLong *jsonlines.TooLongError
+		switch {
+		case err == io.EOF:
+			return nil
+		case errors.As(err, &tooLong):
+			return fmt.Errorf("stdin: request %d: a line longer than %d bytes (--max-line-bytes)", n, tooLong.Max)
+		case err != nil:
+			return fmt.Errorf("stdin: %w", err)
+		}
+		answer, err := answer(line)
+		if err != nil {
+			return fmt.Errorf("request %d: %w", n, err)
+		}
+		if _, err := stdout.Write(append(answer, '\n')); err != nil {
+			return err
+		}
+	}
+}
+
+// answerDocument is serve's answer: plan -o json's document, with the id of the request.
+type answerDocument struct {
+	ID int64 `json:"id,omitempty"`
+	planDocument
+}
+
+func answer(line []byte) ([]byte, error) {
+	var req conformance.Request
+	if err := json.Unmarshal(line, &req); err != nil {
+		return nil, fmt.Errorf("request: %w", err)
+	}
+	c := conformance.Case{Name: req.Case, Now: req.Now, BurstLimit: req.BurstLimit, Objects: req.Objects}
+	s, err := c.Snapshot()
+	if err != nil {
+		return nil, err
+	}
+	opts, err := c.Options()
+	if err != nil {
+		return nil, err
+	}
+	plans, err := daemonset.PlanCluster(s, daemonset.Options{Now: opts.Now, BurstLimit: opts.BurstLimit})
+	if err != nil {
+		return nil, err
+	}
+	// The answer is plan -o json's document on one line.
+	return json.Marshal(answerDocument{ID: req.ID, planDocument: newPlanDocument(plans, opts.Now)})
+}
+
+// defaultLineBytes bounds a line of the conformance protocol (--max-line-bytes): 64 MiB holds
+// the plan of a 5,000-node DaemonSet, a daemon pod of a few KB per node, many times over.
+const defaultLineBytes = 64 << 20
+
+// maxListed bounds the mismatches listed per case or candidate; the others are counted
+// ("... and N more"), so that a candidate wrong in a million ways prints a screenful.
+const maxListed = 100
+
+// maxLineBytes bounds a line of a list of problems: a message quoting a huge value is cut.
+const maxLineBytes = 1000
+
+// cutLine cuts s to maxLineBytes, saying how much was left out.
+func cutLine(s string) string {
+	if len(s) <= maxLineBytes {
+		return s
+	}
+	cut := maxLineBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s... (%d bytes more)", s[:cut], len(s)-cut)
+}

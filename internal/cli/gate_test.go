@@ -1,0 +1,156 @@
+package cli
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/daemonsched/daemonsched/conformance"
+)
+
+// runWithin runs the command line with stdin and returns its exit code and stderr, failing the
+// test when it has not ended after five seconds: each attack below once hung or read for
+// minutes (issue 25).
+func runWithin(t *testing.T, stdin *os.File, args ...string) (int, string) {
+	t.Helper()
+	type result struct {
+		code   int
+		stderr string
+	}
+	done := make(chan result, 1)
+	go func() {
+		var stdout, stderr bytes.Buffer
+		var in io.Reader = bytes.NewReader(nil)
+		if stdin != nil {
+			in = stdin
+		}
+		done <- result{run(args, in, &stdout, &stderr), stderr.String()}
+	}()
+	select {
+	case r := <-done:
+		return r.code, r.stderr
+	case <-time.After(5 * time.Second):
+		t.Fatalf("%q still running after 5s", args)
+		return 0, ""
+	}
+}
+
+// Every file read beside the input passes the input's gate (issue 25, F6): a named pipe is
+// refused without waiting for a writer, stdin from /dev/zero at its first block, and
+// invalid UTF-8 with its line.
+func TestSideFilesPassTheInputsGate(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	bad := filepath.Join(dir, "bad.json")
+	require.NoError(t, os.WriteFile(bad, []byte("{\"name\": \"n\xff\"}\n"), 0o600))
+	zero, err := os.Open("/dev/zero")
+	require.NoError(t, err)
+	defer zero.Close()
+	whatif := filepath.Join("testdata", "manifests", "whatif.yaml")
+	choices := filepath.Join("testdata", "manifests", "choices.yaml")
+	tests := []struct {
+		name  string
+		stdin *os.File
+		args  []string
+		want  string
+	}{
+		{"a named pipe as --node-template", nil, []string{"whatif", "-f", whatif, "--node-template", fifo},
+			"daemonsched: " + fifo + ": not a regular file (a named pipe)\n"},
+		{"a named pipe as --plan", nil, []string{"verify", "-f", choices, "--plan", fifo},
+			"daemonsched: " + fifo + ": not a regular file (a named pipe)\n"},
+		{"/dev/zero on stdin as --node-template", zero, []string{"whatif", "-f", whatif, "--node-template", "-"},
+			"daemonsched: -: line 1: a NUL byte: not YAML or JSON text\n"},
+		{"/dev/zero on stdin as --plan", zero, []string{"verify", "-f", choices, "--plan", "-"},
+			"daemonsched: -: line 1: a NUL byte: not YAML or JSON text\n"},
+		{"invalid UTF-8 in --plan", nil, []string{"verify", "-f", choices, "--plan", bad},
+			"daemonsched: " + bad + ": line 1: invalid UTF-8 (byte 0xFF)\n"},
+		{"invalid UTF-8 in --node-template", nil, []string{"whatif", "-f", whatif, "--node-template", bad},
+			"daemonsched: " + bad + ": line 1: invalid UTF-8 (byte 0xFF)\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stderr := runWithin(t, tt.stdin, tt.args...)
+			require.Equal(t, 1, code, stderr)
+			require.Equal(t, tt.want, stderr)
+		})
+	}
+}
+
+// --corpus reads its cases through the gate (issue 25, F9): a named pipe or a link to
+// /dev/zero among them ends the run at once, and a case file whose name would print a
+// terminal escape is refused.
+func TestCorpusFilesPassTheInputsGate(t *testing.T) {
+	tests := []struct {
+		name string
+		make func(t *testing.T, dir string)
+		want string
+	}{
+		{"a named pipe", func(t *testing.T, dir string) {
+			require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "a.yaml"), 0o600))
+		}, "daemonsched: a.yaml: not a regular file (a named pipe)\n"},
+		{"a link to /dev/zero", func(t *testing.T, dir string) {
+			require.NoError(t, os.Symlink("/dev/zero", filepath.Join(dir, "a.yaml")))
+		}, "daemonsched: a.yaml: not a regular file (a character device)\n"},
+		{"a terminal escape in a case name", func(t *testing.T, dir string) {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "\x1b[2J.yaml"), []byte("name: x\n"), 0o600))
+		}, `daemonsched: "\x1b[2J.yaml": a case file name must be printable, without control characters or spaces other than ' '` + "\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			tt.make(t, dir)
+			code, stderr := runWithin(t, nil, "conformance", "run", "--report", "", "--corpus", dir, "--", "true")
+			require.Equal(t, 1, code, stderr)
+			require.Equal(t, tt.want, stderr)
+		})
+	}
+}
+
+// A report replaces a link in its place and leaves the link's target as it was (issue 25, F10).
+func TestReportsDoNotFollowLinks(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(t.TempDir(), "victim")
+	require.NoError(t, os.WriteFile(victim, []byte("keep"), 0o600))
+	require.NoError(t, os.Symlink(victim, filepath.Join(dir, "placement.yaml")))
+	require.NoError(t, writeReports(dir, []conformance.Report{{Profile: "placement", Implementation: "x"}}))
+	got, err := os.ReadFile(victim)
+	require.NoError(t, err)
+	require.Equal(t, "keep", string(got))
+	st, err := os.Lstat(filepath.Join(dir, "placement.yaml"))
+	require.NoError(t, err)
+	require.True(t, st.Mode().IsRegular())
+}
+
+// -f LINK to a directory reads the directory's manifests (issue 25, F17: "a directory without
+// .json, .yaml or .yml files").
+func TestALinkToADirectoryIsThatDirectory(t *testing.T) {
+	dir := t.TempDir()
+	manifests := filepath.Join(dir, "manifests")
+	require.NoError(t, os.Mkdir(manifests, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(manifests, "a.yaml"), nil, 0o644))
+	link := filepath.Join(dir, "link")
+	require.NoError(t, os.Symlink(manifests, link))
+	got, err := expand([]string{link}, false)
+	require.NoError(t, err)
+	require.Equal(t, []string{filepath.Join(link, "a.yaml")}, got)
+}
+
+// A quantity behind a space once spun forever in every command that reads a cluster (issue
+// 25, F1); it is refused at once, with its field.
+func TestAQuantityBehindASpaceIsRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "node.yaml")
+	require.NoError(t, os.WriteFile(path, []byte("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {capacity: {cpu: \" 1e-999999999\"}}\n"), 0o600))
+	for _, args := range [][]string{{"plan", "-f", path}, {"whatif", "-f", path, "--node", "n1"}, {"node-ready", "-f", path, "--node", "n1"}} {
+		code, stderr := runWithin(t, nil, args...)
+		require.Equal(t, 1, code, stderr)
+		require.True(t, strings.Contains(stderr, `status.capacity[cpu]: Invalid value: " 1e-999999999": a quantity with an exponent beyond ±100`), stderr)
+	}
+}

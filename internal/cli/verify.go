@@ -1,0 +1,149 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/daemonsched/daemonsched/conformance"
+	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/printable"
+	"github.com/daemonsched/daemonsched/manifest"
+	"github.com/spf13/cobra"
+	appsv1 "k8s.io/api/apps/v1"
+)
+
+// newVerifyCommand returns `daemonsched verify`: does a candidate plan conform to the snapshot?
+func newVerifyCommand(e *env) *cobra.Command {
+	var (
+		src inputs
+		now timeFlag
+	)
+	cmd := &cobra.Command{
+		Use:   "verify",
+		Short: "Say whether a candidate plan is one the controller could have produced",
+		Long: `verify says whether a candidate plan (another implementation's, in the shape of plan -o json)
+is one the controller could have produced, accepting each of its random choices; exit 0 when it
+conforms, 1 with one line per mismatch (DaemonSet, action, object, rule: message) when not.
+The sync is judged at --now, else at the now the candidate records (plan -o json prints it),
+else at the latest time the input records. The keys plan -o json has and other implementations
+may leave out (now, version, kubernetes; a created pod's apiVersion and kind; the budgets of a
+rolling update that did not act) may be present or not.
+
+` + inputHelp,
+		Args: noArgs,
+	}
+	fs := cmd.Flags()
+	addInputFlags(fs, &src)
+	fs.Var(&now, "now", "the instant of the sync (`RFC3339`)")
+	planFile := fs.String("plan", "", "the candidate plan, in the shape of plan -o json (`FILE`; - reads stdin)")
+	burst := fs.Int("burst", 0, "the burst cap the candidate was made with (`N`; 0: no cap)")
+	reasons := fs.Bool("reasons", false, "compare the reasons of creates and deletes too")
+	revisions := fs.Bool("revisions", false, "require the candidate's ControllerRevision writes (revisions); without it they are compared only when given")
+	diffs := fs.Bool("diff", false, "print the go-cmp diff under a mismatch of a pod or the status")
+	reading := addReadFlags(fs)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		stdin, stdout, stderr := e.stdin, e.out, e.stderr
+		if err := reading.check(); err != nil {
+			return usagef("%v", err)
+		}
+		if *planFile == "" || *burst < 0 {
+			return usagef("verify needs --plan FILE and a --burst of 0 or more")
+		}
+		var (
+			data []byte
+			err  error
+		)
+		if *planFile == "-" {
+			if (len(src.files) == 0 && !src.example) || slices.Contains(src.files, "-") {
+				return errors.New("--plan -: stdin can be read only once, and the snapshot then needs -f FILE")
+			}
+		}
+		data, err = readSideFile(*planFile, stdin, reading.limits.InputBytes)
+		if err != nil {
+			return err
+		}
+		// ReadPlan streams: the candidate is held once as text (readSideFile's) and once
+		// decoded, never as the copies a whole-document decoding makes.
+		candidate, err := conformance.ReadPlan(bytes.NewReader(data), conformance.PlanLimits{Bytes: reading.limits.InputBytes})
+		if err != nil {
+			return fmt.Errorf("%s: %w", *planFile, err)
+		}
+		data = nil
+		recorded, err := planNow(candidate.Now)
+		if err != nil {
+			return fmt.Errorf("%s: %w", *planFile, err)
+		}
+		in, err := load(src, stdin, stderr, reading.options(strictNone, runtime.GOMAXPROCS(0)))
+		if err != nil {
+			return err
+		}
+		opts := conformance.Options{Now: now.t, BurstLimit: *burst, Reasons: *reasons, Revisions: *revisions}
+		if opts.Now.IsZero() {
+			opts.Now = recorded
+		}
+		if opts.Now.IsZero() {
+			opts.Now = manifest.Latest(in.Snapshot)
+		}
+		mismatches, err := conformance.Check(in.Snapshot, candidate.DaemonSets, opts)
+		if err != nil {
+			return fmt.Errorf("inconsistent snapshot: %w", err)
+		}
+		warn(stderr, in, validate(in, func(*appsv1.DaemonSet) bool { return true }, daemonset.Options{Now: opts.Now}, false), reading.limits.Warnings)
+		for _, m := range mismatches[:min(len(mismatches), maxListed)] {
+			fmt.Fprintln(stdout, cutLine(printable.Escape(m.String())))
+			if *diffs && m.Diff != "" {
+				fmt.Fprint(stdout, indent(m.Diff))
+			}
+		}
+		if more := len(mismatches) - maxListed; more > 0 {
+			fmt.Fprintf(stdout, "... and %d more\n", more)
+		}
+		if len(mismatches) > 0 {
+			return errNonconforming
+		}
+		fmt.Fprintf(stdout, "conforms: %s at %s\n", count(len(candidate.DaemonSets), "DaemonSet"), formatNow(opts.Now))
+		return nil
+	}
+	return cmd
+}
+
+// planNow returns the instant a candidate plan records in its top-level now (plan -o json
+// prints it; other implementations may not), zero when it has none (nil: ReadPlan's
+// Candidate.Now).
+func planNow(now json.RawMessage) (time.Time, error) {
+	if len(now) == 0 {
+		return time.Time{}, nil
+	}
+	var s string
+	if err := json.Unmarshal(now, &s); err != nil {
+		return time.Time{}, fmt.Errorf("candidate: now: want an RFC 3339 time as a string, got %s", printable.Quote(cutLine(string(now))))
+	}
+	t, err := parseRFC3339(s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("candidate: now: not an RFC 3339 time (like 2026-03-02T10:00:00Z): %s", printable.Quote(s))
+	}
+	return t.UTC(), nil
+}
+
+// maxDiffLines bounds the lines of one --diff.
+const maxDiffLines = 200
+
+// indent puts two spaces before every line of s, at most maxDiffLines lines, each cut as a
+// line of a list.
+func indent(s string) string {
+	var b strings.Builder
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for _, line := range lines[:min(len(lines), maxDiffLines)] {
+		b.WriteString("  " + cutLine(line) + "\n")
+	}
+	if more := len(lines) - maxDiffLines; more > 0 {
+		fmt.Fprintf(&b, "  ... and %d more lines\n", more)
+	}
+	return b.String()
+}

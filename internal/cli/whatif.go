@@ -1,0 +1,219 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/fleet"
+	"github.com/daemonsched/daemonsched/internal/printable"
+	"github.com/daemonsched/daemonsched/manifest"
+	"github.com/spf13/cobra"
+	v1 "k8s.io/api/core/v1"
+)
+
+// runWhatIf answers which daemon pods a node, or a node template, would run as the API server
+// would admit them, and what they request (WHATIF-1..WHATIF-3).
+func newWhatIfCommand(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "whatif",
+		Short: "Say which daemon pods a node or node template would run, and what they request",
+		Long: `whatif answers which daemon pods a node of the input (--node), or a node that does not exist
+yet (--node-template FILE: name, labels, requirements, taints), would run, as the API server
+would admit them (LimitRanges, RuntimeClass overhead), and what they request together.
+
+` + inputHelp,
+		Example: `  daemonsched whatif -f cluster.yaml --node-template gpu-node.yaml
+  daemonsched whatif -f cluster.yaml --node worker-4 -o json`,
+		Args: noArgs,
+	}
+	fs := cmd.Flags()
+	c := addClusterFlags(fs, inputs{}, "the instant the DaemonSets are compiled at")
+	format := formatTable
+	addOutputFlag(fs, &format, formatTable, formatJSON, formatYAML)
+	tmplFile := fs.String("node-template", "", "the node template (`FILE`: name, labels, requirements, taints)")
+	nodeName := fs.String("node", "", "a node of the input (`NAME`) instead of a template")
+	cmd.RunE = func(*cobra.Command, []string) error {
+		return runWhatIf(e, c, format, *tmplFile, *nodeName)
+	}
+	return cmd
+}
+
+func runWhatIf(e *env, c *clusterFlags, format outputFormat, tmplFile, nodeName string) error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	if (tmplFile == "") == (nodeName == "") {
+		return usagef("whatif needs exactly one of --node-template FILE and --node NAME")
+	}
+	var tmpl *fleet.Template
+	if tmplFile != "" {
+		var err error
+		if tmpl, err = readTemplate(tmplFile, e.stdin, c.reading.limits.InputBytes); err != nil {
+			return err
+		}
+	}
+	l, err := c.read(e, allFields, "")
+	if err != nil {
+		return err
+	}
+	in, opts := l.in, daemonset.Options{Now: l.at, Workers: runtime.GOMAXPROCS(0)}
+	if err := l.admit(everyDaemonSet, opts); err != nil {
+		return err
+	}
+	// The manifest reader refused duplicates; what is left to refuse is a quantity too large to
+	// count (fleet.MaxQuantityDigits), and then there is no Set.
+	set, errs := fleet.Compile(in.Snapshot.DaemonSets, opts)
+	if set == nil {
+		return errs.ToAggregate()
+	}
+	adm, aerrs := fleet.CompileAdmission(in.Admission.LimitRanges, in.Admission.RuntimeClasses)
+	if len(aerrs) > 0 {
+		return aerrs.ToAggregate()
+	}
+	w := set.WhatIf(fleet.Config{Admission: adm})
+	report := whatIfReport{DaemonSets: []whatIfRow{}}
+	verdicts := make([]fleet.Verdict, set.Len())
+	if tmpl != nil {
+		var d fleet.TemplateDecision
+		w.DecideTemplate(tmpl, &d)
+		copy(verdicts, d.Verdicts)
+		report.Template = tmplFile
+		report.Totals = whatIfTotals{Min: d.Requests.Min, Max: d.Requests.Max, Exact: d.Requests.Exact}
+	} else {
+		node := findNode(in, nodeName)
+		if node == nil {
+			return fmt.Errorf("node %q not found in the input%s", nodeName, didYouMean(nodeName, nodeNames(in)))
+		}
+		var d fleet.Decision
+		w.DecideNode(node, &d)
+		for i := range verdicts {
+			verdicts[i] = d.Verdict(i)
+		}
+		report.Node = nodeName
+		report.Totals = whatIfTotals{Min: d.Requests(nil), Max: d.Requests(nil), Exact: true}
+	}
+	for i, v := range verdicts {
+		ds := set.Planner(i).DaemonSet()
+		report.DaemonSets = append(report.DaemonSets, whatIfRow{Namespace: ds.Namespace, Name: ds.Name, Verdict: v, Requests: w.Pod(i).Requests})
+	}
+	if err := render(e.out, format, func() any { return report }, func() { renderWhatIf(e.out, report) }); err != nil {
+		return err
+	}
+	return l.done(e, nil)
+}
+
+// readTemplate reads a node template file ("-" is stdin), YAML or JSON, strictly.
+func readTemplate(name string, stdin io.Reader, limit int64) (*fleet.Template, error) {
+	data, err := readSideFile(name, stdin, limit)
+	if err != nil {
+		return nil, err
+	}
+	var t fleet.NodeTemplate
+	empty, err := manifest.DecodeStrict(data, &t)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", name, err)
+	case empty:
+		// As an empty manifest is refused: most likely the wrong file, not a node without labels.
+		return nil, fmt.Errorf("%s: no node template (want name, labels, requirements and taints; {} is a node without labels)", name)
+	}
+	tmpl, errs := fleet.CompileTemplate(&t, nil)
+	if len(errs) > 0 {
+		problems := make(problemList, len(errs))
+		for i, e := range errs {
+			problems[i] = fmt.Errorf("%s: %w", name, e)
+		}
+		return nil, problems
+	}
+	return tmpl, nil
+}
+
+type whatIfReport struct {
+	Node       string       `json:"node,omitempty"`
+	Template   string       `json:"template,omitempty"`
+	DaemonSets []whatIfRow  `json:"daemonSets"`
+	Totals     whatIfTotals `json:"totals"`
+}
+
+type whatIfRow struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	fleet.Verdict
+	// Requests are the admitted pod's, as the scheduler counts them.
+	Requests v1.ResourceList `json:"requests"`
+}
+
+type whatIfTotals struct {
+	Min   v1.ResourceList `json:"min"`
+	Max   v1.ResourceList `json:"max"`
+	Exact bool            `json:"exact"`
+}
+
+func renderWhatIf(w io.Writer, r whatIfReport) {
+	if len(r.DaemonSets) == 0 {
+		fmt.Fprintln(w, "No DaemonSets in the input.")
+		return
+	}
+	tw := newTabWriter(w)
+	fmt.Fprintln(tw, "NAMESPACE\tNAME\tANSWER\tREASON\tREQUESTS")
+	counts := map[fleet.Answer]int{}
+	for _, row := range r.DaemonSets {
+		counts[row.Answer]++
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", q(row.Namespace), q(row.Name), row.Answer, printable.Escape(verdictReason(row.Verdict)), printable.Escape(resourceText(row.Requests)))
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\n%d run, %d depend, %d do not run.\n", counts[fleet.Runs], counts[fleet.Depends], counts[fleet.DoesNotRun])
+	if r.Template == "" {
+		fmt.Fprintf(w, "Requests: %s\n", printable.Escape(resourceText(r.Totals.Max)))
+		return
+	}
+	how := "exact"
+	if !r.Totals.Exact {
+		how = "bounds: too many combinations of open labels"
+	}
+	fmt.Fprintf(w, "Requests over the nodes the template can become (%s):\n", how)
+	for _, name := range slices.Sorted(maps.Keys(r.Totals.Max)) {
+		lo, hi := r.Totals.Min[name], r.Totals.Max[name]
+		if lo.Cmp(hi) == 0 {
+			fmt.Fprintf(w, "  %s: %s\n", q(string(name)), hi.String())
+		} else {
+			fmt.Fprintf(w, "  %s: %s to %s\n", q(string(name)), lo.String(), hi.String())
+		}
+	}
+}
+
+// verdictReason renders why a pod does not run, or on what it depends.
+func verdictReason(v fleet.Verdict) string {
+	s := string(v.Reason)
+	switch {
+	case v.Taint != nil:
+		s += " " + v.Taint.ToString()
+	case v.Rejection != nil:
+		s += ": " + v.Rejection.String()
+	}
+	if len(v.DependsOn) > 0 {
+		s += " (depends on " + strings.Join(v.DependsOn, ", ") + ")"
+	}
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// resourceText renders a resource list as "cpu=100m, memory=64Mi", sorted; "-" when empty.
+func resourceText(l v1.ResourceList) string {
+	if len(l) == 0 {
+		return "-"
+	}
+	parts := make([]string, 0, len(l))
+	for _, name := range slices.Sorted(maps.Keys(l)) {
+		q := l[name]
+		parts = append(parts, string(name)+"="+q.String())
+	}
+	return strings.Join(parts, ", ")
+}
