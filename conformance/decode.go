@@ -202,12 +202,16 @@ func decodeOnePlan(raw json.RawMessage) (*daemonset.Result, error) {
 	if string(raw) == "null" {
 		return nil, nil
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil {
-		return nil, fmt.Errorf(": %w", err)
+	keys, ok := topLevelKeys(raw)
+	if !ok {
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &fields); err != nil {
+			return nil, fmt.Errorf(": %w", err)
+		}
+		keys = fields
 	}
 	for _, f := range requiredFields {
-		if _, ok := fields[f]; !ok {
+		if _, ok := keys[f]; !ok {
 			return nil, fmt.Errorf(".%s: required field is missing", f)
 		}
 	}
@@ -224,6 +228,57 @@ func decodeOnePlan(raw json.RawMessage) (*daemonset.Result, error) {
 		return nil, fmt.Errorf(": %w", strict[0])
 	}
 	return &r, nil
+}
+
+// topLevelKeys returns the keys of the JSON object raw (valid JSON, as the decoder read it),
+// without decoding its values: json.Unmarshal into a map of json.RawMessage copied every value,
+// a whole plan, only to learn its keys. ok is false when raw is not an object or a key holds an
+// escape; the caller then asks encoding/json.
+func topLevelKeys(raw []byte) (keys map[string]json.RawMessage, ok bool) {
+	t := bytes.TrimLeft(raw, " \t\r\n")
+	if len(t) == 0 || t[0] != '{' {
+		return nil, false
+	}
+	keys = map[string]json.RawMessage{}
+	depth, wantKey := 0, false
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; c {
+		case '"':
+			end := i + 1
+			for {
+				k := bytes.IndexByte(t[end:], '"')
+				if k < 0 {
+					return nil, false
+				}
+				end += k
+				backslashes := 0
+				for j := end - 1; j > i && t[j] == '\\'; j-- {
+					backslashes++
+				}
+				if backslashes%2 == 0 {
+					break
+				}
+				end++
+			}
+			if depth == 1 && wantKey {
+				key := t[i+1 : end]
+				if bytes.IndexByte(key, '\\') >= 0 {
+					return nil, false
+				}
+				keys[string(key)] = nil
+				wantKey = false
+			}
+			i = end
+		case '{', '[':
+			depth++
+			wantKey = c == '{' && depth == 1
+		case '}', ']':
+			depth--
+		case ',':
+			wantKey = depth == 1
+		}
+	}
+	return keys, true
 }
 
 // wantDelim reads the next token, which must be d.

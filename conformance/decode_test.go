@@ -1,11 +1,16 @@
 package conformance
 
 import (
+	"bytes"
+	"encoding/json"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
 	"time"
+	"unicode/utf8"
 )
 
 func TestDecodePlanErrors(t *testing.T) {
@@ -108,5 +113,50 @@ func TestReadPlanReadsNowAndNulls(t *testing.T) {
 	}
 	if string(c.Now) != `"2026-03-02T10:00:00Z"` || len(c.DaemonSets) != 2 || c.DaemonSets[0] != nil || c.DaemonSets[1].RevisionHash != "h" {
 		t.Errorf("got %s %+v", c.Now, c.DaemonSets)
+	}
+}
+
+// TestTopLevelKeysAgreesWithEncodingJSON: the key scan of a plan finds the keys that decoding
+// it into a map finds, and leaves to encoding/json what it cannot read plainly.
+func TestTopLevelKeysAgreesWithEncodingJSON(t *testing.T) {
+	for _, in := range []string{
+		`{}`, ` {"a":1,"b":{"c":2,"d":[{"e":3}]},"f":"x\"y","g":"\\"}`,
+		`{"create":[{"name":"a","pod":{"namespace":"b"}}],"name":"n"}`,
+		`{"a":"}","b":"{\"c\":1}","status":null}`, `{"a":1,"a":2}`,
+		`{"na\u006de":"x"}`, `[1]`, `"s"`, `{"a":[],"b":{},"c":[[],{}]}`,
+	} {
+		checkTopLevelKeys(t, []byte(in))
+	}
+}
+
+// FuzzTopLevelKeys: on any JSON the key scan agrees with encoding/json.
+func FuzzTopLevelKeys(f *testing.F) {
+	f.Add(`{"a":1}`)                     // one key
+	f.Add(`{"a":{"b":1},"c":[{"d":2}]}`) // nested keys are not top-level
+	f.Add(`{"a":"\\","b":"\""}`)         // escapes in values
+	f.Add(`{"\u0061":1}`)                // an escape in a key: encoding/json reads it
+	f.Add(`[{"a":1}]`)                   // not an object
+	f.Fuzz(func(t *testing.T, in string) {
+		if !json.Valid([]byte(in)) || !utf8.ValidString(in) {
+			return // the decoder has refused it before
+		}
+		checkTopLevelKeys(t, []byte(in))
+	})
+}
+
+func checkTopLevelKeys(t *testing.T, in []byte) {
+	t.Helper()
+	got, ok := topLevelKeys(in)
+	var want map[string]json.RawMessage
+	err := json.Unmarshal(in, &want)
+	switch {
+	case !ok:
+		if bytes.HasPrefix(bytes.TrimSpace(in), []byte("{")) && !bytes.Contains(in, []byte(`\`)) {
+			t.Fatalf("topLevelKeys(%s) left a plain object to encoding/json", in)
+		}
+	case err != nil:
+		t.Fatalf("topLevelKeys(%s) read keys, encoding/json: %v", in, err)
+	case !maps.EqualFunc(got, want, func(json.RawMessage, json.RawMessage) bool { return true }):
+		t.Fatalf("topLevelKeys(%s) = %v, encoding/json has %v", in, slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(want)))
 	}
 }

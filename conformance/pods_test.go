@@ -1,7 +1,10 @@
 package conformance
 
 import (
+	"reflect"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	appsv1 "k8s.io/api/apps/v1"
@@ -98,6 +101,7 @@ func TestComparePods(t *testing.T) {
 			want := daemonPod(t)
 			got := want.DeepCopy()
 			tt.mutate(got)
+			gotBefore := got.DeepCopy()
 			diff := ComparePods(want, got)
 			switch {
 			case tt.rule == "" && diff != "":
@@ -109,6 +113,12 @@ func TestComparePods(t *testing.T) {
 			}
 			if w := daemonPod(t); ComparePods(w, want) != "" {
 				t.Fatal("ComparePods changed its input")
+			}
+			_ = podRule(want, got)
+			// Exactly, not semantically: normalizing sorts and clears copies of the candidate's
+			// lists, never the lists themselves.
+			if !reflect.DeepEqual(gotBefore, got) {
+				t.Fatalf("ComparePods or podRule changed the candidate's pod:\n%s", cmp.Diff(gotBefore, got))
 			}
 		})
 	}

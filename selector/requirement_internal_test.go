@@ -1,6 +1,9 @@
 package selector
 
 import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/validate/content"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -45,4 +48,31 @@ func TestRequirementsAreInKeyOrder(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("compiled requirements mismatch (-want +got):\n%s", diff)
 	}
+}
+
+// TestPlainLabelValueAgreesWithIsLabelValue: the fast label-value test of NewRequirement says
+// yes only where apimachinery's content.IsLabelValue finds nothing wrong (SEL-9).
+func TestPlainLabelValueAgreesWithIsLabelValue(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("a", 63)
+	for _, v := range []string{"", "a", "-", "_", ".", "a-", "-a", "a.b", "a_b-c.d", "A9", "a b", "a/b",
+		"é", "a\x00b", long, long + "b", "a..b", "0", "a:b"} {
+		require.Equal(t, len(content.IsLabelValue(v)) == 0, plainLabelValue(v), "%q", v)
+	}
+}
+
+// FuzzPlainLabelValue: on any string the fast label-value test agrees with content.IsLabelValue.
+func FuzzPlainLabelValue(f *testing.F) {
+	f.Add("")                      // empty is a label value
+	f.Add("v1234")                 // alphanumerics only
+	f.Add("a-b_c.d")               // inner punctuation
+	f.Add("-a")                    // punctuation first
+	f.Add("a.")                    // punctuation last
+	f.Add("ä")                     // not ASCII
+	f.Add(strings.Repeat("x", 64)) // one byte too long
+	f.Fuzz(func(t *testing.T, v string) {
+		if got, want := plainLabelValue(v), len(content.IsLabelValue(v)) == 0; got != want {
+			t.Fatalf("plainLabelValue(%q) = %v, content.IsLabelValue says %v", v, got, want)
+		}
+	})
 }
