@@ -44,7 +44,9 @@ func pod(name, nodeName string, requests v1.ResourceList, opts ...podOpt) *v1.Po
 
 func prio(n int32) podOpt { return func(p *v1.Pod) { p.Spec.Priority = ptr.To(n) } }
 func hostPort(port int32) podOpt {
-	return func(p *v1.Pod) { p.Spec.Containers[0].Ports = []v1.ContainerPort{{ContainerPort: port, HostPort: port}} }
+	return func(p *v1.Pod) {
+		p.Spec.Containers[0].Ports = []v1.ContainerPort{{ContainerPort: port, HostPort: port}}
+	}
 }
 func started(minute int) podOpt {
 	return func(p *v1.Pod) {
