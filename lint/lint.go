@@ -11,10 +11,12 @@ import (
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/fleet"
+	"github.com/daemonsched/daemonsched/schedule"
 	"github.com/daemonsched/daemonsched/selector"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -61,7 +63,7 @@ func Lint(s daemonset.Snapshot, opts Options) ([]Finding, error) {
 	for _, k := range opts.DaemonSets {
 		want[k] = true
 	}
-	l := linter{s: s, out: []Finding{}}
+	l := linter{s: s, out: []Finding{}, opts: opts}
 	var errs []error
 	for _, ds := range s.DaemonSets {
 		if opts.DaemonSets != nil && !want[ds.Namespace+"/"+ds.Name] {
@@ -95,8 +97,9 @@ type linter struct {
 	// podsByNode are the non-terminal pods bound to each node, built on first use (LINT-2,
 	// LINT-7).
 	podsByNode map[string][]*v1.Pod
-	// requested is the sum of the requests of podsByNode's pods, by node, built on first use.
-	requested map[string]v1.ResourceList
+	// classes are the priority classes the pods show the values of, learnt on first use.
+	classes map[string]int32
+	opts    Options
 }
 
 var (
@@ -265,8 +268,8 @@ func (l *linter) budgetUsedByDownNodes(p *daemonset.Planner, eligible, staying [
 		desired = int(res.Status.DesiredNumberScheduled)
 	}
 	l.add(ds, RuleBudgetUsedByDownNodes, rollingPath.Child("maxUnavailable"), down,
-		"maxUnavailable resolves to %d of %d desired, and %d of the %d target nodes are down now (%s): their pods use up the budget and the rollout deadlocks before it updates a healthy node",
-		ru.MaxUnavailable, desired, len(down), len(target), strings.Join(parts, ", "))
+		"maxUnavailable resolves to %d of %d desired, and %d of the %d target nodes %s down now (%s): %s up the budget and the rollout deadlocks before it updates a healthy node",
+		ru.MaxUnavailable, desired, len(down), len(target), agree(len(down), "is", "are"), strings.Join(parts, ", "), agree(len(down), "its pod uses", "their pods use"))
 }
 
 // downKind says why a node's daemon pod is unavailable however long one waits: "NotReady" (its
@@ -294,45 +297,59 @@ func downKind(node *v1.Node) string {
 	return ""
 }
 
-// requests is LINT-6 and LINT-7: the pod's requests as the scheduler counts them
-// (fleet.PodRequests) against each eligible node's allocatable, then, without a priority
-// class, against what the node's other pods leave free. A node that reports no allocatable (a
-// hand-written one) is skipped.
+// requests is LINT-6, LINT-7, LINT-11 and LINT-12: what the scheduler's filters (package
+// schedule) say of the pod on each eligible node, with the node's other non-terminal pods (the
+// DaemonSet's own, which the new pod replaces, left out). A node that reports no allocatable (a
+// hand-written one) is not judged for resources (SCHED-1).
 func (l *linter) requests(ds *appsv1.DaemonSet, eligible []*v1.Node) {
 	spec := &ds.Spec.Template.Spec
-	req := fleet.PodRequests(spec)
-	names := slices.Sorted(maps.Keys(req))
+	pod := schedule.Compile(&v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ds.Namespace}, Spec: *spec},
+		schedule.Options{Version: l.opts.Plan.Version, PriorityClasses: l.priorityClasses()})
 	tooBig := map[v1.ResourceName][]*v1.Node{}
+	tooBigQ := map[v1.ResourceName]resource.Quantity{}
 	var noRoom []string
 	var firstNoRoom string
+	ports := map[fleet.HostPort][]string{}
+	firstHolder := map[fleet.HostPort]string{}
+	missing := map[string][]string{}
 	for _, node := range eligible {
-		alloc := node.Status.Allocatable
-		if len(alloc) == 0 {
-			continue
-		}
-		fits := true
-		for _, name := range names {
-			q, a := req[name], alloc[name]
-			if q.Sign() > 0 && q.Cmp(a) > 0 {
-				tooBig[name] = append(tooBig[name], node)
-				fits = false
+		var others []*v1.Pod
+		for _, q := range l.pods(node.Name) {
+			if !daemonset.IsControlledBy(q, ds) {
+				others = append(others, q)
 			}
 		}
-		if !fits || spec.PriorityClassName != "" {
+		v := pod.Fit(node, others)
+		unresolvable := false
+		for _, in := range v.Insufficient {
+			if in.Unresolvable {
+				tooBig[in.Resource] = append(tooBig[in.Resource], node)
+				tooBigQ[in.Resource] = in.Requested
+				unresolvable = true
+			}
+		}
+		for _, c := range v.PortConflicts {
+			if _, ok := firstHolder[c.Port]; !ok {
+				firstHolder[c.Port] = fmt.Sprintf("pod %s/%s on %s", c.Namespace, c.Name, node.Name)
+			}
+			ports[c.Port] = append(ports[c.Port], node.Name)
+		}
+		for _, f := range v.MissingFeatures {
+			missing[f] = append(missing[f], node.Name)
+		}
+		if unresolvable || spec.PriorityClassName != "" || (v.Preemption != nil && v.Preemption.Possible) {
 			continue
 		}
-		used := l.used(ds, node.Name)
-		for _, name := range names {
-			q, a, u := req[name], alloc[name], used[name]
-			free := a.DeepCopy()
-			free.Sub(u)
-			if q.Sign() > 0 && q.Cmp(free) > 0 {
-				if noRoom == nil {
-					firstNoRoom = fmt.Sprintf("%s requests %s, %s free of %s on %s", name, q.String(), nonNegative(free), a.String(), node.Name)
-				}
-				noRoom = append(noRoom, node.Name)
-				break
+		for _, in := range v.Insufficient {
+			if in.Resource == v1.ResourcePods {
+				continue // LINT-7 is about requests; a full pod count is not the spec's to fix
 			}
+			if noRoom == nil {
+				free := in.Free()
+				firstNoRoom = fmt.Sprintf("%s requests %s, %s free of %s on %s", in.Resource, in.Requested.String(), free.String(), in.Allocatable.String(), node.Name)
+			}
+			noRoom = append(noRoom, node.Name)
+			break
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(tooBig)) {
@@ -341,7 +358,10 @@ func (l *linter) requests(ds *appsv1.DaemonSet, eligible []*v1.Node) {
 			qa, qb := a.Status.Allocatable[name], b.Status.Allocatable[name]
 			return cmp.Or(qa.Cmp(qb), cmp.Compare(a.Name, b.Name))
 		})
-		a, q := smallest.Status.Allocatable[name], req[name]
+		a, q := smallest.Status.Allocatable[name], tooBigQ[name]
+		if a.IsZero() {
+			a = *resource.NewQuantity(0, resource.DecimalSI)
+		}
 		nodeNames := make([]string, len(nodes))
 		for i, n := range nodes {
 			nodeNames[i] = n.Name
@@ -355,6 +375,69 @@ func (l *linter) requests(ds *appsv1.DaemonSet, eligible []*v1.Node) {
 			"no priorityClassName, and the pod does not fit beside the pods already on %s (%s): it stays Pending until they go, as nothing preempts for it",
 			countNodes(len(noRoom)), firstNoRoom)
 	}
+	for _, hp := range slices.SortedFunc(maps.Keys(ports), compareHostPorts) {
+		nodes := ports[hp]
+		l.add(ds, RuleHostPortInUse, hostPortPath(spec, hp), nodes,
+			"host port %d/%s is held by another pod on %s (%s): the scheduler leaves the pod Pending there until it goes",
+			hp.Port, hp.Protocol, countNodes(len(nodes)), firstHolder[hp])
+	}
+	for _, f := range slices.Sorted(maps.Keys(missing)) {
+		nodes := missing[f]
+		l.add(ds, RuleNodeFeatureMissing, featurePath(f), nodes,
+			"the pod needs node feature %s, which %s %s not declare (status.declaredFeatures): the scheduler leaves the pod Pending there",
+			f, countNodes(len(nodes)), agree(len(nodes), "does", "do"))
+	}
+}
+
+// priorityClasses are the priority classes the snapshot's pods show the values of, learnt once.
+func (l *linter) priorityClasses() map[string]int32 {
+	if l.classes == nil {
+		l.classes = schedule.PriorityClassesOf(l.s.Pods)
+	}
+	return l.classes
+}
+
+func compareHostPorts(a, b fleet.HostPort) int {
+	return cmp.Or(cmp.Compare(a.Port, b.Port), cmp.Compare(a.Protocol, b.Protocol), cmp.Compare(a.IP, b.IP))
+}
+
+// hostPortPath is the first container port claiming hp (sidecars, then containers, as
+// fleet.PodHostPorts reads them), or the pod spec.
+func hostPortPath(spec *v1.PodSpec, hp fleet.HostPort) *field.Path {
+	for _, group := range []struct {
+		path       string
+		containers []v1.Container
+	}{{"initContainers", spec.InitContainers}, {"containers", spec.Containers}} {
+		for i, c := range group.containers {
+			for j, p := range c.Ports {
+				port := p.HostPort
+				if port == 0 && spec.HostNetwork {
+					port = p.ContainerPort
+				}
+				if port == hp.Port && cmp.Or(p.Protocol, v1.ProtocolTCP) == hp.Protocol {
+					return podSpecPath.Child(group.path).Index(i).Child("ports").Index(j).Child("hostPort")
+				}
+			}
+		}
+	}
+	return podSpecPath
+}
+
+// featurePath is the field that makes the pod need feature f (SCHED-3).
+func featurePath(f string) *field.Path {
+	switch f {
+	case schedule.FeatureUserNamespacesHostNetwork:
+		return podSpecPath.Child("hostUsers")
+	}
+	return podSpecPath
+}
+
+// agree picks the singular or the plural form for n.
+func agree(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // nonNegative renders q, or 0 when other pods already request more than the allocatable.
@@ -377,45 +460,6 @@ func (l *linter) pods(node string) []*v1.Pod {
 		}
 	}
 	return l.podsByNode[node]
-}
-
-// used sums the requests of the non-terminal pods bound to node, but ds's own (which the new
-// pod replaces), as the scheduler counts them (fleet.PodRequests). The sum of every pod of a
-// node is kept for the next DaemonSet, and ds's own are taken off it: each pod's requests are
-// counted once per call of Lint rather than once per DaemonSet.
-func (l *linter) used(ds *appsv1.DaemonSet, node string) v1.ResourceList {
-	if l.requested == nil {
-		l.requested = map[string]v1.ResourceList{}
-	}
-	all, ok := l.requested[node]
-	if !ok {
-		all = v1.ResourceList{}
-		for _, pod := range l.pods(node) {
-			addRequests(all, fleet.PodRequests(&pod.Spec), false)
-		}
-		l.requested[node] = all
-	}
-	sum := v1.ResourceList{}
-	addRequests(sum, all, false)
-	for _, pod := range l.pods(node) {
-		if daemonset.IsControlledBy(pod, ds) {
-			addRequests(sum, fleet.PodRequests(&pod.Spec), true)
-		}
-	}
-	return sum
-}
-
-// addRequests adds the quantities of l to sum, or takes them off it with sub.
-func addRequests(sum, l v1.ResourceList, sub bool) {
-	for name, q := range l {
-		total := sum[name]
-		if sub {
-			total.Sub(q)
-		} else {
-			total.Add(q)
-		}
-		sum[name] = total
-	}
 }
 
 // requestPath is where the request for name is set: the pod-level requests when they name it,

@@ -340,8 +340,43 @@ func TestLintMessages(t *testing.T) {
 	got, err := lint.Lint(s, opts)
 	require.NoError(t, err)
 	require.Len(t, got, 2)
-	require.Equal(t, "maxUnavailable resolves to 1 of 2 desired, and 1 of the 2 target nodes are down now (1 NotReady): their pods use up the budget and the rollout deadlocks before it updates a healthy node", got[0].Message)
+	require.Equal(t, "maxUnavailable resolves to 1 of 2 desired, and 1 of the 2 target nodes is down now (1 NotReady): its pod uses up the budget and the rollout deadlocks before it updates a healthy node", got[0].Message)
 	require.Equal(t, "no priorityClassName, and the pod does not fit beside the pods already on 1 node (cpu requests 250m, 120m free of 4 on a): it stays Pending until they go, as nothing preempts for it", got[1].Message)
+}
+
+// The scheduler's other refusals name the port's holder and the missing feature (LINT-11,
+// LINT-12, SCHED-2, SCHED-3).
+func TestLintSchedulerMessages(t *testing.T) {
+	t.Parallel()
+	s := daemonset.Snapshot{
+		DaemonSets: []*appsv1.DaemonSet{apitest.DaemonSet(hostPort(9100), func(ds *appsv1.DaemonSet) {
+			ds.Spec.Template.Spec.HostNetwork, ds.Spec.Template.Spec.HostUsers = true, ptr.To(false)
+		})},
+		Nodes: []*v1.Node{
+			apitest.Node("a", allocatable("cpu", "4", "pods", "110"), func(n *v1.Node) {
+				n.Status.DeclaredFeatures = []string{"UserNamespacesHostNetworkSupport"}
+			}),
+			apitest.Node("b", allocatable("cpu", "4", "pods", "110")),
+		},
+		Pods: []*v1.Pod{func() *v1.Pod {
+			p := pod("exporter", "a")
+			p.Spec.Containers[0].Ports = []v1.ContainerPort{{ContainerPort: 9100, HostPort: 9100, Protocol: v1.ProtocolTCP}}
+			return p
+		}()},
+	}
+	got, err := lint.Lint(s, opts)
+	require.NoError(t, err)
+	var msgs []string
+	for _, f := range got {
+		msgs = append(msgs, f.Rule+" "+f.Field+" "+f.Message)
+	}
+	want := []string{
+		"LINT-11 spec.template.spec.containers[0].ports[0].hostPort host port 9100/TCP is held by another pod on 1 node (pod default/exporter on a): the scheduler leaves the pod Pending there until it goes",
+		"LINT-12 spec.template.spec.hostUsers the pod needs node feature UserNamespacesHostNetworkSupport, which 1 node does not declare (status.declaredFeatures): the scheduler leaves the pod Pending there",
+	}
+	if diff := cmp.Diff(want, msgs); diff != "" {
+		t.Errorf("Lint() messages mismatch (-want +got):\n%s", diff)
+	}
 }
 
 // A DaemonSet that does not compile is an error naming it; the others are still linted.
@@ -366,7 +401,7 @@ func TestRules(t *testing.T) {
 		require.NotEmpty(t, r.Name)
 		require.NotEmpty(t, r.Summary)
 	}
-	require.Equal(t, []string{"LINT-1", "LINT-2", "LINT-3", "LINT-4", "LINT-5", "LINT-6", "LINT-7", "LINT-8"}, ids)
+	require.Equal(t, []string{"LINT-1", "LINT-2", "LINT-3", "LINT-4", "LINT-5", "LINT-6", "LINT-7", "LINT-8", "LINT-11", "LINT-12"}, ids)
 }
 
 // The findings do not depend on the order of the snapshot's DaemonSets, nodes and pods, nor on

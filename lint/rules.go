@@ -45,6 +45,8 @@ const (
 	RuleRequestsExceedAllocatable = "LINT-6"
 	RuleNoPriorityClass           = "LINT-7"
 	RuleNoRevisionHistory         = "LINT-8"
+	RuleHostPortInUse             = "LINT-11"
+	RuleNodeFeatureMissing        = "LINT-12"
 )
 
 // rules is every rule, in ID order.
@@ -65,6 +67,10 @@ var rules = [...]Rule{
 		"no priorityClassName, and the pod does not fit in the free capacity of an eligible node"},
 	{RuleNoRevisionHistory, "NoRevisionHistory", SeverityWarning, false,
 		"revisionHistoryLimit 0: no revision to roll back to"},
+	{RuleHostPortInUse, "HostPortInUse", SeverityError, true,
+		"another pod holds the pod's host port on an eligible node: the scheduler leaves it Pending there"},
+	{RuleNodeFeatureMissing, "NodeFeatureMissing", SeverityError, true,
+		"the pod needs a node feature an eligible node does not declare: the scheduler leaves it Pending there"},
 }
 
 // Rules returns every rule, in the order of their numbers (LINT-1 first). The slice is the caller's.

@@ -77,6 +77,9 @@ type loaded struct {
 	mode     strictness
 	problems problemList // validation problems, printed as warnings by done
 	warnings int         // --max-warnings
+	// specOnly is set by a command that reads manifests alone as they are meant to be read
+	// (lint without a dump): an input without nodes and pods is then not suspicious.
+	specOnly bool
 }
 
 // read reads the input on every core (a command has the machine to itself: every core shares
@@ -116,7 +119,13 @@ func (l *loaded) admit(keep func(*appsv1.DaemonSet) bool, opts daemonset.Options
 }
 
 // warn writes the warnings about the input on stderr (decode.go's warn).
-func (l *loaded) warn(e *env) { warn(e.stderr, l.in, l.problems, l.warnings) }
+func (l *loaded) warn(e *env) {
+	if l.specOnly && len(l.in.Snapshot.Nodes) == 0 && len(l.in.Snapshot.Pods) == 0 {
+		warnReading(e.stderr, l.in, l.problems, l.warnings)
+		return
+	}
+	warn(e.stderr, l.in, l.problems, l.warnings)
+}
 
 // done ends a command that answered: the warnings about the input, then its exit status, nil
 // or a finding (exit.go).

@@ -310,6 +310,12 @@ func validate(in *manifest.Result, keep func(*appsv1.DaemonSet) bool, opts daemo
 // calls it once, so they all warn alike.
 func warn(w io.Writer, in *manifest.Result, problems problemList, limit int) {
 	warnSuspicious(w, in)
+	warnReading(w, in, problems, limit)
+}
+
+// warnReading writes the reading warnings and the validation problems, as warn does after the
+// suspicious input.
+func warnReading(w io.Writer, in *manifest.Result, problems problemList, limit int) {
 	n, left := 0, in.WarningsLeftOut
 	line := func(s string) {
 		if n == limit {

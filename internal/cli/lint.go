@@ -42,7 +42,9 @@ cluster (-f cluster.yaml --apply agent.yaml lints the manifest as it would be ap
 cluster; -f cluster.yaml lints every DaemonSet of the dump) the rules that need nodes run too:
 maxUnavailable used up by NotReady, unreachable or cordoned nodes (LINT-2), taints the pod does
 not tolerate (LINT-3), placement that matches no node (LINT-4), requests larger than a node's
-allocatable (LINT-6) and, without a priorityClassName, larger than what a node has free (LINT-7).
+allocatable (LINT-6) and, without a priorityClassName, larger than what a node has free (LINT-7),
+a host port another pod holds on a node (LINT-11) and a node feature a node does not declare
+(LINT-12), as the scheduler's filters see them (docs/rules/schedule.md).
 With --apply only the DaemonSets of the --apply files are linted.
 
 --fail-on says which findings make the exit status 1: error, warning (the default) or never
@@ -92,6 +94,8 @@ func runLint(e *env, c *clusterFlags, format outputFormat, ns namespaceFlags, ds
 	if err != nil {
 		return err
 	}
+	// Manifests alone are lint's rules of the spec, not a dump taken without nodes.
+	l.specOnly = true
 	in := l.in
 	picked, err := filter.pick(in.Snapshot.DaemonSets)
 	if err != nil {

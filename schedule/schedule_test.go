@@ -1,0 +1,260 @@
+package schedule_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/fleet"
+	"github.com/daemonsched/daemonsched/schedule"
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+)
+
+func node(name string, alloc v1.ResourceList, features ...string) *v1.Node {
+	return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: v1.NodeStatus{Allocatable: alloc, DeclaredFeatures: features}}
+}
+
+func list(kv ...string) v1.ResourceList {
+	out := v1.ResourceList{}
+	for i := 0; i < len(kv); i += 2 {
+		out[v1.ResourceName(kv[i])] = resource.MustParse(kv[i+1])
+	}
+	return out
+}
+
+type podOpt func(*v1.Pod)
+
+func pod(name, nodeName string, requests v1.ResourceList, opts ...podOpt) *v1.Pod {
+	p := &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID("uid-" + name)},
+		Spec:       v1.PodSpec{NodeName: nodeName, Containers: []v1.Container{{Name: "c", Resources: v1.ResourceRequirements{Requests: requests}}}},
+		Status:     v1.PodStatus{Phase: v1.PodRunning},
+	}
+	for _, o := range opts {
+		o(p)
+	}
+	return p
+}
+
+func prio(n int32) podOpt { return func(p *v1.Pod) { p.Spec.Priority = ptr.To(n) } }
+func hostPort(port int32) podOpt {
+	return func(p *v1.Pod) {
+		p.Spec.Containers[0].Ports = []v1.ContainerPort{{ContainerPort: port, HostPort: port}}
+	}
+}
+func started(minute int) podOpt {
+	return func(p *v1.Pod) {
+		p.Status.StartTime = &metav1.Time{Time: time.Date(2026, 1, 1, 0, minute, 0, 0, time.UTC)}
+	}
+}
+func phase(ph v1.PodPhase) podOpt { return func(p *v1.Pod) { p.Status.Phase = ph } }
+
+func q(s string) resource.Quantity { return resource.MustParse(s) }
+
+func TestFit(t *testing.T) {
+	t.Parallel()
+	v136, err := daemonset.ParseVersion("1.36")
+	require.NoError(t, err)
+	v135, err := daemonset.ParseVersion("1.35")
+	require.NoError(t, err)
+	alloc := list("cpu", "4", "memory", "8Gi", "pods", "110")
+	tests := []struct {
+		name string
+		pod  *v1.Pod
+		opts schedule.Options
+		node *v1.Node
+		pods []*v1.Pod
+		want schedule.Verdict
+	}{
+		{
+			name: "pod fits beside the node's pods (SCHED-1)",
+			pod:  pod("agent", "", list("cpu", "250m")),
+			node: node("n1", alloc),
+			pods: []*v1.Pod{pod("web", "n1", list("cpu", "3"))},
+			want: schedule.Verdict{Node: "n1"},
+		},
+		{
+			name: "cpu short with the numbers, and preemption names the victim (SCHED-1, SCHED-4)",
+			pod:  pod("agent", "", list("cpu", "250m"), prio(1000)),
+			node: node("n1", alloc),
+			pods: []*v1.Pod{pod("web", "n1", list("cpu", "3880m"), started(1)), pod("db", "n1", list("cpu", "10m"), prio(2000))},
+			want: schedule.Verdict{Node: "n1",
+				Insufficient: []schedule.Insufficient{{Resource: "cpu", Requested: q("250m"), Used: q("3890m"), Allocatable: q("4")}},
+				Preemption: &schedule.Preemption{Possible: true, Priority: 1000,
+					Victims: []schedule.Victim{{Namespace: "default", Name: "web"}}}},
+		},
+		{
+			name: "terminal pods and pods of other nodes do not count (SCHED-6)",
+			pod:  pod("agent", "", list("cpu", "1")),
+			node: node("n1", alloc),
+			pods: []*v1.Pod{pod("done", "n1", list("cpu", "4"), phase(v1.PodSucceeded)), pod("other", "n2", list("cpu", "4"))},
+			want: schedule.Verdict{Node: "n1"},
+		},
+		{
+			name: "request above allocatable is unresolvable (SCHED-1, SCHED-4)",
+			pod:  pod("agent", "", list("memory", "16Gi")),
+			node: node("n1", alloc),
+			want: schedule.Verdict{Node: "n1",
+				Insufficient: []schedule.Insufficient{{Resource: "memory", Requested: q("16Gi"), Used: q("0"), Allocatable: q("8Gi"), Unresolvable: true}},
+				Preemption:   &schedule.Preemption{Reason: schedule.PreemptionReasonUnresolvable}},
+		},
+		{
+			name: "extended resource the node lacks counts as 0 (SCHED-1)",
+			pod:  pod("agent", "", list("example.com/gpu", "1")),
+			node: node("n1", alloc),
+			want: schedule.Verdict{Node: "n1",
+				Insufficient: []schedule.Insufficient{{Resource: "example.com/gpu", Requested: q("1"), Used: q("0"), Allocatable: q("0"), Unresolvable: true}},
+				Preemption:   &schedule.Preemption{Reason: schedule.PreemptionReasonUnresolvable}},
+		},
+		{
+			name: "pod count at the node's maximum (SCHED-1)",
+			pod:  pod("agent", "", nil),
+			node: node("n1", list("cpu", "4", "pods", "1")),
+			pods: []*v1.Pod{pod("web", "n1", nil, prio(5))},
+			want: schedule.Verdict{Node: "n1",
+				Insufficient: []schedule.Insufficient{{Resource: "pods", Requested: q("1"), Used: q("1"), Allocatable: q("1")}},
+				Preemption:   &schedule.Preemption{Reason: schedule.PreemptionReasonNoLowerPriorityPods}},
+		},
+		{
+			name: "node without allocatable is not judged for resources (SCHED-1)",
+			pod:  pod("agent", "", list("cpu", "100")),
+			node: node("n1", nil),
+			want: schedule.Verdict{Node: "n1", ResourcesUnknown: true},
+		},
+		{
+			name: "host port held by another pod (SCHED-2)",
+			pod:  pod("agent", "", nil, hostPort(9100), prio(10)),
+			node: node("n1", alloc),
+			pods: []*v1.Pod{pod("exporter", "n1", nil, hostPort(9100))},
+			want: schedule.Verdict{Node: "n1",
+				PortConflicts: []schedule.PortConflict{{Port: fleet.HostPort{IP: "0.0.0.0", Protocol: "TCP", Port: 9100}, Namespace: "default", Name: "exporter"}},
+				Preemption: &schedule.Preemption{Possible: true, Priority: 10,
+					Victims: []schedule.Victim{{Namespace: "default", Name: "exporter"}}}},
+		},
+		{
+			name: "preemptionPolicy Never evicts nothing (SCHED-4)",
+			pod: pod("agent", "", nil, hostPort(9100), prio(10), func(p *v1.Pod) {
+				p.Spec.PreemptionPolicy = ptr.To(v1.PreemptNever)
+			}),
+			node: node("n1", alloc),
+			pods: []*v1.Pod{pod("exporter", "n1", nil, hostPort(9100))},
+			want: schedule.Verdict{Node: "n1",
+				PortConflicts: []schedule.PortConflict{{Port: fleet.HostPort{IP: "0.0.0.0", Protocol: "TCP", Port: 9100}, Namespace: "default", Name: "exporter"}},
+				Preemption:    &schedule.Preemption{Reason: schedule.PreemptionReasonPolicyNever, Priority: 10}},
+		},
+		{
+			name: "the most important victims are reprieved first: the later start goes (SCHED-4)",
+			pod:  pod("agent", "", list("cpu", "1"), func(p *v1.Pod) { p.Spec.PriorityClassName = schedule.SystemNodeCritical }),
+			node: node("n1", alloc),
+			pods: []*v1.Pod{pod("old", "n1", list("cpu", "2"), started(1)), pod("new", "n1", list("cpu", "2"), started(2))},
+			want: schedule.Verdict{Node: "n1",
+				Insufficient: []schedule.Insufficient{{Resource: "cpu", Requested: q("1"), Used: q("4"), Allocatable: q("4")}},
+				Preemption: &schedule.Preemption{Possible: true, Priority: 2000001000, PriorityClass: schedule.SystemNodeCritical,
+					Victims: []schedule.Victim{{Namespace: "default", Name: "new"}}}},
+		},
+		{
+			name: "unknown priority class counts as 0 and says so (SCHED-4)",
+			pod:  pod("agent", "", list("cpu", "1"), func(p *v1.Pod) { p.Spec.PriorityClassName = "agents" }),
+			node: node("n1", alloc),
+			pods: []*v1.Pod{pod("web", "n1", list("cpu", "4"))},
+			want: schedule.Verdict{Node: "n1",
+				Insufficient: []schedule.Insufficient{{Resource: "cpu", Requested: q("1"), Used: q("4"), Allocatable: q("4")}},
+				Preemption:   &schedule.Preemption{Reason: schedule.PreemptionReasonNoLowerPriorityPods, PriorityClass: "agents", PriorityUnknown: true}},
+		},
+		{
+			name: "a priority class learnt from the options (SCHED-4)",
+			pod:  pod("agent", "", list("cpu", "1"), func(p *v1.Pod) { p.Spec.PriorityClassName = "agents" }),
+			opts: schedule.Options{PriorityClasses: map[string]int32{"agents": 100}},
+			node: node("n1", alloc),
+			pods: []*v1.Pod{pod("web", "n1", list("cpu", "4"), prio(200))},
+			want: schedule.Verdict{Node: "n1",
+				Insufficient: []schedule.Insufficient{{Resource: "cpu", Requested: q("1"), Used: q("4"), Allocatable: q("4")}},
+				Preemption:   &schedule.Preemption{Reason: schedule.PreemptionReasonNoLowerPriorityPods, Priority: 100, PriorityClass: "agents"}},
+		},
+		{
+			name: "evicting every lower-priority pod is not enough (SCHED-4)",
+			pod:  pod("agent", "", list("cpu", "2"), prio(10)),
+			node: node("n1", alloc),
+			pods: []*v1.Pod{pod("low", "n1", list("cpu", "1")), pod("high", "n1", list("cpu", "3"), prio(20))},
+			want: schedule.Verdict{Node: "n1",
+				Insufficient: []schedule.Insufficient{{Resource: "cpu", Requested: q("2"), Used: q("4"), Allocatable: q("4")}},
+				Preemption:   &schedule.Preemption{Reason: schedule.PreemptionReasonNotEnough, Priority: 10}},
+		},
+		{
+			name: "missing declared feature refuses from 1.36 (SCHED-3, SCHED-5)",
+			pod: pod("agent", "", nil, func(p *v1.Pod) {
+				p.Spec.HostNetwork, p.Spec.HostUsers = true, ptr.To(false)
+			}),
+			opts: schedule.Options{Version: v136},
+			node: node("n1", alloc),
+			want: schedule.Verdict{Node: "n1", MissingFeatures: []string{schedule.FeatureUserNamespacesHostNetwork},
+				Preemption: &schedule.Preemption{Reason: schedule.PreemptionReasonUnresolvable}},
+		},
+		{
+			name: "declared feature present lets it bind (SCHED-3)",
+			pod: pod("agent", "", nil, func(p *v1.Pod) {
+				p.Spec.HostNetwork, p.Spec.HostUsers = true, ptr.To(false)
+			}),
+			node: node("n1", alloc, schedule.FeatureUserNamespacesHostNetwork),
+			want: schedule.Verdict{Node: "n1"},
+		},
+		{
+			name: "no declared-feature filter in 1.35, where the gate is off (SCHED-3, SCHED-5)",
+			pod: pod("agent", "", nil, func(p *v1.Pod) {
+				p.Spec.HostNetwork, p.Spec.HostUsers = true, ptr.To(false)
+			}),
+			opts: schedule.Options{Version: v135},
+			node: node("n1", alloc),
+			want: schedule.Verdict{Node: "n1"},
+		},
+		{
+			name: "the pod itself on the node is not counted (SCHED-6)",
+			pod:  pod("agent", "n1", list("cpu", "4")),
+			node: node("n1", alloc),
+			pods: []*v1.Pod{pod("agent", "n1", list("cpu", "4"))},
+			want: schedule.Verdict{Node: "n1"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			podIn, nodeIn := tt.pod.DeepCopy(), tt.node.DeepCopy()
+			var podsIn []*v1.Pod
+			for _, p := range tt.pods {
+				podsIn = append(podsIn, p.DeepCopy())
+			}
+			got := schedule.Compile(tt.pod, tt.opts).Fit(tt.node, tt.pods)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Fit() mismatch (-want +got):\n%s", diff)
+			}
+			require.Equal(t, tt.want.Fits(), got.Fits())
+			if diff := cmp.Diff(podIn, tt.pod); diff != "" {
+				t.Errorf("pod mutated:\n%s", diff)
+			}
+			if diff := cmp.Diff(nodeIn, tt.node); diff != "" {
+				t.Errorf("node mutated:\n%s", diff)
+			}
+			if diff := cmp.Diff(podsIn, tt.pods); diff != "" {
+				t.Errorf("pods mutated:\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPriorityClassesOf(t *testing.T) {
+	t.Parallel()
+	pods := []*v1.Pod{
+		pod("a", "n1", nil, prio(5), func(p *v1.Pod) { p.Spec.PriorityClassName = "agents" }),
+		pod("b", "n1", nil, prio(7), func(p *v1.Pod) { p.Spec.PriorityClassName = "agents" }),
+		pod("c", "n1", nil, func(p *v1.Pod) { p.Spec.PriorityClassName = "unset" }),
+	}
+	if diff := cmp.Diff(map[string]int32{"agents": 7}, schedule.PriorityClassesOf(pods)); diff != "" {
+		t.Errorf("PriorityClassesOf() mismatch (-want +got):\n%s", diff)
+	}
+}
