@@ -3,7 +3,11 @@
 // kube-controller-manager started with --controllers=*,-daemonset.
 //
 //	refcontroller --kubeconfig ~/.kube/config [--concurrent-daemonset-syncs 2] [--leader-elect]
-//	              [--kube-api-qps 20] [--kube-api-burst 30]
+//	              [--kube-api-qps 20] [--kube-api-burst 30] [--kubernetes-version 1.35]
+//
+// It behaves as the DaemonSet controller of the API server's release, read from /version at
+// start; a release the library does not model is refused unless --kubernetes-version names
+// the release to behave as.
 package main
 
 import (
@@ -14,11 +18,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/examples/refcontroller/controller"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -42,6 +49,7 @@ type options struct {
 	lockNS, lockName string
 	kubeAPIQPS       float64
 	kubeAPIBurst     int
+	release          string // --kubernetes-version; empty means the API server's
 }
 
 // parse reads args; a usage error has been printed to stderr when it returns false.
@@ -59,6 +67,7 @@ func parse(args []string, stderr io.Writer) (options, bool) {
 	// a rollout's pod creates. As there, a negative QPS turns client-side throttling off.
 	fs.Float64Var(&o.kubeAPIQPS, "kube-api-qps", 20, "QPS to use while talking with the API server")
 	fs.IntVar(&o.kubeAPIBurst, "kube-api-burst", 30, "burst to use while talking with the API server")
+	fs.StringVar(&o.release, "kubernetes-version", "", "release whose DaemonSet controller to behave as (1.35 or 1.35.4); empty means the API server's, which must be a supported one")
 	klog.InitFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return o, false
@@ -85,9 +94,15 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "refcontroller:", err)
 		return 1
 	}
+	version, err := release(client.Discovery(), o.release)
+	if err != nil {
+		fmt.Fprintln(stderr, "refcontroller:", err)
+		return 1
+	}
+	klog.InfoS("Behaving as the DaemonSet controller of a Kubernetes release", "version", version, "fromFlag", o.release != "")
 	start := func(ctx context.Context) error {
 		factory := informers.NewSharedInformerFactory(client, 0)
-		c := controller.New(client, factory, controller.Options{Workers: o.workers})
+		c := controller.New(client, factory, controller.Options{Workers: o.workers, Version: version})
 		return c.Run(ctx, factory)
 	}
 	if !o.elect {
@@ -100,6 +115,32 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// release returns the release to behave as: flag when set, otherwise the API server's
+// (/version's gitVersion, without a pre-release or build suffix: "v1.36.3-gke.1" is 1.36.3).
+// A release the library does not model is an error that names the flag.
+func release(d discovery.ServerVersionInterface, flag string) (daemonset.Version, error) {
+	if flag != "" {
+		v, err := daemonset.ParseVersion(flag)
+		if err != nil {
+			return daemonset.Version{}, fmt.Errorf("--kubernetes-version: %w", err)
+		}
+		return v, nil
+	}
+	info, err := d.ServerVersion()
+	if err != nil {
+		return daemonset.Version{}, fmt.Errorf("reading the API server's version: %w", err)
+	}
+	git := info.GitVersion
+	if i := strings.IndexAny(git, "-+"); i >= 0 {
+		git = git[:i]
+	}
+	v, err := daemonset.ParseVersion(git)
+	if err != nil {
+		return daemonset.Version{}, fmt.Errorf("the API server's version %s: %w; --kubernetes-version names a supported release to behave as instead", info.GitVersion, err)
+	}
+	return v, nil
 }
 
 // restConfig builds the client configuration from the kubeconfig (in-cluster without one) with

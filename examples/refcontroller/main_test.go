@@ -1,8 +1,14 @@
 package main
 
 import (
+	"errors"
+
 	"bytes"
 	"context"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/version"
+	fakediscovery "k8s.io/client-go/discovery/fake"
+	clienttesting "k8s.io/client-go/testing"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,5 +65,46 @@ current-context: c
 		if cfg.QPS != tc.qps || cfg.Burst != tc.burst {
 			t.Errorf("%q: QPS %v, burst %d; want %v, %d", tc.args, cfg.QPS, cfg.Burst, tc.qps, tc.burst)
 		}
+	}
+}
+
+// The release comes from the API server's /version unless --kubernetes-version names one; a
+// release the library does not model is refused with an error that names the flag.
+func TestRelease(t *testing.T) {
+	for _, tc := range []struct {
+		name, server, flag string
+		want               string // the release, or a fragment of the error
+		wantErr            bool
+	}{
+		{name: "the server's release", server: "v1.36.3", want: "1.36.3"},
+		{name: "an older supported release", server: "v1.34.4", want: "1.34.4"},
+		{name: "a vendor suffix is dropped", server: "v1.35.2-gke.1100", want: "1.35.2"},
+		{name: "build metadata is dropped", server: "v1.33.1+k3s1", want: "1.33.1"},
+		{name: "an unsupported release is refused", server: "v1.32.9", want: "--kubernetes-version", wantErr: true},
+		{name: "a newer patch than supported is refused", server: "v1.36.99", want: "newest supported", wantErr: true},
+		{name: "the flag overrides an unsupported server", server: "v1.32.9", flag: "1.35", want: "1.35.4"},
+		{name: "a bad flag is refused", server: "v1.36.3", flag: "1.30", want: "--kubernetes-version", wantErr: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := &fakediscovery.FakeDiscovery{Fake: &clienttesting.Fake{}, FakedServerVersion: &version.Info{GitVersion: tc.server}}
+			got, err := release(d, tc.flag)
+			switch {
+			case tc.wantErr && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("release(%q, %q) = %v, %v; want an error with %q", tc.server, tc.flag, got, err, tc.want)
+			case !tc.wantErr && (err != nil || got.String() != tc.want):
+				t.Errorf("release(%q, %q) = %v, %v; want %s", tc.server, tc.flag, got, err, tc.want)
+			}
+		})
+	}
+}
+
+// An API server whose version cannot be read stops the controller before it starts.
+func TestReleaseDiscoveryFailure(t *testing.T) {
+	f := &clienttesting.Fake{}
+	f.AddReactor("get", "version", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, errors.New("connection refused")
+	})
+	if _, err := release(&fakediscovery.FakeDiscovery{Fake: f}, ""); err == nil || !strings.Contains(err.Error(), "connection refused") {
+		t.Errorf("release = %v; want the discovery error", err)
 	}
 }

@@ -49,6 +49,12 @@ type Options struct {
 	// sync with it (the live story). It is called from the workers, concurrently for
 	// different DaemonSets.
 	Trace func(SyncTrace)
+	// Version is the Kubernetes release whose DaemonSet controller this one stands in for
+	// (main reads the API server's): every plan uses its rules (daemonset.Options.Version), and
+	// from 1.36 a sync waits until the caches show the controller's own last writes
+	// (StaleControllerConsistencyDaemonSet, beta and on by default from 1.36; SYNC-7). The zero
+	// Version means 1.36.3, the library's default.
+	Version daemonset.Version
 }
 
 // SyncTrace is what one sync planned from, for comparing the controller's writes with a model.
@@ -86,6 +92,10 @@ type Controller struct {
 	workers  int
 	now      func() time.Time
 	trace    func(SyncTrace)
+	version  daemonset.Version // zero: the library's default release
+	// waitOwnWrites is StaleControllerConsistencyDaemonSet: a sync waits for the caches to
+	// show the controller's own writes (caughtUp). The gate exists, on, from 1.36.
+	waitOwnWrites bool
 
 	mu      sync.Mutex
 	state   map[string]*dsState      // per DaemonSet key: expectations and writes not yet observed
@@ -100,6 +110,7 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 		workers: opts.Workers,
 		now:     opts.Now,
 		trace:   opts.Trace,
+		version: opts.Version,
 		state:   map[string]*dsState{},
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "daemonset"}),
@@ -110,6 +121,7 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 	if c.now == nil {
 		c.now = time.Now
 	}
+	c.waitOwnWrites = c.version.IsZero() || c.version.AtLeast(1, 36, 0)
 	c.recorder = opts.Recorder
 	if c.recorder == nil {
 		c.events = record.NewBroadcaster()

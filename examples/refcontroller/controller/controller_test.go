@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -61,6 +62,12 @@ type harness struct {
 
 func newHarness(t *testing.T, objs ...runtime.Object) *harness {
 	t.Helper()
+	return newHarnessWith(t, Options{}, objs...)
+}
+
+// newHarnessWith is newHarness with opts (its Recorder and Now are the harness's).
+func newHarnessWith(t *testing.T, opts Options, objs ...runtime.Object) *harness {
+	t.Helper()
 	client := fake.NewClientset(objs...)
 	// The fake tracker neither generates names nor assigns uids; the API server does both.
 	var serial atomic.Int32
@@ -73,7 +80,8 @@ func newHarness(t *testing.T, objs ...runtime.Object) *harness {
 	})
 	factory := informers.NewSharedInformerFactory(client, 0)
 	rec := record.NewFakeRecorder(100)
-	c := New(client, factory, Options{Recorder: rec, Now: func() time.Time { return now }})
+	opts.Recorder, opts.Now = rec, func() time.Time { return now }
+	c := New(client, factory, opts)
 	for _, o := range objs {
 		var err error
 		switch o := o.(type) {
@@ -651,4 +659,48 @@ func targetNode(p *v1.Pod) string {
 		}
 	}
 	return p.Spec.NodeName
+}
+
+// The controller stands in for one release's: its plans use that release's rules (here its
+// template hash, VER-2, in the revision's name), and only from 1.36, where
+// StaleControllerConsistencyDaemonSet is beta and on, does a sync wait while the cached
+// DaemonSet is older than the controller's own last status write (SYNC-7).
+func TestSyncFollowsTheRelease(t *testing.T) {
+	for _, tc := range []struct {
+		release  string // "" is the zero Version
+		wantWait bool
+	}{
+		{"", true},
+		{"1.37", true},
+		{"1.36.0", true},
+		{"1.35", false},
+		{"1.33", false},
+	} {
+		t.Run("release "+cmp.Or(tc.release, "default"), func(t *testing.T) {
+			var v daemonset.Version
+			if tc.release != "" {
+				var err error
+				if v, err = daemonset.ParseVersion(tc.release); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ds := testDS()
+			h := newHarnessWith(t, Options{Version: v}, append([]runtime.Object{ds}, testNodes(1)...)...)
+			h.c.stateOf("ns/agent").dsRV = "20" // the cache holds resourceVersion 10
+			err := h.sync(t)
+			if tc.wantWait {
+				if !errors.Is(err, errNotObserved) || len(h.requests()) != 0 {
+					t.Fatalf("sync = %v with requests %q; want errNotObserved and none", err, h.requests())
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			hash := daemonset.ComputeHashFor(v, &ds.Spec.Template, nil)
+			if !slices.Contains(h.requests(), "create controllerrevisions agent-"+hash) {
+				t.Errorf("requests %q; want the revision of release %s's hash %s", h.requests(), v, hash)
+			}
+		})
+	}
 }
