@@ -21,7 +21,7 @@ func ruleOf(r daemonset.Reason) string {
 }
 
 // phaseRule is the rule that explains why no action of a kind is possible at all.
-func phaseRule(o *daemonset.Orders) string {
+func phaseRule(o *orders) string {
 	if o.Phase == "rolling" {
 		return "UPD-2"
 	}
@@ -31,7 +31,7 @@ func phaseRule(o *daemonset.Orders) string {
 // checkCreates checks the candidate's creates: each on a node where the controller could create
 // a pod in this sync, the selection a valid one (DIFF-10, UPD-23), each pod as ComparePods
 // accepts it.
-func checkCreates(key string, o *daemonset.Orders, got []daemonset.Creation, opts Options) []Mismatch {
+func checkCreates(key string, o *orders, got []daemonset.Creation, opts Options) []Mismatch {
 	ix := newListIndex("create", o.Creates)
 	var out []Mismatch
 	sel := map[string]bool{}
@@ -77,7 +77,7 @@ func nodeLabel(n string) string {
 
 // checkDeletes checks the candidate's deletes: each of a pod the controller could delete in
 // this sync, on its node, and the selection a valid one (DIFF-10, DIFF-17, UPD-9, UPD-23).
-func checkDeletes(key string, o *daemonset.Orders, got []daemonset.Deletion, opts Options) []Mismatch {
+func checkDeletes(key string, o *orders, got []daemonset.Deletion, opts Options) []Mismatch {
 	ix := newListIndex("delete", o.Deletes)
 	var out []Mismatch
 	sel := map[string]bool{}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/choice"
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -68,7 +69,7 @@ func (m Mismatch) String() string {
 }
 
 // Expected is what every conforming plan of one DaemonSet agrees on, and the choices it may
-// make: the deterministic fields of the project's plan and the daemonset.Orders of the sync.
+// make: the deterministic fields of the project's plan and the choice sets of the sync.
 // A corpus case stores it (testdata/case.schema.json).
 type Expected struct {
 	Namespace      string                   `json:"namespace"`
@@ -84,10 +85,10 @@ type Expected struct {
 	Revisions *daemonset.RevisionWrites `json:"revisions,omitempty"`
 	// StatusWrite, Backoff and RequeueAfter are the plan's (STAT-14, DIFF-12, SYNC-8); a
 	// candidate that gives them is checked against them.
-	StatusWrite  *appsv1.DaemonSetStatus  `json:"statusWrite,omitempty"`
-	Backoff      []daemonset.BackoffEntry `json:"backoff,omitempty"`
-	RequeueAfter metav1.Duration          `json:"requeueAfter,omitzero"`
-	Orders       *daemonset.Orders        `json:"orders"`
+	StatusWrite  *appsv1.DaemonSetStatus                                `json:"statusWrite,omitempty"`
+	Backoff      []daemonset.BackoffEntry                               `json:"backoff,omitempty"`
+	RequeueAfter metav1.Duration                                        `json:"requeueAfter,omitzero"`
+	Orders       *choice.Orders[daemonset.Creation, daemonset.Deletion] `json:"orders"`
 	// StatusDeletes are the plan's deletions of the pods Orders.Status names: Status is
 	// counted for them, and recounted for a candidate that picked others (STAT-16).
 	StatusDeletes []daemonset.PodRef `json:"statusDeletes,omitempty"`
@@ -121,7 +122,7 @@ func expectPlain(s daemonset.Snapshot, opts Options) ([]Expected, *daemonset.Clu
 	if err != nil {
 		return nil, nil, err
 	}
-	orders, err := daemonset.ClusterOrders(s, opts.planOptions())
+	ords, err := s.Orders(opts.planOptions())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -130,7 +131,7 @@ func expectPlain(s daemonset.Snapshot, opts Options) ([]Expected, *daemonset.Clu
 		out[i] = Expected{Namespace: w.Namespace, Name: w.Name, RevisionHash: w.RevisionHash, Skipped: w.Skipped,
 			Adopt: w.Adopt, Release: w.Release, RollingUpdate: w.RollingUpdate, Status: w.Status,
 			CollisionCount: w.CollisionCount, Revisions: w.Revisions, StatusWrite: w.StatusWrite, Backoff: w.Backoff,
-			RequeueAfter: w.RequeueAfter, Orders: orders[i], StatusDeletes: statusDeletes(orders[i], w.Delete)}
+			RequeueAfter: w.RequeueAfter, Orders: ords[i], StatusDeletes: statusDeletes(ords[i], w.Delete)}
 	}
 	return out, plans, nil
 }
@@ -224,7 +225,7 @@ func checkTied(key string, w *Expected, g *daemonset.Result, opts Options) []Mis
 func checkOne(key string, w *Expected, g *daemonset.Result, opts Options) []Mismatch {
 	o := w.Orders
 	if o == nil {
-		o = &daemonset.Orders{}
+		o = &orders{}
 	}
 	var out []Mismatch
 	add := func(action, object, rule, format string, args ...any) {
@@ -253,7 +254,7 @@ func checkOne(key string, w *Expected, g *daemonset.Result, opts Options) []Mism
 	wantStatus, recounted := w.Status, false
 	if len(o.Status) > 0 {
 		// The deletions picked decide what the status counts (STAT-16).
-		wantStatus = o.StatusWith(w.Status, asDeletions(w.StatusDeletes), g.Delete)
+		wantStatus = o.StatusWith(w.Status, deletedIn(asDeletions(w.StatusDeletes)), deletedIn(g.Delete))
 		recounted = wantStatus != w.Status
 	}
 	out = append(out, checkStatus(key, g.Status, wantStatus)...)
@@ -401,14 +402,14 @@ func checkStatus(key string, got, want *appsv1.DaemonSetStatus) []Mismatch {
 }
 
 // statusDeletes returns the deletions of del that name a pod of o.Status (STAT-16).
-func statusDeletes(o *daemonset.Orders, del []daemonset.Deletion) []daemonset.PodRef {
+func statusDeletes(o *orders, del []daemonset.Deletion) []daemonset.PodRef {
 	if len(o.Status) == 0 { // the rule: the status is the same whatever the pick
 		return nil
 	}
 	var out []daemonset.PodRef
 	for _, d := range del {
 		for _, n := range o.Status {
-			if slices.ContainsFunc(n.Pods, func(p daemonset.StatusPod) bool { return p.Namespace == d.Namespace && p.Name == d.Name }) {
+			if slices.ContainsFunc(n.Pods, func(p choice.StatusPod) bool { return p.Namespace == d.Namespace && p.Name == d.Name }) {
 				out = append(out, daemonset.PodRef{Namespace: d.Namespace, Name: d.Name})
 			}
 		}

@@ -133,7 +133,7 @@ func finish(t *testing.T, c *Case, description, profile string, extraRules ...st
 		if e.Skipped != "" {
 			rules[string(e.Skipped)] = true
 		}
-		for _, list := range [][]daemonset.ActionClass{o.Creates, o.Deletes} {
+		for _, list := range [][]actionClass{o.Creates, o.Deletes} {
 			for _, cl := range list {
 				if cl.Rule != "" {
 					rules[cl.Rule], rules["D-1"] = true, true
@@ -174,7 +174,7 @@ func finish(t *testing.T, c *Case, description, profile string, extraRules ...st
 	c.Profile = profile
 }
 
-func classesSize(cls []daemonset.ActionClass) int {
+func classesSize(cls []actionClass) int {
 	n := 0
 	for _, cl := range cls {
 		n += classSize(cl)

@@ -367,8 +367,8 @@ func unready(p *v1.Pod) *v1.Pod {
 // against upstream, so that a regenerated corpus cannot drift from them.
 func TestHandCasesHoldWhatWasChecked(t *testing.T) {
 	byName := corpusByName(t)
-	orders := func(name string) *daemonset.Orders { return byName[name].Expected[0].Orders }
-	keys := func(cl daemonset.ActionClass) []string { return candidateKeys(cl) }
+	orders := func(name string) *orders { return byName[name].Expected[0].Orders }
+	keys := func(cl actionClass) []string { return candidateKeys(cl) }
 
 	if w := byName["upd-14-duplicate-current-revisions"].Expected[0].Revisions; w == nil || len(w.Adopt) != 1 || len(w.Update) != 1 ||
 		w.Update[0].Labels[appsv1.DefaultDaemonSetUniqueLabelKey] != "ds-old" || len(w.RelabelPods) != 2 ||

@@ -7,7 +7,27 @@ import (
 	"strings"
 
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/choice"
 )
+
+// The choice sets of one sync (D-1), as package daemonset computes them (Planner.Orders,
+// Snapshot.Orders) over its own actions. Their types are internal to the module: the corpus
+// stores them as the "orders" of a case (testdata/case.schema.json).
+type (
+	orders      = choice.Orders[daemonset.Creation, daemonset.Deletion]
+	actionClass = choice.ActionClass[daemonset.Creation, daemonset.Deletion]
+	actionGroup = choice.ActionGroup[daemonset.Creation, daemonset.Deletion]
+	actionPart  = choice.ActionPart[daemonset.Creation, daemonset.Deletion]
+)
+
+// deletedIn reports whether l deletes the pod namespace/name, for Orders.StatusWith.
+func deletedIn(l []daemonset.Deletion) func(namespace, name string) bool {
+	set := make(map[daemonset.PodRef]bool, len(l))
+	for _, d := range l {
+		set[daemonset.PodRef{Namespace: d.Namespace, Name: d.Name}] = true
+	}
+	return func(namespace, name string) bool { return set[daemonset.PodRef{Namespace: namespace, Name: name}] }
+}
 
 // An item is one action of a list, known by its key: the node of a create, the
 // namespace/name of a deleted pod.
@@ -24,11 +44,11 @@ type item struct {
 // listIndex indexes the classes of one list (creates or deletes) by action key.
 type listIndex struct {
 	kind    string // "create" or "delete"
-	classes []daemonset.ActionClass
+	classes []actionClass
 	items   map[string]item
 }
 
-func newListIndex(kind string, classes []daemonset.ActionClass) *listIndex {
+func newListIndex(kind string, classes []actionClass) *listIndex {
 	ix := &listIndex{kind: kind, classes: classes, items: map[string]item{}}
 	for c, cl := range classes {
 		for g, gr := range cl.Groups {
@@ -60,7 +80,7 @@ type choiceProblem struct {
 
 // verifySelection decides whether got (keys of candidate actions, each known to ix) is a prefix
 // of length min(limit, total) of some list the controller could build (DIFF-10 with the classes
-// of daemonset.Orders), and says why not. Keys unknown to ix are the caller's business.
+// of the choice sets), and says why not. Keys unknown to ix are the caller's business.
 func (ix *listIndex) verifySelection(got map[string]bool, limit int) []choiceProblem {
 	var probs []choiceProblem
 	byClass := make([]map[int][]item, len(ix.classes)) // class -> group -> got items, by key
@@ -101,14 +121,14 @@ func (ix *listIndex) verifySelection(got map[string]bool, limit int) []choicePro
 }
 
 // classSize is how many actions a class contributes when nothing cuts it.
-func classSize(cl daemonset.ActionClass) int {
+func classSize(cl actionClass) int {
 	if cl.Rule != "" {
 		return cl.Take // every group of a choice class holds one action
 	}
 	return groupsSize(cl.Groups)
 }
 
-func groupsSize(groups []daemonset.ActionGroup) int {
+func groupsSize(groups []actionGroup) int {
 	n := 0
 	for _, g := range groups {
 		n += groupSize(g)
@@ -116,7 +136,7 @@ func groupsSize(groups []daemonset.ActionGroup) int {
 	return n
 }
 
-func groupSize(g daemonset.ActionGroup) int {
+func groupSize(g actionGroup) int {
 	n := 0
 	for _, p := range g.Parts {
 		n += partSize(p)
@@ -124,7 +144,7 @@ func groupSize(g daemonset.ActionGroup) int {
 	return n
 }
 
-func partSize(p daemonset.ActionPart) int {
+func partSize(p actionPart) int {
 	n := len(p.Creates) + len(p.Deletes)
 	if len(p.OneOf) > 0 {
 		n++
@@ -134,7 +154,7 @@ func partSize(p daemonset.ActionPart) int {
 
 // fullClass checks a class the cap does not reach: a choice class has exactly Take of its
 // candidates, any other class every action, with one of each OneOf.
-func (ix *listIndex) fullClass(cl daemonset.ActionClass, groups map[int][]item) []choiceProblem {
+func (ix *listIndex) fullClass(cl actionClass, groups map[int][]item) []choiceProblem {
 	if cl.Rule != "" {
 		return ix.choiceCount(cl, groups, cl.Take)
 	}
@@ -146,7 +166,7 @@ func (ix *listIndex) fullClass(cl daemonset.ActionClass, groups map[int][]item) 
 }
 
 // choiceCount checks that want candidates of a choice class were taken.
-func (ix *listIndex) choiceCount(cl daemonset.ActionClass, groups map[int][]item, want int) []choiceProblem {
+func (ix *listIndex) choiceCount(cl actionClass, groups map[int][]item, want int) []choiceProblem {
 	n := 0
 	for _, its := range groups {
 		n += len(its)
@@ -162,7 +182,7 @@ func (ix *listIndex) choiceCount(cl daemonset.ActionClass, groups map[int][]item
 		count(n, ix.kind), reason, want, len(cl.Groups), strings.Join(candidateKeys(cl), ", "))}}
 }
 
-func actionReason(p daemonset.ActionPart) daemonset.Reason {
+func actionReason(p actionPart) daemonset.Reason {
 	switch {
 	case len(p.Creates) > 0:
 		return p.Creates[0].Reason
@@ -174,7 +194,7 @@ func actionReason(p daemonset.ActionPart) daemonset.Reason {
 	return ""
 }
 
-func candidateKeys(cl daemonset.ActionClass) []string {
+func candidateKeys(cl actionClass) []string {
 	var keys []string
 	for _, g := range cl.Groups {
 		for _, p := range g.Parts {
@@ -193,7 +213,7 @@ func candidateKeys(cl daemonset.ActionClass) []string {
 // cutClass checks the class where the burst cap falls: exactly remaining of its actions, all
 // of them from groups submitted whole except at most one, whose actions are a prefix of some
 // order of its parts.
-func (ix *listIndex) cutClass(c int, cl daemonset.ActionClass, groups map[int][]item, remaining, limit int) []choiceProblem {
+func (ix *listIndex) cutClass(c int, cl actionClass, groups map[int][]item, remaining, limit int) []choiceProblem {
 	if cl.Rule != "" {
 		return ix.choiceCount(cl, groups, remaining)
 	}
@@ -226,7 +246,7 @@ func (ix *listIndex) cutClass(c int, cl daemonset.ActionClass, groups map[int][]
 
 // partsPrefix checks that its, size actions of group gr, are the first size actions of some
 // order of its parts: every earlier part whole, then a subset of one part.
-func (ix *listIndex) partsPrefix(gr daemonset.ActionGroup, its []item, size int) []choiceProblem {
+func (ix *listIndex) partsPrefix(gr actionGroup, its []item, size int) []choiceProblem {
 	byPart := map[int][]item{}
 	for _, it := range its {
 		byPart[it.part] = append(byPart[it.part], it)
@@ -253,7 +273,7 @@ func (ix *listIndex) partsPrefix(gr daemonset.ActionGroup, its []item, size int)
 }
 
 // partProblems words what is wrong with the actions got of one part, want of which were due.
-func (ix *listIndex) partProblems(gr daemonset.ActionGroup, part daemonset.ActionPart, got []item, want int) []choiceProblem {
+func (ix *listIndex) partProblems(gr actionGroup, part actionPart, got []item, want int) []choiceProblem {
 	have := map[string]bool{}
 	for _, it := range got {
 		have[it.key] = true

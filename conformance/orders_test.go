@@ -11,32 +11,33 @@ func del(name, node string, r daemonset.Reason) daemonset.Deletion {
 	return daemonset.Deletion{Namespace: "ns", Name: name, Node: node, Reason: r}
 }
 
-func delGroup(node string, parts ...daemonset.ActionPart) daemonset.ActionGroup {
-	return daemonset.ActionGroup{Node: node, Parts: parts}
+func delGroup(node string, parts ...actionPart) actionGroup {
+	return actionGroup{Node: node, Parts: parts}
 }
 
-func dels(ds ...daemonset.Deletion) daemonset.ActionPart { return daemonset.ActionPart{Deletes: ds} }
+func dels(ds ...daemonset.Deletion) actionPart { return actionPart{Deletes: ds} }
 
 // TestVerifySelection checks the prefix rules of DIFF-10 with the classes, groups and parts of
-// daemonset.Orders: which selections of a list some order of the controller could submit.
+// the choice sets (daemonset.Planner.Orders): which selections of a list some order of the
+// controller could submit.
 func TestVerifySelection(t *testing.T) {
 	// Node a: two controlled Succeeded pods (one part, any order) then a duplicate (fixed);
 	// node b: one Failed pod of two (DIFF-17); DIFF-8 class after both.
-	base := []daemonset.ActionClass{
-		{Take: 2, Groups: []daemonset.ActionGroup{
+	base := []actionClass{
+		{Take: 2, Groups: []actionGroup{
 			delGroup("a", dels(del("a1", "a", daemonset.ReasonSucceededPod), del("a2", "a", daemonset.ReasonSucceededPod)),
 				dels(del("a3", "a", daemonset.ReasonDuplicatePod))),
-			delGroup("b", daemonset.ActionPart{OneOf: []daemonset.Deletion{del("b1", "b", daemonset.ReasonFailedPod), del("b2", "b", daemonset.ReasonFailedPod)}}),
+			delGroup("b", actionPart{OneOf: []daemonset.Deletion{del("b1", "b", daemonset.ReasonFailedPod), del("b2", "b", daemonset.ReasonFailedPod)}}),
 		}},
-		{Take: 1, Groups: []daemonset.ActionGroup{delGroup("gone", dels(del("m1", "gone", daemonset.ReasonUnscheduledOnMissingNode)))}},
+		{Take: 1, Groups: []actionGroup{delGroup("gone", dels(del("m1", "gone", daemonset.ReasonUnscheduledOnMissingNode)))}},
 	}
-	two := []daemonset.ActionClass{{Take: 2, Groups: []daemonset.ActionGroup{
+	two := []actionClass{{Take: 2, Groups: []actionGroup{
 		delGroup("a", dels(del("a1", "a", daemonset.ReasonNodeNotEligible), del("a2", "a", daemonset.ReasonNodeNotEligible))),
 		delGroup("d", dels(del("d1", "d", daemonset.ReasonNodeNotEligible), del("d2", "d", daemonset.ReasonNodeNotEligible))),
 	}}}
-	choice := []daemonset.ActionClass{
-		{Take: 1, Groups: []daemonset.ActionGroup{delGroup("x", dels(del("x1", "x", daemonset.ReasonUpdateOldUnavailable)))}},
-		{Rule: "UPD-9", Take: 2, Groups: []daemonset.ActionGroup{
+	choice := []actionClass{
+		{Take: 1, Groups: []actionGroup{delGroup("x", dels(del("x1", "x", daemonset.ReasonUpdateOldUnavailable)))}},
+		{Rule: "UPD-9", Take: 2, Groups: []actionGroup{
 			delGroup("c1", dels(del("c1", "c1", daemonset.ReasonUpdateOldCandidate))),
 			delGroup("c2", dels(del("c2", "c2", daemonset.ReasonUpdateOldCandidate))),
 			delGroup("c3", dels(del("c3", "c3", daemonset.ReasonUpdateOldCandidate))),
@@ -44,7 +45,7 @@ func TestVerifySelection(t *testing.T) {
 	}
 	tests := []struct {
 		name    string
-		classes []daemonset.ActionClass
+		classes []actionClass
 		limit   int
 		got     []string
 		rule    string // "" when the selection is valid
@@ -99,9 +100,9 @@ func TestVerifySelection(t *testing.T) {
 // TestVerifySelectionOrder checks that the problems of one selection come in one order (by
 // group, then key), whatever the order of the maps behind it: verify's output is stable.
 func TestVerifySelectionOrder(t *testing.T) {
-	classes := []daemonset.ActionClass{
-		{Take: 1, Groups: []daemonset.ActionGroup{delGroup("x", dels(del("x1", "x", daemonset.ReasonUpdateOldUnavailable)))}},
-		{Take: 4, Groups: []daemonset.ActionGroup{
+	classes := []actionClass{
+		{Take: 1, Groups: []actionGroup{delGroup("x", dels(del("x1", "x", daemonset.ReasonUpdateOldUnavailable)))}},
+		{Take: 4, Groups: []actionGroup{
 			delGroup("d", dels(del("d1", "d", daemonset.ReasonNodeNotEligible), del("d2", "d", daemonset.ReasonNodeNotEligible))),
 			delGroup("a", dels(del("a2", "a", daemonset.ReasonNodeNotEligible), del("a1", "a", daemonset.ReasonNodeNotEligible))),
 		}},

@@ -52,7 +52,7 @@ func TestPropertyProjectPlansAndEveryDrawConform(t *testing.T) {
 			cand.Create, cand.Delete = sample(r, want[0].Orders)
 			// Another pick of deletions may count another status (STAT-16); whether it is
 			// written turns on the stored counters, so the draw leaves statusWrite out.
-			if st := want[0].Orders.StatusWith(plans[0].Status, plans[0].Delete, cand.Delete); st != plans[0].Status {
+			if st := want[0].Orders.StatusWith(plans[0].Status, deletedIn(plans[0].Delete), deletedIn(cand.Delete)); st != plans[0].Status {
 				cand.Status, cand.StatusWrite = st, nil
 			}
 			if ms := Verify(want, []*daemonset.Result{cand}, opts); len(ms) > 0 {
@@ -94,7 +94,7 @@ func TestPropertyHarmfulMutationsAreRejected(t *testing.T) {
 	}
 }
 
-func mutations(r *rand.Rand, s daemonset.Snapshot, o *daemonset.Orders) map[string]func(*daemonset.Result) bool {
+func mutations(r *rand.Rand, s daemonset.Snapshot, o *orders) map[string]func(*daemonset.Result) bool {
 	return map[string]func(*daemonset.Result) bool{
 		"drop create": func(c *daemonset.Result) bool {
 			if len(c.Create) == 0 {

@@ -93,7 +93,7 @@ func randomPod(r *rand.Rand, n *int, node, hash string, tidy bool, yes *bool, ag
 // sample draws one plan the controller could produce from o, as the controller would with a
 // random order: classes in order, groups shuffled, parts in order with their actions shuffled
 // (one of each OneOf), a choice class's first Take groups, and the burst cap's prefix.
-func sample(r *rand.Rand, o *daemonset.Orders) ([]daemonset.Creation, []daemonset.Deletion) {
+func sample(r *rand.Rand, o *orders) ([]daemonset.Creation, []daemonset.Deletion) {
 	var creates []daemonset.Creation
 	var deletes []daemonset.Deletion
 	limit := o.BurstLimit
@@ -129,8 +129,8 @@ func sample(r *rand.Rand, o *daemonset.Orders) ([]daemonset.Creation, []daemonse
 	return creates, deletes
 }
 
-func takeGroups(r *rand.Rand, cl daemonset.ActionClass) []daemonset.ActionGroup {
-	groups := append([]daemonset.ActionGroup(nil), cl.Groups...)
+func takeGroups(r *rand.Rand, cl actionClass) []actionGroup {
+	groups := append([]actionGroup(nil), cl.Groups...)
 	r.Shuffle(len(groups), func(i, j int) { groups[i], groups[j] = groups[j], groups[i] })
 	return groups[:cl.Take]
 }

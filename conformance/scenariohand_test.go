@@ -36,7 +36,7 @@ func shape(e Expected) string {
 	if o := e.Orders; o != nil {
 		for _, side := range []struct {
 			verb string
-			cls  []daemonset.ActionClass
+			cls  []actionClass
 		}{{"create", o.Creates}, {"delete", o.Deletes}} {
 			for _, cl := range side.cls {
 				s := side.verb + " "

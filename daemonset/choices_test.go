@@ -9,6 +9,7 @@ import (
 
 	"github.com/daemonsched/daemonsched/conformance"
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/choice"
 	appsv1 "k8s.io/api/apps/v1"
 )
 
@@ -107,7 +108,7 @@ func TestOrdersOfferOnlyReachableChoices(t *testing.T) {
 		p, _ := daemonset.Compile(ds, daemonset.Options{Now: now})
 		orders := p.Orders(daemonset.Snapshot{Nodes: nodes, Pods: pods})
 		offered := map[string]bool{}
-		for _, list := range [][]daemonset.ActionClass{orders.Creates, orders.Deletes} {
+		for _, list := range [][]choice.ActionClass[daemonset.Creation, daemonset.Deletion]{orders.Creates, orders.Deletes} {
 			for _, cl := range list {
 				for _, g := range cl.Groups {
 					for _, part := range g.Parts {

@@ -27,24 +27,16 @@ import (
 // reports an inconsistent snapshot. It panics on misuse (zero opts.Now, negative
 // opts.BurstLimit or opts.Workers).
 func PlanCluster(s Snapshot, opts Options) (*ClusterResult, error) {
-	res, _, err := PlanClusterCompiled(s, opts)
-	return res, err
-}
-
-// PlanClusterCompiled is [PlanCluster] that also returns the compiled DaemonSets, planners[i]
-// the one res.DaemonSets[i] was planned with, for callers that go on to ask them about nodes
-// ([Planner.Eligibility], [Planner.Explain]) without compiling each DaemonSet again.
-func PlanClusterCompiled(s Snapshot, opts Options) (res *ClusterResult, planners []*Planner, err error) {
 	opts.Check()
 	if errs := CheckSnapshot(s); len(errs) > 0 {
-		return nil, nil, errs.ToAggregate()
+		return nil, errs.ToAggregate()
 	}
 	planners, ccs := clusterPlanners(s, opts)
 	out := &ClusterResult{DaemonSets: make([]*Result, 0, len(planners))}
 	for i, p := range planners {
 		out.DaemonSets = append(out.DaemonSets, p.plan(s, ccs[i], syncActs))
 	}
-	return out, planners, nil
+	return out, nil
 }
 
 // clusterClaims is how a cluster-wide plan shares contested pods with one DaemonSet (D-2). A

@@ -36,7 +36,7 @@ func WithDefaults(ds *appsv1.DaemonSet) *appsv1.DaemonSet {
 		}
 	}
 	if out.Spec.RevisionHistoryLimit == nil {
-		limit := int32(10)
+		limit := int32(defaultRevisionHistoryLimit)
 		out.Spec.RevisionHistoryLimit = &limit
 	}
 	return out

@@ -3,6 +3,8 @@ package daemonset
 import (
 	"slices"
 	"strings"
+
+	"github.com/daemonsched/daemonsched/internal/choice"
 )
 
 // One DaemonSet's sync on one node, computed once (SYNC-2). Every consumer of a sync is a fold
@@ -48,43 +50,27 @@ func (st *nodeState) listed() bool    { return st.flags&nodeListed != 0 }
 func (st *nodeState) shouldRun() bool { return st.flags&nodeShouldRun != 0 }
 func (st *nodeState) creates() bool   { return st.flags&nodeCreates != 0 }
 
-// statusBits is one node's share of the status counters, one bit per counter.
-type statusBits uint8
+// statusBits is one node's share of the status counters, one bit per counter: choice.Share,
+// whose ShareOf states STAT-2..STAT-5 for the plan and the verifier's recount alike.
+type statusBits = choice.Share
 
 const (
-	statDesired statusBits = 1 << iota
-	statCurrent
-	statMisscheduled
-	statReady
-	statUpdated
-	statAvailable
+	statDesired      = choice.ShareDesired
+	statCurrent      = choice.ShareCurrent
+	statMisscheduled = choice.ShareMisscheduled
+	statReady        = choice.ShareReady
+	statUpdated      = choice.ShareUpdated
+	statAvailable    = choice.ShareAvailable
 )
 
-// statusOf is one node's share of the counters (STAT-2..STAT-5): a node that should run a
+// statusOf is one node's share of the counters (choice.ShareOf): a node that should run a
 // daemon pod or not, whose first pod in DIFF-7 order has the facts oldest, nil when it holds
-// none. Only shouldRun matters (STAT-12).
+// none.
 func statusOf(shouldRun bool, oldest *podFacts) statusBits {
-	if !shouldRun {
-		if oldest != nil {
-			return statMisscheduled // STAT-4
-		}
-		return 0
-	}
-	b := statDesired // STAT-2
 	if oldest == nil {
-		return b
+		return choice.ShareOf(shouldRun, false, false, false, false)
 	}
-	b |= statCurrent // STAT-3
-	if oldest.has(factReady) {
-		b |= statReady
-		if oldest.has(factAvailable) {
-			b |= statAvailable
-		}
-	}
-	if oldest.has(factUpdated) {
-		b |= statUpdated
-	}
-	return b
+	return choice.ShareOf(shouldRun, true, oldest.has(factReady), oldest.has(factAvailable), oldest.has(factUpdated))
 }
 
 // statusOfPods is statusOf for a node of the node list with its grouped pods in DIFF-7 order

@@ -81,24 +81,6 @@ func IsControlledBy(pod *v1.Pod, ds *appsv1.DaemonSet) bool {
 	return ref != nil && controlledBy(ref, ds)
 }
 
-// Claims returns whether the sync res plans for ds claims a pod of the snapshot it was planned
-// from: ds controls the pod (IsControlledBy) and res does not release it (OWN-2, OWN-3), or
-// res adopts it (OWN-4). These are the pods the sync calls ds's own after its claims.
-func Claims(ds *appsv1.DaemonSet, res *Result) func(pod *v1.Pod) bool {
-	set := func(l []PodRef) map[PodRef]bool {
-		m := make(map[PodRef]bool, len(l))
-		for _, r := range l {
-			m[r] = true
-		}
-		return m
-	}
-	adopted, released := set(res.Adopt), set(res.Release)
-	return func(pod *v1.Pod) bool {
-		ref := podRef(pod)
-		return adopted[ref] || !released[ref] && IsControlledBy(pod, ds)
-	}
-}
-
 // controlledBy reports whether ref, a pod's controller reference, names ds (OWN-1, OWN-7):
 // kind DaemonSet, ds's name and ds's uid; the apiVersion is not compared.
 func controlledBy(ref *metav1.OwnerReference, ds *appsv1.DaemonSet) bool {

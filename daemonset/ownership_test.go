@@ -172,29 +172,3 @@ func TestIsControlledBy(t *testing.T) {
 		})
 	}
 }
-
-// TestClaims: the pods a sync calls its own after claiming are those it controls and keeps
-// (OWN-2) and those it adopts (OWN-4); released pods (OWN-3), other owners' pods and pods in
-// other namespaces are not (OWN-1).
-func TestClaims(t *testing.T) {
-	t.Parallel()
-	ds := newDS()
-	pods := []*v1.Pod{
-		pod("kept", "n0"),
-		pod("adopted", "n1", orphan),
-		pod("released", "n2", podLabels(map[string]string{"app": "x"})),
-		pod("foreign", "n2", owners(ownedBy("DaemonSet", "bar", "uid-bar", true))),
-		pod("elsewhere", "n2", namespace("other")),
-		pod("orphan-elsewhere", "n2", namespace("other"), orphan),
-	}
-	res, err := daemonset.Plan(ds, nodes(3), pods, opts())
-	require.NoError(t, err)
-	claims := daemonset.Claims(ds, res)
-	var got []string
-	for _, p := range pods {
-		if claims(p) {
-			got = append(got, p.Name)
-		}
-	}
-	require.Equal(t, []string{"kept", "adopted"}, got)
-}

@@ -112,10 +112,10 @@ func RelabelPatch(hash string) []byte {
 	return b
 }
 
-// DefaultRevisionHistoryLimit is the spec.revisionHistoryLimit the API server defaults to; the
-// plan uses it when the field is unset (a hand-written DaemonSet), where upstream would read a
-// nil pointer.
-const DefaultRevisionHistoryLimit = 10
+// defaultRevisionHistoryLimit is the spec.revisionHistoryLimit the API server defaults to
+// (WithDefaults); the plan uses it when the field is unset (a hand-written DaemonSet), where
+// upstream would read a nil pointer.
+const defaultRevisionHistoryLimit = 10
 
 // writesNothing reports that rev needs no write, with or without a history clean-up: the
 // common path of one current revision, decided before anything is built for the writes.
@@ -222,13 +222,13 @@ func (p *Planner) historyCleanup(old []*appsv1.ControllerRevision, sp syncPods) 
 	return out
 }
 
-// historyLimit is spec.revisionHistoryLimit, DefaultRevisionHistoryLimit when unset; a
+// historyLimit is spec.revisionHistoryLimit, defaultRevisionHistoryLimit when unset; a
 // negative limit (which validation rejects) keeps nothing, as upstream's arithmetic does.
 func (p *Planner) historyLimit() int {
 	if l := p.ds.Spec.RevisionHistoryLimit; l != nil {
 		return int(max(*l, 0))
 	}
-	return DefaultRevisionHistoryLimit
+	return defaultRevisionHistoryLimit
 }
 
 func (w *RevisionWrites) orNil() *RevisionWrites {

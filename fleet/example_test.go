@@ -96,3 +96,35 @@ func ExampleMatrix_UpdateNode() {
 	// cordon: 0 changes
 	// node-000002: shouldRun true -> false (TaintNotTolerated)
 }
+
+// ExampleMatrix reads a Matrix row by row and keeps it up to date as nodes go and a DaemonSet
+// changes, as a simulator stepping through a cluster's history does.
+func ExampleMatrix() {
+	opts := daemonset.Options{Now: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)}
+	set, _ := fleet.Compile([]*appsv1.DaemonSet{workload.ReferenceDaemonSet()}, opts)
+	decisions, _ := set.Decide(workload.Nodes(1, 1000))
+
+	shouldRun, mayContinue := decisions.Count(0)
+	fmt.Println("rows:", decisions.Rows(), "shouldRun:", shouldRun, "shouldContinueRunning:", mayContinue)
+
+	// One node, by name: its row, its node, the decision and what the daemon pods need there.
+	r, _ := decisions.Row("node-000002")
+	var d fleet.NodeDecision
+	decisions.DecisionAt(r, &d)
+	fmt.Println(decisions.NodeAt(r).Name, decisions.Eligibility(r, 0).ShouldRun, len(d.ShouldRun()), "daemon pod")
+
+	// The node goes: its decisions change to none, and its row is kept for the next node.
+	fmt.Println("remove:", len(decisions.RemoveNode("node-000002", nil)), "change")
+
+	// The DaemonSet now tolerates every taint: it runs wherever its placement admits it.
+	ds := workload.ReferenceDaemonSet()
+	ds.Spec.Template.Spec.Tolerations = append(ds.Spec.Template.Spec.Tolerations, v1.Toleration{Operator: v1.TolerationOpExists})
+	changes, _ := decisions.UpdateDaemonSet(ds, nil)
+	shouldRun, _ = decisions.Count(0)
+	fmt.Println("update:", len(changes), "changes; shouldRun:", shouldRun, "of", decisions.Set().Len(), "DaemonSet")
+	// Output:
+	// rows: 1000 shouldRun: 487 shouldContinueRunning: 620
+	// node-000002 true 1 daemon pod
+	// remove: 1 change
+	// update: 133 changes; shouldRun: 619 of 1 DaemonSet
+}

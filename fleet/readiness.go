@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -78,9 +79,15 @@ func NodeReadiness(s daemonset.Snapshot, nodeName string, daemonSets *metav1.Lab
 		return nil, fmt.Errorf("node %q not found", nodeName)
 	}
 	node := s.Nodes[i]
-	plan, planners, err := daemonset.PlanClusterCompiled(s, opts)
+	plan, err := daemonset.PlanCluster(s, opts)
 	if err != nil {
 		return nil, err
+	}
+	byName := make(map[string]*appsv1.DaemonSet, len(s.DaemonSets))
+	for _, ds := range s.DaemonSets {
+		if ds != nil {
+			byName[ds.Namespace+"/"+ds.Name] = ds
+		}
 	}
 	// The pods meant for the node (OWN-9), by name, gathered once for every DaemonSet.
 	var onNode []*v1.Pod
@@ -92,16 +99,37 @@ func NodeReadiness(s daemonset.Snapshot, nodeName string, daemonSets *metav1.Lab
 	slices.SortFunc(onNode, func(a, b *v1.Pod) int { return strings.Compare(a.Name, b.Name) })
 	out := &Readiness{Node: nodeName, NodeNotReady: nodeNotReady(node), DaemonSets: []DaemonSetReadiness{}}
 	out.Ready = out.NodeNotReady == ""
-	for k, res := range plan.DaemonSets {
-		p := planners[k]
-		if sel != nil && !sel.Matches(p.DaemonSet().Labels) {
+	for _, res := range plan.DaemonSets {
+		ds := byName[res.Namespace+"/"+res.Name]
+		if sel != nil && !sel.Matches(ds.Labels) {
 			continue
 		}
+		// Compiled again, as PlanCluster compiled it, only for the DaemonSets asked about:
+		// the plan of the whole snapshot dominates the cost.
+		p, _ := daemonset.Compile(ds, opts)
 		r := dsReadiness(p, res, node, onNode)
 		out.Ready = out.Ready && !r.Blocking
 		out.DaemonSets = append(out.DaemonSets, r)
 	}
 	return out, nil
+}
+
+// claimsOf returns whether the sync res plans for ds calls a pod of the snapshot its own after
+// its claims: the plan adopts it (OWN-4), or ds controls it (OWN-1, IsControlledBy) and the
+// plan does not release it (OWN-2, OWN-3). It reads the plan's decisions and decides none.
+func claimsOf(ds *appsv1.DaemonSet, res *daemonset.Result) func(pod *v1.Pod) bool {
+	set := func(l []daemonset.PodRef) map[daemonset.PodRef]bool {
+		m := make(map[daemonset.PodRef]bool, len(l))
+		for _, r := range l {
+			m[r] = true
+		}
+		return m
+	}
+	adopted, released := set(res.Adopt), set(res.Release)
+	return func(pod *v1.Pod) bool {
+		ref := daemonset.PodRef{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID}
+		return adopted[ref] || !released[ref] && daemonset.IsControlledBy(pod, ds)
+	}
 }
 
 // nodeNotReady says why node itself is not ready for workloads (WHATIF-5), or "" when nothing
@@ -142,7 +170,7 @@ func dsReadiness(p *daemonset.Planner, res *daemonset.Result, node *v1.Node, onN
 	e := p.Eligibility(node)
 	r.MustRun, r.Reason = e.ShouldRun, e.Reason
 	r.Creating = slices.ContainsFunc(res.Create, func(c daemonset.Creation) bool { return c.Node == node.Name })
-	claims := daemonset.Claims(ds, res)
+	claims := claimsOf(ds, res)
 	deleted := map[daemonset.PodRef]bool{}
 	for _, d := range res.Delete {
 		deleted[daemonset.PodRef{Namespace: d.Namespace, Name: d.Name}] = true

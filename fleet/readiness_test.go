@@ -10,6 +10,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/daemonsched/daemonsched/affinity"
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/fleet"
 	"github.com/daemonsched/daemonsched/internal/apitest"
@@ -94,9 +95,12 @@ func TestNodeReadinessAgreesWithThePlan(t *testing.T) {
 						continue
 					}
 					good := false
-					for _, np := range daemonset.PodsOnNode(ds, node.Name, s.Pods) {
-						deleted := slices.ContainsFunc(res.Delete, func(d daemonset.Deletion) bool { return d.Name == np.Pod.Name })
-						if np.Ready && np.Pod.DeletionTimestamp == nil && !deleted && np.Pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == res.RevisionHash {
+					for _, pod := range s.Pods {
+						if n, _ := affinity.TargetNodeName(pod); n != node.Name || !daemonset.IsControlledBy(pod, ds) {
+							continue
+						}
+						deleted := slices.ContainsFunc(res.Delete, func(d daemonset.Deletion) bool { return d.Name == pod.Name })
+						if daemonset.IsPodReady(pod) && pod.DeletionTimestamp == nil && !deleted && pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == res.RevisionHash {
 							good = true
 						}
 					}
@@ -132,7 +136,8 @@ func TestNodeReadinessErrors(t *testing.T) {
 
 // TestNodeReadinessClaims: the pods a sync adopts count as the DaemonSet's (OWN-4), so a
 // ready orphan it adopts makes the node ready though no pod is controlled yet; a pod it
-// releases (OWN-3) no longer counts (WHATIF-5).
+// releases (OWN-3) no longer counts (WHATIF-5), nor does one another DaemonSet controls or one
+// in another namespace (OWN-1); a pod it controls and keeps does (OWN-2).
 func TestNodeReadinessClaims(t *testing.T) {
 	ds := apitest.DaemonSet()
 	p, errs := daemonset.Compile(ds, setNow)
@@ -148,6 +153,9 @@ func TestNodeReadinessClaims(t *testing.T) {
 	}
 	orphan := readyPod("orphan", func(pod *v1.Pod) { pod.OwnerReferences = nil })
 	mismatched := readyPod("mismatched", func(pod *v1.Pod) { pod.Labels = map[string]string{"app": "other"} })
+	kept := readyPod("kept", func(*v1.Pod) {})
+	foreign := readyPod("foreign", func(pod *v1.Pod) { pod.OwnerReferences[0].UID = "uid-other" })
+	elsewhere := readyPod("elsewhere", func(pod *v1.Pod) { pod.Namespace = "other" })
 	tests := []struct {
 		name                 string
 		pod                  *v1.Pod
@@ -156,6 +164,9 @@ func TestNodeReadinessClaims(t *testing.T) {
 	}{
 		{"OWN-4 a ready orphan the sync adopts", orphan, "orphan", true, false},
 		{"OWN-3 a ready pod the sync releases", mismatched, "", false, true},
+		{"OWN-2 a ready pod the DaemonSet controls and keeps", kept, "kept", true, false},
+		{"OWN-1 a ready pod another DaemonSet controls", foreign, "", false, true},
+		{"OWN-1 a ready pod in another namespace", elsewhere, "", false, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

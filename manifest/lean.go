@@ -17,8 +17,8 @@ import (
 //
 // What is kept is what these read: the plan (daemonset.PlanCluster and its Planner: ownership,
 // target node, readiness and availability, survivor order, whether a deleted pod goes at once:
-// finalizers and the grace period), explain (Planner.Explain,
-// daemonset.PodsOnNode), and this package's Latest, HandWritten and the uid defaults (D-5).
+// finalizers and the grace period), explain (Planner.Explain, the pods a DaemonSet controls on
+// a node), and this package's Latest, HandWritten and the uid defaults (D-5).
 // managedFields, which only HandWritten (whether there are any) and Latest (their latest time)
 // read, become one entry holding the latest time. Everything else is dropped, new fields of a
 // newer k8s.io/api included. TestLeanKeepsWhatThePlanReads fills the dropped fields at random

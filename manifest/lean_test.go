@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/daemonsched/daemonsched/affinity"
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/internal/kubectldump"
 	"github.com/daemonsched/daemonsched/internal/shapefuzz"
@@ -233,8 +234,8 @@ func TestLeanKeepsWhatThePlanReads(t *testing.T) {
 			t.Fatalf("cluster %d: Latest %v, lean %v", i, Latest(full), Latest(lean))
 		}
 		opts := daemonset.Options{Now: shapefuzz.Base}
-		want, planners, errFull := daemonset.PlanClusterCompiled(full, opts)
-		got, leanPlanners, errLean := daemonset.PlanClusterCompiled(lean, opts)
+		want, errFull := daemonset.PlanCluster(full, opts)
+		got, errLean := daemonset.PlanCluster(lean, opts)
 		if (errFull == nil) != (errLean == nil) {
 			t.Fatalf("cluster %d: error %v, lean %v", i, errFull, errLean)
 		}
@@ -244,9 +245,11 @@ func TestLeanKeepsWhatThePlanReads(t *testing.T) {
 		if a, b := jsonOf(t, want), jsonOf(t, got); a != b {
 			t.Fatalf("cluster %d: the plan differs when trimmed:\nfull %s\nlean %s", i, a, b)
 		}
-		for j, p := range planners {
+		for j, ds := range full.DaemonSets {
+			p, _ := daemonset.Compile(ds, opts)
+			leanP, _ := daemonset.Compile(lean.DaemonSets[j], opts)
 			for k, n := range full.Nodes {
-				if a, b := p.Explain(n).String(), leanPlanners[j].Explain(lean.Nodes[k]).String(); a != b {
+				if a, b := p.Explain(n).String(), leanP.Explain(lean.Nodes[k]).String(); a != b {
 					t.Fatalf("cluster %d: explain of %q differs when trimmed:\n%s\n%s", i, n.Name, a, b)
 				}
 				for _, ds := range full.DaemonSets {
@@ -260,11 +263,13 @@ func TestLeanKeepsWhatThePlanReads(t *testing.T) {
 	}
 }
 
-// podsOnNode is what daemonset.PodsOnNode says, by pod name.
+// podsOnNode lists the pods ds controls on node, with their readiness, as explain shows them.
 func podsOnNode(ds *appsv1.DaemonSet, node string, pods []*v1.Pod) string {
 	var b strings.Builder
-	for _, p := range daemonset.PodsOnNode(ds, node, pods) {
-		fmt.Fprintf(&b, "%s/%s ready=%v; ", p.Pod.Namespace, p.Pod.Name, p.Ready)
+	for _, p := range pods {
+		if n, _ := affinity.TargetNodeName(p); n == node && daemonset.IsControlledBy(p, ds) {
+			fmt.Fprintf(&b, "%s/%s ready=%v; ", p.Namespace, p.Name, daemonset.IsPodReady(p))
+		}
 	}
 	return b.String()
 }

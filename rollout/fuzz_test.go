@@ -10,6 +10,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/daemonsched/daemonsched/affinity"
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/rollout"
 )
@@ -59,14 +60,18 @@ func FuzzSimulate(f *testing.F) {
 			if !p.Eligibility(node).ShouldRun {
 				continue
 			}
-			pods := daemonset.PodsOnNode(end, node.Name, a.End.Pods)
-			if len(pods) == 0 {
-				done = false
-			}
-			for _, np := range pods {
-				if np.Pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] != res.RevisionHash || !availableAt(np.Pod, end.Spec.MinReadySeconds, a.EndTime) {
+			found := false
+			for _, pod := range a.End.Pods {
+				if n, _ := affinity.TargetNodeName(pod); n != node.Name || !daemonset.IsControlledBy(pod, end) {
+					continue
+				}
+				found = true
+				if pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] != res.RevisionHash || !availableAt(pod, end.Spec.MinReadySeconds, a.EndTime) {
 					done = false
 				}
+			}
+			if !found {
+				done = false
 			}
 		}
 		require.Equal(t, done, rep.State == rollout.StateComplete, "%s: %s", rep.State, rep.Message)

@@ -52,6 +52,18 @@ func addClusterFlags(fs *pflag.FlagSet, src inputs, nowUsage string) *clusterFla
 	return c
 }
 
+// addJudgeFlags registers the flags of a command that judges its input rather than acting on
+// it (verify): those of addClusterFlags but --strict and --lenient. It reads every object as
+// --lenient does, for the question is another implementation's answer on the same objects,
+// and what API validation would reject is only a warning.
+func addJudgeFlags(fs *pflag.FlagSet, nowUsage string) *clusterFlags {
+	c := &clusterFlags{}
+	addInputFlags(fs, &c.src)
+	fs.Var(&c.now, "now", nowUsage)
+	c.reading = addReadFlags(fs)
+	return c
+}
+
 // check returns the usage error of the reading flags: a limit that is not positive,
 // --strict with --lenient.
 func (c *clusterFlags) check() error {

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/daemonsched/daemonsched/affinity"
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/internal/printable"
 	appsv1 "k8s.io/api/apps/v1"
@@ -222,7 +223,7 @@ func renderExplain(w io.Writer, node *v1.Node, dss []*appsv1.DaemonSet, pods []*
 			}
 			fmt.Fprintf(tw, "  %s\t%s\n", label, printable.Escape(l))
 		}
-		owned := daemonset.PodsOnNode(ds, node.Name, pods)
+		owned := podsOnNode(ds, node.Name, pods)
 		if len(owned) == 0 {
 			fmt.Fprintf(tw, "  pods on the node:\tnone\n")
 		}
@@ -278,9 +279,30 @@ func yesNo(b bool, yes, no string) string {
 	return no
 }
 
-// describePod says what matters about a daemon pod in one line.
-func describePod(p daemonset.NodePod) string {
-	pod := p.Pod
+// podsOnNode returns the pods of pods that ds controls (daemonset.IsControlledBy: OWN-1, OWN-7;
+// the selector is not consulted, so a pod the sync would release is included) and that are
+// meant for the node named nodeName (affinity.TargetNodeName: spec.nodeName or the node its
+// required affinity binds it to, OWN-9), sorted by name, whether or not the sync keeps them:
+// terminal pods being deleted, which the sync no longer groups by node (OWN-10), are included.
+// Nil pods are passed over; pods is not modified.
+func podsOnNode(ds *appsv1.DaemonSet, nodeName string, pods []*v1.Pod) []*v1.Pod {
+	var out []*v1.Pod
+	for _, pod := range pods {
+		if pod == nil || !daemonset.IsControlledBy(pod, ds) {
+			continue
+		}
+		if node, _ := affinity.TargetNodeName(pod); node != nodeName {
+			continue
+		}
+		out = append(out, pod)
+	}
+	slices.SortFunc(out, func(a, b *v1.Pod) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// describePod says what matters about a daemon pod in one line; ready is UPD-13
+// (daemonset.IsPodReady).
+func describePod(pod *v1.Pod) string {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%s/%s", q(pod.Namespace), q(pod.Name))
 	phase := string(pod.Status.Phase)
@@ -288,7 +310,7 @@ func describePod(p daemonset.NodePod) string {
 		phase = "Pending"
 	}
 	b.WriteString(" " + q(phase))
-	b.WriteString(", " + yesNo(p.Ready, "ready", "not ready"))
+	b.WriteString(", " + yesNo(daemonset.IsPodReady(pod), "ready", "not ready"))
 	if h, ok := pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey]; ok {
 		b.WriteString(", revision " + q(h))
 	}

@@ -20,9 +20,12 @@ func addStrictFlags(fs *pflag.FlagSet) *strictFlags {
 }
 
 // mode returns the strictness the flags ask for; without either, hand-written objects are read
-// strictly and objects read from the API server leniently. Both together are a usage error.
+// strictly and objects read from the API server leniently. Both together are a usage error. A
+// command without the flags (nil s) reads leniently.
 func (s *strictFlags) mode() (strictness, error) {
 	switch {
+	case s == nil: // a command without the flags (addJudgeFlags)
+		return strictNone, nil
 	case s.strict && s.lenient:
 		return strictNone, usagef("--strict and --lenient cannot be combined")
 	case s.strict:

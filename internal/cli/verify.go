@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -13,17 +12,11 @@ import (
 	"github.com/daemonsched/daemonsched/conformance"
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/internal/printable"
-	"github.com/daemonsched/daemonsched/manifest"
 	"github.com/spf13/cobra"
-	appsv1 "k8s.io/api/apps/v1"
 )
 
 // newVerifyCommand returns `daemonsched verify`: does a candidate plan conform to the snapshot?
 func newVerifyCommand(e *env) *cobra.Command {
-	var (
-		src inputs
-		now timeFlag
-	)
 	cmd := &cobra.Command{
 		Use:   "verify",
 		Short: "Say whether a candidate plan is one the controller could have produced",
@@ -39,17 +32,15 @@ rolling update that did not act) may be present or not.
 		Args: noArgs,
 	}
 	fs := cmd.Flags()
-	addInputFlags(fs, &src)
-	fs.Var(&now, "now", "the instant of the sync (`RFC3339`)")
+	c := addJudgeFlags(fs, "the instant of the sync (`RFC3339`)")
 	planFile := fs.String("plan", "", "the candidate plan, in the shape of plan -o json (`FILE`; - reads stdin)")
 	burst := fs.Int("burst", 0, "the burst cap the candidate was made with (`N`; 0: no cap)")
 	reasons := fs.Bool("reasons", false, "compare the reasons of creates and deletes too")
 	revisions := fs.Bool("revisions", false, "require the candidate's ControllerRevision writes (revisions); without it they are compared only when given")
 	diffs := fs.Bool("diff", false, "print the go-cmp diff under a mismatch of a pod or the status")
-	reading := addReadFlags(fs)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		stdin, stdout, stderr := e.stdin, e.out, e.stderr
-		if err := reading.check(); err != nil {
+		// The skeleton (command.go): check, read, filter, render, exit.
+		if err := c.check(); err != nil {
 			return usagef("%v", err)
 		}
 		if *planFile == "" || *burst < 0 {
@@ -60,17 +51,17 @@ rolling update that did not act) may be present or not.
 			err  error
 		)
 		if *planFile == "-" {
-			if (len(src.files) == 0 && !src.example) || slices.Contains(src.files, "-") {
+			if (len(c.src.files) == 0 && !c.src.example) || slices.Contains(c.src.files, "-") {
 				return errors.New("--plan -: stdin can be read only once, and the snapshot then needs -f FILE")
 			}
 		}
-		data, err = readSideFile(*planFile, stdin, reading.limits.InputBytes)
+		data, err = readSideFile(*planFile, e.stdin, c.reading.limits.InputBytes)
 		if err != nil {
 			return err
 		}
 		// ReadPlan streams: the candidate is held once as text (readSideFile's) and once
 		// decoded, never as the copies a whole-document decoding makes.
-		candidate, err := conformance.ReadPlan(bytes.NewReader(data), conformance.PlanLimits{Bytes: reading.limits.InputBytes})
+		candidate, err := conformance.ReadPlan(bytes.NewReader(data), conformance.PlanLimits{Bytes: c.reading.limits.InputBytes})
 		if err != nil {
 			return fmt.Errorf("%s: %w", *planFile, err)
 		}
@@ -79,22 +70,27 @@ rolling update that did not act) may be present or not.
 		if err != nil {
 			return fmt.Errorf("%s: %w", *planFile, err)
 		}
-		in, err := load(src, stdin, stderr, reading.options(strictNone, runtime.GOMAXPROCS(0)))
+		l, err := c.read(e, allFields, "")
 		if err != nil {
 			return err
 		}
-		opts := conformance.Options{Now: now.t, BurstLimit: *burst, Reasons: *reasons, Revisions: *revisions}
+		// The instant: --now, else the candidate's, else the input's latest (read's).
+		opts := conformance.Options{Now: c.now.t, BurstLimit: *burst, Reasons: *reasons, Revisions: *revisions}
 		if opts.Now.IsZero() {
 			opts.Now = recorded
 		}
 		if opts.Now.IsZero() {
-			opts.Now = manifest.Latest(in.Snapshot)
+			opts.Now = l.at
 		}
-		mismatches, err := conformance.Check(in.Snapshot, candidate.DaemonSets, opts)
+		mismatches, err := conformance.Check(l.in.Snapshot, candidate.DaemonSets, opts)
 		if err != nil {
 			return fmt.Errorf("inconsistent snapshot: %w", err)
 		}
-		warn(stderr, in, validate(in, func(*appsv1.DaemonSet) bool { return true }, daemonset.Options{Now: opts.Now}, false), reading.limits.Warnings)
+		// Every DaemonSet is judged; what validation would reject is a warning (addJudgeFlags).
+		if err := l.admit(everyDaemonSet, daemonset.Options{Now: opts.Now}); err != nil {
+			return err
+		}
+		stdout := e.out // run's buffer
 		for _, m := range mismatches[:min(len(mismatches), maxListed)] {
 			fmt.Fprintln(stdout, cutLine(printable.Escape(m.String())))
 			if *diffs && m.Diff != "" {
@@ -105,10 +101,10 @@ rolling update that did not act) may be present or not.
 			fmt.Fprintf(stdout, "... and %d more\n", more)
 		}
 		if len(mismatches) > 0 {
-			return errNonconforming
+			return l.done(e, errNonconforming)
 		}
 		fmt.Fprintf(stdout, "conforms: %s at %s\n", count(len(candidate.DaemonSets), "DaemonSet"), formatNow(opts.Now))
-		return nil
+		return l.done(e, nil)
 	}
 	return cmd
 }

@@ -1,9 +1,10 @@
-package daemonset_test
+package cli
 
 import (
 	"testing"
 
 	"github.com/daemonsched/daemonsched/daemonset"
+
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
@@ -11,6 +12,8 @@ import (
 	k8stypes "k8s.io/apimachinery/pkg/types"
 )
 
+// TestPodsOnNode: explain lists the pods ds controls that are meant for the node, sorted by
+// name, with their readiness (UPD-13).
 func TestPodsOnNode(t *testing.T) {
 	t.Parallel()
 	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "agent", Namespace: "kube-system", UID: "uid-agent"}}
@@ -69,8 +72,8 @@ func TestPodsOnNode(t *testing.T) {
 				before[i] = p.DeepCopy()
 			}
 			var got []string
-			for _, p := range daemonset.PodsOnNode(ds, "node-1", tt.pods) {
-				got = append(got, p.Pod.Name+" "+map[bool]string{true: "ready", false: "not ready"}[p.Ready])
+			for _, p := range podsOnNode(ds, "node-1", tt.pods) {
+				got = append(got, p.Name+" "+map[bool]string{true: "ready", false: "not ready"}[daemonset.IsPodReady(p)])
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("PodsOnNode() mismatch (-want +got):\n%s", diff)
