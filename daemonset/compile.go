@@ -113,6 +113,11 @@ func (opts Options) Check() {
 	}
 }
 
+// Version returns the Kubernetes release the Planner plans as: Options.Version, or the default
+// release when that is zero (VER-1). Code that applies a version-dependent rule beside a plan
+// (IsPodAvailableFor, IsControlledByFor) asks it.
+func (p *Planner) Version() Version { return p.opts.release() }
+
 // DaemonSet returns the DaemonSet the Planner was compiled from. It must not be modified. Code
 // that holds only Planners (the many-DaemonSet layer) reads names and specs through it.
 func (p *Planner) DaemonSet() *appsv1.DaemonSet { return p.ds }

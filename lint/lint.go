@@ -61,7 +61,7 @@ func Lint(s daemonset.Snapshot, opts Options) ([]Finding, error) {
 	for _, k := range opts.DaemonSets {
 		want[k] = true
 	}
-	l := linter{s: s, out: []Finding{}}
+	l := linter{s: s, out: []Finding{}, version: opts.Plan.Version}
 	var errs []error
 	for _, ds := range s.DaemonSets {
 		if opts.DaemonSets != nil && !want[ds.Namespace+"/"+ds.Name] {
@@ -92,6 +92,8 @@ func ruleNumber(id string) int {
 type linter struct {
 	s   daemonset.Snapshot
 	out []Finding
+	// version is the release whose ownership rule says which pods are a DaemonSet's (VER-4).
+	version daemonset.Version
 	// podsByNode are the non-terminal pods bound to each node, built on first use (LINT-2,
 	// LINT-7).
 	podsByNode map[string][]*v1.Pod
@@ -234,7 +236,7 @@ func (l *linter) budgetUsedByDownNodes(p *daemonset.Planner, eligible, staying [
 	}
 	target := slices.Clip(eligible)
 	for _, node := range staying {
-		if slices.ContainsFunc(l.pods(node.Name), func(pod *v1.Pod) bool { return daemonset.IsControlledBy(pod, ds) }) {
+		if slices.ContainsFunc(l.pods(node.Name), func(pod *v1.Pod) bool { return daemonset.IsControlledByFor(l.version, pod, ds) }) {
 			target = append(target, node)
 		}
 	}
@@ -398,7 +400,7 @@ func (l *linter) used(ds *appsv1.DaemonSet, node string) v1.ResourceList {
 	sum := v1.ResourceList{}
 	addRequests(sum, all, false)
 	for _, pod := range l.pods(node) {
-		if daemonset.IsControlledBy(pod, ds) {
+		if daemonset.IsControlledByFor(l.version, pod, ds) {
 			addRequests(sum, fleet.PodRequests(&pod.Spec), true)
 		}
 	}
