@@ -4,25 +4,37 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// Options say how the API server is modelled. The zero value is the v1.36 API server.
+// Options say how the API server is modelled. The zero value is the API server of the
+// default release ([daemonset.Options.Version]).
 type Options struct {
+	// Version is the Kubernetes release whose API server is modelled, as
+	// [daemonset.Options.Version]; the zero Version is the default release.
+	Version daemonset.Version
+
 	// SkipTemplateDefaults leaves the pod template as given instead of applying the API
 	// server's pod defaults to it ([daemonset.WithTemplateDefaults], DFLT-3). For callers whose
 	// stored objects were read without them (manifest.DefaultPodTemplate skipped, as the
 	// conformance corpus is read), so that an unchanged template stays unchanged.
 	SkipTemplateDefaults bool
-	// TolerationComparisonOperators is the feature gate of the Lt and Gt toleration operators
-	// (TAINT-10, D-7), as [daemonset.Options.TolerationComparisonOperators].
-	TolerationComparisonOperators bool
+	// FeatureGates sets feature gates over the release's defaults, as
+	// [daemonset.Options.FeatureGates] (the Lt and Gt toleration operators, TAINT-10, D-7).
+	FeatureGates daemonset.FeatureGates
+}
+
+// validation returns the daemonset options validation reads.
+func (o Options) validation() daemonset.Options {
+	return daemonset.Options{Version: o.Version, FeatureGates: o.FeatureGates}
 }
 
 // Create returns ds as the API server stores it when it is created (POST), or what the API
@@ -45,7 +57,7 @@ func Create(ds *appsv1.DaemonSet, opts Options) (*appsv1.DaemonSet, field.ErrorL
 	out.Status = appsv1.DaemonSetStatus{}
 	out.Generation = 1
 	setTemplateGeneration(out, max(gen, 1))
-	if errs := daemonset.Validate(out, daemonset.Options{TolerationComparisonOperators: opts.TolerationComparisonOperators}); len(errs) > 0 {
+	if errs := daemonset.Validate(out, opts.validation()); len(errs) > 0 {
 		return nil, errs
 	}
 	return out, nil
@@ -106,7 +118,10 @@ func Update(stored, ds *appsv1.DaemonSet, opts Options) (*appsv1.DaemonSet, fiel
 		delete(out.Annotations, appsv1.DeprecatedTemplateGeneration)
 	}
 
-	errs := daemonset.Validate(out, daemonset.Options{TolerationComparisonOperators: opts.TolerationComparisonOperators})
+	errs := daemonset.Validate(out, opts.validation())
+	if hasEmptyImageReference(&stored.Spec.Template.Spec) {
+		errs = withoutImageReferenceErrors(errs)
+	}
 	// The generic update sends the stored resourceVersion when the caller has none, so its
 	// absence is never refused here.
 	meta := out.ObjectMeta
@@ -189,4 +204,19 @@ func unique(errs field.ErrorList) field.ErrorList {
 		return cmp.Or(cmp.Compare(a.Field, b.Field), cmp.Compare(a.Error(), b.Error()))
 	})
 	return slices.CompactFunc(errs, func(a, b *field.Error) bool { return a.Field == b.Field && a.Error() == b.Error() })
+}
+
+// hasEmptyImageReference reports whether spec has an image volume without a reference, which
+// lets an update keep such volumes from 1.37 on (VER-7: pkg/api/pod: hasEmptyImageVolumeReference
+// sets AllowEmptyImageVolumeReference from the stored object).
+func hasEmptyImageReference(spec *v1.PodSpec) bool {
+	return slices.ContainsFunc(spec.Volumes, func(v v1.Volume) bool { return v.Image != nil && v.Image.Reference == "" })
+}
+
+// withoutImageReferenceErrors drops the VER-7 errors of daemonset.Validate: Required at
+// spec.template.spec.volumes[i].image.reference.
+func withoutImageReferenceErrors(errs field.ErrorList) field.ErrorList {
+	return slices.DeleteFunc(errs, func(e *field.Error) bool {
+		return e.Type == field.ErrorTypeRequired && strings.HasPrefix(e.Field, "spec.template.spec.volumes[") && strings.HasSuffix(e.Field, "].image.reference")
+	})
 }

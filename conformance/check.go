@@ -21,8 +21,12 @@ type Options struct {
 	Now time.Time
 	// BurstLimit is the controller's burst cap (DIFF-10); 0 means no cap.
 	BurstLimit int
-	// TolerationComparisonOperators is the feature gate of TAINT-10 (D-7).
-	TolerationComparisonOperators bool
+	// Version is the Kubernetes release whose controller judges the candidate
+	// ([daemonset.Options.Version]); the zero Version is the default release.
+	Version daemonset.Version
+	// FeatureGates sets feature gates over the release's defaults
+	// ([daemonset.Options.FeatureGates]; TAINT-10, D-7).
+	FeatureGates daemonset.FeatureGates
 	// Reasons also compares the reason of every create and delete.
 	Reasons bool
 	// Revisions requires the candidate to report its ControllerRevision writes: a plan
@@ -34,7 +38,7 @@ type Options struct {
 }
 
 func (o Options) planOptions() daemonset.Options {
-	return daemonset.Options{Now: o.Now, BurstLimit: o.BurstLimit, TolerationComparisonOperators: o.TolerationComparisonOperators}
+	return daemonset.Options{Now: o.Now, Version: o.Version, BurstLimit: o.BurstLimit, FeatureGates: o.FeatureGates}
 }
 
 // Mismatch is one way a candidate plan differs from every plan the controller could produce.

@@ -48,7 +48,7 @@ func (p *Planner) orders(s Snapshot, cc *clusterClaims) *orders {
 		return o
 	}
 	hash := rev.hash
-	j := newJudge(p.ds, hash, p.opts.Now)
+	j := newJudge(p.ds, hash, p.opts)
 	scratch := &Result{}
 	ix := newPodIndex(p, scratch, s.Nodes, s.Pods, cc, &j)
 	defer ix.release(p)

@@ -81,7 +81,7 @@ func Compile(ds *appsv1.DaemonSet, opts Options) (*Planner, field.ErrorList) {
 	p.nodeName = spec.NodeName
 
 	p.tolerations = mergeDaemonTolerations(spec.Tolerations, spec.HostNetwork)
-	p.tols = taints.Compile(p.tolerations, taints.Options{ComparisonOperators: opts.TolerationComparisonOperators})
+	p.tols = taints.Compile(p.tolerations, taints.Options{ComparisonOperators: opts.Enabled(GateTaintTolerationComparisonOperators)})
 
 	p.proto = buildPrototype(ds, p.tolerations)
 	p.digest = newTemplateDigest(ds, opts.release())
@@ -95,7 +95,7 @@ func isSelectingAll(ls *metav1.LabelSelector) bool {
 }
 
 // Check panics, naming the field, when opts is a programming error: a zero Now, a negative
-// BurstLimit or a negative Workers. Compile, Plan and PlanCluster call it; so do the packages
+// BurstLimit or a negative Workers, or a feature gate the release does not know. Compile, Plan and PlanCluster call it; so do the packages
 // built on this one (fleet) before any work, so that misuse is caught even when there is
 // nothing to compile.
 func (opts Options) Check() {
@@ -108,7 +108,15 @@ func (opts Options) Check() {
 	if opts.Workers < 0 {
 		panic("daemonset: negative Options.Workers")
 	}
+	if err := opts.CheckFeatureGates(); err != nil {
+		panic("daemonset: Options.FeatureGates: " + err.Error())
+	}
 }
+
+// Version returns the Kubernetes release the Planner plans as: Options.Version, or the default
+// release when that is zero (VER-1). Code that applies a version-dependent rule beside a plan
+// (IsPodAvailableFor, IsControlledByFor) asks it.
+func (p *Planner) Version() Version { return p.opts.release() }
 
 // DaemonSet returns the DaemonSet the Planner was compiled from. It must not be modified. Code
 // that holds only Planners (the many-DaemonSet layer) reads names and specs through it.

@@ -17,9 +17,12 @@ type Options struct {
 	// BurstReplicas (250) does (DIFF-10). Zero reports the whole diff. Negative panics.
 	BurstLimit int
 
-	// TolerationComparisonOperators enables the Lt and Gt toleration operators (feature gate
-	// TaintTolerationComparisonOperators, off by default in v1.36; TAINT-10, D-7).
-	TolerationComparisonOperators bool
+	// FeatureGates sets the Kubernetes feature gates that change a decision over the defaults
+	// of the selected release (VER-5, D-7): GateTaintTolerationComparisonOperators (TAINT-10),
+	// GateStaleControllerConsistencyDaemonSet (VER-6). nil keeps every default. A gate the
+	// release does not know is misuse: Compile panics, naming it (see CheckFeatureGates). The
+	// map is only read.
+	FeatureGates FeatureGates
 
 	// Workers is how many goroutines share the per-node and per-pod work of one plan (deciding
 	// every node, claiming every pod), and the nodes of a fleet.Set's matrix; 0 and 1 mean the

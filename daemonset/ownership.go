@@ -27,16 +27,13 @@ const (
 	claimRelease                  // controlled, not matching: released, not claimed (OWN-3)
 )
 
-// classify applies OWN-1..OWN-6 to one pod. Candidates are the pods of the DaemonSet's
-// namespace that it controls (first controller reference: kind DaemonSet, its name and uid;
-// apiVersion not checked) or that have no controller at all. Adoption and release never happen
-// while the DaemonSet is being deleted, but such a DaemonSet is never planned (SYNC-4).
+// classify applies OWN-1..OWN-6 to one pod. Candidates are the pods the DaemonSet controls
+// (controls: OWN-1, or the uid alone in the releases of VER-4) or that have no controller at
+// all and are in its namespace. Adoption and release never happen while the DaemonSet is being
+// deleted, but such a DaemonSet is never planned (SYNC-4).
 func (p *Planner) classify(pod *v1.Pod) claimKind {
-	if pod.Namespace != p.ds.Namespace {
-		return claimIgnore
-	}
 	if ref := controllerOf(pod); ref != nil {
-		if !controlledBy(ref, p.ds) {
+		if !controls(p.opts.release(), p.ds, pod, ref) {
 			return claimIgnore
 		}
 		if p.sel.Matches(pod.Labels) {
@@ -44,7 +41,7 @@ func (p *Planner) classify(pod *v1.Pod) claimKind {
 		}
 		return claimRelease
 	}
-	if pod.DeletionTimestamp != nil || !p.sel.Matches(pod.Labels) {
+	if pod.Namespace != p.ds.Namespace || pod.DeletionTimestamp != nil || !p.sel.Matches(pod.Labels) {
 		return claimIgnore
 	}
 	return claimAdopt
@@ -70,19 +67,42 @@ func podRef(pod *v1.Pod) PodRef {
 	return PodRef{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID}
 }
 
-// IsControlledBy reports whether ds controls pod (OWN-1, OWN-7): pod is in ds's namespace and
-// its first controller owner reference has kind DaemonSet, ds's name and ds's uid; the
-// apiVersion and the selector are not consulted.
+// IsControlledBy reports whether ds controls pod in the default release ([Options.Version]):
+// [IsControlledByFor] with the zero Version.
 func IsControlledBy(pod *v1.Pod, ds *appsv1.DaemonSet) bool {
-	if pod.Namespace != ds.Namespace {
-		return false
-	}
-	ref := controllerOf(pod)
-	return ref != nil && controlledBy(ref, ds)
+	return IsControlledByFor(Version{}, pod, ds)
 }
 
-// controlledBy reports whether ref, a pod's controller reference, names ds (OWN-1, OWN-7):
-// kind DaemonSet, ds's name and ds's uid; the apiVersion is not compared.
-func controlledBy(ref *metav1.OwnerReference, ds *appsv1.DaemonSet) bool {
-	return ref.Kind == "DaemonSet" && ref.Name == ds.Name && ref.UID == ds.UID
+// IsControlledByFor reports whether ds controls pod in release v, the zero Version being the
+// default release as in [Options.Version] (OWN-1, OWN-7, VER-4): pod's first controller owner
+// reference has ds's uid and, from 1.33.6, 1.34.2 and 1.35.0 on, pod is in ds's namespace and
+// the reference has kind DaemonSet and ds's name; the apiVersion and the selector are not
+// consulted.
+func IsControlledByFor(v Version, pod *v1.Pod, ds *appsv1.DaemonSet) bool {
+	ref := controllerOf(pod)
+	return ref != nil && controls(Options{Version: v}.release(), ds, pod, ref)
+}
+
+// controls reports whether ref, the controller reference of pod, makes pod one ds controls in
+// release v (OWN-1, OWN-7): ds's uid, and unless ownsByUIDAlone(v), pod in ds's namespace and
+// ref of kind DaemonSet with ds's name; the apiVersion is never compared.
+func controls(v Version, ds *appsv1.DaemonSet, pod *v1.Pod, ref *metav1.OwnerReference) bool {
+	if ref.UID != ds.UID {
+		return false
+	}
+	return ownsByUIDAlone(v) || pod.Namespace == ds.Namespace && ref.Kind == "DaemonSet" && ref.Name == ds.Name
+}
+
+// ownsByUIDAlone reports VER-4 for release v: whether the controller finds the pods it controls
+// by the uid of their controller reference alone (pkg/controller: AddPodControllerUIDIndexer,
+// 1.33.0 to 1.33.5 and 1.34.0 to 1.34.1), rather than by namespace, kind, name and uid
+// (AddPodControllerIndexer and FilterPodsByOwner, from 1.33.6, 1.34.2 and 1.35.0).
+func ownsByUIDAlone(v Version) bool {
+	switch v.Minor() {
+	case 33:
+		return !v.AtLeast(1, 33, 6)
+	case 34:
+		return !v.AtLeast(1, 34, 2)
+	}
+	return false
 }

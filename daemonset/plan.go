@@ -181,7 +181,7 @@ func (p *Planner) plan(s Snapshot, cc *clusterClaims, kind syncKind) *Result {
 	hash := rev.hash
 	res.RevisionHash = hash
 
-	j := newJudge(p.ds, hash, p.opts.Now)
+	j := newJudge(p.ds, hash, p.opts)
 	ix := newPodIndex(p, res, s.Nodes, s.Pods, cc, &j)
 	if kind == syncPending {
 		return p.pending(res, s, ix, rev)

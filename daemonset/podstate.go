@@ -28,20 +28,29 @@ func isReady(pod *v1.Pod) bool { return isReadyCondition(readyCondition(pod)) }
 
 // readyLongEnough is the minReadySeconds half of UPD-12 for a Ready condition whose status is
 // True: minReadySeconds is 0, or the condition has a non-zero lastTransitionTime and
-// lastTransitionTime + minReadySeconds is not after now (the boundary instant is available). As
-// in the v1.36 helper (pkg/api/v1/pod: IsPodAvailable), a Ready pod without a transition time is
-// never available when minReadySeconds is not 0, and a negative minReadySeconds (invalid, VAL-9)
-// does not take the == 0 shortcut: it needs a transition time and then allows
-// lastTransitionTime up to |m| seconds after now (audit S11).
-func readyLongEnough(c *v1.PodCondition, minReadySeconds int32, now time.Time) bool {
+// lastTransitionTime + minReadySeconds is before now, or equal to it when atBoundary
+// (availableAtBoundary: from 1.34, VER-3). As in the helper (pkg/api/v1/pod: IsPodAvailable), a
+// Ready pod without a transition time is never available when minReadySeconds is not 0, and a
+// negative minReadySeconds (invalid, VAL-9) does not take the == 0 shortcut: it needs a
+// transition time and then allows lastTransitionTime up to |m| seconds after now (audit S11).
+func readyLongEnough(c *v1.PodCondition, minReadySeconds int32, now time.Time, atBoundary bool) bool {
 	if minReadySeconds == 0 {
 		return true
 	}
 	if c.LastTransitionTime.IsZero() {
 		return false
 	}
-	return c.LastTransitionTime.Add(time.Duration(minReadySeconds)*time.Second).Compare(now) <= 0
+	end := c.LastTransitionTime.Add(time.Duration(minReadySeconds) * time.Second)
+	if atBoundary {
+		return end.Compare(now) <= 0
+	}
+	return end.Before(now)
 }
+
+// availableAtBoundary reports VER-3 for release v: whether a pod is available at the very
+// instant lastTransitionTime + minReadySeconds. 1.33 says no (pkg/api/v1/pod: IsPodAvailable
+// compares with Before); every release from 1.34.0 says yes (Compare <= 0).
+func availableAtBoundary(v Version) bool { return v.AtLeast(1, 34, 0) }
 
 // podFacts is everything the base diff (DIFF-*), the status (STAT-*) and the rolling update
 // (UPD-*) read of one grouped pod besides its name. The plan computes it while claiming the pod,
@@ -66,15 +75,16 @@ func (f podFacts) has(x podFacts) bool { return f&x != 0 }
 // judge computes podFacts for one sync: it holds the current hash and what UPD-3 and UPD-12
 // compare against.
 type judge struct {
-	hash     string
-	gen      string // the template generation in canonical decimal, when hasGen
-	hasGen   bool
-	minReady int32
-	now      time.Time
+	hash       string
+	gen        string // the template generation in canonical decimal, when hasGen
+	hasGen     bool
+	minReady   int32
+	now        time.Time
+	atBoundary bool // availableAtBoundary of the release (VER-3)
 }
 
-func newJudge(ds *appsv1.DaemonSet, hash string, now time.Time) judge {
-	j := judge{hash: hash, minReady: ds.Spec.MinReadySeconds, now: now}
+func newJudge(ds *appsv1.DaemonSet, hash string, opts Options) judge {
+	j := judge{hash: hash, minReady: ds.Spec.MinReadySeconds, now: opts.Now, atBoundary: availableAtBoundary(opts.release())}
 	if gen, ok := templateGeneration(ds); ok {
 		j.gen, j.hasGen = strconv.FormatInt(gen, 10), true
 	}
@@ -95,7 +105,7 @@ func (j *judge) facts(pod *v1.Pod, controlled bool) podFacts {
 	}
 	if c := readyCondition(pod); isReadyCondition(c) {
 		f |= factReady
-		if readyLongEnough(c, j.minReady, j.now) {
+		if readyLongEnough(c, j.minReady, j.now, j.atBoundary) {
 			f |= factAvailable
 		}
 	}
@@ -141,12 +151,20 @@ func podUpdated(pod *v1.Pod, hash, gen string, hasGen bool) bool {
 // status True.
 func IsPodReady(pod *v1.Pod) bool { return isReady(pod) }
 
-// IsPodAvailable reports whether pod is available at now (UPD-12): Ready (UPD-13), and
-// minReadySeconds is 0 or its Ready condition has a non-zero lastTransitionTime at least
-// minReadySeconds before now.
+// IsPodAvailable reports whether pod is available at now (UPD-12) in the default release
+// ([Options.Version]): [IsPodAvailableFor] with the zero Version.
 func IsPodAvailable(pod *v1.Pod, minReadySeconds int32, now time.Time) bool {
+	return IsPodAvailableFor(Version{}, pod, minReadySeconds, now)
+}
+
+// IsPodAvailableFor reports whether pod is available at now (UPD-12) in release v, the zero
+// Version being the default release as in [Options.Version]: Ready (UPD-13), and
+// minReadySeconds is 0 or its Ready condition has a non-zero lastTransitionTime at least
+// minReadySeconds before now; exactly minReadySeconds before now counts from 1.34 on, not in
+// 1.33 (VER-3).
+func IsPodAvailableFor(v Version, pod *v1.Pod, minReadySeconds int32, now time.Time) bool {
 	c := readyCondition(pod)
-	return isReadyCondition(c) && readyLongEnough(c, minReadySeconds, now)
+	return isReadyCondition(c) && readyLongEnough(c, minReadySeconds, now, availableAtBoundary(Options{Version: v}.release()))
 }
 
 // templateGeneration is the DaemonSet's deprecated.daemonset.template.generation annotation

@@ -99,7 +99,7 @@ func ruDaemonPods(pods []*v1.Pod) []daemonPod {
 // ruJudge returns a copy of states with the facts of every pod read as Plan reads them for the
 // current hash ruHash, and each node's category in the step (rollOf) as Plan's walk sets it.
 func ruJudge(p *Planner, states []nodeState) []nodeState {
-	j := newJudge(p.ds, ruHash, p.opts.Now)
+	j := newJudge(p.ds, ruHash, p.opts)
 	judged := make([]nodeState, len(states))
 	for i, st := range states {
 		st.pods = slices.Clone(st.pods)

@@ -64,7 +64,7 @@ func exportScenario(sc scenario) exportedScenario {
 	if sc.opts != nil {
 		o = *sc.opts
 	}
-	if o.TolerationComparisonOperators {
+	if o.Enabled(daemonset.GateTaintTolerationComparisonOperators) {
 		e.LeftOut = "the sync needs a feature gate (TolerationComparisonOperators), which a case cannot set"
 		return e
 	}

@@ -80,7 +80,7 @@ func (p *Planner) Track(s Snapshot) *Tracker {
 		return nil
 	}
 	nodes := nonNil(s.Nodes)
-	t := &Tracker{p: p, hash: rev.hash, j: newJudge(p.ds, rev.hash, p.opts.Now), rev: rev, surge: allowsSurge(p.ds),
+	t := &Tracker{p: p, hash: rev.hash, j: newJudge(p.ds, rev.hash, p.opts), rev: rev, surge: allowsSurge(p.ds),
 		rolling: p.ds.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType,
 		byName:  make(map[string]int32, len(nodes)), nodes: make([]trackedNode, len(nodes))}
 	sorted := slices.Clone(nodes)

@@ -21,7 +21,7 @@ import (
 
 // Validate reports, with paths rooted at the object, everything API validation would reject in
 // ds that matters to scheduling (VAL-1..VAL-21), every problem at once, sorted by path, then
-// message (VAL-23). An empty list means valid. Only opts.TolerationComparisonOperators is read (VAL-17, D-7). Validate panics if
+// message (VAL-23). An empty list means valid. Only opts.Version and opts.FeatureGates are read (VAL-17, D-7). Validate panics if
 // ds is nil.
 //
 // It follows k8s/pkg/apis/apps/validation ValidateDaemonSet of v1.36.3 for a newly created
@@ -46,7 +46,8 @@ import (
 //     an empty type is Unsupported; see [WithDefaults].
 //
 // Container-level and other pod validation (containers, volumes, security context, DNS, ...)
-// is the API server's job and is not repeated here; nor are update-only rules (VAL-16) and
+// is the API server's job and is not repeated here, but for the one rule of volumes that
+// differs by release: from 1.37 an image volume needs a reference (VER-7); nor are update-only rules (VAL-16) and
 // status. VAL-21 (node taints) is [taints.ValidateNodeTaints]. Validate panics if ds is nil.
 func Validate(ds *appsv1.DaemonSet, opts Options) field.ErrorList {
 	if ds == nil {
@@ -151,7 +152,8 @@ func validateTemplate(tmpl *v1.PodTemplateSpec, fldPath *field.Path, opts Option
 		}
 	}
 	errs = append(errs, taints.Validate(spec.Tolerations, specPath.Child("tolerations"),
-		taints.Options{ComparisonOperators: opts.TolerationComparisonOperators})...)
+		taints.Options{ComparisonOperators: opts.Enabled(GateTaintTolerationComparisonOperators)})...)
+	errs = append(errs, validateImageVolumes(spec, specPath, opts.release())...)
 
 	if spec.ActiveDeadlineSeconds != nil {
 		errs = append(errs, field.Forbidden(specPath.Child("activeDeadlineSeconds"), "activeDeadlineSeconds in DaemonSet is not supported"))
@@ -162,6 +164,22 @@ func validateTemplate(tmpl *v1.PodTemplateSpec, fldPath *field.Path, opts Option
 // validateTemplateGeneration checks the template generation that the apps/v1 annotation
 // deprecated.daemonset.template.generation carries into the internal object (DFLT-4). Upstream
 // fails to decode an object whose annotation is not an integer; that is reported here as Invalid
+// validateImageVolumes is VER-7: from 1.37 on, an image volume of the template needs a
+// reference, as of a pod (pkg/apis/core/validation: validateImageVolumeSource); until 1.36
+// templates may leave it empty. The type, path and (empty) detail are upstream's.
+func validateImageVolumes(spec *v1.PodSpec, specPath *field.Path, v Version) field.ErrorList {
+	if !v.AtLeast(1, 37, 0) {
+		return nil
+	}
+	var errs field.ErrorList
+	for i := range spec.Volumes {
+		if img := spec.Volumes[i].Image; img != nil && img.Reference == "" {
+			errs = append(errs, field.Required(specPath.Child("volumes").Index(i).Child("image", "reference"), ""))
+		}
+	}
+	return errs
+}
+
 // at the annotation.
 func validateTemplateGeneration(ds *appsv1.DaemonSet) field.ErrorList {
 	value, ok := ds.Annotations[appsv1.DeprecatedTemplateGeneration]

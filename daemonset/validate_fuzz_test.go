@@ -55,7 +55,7 @@ func FuzzValidate(f *testing.F) {
 		}
 		before := ds.DeepCopy()
 		for _, gate := range []bool{false, true} {
-			opts := daemonset.Options{TolerationComparisonOperators: gate}
+			opts := daemonset.Options{FeatureGates: daemonset.FeatureGates{daemonset.GateTaintTolerationComparisonOperators: gate}}
 			errs := daemonset.Validate(&ds, opts)
 			for _, e := range errs {
 				if !strings.HasPrefix(e.Field, "metadata.") && !strings.HasPrefix(e.Field, "spec.") && e.Field != "spec" {

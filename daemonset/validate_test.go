@@ -243,7 +243,7 @@ func TestValidate(t *testing.T) {
 			ds: valWith(func(ds *appsv1.DaemonSet) {
 				ds.Spec.Template.Spec.Tolerations = []v1.Toleration{{Key: "k", Operator: v1.TolerationOpGt, Value: "5"}}
 			}),
-			opts: daemonset.Options{TolerationComparisonOperators: true}},
+			opts: daemonset.Options{FeatureGates: daemonset.FeatureGates{daemonset.GateTaintTolerationComparisonOperators: true}}},
 		{name: "VAL-17 tolerationSeconds without NoExecute is invalid at effect",
 			ds: valWith(func(ds *appsv1.DaemonSet) {
 				ds.Spec.Template.Spec.Tolerations = []v1.Toleration{{Key: "k", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule, TolerationSeconds: ptr.To[int64](5)}}

@@ -25,6 +25,9 @@ type ForecastOptions struct {
 	Horizon time.Duration
 	// Workers is passed to every plan.
 	Workers int
+	// Version is the Kubernetes release whose controller syncs (daemonset.Options.Version);
+	// the zero Version is the default release.
+	Version daemonset.Version
 }
 
 // ForecastStep is one sync of the forecast that acts.
@@ -82,14 +85,14 @@ func Forecast(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts ForecastOptions) 
 		ds = updated
 	}
 	traj, err := Simulate(s, ds, Options{Start: opts.Now, Seed: opts.Seed, Kubelet: opts.Kubelet,
-		Model: opts.Model, Horizon: opts.Horizon, Workers: opts.Workers})
+		Model: opts.Model, Horizon: opts.Horizon, Workers: opts.Workers, Version: opts.Version})
 	if err != nil {
 		return nil, err
 	}
 	final := traj.End.DaemonSets[slices.IndexFunc(traj.End.DaemonSets, func(d *appsv1.DaemonSet) bool {
 		return d.Namespace == ds.Namespace && d.Name == ds.Name
 	})]
-	rep, err := Progress(traj.End, final, ProgressOptions{Now: traj.EndTime, Workers: opts.Workers})
+	rep, err := Progress(traj.End, final, ProgressOptions{Now: traj.EndTime, Workers: opts.Workers, Version: opts.Version})
 	if err != nil {
 		return nil, err
 	}

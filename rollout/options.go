@@ -80,6 +80,9 @@ type Options struct {
 	Scheduler Scheduler
 	// Workers is passed to every plan (daemonset.Options.Workers).
 	Workers int
+	// Version is the Kubernetes release whose controller syncs (daemonset.Options.Version);
+	// the zero Version is the default release.
+	Version daemonset.Version
 	// noIncremental makes every plan a whole-snapshot plan (tests compare the two).
 	noIncremental bool
 

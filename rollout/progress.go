@@ -91,6 +91,9 @@ type ProgressOptions struct {
 	Now time.Time
 	// Workers is passed to the plan (daemonset.Options.Workers).
 	Workers int
+	// Version is the Kubernetes release whose controller and availability rule judge
+	// (daemonset.Options.Version; VER-3, VER-4); the zero Version is the default release.
+	Version daemonset.Version
 }
 
 // Progress says whether the rollout of ds in s is complete, progressing or stuck (ROLL-8),
@@ -110,7 +113,7 @@ func Progress(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts ProgressOptions) 
 	if opts.Workers < 0 {
 		return nil, field.Invalid(field.NewPath("opts", "workers"), opts.Workers, "must not be negative")
 	}
-	p, _ := daemonset.Compile(ds, daemonset.Options{Now: opts.Now, Workers: opts.Workers})
+	p, _ := daemonset.Compile(ds, daemonset.Options{Now: opts.Now, Workers: opts.Workers, Version: opts.Version})
 	res := p.Plan(s)
 	r := &Report{
 		Namespace: ds.Namespace, Name: ds.Name,
@@ -172,7 +175,7 @@ func walkNodes(r *Report, p *daemonset.Planner, s daemonset.Snapshot, res *daemo
 	next := make([]int32, len(s.Pods))
 	for i := len(s.Pods) - 1; i >= 0; i-- { // backwards, so that each list is in input order
 		pod := s.Pods[i]
-		if pod == nil || !daemonset.IsControlledBy(pod, ds) {
+		if pod == nil || !daemonset.IsControlledByFor(p.Version(), pod, ds) {
 			continue
 		}
 		node, _ := affinity.TargetNodeName(pod)
@@ -245,7 +248,7 @@ func walkNodes(r *Report, p *daemonset.Planner, s daemonset.Snapshot, res *daemo
 			pod := current[0]
 			ref := pod.Namespace + "/" + pod.Name
 			switch {
-			case daemonset.IsPodAvailable(pod, ds.Spec.MinReadySeconds, now):
+			case daemonset.IsPodAvailableFor(p.Version(), pod, ds.Spec.MinReadySeconds, now):
 				if len(old) > 0 {
 					add(Blocker{Pod: ref, Reason: WaitBudget, Message: "an old pod remains beside the new one"}, false)
 				}

@@ -88,7 +88,7 @@ func (sm *sim) plannerFor() *daemonset.Planner {
 	if sm.planner != nil && key == sm.plannerKey {
 		return sm.planner
 	}
-	sm.planner, _ = daemonset.Compile(sm.w.sharedDS(), daemonset.Options{Now: sm.now, BurstLimit: sm.opts.BurstLimit, Workers: sm.opts.Workers})
+	sm.planner, _ = daemonset.Compile(sm.w.sharedDS(), daemonset.Options{Now: sm.now, BurstLimit: sm.opts.BurstLimit, Workers: sm.opts.Workers, Version: sm.opts.Version})
 	sm.plannerKey = key
 	return sm.planner
 }
@@ -175,7 +175,7 @@ func newSim(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts Options) (*sim, err
 	// Pods already on their way: existing pods that are not Ready and not stuck start after a
 	// start-up delay from now; terminating ones go after their termination delay.
 	for _, p := range sm.w.pods {
-		if !daemonset.IsControlledBy(p, ds) {
+		if !daemonset.IsControlledByFor(sm.opts.Version, p, ds) {
 			continue
 		}
 		sm.scheduleExisting(p)
