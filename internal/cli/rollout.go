@@ -110,13 +110,17 @@ wins); the blocking nodes are listed.
 		if err := c.check(); err != nil {
 			return err
 		}
+		c.question = Question{Namespace: ns.namespace} // a live cluster: the DaemonSet's namespace
+		if dsNs, _, ok := strings.Cut(key, "/"); ok {
+			c.question.Namespace = dsNs
+		}
 		l, err := c.read(e, allFields, ns.namespace)
 		if err != nil {
 			return err
 		}
 		in, at := l.in, l.at
 		filter := daemonSetFilter{key: key, ns: ns}
-		if err := l.admit(filter.keep, daemonset.Options{Now: at}); err != nil {
+		if err := l.admit(filter.keep, daemonset.Options{Now: at, Version: l.version}); err != nil {
 			return err
 		}
 		dss, err := pickDaemonSets(in, filter)
@@ -259,7 +263,7 @@ The header of each DaemonSet says both.
 		}
 		in, at := l.in, l.at
 		filter := daemonSetFilter{key: key, ns: ns}
-		if err := l.admit(filter.keep, daemonset.Options{Now: at}); err != nil {
+		if err := l.admit(filter.keep, daemonset.Options{Now: at, Version: l.version}); err != nil {
 			return err
 		}
 		var dss []*appsv1.DaemonSet
