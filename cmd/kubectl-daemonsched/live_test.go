@@ -13,10 +13,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/internal/cli"
 	"github.com/daemonsched/daemonsched/internal/livecluster"
 	"github.com/daemonsched/daemonsched/manifest"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -73,6 +76,20 @@ func TestPluginLive(t *testing.T) {
 		})
 	}
 
+	t.Run("rollout status --watch gives up at --timeout, still progressing", func(t *testing.T) {
+		start := time.Now()
+		r := run(t, runPlugin, "rollout", "status", "-n", "kube-system", "ds/fluentd-elasticsearch", "--watch", "--timeout", "2s")
+		require.Equal(t, 3, r.exit, r.stderr)
+		require.GreaterOrEqual(t, time.Since(start), 2*time.Second)
+		require.Equal(t, 1, strings.Count(r.stdout, "kube-system/fluentd-elasticsearch: Progressing"), "each state once:\n%s", r.stdout)
+	})
+	t.Run("rollout status --watch sees the rollout complete", func(t *testing.T) {
+		watchToCompletion(t, ctx, client)
+	})
+	t.Run("rollout status --watch is refused offline", func(t *testing.T) {
+		r := run(t, runPlugin, "rollout", "status", "--watch", "--example")
+		require.Equal(t, 2, r.exit, r.stderr)
+	})
 	t.Run("rbac's role is enough", func(t *testing.T) {
 		bindReader(t, ctx, client, "daemonsched-live-reader")
 		want := plugin(t, 0, "plan", "--now", now)
@@ -193,6 +210,64 @@ func writeExample(t *testing.T, ctx context.Context, client *kubernetes.Clientse
 		_, err = client.CoreV1().Pods(p.Namespace).UpdateStatus(ctx, got, metav1.UpdateOptions{})
 		require.NoError(t, err)
 	}
+}
+
+// watchToCompletion creates a DaemonSet for one node, starts rollout status --watch on it
+// (Progressing: its pod is missing), then creates the pod the controller would, running and
+// ready, and its revision: the watch must print Complete and exit 0.
+func watchToCompletion(t *testing.T, ctx context.Context, client *kubernetes.Clientset) {
+	t.Helper()
+	const ns = "plugin-watch"
+	_, err := client.CoreV1().Namespaces().Create(ctx, &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	labels := map[string]string{"app": "watched"}
+	ds := &appsv1.DaemonSet{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "watched"},
+		Spec: appsv1.DaemonSetSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: v1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: v1.PodSpec{
+					NodeSelector: map[string]string{"kubernetes.io/hostname": "worker-1"},
+					Containers:   []v1.Container{{Name: "agent", Image: "agent:1"}},
+				},
+			},
+		},
+	}
+	ds, err = client.AppsV1().DaemonSets(ns).Create(ctx, ds, metav1.CreateOptions{})
+	require.NoError(t, err)
+	done := make(chan result, 1)
+	go func() {
+		done <- run(t, runPlugin, "rollout", "status", "-n", ns, "ds/watched", "--watch", "--timeout", "60s")
+	}()
+	time.Sleep(2 * time.Second) // the first judgment: Progressing
+
+	nodes, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	require.NoError(t, err)
+	snap := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}}
+	for i := range nodes.Items {
+		snap.Nodes = append(snap.Nodes, &nodes.Items[i])
+	}
+	plan, err := daemonset.PlanCluster(snap, daemonset.Options{Now: time.Now()})
+	require.NoError(t, err)
+	res := plan.DaemonSets[0]
+	require.Len(t, res.Create, 1)
+	require.NotNil(t, res.Revisions)
+	for _, cr := range res.Revisions.Create {
+		_, err := client.AppsV1().ControllerRevisions(ns).Create(ctx, cr, metav1.CreateOptions{})
+		require.NoError(t, err)
+	}
+	pod, err := client.CoreV1().Pods(ns).Create(ctx, res.Create[0].Pod, metav1.CreateOptions{})
+	require.NoError(t, err)
+	pod.Spec.NodeName = "worker-1"
+	pod.Status = v1.PodStatus{Phase: v1.PodRunning, Conditions: []v1.PodCondition{{Type: v1.PodReady, Status: v1.ConditionTrue, LastTransitionTime: metav1.Now()}}}
+	_, err = client.CoreV1().Pods(ns).UpdateStatus(ctx, pod, metav1.UpdateOptions{})
+	require.NoError(t, err)
+
+	r := <-done
+	require.Equal(t, 0, r.exit, "%s\n%s", r.stdout, r.stderr)
+	require.Equal(t, 1, strings.Count(r.stdout, ns+"/watched: Progressing"), r.stdout)
+	require.Equal(t, 1, strings.Count(r.stdout, ns+"/watched: Complete"), r.stdout)
 }
 
 // clean drops what the server sets itself.

@@ -58,6 +58,9 @@ type Cluster interface {
 	// Role is the read-only RBAC the plugin needs, as YAML; bind, when not "", is the user a
 	// binding grants it to.
 	Role(bind string) string
+	// Watch watches what q reads and sends on changed, without blocking, whenever some of it
+	// changes, until ctx is done (nil) or the watch fails (the error, as Read's).
+	Watch(ctx context.Context, q Question, changed chan<- struct{}) error
 }
 
 // plugin is the kubectl plugin's state: its cluster and --save.

@@ -27,6 +27,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
 )
@@ -126,7 +127,7 @@ type read struct {
 // reads are every resource and verb the plugin uses: the RBAC of a read-only role (rbac
 // prints it) and what a forbidden error names.
 var reads = []read{
-	{"", "nodes", []string{"get", "list"}},
+	{"", "nodes", []string{"get", "list", "watch"}},
 	{"", "pods", []string{"list", "watch"}},
 	{"", "limitranges", []string{"list"}},
 	{"apps", "daemonsets", []string{"list", "watch"}},
@@ -350,4 +351,59 @@ func liveError(name, verb, group, resource, namespace string, err error) error {
 		return fmt.Errorf("%s: cannot reach the API server: %w", name, err)
 	}
 	return fmt.Errorf("%s: %s %s%s: %w", name, verb, what, where, err)
+}
+
+// Watch watches what q reads (DaemonSets, nodes, and unless q.NoPods pods and
+// ControllerRevisions) and sends on changed, without blocking, at every event, until ctx is
+// done. A watch the server ends is started again; one it refuses is the error.
+func (c *Cluster) Watch(ctx context.Context, q cli.Question, changed chan<- struct{}) error {
+	cs, name, err := c.connect()
+	if err != nil {
+		return err
+	}
+	type watched struct {
+		group, resource, namespace string
+		start                      func(metav1.ListOptions) (watch.Interface, error)
+	}
+	ns := q.Namespace
+	ws := []watched{
+		{"", "nodes", "", func(o metav1.ListOptions) (watch.Interface, error) { return cs.CoreV1().Nodes().Watch(ctx, o) }},
+		{"apps", "daemonsets", ns, func(o metav1.ListOptions) (watch.Interface, error) {
+			return cs.AppsV1().DaemonSets(ns).Watch(ctx, o)
+		}},
+	}
+	if !q.NoPods {
+		ws = append(ws,
+			watched{"", "pods", ns, func(o metav1.ListOptions) (watch.Interface, error) { return cs.CoreV1().Pods(ns).Watch(ctx, o) }},
+			watched{"apps", "controllerrevisions", ns, func(o metav1.ListOptions) (watch.Interface, error) {
+				return cs.AppsV1().ControllerRevisions(ns).Watch(ctx, o)
+			}})
+	}
+	errs := make(chan error, len(ws))
+	for _, w := range ws {
+		go func() {
+			for ctx.Err() == nil {
+				wi, err := w.start(metav1.ListOptions{AllowWatchBookmarks: false})
+				if err != nil {
+					if ctx.Err() == nil {
+						errs <- liveError(name, "watch", w.group, w.resource, w.namespace, err)
+					}
+					return
+				}
+				for range wi.ResultChan() {
+					select {
+					case changed <- struct{}{}:
+					default:
+					}
+				}
+				wi.Stop()
+			}
+		}()
+	}
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-errs:
+		return err
+	}
 }
