@@ -21,7 +21,9 @@ import (
 //  1. check: its flags, before anything is read (clusterFlags.check, then its own); a
 //     problem is a usage error (exit 2);
 //  2. load: clusterFlags.read reads the input (decode.go's load) and takes the instant (--now,
-//     else the latest time the input records);
+//     else the latest time the input records); in the kubectl plugin, without -f, the input is
+//     what the command's question (clusterFlags.question) needs from the live cluster, read
+//     as a dump (live.go), and the instant is the clock, read once;
 //  3. filter: daemonSetFilter picks the DaemonSets it answers for (-n, --daemonset), and
 //     loaded.admit admits them as kubectl apply would (--strict, --lenient);
 //  4. ask the library, and render the answer into e.out, run's buffer (render);
@@ -37,6 +39,9 @@ type clusterFlags struct {
 	now     timeFlag
 	strict  *strictFlags
 	reading *readFlags
+	// question is what the command needs read from a live cluster (the kubectl plugin); the
+	// command sets it before read.
+	question Question
 }
 
 // addClusterFlags registers the flags of c on fs; src is the input before the flags are read,
@@ -92,6 +97,11 @@ type loaded struct {
 	// specOnly is set by a command that reads manifests alone as they are meant to be read
 	// (lint without a dump): an input without nodes and pods is then not suspicious.
 	specOnly bool
+	// clock says that at is the clock, read once when a live cluster was read, not --now.
+	clock bool
+	// version is the release of a live cluster (its /version), which the answer models; zero
+	// (the library's default) for files.
+	version daemonset.Version
 }
 
 // read reads the input on every core (a command has the machine to itself: every core shares
@@ -108,6 +118,10 @@ func (c *clusterFlags) read(e *env, f fields, namespace string) (*loaded, error)
 	if f == planFields {
 		opts = lean(opts)
 	}
+	live, err := c.readLive(e)
+	if err != nil {
+		return nil, err
+	}
 	in, err := load(c.src, e.stdin, e.stderr, opts)
 	if err != nil {
 		return nil, err
@@ -115,8 +129,15 @@ func (c *clusterFlags) read(e *env, f fields, namespace string) (*loaded, error)
 	at := c.now.t
 	if at.IsZero() {
 		at = manifest.Latest(in.Snapshot)
+		if live != nil {
+			at = live.At // the clock, read once (a live cluster is judged as it is now)
+		}
 	}
-	return &loaded{in: in, at: at, mode: mode, warnings: c.reading.limits.Warnings}, nil
+	l := &loaded{in: in, at: at, mode: mode, warnings: c.reading.limits.Warnings}
+	if live != nil {
+		l.version, l.clock = live.Version, c.now.t.IsZero()
+	}
+	return l, nil
 }
 
 // admit admits the DaemonSets of the input that keep selects as kubectl apply would answer

@@ -35,6 +35,7 @@ type inputs struct {
 	namespace string   // -n: the namespace of the DaemonSets of apply without one, as kubectl apply -n
 	recursive bool     // -R: the subdirectories of a directory too
 	example   bool
+	live      *Dump // what the kubectl plugin read from a live cluster, instead of -f
 }
 
 // manifestExtensions are the file names a directory of -f is read for, as kubectl reads them.
@@ -161,6 +162,9 @@ func load(in inputs, stdin io.Reader, stderr io.Writer, opts manifest.Options) (
 	case in.example:
 		fmt.Fprintln(stderr, "daemonsched: input: the built-in example cluster (--example)")
 		ins = append(ins, manifest.Input{Name: exampleName, Data: exampleCluster})
+	case in.live != nil:
+		fmt.Fprintf(stderr, "daemonsched: input: %s, Kubernetes %s\n", printable.Escape(in.live.Name), in.live.Version)
+		ins = append(ins, manifest.Input{Name: in.live.Name, Data: in.live.Data})
 	case len(in.files) == 0:
 		if isTerminal(stdin) {
 			return nil, usagef("%v", errNoInput)

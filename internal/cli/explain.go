@@ -73,6 +73,12 @@ suggestion.
 		if err != nil {
 			return usagef("--pod wants NAME or NAMESPACE/NAME, got %q", podName)
 		}
+		c.question = Question{Namespace: ns.namespace} // a live cluster: what the question needs
+		if podName != "" {
+			c.question.Namespace = podNamespace
+		} else if dsNs, _, err := ns.daemonSetKey(dsName); err == nil && dsNs != "" {
+			c.question.Namespace = dsNs
+		}
 		l, err := c.read(e, planFields, ns.namespace)
 		if err != nil {
 			return err
@@ -96,7 +102,7 @@ suggestion.
 		if err != nil {
 			return err
 		}
-		opts := daemonset.Options{Now: l.at}
+		opts := daemonset.Options{Now: l.at, Version: l.version}
 		var nodes []*v1.Node
 		if nodeName != "" {
 			node := findNode(in, nodeName)

@@ -1,5 +1,6 @@
-// Package cli is the daemonsched command line, which reads what `kubectl get -o yaml|json`
-// prints or hand-written manifests and never contacts an API server.
+// Package cli is the daemonsched command line, shared by its two binaries: daemonsched, which
+// reads what `kubectl get -o yaml|json` prints or hand-written manifests and never contacts an
+// API server, and the kubectl plugin kubectl-daemonsched, which reads a live cluster (live.go).
 // It prints what the Kubernetes DaemonSet controller would do in one sync of every DaemonSet of
 // a snapshot (plan), why a DaemonSet does or does not run on a node (explain), and the rest of
 // the commands; it decides nothing itself: the library does.
@@ -18,6 +19,12 @@ import (
 // Run is the daemonsched command: args without the program name; it returns the exit status.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return run(args, stdin, stdout, stderr)
+}
+
+// RunPlugin is the kubectl plugin kubectl-daemonsched: the same commands, which read cluster
+// (its connection flags are the plugin's) unless -f or --example is given (live.go).
+func RunPlugin(args []string, stdin io.Reader, stdout, stderr io.Writer, cluster Cluster) int {
+	return runAs(args, stdin, stdout, stderr, &plugin{cluster: cluster})
 }
 
 // errUsage marks a command line that cannot be run (unknown command or flag, bad flag value,
@@ -50,13 +57,21 @@ type env struct {
 	out    *bytes.Buffer
 	live   io.Writer
 	stderr io.Writer
+	// plugin is the kubectl plugin's live cluster (live.go); nil in daemonsched, which never
+	// contacts an API server.
+	plugin *plugin
 }
 
 // run is the whole command: it parses args, reads the input and writes the result. It writes
 // nothing to stdout unless the command answers (help included, which goes to stdout), and
 // returns the exit status (exit.go).
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin: stdin, out: new(bytes.Buffer), live: stdout, stderr: stderr}
+	return runAs(args, stdin, stdout, stderr, nil)
+}
+
+// runAs is run as daemonsched, or as the kubectl plugin when p is not nil.
+func runAs(args []string, stdin io.Reader, stdout, stderr io.Writer, p *plugin) int {
+	e := &env{stdin: stdin, out: new(bytes.Buffer), live: stdout, stderr: stderr, plugin: p}
 	root := newRootCommand(e)
 	root.SetArgs(append([]string{}, args...)) // never nil: cobra would read os.Args
 	cmd, err := root.ExecuteC()
@@ -101,6 +116,9 @@ func newRootCommand(e *env) *cobra.Command {
 		}
 		return usagef("%v", err)
 	})
+	if e.plugin != nil {
+		pluginRoot(root, e)
+	}
 	root.AddCommand(newPlanCommand(e, false), newPlanCommand(e, true), newExplainCommand(e), newVerifyCommand(e),
 		newConformanceCommand(e), newRolloutCommand(e), newForecastCommand(e), newWhatIfCommand(e), newNodeReadyCommand(e), newLintCommand(e), newVersionCommand(e))
 	// cobra's completion command (bash, zsh, fish, powershell), with an unknown shell a usage

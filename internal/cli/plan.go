@@ -54,6 +54,7 @@ is made over the whole snapshot either way.
 		if err := c.check(); err != nil {
 			return err
 		}
+		c.question = Question{Namespace: ns.namespace} // a live cluster: -n's namespace alone
 		l, err := c.read(e, planFields, ns.namespace)
 		if err != nil {
 			return err
@@ -63,7 +64,7 @@ is made over the whole snapshot either way.
 		if _, err := shown.pick(l.in.Snapshot.DaemonSets); err != nil {
 			return err
 		}
-		opts := daemonset.Options{Now: l.at, BurstLimit: burst, Workers: runtime.GOMAXPROCS(0)}
+		opts := daemonset.Options{Now: l.at, Version: l.version, BurstLimit: burst, Workers: runtime.GOMAXPROCS(0)}
 		// A DaemonSet the API server would refuse is refused (by default only a hand-written
 		// one), as kubectl apply would answer; one read from the API server is planned as
 		// stored, with a warning.
@@ -88,7 +89,8 @@ is made over the whole snapshot either way.
 		data := func() any { return newPlanDocument(cluster, opts.Now) }
 		err = render(e.out, format, data, func() {
 			view := newTableView(l.in.Snapshot.DaemonSets, opts.Now, format == formatWide)
-			view.nowFromInput = c.now.t.IsZero()
+			view.nowFromInput = c.now.t.IsZero() && !l.clock
+			view.nowFromClock = c.now.t.IsZero() && l.clock
 			view.holders = planHolders(l.in.Snapshot, cluster, opts)
 			renderTable(e.out, cluster, view)
 		})

@@ -101,6 +101,10 @@ wins); the blocking nodes are listed.
 	addOutputFlag(fs, &format, formatTable, formatJSON, formatYAML)
 	addNamespaceFlags(fs, &ns)
 	dsName := fs.String("daemonset", "", "judge only this DaemonSet (`[NAMESPACE/]NAME`, or the argument daemonset/NAME)")
+	var w watchFlags
+	if e.plugin != nil {
+		addWatchFlags(fs, &w)
+	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		stdout := e.out
 		key, err := daemonSetArg(ns, *dsName, args)
@@ -110,35 +114,25 @@ wins); the blocking nodes are listed.
 		if err := c.check(); err != nil {
 			return err
 		}
+		if err := w.check(c, format); err != nil {
+			return err
+		}
+		c.question = Question{Namespace: ns.namespace} // a live cluster: the DaemonSet's namespace
+		if dsNs, _, ok := strings.Cut(key, "/"); ok {
+			c.question.Namespace = dsNs
+		}
+		filter := daemonSetFilter{key: key, ns: ns}
+		if w.watch {
+			return watchRollouts(e, c, filter, w.timeout)
+		}
 		l, err := c.read(e, allFields, ns.namespace)
 		if err != nil {
 			return err
 		}
-		in, at := l.in, l.at
-		filter := daemonSetFilter{key: key, ns: ns}
-		if err := l.admit(filter.keep, daemonset.Options{Now: at}); err != nil {
-			return err
-		}
-		dss, err := pickDaemonSets(in, filter)
+		at := l.at
+		reports, status, err := judgeRollouts(l, filter)
 		if err != nil {
 			return err
-		}
-		reports := make([]*rollout.Report, 0, len(dss))
-		var status error // the exit status (ROLL-11): stuck wins over progressing
-		for _, ds := range dss {
-			r, err := rollout.Progress(in.Snapshot, ds, rollout.ProgressOptions{Now: at, Workers: runtime.GOMAXPROCS(0)})
-			if err != nil {
-				return err
-			}
-			reports = append(reports, r)
-			switch r.State {
-			case rollout.StateStuck:
-				status = errStuck
-			case rollout.StateProgressing:
-				if status == nil {
-					status = errProgressing
-				}
-			}
 		}
 		err = render(stdout, format, func() any { return map[string]any{"now": formatNow(at), "daemonSets": reports} }, func() {
 			for _, r := range reports {
@@ -160,6 +154,38 @@ wins); the blocking nodes are listed.
 		return l.done(e, status)
 	}
 	return cmd
+}
+
+// judgeRollouts judges the rollout of each DaemonSet of l that filter picks (ROLL-8), and
+// returns the reports and the exit status (ROLL-11): nil when every one is complete, else
+// errStuck when one is stuck (stuck wins), else errProgressing.
+func judgeRollouts(l *loaded, filter daemonSetFilter) ([]*rollout.Report, error, error) {
+	in, at := l.in, l.at
+	if err := l.admit(filter.keep, daemonset.Options{Now: at, Version: l.version}); err != nil {
+		return nil, nil, err
+	}
+	dss, err := pickDaemonSets(in, filter)
+	if err != nil {
+		return nil, nil, err
+	}
+	reports := make([]*rollout.Report, 0, len(dss))
+	var status error
+	for _, ds := range dss {
+		r, err := rollout.Progress(in.Snapshot, ds, rollout.ProgressOptions{Now: at, Workers: runtime.GOMAXPROCS(0)})
+		if err != nil {
+			return nil, nil, err
+		}
+		reports = append(reports, r)
+		switch r.State {
+		case rollout.StateStuck:
+			status = errStuck
+		case rollout.StateProgressing:
+			if status == nil {
+				status = errProgressing
+			}
+		}
+	}
+	return reports, status, nil
 }
 
 // writeBlockers lists blockers, at most 20 then a count.
@@ -259,7 +285,7 @@ The header of each DaemonSet says both.
 		}
 		in, at := l.in, l.at
 		filter := daemonSetFilter{key: key, ns: ns}
-		if err := l.admit(filter.keep, daemonset.Options{Now: at}); err != nil {
+		if err := l.admit(filter.keep, daemonset.Options{Now: at, Version: l.version}); err != nil {
 			return err
 		}
 		var dss []*appsv1.DaemonSet

@@ -23,6 +23,8 @@ type tableView struct {
 	wide       bool
 	// nowFromInput says that now is the latest time the input records, not --now.
 	nowFromInput bool
+	// nowFromClock says that now is the clock, read once (a live cluster), not --now.
+	nowFromClock bool
 	// holders names, by namespace and name, what holds the update budget of a DaemonSet whose
 	// rolling update acts but finds nothing to do (budgetHolders).
 	holders map[[2]string]string
@@ -82,6 +84,8 @@ func renderTable(w io.Writer, c *daemonset.ClusterResult, v tableView) {
 		fmt.Fprintf(w, "\nPlanned at %s: the input records no time (--now sets one).\n", formatNow(v.now))
 	case v.nowFromInput:
 		fmt.Fprintf(w, "\nPlanned at %s, the latest time the input records (--now sets another).\n", formatNow(v.now))
+	case v.nowFromClock:
+		fmt.Fprintf(w, "\nPlanned at %s, the time it was read from the cluster (--now sets another).\n", formatNow(v.now))
 	default:
 		fmt.Fprintf(w, "\nPlanned at %s (--now).\n", formatNow(v.now))
 	}

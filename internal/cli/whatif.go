@@ -57,11 +57,12 @@ func runWhatIf(e *env, c *clusterFlags, format outputFormat, tmplFile, nodeName 
 			return err
 		}
 	}
+	c.question = Question{Node: nodeName, NoPods: true, Admission: true} // a live cluster: no pods
 	l, err := c.read(e, allFields, "")
 	if err != nil {
 		return err
 	}
-	in, opts := l.in, daemonset.Options{Now: l.at, Workers: runtime.GOMAXPROCS(0)}
+	in, opts := l.in, daemonset.Options{Now: l.at, Version: l.version, Workers: runtime.GOMAXPROCS(0)}
 	if err := l.admit(everyDaemonSet, opts); err != nil {
 		return err
 	}

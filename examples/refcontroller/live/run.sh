@@ -2,16 +2,20 @@
 # The reference controller's live story: builds etcd v3.6.8 and kube-apiserver v1.36.3 from the
 # servers module (binaries cached outside the repository, keyed by the module's sources and the
 # Go version), starts both on free 127.0.0.1 ports with throw-away keys and a static token, runs
-# the story test (build tag "live") against them, and always stops both.
+# the story test (build tag "live") against them, then the kubectl plugin's live test
+# (cmd/kubectl-daemonsched, same tag) against the same servers, and always stops both. RBAC is
+# on, so that the plugin's forbidden lists are real; the story's user is in system:masters.
 #
 #   examples/refcontroller/live/run.sh [go test flags...]
 #
 # Environment: DAEMONSCHED_LIVE_CACHE (binary cache, default $(go env GOCACHE)/../daemonsched-live),
-# DAEMONSCHED_LIVE_KEEP=1 keeps the temp directory (logs) after the run.
+# DAEMONSCHED_LIVE_KEEP=1 keeps the temp directory (logs) after the run, DAEMONSCHED_LIVE_STORY=0
+# runs the plugin's test alone.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 module=$(cd "$here/.." && pwd)
+repo=$(cd "$module/../.." && pwd)
 servers=$here/servers
 t0=$(date +%s.%N)
 elapsed() { awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
@@ -103,7 +107,7 @@ pids+=($!)
 	--cert-dir "$work/certs" --token-auth-file "$work/tokens.csv" \
 	--service-account-key-file "$work/sa.pub" --service-account-signing-key-file "$work/sa.key" \
 	--service-account-issuer https://kubernetes.default.svc.cluster.local \
-	--service-cluster-ip-range 10.0.0.0/24 --authorization-mode AlwaysAllow \
+	--service-cluster-ip-range 10.0.0.0/24 --authorization-mode RBAC \
 	--disable-admission-plugins TaintNodesByCondition,ServiceAccount \
 	>"$work/kube-apiserver.log" 2>&1 &
 pids+=($!)
@@ -137,6 +141,11 @@ ready=$(elapsed)
 echo "== kube-apiserver ready on 127.0.0.1:$apiport (${ready}s since start, binaries ready at ${built}s)"
 
 # 4. The story.
-cd "$module"
-KUBECONFIG="$work/kubeconfig" go test -tags live -count=1 -run TestStory -v "$@" ./live/
+if [ "${DAEMONSCHED_LIVE_STORY:-1}" != 0 ]; then
+	(cd "$module" && KUBECONFIG="$work/kubeconfig" go test -tags live -count=1 -run TestStory -v "$@" ./live/)
+fi
+
+# 5. The kubectl plugin: every command live, and offline on what it saved.
+echo "== kubectl-daemonsched against the same servers"
+(cd "$repo" && KUBECONFIG="$work/kubeconfig" go test -tags live -count=1 -run TestPluginLive -v "$@" ./cmd/kubectl-daemonsched/)
 echo "== live script total: $(elapsed)s"
