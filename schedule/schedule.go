@@ -180,7 +180,7 @@ func (p *Pod) Fit(node *v1.Node, pods []*v1.Pod) Verdict {
 func (p *Pod) podsOn(node *v1.Node, pods []*v1.Pod) []*v1.Pod {
 	var out []*v1.Pod
 	for _, q := range pods {
-		if q.Spec.NodeName != node.Name || terminal(q) || p.isSelf(q) {
+		if q == nil || q.Spec.NodeName != node.Name || terminal(q) || p.isSelf(q) {
 			continue
 		}
 		out = append(out, q)
@@ -205,11 +205,12 @@ func terminal(pod *v1.Pod) bool {
 }
 
 // PodsByNode indexes the pods the scheduler's cache holds by node: the non-terminal pods with
-// a spec.nodeName (SCHED-6). The slices keep the order of pods, which is only read.
+// a spec.nodeName (SCHED-6); nil entries are skipped. The slices keep the order of pods, which
+// is only read.
 func PodsByNode(pods []*v1.Pod) map[string][]*v1.Pod {
 	out := map[string][]*v1.Pod{}
 	for _, pod := range pods {
-		if pod.Spec.NodeName == "" || terminal(pod) {
+		if pod == nil || pod.Spec.NodeName == "" || terminal(pod) {
 			continue
 		}
 		out[pod.Spec.NodeName] = append(out[pod.Spec.NodeName], pod)

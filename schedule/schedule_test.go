@@ -258,3 +258,17 @@ func TestPriorityClassesOf(t *testing.T) {
 		t.Errorf("PriorityClassesOf() mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// A verdict reads as one line with the numbers (SCHED-1, SCHED-2, SCHED-4).
+func TestVerdictString(t *testing.T) {
+	t.Parallel()
+	alloc := list("cpu", "4", "memory", "8Gi", "pods", "110")
+	got := schedule.Compile(pod("agent", "", list("cpu", "250m"), prio(1000)), schedule.Options{}).Fit(node("n1", alloc),
+		[]*v1.Pod{pod("a", "n1", list("cpu", "2"), started(1)), pod("b", "n1", list("cpu", "1880m"), started(2))})
+	require.Equal(t, "NodeResourcesFit: cpu 250m requested, 120m free of 4; preempting 1 pod of priority 0 would make room (default/b)", got.String())
+	got = schedule.Compile(pod("agent", "", nil, hostPort(9100)), schedule.Options{}).Fit(node("n1", alloc),
+		[]*v1.Pod{pod("exporter", "n1", nil, hostPort(9100))})
+	require.Equal(t, "NodePorts: host port 9100/TCP held by default/exporter; no pod there has a priority below its 0, so nothing is preempted for it", got.String())
+	got = schedule.Compile(pod("agent", "", nil), schedule.Options{}).Fit(node("n1", alloc), nil)
+	require.Empty(t, got.String())
+}
