@@ -256,3 +256,41 @@ func (p *Pod) fitsWith(n nodeState, on []*v1.Pod, kept []bool) bool {
 	}
 	return true
 }
+
+// Placement is the verdict on one pod of [FitAll].
+type Placement struct {
+	// Index is the pod's index in FitAll's pods.
+	Index   int     `json:"index"`
+	Verdict Verdict `json:"verdict"`
+}
+
+// FitAll binds pods to node one after another, as the scheduler binds the daemon pods of a new
+// node (SCHED-8): in its queue's order, higher priority first and otherwise as given (the
+// PrioritySort queue), each judged beside node's pods (those of bound that are bound to it)
+// and the pods bound before it. A pod a filter refuses is not bound; its verdict is returned,
+// in that order, and no preemption among pods of the list is considered. An empty result means
+// every pod binds. Nothing is modified.
+func FitAll(pods []*v1.Pod, node *v1.Node, bound []*v1.Pod, opts Options) []Placement {
+	type item struct {
+		i   int
+		pod *Pod
+	}
+	items := make([]item, 0, len(pods))
+	for i, pod := range pods {
+		items = append(items, item{i, Compile(pod, opts)})
+	}
+	slices.SortStableFunc(items, func(a, b item) int { return cmp.Compare(b.pod.priority, a.pod.priority) })
+	on := slices.Clone(bound)
+	var out []Placement
+	for _, it := range items {
+		v := it.pod.Fit(node, on)
+		if !v.Fits() {
+			out = append(out, Placement{Index: it.i, Verdict: v})
+			continue
+		}
+		placed := pods[it.i].DeepCopy()
+		placed.Spec.NodeName = node.Name
+		on = append(on, placed)
+	}
+	return out
+}
