@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"slices"
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/internal/printable"
@@ -57,4 +59,48 @@ func createsOn(plan *daemonset.ClusterResult, ds *appsv1.DaemonSet, nodeName str
 		}
 	}
 	return false
+}
+
+// renderUnbindable is plan -o wide's last section: the pods the plan creates that the scheduler
+// would leave Pending, one line each with the filter and the numbers; nothing when all bind.
+func renderUnbindable(w io.Writer, s daemonset.Snapshot, plan *daemonset.ClusterResult, opts daemonset.Options) {
+	b := newBinder(s, opts)
+	nodes := make(map[string]*v1.Node, len(s.Nodes))
+	for _, n := range s.Nodes {
+		if n != nil {
+			nodes[n.Name] = n
+		}
+	}
+	var lines []string
+	for _, r := range plan.DaemonSets {
+		if r == nil || len(r.Create) == 0 {
+			continue
+		}
+		i := slices.IndexFunc(s.DaemonSets, func(ds *appsv1.DaemonSet) bool {
+			return ds != nil && ds.Namespace == r.Namespace && ds.Name == r.Name
+		})
+		if i < 0 {
+			continue
+		}
+		p, errs := daemonset.Compile(s.DaemonSets[i], opts)
+		if len(errs) > 0 {
+			continue
+		}
+		for _, c := range r.Create {
+			node := nodes[c.Node]
+			if node == nil {
+				continue
+			}
+			if v := schedule.Compile(p.NewPod(node.Name), b.opts).Fit(node, b.byNode[node.Name]); !v.Fits() {
+				lines = append(lines, fmt.Sprintf("  %s/%s on %s: %s", q(r.Namespace), q(r.Name), q(node.Name), printable.Escape(v.String())))
+			}
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nCreated, but the scheduler would leave %s Pending:\n", count(len(lines), "pod"))
+	for _, l := range lines {
+		fmt.Fprintln(w, l)
+	}
 }

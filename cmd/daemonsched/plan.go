@@ -54,7 +54,11 @@ is made over the whole snapshot either way.
 		if err := c.check(); err != nil {
 			return err
 		}
-		l, err := c.read(e, planFields, ns.namespace)
+		fields := planFields
+		if format == formatWide {
+			fields = allFields // the scheduler's verdicts read containers and allocatable (SCHED-7)
+		}
+		l, err := c.read(e, fields, ns.namespace)
 		if err != nil {
 			return err
 		}
@@ -91,6 +95,9 @@ is made over the whole snapshot either way.
 			view.nowFromInput = c.now.t.IsZero()
 			view.holders = planHolders(l.in.Snapshot, cluster, opts)
 			renderTable(e.out, cluster, view)
+			if format == formatWide {
+				renderUnbindable(e.out, l.in.Snapshot, cluster, opts)
+			}
 		})
 		if err != nil {
 			return err
