@@ -25,6 +25,9 @@ type ForecastOptions struct {
 	Horizon time.Duration
 	// Workers is passed to every plan.
 	Workers int
+	// Scheduler binds created pods; nil means BindToTarget. FilterScheduler judges them with
+	// the scheduler's filters (SCHED-9).
+	Scheduler Scheduler
 }
 
 // ForecastStep is one sync of the forecast that acts.
@@ -82,7 +85,7 @@ func Forecast(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts ForecastOptions) 
 		ds = updated
 	}
 	traj, err := Simulate(s, ds, Options{Start: opts.Now, Seed: opts.Seed, Kubelet: opts.Kubelet,
-		Model: opts.Model, Horizon: opts.Horizon, Workers: opts.Workers})
+		Model: opts.Model, Horizon: opts.Horizon, Workers: opts.Workers, Scheduler: opts.Scheduler})
 	if err != nil {
 		return nil, err
 	}

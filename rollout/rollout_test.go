@@ -441,3 +441,31 @@ func TestForecast(t *testing.T) {
 	require.Len(t, f.Final.Blocking, 2, "the budget of 2 is held by two crash-looping pods")
 	_ = metav1.Now
 }
+
+// TestForecastFilterScheduler: with the scheduler's filters as the scheduler model, a forecast
+// whose pod cannot fit on a node does not complete and names the node and why; with every
+// pod bound, as by default, it completes (SCHED-9).
+func TestForecastFilterScheduler(t *testing.T) {
+	ds := agent(intstr.FromInt32(1), intstr.FromInt32(0), "agent:1", 0)
+	ds.Spec.Template.Spec.Containers[0].Resources.Requests = v1.ResourceList{v1.ResourceCPU: resource.MustParse("250m")}
+	ns := nodes(2)
+	for _, n := range ns {
+		n.Status.Allocatable = v1.ResourceList{v1.ResourceCPU: resource.MustParse("1"), v1.ResourcePods: resource.MustParse("110")}
+	}
+	web := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web", UID: "uid-web"},
+		Spec:   v1.PodSpec{NodeName: "node-00000", Containers: []v1.Container{{Name: "web", Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("900m")}}}}},
+		Status: v1.PodStatus{Phase: v1.PodRunning}}
+	s := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}, Nodes: ns, Pods: []*v1.Pod{web}}
+
+	r, err := rollout.Forecast(s, ds, rollout.ForecastOptions{Now: t0, Kubelet: rollout.Kubelet{Startup: rollout.Fixed(time.Second)}})
+	require.NoError(t, err)
+	require.Equal(t, rollout.StateComplete, r.Final.State, "every pod binds by default")
+
+	r, err = rollout.Forecast(s, ds, rollout.ForecastOptions{Now: t0, Kubelet: rollout.Kubelet{Startup: rollout.Fixed(time.Second)},
+		Scheduler: rollout.FilterScheduler(s, ds)})
+	require.NoError(t, err)
+	require.Equal(t, rollout.StateStuck, r.Final.State)
+	require.Equal(t, []string{"node-00000"}, blockerNodes(r.Final.Blocking))
+	require.Equal(t, rollout.BlockUnschedulable, r.Final.Blocking[0].Reason)
+	require.Contains(t, r.Final.Blocking[0].Message, "NodeResourcesFit: cpu 250m requested, 100m free of 1")
+}
