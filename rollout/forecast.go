@@ -28,6 +28,9 @@ type ForecastOptions struct {
 	// Version is the Kubernetes release whose controller syncs (daemonset.Options.Version);
 	// the zero Version is the default release.
 	Version daemonset.Version
+	// Scheduler binds created pods; nil means BindToTarget. FilterScheduler judges them with
+	// the scheduler's filters (SCHED-9).
+	Scheduler Scheduler
 }
 
 // ForecastStep is one sync of the forecast that acts.
@@ -85,7 +88,7 @@ func Forecast(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts ForecastOptions) 
 		ds = updated
 	}
 	traj, err := Simulate(s, ds, Options{Start: opts.Now, Seed: opts.Seed, Kubelet: opts.Kubelet,
-		Model: opts.Model, Horizon: opts.Horizon, Workers: opts.Workers, Version: opts.Version})
+		Model: opts.Model, Horizon: opts.Horizon, Workers: opts.Workers, Version: opts.Version, Scheduler: opts.Scheduler})
 	if err != nil {
 		return nil, err
 	}

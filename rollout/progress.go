@@ -8,6 +8,7 @@ import (
 
 	"github.com/daemonsched/daemonsched/affinity"
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/schedule"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -194,6 +195,23 @@ func walkNodes(r *Report, p *daemonset.Planner, s daemonset.Snapshot, res *daemo
 			acting[n] = true
 		}
 	}
+	// What the scheduler would say of a pod on a node (SCHED-*), with the pods indexed by node
+	// on first use: only nodes with a pod to create or an unbound one ask.
+	var bound map[string][]*v1.Pod
+	var sopts schedule.Options
+	verdict := func(pod *v1.Pod, n *v1.Node) schedule.Verdict {
+		if bound == nil {
+			bound = schedule.PodsByNode(s.Pods)
+			sopts.PriorityClasses = schedule.PriorityClassesOf(s.Pods)
+		}
+		return schedule.Compile(pod, sopts).Fit(n, bound[n.Name])
+	}
+	creates := make([]bool, len(s.Nodes))
+	for _, c := range res.Create {
+		if n, ok := ix[c.Node]; ok {
+			creates[n] = true
+		}
+	}
 	onDelete := ds.Spec.UpdateStrategy.Type == appsv1.OnDeleteDaemonSetStrategyType
 	ru := res.RollingUpdate
 	var node string
@@ -218,7 +236,13 @@ func walkNodes(r *Report, p *daemonset.Planner, s daemonset.Snapshot, res *daemo
 		}
 		node = n.Name
 		if acting[ni] {
-			add(Blocker{Reason: WaitControllerAct}, false)
+			b := Blocker{Reason: WaitControllerAct}
+			if creates[ni] {
+				if v := verdict(p.NewPod(n.Name), n); !v.Fits() {
+					b.Message = "the next sync creates a pod the scheduler would leave Pending: " + v.String()
+				}
+			}
+			add(b, false)
 			continue
 		}
 		ready := nodeReady(n)
@@ -257,7 +281,20 @@ func walkNodes(r *Report, p *daemonset.Planner, s daemonset.Snapshot, res *daemo
 			case !ready:
 				add(Blocker{Pod: ref, Reason: BlockNodeNotReady, Message: "the node's kubelet does not report, so the pod cannot turn Ready"}, true)
 			case pod.Spec.NodeName == "" && unschedulable(pod):
-				add(Blocker{Pod: ref, Reason: BlockUnschedulable, Message: "the scheduler reports the pod Unschedulable"}, true)
+				msg := "the scheduler reports the pod Unschedulable"
+				if v := verdict(pod, n); !v.Fits() {
+					msg += ": " + v.String()
+				}
+				add(Blocker{Pod: ref, Reason: BlockUnschedulable, Message: msg}, true)
+			case pod.Spec.NodeName == "" && !verdict(pod, n).Fits():
+				// Not yet refused, but the filters will (SCHED-*): stuck unless preemption
+				// makes room.
+				v := verdict(pod, n)
+				if v.Preemption != nil && v.Preemption.Possible {
+					add(Blocker{Pod: ref, Reason: WaitPodStarting, Message: "the scheduler will preempt: " + v.String()}, false)
+				} else {
+					add(Blocker{Pod: ref, Reason: BlockUnschedulable, Message: "the scheduler would leave it Pending: " + v.String()}, true)
+				}
 			case stuckReason(pod) != "":
 				add(Blocker{Pod: ref, Reason: BlockPodNeverReady, Message: "container waiting: " + stuckReason(pod)}, true)
 			default:

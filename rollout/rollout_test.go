@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
@@ -351,6 +352,65 @@ func TestProgressUnbound(t *testing.T) {
 	}
 }
 
+// TestProgressUnboundRefusedByTheFilters: an unbound current pod the scheduler has not judged
+// yet blocks the rollout when its filters refuse it on its node and preemption cannot make
+// room, with the filter and the numbers; where preemption makes room it is on its way, the
+// victims named; a pod the next sync creates says it would not bind (ROLL-8, SCHED-1, SCHED-4).
+func TestProgressUnboundRefusedByTheFilters(t *testing.T) {
+	ds := agent(intstr.FromInt32(1), intstr.FromInt32(0), "agent:1", 0)
+	ds.Spec.Template.Spec.Containers[0].Resources.Requests = v1.ResourceList{v1.ResourceCPU: resource.MustParse("250m")}
+	ns := nodes(2)
+	for _, n := range ns {
+		n.Status.Allocatable = v1.ResourceList{v1.ResourceCPU: resource.MustParse("1"), v1.ResourcePods: resource.MustParse("110")}
+	}
+	web := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web", UID: "uid-web"},
+		Spec:   v1.PodSpec{NodeName: "node-00000", Containers: []v1.Container{{Name: "web", Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("900m")}}}}},
+		Status: v1.PodStatus{Phase: v1.PodRunning}}
+	s := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}, Nodes: ns, Pods: []*v1.Pod{web}}
+	res, err := daemonset.Plan(ds, s.Nodes, s.Pods, daemonset.Options{Now: t0})
+	require.NoError(t, err)
+	require.Len(t, res.Create, 2)
+
+	// Before the create: the next sync acts, and says the pod on node-00000 would not bind.
+	rep, err := rollout.Progress(s, ds, rollout.ProgressOptions{Now: t0})
+	require.NoError(t, err)
+	require.Equal(t, rollout.StateProgressing, rep.State)
+	require.Equal(t, "the next sync creates a pod the scheduler would leave Pending: NodeResourcesFit: cpu 250m requested, 100m free of 1; no pod there has a priority below its 0, so nothing is preempted for it", rep.Waiting[0].Message)
+	require.Empty(t, rep.Waiting[1].Message, "node-00001 has room")
+
+	// After it, unbound and not yet judged: node-00000 is stuck, node-00001 starting.
+	after, err := rollout.Apply(s, res, rollout.ApplyOptions{Now: t0, Scheduler: func(*v1.Pod, *v1.Node) bool { return false }})
+	require.NoError(t, err)
+	for i, p := range after.Pods {
+		if p.Spec.NodeName == "" {
+			p = p.DeepCopy()
+			p.Status.Conditions = nil
+			after.Pods[i] = p
+		}
+	}
+	rep, err = rollout.Progress(after, after.DaemonSets[0], rollout.ProgressOptions{Now: t0})
+	require.NoError(t, err)
+	require.Equal(t, []string{"node-00000"}, blockerNodes(rep.Blocking))
+	require.Equal(t, rollout.BlockUnschedulable, rep.Blocking[0].Reason)
+	require.Contains(t, rep.Blocking[0].Message, "NodeResourcesFit: cpu 250m requested, 100m free of 1")
+	require.Equal(t, []string{"node-00001"}, blockerNodes(rep.Waiting))
+
+	// With a priority above web's, the default preemption makes room: on its way.
+	prio := after
+	prio.Pods = slices.Clone(after.Pods)
+	for i, p := range prio.Pods {
+		if p.Spec.NodeName == "" {
+			p = p.DeepCopy()
+			p.Spec.Priority = ptr.To[int32](1000)
+			prio.Pods[i] = p
+		}
+	}
+	rep, err = rollout.Progress(prio, after.DaemonSets[0], rollout.ProgressOptions{Now: t0})
+	require.NoError(t, err)
+	require.Empty(t, rep.Blocking)
+	require.Equal(t, "the scheduler will preempt: NodeResourcesFit: cpu 250m requested, 100m free of 1; preempting 1 pod of priority 0 would make room (default/web)", rep.Waiting[0].Message)
+}
+
 func blockerNodes(bs []rollout.Blocker) []string {
 	var out []string
 	for _, b := range bs {
@@ -380,4 +440,32 @@ func TestForecast(t *testing.T) {
 	require.Equal(t, rollout.StateStuck, f.Final.State)
 	require.Len(t, f.Final.Blocking, 2, "the budget of 2 is held by two crash-looping pods")
 	_ = metav1.Now
+}
+
+// TestForecastFilterScheduler: with the scheduler's filters as the scheduler model, a forecast
+// whose pod cannot fit on a node does not complete and names the node and why; with every
+// pod bound, as by default, it completes (SCHED-9).
+func TestForecastFilterScheduler(t *testing.T) {
+	ds := agent(intstr.FromInt32(1), intstr.FromInt32(0), "agent:1", 0)
+	ds.Spec.Template.Spec.Containers[0].Resources.Requests = v1.ResourceList{v1.ResourceCPU: resource.MustParse("250m")}
+	ns := nodes(2)
+	for _, n := range ns {
+		n.Status.Allocatable = v1.ResourceList{v1.ResourceCPU: resource.MustParse("1"), v1.ResourcePods: resource.MustParse("110")}
+	}
+	web := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web", UID: "uid-web"},
+		Spec:   v1.PodSpec{NodeName: "node-00000", Containers: []v1.Container{{Name: "web", Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("900m")}}}}},
+		Status: v1.PodStatus{Phase: v1.PodRunning}}
+	s := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}, Nodes: ns, Pods: []*v1.Pod{web}}
+
+	r, err := rollout.Forecast(s, ds, rollout.ForecastOptions{Now: t0, Kubelet: rollout.Kubelet{Startup: rollout.Fixed(time.Second)}})
+	require.NoError(t, err)
+	require.Equal(t, rollout.StateComplete, r.Final.State, "every pod binds by default")
+
+	r, err = rollout.Forecast(s, ds, rollout.ForecastOptions{Now: t0, Kubelet: rollout.Kubelet{Startup: rollout.Fixed(time.Second)},
+		Scheduler: rollout.FilterScheduler(s, ds)})
+	require.NoError(t, err)
+	require.Equal(t, rollout.StateStuck, r.Final.State)
+	require.Equal(t, []string{"node-00000"}, blockerNodes(r.Final.Blocking))
+	require.Equal(t, rollout.BlockUnschedulable, r.Final.Blocking[0].Reason)
+	require.Contains(t, r.Final.Blocking[0].Message, "NodeResourcesFit: cpu 250m requested, 100m free of 1")
 }

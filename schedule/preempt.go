@@ -39,10 +39,13 @@ func priorityOf(spec *v1.PodSpec, classes map[string]int32) (int32, bool) {
 // PriorityClassesOf learns the value of each priority class from the pods that name it and carry
 // the spec.priority admission gave them, for [Options.PriorityClasses]: a dump of a cluster
 // holds its pods but rarely its PriorityClasses. Of pods of one class that disagree (the class
-// was recreated), the highest value counts. pods are only read.
+// was recreated), the highest value counts; nil entries are skipped. pods are only read.
 func PriorityClassesOf(pods []*v1.Pod) map[string]int32 {
 	out := map[string]int32{}
 	for _, pod := range pods {
+		if pod == nil {
+			continue
+		}
 		name := pod.Spec.PriorityClassName
 		if name == "" || pod.Spec.Priority == nil {
 			continue

@@ -180,7 +180,7 @@ func (p *Pod) Fit(node *v1.Node, pods []*v1.Pod) Verdict {
 func (p *Pod) podsOn(node *v1.Node, pods []*v1.Pod) []*v1.Pod {
 	var out []*v1.Pod
 	for _, q := range pods {
-		if q.Spec.NodeName != node.Name || terminal(q) || p.isSelf(q) {
+		if q == nil || q.Spec.NodeName != node.Name || terminal(q) || p.isSelf(q) {
 			continue
 		}
 		out = append(out, q)
@@ -205,11 +205,12 @@ func terminal(pod *v1.Pod) bool {
 }
 
 // PodsByNode indexes the pods the scheduler's cache holds by node: the non-terminal pods with
-// a spec.nodeName (SCHED-6). The slices keep the order of pods, which is only read.
+// a spec.nodeName (SCHED-6); nil entries are skipped. The slices keep the order of pods, which
+// is only read.
 func PodsByNode(pods []*v1.Pod) map[string][]*v1.Pod {
 	out := map[string][]*v1.Pod{}
 	for _, pod := range pods {
-		if pod.Spec.NodeName == "" || terminal(pod) {
+		if pod == nil || pod.Spec.NodeName == "" || terminal(pod) {
 			continue
 		}
 		out[pod.Spec.NodeName] = append(out[pod.Spec.NodeName], pod)
@@ -254,4 +255,42 @@ func (p *Pod) fitsWith(n nodeState, on []*v1.Pod, kept []bool) bool {
 		}
 	}
 	return true
+}
+
+// Placement is the verdict on one pod of [FitAll].
+type Placement struct {
+	// Index is the pod's index in FitAll's pods.
+	Index   int     `json:"index"`
+	Verdict Verdict `json:"verdict"`
+}
+
+// FitAll binds pods to node one after another, as the scheduler binds the daemon pods of a new
+// node (SCHED-8): in its queue's order, higher priority first and otherwise as given (the
+// PrioritySort queue), each judged beside node's pods (those of bound that are bound to it)
+// and the pods bound before it. A pod a filter refuses is not bound; its verdict is returned,
+// in that order, and no preemption among pods of the list is considered. An empty result means
+// every pod binds. Nothing is modified.
+func FitAll(pods []*v1.Pod, node *v1.Node, bound []*v1.Pod, opts Options) []Placement {
+	type item struct {
+		i   int
+		pod *Pod
+	}
+	items := make([]item, 0, len(pods))
+	for i, pod := range pods {
+		items = append(items, item{i, Compile(pod, opts)})
+	}
+	slices.SortStableFunc(items, func(a, b item) int { return cmp.Compare(b.pod.priority, a.pod.priority) })
+	on := slices.Clone(bound)
+	var out []Placement
+	for _, it := range items {
+		v := it.pod.Fit(node, on)
+		if !v.Fits() {
+			out = append(out, Placement{Index: it.i, Verdict: v})
+			continue
+		}
+		placed := pods[it.i].DeepCopy()
+		placed.Spec.NodeName = node.Name
+		on = append(on, placed)
+	}
+	return out
 }

@@ -258,3 +258,40 @@ func TestPriorityClassesOf(t *testing.T) {
 		t.Errorf("PriorityClassesOf() mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// A verdict reads as one line with the numbers (SCHED-1, SCHED-2, SCHED-4).
+func TestVerdictString(t *testing.T) {
+	t.Parallel()
+	alloc := list("cpu", "4", "memory", "8Gi", "pods", "110")
+	got := schedule.Compile(pod("agent", "", list("cpu", "250m"), prio(1000)), schedule.Options{}).Fit(node("n1", alloc),
+		[]*v1.Pod{pod("a", "n1", list("cpu", "2"), started(1)), pod("b", "n1", list("cpu", "1880m"), started(2))})
+	require.Equal(t, "NodeResourcesFit: cpu 250m requested, 120m free of 4; preempting 1 pod of priority 0 would make room (default/b)", got.String())
+	got = schedule.Compile(pod("agent", "", nil, hostPort(9100)), schedule.Options{}).Fit(node("n1", alloc),
+		[]*v1.Pod{pod("exporter", "n1", nil, hostPort(9100))})
+	require.Equal(t, "NodePorts: host port 9100/TCP held by default/exporter; no pod there has a priority below its 0, so nothing is preempted for it", got.String())
+	got = schedule.Compile(pod("agent", "", nil), schedule.Options{}).Fit(node("n1", alloc), nil)
+	require.Empty(t, got.String())
+}
+
+// FitAll binds a new node's daemon pods higher priority first, each beside those bound before
+// it; the one that no longer fits is reported (SCHED-8).
+func TestFitAll(t *testing.T) {
+	t.Parallel()
+	n := node("new", list("cpu", "1", "pods", "110"))
+	pods := []*v1.Pod{
+		pod("logs", "", list("cpu", "500m")),
+		pod("net", "", list("cpu", "600m"), prio(2000001000), hostPort(9100)),
+		pod("metrics", "", list("cpu", "100m"), hostPort(9100)),
+	}
+	in := []*v1.Pod{pods[0].DeepCopy(), pods[1].DeepCopy(), pods[2].DeepCopy()}
+	got := schedule.FitAll(pods, n, nil, schedule.Options{})
+	require.Len(t, got, 2)
+	require.Equal(t, 0, got[0].Index)
+	require.Equal(t, "NodeResourcesFit: cpu 500m requested, 400m free of 1; no pod there has a priority below its 0, so nothing is preempted for it", got[0].Verdict.String())
+	require.Equal(t, 2, got[1].Index)
+	require.Equal(t, "NodePorts: host port 9100/TCP held by default/net; no pod there has a priority below its 0, so nothing is preempted for it", got[1].Verdict.String())
+	if diff := cmp.Diff(in, pods); diff != "" {
+		t.Errorf("pods mutated:\n%s", diff)
+	}
+	require.Empty(t, schedule.FitAll(pods[:1], n, nil, schedule.Options{}))
+}

@@ -83,8 +83,8 @@ func (c *clusterFlags) check() error {
 type fields int
 
 const (
-	allFields  fields = iota // whatif, node-ready, rollout status, forecast: every field
-	planFields               // plan and explain: only what they read, in a fraction of the memory (D-16)
+	allFields  fields = iota // explain, whatif, node-ready, rollout status, forecast: every field
+	planFields               // plan: only what it reads, in a fraction of the memory (D-16)
 )
 
 // loaded is the cluster a command read, the instant it answers at and how strictly it reads.

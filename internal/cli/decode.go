@@ -264,9 +264,9 @@ func (r *readFlags) options(mode strictness, workers int) manifest.Options {
 }
 
 // lean returns o with manifest's lean reading (D-16): nodes and pods keep only what the plan
-// and explain read, for a fraction of the memory, and their output is the same. plan and
-// explain set it; the other commands (whatif, node-ready, verify, rollout) read every field, as
-// their reads were not checked field by field.
+// reads, for a fraction of the memory, and its output is the same. plan sets it; the other
+// commands (explain, whose scheduler verdicts read containers and allocatable, whatif,
+// node-ready, verify, rollout) read every field, as their reads were not checked field by field.
 func lean(o manifest.Options) manifest.Options {
 	o.Lean = true
 	return o

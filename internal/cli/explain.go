@@ -38,8 +38,11 @@ no node carries since Kubernetes 1.24, instead of node-role.kubernetes.io/contro
 nodeSelector on a label no node of the input has. They name the pods of an old revision too
 (their controller-revision-hash is not the current one) and what the update does with each:
 deleted by this sync, a surge pod created beside it, waiting for the update budget or for the
-base diff, kept by OnDelete, or stuck on budgets that do not resolve. A name not found gets a
-suggestion.
+base diff, kept by OnDelete, or stuck on budgets that do not resolve. Where the pod this sync
+creates, or a Pending pod of the DaemonSet, would not bind, "scheduler:" says which of the
+scheduler's filters refuses it (NodeResourcesFit, NodePorts, NodeDeclaredFeatures) with the
+numbers, and whether preemption would make room (docs/rules/schedule.md). A name not found
+gets a suggestion.
 
 ` + inputHelp,
 		Example: `  daemonsched explain -f cluster.yaml --pod kube-system/fluentd-elasticsearch-h7x2k
@@ -79,7 +82,9 @@ suggestion.
 		} else if dsNs, _, err := ns.daemonSetKey(dsName); err == nil && dsNs != "" {
 			c.question.Namespace = dsNs
 		}
-		l, err := c.read(e, planFields, ns.namespace)
+		// Every field: the scheduler's verdict reads the pods' containers and priorities and the
+		// nodes' allocatable and declared features, which lean reading drops (D-16).
+		l, err := c.read(e, allFields, ns.namespace)
 		if err != nil {
 			return err
 		}
@@ -129,12 +134,13 @@ suggestion.
 		if err != nil {
 			return fmt.Errorf("inconsistent snapshot: %w", err)
 		}
-		data := func() any { return explainReport(in, nodes, dss, plan, opts) }
+		bind := newBinder(in.Snapshot, opts)
+		data := func() any { return explainReport(in, nodes, dss, plan, opts, bind) }
 		err = render(e.out, format, data, func() { // run's buffer, as for plan
 			if nodeName != "" {
-				renderExplain(e.out, nodes[0], dss, in.Snapshot.Pods, plan, opts)
+				renderExplain(e.out, nodes[0], dss, in.Snapshot.Pods, plan, opts, bind)
 			} else {
-				renderExplainNodes(e.out, dss[0], nodes, plan, opts)
+				renderExplainNodes(e.out, dss[0], nodes, in.Snapshot.Pods, plan, opts, bind)
 			}
 			renderHints(e.out, dss, nodes, in.Snapshot, plan, opts)
 		})
@@ -216,6 +222,9 @@ type explainRow struct {
 	Reason                string   `json:"reason,omitempty"`
 	Why                   []string `json:"why"`
 	ThisSync              []string `json:"thisSync"`
+	// Scheduler says why the scheduler would leave Pending the pod this sync creates, or a
+	// Pending pod of the DaemonSet (SCHED-*); absent when they would bind.
+	Scheduler []string `json:"scheduler,omitempty"`
 }
 
 // explainOutput is explain -o json|yaml: one row per DaemonSet and node, sorted, then the hints.
@@ -225,7 +234,7 @@ type explainOutput struct {
 	Hints []string     `json:"hints"`
 }
 
-func explainReport(in *manifest.Result, nodes []*v1.Node, dss []*appsv1.DaemonSet, plan *daemonset.ClusterResult, opts daemonset.Options) explainOutput {
+func explainReport(in *manifest.Result, nodes []*v1.Node, dss []*appsv1.DaemonSet, plan *daemonset.ClusterResult, opts daemonset.Options, bind *binder) explainOutput {
 	out := explainOutput{Now: formatNow(opts.Now), Rows: []explainRow{}, Hints: hints(dss, nodes, in.Snapshot, plan, opts)}
 	for _, ds := range sortedDaemonSets(dss) {
 		p, _ := daemonset.Compile(ds, opts)
@@ -235,6 +244,7 @@ func explainReport(in *manifest.Result, nodes []*v1.Node, dss []*appsv1.DaemonSe
 				Namespace: ds.Namespace, Name: ds.Name, Node: node.Name,
 				ShouldRun: ex.ShouldRun, ShouldContinueRunning: ex.ShouldContinueRunning, Reason: string(ex.Reason),
 				Why: strings.Split(strings.TrimSpace(ex.String()), "\n"), ThisSync: nodeActions(plan, ds, node.Name),
+				Scheduler: bind.lines(p, ds, node, plan, in.Snapshot.Pods),
 			})
 		}
 	}
@@ -256,7 +266,7 @@ func sortedNodes(nodes []*v1.Node) []*v1.Node {
 }
 
 // renderExplainNodes is explain --daemonset without --node: one line per node.
-func renderExplainNodes(w io.Writer, ds *appsv1.DaemonSet, nodes []*v1.Node, plan *daemonset.ClusterResult, opts daemonset.Options) {
+func renderExplainNodes(w io.Writer, ds *appsv1.DaemonSet, nodes []*v1.Node, pods []*v1.Pod, plan *daemonset.ClusterResult, opts daemonset.Options, bind *binder) {
 	fmt.Fprintf(w, "DaemonSet %s/%s\n\n", q(ds.Namespace), q(ds.Name))
 	if len(nodes) == 0 {
 		fmt.Fprintln(w, "No nodes in the input.")
@@ -273,7 +283,7 @@ func renderExplainNodes(w io.Writer, ds *appsv1.DaemonSet, nodes []*v1.Node, pla
 		}
 		why := strings.Split(strings.TrimSpace(ex.String()), "\n")[0]
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", q(node.Name), yesNo(ex.ShouldRun, "yes", "no"), yesNo(ex.ShouldContinueRunning, "yes", "no"),
-			printable.Escape(why), strings.Join(nodeActions(plan, ds, node.Name), "; "))
+			printable.Escape(why), strings.Join(append(nodeActions(plan, ds, node.Name), bind.lines(p, ds, node, plan, pods)...), "; "))
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nShould run on %d of %d nodes.\n", runs, len(nodes))

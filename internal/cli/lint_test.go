@@ -15,61 +15,71 @@ import (
 func TestLintSARIF(t *testing.T) {
 	t.Parallel()
 	manifests := filepath.Join("testdata", "manifests")
-	args := []string{"lint", "-f", filepath.Join(manifests, "lint-cluster.yaml"), "--apply", filepath.Join(manifests, "lint-agents.yaml"),
-		"--now", "2026-11-27T12:00:00Z", "-o", "sarif"}
-	var stdout, stderr bytes.Buffer
-	require.Equal(t, exitLintFindings, run(args, nil, &stdout, &stderr), stderr.String())
-
-	var log struct {
-		Version string `json:"version"`
-		Runs    []struct {
-			Tool struct {
-				Driver struct {
-					Name  string `json:"name"`
-					Rules []struct {
-						ID                   string `json:"id"`
-						DefaultConfiguration struct {
-							Level string `json:"level"`
-						} `json:"defaultConfiguration"`
-					} `json:"rules"`
-				} `json:"driver"`
-			} `json:"tool"`
-			Results []struct {
-				RuleID    string `json:"ruleId"`
-				RuleIndex int    `json:"ruleIndex"`
-				Level     string `json:"level"`
-				Message   struct {
-					Text string `json:"text"`
-				} `json:"message"`
-				Locations []struct {
-					PhysicalLocation struct {
-						ArtifactLocation struct {
-							URI string `json:"uri"`
-						} `json:"artifactLocation"`
-					} `json:"physicalLocation"`
-				} `json:"locations"`
-			} `json:"results"`
-		} `json:"runs"`
-	}
-	require.NoError(t, json.Unmarshal(stdout.Bytes(), &log))
-	require.Equal(t, "2.1.0", log.Version)
-	require.Len(t, log.Runs, 1)
-	run := log.Runs[0]
-	require.Equal(t, "daemonsched", run.Tool.Driver.Name)
-	var ids []string
-	for _, r := range run.Tool.Driver.Rules {
-		ids = append(ids, r.ID)
-		require.Contains(t, []string{"error", "warning", "note"}, r.DefaultConfiguration.Level)
-	}
-	require.Equal(t, []string{"LINT-1", "LINT-2", "LINT-3", "LINT-4", "LINT-5", "LINT-6", "LINT-7", "LINT-8"}, ids)
 	seen := map[string]bool{}
-	for _, res := range run.Results {
-		seen[res.RuleID] = true
-		require.Equal(t, res.RuleID, ids[res.RuleIndex])
-		require.Contains(t, []string{"error", "warning"}, res.Level)
-		require.NotEmpty(t, res.Message.Text)
-		require.Len(t, res.Locations, 1)
-		require.Equal(t, filepath.ToSlash(filepath.Join(manifests, "lint-agents.yaml")), res.Locations[0].PhysicalLocation.ArtifactLocation.URI)
+	var ids []string
+	// The lint cluster has a finding of every rule but the scheduler's LINT-11 and LINT-12,
+	// which the scheduler cluster has.
+	for _, in := range []struct {
+		args []string
+		file string
+	}{
+		{[]string{"-f", filepath.Join(manifests, "lint-cluster.yaml"), "--apply", filepath.Join(manifests, "lint-agents.yaml")}, "lint-agents.yaml"},
+		{[]string{"-f", filepath.Join(manifests, "sched-cluster.yaml")}, "sched-cluster.yaml"},
+	} {
+		args := append(append([]string{"lint"}, in.args...), "--now", "2026-11-27T12:00:00Z", "-o", "sarif")
+		var stdout, stderr bytes.Buffer
+		require.Equal(t, exitLintFindings, run(args, nil, &stdout, &stderr), stderr.String())
+
+		var log struct {
+			Version string `json:"version"`
+			Runs    []struct {
+				Tool struct {
+					Driver struct {
+						Name  string `json:"name"`
+						Rules []struct {
+							ID                   string `json:"id"`
+							DefaultConfiguration struct {
+								Level string `json:"level"`
+							} `json:"defaultConfiguration"`
+						} `json:"rules"`
+					} `json:"driver"`
+				} `json:"tool"`
+				Results []struct {
+					RuleID    string `json:"ruleId"`
+					RuleIndex int    `json:"ruleIndex"`
+					Level     string `json:"level"`
+					Message   struct {
+						Text string `json:"text"`
+					} `json:"message"`
+					Locations []struct {
+						PhysicalLocation struct {
+							ArtifactLocation struct {
+								URI string `json:"uri"`
+							} `json:"artifactLocation"`
+						} `json:"physicalLocation"`
+					} `json:"locations"`
+				} `json:"results"`
+			} `json:"runs"`
+		}
+		require.NoError(t, json.Unmarshal(stdout.Bytes(), &log))
+		require.Equal(t, "2.1.0", log.Version)
+		require.Len(t, log.Runs, 1)
+		run := log.Runs[0]
+		require.Equal(t, "daemonsched", run.Tool.Driver.Name)
+		ids = nil
+		for _, r := range run.Tool.Driver.Rules {
+			ids = append(ids, r.ID)
+			require.Contains(t, []string{"error", "warning", "note"}, r.DefaultConfiguration.Level)
+		}
+		require.Equal(t, []string{"LINT-1", "LINT-2", "LINT-3", "LINT-4", "LINT-5", "LINT-6", "LINT-7", "LINT-8", "LINT-11", "LINT-12"}, ids)
+		for _, res := range run.Results {
+			seen[res.RuleID] = true
+			require.Equal(t, res.RuleID, ids[res.RuleIndex])
+			require.Contains(t, []string{"error", "warning"}, res.Level)
+			require.NotEmpty(t, res.Message.Text)
+			require.Len(t, res.Locations, 1)
+			require.Equal(t, filepath.ToSlash(filepath.Join(manifests, in.file)), res.Locations[0].PhysicalLocation.ArtifactLocation.URI)
+		}
 	}
 	for _, id := range ids {
 		require.True(t, seen[id], "the golden cluster has no finding of %s", id)

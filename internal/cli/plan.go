@@ -55,7 +55,11 @@ is made over the whole snapshot either way.
 			return err
 		}
 		c.question = Question{Namespace: ns.namespace} // a live cluster: -n's namespace alone
-		l, err := c.read(e, planFields, ns.namespace)
+		fields := planFields
+		if format == formatWide {
+			fields = allFields // the scheduler's verdicts read containers and allocatable (SCHED-7)
+		}
+		l, err := c.read(e, fields, ns.namespace)
 		if err != nil {
 			return err
 		}
@@ -93,6 +97,9 @@ is made over the whole snapshot either way.
 			view.nowFromClock = c.now.t.IsZero() && l.clock
 			view.holders = planHolders(l.in.Snapshot, cluster, opts)
 			renderTable(e.out, cluster, view)
+			if format == formatWide {
+				renderUnbindable(e.out, l.in.Snapshot, cluster, opts)
+			}
 		})
 		if err != nil {
 			return err

@@ -198,7 +198,7 @@ func reasonText(r daemonset.Reason, interchangeable bool) string {
 
 // renderExplain writes, for node and every DaemonSet of dss, whether a daemon pod would be
 // created there, whether a running one may stay, why, and the DaemonSet's pods on the node.
-func renderExplain(w io.Writer, node *v1.Node, dss []*appsv1.DaemonSet, pods []*v1.Pod, plan *daemonset.ClusterResult, opts daemonset.Options) {
+func renderExplain(w io.Writer, node *v1.Node, dss []*appsv1.DaemonSet, pods []*v1.Pod, plan *daemonset.ClusterResult, opts daemonset.Options, bind *binder) {
 	fmt.Fprintf(w, "Node %s\n", q(node.Name))
 	if len(dss) == 0 {
 		fmt.Fprintln(w, "\nNo DaemonSets in the input.")
@@ -240,6 +240,13 @@ func renderExplain(w io.Writer, node *v1.Node, dss []*appsv1.DaemonSet, pods []*
 				label = "this sync:"
 			}
 			fmt.Fprintf(tw, "  %s\t%s\n", label, action)
+		}
+		for i, line := range bind.lines(p, ds, node, plan, pods) {
+			label := ""
+			if i == 0 {
+				label = "scheduler:"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\n", label, line)
 		}
 		tw.Flush()
 	}

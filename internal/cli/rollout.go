@@ -306,7 +306,8 @@ The header of each DaemonSet says both.
 				return err
 			}
 			r, err := rollout.Forecast(in.Snapshot, ds, rollout.ForecastOptions{Now: at, Seed: *seed,
-				Kubelet: rollout.Kubelet{Startup: startup.d, Termination: termination.d}, Workers: runtime.GOMAXPROCS(0)})
+				Kubelet: rollout.Kubelet{Startup: startup.d, Termination: termination.d}, Workers: runtime.GOMAXPROCS(0),
+				Scheduler: rollout.FilterScheduler(in.Snapshot, ds)})
 			if err != nil {
 				// The warnings first: an invalid DaemonSet planned as stored may be why.
 				l.warn(e)

@@ -12,8 +12,10 @@ import (
 	"github.com/daemonsched/daemonsched/fleet"
 	"github.com/daemonsched/daemonsched/internal/printable"
 	"github.com/daemonsched/daemonsched/manifest"
+	"github.com/daemonsched/daemonsched/schedule"
 	"github.com/spf13/cobra"
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // runWhatIf answers which daemon pods a node, or a node template, would run as the API server
@@ -97,6 +99,7 @@ func runWhatIf(e *env, c *clusterFlags, format outputFormat, tmplFile, nodeName 
 		}
 		report.Node = nodeName
 		report.Totals = whatIfTotals{Min: d.Requests(nil), Max: d.Requests(nil), Exact: true}
+		report.Pending = pendingOnNewNode(set, w, verdicts, node, in)
 	}
 	for i, v := range verdicts {
 		ds := set.Planner(i).DaemonSet()
@@ -139,6 +142,36 @@ type whatIfReport struct {
 	Template   string       `json:"template,omitempty"`
 	DaemonSets []whatIfRow  `json:"daemonSets"`
 	Totals     whatIfTotals `json:"totals"`
+	// Pending are the daemon pods the scheduler would leave Pending on an empty node like
+	// --node's; absent when they all fit (and with a template, which has no allocatable).
+	Pending []whatIfPending `json:"pending,omitempty"`
+}
+
+// whatIfPending is a daemon pod that runs on the node (the controller creates it) but that the
+// scheduler would leave Pending on an empty node like it (SCHED-8).
+type whatIfPending struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	Scheduler string `json:"scheduler"`
+}
+
+// pendingOnNewNode binds the daemon pods that run on node to an empty node like it, as the
+// scheduler would (schedule.FitAll), and returns those it would leave Pending.
+func pendingOnNewNode(set *fleet.Set, w *fleet.WhatIf, verdicts []fleet.Verdict, node *v1.Node, in *manifest.Result) []whatIfPending {
+	var pods []*v1.Pod
+	for i, v := range verdicts {
+		if v.Answer != fleet.Runs {
+			continue
+		}
+		ds := set.Planner(i).DaemonSet()
+		pods = append(pods, &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ds.Namespace, Name: ds.Name}, Spec: *w.Pod(i).Spec})
+	}
+	var out []whatIfPending
+	for _, pl := range schedule.FitAll(pods, node, nil, schedule.Options{PriorityClasses: schedule.PriorityClassesOf(in.Snapshot.Pods)}) {
+		pod := pods[pl.Index]
+		out = append(out, whatIfPending{Namespace: pod.Namespace, Name: pod.Name, Scheduler: pl.Verdict.String()})
+	}
+	return out
 }
 
 type whatIfRow struct {
@@ -171,6 +204,9 @@ func renderWhatIf(w io.Writer, r whatIfReport) {
 	fmt.Fprintf(w, "\n%d run, %d depend, %d do not run.\n", counts[fleet.Runs], counts[fleet.Depends], counts[fleet.DoesNotRun])
 	if r.Template == "" {
 		fmt.Fprintf(w, "Requests: %s\n", printable.Escape(resourceText(r.Totals.Max)))
+		for _, p := range r.Pending {
+			fmt.Fprintf(w, "On an empty node like this one, %s/%s would stay Pending: %s\n", q(p.Namespace), q(p.Name), printable.Escape(p.Scheduler))
+		}
 		return
 	}
 	how := "exact"

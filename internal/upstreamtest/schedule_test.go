@@ -52,6 +52,10 @@ var schedFeatures = feature.Features{
 // SelectVictimsOnNode on the same random nodes and pods (SCHED-1 to SCHED-4): the shortfalls
 // with their numbers, whether the ports and features pass, and whether preemption makes room
 // and with which victims, in order. The pods are defaulted as the API server stores them.
+//
+// Against v1.37.2 the plugin APIs used here are the same but one: SelectVictimsOnNode takes the
+// node's possible victims, pre.Evaluator.GetVictimsOnNode(ctx, nodeInfo), before the PDBs; the
+// features gain NodeDeclaredFeatures GA, and schedule.Options.Version becomes 1.37.2.
 func TestFitAgainstUpstream(t *testing.T) {
 	schedmetrics.Register()     // the scheduling queue records into the scheduler's metrics
 	logger := klog.Background() // at verbosity 0: the plugins' V(5) lines stay quiet
