@@ -168,7 +168,7 @@ func TestItemErrorIsNotReadAgain(t *testing.T) {
 	const items = 3000 // several batches
 	tests := []struct {
 		name, bad, want string
-		json           bool
+		json            bool
 	}{
 		{"a value of the wrong type", "- apiVersion: v1\n  kind: Node\n  metadata:\n    name: bad\n  spec:\n    unschedulable: yes please\n",
 			"in: document 1: items[5]: Node bad: spec.unschedulable: cannot unmarshal string into bool", false},
