@@ -207,6 +207,9 @@ func (r reader) decodeDocument(src Source, doc document) ([]decoded, error) {
 		case errors.As(err, new(objectBytesError)):
 			return nil, err // an item refused before it was parsed: parsing the whole would not help
 		}
+		if fe := (finalError{}); errors.As(err, &fe) {
+			return nil, fe.error
+		}
 		// The whole document is read again below, giving the parser's own message (or a
 		// success, should the items depend on each other, say through YAML aliases).
 	}

@@ -3,6 +3,7 @@ package manifest_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/daemonsched/daemonsched/internal/kubectldump"
 	"github.com/daemonsched/daemonsched/manifest"
 	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -266,6 +268,59 @@ func FuzzReadText(f *testing.F) {
 		}
 		if !bytes.Equal(fromData, fromStream) || !bytes.Equal(fromData, fromFile) {
 			t.Fatalf("text differs: data %q, stream %q, file %q", fromData, fromStream, fromFile)
+		}
+	})
+}
+
+// FuzzCheckQuantities: CheckQuantities never panics nor changes its input; what it refuses it
+// refuses with a field error (or the error of the first value of the wrong kind), and what it lets through decodes into a Pod in bounded time (a
+// quantity such as 1e-999999999 took hours: issue 25).
+func FuzzCheckQuantities(f *testing.F) {
+	f.Add([]byte(`{"spec":{"containers":[{"resources":{"requests":{"cpu":"100m"}}}]}}`))          // a plain quantity
+	f.Add([]byte(`{"spec":{"containers":[{"resources":{"limits":{"memory":"1e-999999999"}}}]}}`)) // an exponent beyond the limit
+	f.Add([]byte(`{"spec":{"overhead":{"cpu":1e999}}}`))                                          // a number, not a string
+	f.Add([]byte(`{"metadata":{"labels":{"a":"1e-999999999"}}}`))                                 // a lookalike that is text
+	f.Add([]byte(`{"spec":{"overhead":{"cpu":"` + strings.Repeat("9", 200) + `"}}}`))             // too long
+	f.Fuzz(func(t *testing.T, data []byte) {
+		before := bytes.Clone(data)
+		err := manifest.CheckQuantities(data, &v1.Pod{}, manifest.Limits{})
+		if !bytes.Equal(before, data) {
+			t.Fatal("CheckQuantities changed its input")
+		}
+		if err != nil {
+			// A value of the wrong kind for the Pod type stops the walk, refused too: past it,
+			// encoding/json would go on and parse the quantities the walk did not see.
+			if !errors.As(err, new(*field.Error)) && !strings.Contains(err.Error(), ": cannot unmarshal ") {
+				t.Fatalf("CheckQuantities(%q) = %v, neither a quantity's field error nor a kind error", data, err)
+			}
+			return
+		}
+		start := time.Now()
+		_ = json.Unmarshal(data, &v1.Pod{})
+		if d := time.Since(start); d > 10*time.Second {
+			t.Fatalf("CheckQuantities let through %q, which took %v to decode", data, d)
+		}
+	})
+}
+
+// FuzzDecodeStrict: DecodeStrict never panics nor changes its input, and its error is one
+// line.
+func FuzzDecodeStrict(f *testing.F) {
+	f.Add([]byte("labels: {a: b}\ntaints: []\n"))     // a node template
+	f.Add([]byte("lables: {a: b}\n"))                 // a typo
+	f.Add([]byte("labels: {a: b}\nlabels: {c: d}\n")) // a key given twice
+	f.Add([]byte("# nothing\n"))                      // empty
+	f.Add([]byte("{\"capacity\": {\"cpu\": \"1e-999999999\"}}\n"))
+	f.Add([]byte("labels: [\n")) // not YAML
+	f.Fuzz(func(t *testing.T, data []byte) {
+		before := bytes.Clone(data)
+		var node v1.NodeStatus
+		_, err := manifest.DecodeStrict(data, &node)
+		if !bytes.Equal(before, data) {
+			t.Fatal("DecodeStrict changed its input")
+		}
+		if err != nil && strings.Contains(err.Error(), "\n") {
+			t.Fatalf("DecodeStrict(%q): an error of more than one line: %q", data, err)
 		}
 	})
 }

@@ -2,6 +2,8 @@ package manifest
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 
 	"sigs.k8s.io/yaml"
 )
@@ -111,14 +113,37 @@ func (r reader) decodeYAMLList(src Source, wrapper []byte, items []document) ([]
 		if len(items[i].data) > r.opts.Limits.ObjectBytes {
 			return nil, r.tooLarge(itemSrc) // before it is converted, as the streaming reader refuses it
 		}
-		js, err := yaml.YAMLToJSONStrict(dedent(items[i].data))
+		text := dedent(items[i].data)
+		js, err := yaml.YAMLToJSONStrict(text)
 		if err != nil {
-			return nil, err
+			return nil, itemYAMLError(src, items[i].line, text, err)
 		}
-		return r.decodeValue(itemSrc, js, itemKind)
+		out, err := r.decodeValue(itemSrc, js, itemKind)
+		if err != nil {
+			return nil, finalError{err}
+		}
+		return out, nil
 	})
-	if err != nil {
+	if err != nil && !errors.As(err, new(finalError)) {
 		r.objects.Add(-int64(len(items))) // the whole document is read again, and counted again
 	}
 	return out, err
+}
+
+// finalError is the error of one item of a list, final: the document is not read again for
+// it. An item's error used to send the reader back to the whole document, a second parse of a
+// list of any size for one item's message (issue 25).
+type finalError struct{ error }
+
+func (e finalError) Unwrap() error { return e.error }
+
+// itemYAMLError is the error of an item (text, dedented, its first line at line of the input)
+// of the list document src that is not YAML: final, worded as the whole document's parse
+// words it, its line counted in the input; but an item that may use an alias (a '*') of an
+// anchor in another item is read again in its document, which may then succeed.
+func itemYAMLError(src Source, line int, text []byte, err error) error {
+	if bytes.IndexByte(text, '*') >= 0 {
+		return err
+	}
+	return finalError{fmt.Errorf("%v: %s", src, yamlError(err, line))}
 }

@@ -3,9 +3,12 @@ package manifest
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sync/atomic"
 
 	"sigs.k8s.io/yaml"
@@ -341,6 +344,15 @@ type streamedList struct {
 	// item that failed and set fallback (0: none).
 	itemBig     bool
 	big, failed int
+
+	// itemLine is the line the current item starts on, lines those of the items of batch.
+	// errAt is one more than the index of the first item whose error is final (finalError:
+	// the document is not read again for it), err that error; items after it are counted,
+	// not decoded.
+	itemLine int
+	lines    []int
+	errAt    int
+	err      error
 }
 
 // grow appends b to the current item, or drops it once the item passes Limits.ObjectBytes: an
@@ -380,6 +392,7 @@ func (l *streamedList) line(s *splitter, line []byte) error {
 		if err := l.end(s); err != nil {
 			return err
 		}
+		l.itemLine = s.n
 		l.item = make([]byte, 0, len(line))
 		l.grow(s, line...)
 		s.to = toItem
@@ -428,7 +441,16 @@ func (l *streamedList) end(s *splitter) error {
 		// than scan the rest (a 75 MB list of 25,000,000 items took 22 s; issue 25).
 		return s.tooMany
 	}
+	if l.errAt > 0 {
+		// The outcome is that item's error, or an earlier one; but a JSON document that is
+		// not JSON gives its syntax error whatever its items hold (jsonSyntaxError).
+		if l.json && item != nil && !json.Valid(item) {
+			l.fallback = true
+		}
+		return nil
+	}
 	l.batch = append(l.batch, item)
+	l.lines = append(l.lines, l.itemLine)
 	l.bytes += len(item)
 	if len(l.batch) >= batchItems || l.bytes >= batchBytes {
 		l.decodeBatch(s)
@@ -441,6 +463,7 @@ func (l *streamedList) decodeBatch(s *splitter) {
 	first := len(l.items) - 1 // items[0] is the head's
 	l.items = append(l.items, make([]decoded, len(l.batch))...)
 	failed := make([][]byte, len(l.batch))
+	errs := make([]error, len(l.batch))
 	src := Source{File: s.name, Document: l.doc}
 	s.r.forEach(len(l.batch), func(i int) {
 		itemSrc := src
@@ -450,35 +473,50 @@ func (l *streamedList) decodeBatch(s *splitter) {
 		}
 		js, err := l.batch[i], error(nil)
 		if !l.json {
-			js, err = yaml.YAMLToJSONStrict(dedent(js))
-		}
-		if err != nil {
-			failed[i] = []byte{} // the whole document gives the parser's message
-			return
+			text := dedent(js)
+			if js, err = yaml.YAMLToJSONStrict(text); err != nil {
+				srcDoc := src
+				srcDoc.Item = -1
+				errs[i] = itemYAMLError(srcDoc, l.lines[i], text, err)
+				failed[i] = []byte{}
+				return
+			}
 		}
 		res, err := s.r.decodeValue(itemSrc, js, l.itemKind)
-		if err != nil || len(res) != 1 {
-			failed[i] = js
+		if err == nil && len(res) != 1 {
+			err = fmt.Errorf("%v: not one object", itemSrc) // never: decodeValue refuses nested lists
+		}
+		if err != nil {
+			failed[i], errs[i] = js, finalError{err}
 			return
 		}
 		l.items[1+first+i] = res[0]
 	})
+	for _, js := range failed {
+		if l.json && len(js) > 0 && !json.Valid(js) {
+			l.fallback = true // the whole document gives its syntax error (jsonSyntaxError)
+		}
+	}
 	for i, js := range failed {
 		switch {
-		case js == nil:
-		case len(js) == 0 || l.itemKind != "":
-			l.fallback = true
+		case js == nil || l.errAt > 0 || l.fallback:
+		case errors.As(errs[i], new(finalError)) && (len(js) == 0 || l.itemKind != ""):
+			// Final whatever the list's kind says: a YAML error, or a typed error with the
+			// items' kind known.
+			l.errAt, l.err = first+i+1, errs[i]
+		case len(js) == 0:
+			l.fallback = true // an item that may use another's anchor: read the whole document
 			if l.failed == 0 {
 				l.failed = first + i + 1
 			}
 		default:
-			l.pending[first+i] = js
+			l.pending[first+i] = js // decoded again once the list's kind is known
 		}
 	}
 	if l.fallback {
 		clear(l.pending)
 	}
-	l.batch, l.bytes = nil, 0
+	l.batch, l.lines, l.bytes = nil, nil, 0
 }
 
 // errDocuments is finish's error when the documents alone are more than Limits.Objects.
@@ -512,30 +550,38 @@ func (l *streamedList) finish(s *splitter, end int64) ([]decoded, error) {
 			case s.r.count(l.n) != nil:
 				return nil, errTooManyObjects
 			default:
-				ok := true
-				for i, js := range l.pending {
-					if l.big > 0 && i >= l.big-1 {
-						continue // the item too large comes first
+				// The first problem in the order of the items is the outcome: an item too
+				// large, an item's final error, or a pending item's error with the list's kind.
+				first, firstErr := -1, error(nil)
+				if l.big > 0 {
+					itemSrc := head.src
+					itemSrc.Item = l.big - 1
+					first, firstErr = l.big-1, s.r.tooLarge(itemSrc)
+				}
+				if l.errAt > 0 && (first < 0 || l.errAt-1 < first) {
+					first, firstErr = l.errAt-1, errors.Unwrap(l.err)
+				}
+				for _, i := range slices.Sorted(maps.Keys(l.pending)) {
+					if first >= 0 && i >= first {
+						break
 					}
 					itemSrc := head.src
 					itemSrc.Item = i
-					res, err := s.r.decodeValue(itemSrc, js, itemKind)
-					if err != nil || len(res) != 1 {
-						ok = false
+					res, err := s.r.decodeValue(itemSrc, l.pending[i], itemKind)
+					if err == nil && len(res) != 1 {
+						err = fmt.Errorf("%v: not one object", itemSrc) // never: decodeValue refuses nested lists
+					}
+					if err != nil {
+						first, firstErr = i, err
 						break
 					}
 					l.items[1+i] = res[0]
 				}
-				switch {
-				case ok && l.big > 0:
-					itemSrc := head.src
-					itemSrc.Item = l.big - 1
-					return nil, s.r.tooLarge(itemSrc)
-				case ok:
-					l.items[0] = head // in place: a copy of 250,000 items would be 50 MB
-					return l.items, nil
+				if firstErr != nil {
+					return nil, firstErr
 				}
-				s.r.objects.Add(-int64(l.n))
+				l.items[0] = head // in place: a copy of 250,000 items would be 50 MB
+				return l.items, nil
 			}
 		}
 	}

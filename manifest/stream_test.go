@@ -159,3 +159,59 @@ func TestObjectLimitStopsTheStream(t *testing.T) {
 		}
 	}
 }
+
+// An error inside one item of a list is that item's: the list is not read and parsed again
+// whole for its message (issue 25), in YAML and JSON, for a value of the wrong type, a key
+// given twice and text that is not YAML; and the message is the one the whole input gives.
+func TestItemErrorIsNotReadAgain(t *testing.T) {
+	t.Parallel()
+	const items = 3000 // several batches
+	tests := []struct {
+		name, bad, want string
+		json            bool
+	}{
+		{"a value of the wrong type", "- apiVersion: v1\n  kind: Node\n  metadata:\n    name: bad\n  spec:\n    unschedulable: yes please\n",
+			"in: document 1: items[5]: Node bad: spec.unschedulable: cannot unmarshal string into bool", false},
+		{"a key given twice", "- apiVersion: v1\n  kind: Node\n  metadata:\n    name: bad\n    name: twice\n",
+			`in: document 1: line 27: key "name" already set in map`, false},
+		{"not YAML", "- apiVersion: v1\n  kind: Node\n  metadata: {name: [bad\n",
+			"in: document 1: line 26: did not find expected ',' or ']'", false},
+		{"a value of the wrong type in JSON", `{"apiVersion":"v1","kind":"Node","metadata":{"name":"bad"},"spec":{"unschedulable":"yes"}}`,
+			"in: document 1: items[5]: Node bad: spec.unschedulable: cannot unmarshal string into bool", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var b bytes.Buffer
+			if tt.json {
+				b.WriteString(`{"apiVersion":"v1","items":[`)
+			} else {
+				b.WriteString("apiVersion: v1\nitems:\n")
+			}
+			for i := range items {
+				switch {
+				case i == 5:
+					b.WriteString(tt.bad)
+				case tt.json:
+					fmt.Fprintf(&b, `{"apiVersion":"v1","kind":"Node","metadata":{"name":"n%d"}}`, i)
+				default:
+					fmt.Fprintf(&b, "- apiVersion: v1\n  kind: Node\n  metadata:\n    name: n%d\n", i)
+				}
+				if tt.json && i < items-1 {
+					b.WriteString(",\n")
+				}
+			}
+			if tt.json {
+				b.WriteString(`],"kind":"List","metadata":{}}`)
+			} else {
+				b.WriteString("kind: List\nmetadata: {}\n")
+			}
+			read, err := streamRead(b.Bytes(), Options{Workers: 2})
+			require.EqualError(t, err, tt.want)
+			if read > int64(b.Len())+64<<10 {
+				t.Errorf("read %d bytes of a %d-byte list for one item's error", read, b.Len())
+			}
+			sameAsWhole(t, b.Bytes(), Options{Workers: 2})
+		})
+	}
+}
