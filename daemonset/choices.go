@@ -14,7 +14,8 @@ import (
 // Every action of the sync appears in exactly one part of one group. The lists are uncapped:
 // BurstLimit says where the controller cuts them.
 type Orders struct {
-	// BurstLimit is Options.BurstLimit: 0 keeps every list whole.
+	// BurstLimit is Options.BurstLimit, with its meaning: 0 is the controller's 250, a
+	// negative value keeps every list whole.
 	BurstLimit int `json:"burstLimit,omitempty"`
 	// Phase says which part of the sync acts.
 	Phase   Phase         `json:"phase"`

@@ -51,8 +51,7 @@ type Planner struct {
 // The Planner keeps ds, which must not be modified while the Planner is in use (the same
 // contract as objects from an informer cache); everything derived from it is copied.
 //
-// Compile panics on misuse: a nil ds, a zero opts.Now, or a negative opts.BurstLimit or
-// opts.Workers.
+// Compile panics on misuse: a nil ds, a zero opts.Now, or a negative opts.Workers.
 func Compile(ds *appsv1.DaemonSet, opts Options) (*Planner, field.ErrorList) {
 	opts.Check()
 	if ds == nil {
@@ -94,16 +93,13 @@ func isSelectingAll(ls *metav1.LabelSelector) bool {
 	return ls != nil && ls.MatchLabels == nil && ls.MatchExpressions == nil
 }
 
-// Check panics, naming the field, when opts is a programming error: a zero Now, a negative
-// BurstLimit or a negative Workers. Compile, Plan and PlanCluster call it; so do the packages
+// Check panics, naming the field, when opts is a programming error: a zero Now or a negative
+// Workers (a negative BurstLimit asks for no cap). Compile, Plan and PlanCluster call it; so do the packages
 // built on this one (fleet) before any work, so that misuse is caught even when there is
 // nothing to compile.
 func (opts Options) Check() {
 	if opts.Now.IsZero() {
 		panic("daemonset: Options.Now is zero")
-	}
-	if opts.BurstLimit < 0 {
-		panic("daemonset: negative Options.BurstLimit")
 	}
 	if opts.Workers < 0 {
 		panic("daemonset: negative Options.Workers")
