@@ -94,7 +94,7 @@ rolling update that did not act) may be present or not.
 		if err != nil {
 			return fmt.Errorf("inconsistent snapshot: %w", err)
 		}
-		warn(stderr, in, validate(in, func(*appsv1.DaemonSet) bool { return true }, daemonset.Options{Now: opts.Now}, false), reading.limits.Warnings)
+		warn(stderr, in, validate(in, func(*appsv1.DaemonSet) bool { return true }, daemonset.Options{Now: opts.Now}, false, nil), reading.limits.Warnings)
 		for _, m := range mismatches[:min(len(mismatches), maxListed)] {
 			fmt.Fprintln(stdout, cutLine(printable.Escape(m.String())))
 			if *diffs && m.Diff != "" {
