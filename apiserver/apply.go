@@ -35,12 +35,19 @@ import (
 // another value, which is kept. [ApplyJSON] takes the file's JSON and has none of these
 // differences. internal/upstreamtest checks both against kubectl and the API server.
 //
-// Server-side apply (`kubectl apply --server-side`) is not modelled: there the API server
-// merges by field ownership (metadata.managedFields) instead of the annotation. The stored
-// object differs where a field was set by another manager: a field the manifest no longer
-// sets is removed only if the applier owned it, and a field another manager set to another
-// value is a conflict (unless --force-conflicts). For a manifest only ever applied one way the
-// two agree; the restartedAt annotation, owned by kubectl's rollout restart, stays under both.
+// Server-side apply (`kubectl apply --server-side`) merges by field ownership
+// (metadata.managedFields) instead of the annotation, and managedFields are not modelled. What
+// is: for manifests one field manager applies with --force-conflicts, the fields it owns are
+// those of its previous manifest, so the stored spec, generation and template generation are
+// those [ApplyJSON] predicts over the stored object carrying that previous manifest as its
+// last-applied configuration (server-side apply itself writes no such annotation): a field
+// the manager drops is removed, one another client set and the manifest does not name stays
+// (the restartedAt annotation of `kubectl rollout restart`), and one the manifest names is
+// taken back from its other manager. examples/refcontroller/live checks this on a live API
+// server (TestStoryKubectlApply), client-side and server-side. Not modelled: conflicts (without
+// --force-conflicts the API server refuses a field another manager set to another value,
+// where this merge takes it), fields several managers share (one manager dropping a field
+// another also applies keeps it), and managedFields themselves.
 //
 // Neither argument is modified. Apply panics if manifest is nil.
 func Apply(stored, manifest *appsv1.DaemonSet, opts Options) (*appsv1.DaemonSet, field.ErrorList) {
