@@ -1,7 +1,9 @@
 package apiserver
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
@@ -28,16 +30,24 @@ import (
 // status and null creationTimestamps: the fields of the file, but not its bytes, which kubectl
 // keeps (fields the v1.36 types do not know are not sent, where kubectl would have the API
 // server refuse them). A zero the file spells out in a field the type leaves out when zero
-// (minReadySeconds: 0) is not sent either, where kubectl sends it: the stored object differs
-// only when the last applied configuration lacks that field and stored holds another value,
-// which is kept. internal/upstreamtest checks the rest against kubectl and the API server.
+// (minReadySeconds: 0, hostNetwork: false) is not sent either, where kubectl sends it: the
+// stored object differs when the last applied configuration lacks that field and stored holds
+// another value, which is kept. [ApplyJSON] takes the file's JSON and has none of these
+// differences. internal/upstreamtest checks both against kubectl and the API server.
 //
-// Server-side apply (`kubectl apply --server-side`) is not modelled: there the API server
-// merges by field ownership (metadata.managedFields) instead of the annotation. The stored
-// object differs where a field was set by another manager: a field the manifest no longer
-// sets is removed only if the applier owned it, and a field another manager set to another
-// value is a conflict (unless --force-conflicts). For a manifest only ever applied one way the
-// two agree; the restartedAt annotation, owned by kubectl's rollout restart, stays under both.
+// Server-side apply (`kubectl apply --server-side`) merges by field ownership
+// (metadata.managedFields) instead of the annotation, and managedFields are not modelled. What
+// is: for manifests one field manager applies with --force-conflicts, the fields it owns are
+// those of its previous manifest, so the stored spec, generation and template generation are
+// those [ApplyJSON] predicts over the stored object carrying that previous manifest as its
+// last-applied configuration (server-side apply itself writes no such annotation): a field
+// the manager drops is removed, one another client set and the manifest does not name stays
+// (the restartedAt annotation of `kubectl rollout restart`), and one the manifest names is
+// taken back from its other manager. examples/refcontroller/live checks this on a live API
+// server (TestStoryKubectlApply), client-side and server-side. Not modelled: conflicts (without
+// --force-conflicts the API server refuses a field another manager set to another value,
+// where this merge takes it), fields several managers share (one manager dropping a field
+// another also applies keeps it), and managedFields themselves.
 //
 // Neither argument is modified. Apply panics if manifest is nil.
 func Apply(stored, manifest *appsv1.DaemonSet, opts Options) (*appsv1.DaemonSet, field.ErrorList) {
@@ -48,6 +58,39 @@ func Apply(stored, manifest *appsv1.DaemonSet, opts Options) (*appsv1.DaemonSet,
 	if err != nil {
 		return nil, field.ErrorList{field.InternalError(nil, err)}
 	}
+	return apply(stored, manifest, modified, opts)
+}
+
+// ApplyJSON is [Apply] of a manifest given as the JSON of the file (a YAML file converted to
+// JSON, as kubectl reads it), and kubectl's patch exactly: the last applied configuration and
+// the three-way merge are computed on that JSON, as kubectl computes them on its unstructured
+// object, so a zero or false the file spells out (maxSurge: 0, minReadySeconds: 0,
+// hostNetwork: false) is sent and replaces what stored holds, where [Apply] cannot tell it from
+// an absent field. The caller gives the JSON the namespace `kubectl apply -n` would.
+//
+// manifest must be the JSON of one object; what is not (or does not decode into
+// [appsv1.DaemonSet]) is refused with an error on the root, as the API server refuses a body
+// it cannot decode. Fields the type does not know are sent as they are, where kubectl's
+// default (--validate=strict) would have the API server refuse them: a caller checks them
+// first (package manifest does). manifest is not modified.
+func ApplyJSON(stored *appsv1.DaemonSet, manifest []byte, opts Options) (*appsv1.DaemonSet, field.ErrorList) {
+	obj, err := decodeUnstructured(manifest)
+	if err != nil {
+		return nil, field.ErrorList{field.Invalid(nil, shortened(string(manifest)), "must be the JSON of a DaemonSet: "+err.Error())}
+	}
+	var typed appsv1.DaemonSet
+	if err := json.Unmarshal(manifest, &typed); err != nil {
+		return nil, field.ErrorList{field.Invalid(nil, shortened(string(manifest)), "must be the JSON of a DaemonSet: "+err.Error())}
+	}
+	modified, err := modifiedUnstructured(obj)
+	if err != nil {
+		return nil, field.ErrorList{field.InternalError(nil, err)}
+	}
+	return apply(stored, &typed, modified, opts)
+}
+
+// apply is Apply with modified, the configuration kubectl sends for manifest.
+func apply(stored, manifest *appsv1.DaemonSet, modified configuration, opts Options) (*appsv1.DaemonSet, field.ErrorList) {
 	if stored == nil {
 		sent := manifest.DeepCopy()
 		sent.Annotations = withLastApplied(manifest.Annotations, modified.original)
@@ -108,6 +151,73 @@ func modifiedConfiguration(manifest *appsv1.DaemonSet) (configuration, error) {
 	ds.Annotations = withLastApplied(ds.Annotations, original)
 	annotated, err := sparseJSON(ds, false)
 	return configuration{original, annotated}, err
+}
+
+// decodeUnstructured decodes the JSON of one object as kubectl's unstructured decoding does:
+// integers as int64, other numbers as float64.
+func decodeUnstructured(data []byte) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, errors.New("more than one JSON value")
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, errors.New("not a JSON object")
+	}
+	return convertNumbers(m).(map[string]any), nil
+}
+
+// convertNumbers replaces, in place, every json.Number of v with an int64 when it is one and a
+// float64 otherwise, and returns v.
+func convertNumbers(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			v[k] = convertNumbers(e)
+		}
+	case []any:
+		for i, e := range v {
+			v[i] = convertNumbers(e)
+		}
+	case json.Number:
+		if i, err := v.Int64(); err == nil {
+			return i
+		}
+		f, _ := v.Float64() // the decoder accepted it as a number
+		return f
+	}
+	return v
+}
+
+// modifiedUnstructured returns obj as kubectl encodes it (pkg/util GetModifiedConfiguration
+// over an unstructured object): without the last-applied annotation, metadata.annotations
+// present (an empty object when it has no other), keys sorted, a newline at the end; then the
+// same with the annotation set to that JSON. obj is taken over by the call.
+func modifiedUnstructured(obj map[string]any) (configuration, error) {
+	meta, ok := obj["metadata"].(map[string]any)
+	if !ok {
+		meta = map[string]any{}
+		obj["metadata"] = meta
+	}
+	annotations, _ := meta["annotations"].(map[string]any)
+	if annotations == nil {
+		annotations = map[string]any{}
+	}
+	delete(annotations, v1.LastAppliedConfigAnnotation)
+	meta["annotations"] = annotations
+	original, err := json.Marshal(obj)
+	if err != nil {
+		return configuration{}, err
+	}
+	original = append(original, '\n')
+	annotations[v1.LastAppliedConfigAnnotation] = string(original)
+	annotated, err := json.Marshal(obj)
+	return configuration{original, append(annotated, '\n')}, err
 }
 
 // sparseJSON returns the JSON of ds without what encoding the typed object adds to a file that

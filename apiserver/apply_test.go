@@ -186,3 +186,38 @@ func TestUpdateOwnsTheGenerations(t *testing.T) {
 		t.Errorf("Update not idempotent (-first +second):\n%s", diff)
 	}
 }
+
+// ApplyJSON sends the file's JSON as kubectl does, so a spelt-out zero or false replaces what
+// only the stored object holds, where the typed Apply drops it (D-14).
+func TestApplyJSONSendsSpeltOutZeros(t *testing.T) {
+	t.Parallel()
+	live := stored(t)
+	live.Spec.MinReadySeconds = 30
+	live.Spec.Template.Spec.HostNetwork = true // set by someone else: not in the last-applied configuration
+	zeros := `{"apiVersion": "apps/v1", "kind": "DaemonSet",
+	  "metadata": {"name": "agent", "namespace": "kube-system", "labels": {"app": "agent"}},
+	  "spec": {"selector": {"matchLabels": {"app": "agent"}}, "minReadySeconds": 0,
+	    "template": {"metadata": {"labels": {"app": "agent"}},
+	      "spec": {"hostNetwork": false, "nodeSelector": {"disk": "ssd"}, "containers": [{"name": "agent", "image": "agent:1"}]}}}}`
+	in := live.DeepCopy()
+	got, errs := apiserver.ApplyJSON(live, []byte(zeros), apiserver.Options{})
+	require.Empty(t, errs)
+	if diff := cmp.Diff(in, live); diff != "" {
+		t.Fatalf("ApplyJSON modified stored (-before +after):\n%s", diff)
+	}
+	require.Zero(t, got.Spec.MinReadySeconds)
+	require.False(t, got.Spec.Template.Spec.HostNetwork)
+	require.EqualValues(t, 4, got.Generation)
+	require.Equal(t, "3", got.Annotations[appsv1.DeprecatedTemplateGeneration])
+	require.Contains(t, got.Annotations[v1.LastAppliedConfigAnnotation], `"minReadySeconds":0`)
+
+	typed, errs := apiserver.Apply(live, decode(t, zeros), apiserver.Options{})
+	require.Empty(t, errs)
+	require.EqualValues(t, 30, typed.Spec.MinReadySeconds, "the typed object cannot send the zero")
+	require.True(t, typed.Spec.Template.Spec.HostNetwork, "the typed object cannot send the false")
+
+	for _, bad := range []string{`[]`, `{"spec": 1}`, `{} {}`, `not json`} {
+		_, errs := apiserver.ApplyJSON(live, []byte(bad), apiserver.Options{})
+		field.ErrorMatcher{}.ByType().ByField().Test(t, field.ErrorList{field.Invalid(nil, nil, "")}, errs)
+	}
+}

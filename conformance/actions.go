@@ -62,7 +62,7 @@ func checkCreates(key string, o *orders, got []daemonset.Creation, opts Options)
 				Message: "the pod to create on node " + c.Node + " differs from the daemon pod", Diff: diff})
 		}
 	}
-	for _, p := range ix.verifySelection(sel, o.BurstLimit) {
+	for _, p := range ix.verifySelection(sel, burstCap(o.BurstLimit)) {
 		out = append(out, Mismatch{DaemonSet: key, Action: "create", Object: p.object, Rule: p.rule, Message: p.msg})
 	}
 	return out
@@ -107,7 +107,7 @@ func checkDeletes(key string, o *orders, got []daemonset.Deletion, opts Options)
 				Message: fmt.Sprintf("reason %s, want %s", d.Reason, it.delete.Reason)})
 		}
 	}
-	for _, p := range ix.verifySelection(sel, o.BurstLimit) {
+	for _, p := range ix.verifySelection(sel, burstCap(o.BurstLimit)) {
 		out = append(out, Mismatch{DaemonSet: key, Action: "delete", Object: p.object, Rule: p.rule, Message: p.msg})
 	}
 	return out

@@ -19,7 +19,9 @@ import (
 type Options struct {
 	// Now is the instant of the sync (UPD-12); required.
 	Now time.Time
-	// BurstLimit is the controller's burst cap (DIFF-10); 0 means no cap.
+	// BurstLimit is the controller's burst cap (DIFF-10), as [daemonset.Options.BurstLimit]:
+	// 0 means the controller's 250 ([daemonset.DefaultBurstLimit]), a negative value
+	// ([daemonset.NoBurstLimit]) no cap (D-18).
 	BurstLimit int
 	// Version is the Kubernetes release whose controller judges the candidate
 	// ([daemonset.Options.Version]); the zero Version is the default release.
@@ -35,6 +37,18 @@ type Options struct {
 	// and is not faulted for it, while a plan that reports them is checked in full. The corpus
 	// requires them in the rolling profile.
 	Revisions bool
+}
+
+// burstCap is the cap in force under a BurstLimit (D-18): the controller's 250 for 0, and 0
+// (none, as verifySelection reads it) for a negative one.
+func burstCap(limit int) int {
+	switch {
+	case limit == 0:
+		return daemonset.DefaultBurstLimit
+	case limit < 0:
+		return 0
+	}
+	return limit
 }
 
 func (o Options) planOptions() daemonset.Options {
@@ -104,8 +118,7 @@ type Expected struct {
 }
 
 // Expect computes the Expected of every DaemonSet of s, sorted by namespace/name. The error
-// reports a snapshot that cannot be planned (daemonset.CheckSnapshot), a zero Now or a
-// negative BurstLimit.
+// reports a snapshot that cannot be planned (daemonset.CheckSnapshot) or a zero Now.
 func Expect(s daemonset.Snapshot, opts Options) ([]Expected, error) {
 	want, _, err := expectPlain(s, opts)
 	if err != nil {
@@ -118,9 +131,6 @@ func Expect(s daemonset.Snapshot, opts Options) ([]Expected, error) {
 func expectPlain(s daemonset.Snapshot, opts Options) ([]Expected, *daemonset.ClusterResult, error) {
 	if opts.Now.IsZero() {
 		return nil, nil, fmt.Errorf("conformance: Options.Now is required")
-	}
-	if opts.BurstLimit < 0 {
-		return nil, nil, fmt.Errorf("conformance: Options.BurstLimit must not be negative, got %d", opts.BurstLimit)
 	}
 	plans, err := daemonset.PlanCluster(s, opts.planOptions())
 	if err != nil {

@@ -79,7 +79,7 @@ type choiceProblem struct {
 }
 
 // verifySelection decides whether got (keys of candidate actions, each known to ix) is a prefix
-// of length min(limit, total) of some list the controller could build (DIFF-10 with the classes
+// of length min(limit, total) (limit negative: no cap) of some list the controller could build (DIFF-10 with the classes
 // of the choice sets), and says why not. Keys unknown to ix are the caller's business.
 func (ix *listIndex) verifySelection(got map[string]bool, limit int) []choiceProblem {
 	var probs []choiceProblem

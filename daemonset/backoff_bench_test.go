@@ -13,7 +13,7 @@ import (
 
 // BenchmarkPlanBackoff: 10,000 nodes each holding a Failed daemon pod, with no back-off given
 // or half of the nodes in back-off (DIFF-12): the back-off's per-plan cost where it is
-// largest, UpdateBackoff included.
+// largest, UpdateBackoff included; uncapped (NoBurstLimit), so that every deletion is planned.
 func BenchmarkPlanBackoff(b *testing.B) {
 	const n = 10000
 	ns := numberedNodes("n", n)
@@ -33,7 +33,7 @@ func BenchmarkPlanBackoff(b *testing.B) {
 		deletes int
 	}{{"backoff=none", nil, n}, {"backoff=half", entries, n / 2}} {
 		b.Run(bc.name, func(b *testing.B) {
-			p, _ := daemonset.Compile(newDS(), daemonset.Options{Now: now1000, Backoff: bc.entries})
+			p, _ := daemonset.Compile(newDS(), daemonset.Options{Now: now1000, Backoff: bc.entries, BurstLimit: daemonset.NoBurstLimit})
 			b.ReportAllocs()
 			for b.Loop() {
 				res := p.Plan(s)

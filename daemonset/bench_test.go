@@ -171,7 +171,8 @@ func BenchmarkPlan(b *testing.B) {
 // (internal/workload), about 46% of which should run it. "converged" holds one current pod on
 // every node that should run one, and the plan is empty; "every-node" holds one on every node,
 // so that the plan deletes the pods of the nodes that should not run one (about 40,000);
-// "fresh/burst=250" holds no pod and plans under the controller's burst cap (250 creates).
+// "fresh/burst=250" holds no pod and plans under the controller's burst cap (250 creates); the
+// others are uncapped (NoBurstLimit), so that every-node plans all its deletions.
 func BenchmarkPlanReference(b *testing.B) {
 	const n = 100000
 	ds := workload.ReferenceDaemonSet()
@@ -188,7 +189,7 @@ func BenchmarkPlanReference(b *testing.B) {
 		name  string
 		on    []*v1.Node
 		burst int
-	}{{"converged", eligible, 0}, {"every-node", ns, 0}, {"fresh/burst=250", nil, 250}} {
+	}{{"converged", eligible, daemonset.NoBurstLimit}, {"every-node", ns, daemonset.NoBurstLimit}, {"fresh/burst=250", nil, 250}} {
 		s := daemonset.Snapshot{Nodes: ns, Pods: workload.Pods(ds, tc.on, hash)}
 		for _, workers := range []int{1, 2} {
 			o := opts()

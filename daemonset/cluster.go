@@ -25,7 +25,7 @@ import (
 // revision a DaemonSet releases is an orphan for those visited after it. No conflict is reported
 // for a revision. The error
 // reports an inconsistent snapshot. It panics on misuse (zero opts.Now, negative
-// opts.BurstLimit or opts.Workers).
+// opts.Workers).
 func PlanCluster(s Snapshot, opts Options) (*ClusterResult, error) {
 	opts.Check()
 	if errs := CheckSnapshot(s); len(errs) > 0 {

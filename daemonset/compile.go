@@ -51,8 +51,7 @@ type Planner struct {
 // The Planner keeps ds, which must not be modified while the Planner is in use (the same
 // contract as objects from an informer cache); everything derived from it is copied.
 //
-// Compile panics on misuse: a nil ds, a zero opts.Now, or a negative opts.BurstLimit or
-// opts.Workers.
+// Compile panics on misuse: a nil ds, a zero opts.Now, or a negative opts.Workers.
 func Compile(ds *appsv1.DaemonSet, opts Options) (*Planner, field.ErrorList) {
 	opts.Check()
 	if ds == nil {
@@ -95,15 +94,13 @@ func isSelectingAll(ls *metav1.LabelSelector) bool {
 }
 
 // Check panics, naming the field, when opts is a programming error: a zero Now, a negative
-// BurstLimit or a negative Workers, or a feature gate the release does not know. Compile, Plan and PlanCluster call it; so do the packages
+// Workers, or a feature gate the release does not know (a negative BurstLimit asks for no
+// cap). Compile, Plan and PlanCluster call it; so do the packages
 // built on this one (fleet) before any work, so that misuse is caught even when there is
 // nothing to compile.
 func (opts Options) Check() {
 	if opts.Now.IsZero() {
 		panic("daemonset: Options.Now is zero")
-	}
-	if opts.BurstLimit < 0 {
-		panic("daemonset: negative Options.BurstLimit")
 	}
 	if opts.Workers < 0 {
 		panic("daemonset: negative Options.Workers")

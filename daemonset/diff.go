@@ -234,8 +234,29 @@ func comparePodNames(a, b *v1.Pod) int {
 // limit falls; the entries kept from that class are marked Interchangeable (D-1). Entries of
 // classes kept whole keep their own mark.
 
+// DefaultBurstLimit is the controller's BurstReplicas (pkg/controller/daemon: NewDaemonSetsController
+// passes 250, kube-controller-manager has no flag for it): the cap a zero Options.BurstLimit
+// means (DIFF-10, D-18).
+const DefaultBurstLimit = 250
+
+// NoBurstLimit, as Options.BurstLimit (any negative value does), reports the whole diff: no
+// controller submits it in one sync, but a test suite comparing plans may want it (D-18).
+const NoBurstLimit = -1
+
+// burstCap is the cap in force under o: DefaultBurstLimit for a zero BurstLimit, 0 (the
+// internal "none" of capCreates, capDeletes and the budget passes) for a negative one.
+func (o Options) burstCap() int {
+	switch {
+	case o.BurstLimit == 0:
+		return DefaultBurstLimit
+	case o.BurstLimit < 0:
+		return 0
+	}
+	return o.BurstLimit
+}
+
 // capCreates applies the burst cap to creates, sorted by node, whose class is given by class
-// (0 first). The result is sorted by node.
+// (0 first). A limit of 0 keeps them all. The result is sorted by node.
 func capCreates(creates []Creation, limit int, class func(Reason) int) []Creation {
 	if limit == 0 || len(creates) <= limit {
 		return creates

@@ -130,7 +130,7 @@ func diffScenarios() []scenario {
 		// Burst.
 		{name: "SCN-69 DIFF-10 D-1 the cap keeps the first 250 creates by node name, marked", nodes: bigNodes, opts: &capped250,
 			want: sum(firstCapped, nil, st(300, 0, 0, 0, 0, 0, 300))},
-		{name: "SCN-69 DIFF-10 uncapped, every create is reported", nodes: bigNodes,
+		{name: "SCN-69 DIFF-10 uncapped, every create is reported", nodes: bigNodes, opts: &uncapped,
 			want: sum(sortedNames("n", 300), nil, st(300, 0, 0, 0, 0, 0, 300))},
 		{name: "SCN-70 DIFF-10 D-1 creates and deletes are capped separately", nodes: nodes(1), pods: missingPods, opts: &capped250,
 			want: sum(list("n0"), missingDelete, st(1, 0, 0, 0, 0, 0, 1))},
@@ -416,6 +416,34 @@ func TestBurstCapKeepsUpstreamListPriority(t *testing.T) {
 			opts: capped(1),
 			want: sum(nil, list("pz:NodeNotEligible"), st(0, 0, 1, 0, 0, 0, 0))},
 	})
+}
+
+// TestPlanDIFF10ZeroBurstLimitIsTheControllers: a zero Options.BurstLimit caps each list at
+// the controller's 250 (DIFF-10, D-18), as BurstReplicas does; a negative one reports the whole
+// diff.
+func TestPlanDIFF10ZeroBurstLimitIsTheControllers(t *testing.T) {
+	t.Parallel()
+	s := daemonset.Snapshot{Nodes: numberedNodes("n", 300)}
+	tests := []struct {
+		name       string
+		burstLimit int
+		want       int
+	}{
+		{name: "DIFF-10 D-18 zero caps at the controller's 250", burstLimit: 0, want: daemonset.DefaultBurstLimit},
+		{name: "DIFF-10 D-18 NoBurstLimit reports every create", burstLimit: daemonset.NoBurstLimit, want: 300},
+		{name: "DIFF-10 D-18 any negative value reports every create", burstLimit: -7, want: 300},
+		{name: "DIFF-10 D-18 a positive limit caps there", burstLimit: 299, want: 299},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p, errs := daemonset.Compile(newDS(), daemonset.Options{Now: now1000, BurstLimit: tt.burstLimit})
+			require.Empty(t, errs)
+			res := p.Plan(s)
+			require.Len(t, res.Create, tt.want)
+			require.Equal(t, tt.want < 300, res.Create[0].Interchangeable)
+		})
+	}
 }
 
 // TestPlanDIFF10CappedCreatesCarryTheirPods: the burst cap cuts the create list before the

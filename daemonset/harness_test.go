@@ -103,6 +103,7 @@ var (
 	noneStatus = st(0, 0, 0, 0, 0, 0, 0)
 	gateOn     = daemonset.Options{Now: now1000, FeatureGates: daemonset.FeatureGates{daemonset.GateTaintTolerationComparisonOperators: true}}
 	capped250  = daemonset.Options{Now: now1000, BurstLimit: 250}
+	uncapped   = daemonset.Options{Now: now1000, BurstLimit: daemonset.NoBurstLimit}
 )
 
 var _ = resource.MustParse

@@ -14,7 +14,8 @@ type Options struct {
 	Version Version
 
 	// BurstLimit caps the creates and the deletes of one action list, as the controller's
-	// BurstReplicas (250) does (DIFF-10). Zero reports the whole diff. Negative panics.
+	// BurstReplicas does (DIFF-10). Zero means the controller's [DefaultBurstLimit] (250); a
+	// negative value ([NoBurstLimit]) reports the whole diff.
 	BurstLimit int
 
 	// FeatureGates sets the Kubernetes feature gates that change a decision over the defaults

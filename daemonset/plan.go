@@ -84,7 +84,7 @@ func namesIncrease[T namedObject](objs []T) bool {
 // Plan compiles ds and plans one sync on nodes and pods. The error reports an inconsistent
 // snapshot (nil entries, duplicate node or pod names), never a controller decision; what API
 // validation would reject in ds is reported in Result.Invalid instead. It panics on misuse
-// (nil ds, zero opts.Now, negative opts.BurstLimit or opts.Workers).
+// (nil ds, zero opts.Now, negative opts.Workers).
 //
 // Plan sees no ControllerRevisions: the hash is computed fresh (D-6), Result.Revisions holds
 // the create of the DaemonSet's first revision (revision number 1, UPD-14) and no other
@@ -213,9 +213,9 @@ func (p *Planner) plan(s Snapshot, cc *clusterClaims, kind syncKind) *Result {
 		for i, n := range d.creates {
 			creates[i] = Creation{Node: n, Reason: ReasonMissingPod}
 		}
-		res.Create = p.withPods(capCreates(creates, p.opts.BurstLimit, baseDiffClass), hash)
+		res.Create = p.withPods(capCreates(creates, p.opts.burstCap(), baseDiffClass), hash)
 	}
-	res.Delete = slices.Clone(capDeletes(d.deletes, p.opts.BurstLimit, baseDiffClass))
+	res.Delete = slices.Clone(capDeletes(d.deletes, p.opts.burstCap(), baseDiffClass))
 	if res.Delete == nil {
 		res.Delete = []Deletion{}
 	}
@@ -240,10 +240,10 @@ func (p *Planner) plan(s Snapshot, cc *clusterClaims, kind syncKind) *Result {
 		res.RollingUpdate = &report
 		// The step's lists are its own and in node order (the order of states).
 		if !refused {
-			res.Create = append(res.Create, p.withPods(capCreates(step.creates, p.opts.BurstLimit, rollingClass), hash)...)
+			res.Create = append(res.Create, p.withPods(capCreates(step.creates, p.opts.burstCap(), rollingClass), hash)...)
 		}
 		failed = report.Error != "" || refused && len(step.creates) > 0
-		res.Delete = append(res.Delete, capDeletes(step.deletes, p.opts.BurstLimit, rollingClass)...)
+		res.Delete = append(res.Delete, capDeletes(step.deletes, p.opts.burstCap(), rollingClass)...)
 		slices.SortFunc(res.Delete, compareDeletions)
 	}
 

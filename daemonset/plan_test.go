@@ -175,9 +175,6 @@ func TestCheckSnapshot(t *testing.T) {
 func TestPlanMisusePanics(t *testing.T) {
 	t.Parallel()
 	require.PanicsWithValue(t, "daemonset: Options.Now is zero", func() { _, _ = daemonset.Plan(newDS(), nil, nil, daemonset.Options{}) })
-	require.PanicsWithValue(t, "daemonset: negative Options.BurstLimit", func() {
-		_, _ = daemonset.Compile(newDS(), daemonset.Options{Now: now1000, BurstLimit: -1})
-	})
 	require.PanicsWithValue(t, "daemonset: nil DaemonSet", func() { _, _ = daemonset.Compile(nil, opts()) })
 	require.PanicsWithValue(t, "daemonset: negative Options.Workers", func() {
 		_, _ = daemonset.Compile(newDS(), daemonset.Options{Now: now1000, Workers: -1})

@@ -274,7 +274,7 @@ func (t *Tracker) PlanTo(res *Result) bool {
 	for _, e := range p.errs {
 		res.Invalid = append(res.Invalid, e.Error())
 	}
-	burst := p.opts.BurstLimit
+	burst := p.opts.burstCap()
 
 	// The base diff in node order. Every action of a Tracker's base diff is of one class
 	// (no node is missing, DIFF-8), so the burst cap (DIFF-10) keeps a prefix in node order:
@@ -356,7 +356,7 @@ func (t *Tracker) rollingStep(desired int) rollingStep {
 		return rollingStep{report: RollingUpdate{Reason: RollingReasonError, Error: err.Error(), BudgetError: err.Error()}}
 	}
 	if maxSurge == 0 {
-		e := newNoSurgeStep(maxUnavailable, &t.roll, t.p.opts.BurstLimit)
+		e := newNoSurgeStep(maxUnavailable, &t.roll, t.p.opts.burstCap())
 		for i := t.offered.next(0); i >= 0 && !e.done(); i = t.offered.next(i + 1) {
 			e.visit(&t.nodes[i].st)
 		}

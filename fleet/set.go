@@ -69,7 +69,7 @@ type Set struct {
 // dss gives an empty Set. opts.Workers is how many goroutines [Set.Decide] uses.
 //
 // Compile panics on misuse of opts, as [daemonset.Options.Check] says (a zero Now, a negative
-// BurstLimit or Workers), even when dss is empty.
+// Workers), even when dss is empty.
 func Compile(dss []*appsv1.DaemonSet, opts daemonset.Options) (*Set, field.ErrorList) {
 	opts.Check()
 	root := field.NewPath("daemonSets")

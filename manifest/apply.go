@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/daemonsched/daemonsched/apiserver"
 	"github.com/daemonsched/daemonsched/internal/printable"
 	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // addApplied keeps a DaemonSet of an input marked [Input.Apply], in the namespace of the input
@@ -27,6 +29,13 @@ func (in *collector) addApplied(d decoded) error {
 		ds.Namespace = in.applyNamespace // the decoded object is the collector's own
 	}
 	in.applied = append(in.applied, located[*appsv1.DaemonSet]{ds, d.src})
+	raw := d.raw
+	if len(d.unknown) > 0 {
+		// kubectl would have the API server refuse them (--validate=strict); read leniently,
+		// the typed object (without them) is applied instead.
+		raw = nil
+	}
+	in.appliedJSON = append(in.appliedJSON, raw)
 	return nil
 }
 
@@ -65,9 +74,11 @@ func (in *collector) skipApplied(d decoded) {
 }
 
 // overlay applies the DaemonSets of the Apply inputs over those of the others as `kubectl
-// apply` (client-side) would have the API server store them ([apiserver.Apply], D-14): the
-// three-way merge with the stored DaemonSet's last-applied configuration, the defaults, the
-// update validation and the generation bumps; a DaemonSet the others do not hold is created.
+// apply` (client-side) would have the API server store them ([apiserver.ApplyJSON], D-14): the
+// three-way merge of the file's JSON, as kubectl reads it, with the stored DaemonSet's
+// last-applied configuration, the defaults, the update validation and the generation bumps; a
+// DaemonSet the others do not hold is created. A DaemonSet with fields the types do not know
+// (read leniently) is applied as the typed object ([apiserver.Apply]).
 // A change the API server would refuse is an error with its paths and messages; so are two
 // applied DaemonSets of one name.
 func (in *collector) overlay() error {
@@ -79,14 +90,20 @@ func (in *collector) overlay() error {
 		live[[2]string{d.obj.Namespace, d.obj.Name}] = i
 	}
 	opts := apiserver.Options{SkipTemplateDefaults: !in.opts.applies(DefaultPodTemplate)}
-	for _, a := range in.applied {
+	for j, a := range in.applied {
 		var stored *appsv1.DaemonSet
 		i, ok := live[[2]string{a.obj.Namespace, a.obj.Name}]
 		if ok {
 			// The API server holds it defaulted.
 			stored = defaulted(in.daemonSets[i].obj, in.opts)
 		}
-		merged, errs := apiserver.Apply(stored, a.obj, opts)
+		var merged *appsv1.DaemonSet
+		var errs field.ErrorList
+		if raw, err := withIdentity(in.appliedJSON[j], a.obj); err == nil && raw != nil {
+			merged, errs = apiserver.ApplyJSON(stored, raw, opts)
+		} else {
+			merged, errs = apiserver.Apply(stored, a.obj, opts)
+		}
 		if len(errs) > 0 {
 			verb := "update"
 			if !ok {
@@ -126,4 +143,36 @@ func closestLive(applied *appsv1.DaemonSet, live [][2]string) string {
 		return " (" + printable.Quote(s) + " exists)"
 	}
 	return ""
+}
+
+// withIdentity returns raw, the JSON of an applied DaemonSet, with the namespace ds was given
+// (-n, or DefaultNamespace) when raw has none, as kubectl sets it on the object before it
+// computes the patch; nil when raw is nil.
+func withIdentity(raw []byte, ds *appsv1.DaemonSet) ([]byte, error) {
+	if raw == nil {
+		return nil, nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	var meta map[string]json.RawMessage
+	if err := json.Unmarshal(m["metadata"], &meta); err != nil || meta == nil {
+		return nil, fmt.Errorf("metadata is not an object")
+	}
+	var ns string
+	if n, ok := meta["namespace"]; ok {
+		if err := json.Unmarshal(n, &ns); err != nil {
+			return nil, err
+		}
+	}
+	if ns != "" || ds.Namespace == "" {
+		return raw, nil
+	}
+	meta["namespace"], _ = json.Marshal(ds.Namespace)
+	var err error
+	if m["metadata"], err = json.Marshal(meta); err != nil {
+		return nil, err
+	}
+	return json.Marshal(m)
 }

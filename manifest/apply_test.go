@@ -61,6 +61,10 @@ spec:
 		{name: "the same spec changes no generation", applied: applied("5", "agent:1"), wantGeneration: 4, wantTemplateGen: "3", wantMinReady: 5, wantContainerImage: "agent:1"},
 		{name: "a spec change outside the template moves the generation only", applied: applied("9", "agent:1"), wantGeneration: 5, wantTemplateGen: "3", wantMinReady: 9, wantContainerImage: "agent:1"},
 		{name: "a template change moves both", applied: applied("5", "agent:2"), wantGeneration: 5, wantTemplateGen: "4", wantMinReady: 5, wantContainerImage: "agent:2"},
+		// The typed object cannot tell minReadySeconds: 0 from an absent field; kubectl sends
+		// the file's JSON, whose 0 replaces the live 5 (the live object has no last-applied
+		// configuration, so an absent field would keep it).
+		{name: "D-14 a spelt-out zero replaces the live value as kubectl sends it", applied: applied("0", "agent:1"), wantGeneration: 5, wantTemplateGen: "3", wantMinReady: 0, wantContainerImage: "agent:1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

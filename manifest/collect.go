@@ -42,6 +42,7 @@ type collector struct {
 	applyNamespace string                       // its Input.Namespace
 	applySkips     appliedSkips                 // its objects that are not DaemonSets
 	applied        []located[*appsv1.DaemonSet] // the DaemonSets of Apply inputs, in input order
+	appliedJSON    [][]byte                     // applied's JSON as the file spells it; nil where it has unknown fields
 	skipIndex      map[[2]string]int            // apiVersion and kind to their index in skipped
 	unkIndex       map[[2]string]int            // kind and field pattern to their index in unknown
 }

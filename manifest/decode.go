@@ -82,6 +82,7 @@ type decoded struct {
 	skip      bool   // a kind that is not read
 	unknown   []string
 	invalid   field.ErrorList // what the API server would reject in a Node or Pod (VAL-24)
+	raw       []byte          // the JSON of a DaemonSet of an Apply input, for apiserver.ApplyJSON; nil otherwise
 }
 
 // where names the object for messages: its source and identity. It is built only for a
@@ -95,6 +96,18 @@ func (d decoded) where() string {
 type reader struct {
 	opts    Options
 	objects *atomic.Int64 // of the input, against Limits.Objects
+	// applying keeps the JSON of each DaemonSet (decoded.raw): the input is an Apply input,
+	// whose spelt-out zeros the three-way merge must see (D-14).
+	applying bool
+}
+
+// rawOf returns a copy of data, the JSON of an object of kind, when the reader keeps it:
+// buffers of the input are reused once it is decoded.
+func (r reader) rawOf(kind string, data []byte) []byte {
+	if !r.applying || kind != "DaemonSet" {
+		return nil
+	}
+	return bytes.Clone(data)
 }
 
 // newReader returns a reader with opts, their limits defaulted.
@@ -289,7 +302,7 @@ func (r reader) decodeValue(src Source, data []byte, itemKind string) ([]decoded
 	if ns := obj.GetNamespace(); ns == d.namespace {
 		d.namespace = ns
 	}
-	d.obj = obj
+	d.obj, d.raw = obj, r.rawOf(tn.Kind, data)
 	return []decoded{d}, nil
 }
 

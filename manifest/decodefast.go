@@ -61,7 +61,7 @@ func (r reader) decodeFast(src Source, data []byte, itemKind string) (out []deco
 	if ns := obj.GetNamespace(); ns == d.namespace {
 		d.namespace = ns
 	}
-	d.obj = obj
+	d.obj, d.raw = obj, r.rawOf(kind, data)
 	return []decoded{d}, true
 }
 

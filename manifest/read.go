@@ -166,6 +166,7 @@ func ReadInputs(inputs []Input, opts Options) (*Result, error) {
 		}
 		left -= n
 		in.applying, in.applyNamespace = input.Apply, input.Namespace
+		in.reader.applying = input.Apply
 		in.applySkips = appliedSkips{warning: -1}
 		err = in.readOpened(name, o)
 		if o.file != nil {

@@ -68,7 +68,9 @@ type Options struct {
 	Kubelet Kubelet
 	// Model is the sync model; the default is SyncObserved.
 	Model SyncModel
-	// BurstLimit caps each action list as the controller's BurstReplicas; 0 means 250.
+	// BurstLimit caps each action list as the controller's BurstReplicas, as
+	// [daemonset.Options.BurstLimit]: 0 means the controller's 250, a negative value
+	// ([daemonset.NoBurstLimit]) no cap (D-18).
 	BurstLimit int
 	// Horizon ends the simulation that long after Start; 0 means 24 hours.
 	Horizon time.Duration
@@ -151,9 +153,6 @@ func checkOptions(opts Options, s daemonset.Snapshot, ds *appsv1.DaemonSet) fiel
 		errs = append(errs, field.Required(root.Child("start"), "the virtual clock's start"))
 	}
 	errs = append(errs, opts.Kubelet.validate(root.Child("kubelet"))...)
-	if opts.BurstLimit < 0 {
-		errs = append(errs, field.Invalid(root.Child("burstLimit"), opts.BurstLimit, "must not be negative"))
-	}
 	if opts.Horizon < 0 {
 		errs = append(errs, field.Invalid(root.Child("horizon"), opts.Horizon.String(), "must not be negative"))
 	}

@@ -136,9 +136,6 @@ func newSim(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts Options) (*sim, err
 	if errs := daemonset.CheckSnapshot(s); len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}
-	if opts.BurstLimit == 0 {
-		opts.BurstLimit = 250
-	}
 	if opts.Horizon == 0 {
 		opts.Horizon = 24 * time.Hour
 	}

@@ -269,8 +269,9 @@ def plan_one(ds, nodes, pods, revisions):
 def answer(request):
     if request.get("profile") not in CLAIMED:
         return {"skip": "profile %s is not implemented" % request.get("profile")}
-    if request.get("burstLimit"):
-        return {"skip": "the burst cap is not implemented"}
+    # burstLimit 0 (or absent) is the controller's cap of 250, a negative one no cap (D-18).
+    # This implementation caps nothing, so it declines a case where a list would reach the cap.
+    cap = request.get("burstLimit") or 250
     objs = request["objects"]
     kinds = lambda k: [o for o in objs if o.get("kind") == k]
     try:
@@ -278,6 +279,8 @@ def answer(request):
                  for ds in sorted(kinds("DaemonSet"), key=lambda d: (d["metadata"]["namespace"], d["metadata"]["name"]))]
     except NotImplementedError as e:
         return {"skip": str(e)}
+    if cap > 0 and any(len(p["create"]) > cap or len(p["delete"]) > cap for p in plans):
+        return {"skip": "the burst cap is not implemented"}
     return {"daemonSets": plans}
 
 

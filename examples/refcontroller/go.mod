@@ -4,10 +4,12 @@ go 1.26.0
 
 require (
 	github.com/daemonsched/daemonsched v0.0.0
+	github.com/google/go-cmp v0.7.0
 	k8s.io/api v0.36.3
 	k8s.io/apimachinery v0.36.3
 	k8s.io/client-go v0.36.3
 	k8s.io/klog/v2 v2.140.0
+	k8s.io/kubectl v0.36.3
 )
 
 require (

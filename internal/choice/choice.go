@@ -22,7 +22,8 @@ package choice
 // Every action of the sync appears in exactly one part of one group. The lists are uncapped:
 // BurstLimit says where the controller cuts them.
 type Orders[C, D any] struct {
-	// BurstLimit is daemonset's Options.BurstLimit: 0 keeps every list whole.
+	// BurstLimit is daemonset's Options.BurstLimit: 0 is the controller's 250, a negative
+	// value keeps every list whole.
 	BurstLimit int `json:"burstLimit,omitempty"`
 	// Phase says which part of the sync acts.
 	Phase   Phase               `json:"phase"`

@@ -275,7 +275,8 @@ func lean(o manifest.Options) manifest.Options {
 // validate returns, one error each, what API validation would reject in the DaemonSets of in
 // that keep says to check, sorted (by file, document and item, then path and message), and,
 // when strict, the nodes and pods read from the API server that it would now refuse (VAL-24).
-func validate(in *manifest.Result, keep func(*appsv1.DaemonSet) bool, opts daemonset.Options, strict bool) problemList {
+// note, when not nil, gives what ends the line of a DaemonSet's problem (D-19).
+func validate(in *manifest.Result, keep func(*appsv1.DaemonSet) bool, opts daemonset.Options, strict bool, note func(*appsv1.DaemonSet) string) problemList {
 	type problem struct {
 		src manifest.Source
 		err error
@@ -285,9 +286,13 @@ func validate(in *manifest.Result, keep func(*appsv1.DaemonSet) bool, opts daemo
 		if !keep(ds) {
 			continue
 		}
+		var end string
+		if note != nil {
+			end = note(ds)
+		}
 		for _, e := range daemonset.Validate(ds, opts) {
-			ps = append(ps, problem{in.Sources.DaemonSets[i], fmt.Errorf("%v: DaemonSet %s/%s: %w", in.Sources.DaemonSets[i],
-				printable.Quote(ds.Namespace), printable.Quote(ds.Name), e)})
+			ps = append(ps, problem{in.Sources.DaemonSets[i], fmt.Errorf("%v: DaemonSet %s/%s: %w%s", in.Sources.DaemonSets[i],
+				printable.Quote(ds.Namespace), printable.Quote(ds.Name), e, end)})
 		}
 	}
 	if strict {

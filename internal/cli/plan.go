@@ -43,13 +43,10 @@ is made over the whole snapshot either way.
 	c := addClusterFlags(fs, inputs{example: demo}, "the instant readiness is judged at")
 	addOutputFlag(fs, &format, formatTable, formatWide, formatJSON, formatYAML)
 	addNamespaceFlags(fs, &ns)
-	fs.IntVar(&burst, "burst", 0, "cap creates and deletes of each action list at `N` (0: no cap; the controller uses 250)")
+	fs.IntVar(&burst, "burst", daemonset.DefaultBurstLimit, "cap creates and deletes of each action list at `N`, as the controller does (0: its 250; negative: no cap)")
 	cmd.RunE = func(*cobra.Command, []string) error {
 		if err := cmp.Or(c.reading.check(), ns.check()); err != nil {
 			return err
-		}
-		if burst < 0 {
-			return usagef("--burst must not be negative, got %d", burst)
 		}
 		if err := c.check(); err != nil {
 			return err

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/daemonsched/daemonsched/apiserver"
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/internal/printable"
 	"github.com/daemonsched/daemonsched/manifest"
@@ -370,6 +370,27 @@ func settles(ds *appsv1.DaemonSet) error {
 		"is released at once (OWN-3) and another created, without end", printable.Quote(ds.Namespace), printable.Quote(ds.Name))
 }
 
+// applyTemplate returns cur after `kubectl apply` of file, whose one DaemonSet is cur's (in
+// namespace ns when it names none): package manifest reads file as an --apply input over cur,
+// so that the merge is computed on the file's JSON and a spelt-out zero is sent as kubectl
+// sends it (apiserver.ApplyJSON, D-14).
+func applyTemplate(file string, cur *appsv1.DaemonSet, ns string, opts manifest.Options) (*appsv1.DaemonSet, error) {
+	stored, err := json.Marshal(cur)
+	if err != nil {
+		return nil, err
+	}
+	res, err := manifest.ReadInputs([]manifest.Input{{Name: "the input", Data: stored}, {Path: file, Apply: true, Namespace: ns}}, opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, ds := range res.Snapshot.DaemonSets {
+		if ds.Namespace == cur.Namespace && ds.Name == cur.Name {
+			return ds, nil
+		}
+	}
+	return nil, fmt.Errorf("%s: DaemonSet %s/%s is not in the input", file, cur.Namespace, cur.Name)
+}
+
 // loadTemplate reads the changed DaemonSet of file, exactly one, as written, and returns what
 // the API server would store when `kubectl apply` sends it over the DaemonSet of its
 // namespace/name in the input (apiserver.Apply, D-14): a change it would refuse is an error,
@@ -377,7 +398,6 @@ func settles(ds *appsv1.DaemonSet) error {
 // namespace, as kubectl apply -n puts it. Reading warnings are returned to print.
 func loadTemplate(file string, l *loaded, dsName string, ns namespaceFlags, reading *readFlags) (*appsv1.DaemonSet, problemList, error) {
 	opts := reading.options(l.mode, 1)
-	templateDefaults := opts.SkipDefaults&manifest.DefaultPodTemplate == 0
 	// As written: the defaults are the API server's to apply, after the merge.
 	opts.SkipDefaults |= manifest.DefaultUID | manifest.DefaultDaemonSetFields | manifest.DefaultNamespace | manifest.DefaultPodTemplate
 	t, err := load(inputs{files: fileList{file}}, nil, io.Discard, opts)
@@ -404,10 +424,9 @@ func loadTemplate(file string, l *loaded, dsName string, ns namespaceFlags, read
 	}
 	for _, cur := range l.in.Snapshot.DaemonSets {
 		if cur.Namespace == next.Namespace && cur.Name == next.Name {
-			applied, errs := apiserver.Apply(cur, next, apiserver.Options{SkipTemplateDefaults: !templateDefaults})
-			if len(errs) > 0 {
-				return nil, nil, fmt.Errorf("%v: DaemonSet %s/%s: the API server would refuse this update: %w", t.Sources.DaemonSets[0],
-					printable.Quote(next.Namespace), printable.Quote(next.Name), errs.ToAggregate())
+			applied, err := applyTemplate(file, cur, next.Namespace, reading.options(l.mode, 1))
+			if err != nil {
+				return nil, nil, err
 			}
 			return applied, problems, nil
 		}

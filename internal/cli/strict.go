@@ -41,19 +41,33 @@ func (s *strictFlags) mode() (strictness, error) {
 // (and so is a node or pod read from the API server that it would now refuse, VAL-24), by
 // default only in hand-written ones (a DaemonSet read from the API server is planned as stored),
 // and nowhere with --lenient. It returns the error, every problem one line, or the problems to
-// print as warnings once the command has answered.
+// print as warnings once the command has answered, each saying what planning such a DaemonSet
+// means (D-19).
 func (m strictness) admit(in *manifest.Result, keep func(*appsv1.DaemonSet) bool, opts daemonset.Options) (problemList, error) {
-	problems := validate(in, keep, opts, m == strictAll)
-	if m == strictAll && len(problems) > 0 {
-		return nil, problems
+	if m == strictAll {
+		if problems := validate(in, keep, opts, true, nil); len(problems) > 0 {
+			return nil, problems
+		}
+		return nil, nil
 	}
 	if m == strictHandWritten {
-		refused := validate(in, func(ds *appsv1.DaemonSet) bool { return keep(ds) && manifest.HandWritten(ds) }, opts, false)
+		refused := validate(in, func(ds *appsv1.DaemonSet) bool { return keep(ds) && manifest.HandWritten(ds) }, opts, false, nil)
 		if len(refused) > 0 {
 			return nil, refused
 		}
 	}
-	return problems, nil
+	return validate(in, keep, opts, false, plannedAnyway), nil
+}
+
+// plannedAnyway ends the warning of a DaemonSet planned although the API server would refuse
+// it (D-19): a hand-written one (--lenient) could never be stored, so its plan is of an object
+// no controller sees; one read from the API server was stored under an older release's
+// validation (or the dump was edited), and the controller syncs it as stored.
+func plannedAnyway(ds *appsv1.DaemonSet) string {
+	if manifest.HandWritten(ds) {
+		return " (the API server refuses this DaemonSet, so no controller ever syncs it; planned as written because of --lenient)"
+	}
+	return " (the API server would refuse it today: only an older release's API server, or an edited dump, holds it; planned as stored, as the controller syncs it)"
 }
 
 // everyDaemonSet is the keep of admit for commands that read every DaemonSet.

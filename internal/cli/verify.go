@@ -34,7 +34,7 @@ rolling update that did not act) may be present or not.
 	fs := cmd.Flags()
 	c := addJudgeFlags(fs, "the instant of the sync (`RFC3339`)")
 	planFile := fs.String("plan", "", "the candidate plan, in the shape of plan -o json (`FILE`; - reads stdin)")
-	burst := fs.Int("burst", 0, "the burst cap the candidate was made with (`N`; 0: no cap)")
+	burst := fs.Int("burst", daemonset.DefaultBurstLimit, "the burst cap the candidate was made with (`N`; 0: the controller's 250; negative: no cap)")
 	reasons := fs.Bool("reasons", false, "compare the reasons of creates and deletes too")
 	revisions := fs.Bool("revisions", false, "require the candidate's ControllerRevision writes (revisions); without it they are compared only when given")
 	diffs := fs.Bool("diff", false, "print the go-cmp diff under a mismatch of a pod or the status")
@@ -43,8 +43,8 @@ rolling update that did not act) may be present or not.
 		if err := c.check(); err != nil {
 			return usagef("%v", err)
 		}
-		if *planFile == "" || *burst < 0 {
-			return usagef("verify needs --plan FILE and a --burst of 0 or more")
+		if *planFile == "" {
+			return usagef("verify needs --plan FILE")
 		}
 		var (
 			data []byte

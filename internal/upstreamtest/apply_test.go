@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	fieldpath "k8s.io/apimachinery/pkg/util/validation/field"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 	kubectlutil "k8s.io/kubectl/pkg/util"
@@ -177,9 +178,12 @@ func randomManifest(r *rand.Rand) map[string]any {
 	}
 	spec := map[string]any{"selector": map[string]any{"matchLabels": map[string]any{"app": app}}, "template": template}
 	if r.IntN(3) == 0 {
-		// Not 0: a zero an omitempty field of the file spells out is lost in decoding to the
-		// typed object apiserver.Apply takes (its doc says so).
-		spec["minReadySeconds"] = pick(5, -1)
+		// A spelt-out 0 is lost in decoding to the typed object apiserver.Apply takes (its
+		// doc says so); apiserver.ApplyJSON keeps it.
+		spec["minReadySeconds"] = pick(5, -1, 0)
+	}
+	if r.IntN(4) == 0 {
+		podSpec["hostNetwork"] = pick(true, false)
 	}
 	if r.IntN(4) == 0 {
 		spec["revisionHistoryLimit"] = pick(3, 10)
@@ -274,54 +278,92 @@ func TestApplyAgainstUpstream(t *testing.T) {
 		if stored != nil {
 			storedIn = stored.DeepCopy()
 		}
-		got, errs := apiserver.Apply(stored, typed(t, manifest), apiserver.Options{})
-		name := fmt.Sprintf("pair %d: manifest %v", i, manifest)
-		if diff := cmp.Diff(storedIn, stored); diff != "" {
-			t.Fatalf("%s: Apply modified stored:\n%s", name, diff)
+		data, err := json.Marshal(manifest)
+		must(t, err)
+		// Both forms of the manifest: the file's JSON (kubectl's patch exactly), and the typed
+		// object where the file spells out no zero the type drops.
+		forms := []string{"json"}
+		if !spellsDroppedZero(manifest) {
+			forms = append(forms, "typed")
 		}
-		if wantRefused != nil {
-			refused++
-			var gotFields []string
-			for _, e := range errs {
-				gotFields = append(gotFields, string(e.Type)+" "+e.Field)
+		for _, form := range forms {
+			var got *appsv1.DaemonSet
+			var errs fieldpath.ErrorList
+			if form == "json" {
+				got, errs = apiserver.ApplyJSON(stored, data, apiserver.Options{})
+			} else {
+				got, errs = apiserver.Apply(stored, typed(t, manifest), apiserver.Options{})
 			}
-			slices.Sort(gotFields)
-			if diff := cmp.Diff(fieldsOf(wantRefused), slices.Compact(gotFields)); diff != "" {
-				t.Fatalf("%s: refusal (-upstream +ours):\n%s\nupstream: %v\nours: %v", name, diff, wantRefused, errs)
+			want := want.DeepCopy()
+			name := fmt.Sprintf("pair %d, %s: manifest %v", i, form, manifest)
+			if diff := cmp.Diff(storedIn, stored); diff != "" {
+				t.Fatalf("%s: Apply modified stored:\n%s", name, diff)
 			}
-			continue
-		}
-		if len(errs) > 0 {
-			t.Fatalf("%s: upstream stores it, ours refuses: %v", name, errs)
-		}
-		accepted++
-		if stored != nil && want.Generation == stored.Generation {
-			unchanged++
-		}
-		// The storage round trip drops empty lists and maps on both sides; managedFields
-		// and resourceVersion are the API server's to write.
-		got = roundTrip(t, got)
-		// The last-applied configurations are compared as the typed objects they hold:
-		// kubectl keeps the file's spelling ("0.1" where the type says "100m").
-		for _, ds := range []*appsv1.DaemonSet{want, got} {
-			ds.ManagedFields, ds.ResourceVersion = nil, ""
-			if a, ok := ds.Annotations[v1.LastAppliedConfigAnnotation]; ok {
-				var cfg appsv1.DaemonSet
-				must(t, json.Unmarshal([]byte(a), &cfg))
-				canonical, err := json.Marshal(&cfg)
-				must(t, err)
-				ds.Annotations[v1.LastAppliedConfigAnnotation] = string(canonical)
+			if wantRefused != nil {
+				var gotFields []string
+				for _, e := range errs {
+					gotFields = append(gotFields, string(e.Type)+" "+e.Field)
+				}
+				slices.Sort(gotFields)
+				if diff := cmp.Diff(fieldsOf(wantRefused), slices.Compact(gotFields)); diff != "" {
+					t.Fatalf("%s: refusal (-upstream +ours):\n%s\nupstream: %v\nours: %v", name, diff, wantRefused, errs)
+				}
+				if form == "json" {
+					refused++
+				}
+				continue
 			}
-		}
-		if stored == nil {
-			got.UID, got.CreationTimestamp = want.UID, want.CreationTimestamp
-		}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Fatalf("%s: stored object (-upstream +ours):\n%s", name, diff)
+			if len(errs) > 0 {
+				t.Fatalf("%s: upstream stores it, ours refuses: %v", name, errs)
+			}
+			if form == "json" {
+				accepted++
+				if stored != nil && want.Generation == stored.Generation {
+					unchanged++
+				}
+			}
+			// The storage round trip drops empty lists and maps on both sides; managedFields
+			// and resourceVersion are the API server's to write.
+			got = roundTrip(t, got)
+			// The last-applied configurations of the typed form are compared as the typed
+			// objects they hold: kubectl keeps the file's spelling ("0.1" where the type says
+			// "100m"); the JSON form keeps it too, byte for byte.
+			for _, ds := range []*appsv1.DaemonSet{want, got} {
+				if form == "json" {
+					ds.ManagedFields, ds.ResourceVersion = nil, ""
+					continue
+				}
+				ds.ManagedFields, ds.ResourceVersion = nil, ""
+				if a, ok := ds.Annotations[v1.LastAppliedConfigAnnotation]; ok {
+					var cfg appsv1.DaemonSet
+					must(t, json.Unmarshal([]byte(a), &cfg))
+					canonical, err := json.Marshal(&cfg)
+					must(t, err)
+					ds.Annotations[v1.LastAppliedConfigAnnotation] = string(canonical)
+				}
+			}
+			if stored == nil {
+				got.UID, got.CreationTimestamp = want.UID, want.CreationTimestamp
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("%s: stored object (-upstream +ours):\n%s", name, diff)
+			}
 		}
 	}
 	t.Logf("%d pairs: %d stored (%d with the generation unchanged), %d refused", pairs, accepted, unchanged, refused)
 	if accepted < pairs/4 || refused < pairs/20 || unchanged < pairs/20 {
 		t.Fatalf("the pairs do not reach every outcome: %d stored, %d unchanged, %d refused", accepted, unchanged, refused)
 	}
+}
+
+// spellsDroppedZero reports whether manifest spells out a zero that the typed DaemonSet drops
+// (an omitempty int or bool): the typed apiserver.Apply then sends less than kubectl.
+func spellsDroppedZero(manifest map[string]any) bool {
+	spec := manifest["spec"].(map[string]any)
+	if v, ok := spec["minReadySeconds"]; ok && v == 0 {
+		return true
+	}
+	podSpec := spec["template"].(map[string]any)["spec"].(map[string]any)
+	v, ok := podSpec["hostNetwork"]
+	return ok && v == false
 }
