@@ -103,10 +103,13 @@ type Expected struct {
 	Revisions *daemonset.RevisionWrites `json:"revisions,omitempty"`
 	// StatusWrite, Backoff and RequeueAfter are the plan's (STAT-14, DIFF-12, SYNC-8); a
 	// candidate that gives them is checked against them.
-	StatusWrite  *appsv1.DaemonSetStatus                                `json:"statusWrite,omitempty"`
-	Backoff      []daemonset.BackoffEntry                               `json:"backoff,omitempty"`
-	RequeueAfter metav1.Duration                                        `json:"requeueAfter,omitzero"`
-	Orders       *choice.Orders[daemonset.Creation, daemonset.Deletion] `json:"orders"`
+	StatusWrite  *appsv1.DaemonSetStatus  `json:"statusWrite,omitempty"`
+	Backoff      []daemonset.BackoffEntry `json:"backoff,omitempty"`
+	RequeueAfter metav1.Duration          `json:"requeueAfter,omitzero"`
+	// Orders are the choice sets of the sync (daemonset.Planner.Orders): every order and pick
+	// of the controller a conforming plan may make. Their type is internal to the module; a
+	// corpus case stores them as its orders (testdata/case.schema.json).
+	Orders *choice.Orders[daemonset.Creation, daemonset.Deletion] `json:"orders"`
 	// StatusDeletes are the plan's deletions of the pods Orders.Status names: Status is
 	// counted for them, and recounted for a candidate that picked others (STAT-16).
 	StatusDeletes []daemonset.PodRef `json:"statusDeletes,omitempty"`

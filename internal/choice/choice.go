@@ -66,10 +66,10 @@ type ActionGroup[C, D any] struct {
 	Parts []ActionPart[C, D] `json:"parts"`
 }
 
-// ActionPart is a set of actions submitted together in random order: all of All, and exactly
-// one of OneOf when it is not empty (DIFF-17: the first Failed pod in the claim order, which
-// is random within already-controlled pods and within adopted ones). A part holds creates or
-// deletes, never both.
+// ActionPart is a set of actions submitted together in random order: all of Creates or
+// Deletes, and exactly one of OneOf when it is not empty (DIFF-17: the first Failed pod in the
+// claim order, which is random within already-controlled pods and within adopted ones). A part
+// holds creates or deletes, never both.
 type ActionPart[C, D any] struct {
 	Creates []C `json:"creates,omitempty"`
 	Deletes []D `json:"deletes,omitempty"`
