@@ -44,7 +44,9 @@ for p in $platforms; do
 		(cd "$stage" && zip -q -X "$out/$archive" ./*)
 	else
 		archive=$name.tar.gz
-		tar -C "$stage" --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -czf "$out/$archive" .
+		# The files by name, not ".": a "./" entry would carry mktemp's mode 0700 onto the
+		# directory a user unpacks into.
+		(cd "$stage" && tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -czf "$out/$archive" -- *)
 	fi
 	if [ "$os/$arch" = "$(go env GOHOSTOS)/$(go env GOHOSTARCH)" ]; then
 		"$stage/kubectl-daemonsched$exe" version | grep -q "daemonsched $version\$" ||
