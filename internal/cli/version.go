@@ -25,14 +25,21 @@ type versionInfo struct {
 	GoVersion string `json:"goVersion"`
 }
 
-// buildVersion reads the versions from the binary's build information.
+// stampedVersion is the release a release build stamps in (release/release.sh:
+// -ldflags "-X github.com/daemonsched/daemonsched/internal/cli.stampedVersion=v1.2.3"), for a
+// binary built from a checkout has no module version; "" otherwise. The linker sets it; nothing
+// else writes it.
+var stampedVersion string
+
+// buildVersion reads the versions from the binary's build information, the stamped release
+// first.
 func buildVersion() versionInfo {
 	v := versionInfo{Version: "(unknown)", Kubernetes: kubernetesVersion, KubernetesAPI: "(unknown)", GoVersion: "(unknown)"}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return v
 	}
-	v.Version, v.GoVersion = cmp.Or(info.Main.Version, "(devel)"), info.GoVersion
+	v.Version, v.GoVersion = cmp.Or(stampedVersion, info.Main.Version, "(devel)"), info.GoVersion
 	for _, d := range info.Deps {
 		if d.Path == "k8s.io/api" {
 			v.KubernetesAPI = d.Version
