@@ -217,7 +217,7 @@ func (s *splitter) itemByte(st *jsonSplit, c byte) error {
 	switch {
 	case isJSONSpace(c):
 	case c == '{' && st.expecting != ',':
-		l.item = make([]byte, 0, 512)
+		l.item = l.newItem(512)
 		l.grow(s, c)
 	case c == ',' && st.expecting == ',':
 		st.expecting = 'i'

@@ -353,6 +353,21 @@ type streamedList struct {
 	lines    []int
 	errAt    int
 	err      error
+
+	// free holds the text buffers of items decoded, for the next items: decoding copies what
+	// it keeps, and a new buffer per item, grown line by line, was most of what the reader
+	// allocated beyond the decoding itself.
+	free [][]byte
+}
+
+// newItem returns an empty buffer for the next item's text, of capacity size at least when new.
+func (l *streamedList) newItem(size int) []byte {
+	if n := len(l.free); n > 0 {
+		b := l.free[n-1]
+		l.free = l.free[:n-1]
+		return b
+	}
+	return make([]byte, 0, size)
 }
 
 // grow appends b to the current item, or drops it once the item passes Limits.ObjectBytes: an
@@ -393,7 +408,7 @@ func (l *streamedList) line(s *splitter, line []byte) error {
 			return err
 		}
 		l.itemLine = s.n
-		l.item = make([]byte, 0, len(line))
+		l.item = l.newItem(len(line))
 		l.grow(s, line...)
 		s.to = toItem
 	case len(bytes.TrimRight(line, "\r\n")) == 0:
@@ -516,7 +531,13 @@ func (l *streamedList) decodeBatch(s *splitter) {
 	if l.fallback {
 		clear(l.pending)
 	}
-	l.batch, l.lines, l.bytes = nil, nil, 0
+	for i, b := range l.batch {
+		// A failed JSON item's text is its pending JSON: kept.
+		if b != nil && (failed[i] == nil || !l.json) {
+			l.free = append(l.free, b[:0])
+		}
+	}
+	l.batch, l.lines, l.bytes = l.batch[:0], l.lines[:0], 0
 }
 
 // errDocuments is finish's error when the documents alone are more than Limits.Objects.
