@@ -1,9 +1,9 @@
-//go:build live
-
 package live
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,28 +19,41 @@ import (
 	"k8s.io/client-go/util/workqueue"
 )
 
-// kubelet stands in for the scheduler, every kubelet and the pod garbage collector of a
+// Kubelet stands in for the scheduler, every kubelet and the pod garbage collector of a
 // cluster: it binds pending daemon pods to the node their required node affinity names,
-// marks bound pods Running and Ready, finishes graceful deletions, deletes pods whose node is
-// gone, and fails a pod on demand. It never decides anything a DaemonSet controller decides.
-type kubelet struct {
-	client kubernetes.Interface
-	pods   corelisters.PodLister
-	nodes  corelisters.NodeLister
-	queue  workqueue.TypedRateLimitingInterface[string]
+// marks bound pods Running and Ready (or, for an image it cannot pull, leaves them Pending and
+// not Ready, as a kubelet in ErrImagePull does), finishes graceful deletions, deletes pods whose
+// node is gone, and fails a pod on demand. It never decides anything a DaemonSet controller
+// decides. The live story and the upstream e2e specs (module live/e2e) share it.
+type Kubelet struct {
+	client     kubernetes.Interface
+	pods       corelisters.PodLister
+	nodes      corelisters.NodeLister
+	queue      workqueue.TypedRateLimitingInterface[string]
+	registries []string
 
 	mu      sync.Mutex
 	deleted map[string][]time.Time // node -> when its pods disappeared
 }
 
-func startKubelet(ctx context.Context, client kubernetes.Interface) (*kubelet, error) {
+// KubeletOptions configure a Kubelet. The zero value pulls every image.
+type KubeletOptions struct {
+	// Registries are the image name prefixes the kubelet can pull from ("registry.k8s.io/");
+	// a pod with any other image stays Pending with ErrImagePull. Empty means every image.
+	Registries []string
+}
+
+// StartKubelet starts a Kubelet on client that works until ctx ends; it returns once its
+// informers have synced.
+func StartKubelet(ctx context.Context, client kubernetes.Interface, o KubeletOptions) (*Kubelet, error) {
 	factory := informers.NewSharedInformerFactory(client, 0)
-	k := &kubelet{
-		client:  client,
-		pods:    factory.Core().V1().Pods().Lister(),
-		nodes:   factory.Core().V1().Nodes().Lister(),
-		queue:   workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]()),
-		deleted: map[string][]time.Time{},
+	k := &Kubelet{
+		client:     client,
+		pods:       factory.Core().V1().Pods().Lister(),
+		nodes:      factory.Core().V1().Nodes().Lister(),
+		queue:      workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]()),
+		registries: append([]string(nil), o.Registries...),
+		deleted:    map[string][]time.Time{},
 	}
 	enqueue := func(obj any) {
 		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
@@ -88,7 +101,7 @@ func startKubelet(ctx context.Context, client kubernetes.Interface) (*kubelet, e
 	return k, nil
 }
 
-func (k *kubelet) work(ctx context.Context) {
+func (k *Kubelet) work(ctx context.Context) {
 	for {
 		key, quit := k.queue.Get()
 		if quit {
@@ -103,7 +116,7 @@ func (k *kubelet) work(ctx context.Context) {
 	}
 }
 
-func (k *kubelet) handle(ctx context.Context, key string) error {
+func (k *Kubelet) handle(ctx context.Context, key string) error {
 	ns, name, _ := cache.SplitMetaNamespaceKey(key)
 	pod, err := k.pods.Pods(ns).Get(name)
 	if err != nil {
@@ -133,6 +146,25 @@ func (k *kubelet) handle(ctx context.Context, key string) error {
 	}
 	now := metav1.Now()
 	p := pod.DeepCopy()
+	if image, ok := k.unpullable(pod); ok {
+		if len(pod.Status.ContainerStatuses) > 0 {
+			return nil // reported already
+		}
+		p.Status.Phase = v1.PodPending
+		p.Status.StartTime = &now
+		p.Status.Conditions = []v1.PodCondition{
+			{Type: v1.PodScheduled, Status: v1.ConditionTrue, LastTransitionTime: now},
+			{Type: v1.PodInitialized, Status: v1.ConditionTrue, LastTransitionTime: now},
+			{Type: v1.ContainersReady, Status: v1.ConditionFalse, LastTransitionTime: now, Reason: "ContainersNotReady"},
+			{Type: v1.PodReady, Status: v1.ConditionFalse, LastTransitionTime: now, Reason: "ContainersNotReady"},
+		}
+		for _, c := range pod.Spec.Containers {
+			p.Status.ContainerStatuses = append(p.Status.ContainerStatuses, v1.ContainerStatus{Name: c.Name, Image: c.Image,
+				State: v1.ContainerState{Waiting: &v1.ContainerStateWaiting{Reason: "ErrImagePull", Message: "image " + image + " not found"}}})
+		}
+		_, err = pods.UpdateStatus(ctx, p, metav1.UpdateOptions{})
+		return err
+	}
 	p.Status.Phase = v1.PodRunning
 	p.Status.StartTime = &now
 	p.Status.Conditions = []v1.PodCondition{
@@ -145,8 +177,21 @@ func (k *kubelet) handle(ctx context.Context, key string) error {
 	return err
 }
 
-// fail makes a running pod fail, as a kubelet reports a crashed pod with restartPolicy Never.
-func (k *kubelet) fail(ctx context.Context, pod *v1.Pod) error {
+// unpullable returns the first of pod's container images the kubelet cannot pull.
+func (k *Kubelet) unpullable(pod *v1.Pod) (string, bool) {
+	if len(k.registries) == 0 {
+		return "", false
+	}
+	for _, c := range pod.Spec.Containers {
+		if !slices.ContainsFunc(k.registries, func(r string) bool { return strings.HasPrefix(c.Image, r) }) {
+			return c.Image, true
+		}
+	}
+	return "", false
+}
+
+// Fail makes a running pod fail, as a kubelet reports a crashed pod with restartPolicy Never.
+func (k *Kubelet) Fail(ctx context.Context, pod *v1.Pod) error {
 	p := pod.DeepCopy()
 	p.Status.Phase = v1.PodFailed
 	for i := range p.Status.Conditions {
@@ -159,8 +204,8 @@ func (k *kubelet) fail(ctx context.Context, pod *v1.Pod) error {
 	return err
 }
 
-// deletions returns when pods bound to node disappeared.
-func (k *kubelet) deletions(node string) []time.Time {
+// Deletions returns when pods bound to node disappeared.
+func (k *Kubelet) Deletions(node string) []time.Time {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	return append([]time.Time(nil), k.deleted[node]...)

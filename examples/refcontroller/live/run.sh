@@ -1,17 +1,33 @@
 #!/usr/bin/env bash
-# The reference controller's live story: builds etcd v3.6.8 and kube-apiserver v1.36.3 from the
-# servers module (binaries cached outside the repository, keyed by the module's sources and the
-# Go version), starts both on free 127.0.0.1 ports with throw-away keys and a static token, runs
-# the story test (build tag "live") against them, then the kubectl plugin's live test
-# (cmd/kubectl-daemonsched, same tag) against the same servers, and always stops both. RBAC is
-# on, so that the plugin's forbidden lists are real; the story's user is in system:masters.
+# The reference controller against real servers: builds etcd v3.6.8, kube-apiserver v1.36.3 and
+# kube-controller-manager v1.36.3 from the servers module (binaries cached outside the
+# repository, keyed by the module's sources and the Go version), starts etcd and kube-apiserver on
+# free 127.0.0.1 ports with throw-away keys and a static token, runs one of three things against
+# them, and always stops every process it started.
+# In story mode the kubectl plugin's live test (cmd/kubectl-daemonsched, build tag "live")
+# runs after the story against the same servers. RBAC is on, so that the plugin's forbidden
+# lists are real; the story's user is in system:masters.
 #
-#   examples/refcontroller/live/run.sh [go test flags...]
+#   examples/refcontroller/live/run.sh [story] [go test flags...]   the live story (build tag "live")
+#   examples/refcontroller/live/run.sh e2e [e2e.test flags...]       upstream's 10 DaemonSet e2e specs,
+#                                                                    the reference controller as the
+#                                                                    DaemonSet controller
+#   examples/refcontroller/live/run.sh e2e-kcm [e2e.test flags...]   the same specs with
+#                                                                    kube-controller-manager's own
+#
+# The e2e modes also start kube-controller-manager with only what the e2e framework needs
+# (serviceaccount, namespace, garbagecollector, root-ca-cert-publisher; plus daemonset for
+# e2e-kcm) and the e2e suite (module live/e2e; its test binary cached beside the servers, keyed
+# by its module's sources, the test kubelet's and the Go version), which registers the nodes and
+# runs the test kubelet.
 #
 # Environment: DAEMONSCHED_LIVE_CACHE (binary cache, default $(go env GOCACHE)/../daemonsched-live),
 # DAEMONSCHED_LIVE_KEEP=1 keeps the temp directory (logs) after the run, DAEMONSCHED_LIVE_STORY=0
 # runs the plugin's test alone.
 set -euo pipefail
+
+mode=story
+case ${1:-} in story | e2e | e2e-kcm) mode=$1; shift ;; esac
 
 here=$(cd "$(dirname "$0")" && pwd)
 module=$(cd "$here/.." && pwd)
@@ -29,14 +45,32 @@ key=$(
 	{ cat go.mod go.sum; find . -name '*.go' -type f | LC_ALL=C sort | xargs cat; go version; } | sha256sum | cut -c1-16
 )
 bin=$cache/$key
-if [ -x "$bin/etcd" ] && [ -x "$bin/kube-apiserver" ]; then
+if [ -x "$bin/etcd" ] && [ -x "$bin/kube-apiserver" ] && [ -x "$bin/kube-controller-manager" ]; then
 	echo "== servers: cached in $bin"
 else
 	echo "== servers: building into $bin (minutes on a cold Go build cache)"
 	tmpbin=$(mktemp -d "$cache/build.XXXXXX")
-	(cd "$servers" && go build -o "$tmpbin/" ./etcd ./kube-apiserver)
+	(cd "$servers" && go build -o "$tmpbin/" ./etcd ./kube-apiserver ./kube-controller-manager)
 	rm -rf "$bin"
 	mv "$tmpbin" "$bin"
+fi
+if [ "$mode" != story ]; then
+	# The e2e suite's test binary links the e2e framework (minutes to compile cold): cached the same
+	# way, keyed by everything it is built from outside the module cache.
+	e2ekey=$(
+		cd "$here"
+		{ cat e2e/go.mod e2e/go.sum e2e/*.go; find . -maxdepth 1 -name '*.go' ! -name '*_test.go' | LC_ALL=C sort | xargs cat; go version; } | sha256sum | cut -c1-16
+	)
+	e2ebin=$cache/e2e-$e2ekey
+	if [ -x "$e2ebin/e2e.test" ]; then
+		echo "== e2e suite: cached in $e2ebin"
+	else
+		echo "== e2e suite: building into $e2ebin (minutes on a cold Go build cache)"
+		tmpbin=$(mktemp -d "$cache/build.XXXXXX")
+		(cd "$here/e2e" && go test -c -o "$tmpbin/e2e.test" .)
+		rm -rf "$e2ebin"
+		mv "$tmpbin" "$e2ebin"
+	fi
 fi
 built=$(elapsed)
 
@@ -140,12 +174,45 @@ done
 ready=$(elapsed)
 echo "== kube-apiserver ready on 127.0.0.1:$apiport (${ready}s since start, binaries ready at ${built}s)"
 
-# 4. The story.
-if [ "${DAEMONSCHED_LIVE_STORY:-1}" != 0 ]; then
-	(cd "$module" && KUBECONFIG="$work/kubeconfig" go test -tags live -count=1 -run TestStory -v "$@" ./live/)
+# 4. The story, in-process with the controller, then the kubectl plugin: every command live,
+# and offline on what it saved.
+if [ "$mode" = story ]; then
+	if [ "${DAEMONSCHED_LIVE_STORY:-1}" != 0 ]; then
+		(cd "$module" && KUBECONFIG="$work/kubeconfig" go test -tags live -count=1 -run TestStory -v "$@" ./live/)
+	fi
+	echo "== kubectl-daemonsched against the same servers"
+	(cd "$repo" && KUBECONFIG="$work/kubeconfig" go test -tags live -count=1 -run TestPluginLive -v "$@" ./cmd/kubectl-daemonsched/)
+	echo "== live script total: $(elapsed)s"
+	exit 0
 fi
-
-# 5. The kubectl plugin: every command live, and offline on what it saved.
-echo "== kubectl-daemonsched against the same servers"
-(cd "$repo" && KUBECONFIG="$work/kubeconfig" go test -tags live -count=1 -run TestPluginLive -v "$@" ./cmd/kubectl-daemonsched/)
-echo "== live script total: $(elapsed)s"
+# 5. Upstream's DaemonSet e2e specs, each controller its own process as in a cluster.
+controllers=serviceaccount,namespace,garbagecollector,root-ca-cert-publisher
+if [ "$mode" = e2e-kcm ]; then
+	controllers=$controllers,daemonset
+else
+	(cd "$module" && go build -o "$work/refcontroller" .)
+	# Built from module sources without upstream's version ldflags, kube-apiserver reports
+	# v0.0.0-master at /version, which the controller refuses; it is v1.36.3 (servers/go.mod).
+	"$work/refcontroller" --kubeconfig "$work/kubeconfig" --kubernetes-version 1.36.3 >"$work/refcontroller.log" 2>&1 &
+	pids+=($!)
+fi
+freeport; kcmport=$port
+"$bin/kube-controller-manager" --kubeconfig "$work/kubeconfig" --controllers "$controllers" \
+	--leader-elect=false --use-service-account-credentials=false --root-ca-file "$work/certs/apiserver.crt" \
+	--bind-address 127.0.0.1 --secure-port "$kcmport" --cert-dir "$work/kcm-certs" \
+	>"$work/kube-controller-manager.log" 2>&1 &
+pids+=($!)
+echo "== $mode: DaemonSet controller $([ "$mode" = e2e ] && echo "refcontroller" || echo "kube-controller-manager's"); specs at $(elapsed)s"
+# In the background and waited for, so that a SIGTERM (CI's timeout) reaches the trap at once
+# and the cleanup stops the suite too.
+(cd "$work" && exec "$e2ebin/e2e.test" -kubeconfig "$work/kubeconfig" -test.v "$@") &
+suite=$!
+pids+=("$suite")
+status=0
+wait "$suite" || status=$?
+unset 'pids[-1]'
+for pid in "${pids[@]}"; do
+	kill -0 "$pid" 2>/dev/null || { echo "a server or controller exited during the specs; logs in $work"; status=1; }
+done
+echo "== $mode script total: $(elapsed)s"
+exit $status

@@ -77,7 +77,7 @@ type story struct {
 	t       *testing.T
 	ctx     context.Context
 	client  kubernetes.Interface
-	kubelet *kubelet
+	kubelet *Kubelet
 	writes  *writeLog
 	timings []string
 	steps   []stepWindow
@@ -111,7 +111,7 @@ func TestStory(t *testing.T) {
 	go func() { done <- ctl.Run(ctx, factory) }()
 	stop := sync.OnceFunc(func() { cancel(); <-done })
 	defer stop()
-	if s.kubelet, err = startKubelet(ctx, s.client); err != nil {
+	if s.kubelet, err = StartKubelet(ctx, s.client, KubeletOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	begin := time.Now()
@@ -147,12 +147,12 @@ func TestStory(t *testing.T) {
 		s.updateNode(2, func(n *v1.Node) { delete(n.Labels, nodeKey) })
 	})
 	s.step("failed pod on node-03 (deleted, recreated)", func() {
-		s.mustErr(s.kubelet.fail(ctx, s.podOn(nodeName(3))))
+		s.mustErr(s.kubelet.Fail(ctx, s.podOn(nodeName(3))))
 	})
 	s.step("failed again at once (held by back-off)", func() {
-		s.mustErr(s.kubelet.fail(ctx, s.podOn(nodeName(3))))
+		s.mustErr(s.kubelet.Fail(ctx, s.podOn(nodeName(3))))
 	})
-	if d := s.kubelet.deletions(nodeName(3)); len(d) != 2 {
+	if d := s.kubelet.Deletions(nodeName(3)); len(d) != 2 {
 		t.Errorf("node-03 saw %d pod deletions, want 2", len(d))
 	} else if gap := d[1].Sub(d[0]); gap < time.Second {
 		t.Errorf("the second failed pod was deleted %v after the first, want at least the 1 s back-off", gap)
