@@ -31,12 +31,52 @@ import (
 // An error at any step is returned as it is: run prints it and writes nothing on stdout.
 
 // clusterFlags are the flags of every command that reads a cluster: where it reads (-f,
-// --apply, --example, -R), --now, --strict and --lenient, and the reading limits.
+// --apply, --example, -R), --now, --kubernetes-version, --strict and --lenient, and the
+// reading limits.
 type clusterFlags struct {
 	src     inputs
 	now     timeFlag
+	version versionFlag
 	strict  *strictFlags
 	reading *readFlags
+}
+
+// versionFlag is --kubernetes-version: the release whose controller (and API server) a
+// command models (VER-1), the newest supported one unless given.
+type versionFlag struct{ v daemonset.Version }
+
+func (f *versionFlag) String() string { return f.release().String() }
+func (f *versionFlag) Type() string   { return "RELEASE" }
+
+func (f *versionFlag) Set(s string) error {
+	v, err := daemonset.ParseVersion(s)
+	if err != nil {
+		return err
+	}
+	f.v = v
+	return nil
+}
+
+// release is the release given, or the newest supported one.
+func (f *versionFlag) release() daemonset.Version {
+	if f.v.IsZero() {
+		return daemonset.NewestVersion()
+	}
+	return f.v
+}
+
+// addVersionFlag registers --kubernetes-version on fs: every command that plans has it, those
+// of the skeleton through addClusterFlags.
+func addVersionFlag(fs *pflag.FlagSet, f *versionFlag) {
+	fs.Var(f, "kubernetes-version", "the Kubernetes `RELEASE` whose DaemonSet controller is modelled: 1.MINOR or 1.MINOR.PATCH, "+
+		supportedRange()+", the newest by default")
+}
+
+// supportedRange names the supported minors ("1.33 to 1.37").
+func supportedRange() string {
+	vs := daemonset.SupportedVersions()
+	first, last := vs[0], vs[len(vs)-1]
+	return fmt.Sprintf("%d.%d to %d.%d", first.Major(), first.Minor(), last.Major(), last.Minor())
 }
 
 // addClusterFlags registers the flags of c on fs; src is the input before the flags are read,
@@ -47,6 +87,7 @@ func addClusterFlags(fs *pflag.FlagSet, src inputs, nowUsage string) *clusterFla
 		addInputFlags(fs, &c.src)
 	}
 	fs.Var(&c.now, "now", nowUsage)
+	addVersionFlag(fs, &c.version)
 	c.strict = addStrictFlags(fs)
 	c.reading = addReadFlags(fs)
 	return c
@@ -70,10 +111,12 @@ const (
 	planFields               // plan and explain: only what they read, in a fraction of the memory (D-16)
 )
 
-// loaded is the cluster a command read, the instant it answers at and how strictly it reads.
+// loaded is the cluster a command read, the instant it answers at, the release it models and
+// how strictly it reads.
 type loaded struct {
 	in       *manifest.Result
 	at       time.Time
+	version  daemonset.Version // --kubernetes-version
 	mode     strictness
 	problems problemList // validation problems, printed as warnings by done
 	warnings int         // --max-warnings
@@ -101,7 +144,7 @@ func (c *clusterFlags) read(e *env, f fields, namespace string) (*loaded, error)
 	if at.IsZero() {
 		at = manifest.Latest(in.Snapshot)
 	}
-	return &loaded{in: in, at: at, mode: mode, warnings: c.reading.limits.Warnings}, nil
+	return &loaded{in: in, at: at, version: c.version.release(), mode: mode, warnings: c.reading.limits.Warnings}, nil
 }
 
 // admit admits the DaemonSets of the input that keep selects as kubectl apply would answer

@@ -96,7 +96,7 @@ suggestion.
 		if err != nil {
 			return err
 		}
-		opts := daemonset.Options{Now: l.at}
+		opts := daemonset.Options{Now: l.at, Version: l.version}
 		var nodes []*v1.Node
 		if nodeName != "" {
 			node := findNode(in, nodeName)

@@ -63,7 +63,7 @@ is made over the whole snapshot either way.
 		if _, err := shown.pick(l.in.Snapshot.DaemonSets); err != nil {
 			return err
 		}
-		opts := daemonset.Options{Now: l.at, BurstLimit: burst, Workers: runtime.GOMAXPROCS(0)}
+		opts := daemonset.Options{Now: l.at, Version: l.version, BurstLimit: burst, Workers: runtime.GOMAXPROCS(0)}
 		// A DaemonSet the API server would refuse is refused (by default only a hand-written
 		// one), as kubectl apply would answer; one read from the API server is planned as
 		// stored, with a warning.
@@ -85,7 +85,7 @@ is made over the whole snapshot either way.
 			cluster = &kept
 		}
 		// e.out is run's buffer, which an error discards. -o json is the oracle contract.
-		data := func() any { return newPlanDocument(cluster, opts.Now) }
+		data := func() any { return newPlanDocument(cluster, opts.Now, opts.Version) }
 		err = render(e.out, format, data, func() {
 			view := newTableView(l.in.Snapshot.DaemonSets, opts.Now, format == formatWide)
 			view.nowFromInput = c.now.t.IsZero()

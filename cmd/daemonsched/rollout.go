@@ -116,7 +116,7 @@ wins); the blocking nodes are listed.
 		}
 		in, at := l.in, l.at
 		filter := daemonSetFilter{key: key, ns: ns}
-		if err := l.admit(filter.keep, daemonset.Options{Now: at}); err != nil {
+		if err := l.admit(filter.keep, daemonset.Options{Now: at, Version: l.version}); err != nil {
 			return err
 		}
 		dss, err := pickDaemonSets(in, filter)
@@ -126,7 +126,7 @@ wins); the blocking nodes are listed.
 		reports := make([]*rollout.Report, 0, len(dss))
 		var status error // the exit status (ROLL-11): stuck wins over progressing
 		for _, ds := range dss {
-			r, err := rollout.Progress(in.Snapshot, ds, rollout.ProgressOptions{Now: at, Workers: runtime.GOMAXPROCS(0)})
+			r, err := rollout.Progress(in.Snapshot, ds, rollout.ProgressOptions{Now: at, Workers: runtime.GOMAXPROCS(0), Version: l.version})
 			if err != nil {
 				return err
 			}
@@ -259,7 +259,7 @@ The header of each DaemonSet says both.
 		}
 		in, at := l.in, l.at
 		filter := daemonSetFilter{key: key, ns: ns}
-		if err := l.admit(filter.keep, daemonset.Options{Now: at}); err != nil {
+		if err := l.admit(filter.keep, daemonset.Options{Now: at, Version: l.version}); err != nil {
 			return err
 		}
 		var dss []*appsv1.DaemonSet
@@ -280,7 +280,7 @@ The header of each DaemonSet says both.
 				return err
 			}
 			r, err := rollout.Forecast(in.Snapshot, ds, rollout.ForecastOptions{Now: at, Seed: *seed,
-				Kubelet: rollout.Kubelet{Startup: startup.d, Termination: termination.d}, Workers: runtime.GOMAXPROCS(0)})
+				Kubelet: rollout.Kubelet{Startup: startup.d, Termination: termination.d}, Workers: runtime.GOMAXPROCS(0), Version: l.version})
 			if err != nil {
 				// The warnings first: an invalid DaemonSet planned as stored may be why.
 				l.warn(e)
@@ -377,7 +377,7 @@ func loadTemplate(file string, l *loaded, dsName string, ns namespaceFlags, read
 	}
 	for _, cur := range l.in.Snapshot.DaemonSets {
 		if cur.Namespace == next.Namespace && cur.Name == next.Name {
-			applied, errs := apiserver.Apply(cur, next, apiserver.Options{SkipTemplateDefaults: !templateDefaults})
+			applied, errs := apiserver.Apply(cur, next, apiserver.Options{SkipTemplateDefaults: !templateDefaults, Version: l.version})
 			if len(errs) > 0 {
 				return nil, nil, fmt.Errorf("%v: DaemonSet %s/%s: the API server would refuse this update: %w", t.Sources.DaemonSets[0],
 					printable.Quote(next.Namespace), printable.Quote(next.Name), errs.ToAggregate())

@@ -41,6 +41,8 @@ rolling update that did not act) may be present or not.
 	fs := cmd.Flags()
 	addInputFlags(fs, &src)
 	fs.Var(&now, "now", "the instant of the sync (`RFC3339`)")
+	var release versionFlag
+	addVersionFlag(fs, &release)
 	planFile := fs.String("plan", "", "the candidate plan, in the shape of plan -o json (`FILE`; - reads stdin)")
 	burst := fs.Int("burst", 0, "the burst cap the candidate was made with (`N`; 0: no cap)")
 	reasons := fs.Bool("reasons", false, "compare the reasons of creates and deletes too")
@@ -83,7 +85,7 @@ rolling update that did not act) may be present or not.
 		if err != nil {
 			return err
 		}
-		opts := conformance.Options{Now: now.t, BurstLimit: *burst, Reasons: *reasons, Revisions: *revisions}
+		opts := conformance.Options{Now: now.t, Version: release.release(), BurstLimit: *burst, Reasons: *reasons, Revisions: *revisions}
 		if opts.Now.IsZero() {
 			opts.Now = recorded
 		}
@@ -94,7 +96,7 @@ rolling update that did not act) may be present or not.
 		if err != nil {
 			return fmt.Errorf("inconsistent snapshot: %w", err)
 		}
-		warn(stderr, in, validate(in, func(*appsv1.DaemonSet) bool { return true }, daemonset.Options{Now: opts.Now}, false), reading.limits.Warnings)
+		warn(stderr, in, validate(in, func(*appsv1.DaemonSet) bool { return true }, daemonset.Options{Now: opts.Now, Version: opts.Version}, false), reading.limits.Warnings)
 		for _, m := range mismatches[:min(len(mismatches), maxListed)] {
 			fmt.Fprintln(stdout, cutLine(printable.Escape(m.String())))
 			if *diffs && m.Diff != "" {
@@ -107,7 +109,7 @@ rolling update that did not act) may be present or not.
 		if len(mismatches) > 0 {
 			return errNonconforming
 		}
-		fmt.Fprintf(stdout, "conforms: %s at %s\n", count(len(candidate.DaemonSets), "DaemonSet"), formatNow(opts.Now))
+		fmt.Fprintf(stdout, "conforms: %s at %s, Kubernetes %s\n", count(len(candidate.DaemonSets), "DaemonSet"), formatNow(opts.Now), opts.Version)
 		return nil
 	}
 	return cmd
