@@ -56,7 +56,7 @@ func BenchmarkCheck(b *testing.B) {
 	}{{"rolling/nodes=100", rollingCluster(100)}, {"rolling/nodes=5000", rollingCluster(5000)}, {"fresh/nodes=5000", freshCluster(5000)},
 		{"contested/daemonsets=3/nodes=100", contestedCluster(3, 100)}, {"contested/daemonsets=6/nodes=100", contestedCluster(6, 100)}} {
 		s, n := bc.s, bc.name
-		opts := Options{Now: epoch.Add(time.Hour), BurstLimit: 250}
+		opts := Options{Version: v1363, Now: epoch.Add(time.Hour), BurstLimit: 250}
 		plan, err := daemonset.PlanCluster(s, opts.planOptions())
 		if err != nil {
 			b.Fatal(err)

@@ -80,8 +80,15 @@ func (c *Case) Options() (Options, error) {
 	if err != nil {
 		return Options{}, fmt.Errorf("case %s: now: %w", c.Name, err)
 	}
+	// The case holds for the release it names: its controller judges (VER-1).
+	var release daemonset.Version
+	if c.Kubernetes != "" {
+		if release, err = daemonset.ParseVersion(c.Kubernetes); err != nil {
+			return Options{}, fmt.Errorf("case %s: kubernetes: %w", c.Name, err)
+		}
+	}
 	// The rolling profile claims UPD-14 to UPD-22, so its plans must report revision writes.
-	return Options{Now: now, BurstLimit: c.BurstLimit, Revisions: c.Profile == "rolling"}, nil
+	return Options{Now: now, Version: release, BurstLimit: c.BurstLimit, Revisions: c.Profile == "rolling"}, nil
 }
 
 //go:embed testdata/cases/*.yaml

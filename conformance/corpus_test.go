@@ -210,7 +210,7 @@ func buildCorpus(t *testing.T) []Case {
 		if now.IsZero() {
 			now = epoch
 		}
-		cases = append(cases, handCaseOf(t, h, withCurrentRevisions(t, h.snapshot, Options{Now: now, BurstLimit: h.burst})))
+		cases = append(cases, handCaseOf(t, h, withCurrentRevisions(t, h.snapshot, Options{Version: v1363, Now: now, BurstLimit: h.burst})))
 	}
 	cases = append(cases, scenarioCases(t)...)
 	slices.SortFunc(cases, func(a, b Case) int { return strings.Compare(a.Name, b.Name) })
@@ -408,3 +408,13 @@ var corpusOnce = sync.OnceValues(func() (map[string]Case, error) {
 	}
 	return byName, err
 })
+
+// v1363 is the release of the corpus (KubernetesVersion): its cases and the tests that build
+// them plan as 1.36.3, whatever the default release is.
+var v1363 = func() daemonset.Version {
+	v, err := daemonset.ParseVersion(KubernetesVersion)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}()

@@ -17,7 +17,7 @@ import (
 func FuzzCheck(f *testing.F) {
 	for seed := range uint64(8) {
 		s := randomSnapshot(rand.New(rand.NewPCG(seed, 3)))
-		c, err := daemonset.PlanCluster(s, daemonset.Options{Now: epoch})
+		c, err := daemonset.PlanCluster(s, daemonset.Options{Version: v1363, Now: epoch})
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -29,7 +29,7 @@ func FuzzCheck(f *testing.F) {
 	f.Fuzz(func(t *testing.T, seed uint64, burst uint8, data []byte) {
 		s := randomSnapshot(rand.New(rand.NewPCG(seed, 3)))
 		before := snapshotJSON(t, s)
-		opts := Options{Now: epoch, BurstLimit: int(burst % 4)}
+		opts := Options{Version: v1363, Now: epoch, BurstLimit: int(burst % 4)}
 		candidate, err := DecodePlan(data)
 		if err != nil {
 			return

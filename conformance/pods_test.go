@@ -26,7 +26,7 @@ func daemonPod(t *testing.T) *v1.Pod {
 			{Name: "proxy", Image: "proxy:1", RestartPolicy: ptr.To(v1.ContainerRestartPolicyAlways)},
 		}
 	})
-	p, errs := daemonset.Compile(ds, daemonset.Options{Now: epoch})
+	p, errs := daemonset.Compile(ds, daemonset.Options{Version: v1363, Now: epoch})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

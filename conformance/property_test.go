@@ -41,7 +41,7 @@ func TestPropertyProjectPlansAndEveryDrawConform(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 1))
 	for i := range 200 {
 		s := randomSnapshot(r)
-		opts := Options{Now: epoch, BurstLimit: []int{0, 0, 1, 2, 3}[r.IntN(5)]}
+		opts := Options{Version: v1363, Now: epoch, BurstLimit: []int{0, 0, 1, 2, 3}[r.IntN(5)]}
 		plans := planOf(t, s, opts)
 		if ms, err := Check(s, plans, opts); err != nil || len(ms) > 0 {
 			t.Fatalf("case %d: the project's plan does not conform: %v %v", i, err, ms)
@@ -69,7 +69,7 @@ func TestPropertyHarmfulMutationsAreRejected(t *testing.T) {
 	counts := map[string]int{}
 	for i := range 250 {
 		s := randomSnapshot(r)
-		opts := Options{Now: epoch, BurstLimit: []int{0, 0, 0, 1, 2}[r.IntN(5)]}
+		opts := Options{Version: v1363, Now: epoch, BurstLimit: []int{0, 0, 0, 1, 2}[r.IntN(5)]}
 		plan := planOf(t, s, opts)[0]
 		want, err := Expect(s, opts)
 		if err != nil {

@@ -103,7 +103,7 @@ func TestReleaseThenAdoptBothForms(t *testing.T) {
 	})
 	released := handPod("moved", "n1", "x", v1.PodRunning, true) // controlled by ds, labelled app=d
 	s := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{older, younger}, Nodes: handNodes("n1"), Pods: []*v1.Pod{released}}
-	opts := Options{Now: epoch}
+	opts := Options{Version: v1363, Now: epoch}
 	project := planOf(t, s, opts)
 	byName := map[string]*daemonset.Result{}
 	for _, r := range project {
@@ -152,7 +152,7 @@ func TestSharedOrphanRevisionBothForms(t *testing.T) {
 	rev.Name, rev.UID, rev.OwnerReferences = "shared-h1", "shared-uid", nil
 	s := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{older, younger}, Nodes: handNodes("n1"),
 		Revisions: []*appsv1.ControllerRevision{rev}}
-	opts := Options{Now: epoch, Revisions: true}
+	opts := Options{Version: v1363, Now: epoch, Revisions: true}
 	adopter := func(plan []*daemonset.Result) (out []string) {
 		for _, r := range plan {
 			if r.Revisions != nil && len(r.Revisions.Adopt) > 0 {

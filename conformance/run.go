@@ -101,11 +101,14 @@ type Request struct {
 	Now        string            `json:"now"`
 	BurstLimit int               `json:"burstLimit"`
 	Objects    []json.RawMessage `json:"objects"`
+	// Kubernetes is the release whose controller the case's expectations are for (VER-1), as
+	// "v1.36.3"; absent from requests of a runner older than it, which mean v1.36.3.
+	Kubernetes string `json:"kubernetes,omitempty"`
 }
 
 // NewRequest is the request for c.
 func NewRequest(c Case) Request {
-	return Request{Case: c.Name, Profile: c.Profile, Now: c.Now, BurstLimit: c.BurstLimit, Objects: c.Objects}
+	return Request{Case: c.Name, Profile: c.Profile, Now: c.Now, BurstLimit: c.BurstLimit, Objects: c.Objects, Kubernetes: c.Kubernetes}
 }
 
 // Response is one line an implementation writes back: the plans, in the shape of

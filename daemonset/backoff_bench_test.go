@@ -33,7 +33,7 @@ func BenchmarkPlanBackoff(b *testing.B) {
 		deletes int
 	}{{"backoff=none", nil, n}, {"backoff=half", entries, n / 2}} {
 		b.Run(bc.name, func(b *testing.B) {
-			p, _ := daemonset.Compile(newDS(), daemonset.Options{Now: now1000, Backoff: bc.entries, BurstLimit: daemonset.NoBurstLimit})
+			p, _ := daemonset.Compile(newDS(), daemonset.Options{Version: v1363, Now: now1000, Backoff: bc.entries, BurstLimit: daemonset.NoBurstLimit})
 			b.ReportAllocs()
 			for b.Loop() {
 				res := p.Plan(s)

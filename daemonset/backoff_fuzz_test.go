@@ -50,7 +50,7 @@ func FuzzBackoff(f *testing.F) {
 		}
 		in := slices.Clone(entries)
 		dsCopy, nsCopy, podsCopy := ds.DeepCopy(), deepNodes(ns), deepPods(pods)
-		p, _ := daemonset.Compile(ds, daemonset.Options{Now: now, Backoff: entries})
+		p, _ := daemonset.Compile(ds, daemonset.Options{Version: v1363, Now: now, Backoff: entries})
 		res := p.Plan(daemonset.Snapshot{Nodes: ns, Pods: pods})
 		requireUnmutated(t, dsCopy, ds, nsCopy, ns, podsCopy, pods)
 		if d := cmp.Diff(in, entries); d != "" {

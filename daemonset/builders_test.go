@@ -29,7 +29,7 @@ import (
 
 var now1000 = time.Unix(1000, 0).UTC()
 
-func opts() daemonset.Options { return daemonset.Options{Now: now1000} }
+func opts() daemonset.Options { return daemonset.Options{Version: v1363, Now: now1000} }
 
 // ---- builders ----
 
@@ -234,7 +234,7 @@ func revisionFor(t *testing.T, ds *appsv1.DaemonSet, hash string, number int64) 
 }
 
 func compiled(ds *appsv1.DaemonSet, now time.Time) *daemonset.Planner {
-	p, _ := daemonset.Compile(ds, daemonset.Options{Now: now})
+	p, _ := daemonset.Compile(ds, daemonset.Options{Version: v1363, Now: now})
 	return p
 }
 
@@ -282,3 +282,14 @@ func hasExistsToleration(tols []v1.Toleration, key string, effect v1.TaintEffect
 		return tol.Key == key && tol.Effect == effect && tol.Operator == v1.TolerationOpExists
 	})
 }
+
+// v1363 is the release the package's tests pin their plans to: their hashes (ComputeHash is
+// 1.36.3's) and pinned outputs are 1.36.3's. Tests at other releases and at the default say so
+// (release_test.go).
+var v1363 = func() daemonset.Version {
+	v, err := daemonset.ParseVersion("1.36.3")
+	if err != nil {
+		panic(err)
+	}
+	return v
+}()

@@ -24,13 +24,13 @@ func TestOrdersAcceptEveryModelOrder(t *testing.T) {
 	differing := 0
 	for seed := uint64(0); seed < 1500; seed++ {
 		ds, nodes, pods, burst := modelInputs(seed)
-		opts := conformance.Options{Now: now, BurstLimit: burst}
+		opts := conformance.Options{Version: v1363, Now: now, BurstLimit: burst}
 		snap := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}, Nodes: nodes, Pods: pods}
 		want, err := conformance.Expect(snap, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, _ := daemonset.Compile(ds, daemonset.Options{Now: now, BurstLimit: burst})
+		p, _ := daemonset.Compile(ds, daemonset.Options{Version: v1363, Now: now, BurstLimit: burst})
 		own := p.Plan(daemonset.Snapshot{Nodes: nodes, Pods: pods})
 		hash := daemonset.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
 		order := rand.New(rand.NewPCG(seed, 13))
@@ -105,7 +105,7 @@ func TestOrdersOfferOnlyReachableChoices(t *testing.T) {
 	checked := 0
 	for seed := uint64(0); seed < 4000; seed++ {
 		ds, nodes, pods, _ := modelInputs(seed)
-		p, _ := daemonset.Compile(ds, daemonset.Options{Now: now})
+		p, _ := daemonset.Compile(ds, daemonset.Options{Version: v1363, Now: now})
 		orders := p.Orders(daemonset.Snapshot{Nodes: nodes, Pods: pods})
 		offered := map[string]bool{}
 		for _, list := range [][]choice.ActionClass[daemonset.Creation, daemonset.Deletion]{orders.Creates, orders.Deletes} {

@@ -356,7 +356,7 @@ func TestDIFF6EmptyHashPodsWithoutTheLabelAreNew(t *testing.T) {
 
 func TestBurstCapKeepsUpstreamListPriority(t *testing.T) {
 	t.Parallel()
-	capped := func(n int) *daemonset.Options { return &daemonset.Options{Now: now1000, BurstLimit: n} }
+	capped := func(n int) *daemonset.Options { return &daemonset.Options{Version: v1363, Now: now1000, BurstLimit: n} }
 	oldAvail := func(name, node string) *v1.Pod { return pod(name, node, oldHash, readyAt(1)) }
 	oldUnavail := func(name, node string) *v1.Pod { return pod(name, node, oldHash) }
 	fourOld := []*v1.Pod{oldAvail("p0", "n0"), oldAvail("p1", "n1"), oldUnavail("p2", "n2"), oldUnavail("p3", "n3")}
@@ -451,7 +451,7 @@ func TestPlanDIFF10ZeroBurstLimitIsTheControllers(t *testing.T) {
 // with the current hash (POD-3).
 func TestPlanDIFF10CappedCreatesCarryTheirPods(t *testing.T) {
 	t.Parallel()
-	p, _ := daemonset.Compile(newDS(), daemonset.Options{Now: now1000, BurstLimit: 25})
+	p, _ := daemonset.Compile(newDS(), daemonset.Options{Version: v1363, Now: now1000, BurstLimit: 25})
 	res := p.Plan(daemonset.Snapshot{Nodes: numberedNodes("n", 60)})
 	require.Len(t, res.Create, 25)
 	for _, c := range res.Create {

@@ -156,7 +156,7 @@ func TestEligibilityRules(t *testing.T) {
 				}),
 			}
 			for i, ds := range variants {
-				p, _ := daemonset.Compile(ds, daemonset.Options{Now: now1000.Add(time.Duration(i+1) * time.Hour)})
+				p, _ := daemonset.Compile(ds, daemonset.Options{Version: v1363, Now: now1000.Add(time.Duration(i+1) * time.Hour)})
 				for j, n := range nodes {
 					require.Equal(t, want[j], p.Eligibility(n), "variant %d node %s", i, n.Name)
 				}

@@ -101,9 +101,9 @@ func failedEvent(pods ...string) []string {
 // them for TestSurprisesCovered. These are their shared values.
 var (
 	noneStatus = st(0, 0, 0, 0, 0, 0, 0)
-	gateOn     = daemonset.Options{Now: now1000, FeatureGates: daemonset.FeatureGates{daemonset.GateTaintTolerationComparisonOperators: true}}
-	capped250  = daemonset.Options{Now: now1000, BurstLimit: 250}
-	uncapped   = daemonset.Options{Now: now1000, BurstLimit: daemonset.NoBurstLimit}
+	gateOn     = daemonset.Options{Version: v1363, Now: now1000, FeatureGates: daemonset.FeatureGates{daemonset.GateTaintTolerationComparisonOperators: true}}
+	capped250  = daemonset.Options{Version: v1363, Now: now1000, BurstLimit: 250}
+	uncapped   = daemonset.Options{Version: v1363, Now: now1000, BurstLimit: daemonset.NoBurstLimit}
 )
 
 var _ = resource.MustParse

@@ -3,14 +3,16 @@ package daemonset
 import "time"
 
 // Options are the explicit inputs of a plan that are not API objects. The zero value of every
-// field except Now means the Kubernetes v1.36 default.
+// field except Now means the default of the selected Kubernetes release, the newest by default.
 type Options struct {
 	// Now is the instant at which readiness and minReadySeconds are judged (UPD-12). It has no
 	// default: a zero Now is a programming error and Compile panics.
 	Now time.Time
 
 	// Version is the Kubernetes release whose controller the plan models (VER-1): its rules
-	// decide, starting with its template hash (VER-2). The zero Version means 1.36.3.
+	// decide: its template hash (VER-2), availability (VER-3), ownership (VER-4), feature-gate
+	// defaults (VER-5) and validation (VER-7). The zero Version means the newest supported
+	// release, NewestVersion (1.37.2).
 	Version Version
 
 	// BurstLimit caps the creates and the deletes of one action list, as the controller's
@@ -40,10 +42,10 @@ type Options struct {
 	Backoff []BackoffEntry
 }
 
-// release is the Version the options select: Version, or 1.36.3 when it is zero.
+// release is the Version the options select: Version, or the newest release when it is zero.
 func (o Options) release() Version {
 	if o.Version.IsZero() {
-		return Version{1, 36, 3}
+		return NewestVersion()
 	}
 	return o.Version
 }

@@ -470,12 +470,12 @@ func TestPlanAgainstUpstreamModel(t *testing.T) {
 		if seed%2 == 1 {
 			// The same inputs with the status the first plan computed stored, so that the
 			// write is skipped (STAT-9), or not when the generation moved on.
-			first, _ := daemonset.Compile(ds, daemonset.Options{Now: now, BurstLimit: burst})
+			first, _ := daemonset.Compile(ds, daemonset.Options{Version: v1363, Now: now, BurstLimit: burst})
 			ds = ds.DeepCopy()
 			ds.Status = *first.Plan(daemonset.Snapshot{Nodes: ns, Pods: pods}).Status
 			ds.Generation += int64(seed/2%3) - 1
 		}
-		p, _ := daemonset.Compile(ds, daemonset.Options{Now: now, BurstLimit: burst})
+		p, _ := daemonset.Compile(ds, daemonset.Options{Version: v1363, Now: now, BurstLimit: burst})
 		hash := daemonset.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
 		want := syncModel(p, ns, pods, hash, now, burst, nil)
 		res := p.Plan(daemonset.Snapshot{Nodes: ns, Pods: pods})

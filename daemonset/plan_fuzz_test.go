@@ -23,7 +23,7 @@ func FuzzPlan(f *testing.F) {
 		ds := randomDS(r)
 		ns := randomNodes(r, n)
 		pods := randomPods(r, n, int(podCount%24), genConfig{terminal: true, terminating: true})
-		o := daemonset.Options{Now: time.Unix(1+now%100000, 0), BurstLimit: int(burst % 4)}
+		o := daemonset.Options{Version: v1363, Now: time.Unix(1+now%100000, 0), BurstLimit: int(burst % 4)}
 		dsCopy, nsCopy, podsCopy := ds.DeepCopy(), deepNodes(ns), deepPods(pods)
 
 		p, _ := daemonset.Compile(ds, o)

@@ -174,13 +174,13 @@ func TestCheckSnapshot(t *testing.T) {
 
 func TestPlanMisusePanics(t *testing.T) {
 	t.Parallel()
-	require.PanicsWithValue(t, "daemonset: Options.Now is zero", func() { _, _ = daemonset.Plan(newDS(), nil, nil, daemonset.Options{}) })
+	require.PanicsWithValue(t, "daemonset: Options.Now is zero", func() { _, _ = daemonset.Plan(newDS(), nil, nil, daemonset.Options{Version: v1363}) })
 	require.PanicsWithValue(t, "daemonset: nil DaemonSet", func() { _, _ = daemonset.Compile(nil, opts()) })
 	require.PanicsWithValue(t, "daemonset: negative Options.Workers", func() {
-		_, _ = daemonset.Compile(newDS(), daemonset.Options{Now: now1000, Workers: -1})
+		_, _ = daemonset.Compile(newDS(), daemonset.Options{Version: v1363, Now: now1000, Workers: -1})
 	})
 	require.PanicsWithValue(t, "daemonset: negative Options.Workers", func() {
-		_, _ = daemonset.PlanCluster(daemonset.Snapshot{}, daemonset.Options{Now: now1000, Workers: -1})
+		_, _ = daemonset.PlanCluster(daemonset.Snapshot{}, daemonset.Options{Version: v1363, Now: now1000, Workers: -1})
 	})
 	p, _ := daemonset.Compile(newDS(), opts())
 	require.PanicsWithValue(t, "daemonset: Eligibility called with a nil node", func() { p.Eligibility(nil) })

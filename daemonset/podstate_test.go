@@ -33,7 +33,7 @@ func ruReadyCond(status v1.ConditionStatus, since time.Time) v1.PodCondition {
 // factsOf reads pod as a plan does (judge.facts), for a DaemonSet ds with current hash hash,
 // at now.
 func factsOf(pod *v1.Pod, hash string, ds *appsv1.DaemonSet, now time.Time) podFacts {
-	j := newJudge(ds, hash, Options{Now: now})
+	j := newJudge(ds, hash, Options{Version: v1363, Now: now})
 	return j.facts(pod, false)
 }
 
@@ -241,7 +241,7 @@ func TestPodFactsAgreeWithTheRules(t *testing.T) {
 		hash := hashes[r.IntN(len(hashes))]
 		controlled := r.IntN(2) == 0
 
-		j := newJudge(ds, hash, Options{Now: now})
+		j := newJudge(ds, hash, Options{Version: v1363, Now: now})
 		f := j.facts(pod, controlled)
 
 		want := map[podFacts]bool{
@@ -266,7 +266,7 @@ func TestPodFactsAgreeWithTheRules(t *testing.T) {
 func TestPodFactsAllocateNothing(t *testing.T) {
 	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{appsv1.DeprecatedTemplateGeneration: "123456"}}}
 	pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{LabelTemplateGeneration: "123456"}}}
-	j := newJudge(ds, "abc", Options{})
+	j := newJudge(ds, "abc", Options{Version: v1363})
 	var got podFacts
 	allocs := testing.AllocsPerRun(100, func() { got = j.facts(pod, false) })
 	require.True(t, got.has(factUpdated))
@@ -376,3 +376,6 @@ func TestRollingBudgets(t *testing.T) {
 		})
 	}
 }
+
+// v1363 is the release the package's internal tests pin their plans to (see builders_test.go).
+var v1363 = Version{1, 36, 3}

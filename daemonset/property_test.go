@@ -169,7 +169,7 @@ func TestPropertyConvergence(t *testing.T) {
 		maxRounds := 2*nodeCount + 4
 		converged := false
 		for round := 0; round < maxRounds; round++ {
-			res, err := daemonset.Plan(ds, ns, pods, daemonset.Options{Now: time.Unix(10000, 0)})
+			res, err := daemonset.Plan(ds, ns, pods, daemonset.Options{Version: v1363, Now: time.Unix(10000, 0)})
 			require.NoError(t, err, "seed %d", seed)
 			if len(res.Create)+len(res.Delete)+len(res.Adopt)+len(res.Release) == 0 {
 				converged = true
@@ -191,7 +191,7 @@ func TestPropertyInputOrderDoesNotMatter(t *testing.T) {
 		nodeCount := 1 + r.IntN(8)
 		ns := randomNodes(r, nodeCount)
 		pods := randomPods(r, nodeCount, r.IntN(16), genConfig{terminal: true, terminating: true})
-		o := daemonset.Options{Now: time.Unix(int64(r.IntN(1200)), 0), BurstLimit: r.IntN(3)}
+		o := daemonset.Options{Version: v1363, Now: time.Unix(int64(r.IntN(1200)), 0), BurstLimit: r.IntN(3)}
 		want, err := daemonset.Plan(ds, ns, pods, o)
 		require.NoError(t, err)
 

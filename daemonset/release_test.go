@@ -249,3 +249,21 @@ func TestValidateImageVolumeByRelease(t *testing.T) {
 		t.Errorf("Validate mutated its input (-before +after):\n%s", diff)
 	}
 }
+
+// TestDefaultVersionIsTheNewest: the zero Options.Version plans as the newest release, 1.37.2
+// (VER-1): its hash and its rules.
+func TestDefaultVersionIsTheNewest(t *testing.T) {
+	t.Parallel()
+	ds := newDS()
+	o := opts()
+	o.Version = daemonset.Version{}
+	got, err := daemonset.Plan(ds, nodes(1), nil, o)
+	require.NoError(t, err)
+	o.Version = daemonset.NewestVersion()
+	want, err := daemonset.Plan(ds, nodes(1), nil, o)
+	require.NoError(t, err)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Plan() at the zero Version mismatch (-newest +zero):\n%s", diff)
+	}
+	require.Equal(t, daemonset.ComputeHashFor(daemonset.NewestVersion(), &ds.Spec.Template, nil), got.RevisionHash)
+}

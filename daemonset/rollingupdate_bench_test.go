@@ -54,7 +54,7 @@ func BenchmarkRollingUpdate(b *testing.B) {
 	} {
 		for _, n := range []int{10_000, 100_000} {
 			states := ruMidRollout(n, tc.ds.Spec.UpdateStrategy.RollingUpdate.MaxSurge != nil)
-			p := &Planner{ds: tc.ds, opts: Options{Now: ruNow}}
+			p := &Planner{ds: tc.ds, opts: Options{Version: v1363, Now: ruNow}}
 			states = ruJudge(p, states)
 			b.Run(fmt.Sprintf("%s/nodes=%d", tc.name, n), func(b *testing.B) {
 				b.ReportAllocs()

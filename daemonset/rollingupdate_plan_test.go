@@ -308,7 +308,7 @@ func TestRollingUpdateThroughPlan(t *testing.T) {
 			}
 			dsBefore := tt.ds.DeepCopy()
 
-			res, err := Plan(tt.ds, tt.nodes, pods, Options{Now: now})
+			res, err := Plan(tt.ds, tt.nodes, pods, Options{Version: v1363, Now: now})
 			require.NoError(t, err)
 			if diff := cmp.Diff(tt.wantActions, ruActions(t, res), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("Plan() actions mismatch (-want +got):\n%s", diff)

@@ -176,7 +176,7 @@ func TestRollingUpdateAgainstReference(t *testing.T) {
 		}
 		states := ruRandomStates(r)
 		desired := ruDesired(states)
-		p := &Planner{ds: ds, opts: Options{Now: ruNow}}
+		p := &Planner{ds: ds, opts: Options{Version: v1363, Now: ruNow}}
 		got := ruStep(p, states, desired)
 
 		gotDeletes, gotCreates := map[Reason][]string{}, map[Reason][]string{}

@@ -58,7 +58,7 @@ func TestRollingUpdateRules(t *testing.T) {
 			pods := []*v1.Pod{rtPod("oa", "a", "old", readyAt(1)), rtPod("ob", "b", "old", readyAt(1)), rtPod("oc", "c", "old", readyAt(1))}
 			uncapped := rtPlan(t, ds, nodes, pods)
 			require.Len(t, uncapped.Create, 3)
-			capped := rtPlanWith(t, daemonset.Options{Now: now1000, BurstLimit: 2}, ds, nodes, pods)
+			capped := rtPlanWith(t, daemonset.Options{Version: v1363, Now: now1000, BurstLimit: 2}, ds, nodes, pods)
 			require.True(t, capped.RollingUpdate.Acted)
 			require.Len(t, capped.Create, 2)
 			require.Empty(t, capped.Delete)
@@ -68,7 +68,7 @@ func TestRollingUpdateRules(t *testing.T) {
 			nodes := []*v1.Node{node("a"), node("b"), node("c")}
 			pods := []*v1.Pod{rtPod("oa", "a", "old"), rtPod("ob", "b", "old"), rtPod("oc", "c", "old")}
 			require.Len(t, rtPlan(t, ds, nodes, pods).Delete, 3)
-			capped := rtPlanWith(t, daemonset.Options{Now: now1000, BurstLimit: 2}, ds, nodes, pods)
+			capped := rtPlanWith(t, daemonset.Options{Version: v1363, Now: now1000, BurstLimit: 2}, ds, nodes, pods)
 			require.True(t, capped.RollingUpdate.Acted)
 			require.Len(t, capped.Delete, 2)
 			require.Empty(t, capped.Create)

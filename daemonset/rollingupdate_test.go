@@ -200,7 +200,7 @@ func runRollingCases(t *testing.T, tests []ruCase) {
 					podsBefore[i] = append(podsBefore[i], pod.DeepCopy())
 				}
 			}
-			p := &Planner{ds: tt.ds, opts: Options{Now: now}}
+			p := &Planner{ds: tt.ds, opts: Options{Version: v1363, Now: now}}
 			got := ruStep(p, tt.states, ruDesired(tt.states))
 
 			want := rollingStep{report: tt.wantReport, creates: tt.wantCreates, deletes: tt.wantDeletes}
@@ -238,7 +238,7 @@ func TestRollingUpdateNeverTouchesTerminatingPods(t *testing.T) {
 			}
 			states = append(states, ruRun(name, pods...))
 		}
-		p := &Planner{ds: ds, opts: Options{Now: ruNow}}
+		p := &Planner{ds: ds, opts: Options{Version: v1363, Now: ruNow}}
 		got := ruStep(p, states, len(states))
 		require.True(t, got.report.Acted)
 		require.NotEmpty(t, got.deletes)
@@ -279,7 +279,7 @@ func TestRollingUpdateAllocatesOnlyItsOutput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := &Planner{ds: tt.ds, opts: Options{Now: ruNow}}
+			p := &Planner{ds: tt.ds, opts: Options{Version: v1363, Now: ruNow}}
 			desired := ruDesired(tt.states)
 			states := ruJudge(p, tt.states)
 			var got rollingStep

@@ -128,7 +128,7 @@ func settle(t *testing.T, ds *appsv1.DaemonSet, n, brokenEvery int) daemonset.Sn
 	for i := range nodes {
 		nodes[i] = &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("node-%05d", i)}}
 	}
-	traj, err := rollout.Simulate(daemonset.Snapshot{Nodes: nodes}, ds, rollout.Options{
+	traj, err := rollout.Simulate(daemonset.Snapshot{Nodes: nodes}, ds, rollout.Options{Version: v1363,
 		Start: simT0.Add(-time.Hour),
 		Kubelet: rollout.Kubelet{Fate: func(p *v1.Pod) rollout.Fate {
 			if brokenEvery > 0 && nodeIndex(p.Spec.NodeName)%brokenEvery == 0 {
@@ -204,7 +204,7 @@ func TestRolloutSimulation(t *testing.T) {
 					}
 				}
 				desired := tc.nodes - tainted
-				planB, err := daemonset.Plan(dsB, s.Nodes, s.Pods, daemonset.Options{Now: simT0})
+				planB, err := daemonset.Plan(dsB, s.Nodes, s.Pods, daemonset.Options{Version: v1363, Now: simT0})
 				require.NoError(t, err)
 				hashB := planB.RevisionHash
 
@@ -222,7 +222,7 @@ func TestRolloutSimulation(t *testing.T) {
 				maxDuration := time.Duration(ceilDiv(tc.nodes, budget)+2) * wave
 				maxActing := 4*tc.nodes + 10
 
-				traj, err := rollout.Simulate(s, dsB, rollout.Options{
+				traj, err := rollout.Simulate(s, dsB, rollout.Options{Version: v1363,
 					Start: simT0, Seed: uint64(tc.nodes), Model: model,
 					// Readiness takes 10 to 30 s, varying from pod to pod.
 					Kubelet: rollout.Kubelet{Startup: rollout.Distribution{Min: 10 * time.Second, Max: 30 * time.Second}, Termination: rollout.Fixed(2 * time.Second)},
@@ -253,12 +253,12 @@ func TestRolloutSimulation(t *testing.T) {
 				require.Zero(t, end.extraPods)
 
 				// Complete means quiet: one more sync does nothing, and Progress agrees (ROLL-8).
-				res, err := daemonset.Plan(dsB, traj.End.Nodes, traj.End.Pods, daemonset.Options{Now: traj.EndTime})
+				res, err := daemonset.Plan(dsB, traj.End.Nodes, traj.End.Pods, daemonset.Options{Version: v1363, Now: traj.EndTime})
 				require.NoError(t, err)
 				require.Empty(t, res.Create)
 				require.Empty(t, res.Delete)
 				require.True(t, res.RollingUpdate.Acted)
-				rep, err := rollout.Progress(traj.End, dsB, rollout.ProgressOptions{Now: traj.EndTime})
+				rep, err := rollout.Progress(traj.End, dsB, rollout.ProgressOptions{Version: v1363, Now: traj.EndTime})
 				require.NoError(t, err)
 				require.Equal(t, rollout.StateComplete, rep.State, rep.Message)
 			})

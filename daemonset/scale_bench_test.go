@@ -22,7 +22,7 @@ import (
 
 // setNow is the options of the reference-workload benchmarks here and in eligibility_test.go
 // (the name is the one the fleet package's tests use for the same options).
-var setNow = daemonset.Options{Now: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)}
+var setNow = daemonset.Options{Version: v1363, Now: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)}
 
 var (
 	scaleSinkBool bool

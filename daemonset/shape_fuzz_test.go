@@ -46,7 +46,7 @@ func bounded(t *testing.T, what string, f func()) {
 func FuzzPlanShaped(f *testing.F) {
 	fuzzShaped(f, func(t *testing.T, c shapefuzz.Cluster, data []byte) {
 		shuffled := c.Shuffled(uint64(len(data)))
-		opts := daemonset.Options{Now: shapefuzz.Base, BurstLimit: len(data) % 3}
+		opts := daemonset.Options{Version: v1363, Now: shapefuzz.Base, BurstLimit: len(data) % 3}
 		for _, ds := range c.DaemonSets {
 			var res *daemonset.Result
 			var err error
@@ -99,7 +99,7 @@ func fuzzShaped(f *testing.F, check func(t *testing.T, c shapefuzz.Cluster, data
 func FuzzPlanClusterShaped(f *testing.F) {
 	fuzzShaped(f, func(t *testing.T, c shapefuzz.Cluster, data []byte) {
 		snap := daemonset.Snapshot(c)
-		opts := daemonset.Options{Now: shapefuzz.Base}
+		opts := daemonset.Options{Version: v1363, Now: shapefuzz.Base}
 		var res *daemonset.ClusterResult
 		var err error
 		bounded(t, "PlanCluster", func() { res, err = daemonset.PlanCluster(snap, opts) })

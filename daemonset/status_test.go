@@ -185,13 +185,13 @@ func statusScenarios() []scenario {
 	return []scenario{
 		// Status and time.
 		{name: "SCN-99 UPD-12 one second before minReadySeconds elapse the pod is ready, not available",
-			ds: newDS(minReadySeconds(10)), nodes: nodes(1), pods: []*v1.Pod{pod("p0", "n0", readyAt(100))}, opts: &daemonset.Options{Now: time.Unix(109, 0)},
+			ds: newDS(minReadySeconds(10)), nodes: nodes(1), pods: []*v1.Pod{pod("p0", "n0", readyAt(100))}, opts: &daemonset.Options{Version: v1363, Now: time.Unix(109, 0)},
 			want: sum(nil, nil, st(1, 1, 0, 1, 1, 0, 1))},
 		{name: "SCN-99 UPD-12 availability is inclusive at the boundary", surprises: []int{33},
-			ds: newDS(minReadySeconds(10)), nodes: nodes(1), pods: []*v1.Pod{pod("p0", "n0", readyAt(100))}, opts: &daemonset.Options{Now: time.Unix(110, 0)},
+			ds: newDS(minReadySeconds(10)), nodes: nodes(1), pods: []*v1.Pod{pod("p0", "n0", readyAt(100))}, opts: &daemonset.Options{Version: v1363, Now: time.Unix(110, 0)},
 			want: sum(nil, nil, st(1, 1, 0, 1, 1, 1, 0))},
 		{name: "SCN-99 UPD-12 after the boundary the pod stays available",
-			ds: newDS(minReadySeconds(10)), nodes: nodes(1), pods: []*v1.Pod{pod("p0", "n0", readyAt(100))}, opts: &daemonset.Options{Now: time.Unix(111, 0)},
+			ds: newDS(minReadySeconds(10)), nodes: nodes(1), pods: []*v1.Pod{pod("p0", "n0", readyAt(100))}, opts: &daemonset.Options{Version: v1363, Now: time.Unix(111, 0)},
 			want: sum(nil, nil, st(1, 1, 0, 1, 1, 1, 0))},
 		{name: "SCN-100 UPD-12 a ready pod without lastTransitionTime is never available with minReadySeconds", surprises: []int{33},
 			ds: newDS(minReadySeconds(10)), nodes: nodes(1), pods: []*v1.Pod{pod("p0", "n0", readyAt(0))},

@@ -55,7 +55,7 @@ func FuzzValidate(f *testing.F) {
 		}
 		before := ds.DeepCopy()
 		for _, gate := range []bool{false, true} {
-			opts := daemonset.Options{FeatureGates: daemonset.FeatureGates{daemonset.GateTaintTolerationComparisonOperators: gate}}
+			opts := daemonset.Options{Version: v1363, FeatureGates: daemonset.FeatureGates{daemonset.GateTaintTolerationComparisonOperators: gate}}
 			errs := daemonset.Validate(&ds, opts)
 			for _, e := range errs {
 				if !strings.HasPrefix(e.Field, "metadata.") && !strings.HasPrefix(e.Field, "spec.") && e.Field != "spec" {
@@ -67,7 +67,7 @@ func FuzzValidate(f *testing.F) {
 			}
 		}
 		if ds.Spec.UpdateStrategy.Type == "" {
-			for _, e := range daemonset.Validate(daemonset.WithDefaults(&ds), daemonset.Options{}) {
+			for _, e := range daemonset.Validate(daemonset.WithDefaults(&ds), daemonset.Options{Version: v1363}) {
 				if e.Field == "spec.updateStrategy" || e.Field == "spec.updateStrategy.rollingUpdate" {
 					t.Fatalf("defaults left a strategy error: %v", e)
 				}

@@ -243,7 +243,7 @@ func TestValidate(t *testing.T) {
 			ds: valWith(func(ds *appsv1.DaemonSet) {
 				ds.Spec.Template.Spec.Tolerations = []v1.Toleration{{Key: "k", Operator: v1.TolerationOpGt, Value: "5"}}
 			}),
-			opts: daemonset.Options{FeatureGates: daemonset.FeatureGates{daemonset.GateTaintTolerationComparisonOperators: true}}},
+			opts: daemonset.Options{Version: v1363, FeatureGates: daemonset.FeatureGates{daemonset.GateTaintTolerationComparisonOperators: true}}},
 		{name: "VAL-17 tolerationSeconds without NoExecute is invalid at effect",
 			ds: valWith(func(ds *appsv1.DaemonSet) {
 				ds.Spec.Template.Spec.Tolerations = []v1.Toleration{{Key: "k", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule, TolerationSeconds: ptr.To[int64](5)}}
@@ -329,7 +329,7 @@ func valFillValues(errs field.ErrorList, ds *appsv1.DaemonSet) field.ErrorList {
 
 func TestValidatePanicsOnNil(t *testing.T) {
 	t.Parallel()
-	require.PanicsWithValue(t, "daemonset: Validate: nil DaemonSet", func() { daemonset.Validate(nil, daemonset.Options{}) })
+	require.PanicsWithValue(t, "daemonset: Validate: nil DaemonSet", func() { daemonset.Validate(nil, daemonset.Options{Version: v1363}) })
 }
 
 // TestValidateDefaultsMakeValid checks D-4 and DFLT-1: a hand-written DaemonSet with no
@@ -340,8 +340,8 @@ func TestValidateDefaultsMakeValid(t *testing.T) {
 		ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{}
 		ds.Spec.RevisionHistoryLimit = nil
 	})
-	require.NotEmpty(t, daemonset.Validate(ds, daemonset.Options{}))
-	require.Empty(t, daemonset.Validate(daemonset.WithDefaults(ds), daemonset.Options{}))
+	require.NotEmpty(t, daemonset.Validate(ds, daemonset.Options{Version: v1363}))
+	require.Empty(t, daemonset.Validate(daemonset.WithDefaults(ds), daemonset.Options{Version: v1363}))
 }
 
 func ExampleValidate() {
@@ -359,7 +359,7 @@ func ExampleValidate() {
 		},
 	}
 	// A hand-written manifest gets the API defaults first (D-4), as the CLI does.
-	for _, err := range daemonset.Validate(daemonset.WithDefaults(ds), daemonset.Options{}) {
+	for _, err := range daemonset.Validate(daemonset.WithDefaults(ds), daemonset.Options{Version: v1363}) {
 		fmt.Println(err.Field, err.Type)
 	}
 	// Output:
@@ -376,12 +376,12 @@ func TestValidateOrderIsTheSameOnEveryCall(t *testing.T) {
 		ds.Labels = map[string]string{"-x": "1", "-y": "2", "-z": "3"}
 		ds.Spec.Template.Annotations = map[string]string{"-t": "1", "-u": "2"}
 	})
-	first, err := daemonset.Plan(ds, nil, nil, daemonset.Options{Now: time.Unix(0, 0)})
+	first, err := daemonset.Plan(ds, nil, nil, daemonset.Options{Version: v1363, Now: time.Unix(0, 0)})
 	require.NoError(t, err)
 	require.Len(t, first.Invalid, 9)
 	require.True(t, slices.IsSorted(first.Invalid[:4]), "metadata.annotations, in order: %q", first.Invalid)
 	for range 50 {
-		again, err := daemonset.Plan(ds, nil, nil, daemonset.Options{Now: time.Unix(0, 0)})
+		again, err := daemonset.Plan(ds, nil, nil, daemonset.Options{Version: v1363, Now: time.Unix(0, 0)})
 		require.NoError(t, err)
 		require.Equal(t, first.Invalid, again.Invalid)
 	}

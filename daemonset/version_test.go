@@ -118,7 +118,7 @@ func ExampleParseVersion() {
 }
 
 // TestPlanHashFollowsVersion: a plan names the revision its created pods carry with the hash of
-// the release the options select (VER-2), and the zero Version is 1.36.3's.
+// the release the options select (VER-2), and the zero Version is the newest release's (VER-1).
 func TestPlanHashFollowsVersion(t *testing.T) {
 	t.Parallel()
 	ds := newDS()
@@ -129,7 +129,8 @@ func TestPlanHashFollowsVersion(t *testing.T) {
 	}
 	for _, release := range []string{"", "1.33", "1.34.0", "1.35", "1.36", "1.37"} {
 		o := opts()
-		want := daemonset.ComputeHashFor(parse("1.36.3"), &ds.Spec.Template, nil)
+		o.Version = daemonset.Version{}
+		want := daemonset.ComputeHashFor(daemonset.NewestVersion(), &ds.Spec.Template, nil)
 		if release != "" {
 			o.Version = parse(release)
 			want = daemonset.ComputeHashFor(o.Version, &ds.Spec.Template, nil)

@@ -205,7 +205,7 @@ func TestBackoffAcrossSyncs(t *testing.T) {
 	now := now1000
 	var deletedAt []time.Duration
 	for step := range 40 {
-		o := daemonset.Options{Now: now, Backoff: state}
+		o := daemonset.Options{Version: v1363, Now: now, Backoff: state}
 		pods := []*v1.Pod{pod("f"+string(rune('a'+step)), "n0", phase(v1.PodFailed))}
 		res, err := daemonset.Plan(newDS(), nodes(1), pods, o)
 		if err != nil {
@@ -358,7 +358,7 @@ func TestPlannerAt(t *testing.T) {
 	later := now1000.Add(3 * time.Second)
 	backoff := []daemonset.BackoffEntry{entry("n0", 10*time.Second, 0)}
 	p := compiled(ds, now1000)
-	want, _ := daemonset.Compile(ds, daemonset.Options{Now: later, Backoff: backoff})
+	want, _ := daemonset.Compile(ds, daemonset.Options{Version: v1363, Now: later, Backoff: backoff})
 	if d := cmp.Diff(want.Plan(s), p.At(later, backoff).Plan(s)); d != "" {
 		t.Errorf("At (-want +got):\n%s", d)
 	}

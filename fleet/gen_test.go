@@ -18,7 +18,16 @@ import (
 // random DaemonSets, drawn from small value menus so that requirements match often enough to
 // exercise every branch.
 
-var setNow = daemonset.Options{Now: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)}
+// setNow pins the release to 1.36.3: the generated pods carry 1.36.3's hashes (ComputeHash).
+var setNow = daemonset.Options{Now: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC), Version: must1363()}
+
+func must1363() daemonset.Version {
+	v, err := daemonset.ParseVersion("1.36.3")
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
 
 // withWorkers is setNow with Options.Workers, which Set.Decide shares the nodes among.
 func withWorkers(workers int) daemonset.Options {

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/daemonsched/daemonsched/daemonset"
 	"testing"
 	"time"
 
@@ -19,7 +20,8 @@ import (
 // and both sync models. A speed change that moves any step changes a digest. The digests were
 // taken before the speed work on the simulation and must not move; they moved once on purpose,
 // when created pods began to carry the API server's default grace period (every step equal,
-// only the end state's pod specs gained the field).
+// only the end state's pod specs gained the field). They are 1.36.3's trajectories, pinned with
+// Options.Version (the default release is the newest).
 func TestTrajectoryDigests(t *testing.T) {
 	events := []rollout.Event{
 		{After: 20 * time.Second, Type: rollout.EventNodeNotReady, Node: "node-00003"},
@@ -47,10 +49,10 @@ func TestTrajectoryDigests(t *testing.T) {
 		{name: "mu=20%/minReady=10", mu: intstr.FromString("20%"), ms: intstr.FromInt32(0), minReady: 10, nodes: 60, events: true, want: "2294ee19abbeef9c"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := settled(t, agent(tc.mu, tc.ms, "agent:1", tc.minReady), tc.nodes-2)
+			s := settledAt(t, agent(tc.mu, tc.ms, "agent:1", tc.minReady), tc.nodes-2, v1363)
 			s.Nodes = append(s.Nodes[:len(s.Nodes):len(s.Nodes)], nodes(tc.nodes)[tc.nodes-2:]...)
 			next := agent(tc.mu, tc.ms, "agent:2", tc.minReady)
-			opts := rollout.Options{Start: t0, Seed: 7, Model: tc.model, BurstLimit: tc.burst, Kubelet: kubelet}
+			opts := rollout.Options{Version: v1363, Start: t0, Seed: 7, Model: tc.model, BurstLimit: tc.burst, Kubelet: kubelet}
 			if tc.events {
 				opts.Events = events
 			}
@@ -68,3 +70,12 @@ func TestTrajectoryDigests(t *testing.T) {
 		})
 	}
 }
+
+// v1363 is the release the pinned trajectories were taken with.
+var v1363 = func() daemonset.Version {
+	v, err := daemonset.ParseVersion("1.36.3")
+	if err != nil {
+		panic(err)
+	}
+	return v
+}()

@@ -38,10 +38,17 @@ func nodes(n int) []*v1.Node {
 	return out
 }
 
-// settled runs ds on n nodes until nothing more happens, every pod Ready at once.
+// settled runs ds on n nodes until nothing more happens, every pod Ready at once, as the
+// default release's controller.
 func settled(t testing.TB, ds *appsv1.DaemonSet, n int) daemonset.Snapshot {
 	t.Helper()
-	traj, err := rollout.Simulate(daemonset.Snapshot{Nodes: nodes(n)}, ds, rollout.Options{Start: t0.Add(-time.Hour)})
+	return settledAt(t, ds, n, daemonset.Version{})
+}
+
+// settledAt is settled as release v's controller (its hashes).
+func settledAt(t testing.TB, ds *appsv1.DaemonSet, n int, v daemonset.Version) daemonset.Snapshot {
+	t.Helper()
+	traj, err := rollout.Simulate(daemonset.Snapshot{Nodes: nodes(n)}, ds, rollout.Options{Start: t0.Add(-time.Hour), Version: v})
 	require.NoError(t, err)
 	require.True(t, traj.Quiescent)
 	return traj.End

@@ -10,19 +10,22 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// version names the modelled Kubernetes release and the k8s.io/api module built in.
+// version names the default Kubernetes release (the newest), every supported one and the
+// k8s.io/api module built in (VER-1).
 func TestVersion(t *testing.T) {
 	var out, errOut bytes.Buffer
 	require.Equal(t, exitOK, run([]string{"version", "-o", "json"}, nil, &out, &errOut), errOut.String())
 	var v versionInfo
 	require.NoError(t, yaml.Unmarshal(out.Bytes(), &v))
-	require.Equal(t, "v1.36.3", v.Kubernetes)
+	require.Equal(t, "v1.37.2", v.Kubernetes)
+	require.Equal(t, []string{"v1.33.13", "v1.34.4", "v1.35.4", "v1.36.3", "v1.37.2"}, v.Supported)
 	// KubernetesAPI comes from a main package's build information: cmd/daemonsched's test.
 	require.NotEmpty(t, v.Version)
 
 	out.Reset()
 	require.Equal(t, exitOK, run([]string{"version"}, nil, &out, &errOut))
-	require.Contains(t, out.String(), "Kubernetes semantics: v1.36.3")
+	require.Contains(t, out.String(), "Kubernetes semantics: v1.37.2 by default")
+	require.Contains(t, out.String(), "Supported Kubernetes releases (--kubernetes-version): v1.33.13, v1.34.4, v1.35.4, v1.36.3, v1.37.2")
 }
 
 // completion writes each shell's script on stdout; an unknown shell is a usage error.

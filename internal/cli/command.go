@@ -33,15 +33,55 @@ import (
 // An error at any step is returned as it is: run prints it and writes nothing on stdout.
 
 // clusterFlags are the flags of every command that reads a cluster: where it reads (-f,
-// --apply, --example, -R), --now, --strict and --lenient, and the reading limits.
+// --apply, --example, -R), --now, --kubernetes-version, --strict and --lenient, and the
+// reading limits.
 type clusterFlags struct {
 	src     inputs
 	now     timeFlag
+	version versionFlag
 	strict  *strictFlags
 	reading *readFlags
 	// question is what the command needs read from a live cluster (the kubectl plugin); the
 	// command sets it before read.
 	question Question
+}
+
+// versionFlag is --kubernetes-version: the release whose controller (and API server) a
+// command models (VER-1), the newest supported one unless given.
+type versionFlag struct{ v daemonset.Version }
+
+func (f *versionFlag) String() string { return f.release().String() }
+func (f *versionFlag) Type() string   { return "RELEASE" }
+
+func (f *versionFlag) Set(s string) error {
+	v, err := daemonset.ParseVersion(s)
+	if err != nil {
+		return err
+	}
+	f.v = v
+	return nil
+}
+
+// release is the release given, or the newest supported one.
+func (f *versionFlag) release() daemonset.Version {
+	if f.v.IsZero() {
+		return daemonset.NewestVersion()
+	}
+	return f.v
+}
+
+// addVersionFlag registers --kubernetes-version on fs: every command that plans has it, those
+// of the skeleton through addClusterFlags.
+func addVersionFlag(fs *pflag.FlagSet, f *versionFlag) {
+	fs.Var(f, "kubernetes-version", "the Kubernetes `RELEASE` whose DaemonSet controller is modelled: 1.MINOR or 1.MINOR.PATCH, "+
+		supportedRange()+", the newest by default")
+}
+
+// supportedRange names the supported minors ("1.33 to 1.37").
+func supportedRange() string {
+	vs := daemonset.SupportedVersions()
+	first, last := vs[0], vs[len(vs)-1]
+	return fmt.Sprintf("%d.%d to %d.%d", first.Major(), first.Minor(), last.Major(), last.Minor())
 }
 
 // addClusterFlags registers the flags of c on fs; src is the input before the flags are read,
@@ -52,6 +92,7 @@ func addClusterFlags(fs *pflag.FlagSet, src inputs, nowUsage string) *clusterFla
 		addInputFlags(fs, &c.src)
 	}
 	fs.Var(&c.now, "now", nowUsage)
+	addVersionFlag(fs, &c.version)
 	c.strict = addStrictFlags(fs)
 	c.reading = addReadFlags(fs)
 	return c
@@ -65,6 +106,7 @@ func addJudgeFlags(fs *pflag.FlagSet, nowUsage string) *clusterFlags {
 	c := &clusterFlags{}
 	addInputFlags(fs, &c.src)
 	fs.Var(&c.now, "now", nowUsage)
+	addVersionFlag(fs, &c.version)
 	c.reading = addReadFlags(fs)
 	return c
 }
@@ -87,10 +129,12 @@ const (
 	planFields               // plan: only what it reads, in a fraction of the memory (D-16)
 )
 
-// loaded is the cluster a command read, the instant it answers at and how strictly it reads.
+// loaded is the cluster a command read, the instant it answers at, the release it models and
+// how strictly it reads.
 type loaded struct {
 	in       *manifest.Result
 	at       time.Time
+	version  daemonset.Version // --kubernetes-version, else a live cluster's /version, else the newest
 	mode     strictness
 	problems problemList // validation problems, printed as warnings by done
 	warnings int         // --max-warnings
@@ -99,9 +143,6 @@ type loaded struct {
 	specOnly bool
 	// clock says that at is the clock, read once when a live cluster was read, not --now.
 	clock bool
-	// version is the release of a live cluster (its /version), which the answer models; zero
-	// (the library's default) for files.
-	version daemonset.Version
 }
 
 // read reads the input on every core (a command has the machine to itself: every core shares
@@ -133,9 +174,12 @@ func (c *clusterFlags) read(e *env, f fields, namespace string) (*loaded, error)
 			at = live.At // the clock, read once (a live cluster is judged as it is now)
 		}
 	}
-	l := &loaded{in: in, at: at, mode: mode, warnings: c.reading.limits.Warnings}
+	l := &loaded{in: in, at: at, version: c.version.release(), mode: mode, warnings: c.reading.limits.Warnings}
 	if live != nil {
-		l.version, l.clock = live.Version, c.now.t.IsZero()
+		l.clock = c.now.t.IsZero()
+		if c.version.v.IsZero() {
+			l.version = live.Version // the cluster's own release, unless --kubernetes-version says otherwise
+		}
 	}
 	return l, nil
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -234,7 +235,7 @@ func answer(line []byte) ([]byte, error) {
 	if err := json.Unmarshal(line, &req); err != nil {
 		return nil, fmt.Errorf("request: %w", err)
 	}
-	c := conformance.Case{Name: req.Case, Now: req.Now, BurstLimit: req.BurstLimit, Objects: req.Objects}
+	c := conformance.Case{Name: req.Case, Now: req.Now, BurstLimit: req.BurstLimit, Objects: req.Objects, Kubernetes: cmp.Or(req.Kubernetes, conformance.KubernetesVersion)}
 	s, err := c.Snapshot()
 	if err != nil {
 		return nil, err
@@ -243,12 +244,12 @@ func answer(line []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	plans, err := daemonset.PlanCluster(s, daemonset.Options{Now: opts.Now, BurstLimit: opts.BurstLimit})
+	plans, err := daemonset.PlanCluster(s, daemonset.Options{Now: opts.Now, Version: opts.Version, BurstLimit: opts.BurstLimit})
 	if err != nil {
 		return nil, err
 	}
-	// The answer is plan -o json's document on one line.
-	return json.Marshal(answerDocument{ID: req.ID, planDocument: newPlanDocument(plans, opts.Now)})
+	// The answer is plan -o json's document on one line, for the case's release.
+	return json.Marshal(answerDocument{ID: req.ID, planDocument: newPlanDocument(plans, opts.Now, opts.Version)})
 }
 
 // defaultLineBytes bounds a line of the conformance protocol (--max-line-bytes): 64 MiB holds

@@ -87,7 +87,7 @@ is made over the whole snapshot either way.
 			cluster = &kept
 		}
 		// e.out is run's buffer, which an error discards. -o json is the oracle contract.
-		data := func() any { return newPlanDocument(cluster, opts.Now) }
+		data := func() any { return newPlanDocument(cluster, opts.Now, opts.Version) }
 		err = render(e.out, format, data, func() {
 			view := newTableView(l.in.Snapshot.DaemonSets, opts.Now, format == formatWide)
 			view.nowFromInput = c.now.t.IsZero() && !l.clock

@@ -37,10 +37,10 @@ type planDocument struct {
 // Result: the controller builds its pods without it and client-go sets it on the wire.
 var podTypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}
 
-// newPlanDocument returns the document of c made at now. c is not modified: the plans with
+// newPlanDocument returns the document of c made at now by release's controller. c is not modified: the plans with
 // creates are copied, and their pods shallow-copied to carry podTypeMeta.
-func newPlanDocument(c *daemonset.ClusterResult, now time.Time) planDocument {
-	doc := planDocument{Now: formatNow(now), Version: buildVersion().Version, Kubernetes: kubernetesVersion,
+func newPlanDocument(c *daemonset.ClusterResult, now time.Time, release daemonset.Version) planDocument {
+	doc := planDocument{Now: formatNow(now), Version: buildVersion().Version, Kubernetes: "v" + release.String(),
 		DaemonSets: make([]*daemonset.Result, len(c.DaemonSets))}
 	for i, r := range c.DaemonSets {
 		if r == nil || len(r.Create) == 0 {

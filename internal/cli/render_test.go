@@ -129,7 +129,7 @@ func TestRenderJSONRoundTrips(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 3, 2, 10, 0, 0, 500_000_000, time.FixedZone("CET", 3600))
 	var b bytes.Buffer
-	require.NoError(t, renderData(&b, formatJSON, newPlanDocument(handBuilt(), now)))
+	require.NoError(t, renderData(&b, formatJSON, newPlanDocument(handBuilt(), now, release1363)))
 	head := "{\n  \"now\": \"2026-03-02T09:00:00.5Z\",\n  \"version\": \"" + buildVersion().Version +
 		"\",\n  \"kubernetes\": \"v1.36.3\",\n  \"daemonSets\": [\n    {\n"
 	require.Equal(t, head, b.String()[:len(head)])
@@ -151,7 +151,7 @@ func TestRenderJSONRoundTrips(t *testing.T) {
 func TestPlanDocumentPodsHaveTheirKind(t *testing.T) {
 	t.Parallel()
 	c := handBuilt()
-	doc := newPlanDocument(c, time.Unix(0, 0))
+	doc := newPlanDocument(c, time.Unix(0, 0), release1363)
 	require.Equal(t, "1970-01-01T00:00:00Z", doc.Now)
 	require.Equal(t, metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}, doc.DaemonSets[0].Create[0].Pod.TypeMeta)
 	if diff := cmp.Diff(handBuilt(), c); diff != "" {
@@ -164,8 +164,8 @@ func TestRenderYAMLIsTheJSONDocument(t *testing.T) {
 	t.Parallel()
 	now := time.Unix(1e9, 0)
 	var j, y bytes.Buffer
-	require.NoError(t, renderData(&j, formatJSON, newPlanDocument(handBuilt(), now)))
-	require.NoError(t, renderData(&y, formatYAML, newPlanDocument(handBuilt(), now)))
+	require.NoError(t, renderData(&j, formatJSON, newPlanDocument(handBuilt(), now, release1363)))
+	require.NoError(t, renderData(&y, formatYAML, newPlanDocument(handBuilt(), now, release1363)))
 	var fromJSON, fromYAML any
 	require.NoError(t, json.Unmarshal(j.Bytes(), &fromJSON))
 	require.NoError(t, yaml.Unmarshal(y.Bytes(), &fromYAML))
@@ -213,3 +213,12 @@ func TestTableOutputSaysWordsFirst(t *testing.T) {
 		require.True(t, bareRuleID.MatchString(l), "the check must catch %q", l)
 	}
 }
+
+// release1363 is the release the hand-built plans were made for.
+var release1363 = func() daemonset.Version {
+	v, err := daemonset.ParseVersion("1.36.3")
+	if err != nil {
+		panic(err)
+	}
+	return v
+}()

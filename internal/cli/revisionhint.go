@@ -34,7 +34,7 @@ func oldRevisionHints(ds *appsv1.DaemonSet, nodes []*v1.Node, s daemonset.Snapsh
 	var old []*v1.Pod
 	current := map[string]bool{} // the nodes holding a pod of the current revision
 	for _, pod := range s.Pods {
-		if pod == nil || pod.DeletionTimestamp != nil || !daemonset.IsControlledBy(pod, ds) {
+		if pod == nil || pod.DeletionTimestamp != nil || !daemonset.IsControlledByFor(opts.Version, pod, ds) {
 			continue
 		}
 		if daemonset.IsPodUpdated(ds, r.RevisionHash, pod) {
@@ -167,7 +167,7 @@ func shouldRunOn(ds *appsv1.DaemonSet, nodes []*v1.Node, opts daemonset.Options)
 // themselves), those with a pod first, at most three then how many more; "" when no old pod
 // waits for the budget or nothing is named. opts are the plan's.
 func budgetHolders(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts daemonset.Options) string {
-	r, err := rollout.Progress(s, ds, rollout.ProgressOptions{Now: opts.Now, Workers: opts.Workers})
+	r, err := rollout.Progress(s, ds, rollout.ProgressOptions{Now: opts.Now, Workers: opts.Workers, Version: opts.Version})
 	if err != nil || r.WaitingForBudget == 0 {
 		return ""
 	}

@@ -171,7 +171,7 @@ func judgeRollouts(l *loaded, filter daemonSetFilter) ([]*rollout.Report, error,
 	reports := make([]*rollout.Report, 0, len(dss))
 	var status error
 	for _, ds := range dss {
-		r, err := rollout.Progress(in.Snapshot, ds, rollout.ProgressOptions{Now: at, Workers: runtime.GOMAXPROCS(0)})
+		r, err := rollout.Progress(in.Snapshot, ds, rollout.ProgressOptions{Now: at, Workers: runtime.GOMAXPROCS(0), Version: l.version})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -307,7 +307,7 @@ The header of each DaemonSet says both.
 			}
 			r, err := rollout.Forecast(in.Snapshot, ds, rollout.ForecastOptions{Now: at, Seed: *seed,
 				Kubelet: rollout.Kubelet{Startup: startup.d, Termination: termination.d}, Workers: runtime.GOMAXPROCS(0),
-				Scheduler: rollout.FilterScheduler(in.Snapshot, ds)})
+				Scheduler: rollout.FilterScheduler(in.Snapshot, ds), Version: l.version})
 			if err != nil {
 				// The warnings first: an invalid DaemonSet planned as stored may be why.
 				l.warn(e)

@@ -6,19 +6,20 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/spf13/cobra"
 )
-
-// kubernetesVersion is the Kubernetes release whose DaemonSet controller daemonsched models; the
-// k8s.io/api module it is built with is the same minor release (v0.36.x for v1.36.x).
-const kubernetesVersion = "v1.36.3"
 
 // versionInfo is what `daemonsched version` prints.
 type versionInfo struct {
 	// Version is the module version of daemonsched, "(devel)" when built from a clone.
 	Version string `json:"version"`
-	// Kubernetes is the release whose controller semantics are modelled.
+	// Kubernetes is the release whose controller semantics are modelled by default
+	// (--kubernetes-version): the newest supported one.
 	Kubernetes string `json:"kubernetes"`
+	// Supported are the releases --kubernetes-version selects, the newest patch of each
+	// supported minor, oldest first (VER-1).
+	Supported []string `json:"supportedKubernetes"`
 	// KubernetesAPI is the version of the k8s.io/api module the binary was built with.
 	KubernetesAPI string `json:"kubernetesAPI"`
 	// GoVersion is the Go release that built the binary.
@@ -34,7 +35,10 @@ var stampedVersion string
 // buildVersion reads the versions from the binary's build information, the stamped release
 // first.
 func buildVersion() versionInfo {
-	v := versionInfo{Version: "(unknown)", Kubernetes: kubernetesVersion, KubernetesAPI: "(unknown)", GoVersion: "(unknown)"}
+	v := versionInfo{Version: "(unknown)", Kubernetes: "v" + daemonset.NewestVersion().String(), KubernetesAPI: "(unknown)", GoVersion: "(unknown)"}
+	for _, r := range daemonset.SupportedVersions() {
+		v.Supported = append(v.Supported, "v"+r.String())
+	}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return v
@@ -57,8 +61,8 @@ func newVersionCommand(e *env) *cobra.Command {
 		RunE: func(*cobra.Command, []string) error {
 			v := buildVersion()
 			return render(e.out, format, func() any { return v }, func() {
-				fmt.Fprintf(e.out, "daemonsched %s\nKubernetes semantics: %s (DaemonSet controller, k8s.io/api %s)\n%s\n",
-					v.Version, v.Kubernetes, v.KubernetesAPI, strings.TrimSpace(v.GoVersion))
+				fmt.Fprintf(e.out, "daemonsched %s\nKubernetes semantics: %s by default (DaemonSet controller, k8s.io/api %s)\nSupported Kubernetes releases (--kubernetes-version): %s\n%s\n",
+					v.Version, v.Kubernetes, v.KubernetesAPI, strings.Join(v.Supported, ", "), strings.TrimSpace(v.GoVersion))
 			})
 		},
 	}
