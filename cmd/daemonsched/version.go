@@ -9,8 +9,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// kubernetesVersion is the Kubernetes release whose DaemonSet controller daemonsched models; the
-// k8s.io/api module it is built with is the same minor release (v0.36.x for v1.36.x).
+// kubernetesVersion is the Kubernetes release whose DaemonSet controller daemonsched models by
+// default. The k8s.io/api module it is built with is the newest supported release (v0.37.x),
+// whichever release is modelled: older releases are selected by a version value (VER-1, VER-2).
 const kubernetesVersion = "v1.36.3"
 
 // versionInfo is what `daemonsched version` prints.
