@@ -24,8 +24,9 @@ import (
 // nil slice or map anywhere in the template (UPD-17, SCN-106). Only the template counts:
 // strategy, minReadySeconds and status play no part (SCN-107).
 //
-// It is ComputeHashFor release 1.36.3: the dump is 1.36's whatever k8s.io/api is linked
-// (VER-2), so a newer k8s.io/api does not change it.
+// It is ComputeHashFor release 1.36.3, and stays so now that k8s.io/api v0.37.2 is linked: the
+// dump is 1.36's whatever k8s.io/api is linked (VER-2), so upgrading this library never
+// changes a hash it returned. Use [ComputeHashFor] to name another release.
 //
 // ComputeHash panics if template is nil.
 func ComputeHash(template *v1.PodTemplateSpec, collisionCount *int32) string {

@@ -68,23 +68,26 @@ func revTemplates() map[string]v1.PodTemplateSpec {
 	}
 }
 
-// revGolden pins ComputeHash for revTemplates and a few collision counts (nil, 0, 1, -1), as
-// computed by the upstream formula (see TestComputeHashFormula).
+// revGolden pins ComputeHash (release 1.36.3, VER-2) for revTemplates and a few collision
+// counts (nil, 0, 1, -1, 7), and ComputeHashFor release 1.37.2 beside it (want137). Each column
+// was computed by the upstream formula with its release's k8s.io/api linked (v0.36.3, then
+// v0.37.2); TestComputeHashFormula keeps checking the linked release's column against it.
 var revGolden = []struct {
 	template       string
 	collisionCount *int32
 	want           string
+	want137        string
 }{
-	{"empty", nil, "85748b7f68"},
-	{"empty", ptr.To[int32](0), "777dfcd544"},
-	{"empty", ptr.To[int32](1), "b54bc767c"},
-	{"empty", ptr.To[int32](-1), "86946576b8"},
-	{"typical", nil, "848cdb76f4"},
-	{"typical", ptr.To[int32](0), "5f47544c74"},
-	{"typical", ptr.To[int32](7), "674d564c77"},
-	{"empty tolerations", nil, "59d77d9b97"},
-	{"nil tolerations", nil, "6f695f7fc6"},
-	{"creation time", nil, "845f6bd4ff"},
+	{"empty", nil, "85748b7f68", "54f4c57dcb"},
+	{"empty", ptr.To[int32](0), "777dfcd544", "98789f664"},
+	{"empty", ptr.To[int32](1), "b54bc767c", "6554565b97"},
+	{"empty", ptr.To[int32](-1), "86946576b8", "6865669fbd"},
+	{"typical", nil, "848cdb76f4", "6bbdbbdc7d"},
+	{"typical", ptr.To[int32](0), "5f47544c74", "598c77f98"},
+	{"typical", ptr.To[int32](7), "674d564c77", "99fc97f9c"},
+	{"empty tolerations", nil, "59d77d9b97", "5555db745f"},
+	{"nil tolerations", nil, "6f695f7fc6", "867cfcb848"},
+	{"creation time", nil, "845f6bd4ff", "f9d688989"},
 }
 
 func TestComputeHashGolden(t *testing.T) {
@@ -101,6 +104,7 @@ func TestComputeHashGolden(t *testing.T) {
 			before := tmpl.DeepCopy()
 			got := ComputeHash(&tmpl, tt.collisionCount)
 			require.Equal(t, tt.want, got)
+			require.Equal(t, tt.want137, ComputeHashFor(NewestVersion(), &tmpl, tt.collisionCount), "VER-2 release 1.37.2")
 			require.NotEmpty(t, got)
 			require.Empty(t, strings.Trim(got, "456789bcdf"), "UPD-15 hashes use the digits 456789bcdf only")
 			if diff := cmp.Diff(before, &tmpl); diff != "" {
@@ -185,42 +189,49 @@ func revUpstreamHash(tmpl *v1.PodTemplateSpec, collisionCount *int32) string {
 	return string(digits)
 }
 
-// TestComputeHashFormula checks ComputeHash against revUpstreamHash on the pinned templates
-// and on 200 random ones (nil and empty collections, pointers, quantities, times), with
-// several collision counts, and checks the pinned values of revGolden and ExampleComputeHash
-// against the formula.
-//
-// The formula hashes the linked k8s.io/api's types, and ComputeHash is release 1.36's hash
-// (VER-2), so the comparison holds while v0.36.3 is linked; after a bump of k8s.io/api,
-// TestReleaseHashCorpus keeps checking the pinned values against v0.36.3's own types and
-// TestComputeHashForLinkedReleaseIsTheUpstreamFormula the newer release against the formula.
+// TestComputeHashFormula checks ComputeHashFor the release whose k8s.io/api is linked
+// (1.37 since the bump to v0.37.2) against revUpstreamHash, which hashes the linked types, on
+// the pinned templates and on 200 random ones (nil and empty collections, pointers,
+// quantities, times), with several collision counts, and checks that release's column of
+// revGolden and the example values against the formula. ComputeHash stays release 1.36.3's
+// (VER-2): its pinned values were checked against the formula while v0.36.3 was linked, and
+// TestReleaseHashCorpus keeps checking 1.36 against v0.36.3's own types.
 func TestComputeHashFormula(t *testing.T) {
 	t.Parallel()
-	if linked := linkedVersion(t); linked.Minor() != 36 {
-		t.Skipf("k8s.io/api of release %s is linked: the formula gives that release's hashes, not ComputeHash's (1.36)", linked)
+	linked := linkedVersion(t)
+	pinned := map[int]func(int) string{
+		36: func(i int) string { return revGolden[i].want },
+		37: func(i int) string { return revGolden[i].want137 },
 	}
+	examples := map[int][2]string{
+		36: {"7f88ddc98d", "6bf7bd7768"}, // ExampleComputeHash
+		37: {"645b9dd696", "6bb9d894d8"}, // ExampleComputeHashFor
+	}
+	want, ok := pinned[linked.Minor()]
+	require.True(t, ok, "k8s.io/api of release %s is linked: pin its hashes in revGolden (the formula's values) and here", linked)
 	counts := []*int32{nil, ptr.To[int32](0), ptr.To[int32](1), ptr.To[int32](-1), ptr.To[int32](1 << 30)}
 	for name, tmpl := range revTemplates() {
 		for _, cc := range counts {
-			require.Equal(t, revUpstreamHash(&tmpl, cc), ComputeHash(&tmpl, cc), "template %q, collisionCount %v", name, cc)
+			require.Equal(t, revUpstreamHash(&tmpl, cc), ComputeHashFor(linked, &tmpl, cc), "template %q, collisionCount %v", name, cc)
 		}
 	}
 	templates := revTemplates()
-	for _, tt := range revGolden {
+	for i, tt := range revGolden {
 		tmpl := templates[tt.template]
-		require.Equal(t, revUpstreamHash(&tmpl, tt.collisionCount), tt.want, "pinned hash of the %q template", tt.template)
+		require.Equal(t, revUpstreamHash(&tmpl, tt.collisionCount), want(i), "pinned %s hash of the %q template", linked, tt.template)
 	}
 	example := &v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "d"}}}
-	require.Equal(t, "7f88ddc98d", revUpstreamHash(example, nil), "ExampleComputeHash")
-	require.Equal(t, "6bf7bd7768", revUpstreamHash(example, ptr.To[int32](0)), "ExampleComputeHash")
+	require.Equal(t, examples[linked.Minor()][0], revUpstreamHash(example, nil), "example template, release %s", linked)
+	require.Equal(t, examples[linked.Minor()][1], revUpstreamHash(example, ptr.To[int32](0)), "example template, release %s", linked)
+	require.Equal(t, examples[linked.Minor()][1], ComputeHashFor(linked, example, ptr.To[int32](0)), "example template, release %s", linked)
 
 	f := revTemplateFiller(15)
 	for i := range 200 {
 		var tmpl v1.PodTemplateSpec
 		f.Fill(&tmpl)
 		cc := counts[i%len(counts)]
-		if got, want := ComputeHash(&tmpl, cc), revUpstreamHash(&tmpl, cc); got != want {
-			t.Fatalf("random template %d: ComputeHash %s, upstream formula %s", i, got, want)
+		if got, want := ComputeHashFor(linked, &tmpl, cc), revUpstreamHash(&tmpl, cc); got != want {
+			t.Fatalf("random template %d: ComputeHashFor(%s) %s, upstream formula %s", i, linked, got, want)
 		}
 	}
 }

@@ -51,12 +51,14 @@ var leanDropped = map[reflect.Type][]string{
 		"ShareProcessNamespace", "SecurityContext", "ImagePullSecrets", "Hostname", "Subdomain", "SchedulerName",
 		"Tolerations", "HostAliases", "PriorityClassName", "Priority", "DNSConfig", "ReadinessGates", "RuntimeClassName",
 		"EnableServiceLinks", "PreemptionPolicy", "Overhead", "TopologySpreadConstraints", "SetHostnameAsFQDN", "OS",
-		"HostUsers", "SchedulingGates", "ResourceClaims", "Resources", "HostnameOverride", "SchedulingGroup"},
+		"HostUsers", "SchedulingGates", "ResourceClaims", "Resources", "HostnameOverride", "SchedulingGroup",
+		"EvictionResponders"}, // new in 1.37; pkg/controller/daemon never reads it
 	reflect.TypeFor[v1.PodStatus](): {"ObservedGeneration", "Message", "Reason", "NominatedNodeName", "HostIP", "HostIPs",
 		"PodIP", "PodIPs", "InitContainerStatuses", "ContainerStatuses", "QOSClass", "EphemeralContainerStatuses",
 		"Resize", "ResourceClaimStatuses", "ExtendedResourceClaimStatus", "AllocatedResources", "Resources",
-		"NodeAllocatableResourceClaimStatuses"},
-	reflect.TypeFor[v1.NodeSpec](): {"PodCIDR", "PodCIDRs", "ProviderID", "Unschedulable", "ConfigSource", "DoNotUseExternalID"},
+		"NodeAllocatableResourceClaimStatuses", "VolumeHealth"}, // VolumeHealth: new in 1.37
+	reflect.TypeFor[v1.NodeSpec](): {"PodCIDR", "PodCIDRs", "ProviderID", "Unschedulable", "ConfigSource", "DoNotUseExternalID",
+		"PodPreemptionPolicy"}, // new in 1.37, read by the scheduler and kubelet only
 	reflect.TypeFor[v1.NodeStatus](): {"Capacity", "Allocatable", "Phase", "Addresses", "DaemonEndpoints", "NodeInfo",
 		"Images", "VolumesInUse", "VolumesAttached", "Config", "RuntimeHandlers", "Features", "DeclaredFeatures"},
 }

@@ -39,6 +39,22 @@ func TestLinkedTypesAreARelease(t *testing.T) {
 	t.Logf("the linked k8s.io/api is release 1.%d", minor)
 }
 
+// TestLinkedRefusesTheTableWithoutTheLinkedRelease is the hash guard on the real API (VER-2):
+// with the linked release cut off the table, as right after a bump of k8s.io/api and before
+// go generate, Linked fails and names a field, so a bump never changes a hash silently. With
+// v0.37.2 linked the table ending at 1.36 lacks, among others, PodSpec.EvictionResponders.
+func TestLinkedRefusesTheTableWithoutTheLinkedRelease(t *testing.T) {
+	t.Parallel()
+	linked, err := hashdump.Linked(hashdump.Fields(), templateType, hashdump.Oldest, hashdump.Newest)
+	require.NoError(t, err)
+	require.Greater(t, linked, hashdump.Oldest, "the guard needs a release older than the linked one")
+	_, err = hashdump.Linked(hashdump.Fields(), templateType, hashdump.Oldest, linked-1)
+	require.Error(t, err, "the table up to 1.%d accepted the types of 1.%d", linked-1, linked)
+	if linked == 37 {
+		require.ErrorContains(t, err, "EvictionResponders")
+	}
+}
+
 // TestLinkedFindsTheReleaseOfEachShape checks Linked on the two releases of a small API, and
 // that it names the difference when no release matches.
 func TestLinkedFindsTheReleaseOfEachShape(t *testing.T) {

@@ -80,7 +80,7 @@ func TestBackoffAgainstFlowcontrol(t *testing.T) {
 				}
 			}
 
-			res, err := daemonset.Plan(ds, nodes, pods, daemonset.Options{Now: now, Backoff: state})
+			res, err := daemonset.Plan(ds, nodes, pods, daemonset.Options{Version: release, Now: now, Backoff: state})
 			if err != nil {
 				t.Fatal(err)
 			}

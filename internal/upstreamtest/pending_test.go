@@ -132,7 +132,7 @@ func pendingCase(r *rand.Rand, now time.Time) (*appsv1.DaemonSet, []*v1.Node, []
 			p.Status.Conditions[0].LastTransitionTime = metav1.NewTime(now.Add(-time.Hour))
 		}
 	}
-	p, _ := daemonset.Compile(ds, daemonset.Options{Now: now})
+	p, _ := daemonset.Compile(ds, daemonset.Options{Version: release, Now: now})
 	if counted := p.Plan(daemonset.Snapshot{Nodes: nodes, Pods: pods, Revisions: revs}).Status; counted != nil && r.IntN(2) == 0 {
 		ds.Status = *counted.DeepCopy()
 	} else {
@@ -169,7 +169,7 @@ func TestPendingSyncAgainstUpstream(t *testing.T) {
 			backoff = append(backoff, daemonset.BackoffEntry{DaemonSetUID: ds.UID, Generation: ds.Status.ObservedGeneration, Node: nd.Name,
 				Delay: metav1.Duration{Duration: time.Minute}, Last: metav1.NewTime(now)})
 		}
-		p, _ := daemonset.Compile(ds, daemonset.Options{Now: now, Backoff: backoff})
+		p, _ := daemonset.Compile(ds, daemonset.Options{Version: release, Now: now, Backoff: backoff})
 		res := p.PlanPending(daemonset.Snapshot{Nodes: nodes, Pods: pods, Revisions: revs})
 		want, stillPending := upstreamPendingSync(t, ds, nodes, pods, revs, now)
 		got := pendingOf(res)

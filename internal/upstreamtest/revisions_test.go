@@ -51,7 +51,7 @@ func revisionCase(r *rand.Rand) (*appsv1.DaemonSet, []*v1.Node, []*v1.Pod, []*ap
 			RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxUnavailable: &zero, MaxSurge: &one}}
 	}
 	ds = daemonset.WithDefaults(ds)
-	hash := daemonset.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
+	hash := daemonset.ComputeHashFor(release, &ds.Spec.Template, ds.Status.CollisionCount)
 
 	numbers := r.Perm(8)
 	var revs []*appsv1.ControllerRevision
@@ -262,7 +262,7 @@ func TestRevisionWritesAgainstUpstream(t *testing.T) {
 	kinds := map[string]int{}
 	for i := range n {
 		ds, nodes, pods, revs := revisionCase(r)
-		p, _ := daemonset.Compile(ds, daemonset.Options{Now: now})
+		p, _ := daemonset.Compile(ds, daemonset.Options{Version: release, Now: now})
 		res := p.Plan(daemonset.Snapshot{Nodes: nodes, Pods: pods, Revisions: revs})
 		want := upstreamSync(t, ds, nodes, pods, revs, now)
 		got := writesOf(res.Revisions)
@@ -312,7 +312,7 @@ func TestRevisionHistoryGraceAgainstUpstream(t *testing.T) {
 						Spec: v1.PodSpec{Containers: []v1.Container{{Name: "c", Image: "v9"}}}},
 				},
 			})
-			hash := daemonset.ComputeHash(&ds.Spec.Template, nil)
+			hash := daemonset.ComputeHashFor(release, &ds.Spec.Template, nil)
 			old := ds.DeepCopy()
 			old.Spec.Template.Spec.Containers[0].Image = "v1"
 			var revs []*appsv1.ControllerRevision
@@ -339,7 +339,7 @@ func TestRevisionHistoryGraceAgainstUpstream(t *testing.T) {
 			dup.Spec.TerminationGracePeriodSeconds = tc.grace
 			pods := []*v1.Pod{kept, dup}
 
-			p, _ := daemonset.Compile(ds, daemonset.Options{Now: now})
+			p, _ := daemonset.Compile(ds, daemonset.Options{Version: release, Now: now})
 			got := writesOf(p.Plan(daemonset.Snapshot{Nodes: nodes, Pods: pods, Revisions: revs}).Revisions)
 			want := upstreamSync(t, ds, nodes, pods, revs, now)
 			if d := cmp.Diff(want, got); d != "" {

@@ -224,7 +224,7 @@ func changeTemplate(r *rand.Rand, ds *appsv1.DaemonSet) *appsv1.DaemonSet {
 // runningPod is a daemon pod of tmpl the controller created on node at created, bound and
 // ready since startDelay later.
 func runningPod(tmpl *appsv1.DaemonSet, node, name string, created time.Time) *v1.Pod {
-	p, _ := daemonset.Compile(tmpl, daemonset.Options{Now: created})
+	p, _ := daemonset.Compile(tmpl, daemonset.Options{Version: release, Now: created})
 	pod := p.NewPod(node)
 	pod.Name, pod.UID, pod.ResourceVersion = name, types.UID("uid-"+name), "1"
 	pod.CreationTimestamp = metav1.Time{Time: created}
@@ -266,7 +266,7 @@ func randomWorld(r *rand.Rand, now time.Time) *world {
 	older.Spec.Template.Spec.Containers[0].Image = "img:v0"
 	older.Annotations[appsv1.DeprecatedTemplateGeneration] = "0"
 	for i, d := range []*appsv1.DaemonSet{older, w.ds} {
-		h := daemonset.ComputeHash(&d.Spec.Template, nil)
+		h := daemonset.ComputeHashFor(release, &d.Spec.Template, nil)
 		rev, err := daemonset.NewRevision(d, h, int64(i+1))
 		if err != nil {
 			panic(err)
@@ -600,7 +600,7 @@ func compareSync(t *testing.T, w *world, now time.Time, backoff *flowcontrol.Bac
 	up := writesOfSync(t, client.Actions(), w.revs)
 
 	snap := w.snapshot()
-	p, _ := daemonset.Compile(w.ds, daemonset.Options{Now: now, BurstLimit: burstLimit, Backoff: state})
+	p, _ := daemonset.Compile(w.ds, daemonset.Options{Version: release, Now: now, BurstLimit: burstLimit, Backoff: state})
 	res := p.Plan(snap)
 	st.syncs++
 
@@ -762,7 +762,7 @@ func describeWorld(w *world, now time.Time) string {
 		fmt.Fprintf(&b, " maxUnavailable %v maxSurge %v", ru.MaxUnavailable, ru.MaxSurge)
 	}
 	fmt.Fprintf(&b, " minReady %d hash %s nodeSelector %v tolerations %d\n", ds.Spec.MinReadySeconds,
-		daemonset.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount), ds.Spec.Template.Spec.NodeSelector, len(ds.Spec.Template.Spec.Tolerations))
+		daemonset.ComputeHashFor(release, &ds.Spec.Template, ds.Status.CollisionCount), ds.Spec.Template.Spec.NodeSelector, len(ds.Spec.Template.Spec.Tolerations))
 	for _, n := range w.nodes {
 		var taints []string
 		for _, t := range n.Spec.Taints {

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# release.sh runs this module's differential tests against the named Kubernetes releases, each
+# against its own k8s.io/kubernetes and staging modules (VER-8, docs/rules/versions.md). The
+# module as committed links the newest supported release; for another one the script copies the
+# test sources into a temporary module, pins every k8s.io/kubernetes staging module to that
+# release's v0 tag (the list comes from that release's own go.mod), and runs go test there. The
+# tests read the linked release from the build information and set daemonset's Options.Version
+# and the hash of every pod to it.
+#
+#   release.sh 1.34.4 1.35            the named releases (a minor alone is its newest supported patch)
+#   release.sh all                    every supported release (daemonset/version.go)
+#   release.sh older                  every supported release but the newest
+#   release.sh rotate                 one older release, chosen by the day of the year (CI)
+#   release.sh --pin 1.37.2           rewrite this module's own go.mod to a release (how the default is set)
+#   release.sh 1.33 -- -run Trajectory -count 1    arguments after -- go to go test
+#
+# Each release's k8s.io/kubernetes is large (about 40 MB of zip, 200 MB unpacked): `all` needs
+# about 1 GB of module cache and, on a loaded 2-core machine, several minutes per release.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+
+# supported prints the supported releases, oldest first, from the one list in daemonset/version.go.
+supported() {
+	sed -n '/^var supportedReleases = /,/^}/p' "$root/daemonset/version.go" |
+		sed -n 's/^[[:space:]]*{\([0-9]*\), \([0-9]*\)},.*/1.\1.\2/p'
+}
+
+# resolve turns 1.35 or v1.35.4 into a supported release, 1.35.4, or fails naming the supported ones.
+resolve() {
+	local want=${1#v} r
+	for r in $(supported); do
+		if [ "$want" = "$r" ] || [ "$want" = "${r%.*}" ]; then
+			echo "$r"; return 0
+		fi
+	done
+	echo "release.sh: $1 is not a supported release (supported: $(supported | tr '\n' ' '))" >&2
+	return 1
+}
+
+# pin rewrites the go.mod in directory $1 to release $2: k8s.io/kubernetes at v$2, and every
+# staging module of that release (its go.mod's replace block) replaced by its v0 tag.
+pin() {
+	local dir=$1 release=$2 minor_patch staging old m
+	minor_patch=${release#1.}
+	staging=$(cd "$dir" && go mod download -json "k8s.io/kubernetes@v$release" |
+		sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",$/\1/p')
+	[ -n "$staging" ] || { echo "release.sh: cannot download k8s.io/kubernetes@v$release" >&2; return 1; }
+	(
+		cd "$dir"
+		for old in $(go mod edit -json | sed -n 's/^[[:space:]]*"Path": "\(k8s\.io\/[^"]*\)",$/\1/p' | sort -u); do
+			go mod edit -dropreplace "$old" 2>/dev/null || true
+		done
+		go mod edit -require "k8s.io/kubernetes@v$release"
+		{
+			printf '\nreplace (\n'
+			for m in $(sed -n '/^replace (/,/^)/p' "$staging" | sed -n 's/^[[:space:]]*\(k8s\.io\/[^ ]*\) => \.\/staging.*/\1/p'); do
+				printf '\t%s => %s v0.%s\n' "$m" "$m" "$minor_patch"
+			done
+			printf ')\n'
+		} >>go.mod
+		go mod edit -fmt
+		sed -i "s/^const pinnedRelease = .*/const pinnedRelease = \"$release\"/" release_test.go
+	)
+}
+
+run_release() {
+	local release=$1; shift
+	local work
+	work=$(mktemp -d "${TMPDIR:-/tmp}/upstreamtest-$release.XXXXXX")
+	trap 'rm -rf "$work"' RETURN
+	cp "$here"/*.go "$here/go.mod" "$here/go.sum" "$work/"
+	(cd "$work" && go mod edit -replace "github.com/daemonsched/daemonsched=$root")
+	pin "$work" "$release"
+	echo "== internal/upstreamtest against k8s.io/kubernetes v$release"
+	(
+		cd "$work"
+		GOFLAGS="${GOFLAGS:-} -mod=mod" go mod tidy
+		go vet .
+		go test "$@" .
+	)
+}
+
+if [ $# -eq 0 ]; then
+	sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2
+fi
+
+if [ "$1" = "--pin" ]; then
+	[ $# -eq 2 ] || { echo "usage: release.sh --pin RELEASE" >&2; exit 2; }
+	release=$(resolve "$2")
+	pin "$here" "$release"
+	(cd "$here" && GOFLAGS="${GOFLAGS:-} -mod=mod" go mod tidy)
+	exit 0
+fi
+
+releases=()
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+	case $1 in
+	all) mapfile -t -O "${#releases[@]}" releases < <(supported) ;;
+	older) mapfile -t -O "${#releases[@]}" releases < <(supported | sed '$d') ;;
+	rotate)
+		mapfile -t older < <(supported | sed '$d')
+		day=$(date -u +%j)
+		releases+=("${older[$((10#$day % ${#older[@]}))]}")
+		;;
+	*) releases+=("$(resolve "$1")") ;;
+	esac
+	shift
+done
+[ $# -gt 0 ] && shift # the --
+
+failed=()
+for r in "${releases[@]}"; do
+	if ! run_release "$r" "$@"; then
+		failed+=("$r")
+	fi
+done
+if [ ${#failed[@]} -gt 0 ]; then
+	echo "release.sh: the differential tests failed against: ${failed[*]}" >&2
+	exit 1
+fi
