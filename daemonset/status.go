@@ -25,12 +25,6 @@ type statusCounts struct {
 // misscheduled like any other node that should not run.
 func (c *statusCounts) add(e eligBits, pods []daemonPod) { c.addBits(statusOfPods(e, pods), 1) }
 
-// addNode counts one node that should run a daemon pod or not, whose first pod in DIFF-7 order
-// has the facts oldest, nil when it holds none.
-func (c *statusCounts) addNode(shouldRun bool, oldest *podFacts) {
-	c.addBits(statusOf(shouldRun, oldest), 1)
-}
-
 // countsWithout counts the status of every listed node as statusCounts.add does, leaving out
 // the pods gone reports (STAT-16), none when gone is nil. The plan counts in its diff walk;
 // this is for the syncs that walk no diff, and the rare one that adopts a pod and deletes it.

@@ -440,14 +440,6 @@ func agree(n int, one, many string) string {
 	return many
 }
 
-// nonNegative renders q, or 0 when other pods already request more than the allocatable.
-func nonNegative(q resource.Quantity) string {
-	if q.Sign() < 0 {
-		return "0"
-	}
-	return q.String()
-}
-
 // pods returns the non-terminal pods bound to node, indexing every node's on first use.
 func (l *linter) pods(node string) []*v1.Pod {
 	if l.podsByNode == nil {
