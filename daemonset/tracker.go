@@ -54,6 +54,10 @@ type Tracker struct {
 	createNames []string    // diffState.creates
 	creates     []Creation
 	eventBuf    []Event
+	// The rolling step's actions: PlanTo copies them into the Result, so one array serves
+	// every step instead of one or two new ones per step.
+	stepDeletes []Deletion
+	stepCreates []Creation
 }
 
 // trackedNode is one node of a Tracker with its outcome.
@@ -381,16 +385,18 @@ func (t *Tracker) rollingStep(desired int) rollingStep {
 		return rollingStep{report: RollingUpdate{Reason: RollingReasonError, Error: err.Error(), BudgetError: err.Error()}}
 	}
 	if maxSurge == 0 {
-		e := newNoSurgeStep(maxUnavailable, &t.roll, t.p.opts.burstCap())
+		e := newNoSurgeStep(maxUnavailable, &t.roll, t.p.opts.burstCap(), t.stepDeletes)
 		for i := t.offered.next(0); i >= 0 && !e.done(); i = t.offered.next(i + 1) {
 			e.visit(&t.nodes[i].st)
 		}
+		t.stepDeletes = e.step.deletes
 		return e.step
 	}
-	e := newSurgeStep(desired, maxUnavailable, maxSurge, &t.roll)
+	e := newSurgeStep(desired, maxUnavailable, maxSurge, &t.roll, t.stepDeletes, t.stepCreates)
 	for i := t.offered.next(0); i >= 0 && !e.done(); i = t.offered.next(i + 1) {
 		e.visit(&t.nodes[i].st)
 	}
+	t.stepDeletes, t.stepCreates = e.step.deletes, e.step.creates
 	return e.step
 }
 
