@@ -111,10 +111,11 @@ func (j *judge) facts(pod *v1.Pod, controlled bool) podFacts {
 	}
 	// A missing label reads as "", as in upstream's map lookups: it equals an empty current
 	// hash for DIFF-6, but never makes a pod updated (UPD-3 needs a non-empty hash).
-	if pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == j.hash {
+	hashLabel := pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == j.hash
+	if hashLabel {
 		f |= factHashLabel
 	}
-	if podUpdated(pod, j.hash, j.gen, j.hasGen) {
+	if updatedWith(hashLabel, pod, j.hash, j.gen, j.hasGen) {
 		f |= factUpdated
 	}
 	if controlled {
@@ -143,8 +144,14 @@ func IsPodUpdated(ds *appsv1.DaemonSet, hash string, pod *v1.Pod) bool {
 // podUpdated is UPD-3 with the template generation already in canonical decimal (gen, when
 // hasGen).
 func podUpdated(pod *v1.Pod, hash, gen string, hasGen bool) bool {
-	return (hash != "" && pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == hash) ||
-		(hasGen && pod.Labels[LabelTemplateGeneration] == gen)
+	return updatedWith(pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == hash, pod, hash, gen, hasGen)
+}
+
+// updatedWith is podUpdated with the hash label already compared (hashLabel: pod's
+// controller-revision-hash label equals hash), so that judge.facts reads the label once, not
+// twice, for every pod it claims.
+func updatedWith(hashLabel bool, pod *v1.Pod, hash, gen string, hasGen bool) bool {
+	return (hash != "" && hashLabel) || (hasGen && pod.Labels[LabelTemplateGeneration] == gen)
 }
 
 // IsPodReady reports whether pod is Ready (UPD-13): its first condition of type Ready has

@@ -1,6 +1,9 @@
 package daemonset
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // rollingStep is what the rolling-update step decides (UPD-5..UPD-13).
 //
@@ -131,7 +134,7 @@ func rollingNoSurge(states []nodeState, maxUnavailable int) rollingStep {
 	for i := range states {
 		c.add(&states[i].roll, 1)
 	}
-	e := newNoSurgeStep(maxUnavailable, &c, 0)
+	e := newNoSurgeStep(maxUnavailable, &c, 0, nil)
 	for i := range states {
 		if e.done() {
 			break
@@ -161,7 +164,7 @@ func rollingSurge(states []nodeState, desired int, maxUnavailable, maxSurge int)
 		}
 		c.add(&states[i].roll, 1)
 	}
-	e := newSurgeStep(desired, maxUnavailable, maxSurge, &c)
+	e := newSurgeStep(desired, maxUnavailable, maxSurge, &c, nil, nil)
 	for i := range states {
 		if e.done() {
 			break
@@ -212,8 +215,9 @@ type noSurgeStep struct {
 // when above 0, is the burst cap (DIFF-10) the caller applies next: the step then emits only
 // the candidates the cap can keep, and one more so that the cap still sees where it cuts, since
 // every budget-free deletion comes before every candidate (rollingClass) and both are emitted
-// in node order. The marks are those of the whole list.
-func newNoSurgeStep(maxUnavailable int, c *rollCounts, limit int) noSurgeStep {
+// in node order. The marks are those of the whole list. The deletions are written into buf's
+// array when it is large enough (nil: a new one).
+func newNoSurgeStep(maxUnavailable int, c *rollCounts, limit int, buf []Deletion) noSurgeStep {
 	take, interchangeable := noSurgeBudget(maxUnavailable, c.unavailable, c.oldCandidates)
 	if limit > 0 {
 		take = min(take, max(limit-c.oldUnavailable, 0)+1)
@@ -221,7 +225,7 @@ func newNoSurgeStep(maxUnavailable int, c *rollCounts, limit int) noSurgeStep {
 	e := noSurgeStep{step: rollingStep{report: RollingUpdate{Acted: true, MaxUnavailable: maxUnavailable}},
 		take: take, left: c.oldUnavailable, interchangeable: interchangeable}
 	if n := c.oldUnavailable + take; n > 0 {
-		e.step.deletes = make([]Deletion, 0, n)
+		e.step.deletes = slices.Grow(buf[:0], n)
 	}
 	return e
 }
@@ -249,8 +253,9 @@ type surgeStep struct {
 	nDeletes, nCreates            int
 }
 
-// newSurgeStep runs the budget pass over c, the sums of the whole map's categories.
-func newSurgeStep(desired, maxUnavailable, maxSurge int, c *rollCounts) surgeStep {
+// newSurgeStep runs the budget pass over c, the sums of the whole map's categories. The actions
+// are written into the arrays of dels and creates when they are large enough (nil: new ones).
+func newSurgeStep(desired, maxUnavailable, maxSurge int, c *rollCounts, dels []Deletion, creates []Creation) surgeStep {
 	ineligible, candidates := c.surge[actDeleteIneligibleCandidate], c.surge[actCreateCandidate]
 	e := surgeStep{step: rollingStep{report: RollingUpdate{Acted: true, MaxUnavailable: maxUnavailable, MaxSurge: maxSurge}}}
 	e.takeIneligible, e.takeSurge = surgeBudget(desired, maxSurge, c.surging, c.available, ineligible, candidates)
@@ -258,10 +263,10 @@ func newSurgeStep(desired, maxUnavailable, maxSurge int, c *rollCounts) surgeSte
 	e.nDeletes = c.surge[actDeleteIneligibleUnavailable] + c.surge[actDeleteReplaced] + e.takeIneligible
 	e.nCreates = c.surge[actCreateAllowed] + e.takeSurge
 	if e.nDeletes > 0 {
-		e.step.deletes = make([]Deletion, 0, e.nDeletes)
+		e.step.deletes = slices.Grow(dels[:0], e.nDeletes)
 	}
 	if e.nCreates > 0 {
-		e.step.creates = make([]Creation, 0, e.nCreates)
+		e.step.creates = slices.Grow(creates[:0], e.nCreates)
 	}
 	return e
 }

@@ -54,6 +54,10 @@ type Tracker struct {
 	createNames []string    // diffState.creates
 	creates     []Creation
 	eventBuf    []Event
+	// The rolling step's actions: PlanTo copies them into the Result, so one array serves
+	// every step instead of one or two new ones per step.
+	stepDeletes []Deletion
+	stepCreates []Creation
 }
 
 // trackedNode is one node of a Tracker with its outcome.
@@ -150,13 +154,38 @@ func (t *Tracker) Touch(node *v1.Node, pods []*v1.Pod) bool {
 	if !ok {
 		return false
 	}
+	t.touch(i, node, pods)
+	return true
+}
+
+// Index returns the index of the node named name among the Tracker's nodes, for
+// [Tracker.TouchAt]; false when it is not one of them. The index is the Tracker's own: it
+// means nothing to another Tracker.
+func (t *Tracker) Index(name string) (int, bool) {
+	i, ok := t.byName[name]
+	return int(i), ok
+}
+
+// TouchAt is [Tracker.Touch] for the node at index i, as [Tracker.Index] gave it for
+// node.Name: a caller that touches the same nodes sync after sync keeps the index and saves
+// the lookup by name (at 10,000 nodes that map access was 2.5% of rollout's Simulate CPU
+// profile). It reports false when i is not the index of node.Name.
+func (t *Tracker) TouchAt(i int, node *v1.Node, pods []*v1.Pod) bool {
+	if i < 0 || i >= len(t.nodes) || t.nodes[i].st.name != node.Name {
+		return false
+	}
+	t.touch(int32(i), node, pods)
+	return true
+}
+
+// touch notes node i's new object and pods.
+func (t *Tracker) touch(i int32, node *v1.Node, pods []*v1.Pod) {
 	tn := &t.nodes[i]
 	if !tn.dirty() {
 		t.dirty = append(t.dirty, i)
 	}
 	tn.node, tn.pods = node, pods
 	tn.st.status |= statDirty
-	return true
 }
 
 // statDirty marks a tracked node touched since its outcome was computed; it is never part of a
@@ -356,16 +385,18 @@ func (t *Tracker) rollingStep(desired int) rollingStep {
 		return rollingStep{report: RollingUpdate{Reason: RollingReasonError, Error: err.Error(), BudgetError: err.Error()}}
 	}
 	if maxSurge == 0 {
-		e := newNoSurgeStep(maxUnavailable, &t.roll, t.p.opts.burstCap())
+		e := newNoSurgeStep(maxUnavailable, &t.roll, t.p.opts.burstCap(), t.stepDeletes)
 		for i := t.offered.next(0); i >= 0 && !e.done(); i = t.offered.next(i + 1) {
 			e.visit(&t.nodes[i].st)
 		}
+		t.stepDeletes = e.step.deletes
 		return e.step
 	}
-	e := newSurgeStep(desired, maxUnavailable, maxSurge, &t.roll)
+	e := newSurgeStep(desired, maxUnavailable, maxSurge, &t.roll, t.stepDeletes, t.stepCreates)
 	for i := t.offered.next(0); i >= 0 && !e.done(); i = t.offered.next(i + 1) {
 		e.visit(&t.nodes[i].st)
 	}
+	t.stepDeletes, t.stepCreates = e.step.deletes, e.step.creates
 	return e.step
 }
 

@@ -69,7 +69,7 @@ func (t *tracked) touch(e *nodeEntry) {
 func (t *tracked) plan() (res *daemonset.Result, ok bool) {
 	for _, e := range t.dirty {
 		e.dirty = false
-		if e.node == nil || !t.tr.Touch(e.node, e.pods) {
+		if e.node == nil || !t.touchEntry(e) {
 			t.drop()
 			return nil, false
 		}
@@ -81,6 +81,20 @@ func (t *tracked) plan() (res *daemonset.Result, ok bool) {
 		return nil, true
 	}
 	return res, true
+}
+
+// touchEntry gives the Tracker e's node and pods, by the index e remembers when it is still
+// right: the lookup by name costs a map access per touch.
+func (t *tracked) touchEntry(e *nodeEntry) bool {
+	if t.tr.TouchAt(int(e.trackIdx), e.node, e.pods) {
+		return true
+	}
+	i, ok := t.tr.Index(e.node.Name)
+	if !ok {
+		return false
+	}
+	e.trackIdx = int32(i)
+	return t.tr.TouchAt(i, e.node, e.pods)
 }
 
 // drop forgets the touched nodes.

@@ -91,6 +91,10 @@ type nodeEntry struct {
 	pods  []*v1.Pod // meant for the node (OWN-9)
 	epoch uint64    // the simulation's kubelet epoch of the node
 	dirty bool      // touched since the simulation's last incremental plan (tracked)
+	// trackIdx is the node's index in the last Tracker that looked it up: a hint, checked by
+	// the Tracker (every Tracker of one node list orders the nodes alike). It fits in the
+	// padding after dirty, so the entry stays 48 bytes.
+	trackIdx int32
 }
 
 // entry returns the entry of name, made when there is none.
