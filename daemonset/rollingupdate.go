@@ -1,9 +1,6 @@
 package daemonset
 
-import (
-	"fmt"
-	"slices"
-)
+import "fmt"
 
 // rollingStep is what the rolling-update step decides (UPD-5..UPD-13).
 //
@@ -225,7 +222,7 @@ func newNoSurgeStep(maxUnavailable int, c *rollCounts, limit int, buf []Deletion
 	e := noSurgeStep{step: rollingStep{report: RollingUpdate{Acted: true, MaxUnavailable: maxUnavailable}},
 		take: take, left: c.oldUnavailable, interchangeable: interchangeable}
 	if n := c.oldUnavailable + take; n > 0 {
-		e.step.deletes = slices.Grow(buf[:0], n)
+		e.step.deletes = reuse(buf, n)
 	}
 	return e
 }
@@ -263,10 +260,10 @@ func newSurgeStep(desired, maxUnavailable, maxSurge int, c *rollCounts, dels []D
 	e.nDeletes = c.surge[actDeleteIneligibleUnavailable] + c.surge[actDeleteReplaced] + e.takeIneligible
 	e.nCreates = c.surge[actCreateAllowed] + e.takeSurge
 	if e.nDeletes > 0 {
-		e.step.deletes = slices.Grow(dels[:0], e.nDeletes)
+		e.step.deletes = reuse(dels, e.nDeletes)
 	}
 	if e.nCreates > 0 {
-		e.step.creates = slices.Grow(creates[:0], e.nCreates)
+		e.step.creates = reuse(creates, e.nCreates)
 	}
 	return e
 }
@@ -307,4 +304,13 @@ func missingNodeError(name string) string {
 func deletionAt(st *nodeState, reason Reason, interchangeable bool) Deletion {
 	pod := shapeOf(st.pods).oldPod.pod
 	return Deletion{Namespace: pod.Namespace, Name: pod.Name, Node: st.name, Reason: reason, Interchangeable: interchangeable, UID: pod.UID}
+}
+
+// reuse returns buf emptied when it holds n elements, otherwise a new array of n: one
+// allocation at most (slices.Grow makes two under the race detector).
+func reuse[E any](buf []E, n int) []E {
+	if cap(buf) >= n {
+		return buf[:0]
+	}
+	return make([]E, 0, n)
 }
