@@ -19,5 +19,5 @@ func TestVersionNamesTheBuiltInAPI(t *testing.T) {
 		KubernetesAPI string `json:"kubernetesAPI"`
 	}
 	require.NoError(t, json.Unmarshal(out.Bytes(), &v))
-	require.True(t, strings.HasPrefix(v.KubernetesAPI, "v0.36."), v.KubernetesAPI)
+	require.True(t, strings.HasPrefix(v.KubernetesAPI, "v0.37."), v.KubernetesAPI)
 }
