@@ -290,9 +290,9 @@ func TestApplyAgainstUpstream(t *testing.T) {
 			var got *appsv1.DaemonSet
 			var errs fieldpath.ErrorList
 			if form == "json" {
-				got, errs = apiserver.ApplyJSON(stored, data, apiserver.Options{})
+				got, errs = apiserver.ApplyJSON(stored, data, apiserver.Options{Version: release})
 			} else {
-				got, errs = apiserver.Apply(stored, typed(t, manifest), apiserver.Options{})
+				got, errs = apiserver.Apply(stored, typed(t, manifest), apiserver.Options{Version: release})
 			}
 			want := want.DeepCopy()
 			name := fmt.Sprintf("pair %d, %s: manifest %v", i, form, manifest)

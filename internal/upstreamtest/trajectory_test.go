@@ -669,7 +669,7 @@ func compareSync(t *testing.T, w *world, now time.Time, backoff *flowcontrol.Bac
 		for _, name := range up.release {
 			cand.Release = append(cand.Release, daemonset.PodRef{Namespace: trajNS, Name: name})
 		}
-		copts := conformance.Options{Now: now, BurstLimit: burstLimit}
+		copts := conformance.Options{Version: release, Now: now, BurstLimit: burstLimit}
 		var ms []conformance.Mismatch
 		if backoffInForce {
 			// conformance.Check plans without a back-off; with one in force, the expectation is
