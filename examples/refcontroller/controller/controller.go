@@ -53,7 +53,7 @@ type Options struct {
 	// (main reads the API server's): every plan uses its rules (daemonset.Options.Version), and
 	// from 1.36 a sync waits until the caches show the controller's own last writes
 	// (StaleControllerConsistencyDaemonSet, beta and on by default from 1.36; SYNC-7). The zero
-	// Version means 1.36.3, the library's default.
+	// Version is the library's default, the newest supported release.
 	Version daemonset.Version
 }
 

@@ -127,7 +127,7 @@ func TestStoryKubectlApply(t *testing.T) {
 				edit("csa")
 			}
 			stored := get("csa")
-			want, errs := apiserver.ApplyJSON(stored, st.data, apiserver.Options{})
+			want, errs := apiserver.ApplyJSON(stored, st.data, apiserver.Options{Version: storyRelease})
 			if len(errs) > 0 {
 				t.Fatalf("%s: predicted a refusal: %v", st.name, errs)
 			}
@@ -161,7 +161,7 @@ func TestStoryKubectlApply(t *testing.T) {
 				}
 				base.Annotations[v1.LastAppliedConfigAnnotation] = string(previous)
 			}
-			want, errs := apiserver.ApplyJSON(base, data, apiserver.Options{})
+			want, errs := apiserver.ApplyJSON(base, data, apiserver.Options{Version: storyRelease})
 			if len(errs) > 0 {
 				t.Fatalf("%s: predicted a refusal: %v", st.name, errs)
 			}

@@ -14,12 +14,22 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// storyRelease is the release of the servers the story runs against (servers/go.mod pins
+// k8s.io/kubernetes v1.36.3): the controller, the checks and the model plan with its rules.
+var storyRelease = func() daemonset.Version {
+	v, err := daemonset.ParseVersion("1.36.3")
+	if err != nil {
+		panic(err)
+	}
+	return v
+}()
+
 // currentRevisionName is the name of the revision the stored DaemonSet's template should have:
 // <name>-<hash of the template as the API server stored it>.
 func (s *story) currentRevisionName() string {
 	ds, err := s.client.AppsV1().DaemonSets(ns).Get(s.ctx, dsName, metav1.GetOptions{})
 	s.mustErr(err)
-	return ds.Name + "-" + daemonset.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
+	return ds.Name + "-" + daemonset.ComputeHashFor(storyRelease, &ds.Spec.Template, ds.Status.CollisionCount)
 }
 
 // converged reads the cluster from the API server and returns why it has not converged, or ""
@@ -58,7 +68,7 @@ func (s *story) converged() string {
 	for i := range revList.Items {
 		snap.Revisions = append(snap.Revisions, &revList.Items[i])
 	}
-	p, errs := daemonset.Compile(ds, daemonset.Options{Now: time.Now()})
+	p, errs := daemonset.Compile(ds, daemonset.Options{Version: storyRelease, Now: time.Now()})
 	if len(errs) > 0 {
 		return errs.ToAggregate().Error()
 	}

@@ -125,7 +125,7 @@ type modelStep struct {
 }
 
 func model(tr controller.SyncTrace) (modelStep, error) {
-	p, _ := daemonset.Compile(tr.DaemonSet, daemonset.Options{Now: tr.Now, BurstLimit: controller.BurstReplicas, Backoff: tr.Backoff})
+	p, _ := daemonset.Compile(tr.DaemonSet, daemonset.Options{Version: storyRelease, Now: tr.Now, BurstLimit: controller.BurstReplicas, Backoff: tr.Backoff})
 	m := modelStep{planner: p}
 	if tr.Pending {
 		m.base = p.PlanPending(tr.Start)

@@ -106,7 +106,7 @@ func TestStory(t *testing.T) {
 	ctlClient := kubernetes.NewForConfigOrDie(rest.AddUserAgent(ctlCfg, "daemonsched-refcontroller"))
 	factory := informers.NewSharedInformerFactory(ctlClient, 0)
 	traces := &traceLog{}
-	ctl := controller.New(ctlClient, factory, controller.Options{Workers: 2, Trace: traces.add})
+	ctl := controller.New(ctlClient, factory, controller.Options{Workers: 2, Trace: traces.add, Version: storyRelease})
 	done := make(chan error, 1)
 	go func() { done <- ctl.Run(ctx, factory) }()
 	stop := sync.OnceFunc(func() { cancel(); <-done })
