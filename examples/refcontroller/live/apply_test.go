@@ -40,6 +40,13 @@ func TestStoryKubectlApply(t *testing.T) {
 		t.Fatal(err)
 	}
 	dss := client.AppsV1().DaemonSets(ns)
+	// The story's controller, which runs after this test on the same servers, must find none of
+	// these DaemonSets: its writes are compared with the model's, DaemonSet by DaemonSet.
+	t.Cleanup(func() {
+		if err := dss.DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+			t.Errorf("deleting the DaemonSets of %s: %v", ns, err)
+		}
+	})
 	manifest := func(name, image string, extra func(spec, podSpec map[string]any)) []byte {
 		podSpec := map[string]any{"containers": []any{map[string]any{"name": "agent", "image": image}}}
 		spec := map[string]any{
