@@ -184,6 +184,21 @@ func (c *clusterFlags) read(e *env, f fields, namespace string) (*loaded, error)
 	return l, nil
 }
 
+// readEvery reads every field of the input (read) and admits all its DaemonSets (admit): the
+// load and filter steps of a command that answers for every DaemonSet on every core (whatif,
+// node-ready), with the options it asks the library with.
+func (c *clusterFlags) readEvery(e *env) (*loaded, daemonset.Options, error) {
+	l, err := c.read(e, allFields, "")
+	if err != nil {
+		return nil, daemonset.Options{}, err
+	}
+	opts := daemonset.Options{Now: l.at, Version: l.version, Workers: runtime.GOMAXPROCS(0)}
+	if err := l.admit(everyDaemonSet, opts); err != nil {
+		return nil, daemonset.Options{}, err
+	}
+	return l, opts, nil
+}
+
 // admit admits the DaemonSets of the input that keep selects as kubectl apply would answer
 // (strictness.admit): an error refuses them; the problems left are printed by done.
 func (l *loaded) admit(keep func(*appsv1.DaemonSet) bool, opts daemonset.Options) error {

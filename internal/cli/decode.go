@@ -345,14 +345,15 @@ func warnReading(w io.Writer, in *manifest.Result, problems problemList, limit i
 	}
 }
 
-// findNode returns the node of in named name, or nil.
-func findNode(in *manifest.Result, name string) *v1.Node {
+// findNode returns the node of in named name, or an error naming the nodes it may be a typo
+// of.
+func findNode(in *manifest.Result, name string) (*v1.Node, error) {
 	for _, n := range in.Snapshot.Nodes {
 		if n.Name == name {
-			return n
+			return n, nil
 		}
 	}
-	return nil
+	return nil, fmt.Errorf("node %q not found in the input%s", name, didYouMean(name, nodeNames(in)))
 }
 
 // printError writes err on stderr, one line per error of a problemList, every line escaped

@@ -110,9 +110,9 @@ gets a suggestion.
 		opts := daemonset.Options{Now: l.at, Version: l.version}
 		var nodes []*v1.Node
 		if nodeName != "" {
-			node := findNode(in, nodeName)
-			if node == nil {
-				return fmt.Errorf("node %q not found in the input%s", nodeName, didYouMean(nodeName, nodeNames(in)))
+			node, err := findNode(in, nodeName)
+			if err != nil {
+				return err
 			}
 			nodes = []*v1.Node{node}
 		} else {

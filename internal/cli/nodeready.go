@@ -4,11 +4,9 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"runtime"
 	"slices"
 	"strings"
 
-	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/fleet"
 	"github.com/daemonsched/daemonsched/internal/printable"
 	"github.com/daemonsched/daemonsched/manifest"
@@ -55,16 +53,13 @@ func runNodeReady(e *env, c *clusterFlags, format outputFormat, nodeName, dsSele
 			return usagef("--daemonsets: %v", err)
 		}
 	}
-	l, err := c.read(e, allFields, "")
+	l, opts, err := c.readEvery(e)
 	if err != nil {
 		return err
 	}
-	in, opts := l.in, daemonset.Options{Now: l.at, Version: l.version, Workers: runtime.GOMAXPROCS(0)}
-	if err := l.admit(everyDaemonSet, opts); err != nil {
+	in := l.in
+	if _, err := findNode(in, nodeName); err != nil {
 		return err
-	}
-	if findNode(in, nodeName) == nil {
-		return fmt.Errorf("node %q not found in the input%s", nodeName, didYouMean(nodeName, nodeNames(in)))
 	}
 	if len(in.Snapshot.DaemonSets) == 0 {
 		// Ready against nothing is no answer: a dump of the nodes alone (kubectl get nodes)

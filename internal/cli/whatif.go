@@ -4,11 +4,9 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"runtime"
 	"slices"
 	"strings"
 
-	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/fleet"
 	"github.com/daemonsched/daemonsched/internal/printable"
 	"github.com/daemonsched/daemonsched/manifest"
@@ -60,14 +58,11 @@ func runWhatIf(e *env, c *clusterFlags, format outputFormat, tmplFile, nodeName 
 		}
 	}
 	c.question = Question{Node: nodeName, NoPods: true, Admission: true} // a live cluster: no pods
-	l, err := c.read(e, allFields, "")
+	l, opts, err := c.readEvery(e)
 	if err != nil {
 		return err
 	}
-	in, opts := l.in, daemonset.Options{Now: l.at, Version: l.version, Workers: runtime.GOMAXPROCS(0)}
-	if err := l.admit(everyDaemonSet, opts); err != nil {
-		return err
-	}
+	in := l.in
 	// The manifest reader refused duplicates; what is left to refuse is a quantity too large to
 	// count (fleet.MaxQuantityDigits), and then there is no Set.
 	set, errs := fleet.Compile(in.Snapshot.DaemonSets, opts)
@@ -88,9 +83,9 @@ func runWhatIf(e *env, c *clusterFlags, format outputFormat, tmplFile, nodeName 
 		report.Template = tmplFile
 		report.Totals = whatIfTotals{Min: d.Requests.Min, Max: d.Requests.Max, Exact: d.Requests.Exact}
 	} else {
-		node := findNode(in, nodeName)
-		if node == nil {
-			return fmt.Errorf("node %q not found in the input%s", nodeName, didYouMean(nodeName, nodeNames(in)))
+		node, err := findNode(in, nodeName)
+		if err != nil {
+			return err
 		}
 		var d fleet.Decision
 		w.DecideNode(node, &d)
