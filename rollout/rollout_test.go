@@ -357,16 +357,7 @@ func TestProgressUnbound(t *testing.T) {
 // room, with the filter and the numbers; where preemption makes room it is on its way, the
 // victims named; a pod the next sync creates says it would not bind (ROLL-8, SCHED-1, SCHED-4).
 func TestProgressUnboundRefusedByTheFilters(t *testing.T) {
-	ds := agent(intstr.FromInt32(1), intstr.FromInt32(0), "agent:1", 0)
-	ds.Spec.Template.Spec.Containers[0].Resources.Requests = v1.ResourceList{v1.ResourceCPU: resource.MustParse("250m")}
-	ns := nodes(2)
-	for _, n := range ns {
-		n.Status.Allocatable = v1.ResourceList{v1.ResourceCPU: resource.MustParse("1"), v1.ResourcePods: resource.MustParse("110")}
-	}
-	web := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web", UID: "uid-web"},
-		Spec:   v1.PodSpec{NodeName: "node-00000", Containers: []v1.Container{{Name: "web", Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("900m")}}}}},
-		Status: v1.PodStatus{Phase: v1.PodRunning}}
-	s := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}, Nodes: ns, Pods: []*v1.Pod{web}}
+	ds, s := crowdedFirstNode()
 	res, err := daemonset.Plan(ds, s.Nodes, s.Pods, daemonset.Options{Now: t0})
 	require.NoError(t, err)
 	require.Len(t, res.Create, 2)
@@ -411,6 +402,23 @@ func TestProgressUnboundRefusedByTheFilters(t *testing.T) {
 	require.Equal(t, "the scheduler will preempt: NodeResourcesFit: cpu 250m requested, 100m free of 1; preempting 1 pod of priority 0 would make room (default/web)", rep.Waiting[0].Message)
 }
 
+// crowdedFirstNode is a DaemonSet whose pods request 250m of CPU and two nodes of 1 CPU,
+// node-00000 holding a web pod of priority 0 that requests 900m: its daemon pod fits on
+// node-00001 only, unless it preempts web.
+func crowdedFirstNode() (*appsv1.DaemonSet, daemonset.Snapshot) {
+	ds := agent(intstr.FromInt32(1), intstr.FromInt32(0), "agent:1", 0)
+	ds.Spec.Template.Spec.Containers[0].Resources.Requests = v1.ResourceList{v1.ResourceCPU: resource.MustParse("250m")}
+	ns := nodes(2)
+	for _, n := range ns {
+		n.Status.Allocatable = v1.ResourceList{v1.ResourceCPU: resource.MustParse("1"), v1.ResourcePods: resource.MustParse("110")}
+	}
+	web := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web", UID: "uid-web"},
+		Spec:   v1.PodSpec{NodeName: "node-00000", Containers: []v1.Container{{Name: "web", Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("900m")}}}}},
+		Status: v1.PodStatus{Phase: v1.PodRunning}}
+	s := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}, Nodes: ns, Pods: []*v1.Pod{web}}
+	return ds, s
+}
+
 func blockerNodes(bs []rollout.Blocker) []string {
 	var out []string
 	for _, b := range bs {
@@ -446,16 +454,7 @@ func TestForecast(t *testing.T) {
 // whose pod cannot fit on a node does not complete and names the node and why; with every
 // pod bound, as by default, it completes (SCHED-9).
 func TestForecastFilterScheduler(t *testing.T) {
-	ds := agent(intstr.FromInt32(1), intstr.FromInt32(0), "agent:1", 0)
-	ds.Spec.Template.Spec.Containers[0].Resources.Requests = v1.ResourceList{v1.ResourceCPU: resource.MustParse("250m")}
-	ns := nodes(2)
-	for _, n := range ns {
-		n.Status.Allocatable = v1.ResourceList{v1.ResourceCPU: resource.MustParse("1"), v1.ResourcePods: resource.MustParse("110")}
-	}
-	web := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web", UID: "uid-web"},
-		Spec:   v1.PodSpec{NodeName: "node-00000", Containers: []v1.Container{{Name: "web", Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("900m")}}}}},
-		Status: v1.PodStatus{Phase: v1.PodRunning}}
-	s := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}, Nodes: ns, Pods: []*v1.Pod{web}}
+	ds, s := crowdedFirstNode()
 
 	r, err := rollout.Forecast(s, ds, rollout.ForecastOptions{Now: t0, Kubelet: rollout.Kubelet{Startup: rollout.Fixed(time.Second)}})
 	require.NoError(t, err)
