@@ -146,12 +146,7 @@ func conformanceRun(program []string, profiles profileList, corpus, report, name
 			switch o.Result {
 			case "pass":
 			case "fail":
-				for _, m := range o.Mismatches[:min(len(o.Mismatches), maxListed)] {
-					fmt.Fprintf(stdout, "  %s: %s\n", printable.Quote(o.Case), cutLine(printable.Escape(m.String())))
-				}
-				if more := len(o.Mismatches) - maxListed + o.MoreMismatches; more > 0 {
-					fmt.Fprintf(stdout, "  %s: ... and %d more\n", printable.Quote(o.Case), more)
-				}
+				listMismatches(stdout, "  "+printable.Quote(o.Case)+": ", o.Mismatches, o.MoreMismatches, false)
 			default:
 				fmt.Fprintf(stdout, "  %s: %s: %s\n", printable.Quote(o.Case), o.Result, cutLine(printable.Escape(o.Error)))
 			}
@@ -259,6 +254,22 @@ const defaultLineBytes = 64 << 20
 // maxListed bounds the mismatches listed per case or candidate; the others are counted
 // ("... and N more"), so that a candidate wrong in a million ways prints a screenful.
 const maxListed = 100
+
+// listMismatches writes the first maxListed of ms, one a line after prefix, each escaped and
+// cut as a line of a list (and with diffs its go-cmp diff indented under it), then how many
+// are left out: those of ms beyond maxListed and the more that ms does not hold. verify lists
+// a candidate's mismatches with it, conformance run a case's.
+func listMismatches(w io.Writer, prefix string, ms []conformance.Mismatch, more int, diffs bool) {
+	for _, m := range ms[:min(len(ms), maxListed)] {
+		fmt.Fprintf(w, "%s%s\n", prefix, cutLine(printable.Escape(m.String())))
+		if diffs && m.Diff != "" {
+			fmt.Fprint(w, indent(m.Diff))
+		}
+	}
+	if more += max(0, len(ms)-maxListed); more > 0 {
+		fmt.Fprintf(w, "%s... and %d more\n", prefix, more)
+	}
+}
 
 // maxLineBytes bounds a line of a list of problems: a message quoting a huge value is cut.
 const maxLineBytes = 1000

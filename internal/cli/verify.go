@@ -91,15 +91,7 @@ rolling update that did not act) may be present or not.
 			return err
 		}
 		stdout := e.out // run's buffer
-		for _, m := range mismatches[:min(len(mismatches), maxListed)] {
-			fmt.Fprintln(stdout, cutLine(printable.Escape(m.String())))
-			if *diffs && m.Diff != "" {
-				fmt.Fprint(stdout, indent(m.Diff))
-			}
-		}
-		if more := len(mismatches) - maxListed; more > 0 {
-			fmt.Fprintf(stdout, "... and %d more\n", more)
-		}
+		listMismatches(stdout, "", mismatches, 0, *diffs)
 		if len(mismatches) > 0 {
 			return l.done(e, errNonconforming)
 		}
