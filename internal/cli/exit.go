@@ -20,8 +20,8 @@ const (
 	exitBadInput      = 1 // also a finding: a candidate or a profile run that does not conform
 	exitUsage         = 2
 	exitNotReady      = 3 // node-ready (WHATIF-5)
-	exitProgressing   = 3 // rollout status (ROLL-11)
-	exitStuck         = 4 // rollout status (ROLL-11)
+	exitProgressing   = 3 // rollout status (ROLL-11), forecast (ROLL-10)
+	exitStuck         = 4 // rollout status (ROLL-11), forecast (ROLL-10)
 	exitNonconforming = exitBadInput
 	exitLintFindings  = exitBadInput // lint (LINT-9)
 )
@@ -37,8 +37,8 @@ func (e exitStatus) Error() string { return "exit status " + strconv.Itoa(int(e)
 const (
 	errNonconforming = exitStatus(exitNonconforming) // verify, conformance run
 	errNotReady      = exitStatus(exitNotReady)      // node-ready
-	errProgressing   = exitStatus(exitProgressing)   // rollout status
-	errStuck         = exitStatus(exitStuck)         // rollout status
+	errProgressing   = exitStatus(exitProgressing)   // rollout status, forecast
+	errStuck         = exitStatus(exitStuck)         // rollout status, forecast
 	errLintFindings  = exitStatus(exitLintFindings)  // lint
 )
 
@@ -58,6 +58,8 @@ var exitStatuses = []struct {
 	{exitNotReady, []string{"node-ready"}, "the node is not ready for workloads (the table on stdout)"},
 	{exitProgressing, []string{"rollout status"}, "a rollout is progressing and none is stuck (the report on stdout)"},
 	{exitStuck, []string{"rollout status"}, "a rollout is stuck (the report on stdout)"},
+	{exitProgressing, []string{"forecast"}, "a rollout is still progressing at the forecast's end and none is stuck (the forecast on stdout)"},
+	{exitStuck, []string{"forecast"}, "a rollout ends stuck (the forecast on stdout)"},
 }
 
 // exitHelp is the "Exit status" section of the help of the command at path (its CommandPath

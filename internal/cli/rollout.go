@@ -176,16 +176,25 @@ func judgeRollouts(l *loaded, filter daemonSetFilter) ([]*rollout.Report, error,
 			return nil, nil, err
 		}
 		reports = append(reports, r)
-		switch r.State {
-		case rollout.StateStuck:
-			status = errStuck
-		case rollout.StateProgressing:
-			if status == nil {
-				status = errProgressing
-			}
-		}
+		status = rolloutStatus(status, r.State)
 	}
 	return reports, status, nil
+}
+
+// rolloutStatus folds one more rollout's state into the exit status of the rollouts judged
+// before it (nil when all are complete): errStuck when one is stuck (stuck wins), else
+// errProgressing when one is progressing (ROLL-11). rollout status folds the states it judges,
+// forecast the states its rollouts end in (ROLL-10).
+func rolloutStatus(status error, state rollout.State) error {
+	switch state {
+	case rollout.StateStuck:
+		return errStuck
+	case rollout.StateProgressing:
+		if status == nil {
+			return errProgressing
+		}
+	}
+	return status
 }
 
 // writeBlockers lists blockers, at most 20 then a count.
@@ -299,7 +308,10 @@ The header of each DaemonSet says both.
 		} else if dss, err = pickDaemonSets(in, filter); err != nil {
 			return err
 		}
-		var results []*rollout.ForecastResult
+		var (
+			results []*rollout.ForecastResult
+			status  error
+		)
 		for _, ds := range dss {
 			if err := settles(ds); err != nil {
 				l.warn(e)
@@ -314,6 +326,7 @@ The header of each DaemonSet says both.
 				return fmt.Errorf("DaemonSet %s/%s: %w", ds.Namespace, ds.Name, err)
 			}
 			results = append(results, r)
+			status = rolloutStatus(status, r.Final.State)
 		}
 		data := func() any {
 			return map[string]any{"now": formatNow(at), "startup": startup.String(), "termination": termination.String(), "daemonSets": results}
@@ -343,7 +356,7 @@ The header of each DaemonSet says both.
 		if err != nil {
 			return err
 		}
-		return l.done(e, nil)
+		return l.done(e, status)
 	}
 	return cmd
 }
