@@ -29,6 +29,10 @@ type Options struct {
 	// FeatureGates sets feature gates over the release's defaults
 	// ([daemonset.Options.FeatureGates]; TAINT-10, D-7).
 	FeatureGates daemonset.FeatureGates
+	// Backoff is the failed-pod back-off in force at the start of the sync
+	// ([daemonset.Options.Backoff], DIFF-12), for judging a controller in the middle of its
+	// life; nil means none, as in every corpus case.
+	Backoff []daemonset.BackoffEntry
 	// Reasons also compares the reason of every create and delete.
 	Reasons bool
 	// Revisions requires the candidate to report its ControllerRevision writes: a plan
@@ -52,7 +56,7 @@ func burstCap(limit int) int {
 }
 
 func (o Options) planOptions() daemonset.Options {
-	return daemonset.Options{Now: o.Now, Version: o.Version, BurstLimit: o.BurstLimit, FeatureGates: o.FeatureGates}
+	return daemonset.Options{Now: o.Now, Version: o.Version, BurstLimit: o.BurstLimit, FeatureGates: o.FeatureGates, Backoff: o.Backoff}
 }
 
 // Mismatch is one way a candidate plan differs from every plan the controller could produce.
@@ -106,10 +110,10 @@ type Expected struct {
 	StatusWrite  *appsv1.DaemonSetStatus  `json:"statusWrite,omitempty"`
 	Backoff      []daemonset.BackoffEntry `json:"backoff,omitempty"`
 	RequeueAfter metav1.Duration          `json:"requeueAfter,omitzero"`
-	// Orders are the choice sets of the sync (daemonset.Planner.Orders): every order and pick
-	// of the controller a conforming plan may make. Their type is internal to the module; a
-	// corpus case stores them as its orders (testdata/case.schema.json).
-	Orders *choice.Orders[daemonset.Creation, daemonset.Deletion] `json:"orders"`
+	// Orders are the choice sets of the sync: every order and pick of the controller a
+	// conforming plan may make. A corpus case stores them as its orders
+	// (testdata/case.schema.json).
+	Orders *Orders `json:"orders"`
 	// StatusDeletes are the plan's deletions of the pods Orders.Status names: Status is
 	// counted for them, and recounted for a candidate that picked others (STAT-16).
 	StatusDeletes []daemonset.PodRef `json:"statusDeletes,omitempty"`
@@ -148,7 +152,7 @@ func expectPlain(s daemonset.Snapshot, opts Options) ([]Expected, *daemonset.Clu
 		out[i] = Expected{Namespace: w.Namespace, Name: w.Name, RevisionHash: w.RevisionHash, Skipped: w.Skipped,
 			Adopt: w.Adopt, Release: w.Release, RollingUpdate: w.RollingUpdate, Status: w.Status,
 			CollisionCount: w.CollisionCount, Revisions: w.Revisions, StatusWrite: w.StatusWrite, Backoff: w.Backoff,
-			RequeueAfter: w.RequeueAfter, Orders: ords[i], StatusDeletes: statusDeletes(ords[i], w.Delete)}
+			RequeueAfter: w.RequeueAfter, Orders: &Orders{sets: ords[i]}, StatusDeletes: statusDeletes(ords[i], w.Delete)}
 	}
 	return out, plans, nil
 }
@@ -240,10 +244,7 @@ func checkTied(key string, w *Expected, g *daemonset.Result, opts Options) []Mis
 
 // checkOne compares the candidate plan g of one DaemonSet with w.
 func checkOne(key string, w *Expected, g *daemonset.Result, opts Options) []Mismatch {
-	o := w.Orders
-	if o == nil {
-		o = &orders{}
-	}
+	o := w.Orders.choices()
 	var out []Mismatch
 	add := func(action, object, rule, format string, args ...any) {
 		out = append(out, Mismatch{DaemonSet: key, Action: action, Object: object, Rule: rule, Message: fmt.Sprintf(format, args...)})

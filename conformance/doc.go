@@ -13,7 +13,7 @@
 // them select (D-2; [ExpectAll], [VerifyAny]).
 //
 // [Expect] computes what every conforming plan agrees on ([Expected]: the deterministic fields
-// and the choice sets of the sync, daemonset.Planner.Orders) and [Verify] checks a candidate
+// and the choice sets of the sync, an opaque [Orders]) and [Verify] checks a candidate
 // against it; Check is the two together. [ComparePods] says whether a created pod is the daemon pod.
 //
 // The corpus under testdata/ holds cases in plain YAML (schema: testdata/case.schema.json):

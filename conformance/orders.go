@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -19,6 +21,42 @@ type (
 	actionGroup = choice.ActionGroup[daemonset.Creation, daemonset.Deletion]
 	actionPart  = choice.ActionPart[daemonset.Creation, daemonset.Deletion]
 )
+
+// Orders are the choice sets of one DaemonSet's sync (D-1): every order in which the
+// controller could submit its creates and deletes, which of several candidates it could pick,
+// and how the status it writes depends on the picks (STAT-16). An Orders is opaque: [Expect]
+// computes it, a corpus case stores it as JSON (its "orders", testdata/case.schema.json) and
+// [Verify] reads it; what it holds is internal to this module. It is immutable once built and
+// safe for concurrent use; a nil *Orders has no actions to choose from.
+type Orders struct {
+	sets *orders
+}
+
+// choices returns the choice sets of o, empty ones for a nil o.
+func (o *Orders) choices() *orders {
+	if o == nil || o.sets == nil {
+		return &orders{}
+	}
+	return o.sets
+}
+
+// MarshalJSON writes the choice sets as a corpus case's orders.
+func (o Orders) MarshalJSON() ([]byte, error) {
+	return json.Marshal(o.sets)
+}
+
+// UnmarshalJSON reads a corpus case's orders. A key the format does not have is an error, as
+// when LoadCases reads the whole case, whichever decoder holds o.
+func (o *Orders) UnmarshalJSON(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var sets orders
+	if err := dec.Decode(&sets); err != nil {
+		return err
+	}
+	o.sets = &sets
+	return nil
+}
 
 // deletedIn reports whether l deletes the pod namespace/name, for Orders.StatusWith.
 func deletedIn(l []daemonset.Deletion) func(namespace, name string) bool {

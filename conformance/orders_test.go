@@ -1,10 +1,13 @@
 package conformance
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/yaml"
 )
 
 func del(name, node string, r daemonset.Reason) daemonset.Deletion {
@@ -118,4 +121,34 @@ func TestVerifySelectionOrder(t *testing.T) {
 			t.Fatalf("problems for %s, want %s", got, want)
 		}
 	}
+}
+
+// TestOrdersJSON: Expected.Orders is a public, opaque type whose JSON form is the corpus's
+// "orders" (D-1): every corpus case's expectations survive a round trip unchanged; null is a
+// nil Orders, with no actions; and a key the format does not have is refused by any decoder,
+// not only by LoadCases's strict one.
+func TestOrdersJSON(t *testing.T) {
+	cases, err := Corpus()
+	require.NoError(t, err)
+	for _, c := range cases {
+		data, err := json.Marshal(c.Expected)
+		require.NoError(t, err, c.Name)
+		var got []Expected
+		require.NoError(t, json.Unmarshal(data, &got), c.Name)
+		again, err := json.Marshal(got)
+		require.NoError(t, err, c.Name)
+		require.JSONEq(t, string(data), string(again), c.Name)
+		for i := range got {
+			require.NotNil(t, got[i].Orders, "%s: %s", c.Name, got[i].Name)
+		}
+	}
+
+	var e Expected
+	require.NoError(t, json.Unmarshal([]byte(`{"name":"ds","orders":null}`), &e))
+	require.Nil(t, e.Orders)
+	require.Empty(t, e.Orders.choices().Creates)
+
+	bad := []byte(`{"name":"ds","orders":{"phase":"base","creatse":[]}}`)
+	require.ErrorContains(t, json.Unmarshal(bad, &e), "creatse")
+	require.ErrorContains(t, yaml.UnmarshalStrict(bad, &e), "creatse")
 }

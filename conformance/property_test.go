@@ -49,14 +49,14 @@ func TestPropertyProjectPlansAndEveryDrawConform(t *testing.T) {
 		want, _ := Expect(s, opts)
 		for range 5 {
 			cand := cloneResult(plans[0])
-			cand.Create, cand.Delete = sample(r, want[0].Orders)
+			cand.Create, cand.Delete = sample(r, want[0].Orders.choices())
 			// Another pick of deletions may count another status (STAT-16); whether it is
 			// written turns on the stored counters, so the draw leaves statusWrite out.
-			if st := want[0].Orders.StatusWith(plans[0].Status, deletedIn(plans[0].Delete), deletedIn(cand.Delete)); st != plans[0].Status {
+			if st := want[0].Orders.choices().StatusWith(plans[0].Status, deletedIn(plans[0].Delete), deletedIn(cand.Delete)); st != plans[0].Status {
 				cand.Status, cand.StatusWrite = st, nil
 			}
 			if ms := Verify(want, []*daemonset.Result{cand}, opts); len(ms) > 0 {
-				t.Fatalf("case %d: a valid draw is rejected: %v\norders %+v", i, ms, want[0].Orders)
+				t.Fatalf("case %d: a valid draw is rejected: %v\norders %+v", i, ms, want[0].Orders.choices())
 			}
 		}
 	}
@@ -75,7 +75,7 @@ func TestPropertyHarmfulMutationsAreRejected(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for name, mutate := range mutations(r, s, want[0].Orders) {
+		for name, mutate := range mutations(r, s, want[0].Orders.choices()) {
 			cand := cloneResult(plan)
 			if !mutate(cand) {
 				continue

@@ -33,18 +33,17 @@ func shape(e Expected) string {
 	if e.Skipped != "" {
 		parts = append(parts, "skipped "+string(e.Skipped))
 	}
-	if o := e.Orders; o != nil {
-		for _, side := range []struct {
-			verb string
-			cls  []actionClass
-		}{{"create", o.Creates}, {"delete", o.Deletes}} {
-			for _, cl := range side.cls {
-				s := side.verb + " "
-				if cl.Rule != "" {
-					s += fmt.Sprintf("%s %d of ", cl.Rule, cl.Take)
-				}
-				parts = append(parts, s+strings.Join(candidateKeys(cl), ","))
+	o := e.Orders.choices() // none for a nil Orders
+	for _, side := range []struct {
+		verb string
+		cls  []actionClass
+	}{{"create", o.Creates}, {"delete", o.Deletes}} {
+		for _, cl := range side.cls {
+			s := side.verb + " "
+			if cl.Rule != "" {
+				s += fmt.Sprintf("%s %d of ", cl.Rule, cl.Take)
 			}
+			parts = append(parts, s+strings.Join(candidateKeys(cl), ","))
 		}
 	}
 	if st := e.Status; st != nil {
@@ -66,8 +65,8 @@ func wantShape(want string) func([]Expected) string {
 
 // createdPod is the pod the one DaemonSet creates on the first node it creates on.
 func createdPod(e []Expected) *v1.Pod {
-	o := e[0].Orders
-	if o == nil || len(o.Creates) == 0 || len(o.Creates[0].Groups) == 0 {
+	o := e[0].Orders.choices()
+	if len(o.Creates) == 0 || len(o.Creates[0].Groups) == 0 {
 		return nil
 	}
 	return o.Creates[0].Groups[0].Parts[0].Creates[0].Pod
