@@ -227,14 +227,7 @@ func (x *templateIndex) matching(id int, r *selector.Requirement) keyClasses {
 	case selector.DoesNotExist:
 		s.add(0)
 	case selector.Gt, selector.Lt:
-		values := r.Values()
-		if len(values) != 1 {
-			break
-		}
-		b, ok := decimal.ParseInt64(values[0])
-		if !ok {
-			break
-		}
+		b, _ := r.Bound() // parsed once, by selector (AFF-7)
 		gt := op == selector.Gt
 		holds := func(v int64) bool { return (gt && v > b) || (!gt && v < b) }
 		// The named integers, in numeric order: those that hold are a suffix (Gt) or a prefix (Lt).

@@ -333,14 +333,14 @@ func reduce(rs []selector.Requirement) keyRequirements {
 		case selector.DoesNotExist:
 			k.none = true
 		case selector.Gt:
-			n, _ := strconv.ParseInt(rs[i].Values()[0], 10, 64)
+			n, _ := rs[i].Bound()
 			k.present, k.numeric = true, true
 			if n == math.MaxInt64 {
 				k.none = true
 			}
 			k.lo = max(k.lo, n+1)
 		case selector.Lt:
-			n, _ := strconv.ParseInt(rs[i].Values()[0], 10, 64)
+			n, _ := rs[i].Bound()
 			k.present, k.numeric = true, true
 			if n == math.MinInt64 {
 				k.none = true

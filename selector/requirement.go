@@ -258,6 +258,12 @@ func (r Requirement) Operator() Operator { return r.op }
 // Values returns a copy of the requirement's values, in the order given.
 func (r Requirement) Values() []string { return slices.Clone(r.values) }
 
+// Bound returns the integer a Gt or Lt requirement compares label values with, as
+// [NewRequirement] parsed it (AFF-7: "016" is 16); ok is false for the other
+// operators. Code that reasons about the requirement reads the bound here rather than
+// parsing Values again.
+func (r Requirement) Bound() (n int64, ok bool) { return r.bound, r.op == Gt || r.op == Lt }
+
 // Matches reports whether labels satisfy the requirement (SEL-4, SEL-5, AFF-6, AFF-7). A nil
 // map is an empty label set. It allocates nothing. The pointer receiver saves copying the
 // Requirement (about 80 bytes) on every call of a hot loop (measured: a five-requirement selector went

@@ -100,6 +100,35 @@ func TestRequirementKeepsACopyOfValues(t *testing.T) {
 	require.Equal(t, []string{"a"}, r.Values(), "Values returns a copy")
 }
 
+// TestRequirementBound: a Gt or Lt requirement's bound is the integer NewRequirement parsed,
+// as Matches compares with it (AFF-7); the other operators have none.
+func TestRequirementBound(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		op        string
+		values    []string
+		wantBound int64
+		wantOK    bool
+	}{
+		{"AFF-7: Gt is its one value as a number", "Gt", []string{"5"}, 5, true},
+		{"AFF-7: Lt with leading zeros is the number", "Lt", []string{"016"}, 16, true},
+		{"AFF-7: Gt at the int64 maximum", "Gt", []string{"9223372036854775807"}, 9223372036854775807, true},
+		{"AFF-6: In has no bound", "In", []string{"5"}, 0, false},
+		{"AFF-6: Exists has no bound", "Exists", nil, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r, errs := selector.NewRequirement("rank", tt.op, tt.values, selector.NodeSelectorOperators, nil)
+			require.Empty(t, errs)
+			n, ok := r.Bound()
+			require.Equal(t, tt.wantOK, ok)
+			require.Equal(t, tt.wantBound, n)
+		})
+	}
+}
+
 // TestSetRequirementIsExact holds In and NotIn (SEL-5, AFF-6) to a plain scan of their values
 // for every value of up to two bytes over a small alphabet, against value sets whose members
 // share lengths and last bytes, so that the signature prefilter must fall back to comparing
