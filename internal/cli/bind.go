@@ -88,7 +88,8 @@ type bindVerdict struct {
 }
 
 // planVerdicts is the scheduler's verdict on every pod the plans of cluster create and on every
-// unbound Pending pod of their DaemonSets whose target node is in s (SCHED-7), by DaemonSet
+// unbound Pending pod of their DaemonSets (a skipped sync's too) whose target node is in s
+// (SCHED-7), by DaemonSet
 // (the plans' order), then node, the created pod before existing ones, then pod name. Nothing
 // is modified; the library's plans do not carry it.
 func planVerdicts(s daemonset.Snapshot, cluster *daemonset.ClusterResult, opts daemonset.Options) []bindVerdict {
@@ -112,7 +113,7 @@ func planVerdicts(s daemonset.Snapshot, cluster *daemonset.ClusterResult, opts d
 	}
 	var out []bindVerdict
 	for _, r := range cluster.DaemonSets {
-		if r == nil || r.Skipped != "" {
+		if r == nil {
 			continue
 		}
 		i := slices.IndexFunc(s.DaemonSets, func(ds *appsv1.DaemonSet) bool {
@@ -122,13 +123,15 @@ func planVerdicts(s daemonset.Snapshot, cluster *daemonset.ClusterResult, opts d
 			continue
 		}
 		ds := s.DaemonSets[i]
-		p, errs := daemonset.Compile(ds, opts)
-		if len(errs) > 0 {
-			continue
-		}
 		var these []bindVerdict
+		var p *daemonset.Planner // a skipped sync, or one that does not compile, creates nothing
+		if len(r.Create) > 0 {
+			if q, errs := daemonset.Compile(ds, opts); len(errs) == 0 {
+				p = q
+			}
+		}
 		for _, c := range r.Create {
-			if node := nodes[c.Node]; node != nil {
+			if node := nodes[c.Node]; p != nil && node != nil {
 				these = append(these, verdict(r, "", schedule.Compile(p.NewPod(node.Name), b.opts).Fit(node, b.byNode[node.Name])))
 			}
 		}

@@ -79,4 +79,16 @@ func TestPlanVerdicts(t *testing.T) {
 	require.False(t, got[0].Binds)
 	require.Equal(t, []schedule.Victim{{Namespace: "default", Name: "batch"}}, got[0].Preemption.Victims)
 	require.True(t, got[1].Binds)
+
+	// A sync the controller skips (SYNC-4: the DaemonSet is being deleted) creates nothing,
+	// and its Pending pods are still the scheduler's to bind.
+	deleting := ds.DeepCopy()
+	deleting.DeletionTimestamp = &metav1.Time{Time: opts.Now}
+	s.DaemonSets = []*appsv1.DaemonSet{deleting}
+	cluster, err = daemonset.PlanCluster(s, opts)
+	require.NoError(t, err)
+	require.NotEmpty(t, cluster.DaemonSets[0].Skipped)
+	got = planVerdicts(s, cluster, opts)
+	require.Len(t, got, 2)
+	require.Equal(t, []string{"kube-system/agent-a", "kube-system/agent-b"}, []string{got[0].Pod, got[1].Pod})
 }
