@@ -1,6 +1,7 @@
 package manifest_test
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/daemonsched/daemonsched/manifest"
@@ -92,4 +93,24 @@ func TestPositionsFieldJSON(t *testing.T) {
 	require.True(t, ok)
 	require.False(t, exact)
 	require.Equal(t, manifest.Position{Line: 3, Column: 2}, got)
+}
+
+// FuzzPositions: any text and any path give a position or none, never a panic, and do not
+// modify the text; a position found is inside the file's lines.
+func FuzzPositions(f *testing.F) {
+	f.Add([]byte(multiDoc), 2, -1, "spec.template.spec.containers[1].ports[0].hostPort") // a multi-document file
+	f.Add([]byte(multiDoc), 3, 1, "spec.revisionHistoryLimit")                           // a list item
+	f.Add([]byte(`{"a": 1} {"b": [1, {"c": 2}]}`), 2, -1, "b[1].c")                      // a JSON stream
+	f.Add([]byte("a: &x {b: 1}\nc: *x\n"), 1, -1, "c.b")                                 // an alias
+	f.Add([]byte("a: [1, 2"), 1, -1, "a[5]")                                             // does not parse
+	f.Add([]byte("--- {a: 1}\n...\n"), 1, -1, "a[")                                      // an unclosed bracket
+	f.Fuzz(func(t *testing.T, data []byte, doc, item int, path string) {
+		in := bytes.Clone(data)
+		pos, _, ok := manifest.NewPositions(data).Field(manifest.Source{Document: doc, Item: item}, path)
+		require.Equal(t, in, data, "the text is not modified")
+		if ok {
+			require.GreaterOrEqual(t, pos.Line, 1)
+			require.LessOrEqual(t, pos.Line, bytes.Count(data, []byte("\n"))+1)
+		}
+	})
 }
