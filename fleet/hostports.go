@@ -3,11 +3,12 @@ package fleet
 import v1 "k8s.io/api/core/v1"
 
 // HostPort is a host port a pod claims on its node, as the scheduler's NodePorts filter sees it:
-// IP "" is normalised to "0.0.0.0" (every address) and Protocol "" to TCP.
+// IP "" is normalised to "0.0.0.0" (every address) and Protocol "" to TCP. Its JSON names
+// are lower-case, as the CLI's documents print it (schedule.PortConflict).
 type HostPort struct {
-	IP       string
-	Protocol v1.Protocol
-	Port     int32
+	IP       string      `json:"ip"`
+	Protocol v1.Protocol `json:"protocol"`
+	Port     int32       `json:"port"`
 }
 
 // Conflicts reports whether two pods claiming p and o could not share a node (the scheduler's

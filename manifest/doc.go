@@ -6,6 +6,7 @@
 // [Read], [ReadFiles] and [ReadInputs] return a [Result]: the snapshot, where each object was
 // read ([Source]), and [Warning] values for what was skipped or dropped. Hand-written manifests
 // get the D-4 and D-5 defaults (see [Defaults]) unless [Options.SkipDefaults] says otherwise.
+// [Positions] finds where, in an input's text, a field of an object read from it is written.
 //
 // Damaged and hostile input ends quickly, in bounded memory, with one line saying where:
 // [Limits] bound the input's size, its objects, each object's size and the resource quantities

@@ -198,7 +198,7 @@ func walkNodes(r *Report, p *daemonset.Planner, s daemonset.Snapshot, res *daemo
 	// What the scheduler would say of a pod on a node (SCHED-*), with the pods indexed by node
 	// on first use: only nodes with a pod to create or an unbound one ask.
 	var bound map[string][]*v1.Pod
-	var sopts schedule.Options
+	sopts := schedule.Options{Version: p.Version()} // the release's filters (SCHED-5)
 	verdict := func(pod *v1.Pod, n *v1.Node) schedule.Verdict {
 		if bound == nil {
 			bound = schedule.PodsByNode(s.Pods)
@@ -214,16 +214,41 @@ func walkNodes(r *Report, p *daemonset.Planner, s daemonset.Snapshot, res *daemo
 	}
 	onDelete := ds.Spec.UpdateStrategy.Type == appsv1.OnDeleteDaemonSetStrategyType
 	ru := res.RollingUpdate
+	// A node is listed once (ROLL-8): a deleted pod and a live one, or several deleted pods,
+	// give several classifications, and the node takes one: the first that is on its way
+	// (so the state is as if all were listed), else the first stuck one, else the budget.
+	type class struct {
+		b    Blocker
+		rank int // 0 on its way, 1 stuck, 2 waiting for the budget
+	}
 	var node string
+	var best class
+	found := false
 	add := func(b Blocker, stuck bool) {
-		b.Node = node
+		c := class{b: b, rank: 0}
 		switch {
 		case stuck:
-			r.Blocking = append(r.Blocking, b)
+			c.rank = 1
 		case b.Reason == WaitBudget:
+			c.rank = 2
+		}
+		if !found || c.rank < best.rank {
+			best, found = c, true
+		}
+	}
+	flush := func() {
+		if !found {
+			return
+		}
+		found = false
+		best.b.Node = node
+		switch best.rank {
+		case 1:
+			r.Blocking = append(r.Blocking, best.b)
+		case 2:
 			r.WaitingForBudget++
 		default:
-			r.Waiting = append(r.Waiting, b)
+			r.Waiting = append(r.Waiting, best.b)
 		}
 	}
 	for ni, n := range s.Nodes {
@@ -243,14 +268,17 @@ func walkNodes(r *Report, p *daemonset.Planner, s daemonset.Snapshot, res *daemo
 				}
 			}
 			add(b, false)
+			flush()
 			continue
 		}
 		ready := nodeReady(n)
 		var curBuf, oldBuf [2]*v1.Pod
 		current, old := curBuf[:0], oldBuf[:0]
+		terminating := false
 		for k := first[ni]; k >= 0; k = next[k] {
 			pod := s.Pods[k]
 			if pod.DeletionTimestamp != nil {
+				terminating = true
 				ref := pod.Namespace + "/" + pod.Name
 				if !ready {
 					add(Blocker{Pod: ref, Reason: BlockNodeNotReady, Message: "a deleted pod cannot go while its node is not Ready"}, true)
@@ -323,9 +351,13 @@ func walkNodes(r *Report, p *daemonset.Planner, s daemonset.Snapshot, res *daemo
 				}
 				add(Blocker{Pod: ref, Reason: WaitBudget, Message: msg}, false)
 			}
+		case terminating:
+			// Without surge the controller creates no pod beside a terminating one (DIFF-5): the node
+			// waits for the deleted pod, classified above.
 		default:
 			add(Blocker{Reason: BlockCreateNotServed, Message: "the node should run a pod and has none, yet the next sync creates none"}, true)
 		}
+		flush()
 	}
 	byNodeName := func(a, b Blocker) int { return strings.Compare(a.Node, b.Node) }
 	slices.SortStableFunc(r.Blocking, byNodeName)

@@ -7,8 +7,11 @@ import (
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/rollout"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 )
 
 // TestProgressFollowsTheRelease: Simulate, Forecast and Progress plan as Options.Version's
@@ -40,6 +43,43 @@ func TestProgressFollowsTheRelease(t *testing.T) {
 			rep, err := rollout.Progress(s, s.DaemonSets[0], rollout.ProgressOptions{Now: t0, Version: v})
 			require.NoError(t, err)
 			require.Equal(t, tt.want, rep.State, rep.Message)
+		})
+	}
+}
+
+// TestProgressJudgesBindingAtTheRelease: the scheduler's filters Progress asks about an
+// unbound pod are the release's (SCHED-5): a pod that needs UserNamespacesHostNetworkSupport
+// is refused by NodeDeclaredFeatures from 1.36, and starts in 1.35, which has no such filter.
+func TestProgressJudgesBindingAtTheRelease(t *testing.T) {
+	ds := agent(intstr.FromInt32(1), intstr.FromInt32(0), "agent:1", 0)
+	ds.Spec.Template.Spec.HostNetwork = true
+	ds.Spec.Template.Spec.HostUsers = ptr.To(false)
+	for _, tt := range []struct {
+		release string
+		want    rollout.BlockReason
+	}{
+		{"1.35.4", rollout.WaitPodStarting},
+		{"1.36.3", rollout.BlockUnschedulable},
+	} {
+		t.Run("SCHED-5 "+tt.release, func(t *testing.T) {
+			v, err := daemonset.ParseVersion(tt.release)
+			require.NoError(t, err)
+			s := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}, Nodes: nodes(1)}
+			res, err := daemonset.Plan(ds, s.Nodes, nil, daemonset.Options{Now: t0, Version: v})
+			require.NoError(t, err)
+			after, err := rollout.Apply(s, res, rollout.ApplyOptions{Now: t0, Scheduler: func(*v1.Pod, *v1.Node) bool { return false }})
+			require.NoError(t, err)
+			for i, p := range after.Pods {
+				p = p.DeepCopy()
+				p.Status.Conditions = nil // not yet judged by the scheduler
+				after.Pods[i] = p
+			}
+			rep, err := rollout.Progress(after, after.DaemonSets[0], rollout.ProgressOptions{Now: t0, Version: v})
+			require.NoError(t, err)
+			got := append(blockerNodes(rep.Blocking), blockerNodes(rep.Waiting)...)
+			require.Equal(t, []string{"node-00000"}, got)
+			reasons := append(rep.Blocking, rep.Waiting...)
+			require.Equal(t, tt.want, reasons[0].Reason, reasons[0].Message)
 		})
 	}
 }

@@ -468,3 +468,45 @@ func TestForecastFilterScheduler(t *testing.T) {
 	require.Equal(t, rollout.BlockUnschedulable, r.Final.Blocking[0].Reason)
 	require.Contains(t, r.Final.Blocking[0].Message, "NodeResourcesFit: cpu 250m requested, 100m free of 1")
 }
+
+// TestProgressListsANodeOnce: a node is classified once (ROLL-8). A terminating pod on a node
+// that is not Ready holds it up (NodeNotReady); the create the controller withholds meanwhile
+// (DIFF-5) is the same wait, not a second CreateRefused entry. Two terminating pods are one
+// entry too, and a node with a pod on its way beside a stuck one waits.
+func TestProgressListsANodeOnce(t *testing.T) {
+	s := settled(t, agent(intstr.FromInt32(1), intstr.FromInt32(0), "agent:1", 0), 3)
+	s.Nodes = slices.Clone(s.Nodes)
+	s.Pods = slices.Clone(s.Pods)
+	notReady := s.Nodes[1].DeepCopy()
+	notReady.Status.Conditions = []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionUnknown}}
+	s.Nodes[1] = notReady
+	deleted := metav1.NewTime(t0)
+	for i, p := range s.Pods {
+		if p.Spec.NodeName == "node-00001" || p.Spec.NodeName == "node-00002" {
+			p = p.DeepCopy()
+			p.DeletionTimestamp = &deleted
+			s.Pods[i] = p
+			if p.Spec.NodeName == "node-00002" {
+				twin := p.DeepCopy()
+				twin.Name, twin.UID = p.Name+"-twin", p.UID+"-twin"
+				s.Pods = append(s.Pods, twin)
+			}
+		}
+	}
+	before := make([]*v1.Pod, len(s.Pods))
+	for i, p := range s.Pods {
+		before[i] = p.DeepCopy()
+	}
+	next := agent(intstr.FromInt32(1), intstr.FromInt32(0), "agent:2", 0)
+	rep, err := rollout.Progress(s, next, rollout.ProgressOptions{Now: t0})
+	require.NoError(t, err)
+	require.Zero(t, rep.Actions, "nothing is created beside a terminating pod (DIFF-5)")
+	require.Equal(t, []string{"node-00001"}, blockerNodes(rep.Blocking))
+	require.Equal(t, rollout.BlockNodeNotReady, rep.Blocking[0].Reason)
+	require.Equal(t, []string{"node-00002"}, blockerNodes(rep.Waiting))
+	require.Equal(t, rollout.WaitTerminating, rep.Waiting[0].Reason)
+	require.Equal(t, rollout.StateProgressing, rep.State, rep.Message)
+	for i, p := range s.Pods {
+		require.True(t, equality.Semantic.DeepEqual(before[i], p), "the input is not modified")
+	}
+}

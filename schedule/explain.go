@@ -3,6 +3,8 @@ package schedule
 import (
 	"fmt"
 	"strings"
+
+	v1 "k8s.io/api/core/v1"
 )
 
 // String says in one line why the scheduler would leave the pod Pending on the node and
@@ -31,8 +33,13 @@ func (v Verdict) String() string {
 
 // String says the shortfall with its numbers: "cpu 250m requested, 120m free of 4".
 func (i Insufficient) String() string {
-	if i.Resource == "pods" {
-		return fmt.Sprintf("%s pods already, the node's maximum", i.Used.String())
+	if i.Resource == v1.ResourcePods {
+		// Upstream's reason is "Too many pods"; a node whose allocatable has no pods entry
+		// allows none (noderesources fitsRequest: GetAllowedPodNumber is 0).
+		if i.Allocatable.IsZero() {
+			return "Too many pods: the node allows none (its allocatable has no pods, or 0)"
+		}
+		return fmt.Sprintf("Too many pods: %s on the node, which allows %s", i.Used.String(), i.Allocatable.String())
 	}
 	if i.Unresolvable {
 		return fmt.Sprintf("%s %s requested, more than the %s the node can ever allocate", i.Resource, i.Requested.String(), i.Allocatable.String())

@@ -122,6 +122,14 @@ func TestFit(t *testing.T) {
 				Preemption:   &schedule.Preemption{Reason: schedule.PreemptionReasonNoLowerPriorityPods}},
 		},
 		{
+			name: "allocatable without a pods entry allows no pod, as upstream's Too many pods (SCHED-1)",
+			pod:  pod("agent", "", list("cpu", "100m")),
+			node: node("n1", list("cpu", "4", "memory", "8Gi")),
+			want: schedule.Verdict{Node: "n1",
+				Insufficient: []schedule.Insufficient{{Resource: "pods", Requested: q("1"), Used: q("0"), Allocatable: q("0")}},
+				Preemption:   &schedule.Preemption{Reason: schedule.PreemptionReasonNoLowerPriorityPods}},
+		},
+		{
 			name: "node without allocatable is not judged for resources (SCHED-1)",
 			pod:  pod("agent", "", list("cpu", "100")),
 			node: node("n1", nil),
@@ -271,6 +279,11 @@ func TestVerdictString(t *testing.T) {
 	require.Equal(t, "NodePorts: host port 9100/TCP held by default/exporter; no pod there has a priority below its 0, so nothing is preempted for it", got.String())
 	got = schedule.Compile(pod("agent", "", nil), schedule.Options{}).Fit(node("n1", alloc), nil)
 	require.Empty(t, got.String())
+	got = schedule.Compile(pod("agent", "", nil), schedule.Options{}).Fit(node("n1", list("cpu", "4", "pods", "1")),
+		[]*v1.Pod{pod("web", "n1", nil, prio(5))})
+	require.Equal(t, "NodeResourcesFit: Too many pods: 1 on the node, which allows 1; no pod there has a priority below its 0, so nothing is preempted for it", got.String())
+	got = schedule.Compile(pod("agent", "", nil), schedule.Options{}).Fit(node("n1", list("cpu", "4")), nil)
+	require.Equal(t, "NodeResourcesFit: Too many pods: the node allows none (its allocatable has no pods, or 0); no pod there has a priority below its 0, so nothing is preempted for it", got.String())
 }
 
 // FitAll binds a new node's daemon pods higher priority first, each beside those bound before

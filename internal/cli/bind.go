@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
+	"github.com/daemonsched/daemonsched/affinity"
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/internal/printable"
 	"github.com/daemonsched/daemonsched/schedule"
@@ -35,7 +38,7 @@ func (b *binder) lines(p *daemonset.Planner, ds *appsv1.DaemonSet, node *v1.Node
 		}
 	}
 	for _, pod := range podsOnNode(ds, node.Name, pods) {
-		if pod.Spec.NodeName != "" || pod.DeletionTimestamp != nil || (pod.Status.Phase != "" && pod.Status.Phase != v1.PodPending) {
+		if !unboundPending(pod) {
 			continue
 		}
 		if v := schedule.Compile(pod, b.opts).Fit(node, b.byNode[node.Name]); !v.Fits() {
@@ -60,9 +63,36 @@ func createsOn(plan *daemonset.ClusterResult, ds *appsv1.DaemonSet, nodeName str
 	return false
 }
 
-// renderUnbindable is plan -o wide's last section: the pods the plan creates that the scheduler
-// would leave Pending, one line each with the filter and the numbers; nothing when all bind.
-func renderUnbindable(w io.Writer, s daemonset.Snapshot, plan *daemonset.ClusterResult, opts daemonset.Options) {
+// bindVerdict is the scheduler's verdict on one daemon pod, in plan -o json|yaml's `scheduler`
+// list (--scheduler; SCHED-7): the pod the plan creates on a node, or a pod of the DaemonSet
+// that exists unbound and Pending. The shortfalls, conflicts, features and preemption are
+// package schedule's [schedule.Verdict].
+type bindVerdict struct {
+	// Namespace and Name are the DaemonSet's.
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	Node      string `json:"node"`
+	// Pod is the existing pod judged, namespace/name; absent for the pod the plan creates.
+	Pod string `json:"pod,omitempty"`
+	// Binds is true when every filter lets the pod bind.
+	Binds bool `json:"binds"`
+	// Filters are the filters that refuse it, in the order the scheduler runs them.
+	Filters          []schedule.Filter       `json:"filters,omitempty"`
+	ResourcesUnknown bool                    `json:"resourcesUnknown,omitempty"`
+	Insufficient     []schedule.Insufficient `json:"insufficient,omitempty"`
+	PortConflicts    []schedule.PortConflict `json:"portConflicts,omitempty"`
+	MissingFeatures  []string                `json:"missingFeatures,omitempty"`
+	Preemption       *schedule.Preemption    `json:"preemption,omitempty"`
+	// Message is the verdict in one line, as explain prints it; absent when the pod binds.
+	Message string `json:"message,omitempty"`
+}
+
+// planVerdicts is the scheduler's verdict on every pod the plans of cluster create and on every
+// unbound Pending pod of their DaemonSets (a skipped sync's too) whose target node is in s
+// (SCHED-7), by DaemonSet
+// (the plans' order), then node, the created pod before existing ones, then pod name. Nothing
+// is modified; the library's plans do not carry it.
+func planVerdicts(s daemonset.Snapshot, cluster *daemonset.ClusterResult, opts daemonset.Options) []bindVerdict {
 	b := newBinder(s, opts)
 	nodes := make(map[string]*v1.Node, len(s.Nodes))
 	for _, n := range s.Nodes {
@@ -70,9 +100,20 @@ func renderUnbindable(w io.Writer, s daemonset.Snapshot, plan *daemonset.Cluster
 			nodes[n.Name] = n
 		}
 	}
-	var lines []string
-	for _, r := range plan.DaemonSets {
-		if r == nil || len(r.Create) == 0 {
+	verdict := func(r *daemonset.Result, pod string, v schedule.Verdict) bindVerdict {
+		return bindVerdict{Namespace: r.Namespace, Name: r.Name, Node: v.Node, Pod: pod, Binds: v.Fits(), Filters: v.Filters(),
+			ResourcesUnknown: v.ResourcesUnknown, Insufficient: v.Insufficient, PortConflicts: v.PortConflicts,
+			MissingFeatures: v.MissingFeatures, Preemption: v.Preemption, Message: v.String()}
+	}
+	var unbound []*v1.Pod // usually few: every DaemonSet looks at these alone
+	for _, pod := range s.Pods {
+		if pod != nil && unboundPending(pod) {
+			unbound = append(unbound, pod)
+		}
+	}
+	var out []bindVerdict
+	for _, r := range cluster.DaemonSets {
+		if r == nil {
 			continue
 		}
 		i := slices.IndexFunc(s.DaemonSets, func(ds *appsv1.DaemonSet) bool {
@@ -81,18 +122,49 @@ func renderUnbindable(w io.Writer, s daemonset.Snapshot, plan *daemonset.Cluster
 		if i < 0 {
 			continue
 		}
-		p, errs := daemonset.Compile(s.DaemonSets[i], opts)
-		if len(errs) > 0 {
-			continue
+		ds := s.DaemonSets[i]
+		var these []bindVerdict
+		var p *daemonset.Planner // a skipped sync, or one that does not compile, creates nothing
+		if len(r.Create) > 0 {
+			if q, errs := daemonset.Compile(ds, opts); len(errs) == 0 {
+				p = q
+			}
 		}
 		for _, c := range r.Create {
-			node := nodes[c.Node]
-			if node == nil {
+			if node := nodes[c.Node]; p != nil && node != nil {
+				these = append(these, verdict(r, "", schedule.Compile(p.NewPod(node.Name), b.opts).Fit(node, b.byNode[node.Name])))
+			}
+		}
+		for _, pod := range unbound {
+			if !daemonset.IsControlledByFor(opts.Version, pod, ds) {
 				continue
 			}
-			if v := schedule.Compile(p.NewPod(node.Name), b.opts).Fit(node, b.byNode[node.Name]); !v.Fits() {
-				lines = append(lines, fmt.Sprintf("  %s/%s on %s: %s", q(r.Namespace), q(r.Name), q(node.Name), printable.Escape(v.String())))
+			target, _ := affinity.TargetNodeName(pod)
+			if node := nodes[target]; node != nil {
+				these = append(these, verdict(r, pod.Namespace+"/"+pod.Name, schedule.Compile(pod, b.opts).Fit(node, b.byNode[node.Name])))
 			}
+		}
+		slices.SortStableFunc(these, func(a, b bindVerdict) int {
+			return cmp.Or(strings.Compare(a.Node, b.Node), strings.Compare(a.Pod, b.Pod))
+		})
+		out = append(out, these...)
+	}
+	return out
+}
+
+// unboundPending reports whether the scheduler still has pod to bind: no spec.nodeName, not
+// being deleted, and Pending (or without a phase yet).
+func unboundPending(pod *v1.Pod) bool {
+	return pod.Spec.NodeName == "" && pod.DeletionTimestamp == nil && (pod.Status.Phase == "" || pod.Status.Phase == v1.PodPending)
+}
+
+// renderUnbindable is plan -o wide's last section: the pods the plan creates that the scheduler
+// would leave Pending, one line each with the filter and the numbers; nothing when all bind.
+func renderUnbindable(w io.Writer, s daemonset.Snapshot, plan *daemonset.ClusterResult, opts daemonset.Options) {
+	var lines []string
+	for _, v := range planVerdicts(s, plan, opts) {
+		if v.Pod == "" && !v.Binds {
+			lines = append(lines, fmt.Sprintf("  %s/%s on %s: %s", q(v.Namespace), q(v.Name), q(v.Node), printable.Escape(v.Message)))
 		}
 	}
 	if len(lines) == 0 {

@@ -11,6 +11,7 @@ import (
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/internal/printable"
 	"github.com/daemonsched/daemonsched/lint"
+	"github.com/daemonsched/daemonsched/manifest"
 	"github.com/spf13/cobra"
 	appsv1 "k8s.io/api/apps/v1"
 )
@@ -103,12 +104,14 @@ func runLint(e *env, c *clusterFlags, format outputFormat, ns namespaceFlags, ds
 	}
 	// With --apply, only the applied DaemonSets are linted: the dump is their cluster.
 	file := map[string]string{}
+	source := map[string]manifest.Source{}
 	applied := map[string]bool{}
 	for _, f := range c.src.apply {
 		applied[sourceName(f)] = true
 	}
 	for i, ds := range in.Snapshot.DaemonSets {
 		file[ds.Namespace+"/"+ds.Name] = in.Sources.DaemonSets[i].File
+		source[ds.Namespace+"/"+ds.Name] = in.Sources.DaemonSets[i]
 	}
 	keys := []string{}
 	for _, ds := range picked {
@@ -128,13 +131,13 @@ func runLint(e *env, c *clusterFlags, format outputFormat, ns namespaceFlags, ds
 	}
 	doc := lintDocument{Findings: make([]lintFinding, len(findings)), Cluster: len(in.Snapshot.Nodes) > 0, FailOn: failOn}
 	for i, f := range findings {
-		doc.Findings[i] = lintFinding{Finding: f, File: file[f.Namespace+"/"+f.DaemonSet]}
+		doc.Findings[i] = lintFinding{Finding: f, File: file[f.Namespace+"/"+f.DaemonSet], source: source[f.Namespace+"/"+f.DaemonSet]}
 	}
 	switch format {
 	case formatJSON:
 		err = renderData(e.out, formatJSON, doc)
 	case formatSARIF:
-		err = renderData(e.out, formatJSON, newSARIF(doc))
+		err = renderData(e.out, formatJSON, newSARIF(doc, newRegions()))
 	default:
 		renderLint(e.out, doc, len(keys), len(in.Snapshot.Nodes))
 	}
@@ -168,6 +171,8 @@ type lintFinding struct {
 	lint.Finding
 	// File is the input the DaemonSet was read from; absent when unknown.
 	File string `json:"file,omitempty"`
+	// source is where in File the DaemonSet was read, for SARIF's regions.
+	source manifest.Source
 }
 
 // maxNodesShown is how many nodes a table row names before "+N more" (-o json names them all).
@@ -254,6 +259,13 @@ type (
 	}
 	sarifPhysical struct {
 		ArtifactLocation sarifArtifact `json:"artifactLocation"`
+		Region           *sarifRegion  `json:"region,omitempty"`
+	}
+	// sarifRegion is where in the file the finding's field is written: its key, or, for a
+	// field the manifest does not write, the closest parent it writes.
+	sarifRegion struct {
+		StartLine   int `json:"startLine"`
+		StartColumn int `json:"startColumn,omitempty"`
 	}
 	sarifArtifact struct {
 		URI string `json:"uri"`
@@ -274,8 +286,8 @@ const (
 
 // newSARIF returns doc as a SARIF log: one run, every rule in the driver, one result per
 // finding, located in its file when the DaemonSet was read from one (not stdin, not the
-// built-in example).
-func newSARIF(doc lintDocument) sarifLog {
+// built-in example), with the region of the finding's field when regions finds it.
+func newSARIF(doc lintDocument, regions *regions) sarifLog {
 	rules := lint.Rules()
 	run := sarifRun{Tool: sarifTool{Driver: sarifDriver{Name: "daemonsched", InformationURI: projectURL}}, Results: []sarifResult{}}
 	index := map[string]int{}
@@ -293,9 +305,45 @@ func newSARIF(doc lintDocument) sarifLog {
 			Properties: sarifProperties{Namespace: f.Namespace, DaemonSet: f.DaemonSet, Field: f.Field, Nodes: f.Nodes},
 		}
 		if f.File != "" && f.File != "stdin" && f.File != exampleName && f.File != "/dev/stdin" {
-			res.Locations = []sarifLocation{{sarifPhysical{sarifArtifact{filepath.ToSlash(f.File)}}}}
+			res.Locations = []sarifLocation{{sarifPhysical{ArtifactLocation: sarifArtifact{filepath.ToSlash(f.File)}, Region: regions.of(f)}}}
 		}
 		run.Results = append(run.Results, res)
 	}
 	return sarifLog{Schema: sarifSchema, Version: "2.1.0", Runs: []sarifRun{run}}
+}
+
+// maxRegionBytes bounds the files lint -o sarif reads again to find the lines of its findings:
+// a larger one (a cluster dump, whose DaemonSets are rarely what is fixed) gets locations
+// without regions, rather than a parse of its whole text.
+const maxRegionBytes = 8 << 20
+
+// regions finds the lines of lint findings in the files their DaemonSets were read from, each
+// file read and split once (manifest.Positions).
+type regions struct {
+	files map[string]*manifest.Positions // nil when the file cannot be read again
+}
+
+func newRegions() *regions { return &regions{files: map[string]*manifest.Positions{}} }
+
+// of returns the region of f's field in f.File, or nil when it is not known: the file cannot
+// be read again, has changed, or is larger than maxRegionBytes.
+func (r *regions) of(f lintFinding) *sarifRegion {
+	if r == nil || f.source.File == "" {
+		return nil
+	}
+	pos, seen := r.files[f.source.File]
+	if !seen {
+		if data, err := manifest.ReadText(manifest.Input{Path: f.source.File}, maxRegionBytes); err == nil {
+			pos = manifest.NewPositions(data)
+		}
+		r.files[f.source.File] = pos
+	}
+	if pos == nil {
+		return nil
+	}
+	at, _, ok := pos.Field(f.source, f.Field)
+	if !ok {
+		return nil
+	}
+	return &sarifRegion{StartLine: at.Line, StartColumn: at.Column}
 }

@@ -16,6 +16,7 @@ func TestLintSARIF(t *testing.T) {
 	t.Parallel()
 	manifests := filepath.Join("testdata", "manifests")
 	seen := map[string]bool{}
+	regions := map[string][2]int{}
 	var ids []string
 	// The lint cluster has a finding of every rule but the scheduler's LINT-11 and LINT-12,
 	// which the scheduler cluster has.
@@ -56,8 +57,16 @@ func TestLintSARIF(t *testing.T) {
 							ArtifactLocation struct {
 								URI string `json:"uri"`
 							} `json:"artifactLocation"`
+							Region *struct {
+								StartLine   int `json:"startLine"`
+								StartColumn int `json:"startColumn"`
+							} `json:"region"`
 						} `json:"physicalLocation"`
 					} `json:"locations"`
+					Properties struct {
+						DaemonSet string `json:"daemonSet"`
+						Field     string `json:"field"`
+					} `json:"properties"`
 				} `json:"results"`
 			} `json:"runs"`
 		}
@@ -79,9 +88,24 @@ func TestLintSARIF(t *testing.T) {
 			require.NotEmpty(t, res.Message.Text)
 			require.Len(t, res.Locations, 1)
 			require.Equal(t, filepath.ToSlash(filepath.Join(manifests, in.file)), res.Locations[0].PhysicalLocation.ArtifactLocation.URI)
+			require.NotNil(t, res.Locations[0].PhysicalLocation.Region, "every finding of a file has its region")
+			regions[in.file+" "+res.Properties.DaemonSet+" "+res.Properties.Field] = [2]int{
+				res.Locations[0].PhysicalLocation.Region.StartLine, res.Locations[0].PhysicalLocation.Region.StartColumn}
 		}
 	}
 	for _, id := range ids {
 		require.True(t, seen[id], "the golden cluster has no finding of %s", id)
+	}
+	// Regions are the file's lines, across its documents (LINT-10): the field's key, or the
+	// closest parent the manifest writes when it does not write the field.
+	for key, want := range map[string][2]int{
+		"lint-agents.yaml node-exporter spec.revisionHistoryLimit":                            {7, 3},   // first document
+		"lint-agents.yaml node-exporter spec.updateStrategy.rollingUpdate.maxSurge":           {10, 40}, // in a flow mapping
+		"lint-agents.yaml net-agent spec.template.spec.containers[0].resources.requests[cpu]": {35, 32}, // second document
+		"lint-agents.yaml net-agent spec.template.spec.priorityClassName":                     {31, 5},  // not written: its parent
+		"lint-agents.yaml log-collector spec.updateStrategy.rollingUpdate.maxUnavailable":     {54, 1},  // fourth document, only spec written
+		"sched-cluster.yaml node-agent spec.template.spec.containers[0].ports[0].hostPort":    {89, 39}, // the ninth document
+	} {
+		require.Equal(t, want, regions[key], key)
 	}
 }

@@ -18,6 +18,7 @@ func newPlanCommand(e *env, demo bool) *cobra.Command {
 		format = formatTable
 		ns     namespaceFlags
 		burst  int
+		sched  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "plan",
@@ -43,6 +44,7 @@ is made over the whole snapshot either way.
 	c := addClusterFlags(fs, inputs{example: demo}, "the instant readiness is judged at")
 	addOutputFlag(fs, &format, formatTable, formatWide, formatJSON, formatYAML)
 	addNamespaceFlags(fs, &ns)
+	fs.BoolVar(&sched, "scheduler", false, "add the scheduler's verdict on each pod the plan creates and each unbound Pending daemon pod (-o json|yaml: scheduler; the table: as -o wide), reading every field")
 	fs.IntVar(&burst, "burst", daemonset.DefaultBurstLimit, "cap creates and deletes of each action list at `N`, as the controller does (0: its 250; negative: no cap)")
 	cmd.RunE = func(*cobra.Command, []string) error {
 		if err := cmp.Or(c.reading.check(), ns.check()); err != nil {
@@ -53,7 +55,7 @@ is made over the whole snapshot either way.
 		}
 		c.question = Question{Namespace: ns.namespace} // a live cluster: -n's namespace alone
 		fields := planFields
-		if format == formatWide {
+		if format == formatWide || sched {
 			fields = allFields // the scheduler's verdicts read containers and allocatable (SCHED-7)
 		}
 		l, err := c.read(e, fields, ns.namespace)
@@ -87,14 +89,20 @@ is made over the whole snapshot either way.
 			cluster = &kept
 		}
 		// e.out is run's buffer, which an error discards. -o json is the oracle contract.
-		data := func() any { return newPlanDocument(cluster, opts.Now, opts.Version) }
+		data := func() any {
+			doc := newPlanDocument(cluster, opts.Now, opts.Version)
+			if sched {
+				doc.Scheduler = planVerdicts(l.in.Snapshot, cluster, opts)
+			}
+			return doc
+		}
 		err = render(e.out, format, data, func() {
 			view := newTableView(l.in.Snapshot.DaemonSets, opts.Now, format == formatWide)
 			view.nowFromInput = c.now.t.IsZero() && !l.clock
 			view.nowFromClock = c.now.t.IsZero() && l.clock
 			view.holders = planHolders(l.in.Snapshot, cluster, opts)
 			renderTable(e.out, cluster, view)
-			if format == formatWide {
+			if format == formatWide || sched {
 				renderUnbindable(e.out, l.in.Snapshot, cluster, opts)
 			}
 		})

@@ -31,6 +31,10 @@ type planDocument struct {
 	// Kubernetes is the release whose DaemonSet controller the plan models.
 	Kubernetes string              `json:"kubernetes"`
 	DaemonSets []*daemonset.Result `json:"daemonSets"`
+	// Scheduler is, with --scheduler, the scheduler's verdict on each pod the plans create and
+	// each unbound Pending pod of their DaemonSets (SCHED-7); absent without it, so the
+	// contract's plans stay the library's.
+	Scheduler []bindVerdict `json:"scheduler,omitempty"`
 }
 
 // podTypeMeta is what a created pod carries in the CLI's output and not in the library's
