@@ -51,15 +51,16 @@ func TestPluginLive(t *testing.T) {
 	cases := []struct {
 		name      string
 		args      []string
-		everyKind bool // the question reads only kinds the full dump has
+		everyKind bool // the dump of everything answers it too: it reads all of each kind it reads, and only kinds that dump has
 	}{
-		{"plan of every namespace", []string{"plan"}, true},
+		{"plan of every namespace", []string{"plan", "-A"}, true},
+		{"plan of the context's namespace", []string{"plan"}, false}, // the dump of everything has every namespace
 		{"plan of one namespace", []string{"plan", "-n", "kube-system", "-o", "json"}, true},
-		{"explain a node", []string{"explain", "--node", "worker-4"}, true},
+		{"explain a node", []string{"explain", "--node", "worker-4", "-A"}, true},
 		{"explain a DaemonSet over every node", []string{"explain", "--daemonset", "kube-system/fluentd-elasticsearch"}, true},
 		{"explain a pod", []string{"explain", "--pod", "kube-system/fluentd-elasticsearch-h7x2k"}, true},
 		{"rollout status of one DaemonSet", []string{"rollout", "status", "-n", "kube-system", "ds/fluentd-elasticsearch"}, true},
-		{"rollout status of every DaemonSet", []string{"rollout", "status", "-o", "yaml"}, true},
+		{"rollout status of every DaemonSet", []string{"rollout", "status", "-A", "-o", "yaml"}, true},
 		{"whatif a node", []string{"whatif", "--node", "worker-4"}, false},
 		{"node-ready", []string{"node-ready", "--node", "worker-1"}, true},
 	}
@@ -80,6 +81,25 @@ func TestPluginLive(t *testing.T) {
 		})
 	}
 
+	t.Run("without -n or -A the namespace is the kubeconfig context's", func(t *testing.T) {
+		config, err := clientcmd.LoadFromFile(kubeconfig)
+		require.NoError(t, err)
+		config.Contexts[config.CurrentContext].Namespace = "kube-system"
+		inKubeSystem := filepath.Join(t.TempDir(), "kubeconfig")
+		require.NoError(t, clientcmd.WriteToFile(*config, inKubeSystem))
+		for _, args := range [][]string{
+			{"plan", "--now", now},
+			{"rollout", "status", "ds/fluentd-elasticsearch", "--now", now},
+			{"explain", "--daemonset", "fluentd-elasticsearch", "--now", now},
+		} {
+			want := run(t, runPlugin, append(slices.Clone(args), "-n", "kube-system")...)
+			require.NotEqual(t, 1, want.exit, want.stderr)
+			got := run(t, runPlugin, append(slices.Clone(args), "--kubeconfig", inKubeSystem)...)
+			require.Equal(t, want.answer(), got.answer(), "%q: the context's namespace and -n kube-system", args)
+		}
+		// The story's context names none: default, which holds no DaemonSet of the example.
+		require.NotEqual(t, plugin(t, 0, "plan", "-n", "kube-system", "--now", now), plugin(t, 0, "plan", "--now", now))
+	})
 	t.Run("rollout status --watch gives up at --timeout, still progressing", func(t *testing.T) {
 		start := time.Now()
 		r := run(t, runPlugin, "rollout", "status", "-n", "kube-system", "ds/fluentd-elasticsearch", "--watch", "--timeout", "2s")

@@ -58,6 +58,9 @@ type Cluster interface {
 	// Role is the read-only RBAC the plugin needs, as YAML; bind, when not "", is the user a
 	// binding grants it to.
 	Role(bind string) string
+	// Namespace is the namespace of the kubeconfig's context (--context's, else the current
+	// one), "default" when it names none: the namespace of a command without -n or -A.
+	Namespace() (string, error)
 	// Watch watches what q reads and sends on changed, without blocking, whenever some of it
 	// changes, until ctx is done (nil) or the watch fails (the error, as Read's).
 	Watch(ctx context.Context, q Question, changed chan<- struct{}) error
@@ -75,7 +78,7 @@ func (c *clusterFlags) readLive(e *env) (*Dump, error) {
 	if e.plugin == nil {
 		return nil, nil
 	}
-	if len(c.src.files) > 0 || c.src.example {
+	if !c.live(e) {
 		if e.plugin.save != "" {
 			return nil, usagef("--save writes what is read from the cluster: it cannot be combined with -f or --example")
 		}
@@ -95,4 +98,10 @@ func (c *clusterFlags) readLive(e *env) (*Dump, error) {
 	}
 	c.src.live = live
 	return live, nil
+}
+
+// live says whether the command reads the live cluster: in the kubectl plugin, without -f or
+// --example.
+func (c *clusterFlags) live(e *env) bool {
+	return e.plugin != nil && len(c.src.files) == 0 && !c.src.example
 }

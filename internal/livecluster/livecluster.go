@@ -135,6 +135,16 @@ var reads = []read{
 	{"node.k8s.io", "runtimeclasses", []string{"list"}},
 }
 
+// Namespace is the namespace of the kubeconfig's context (--context's, else the current one),
+// "default" when it names none, as kubectl reads it (in a pod, the pod's service account's).
+func (c *Cluster) Namespace() (string, error) {
+	ns, _, err := c.config.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return "", fmt.Errorf("kubeconfig: %w", err)
+	}
+	return cmp.Or(ns, metav1.NamespaceDefault), nil
+}
+
 // connect returns the client of the flags' cluster and the name messages give it.
 func (c *Cluster) connect() (*kubernetes.Clientset, string, error) {
 	cfg, err := c.config.ToRESTConfig()
