@@ -61,9 +61,11 @@ type Cluster interface {
 	// Namespace is the namespace of the kubeconfig's context (--context's, else the current
 	// one), "default" when it names none: the namespace of a command without -n or -A.
 	Namespace() (string, error)
-	// Watch watches what q reads and sends on changed, without blocking, whenever some of it
-	// changes, until ctx is done (nil) or the watch fails (the error, as Read's).
-	Watch(ctx context.Context, q Question, changed chan<- struct{}) error
+	// Watch reads what q needs as Read does, sends it on states, and keeps it up to date from
+	// watch events, sending the new state after each burst of changes, without reading the
+	// cluster again (a list again only where a watch's resourceVersion expired), until ctx is
+	// done (nil) or the read or the watch fails (the error, as Read's).
+	Watch(ctx context.Context, q Question, states chan<- *Dump) error
 }
 
 // plugin is the kubectl plugin's state: its cluster and --save.
@@ -84,9 +86,12 @@ func (c *clusterFlags) readLive(e *env) (*Dump, error) {
 		}
 		return nil, nil
 	}
-	live, err := e.plugin.cluster.Read(context.Background(), c.question)
-	if err != nil {
-		return nil, err
+	live := c.watched
+	if live == nil {
+		var err error
+		if live, err = e.plugin.cluster.Read(context.Background(), c.question); err != nil {
+			return nil, err
+		}
 	}
 	if e.plugin.save != "" {
 		if err := atomicfile.Write(e.plugin.save, live.Data, 0o644); err != nil {
