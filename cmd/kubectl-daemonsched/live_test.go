@@ -260,6 +260,7 @@ func watchToCompletion(t *testing.T, ctx context.Context, client *kubernetes.Cli
 	}
 	ds, err = client.AppsV1().DaemonSets(ns).Create(ctx, ds, metav1.CreateOptions{})
 	require.NoError(t, err)
+	listsBefore := lists(t, ctx, client, "controllerrevisions")
 	done := make(chan result, 1)
 	go func() {
 		done <- run(t, runPlugin, "rollout", "status", "-n", ns, "ds/watched", "--watch", "--timeout", "60s")
@@ -290,8 +291,30 @@ func watchToCompletion(t *testing.T, ctx context.Context, client *kubernetes.Cli
 
 	r := <-done
 	require.Equal(t, 0, r.exit, "%s\n%s", r.stdout, r.stderr)
+	// Three writes (a ControllerRevision, a pod, its status) came as watch events: the watch
+	// listed ControllerRevisions once, and nothing else here lists them.
+	require.Equal(t, 1, lists(t, ctx, client, "controllerrevisions")-listsBefore, "lists of ControllerRevisions during --watch")
 	require.Equal(t, 1, strings.Count(r.stdout, ns+"/watched: Progressing"), r.stdout)
 	require.Equal(t, 1, strings.Count(r.stdout, ns+"/watched: Complete"), r.stdout)
+}
+
+// lists is how many LIST requests of resource the API server has answered (its
+// apiserver_request_total metric, every code and scope).
+func lists(t *testing.T, ctx context.Context, client *kubernetes.Clientset, resource string) int {
+	t.Helper()
+	data, err := client.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	require.NoError(t, err)
+	n := 0
+	for line := range strings.Lines(string(data)) {
+		if !strings.HasPrefix(line, "apiserver_request_total{") || !strings.Contains(line, `verb="LIST"`) || !strings.Contains(line, `resource="`+resource+`"`) {
+			continue
+		}
+		var v float64
+		_, err := fmt.Sscan(line[strings.LastIndexByte(line, ' ')+1:], &v)
+		require.NoError(t, err, line)
+		n += int(v)
+	}
+	return n
 }
 
 // clean drops what the server sets itself.
