@@ -51,15 +51,16 @@ func TestPluginLive(t *testing.T) {
 	cases := []struct {
 		name      string
 		args      []string
-		everyKind bool // the question reads only kinds the full dump has
+		everyKind bool // the dump of everything answers it too: it reads all of each kind it reads, and only kinds that dump has
 	}{
-		{"plan of every namespace", []string{"plan"}, true},
+		{"plan of every namespace", []string{"plan", "-A"}, true},
+		{"plan of the context's namespace", []string{"plan"}, false}, // the dump of everything has every namespace
 		{"plan of one namespace", []string{"plan", "-n", "kube-system", "-o", "json"}, true},
-		{"explain a node", []string{"explain", "--node", "worker-4"}, true},
+		{"explain a node", []string{"explain", "--node", "worker-4", "-A"}, true},
 		{"explain a DaemonSet over every node", []string{"explain", "--daemonset", "kube-system/fluentd-elasticsearch"}, true},
 		{"explain a pod", []string{"explain", "--pod", "kube-system/fluentd-elasticsearch-h7x2k"}, true},
 		{"rollout status of one DaemonSet", []string{"rollout", "status", "-n", "kube-system", "ds/fluentd-elasticsearch"}, true},
-		{"rollout status of every DaemonSet", []string{"rollout", "status", "-o", "yaml"}, true},
+		{"rollout status of every DaemonSet", []string{"rollout", "status", "-A", "-o", "yaml"}, true},
 		{"whatif a node", []string{"whatif", "--node", "worker-4"}, false},
 		{"node-ready", []string{"node-ready", "--node", "worker-1"}, true},
 	}
@@ -80,6 +81,25 @@ func TestPluginLive(t *testing.T) {
 		})
 	}
 
+	t.Run("without -n or -A the namespace is the kubeconfig context's", func(t *testing.T) {
+		config, err := clientcmd.LoadFromFile(kubeconfig)
+		require.NoError(t, err)
+		config.Contexts[config.CurrentContext].Namespace = "kube-system"
+		inKubeSystem := filepath.Join(t.TempDir(), "kubeconfig")
+		require.NoError(t, clientcmd.WriteToFile(*config, inKubeSystem))
+		for _, args := range [][]string{
+			{"plan", "--now", now},
+			{"rollout", "status", "ds/fluentd-elasticsearch", "--now", now},
+			{"explain", "--daemonset", "fluentd-elasticsearch", "--now", now},
+		} {
+			want := run(t, runPlugin, append(slices.Clone(args), "-n", "kube-system")...)
+			require.NotEqual(t, 1, want.exit, want.stderr)
+			got := run(t, runPlugin, append(slices.Clone(args), "--kubeconfig", inKubeSystem)...)
+			require.Equal(t, want.answer(), got.answer(), "%q: the context's namespace and -n kube-system", args)
+		}
+		// The story's context names none: default, which holds no DaemonSet of the example.
+		require.NotEqual(t, plugin(t, 0, "plan", "-n", "kube-system", "--now", now), plugin(t, 0, "plan", "--now", now))
+	})
 	t.Run("rollout status --watch gives up at --timeout, still progressing", func(t *testing.T) {
 		start := time.Now()
 		r := run(t, runPlugin, "rollout", "status", "-n", "kube-system", "ds/fluentd-elasticsearch", "--watch", "--timeout", "2s")
@@ -240,6 +260,7 @@ func watchToCompletion(t *testing.T, ctx context.Context, client *kubernetes.Cli
 	}
 	ds, err = client.AppsV1().DaemonSets(ns).Create(ctx, ds, metav1.CreateOptions{})
 	require.NoError(t, err)
+	listsBefore := lists(t, ctx, client, "controllerrevisions")
 	done := make(chan result, 1)
 	go func() {
 		done <- run(t, runPlugin, "rollout", "status", "-n", ns, "ds/watched", "--watch", "--timeout", "60s")
@@ -270,8 +291,30 @@ func watchToCompletion(t *testing.T, ctx context.Context, client *kubernetes.Cli
 
 	r := <-done
 	require.Equal(t, 0, r.exit, "%s\n%s", r.stdout, r.stderr)
+	// Three writes (a ControllerRevision, a pod, its status) came as watch events: the watch
+	// listed ControllerRevisions once, and nothing else here lists them.
+	require.Equal(t, 1, lists(t, ctx, client, "controllerrevisions")-listsBefore, "lists of ControllerRevisions during --watch")
 	require.Equal(t, 1, strings.Count(r.stdout, ns+"/watched: Progressing"), r.stdout)
 	require.Equal(t, 1, strings.Count(r.stdout, ns+"/watched: Complete"), r.stdout)
+}
+
+// lists is how many LIST requests of resource the API server has answered (its
+// apiserver_request_total metric, every code and scope).
+func lists(t *testing.T, ctx context.Context, client *kubernetes.Clientset, resource string) int {
+	t.Helper()
+	data, err := client.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	require.NoError(t, err)
+	n := 0
+	for line := range strings.Lines(string(data)) {
+		if !strings.HasPrefix(line, "apiserver_request_total{") || !strings.Contains(line, `verb="LIST"`) || !strings.Contains(line, `resource="`+resource+`"`) {
+			continue
+		}
+		var v float64
+		_, err := fmt.Sscan(line[strings.LastIndexByte(line, ' ')+1:], &v)
+		require.NoError(t, err, line)
+		n += int(v)
+	}
+	return n
 }
 
 // clean drops what the server sets itself.

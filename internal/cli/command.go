@@ -44,6 +44,9 @@ type clusterFlags struct {
 	// question is what the command needs read from a live cluster (the kubectl plugin); the
 	// command sets it before read.
 	question Question
+	// watched, when set, is the state rollout status --watch judges, which the plugin's watch
+	// keeps, read instead of the cluster.
+	watched *Dump
 }
 
 // versionFlag is --kubernetes-version: the release whose controller (and API server) a

@@ -57,10 +57,13 @@ gets a suggestion.
 	fs.StringVar(&nodeName, "node", "", "the node to explain (without it, --daemonset over every node)")
 	fs.StringVar(&dsName, "daemonset", "", "explain only this DaemonSet (NAME or NAMESPACE/NAME)")
 	fs.StringVar(&podName, "pod", "", "explain the DaemonSet pod NAME or NAMESPACE/NAME on its node: why it stays or is deleted")
-	addNamespaceFlags(fs, &ns)
+	addNamespaceFlags(fs, &ns, e)
 	addOutputFlag(fs, &format, formatTable, formatJSON, formatYAML)
 	cmd.RunE = func(*cobra.Command, []string) error {
 		if err := cmp.Or(c.reading.check(), ns.check()); err != nil {
+			return err
+		}
+		if err := ns.resolve(e, c); err != nil {
 			return err
 		}
 		if err := c.check(); err != nil {

@@ -126,11 +126,34 @@ func addOutputFlag(fs *pflag.FlagSet, format *outputFormat, allowed ...outputFor
 type namespaceFlags struct {
 	namespace string
 	all       bool
+	// fromContext says that namespace is the kubeconfig context's (resolve), not -n's: a
+	// NAMESPACE/NAME elsewhere then names its own namespace, as kubectl reads it.
+	fromContext bool
 }
 
-func addNamespaceFlags(fs *pflag.FlagSet, n *namespaceFlags) {
+func addNamespaceFlags(fs *pflag.FlagSet, n *namespaceFlags, e *env) {
 	fs.StringVarP(&n.namespace, "namespace", "n", "", "only the DaemonSets of this `NAMESPACE` (and the namespace of a --daemonset or --pod NAME without one)")
-	fs.BoolVarP(&n.all, "all-namespaces", "A", false, "the DaemonSets of every namespace (the default)")
+	all := "the DaemonSets of every namespace (the default)"
+	if e.plugin != nil {
+		all = "the DaemonSets of every namespace (without -n or -A: the namespace of the kubeconfig's context, as kubectl)"
+	}
+	fs.BoolVarP(&n.all, "all-namespaces", "A", false, all)
+}
+
+// resolve gives a command of the kubectl plugin that reads the live cluster, with neither -n
+// nor -A, the namespace kubectl would use: that of the kubeconfig's context (--context's, else
+// the current one), "default" when it names none. Offline, and with -f or --example, no -n
+// means every namespace, as a dump holds what was asked of it.
+func (n *namespaceFlags) resolve(e *env, c *clusterFlags) error {
+	if n.all || n.namespace != "" || !c.live(e) {
+		return nil
+	}
+	ns, err := e.plugin.cluster.Namespace()
+	if err != nil {
+		return err
+	}
+	n.namespace, n.fromContext = ns, true
+	return nil
 }
 
 // check refuses -n with -A.
@@ -162,7 +185,11 @@ func (n namespaceFlags) present(dss []*appsv1.DaemonSet) error {
 	if len(names) > 1 {
 		where = "namespaces "
 	}
-	return fmt.Errorf("no DaemonSets in namespace %s (-n): the input has %s, in %s%s", q(n.namespace),
+	flag := "-n"
+	if n.fromContext {
+		flag = "the kubeconfig context's; -A for every one"
+	}
+	return fmt.Errorf("no DaemonSets in namespace %s (%s): the input has %s, in %s%s", q(n.namespace), flag,
 		count(len(dss), "DaemonSet"), where+strings.Join(quoted, ", "), didYouMean(n.namespace, names))
 }
 
@@ -183,7 +210,7 @@ func (n namespaceFlags) daemonSetKey(s string) (string, string, error) {
 		if ns == "" || name == "" {
 			break
 		}
-		if n.namespace != "" && ns != n.namespace {
+		if n.namespace != "" && !n.fromContext && ns != n.namespace {
 			return "", "", usagef("--daemonset %s is not in namespace %s (-n)", s, n.namespace)
 		}
 		return ns, name, nil

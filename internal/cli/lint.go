@@ -62,7 +62,7 @@ code scanning in CI (LINT-10).
 	fs := cmd.Flags()
 	c := addClusterFlags(fs, inputs{}, "the instant readiness is judged at")
 	fs.VarP(outputFlag{format: &format, allowed: []outputFormat{formatTable, formatJSON, formatSARIF}}, "output", "o", "output format: table, json or sarif (SARIF 2.1.0)")
-	addNamespaceFlags(fs, &ns)
+	addNamespaceFlags(fs, &ns, e)
 	fs.StringVar(&dsName, "daemonset", "", "only the DaemonSet `NAME` (NAMESPACE/NAME, or NAME in the -n namespace)")
 	fs.StringVar(&failOn, "fail-on", failOn, "exit 1 on a finding of this `SEVERITY` or above: error, warning or never")
 	cmd.RunE = func(*cobra.Command, []string) error {
@@ -73,6 +73,9 @@ code scanning in CI (LINT-10).
 
 func runLint(e *env, c *clusterFlags, format outputFormat, ns namespaceFlags, dsName, failOn string) error {
 	if err := ns.check(); err != nil {
+		return err
+	}
+	if err := ns.resolve(e, c); err != nil {
 		return err
 	}
 	if err := c.check(); err != nil {
@@ -90,6 +93,10 @@ func runLint(e *env, c *clusterFlags, format outputFormat, ns namespaceFlags, ds
 	filter := daemonSetFilter{ns: ns}
 	if name != "" {
 		filter.key = namespace + "/" + name
+	}
+	c.question = Question{Namespace: ns.namespace} // a live cluster: the namespace shown
+	if name != "" {
+		c.question.Namespace = namespace
 	}
 	l, err := c.read(e, allFields, "")
 	if err != nil {

@@ -58,9 +58,14 @@ type Cluster interface {
 	// Role is the read-only RBAC the plugin needs, as YAML; bind, when not "", is the user a
 	// binding grants it to.
 	Role(bind string) string
-	// Watch watches what q reads and sends on changed, without blocking, whenever some of it
-	// changes, until ctx is done (nil) or the watch fails (the error, as Read's).
-	Watch(ctx context.Context, q Question, changed chan<- struct{}) error
+	// Namespace is the namespace of the kubeconfig's context (--context's, else the current
+	// one), "default" when it names none: the namespace of a command without -n or -A.
+	Namespace() (string, error)
+	// Watch reads what q needs as Read does, sends it on states, and keeps it up to date from
+	// watch events, sending the new state after each burst of changes, without reading the
+	// cluster again (a list again only where a watch's resourceVersion expired), until ctx is
+	// done (nil) or the read or the watch fails (the error, as Read's).
+	Watch(ctx context.Context, q Question, states chan<- *Dump) error
 }
 
 // plugin is the kubectl plugin's state: its cluster and --save.
@@ -75,15 +80,18 @@ func (c *clusterFlags) readLive(e *env) (*Dump, error) {
 	if e.plugin == nil {
 		return nil, nil
 	}
-	if len(c.src.files) > 0 || c.src.example {
+	if !c.live(e) {
 		if e.plugin.save != "" {
 			return nil, usagef("--save writes what is read from the cluster: it cannot be combined with -f or --example")
 		}
 		return nil, nil
 	}
-	live, err := e.plugin.cluster.Read(context.Background(), c.question)
-	if err != nil {
-		return nil, err
+	live := c.watched
+	if live == nil {
+		var err error
+		if live, err = e.plugin.cluster.Read(context.Background(), c.question); err != nil {
+			return nil, err
+		}
 	}
 	if e.plugin.save != "" {
 		if err := atomicfile.Write(e.plugin.save, live.Data, 0o644); err != nil {
@@ -95,4 +103,10 @@ func (c *clusterFlags) readLive(e *env) (*Dump, error) {
 	}
 	c.src.live = live
 	return live, nil
+}
+
+// live says whether the command reads the live cluster: in the kubectl plugin, without -f or
+// --example.
+func (c *clusterFlags) live(e *env) bool {
+	return e.plugin != nil && len(c.src.files) == 0 && !c.src.example
 }

@@ -43,11 +43,14 @@ is made over the whole snapshot either way.
 	fs := cmd.Flags()
 	c := addClusterFlags(fs, inputs{example: demo}, "the instant readiness is judged at")
 	addOutputFlag(fs, &format, formatTable, formatWide, formatJSON, formatYAML)
-	addNamespaceFlags(fs, &ns)
+	addNamespaceFlags(fs, &ns, e)
 	fs.BoolVar(&sched, "scheduler", false, "add the scheduler's verdict on each pod the plan creates and each unbound Pending daemon pod (-o json|yaml: scheduler; the table: as -o wide), reading every field")
 	fs.IntVar(&burst, "burst", daemonset.DefaultBurstLimit, "cap creates and deletes of each action list at `N`, as the controller does (0: its 250; negative: no cap)")
 	cmd.RunE = func(*cobra.Command, []string) error {
 		if err := cmp.Or(c.reading.check(), ns.check()); err != nil {
+			return err
+		}
+		if err := ns.resolve(e, c); err != nil {
 			return err
 		}
 		if err := c.check(); err != nil {

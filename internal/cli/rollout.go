@@ -99,7 +99,7 @@ wins); the blocking nodes are listed.
 	fs := cmd.Flags()
 	c := addClusterFlags(fs, inputs{}, "the instant availability is judged at (`RFC3339`)")
 	addOutputFlag(fs, &format, formatTable, formatJSON, formatYAML)
-	addNamespaceFlags(fs, &ns)
+	addNamespaceFlags(fs, &ns, e)
 	dsName := fs.String("daemonset", "", "judge only this DaemonSet (`[NAMESPACE/]NAME`, or the argument daemonset/NAME)")
 	var w watchFlags
 	if e.plugin != nil {
@@ -107,6 +107,9 @@ wins); the blocking nodes are listed.
 	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		stdout := e.out
+		if err := cmp.Or(ns.check(), ns.resolve(e, c)); err != nil {
+			return err
+		}
 		key, err := daemonSetArg(ns, *dsName, args)
 		if err != nil {
 			return err
@@ -272,7 +275,7 @@ The header of each DaemonSet says both.
 	}
 	fs := cmd.Flags()
 	c := addClusterFlags(fs, inputs{}, "the instant the forecast starts (`RFC3339`)")
-	addNamespaceFlags(fs, &ns)
+	addNamespaceFlags(fs, &ns, e)
 	addOutputFlag(fs, &format, formatTable, formatJSON, formatYAML)
 	fs.Var(&startup, "startup", "a new pod's start-up delay, `DURATION` or MIN-MAX")
 	fs.Var(&termination, "termination", "a deleted pod's delay before it is gone, `DURATION` or MIN-MAX, at most its grace period; 0s is at once")
@@ -281,12 +284,19 @@ The header of each DaemonSet says both.
 	seed := fs.Uint64("seed", 1, "seed of the start-up delays (`N`)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		stdout := e.out
+		if err := cmp.Or(ns.check(), ns.resolve(e, c)); err != nil {
+			return err
+		}
 		key, err := daemonSetArg(ns, *dsName, args)
 		if err != nil {
 			return err
 		}
 		if err := c.check(); err != nil {
 			return err
+		}
+		c.question = Question{Namespace: ns.namespace} // a live cluster: the DaemonSet's namespace
+		if dsNs, _, ok := strings.Cut(key, "/"); ok {
+			c.question.Namespace = dsNs
 		}
 		l, err := c.read(e, allFields, ns.namespace)
 		if err != nil {
@@ -429,7 +439,11 @@ func loadTemplate(file string, l *loaded, dsName string, ns namespaceFlags, read
 		return nil, nil, fmt.Errorf("%s: the template is DaemonSet %s/%s, not %s", file, next.Namespace, next.Name, dsName)
 	}
 	if dsName == "" && !ns.keep(next.Namespace) {
-		return nil, nil, fmt.Errorf("%s: the template is DaemonSet %s/%s, not in namespace %s (-n)", file, next.Namespace, next.Name, ns.namespace)
+		flag := "-n"
+		if ns.fromContext {
+			flag = "the kubeconfig context's: give -n " + next.Namespace
+		}
+		return nil, nil, fmt.Errorf("%s: the template is DaemonSet %s/%s, not in namespace %s (%s)", file, next.Namespace, next.Name, ns.namespace, flag)
 	}
 	var problems problemList
 	for _, w := range t.Warnings {

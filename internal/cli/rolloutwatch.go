@@ -42,9 +42,10 @@ func (w watchFlags) check(c *clusterFlags, format outputFormat) error {
 	return nil
 }
 
-// watchRollouts is rollout status --watch: it reads the cluster and judges the rollouts, then
-// again whenever the watch says something changed (and every few seconds, for availability
-// comes with time: minReadySeconds), and prints each DaemonSet's state on stdout when it
+// watchRollouts is rollout status --watch: the plugin's watch reads the cluster once and keeps
+// what it read up to date from watch events (Cluster.Watch); the rollouts are judged on every
+// state it sends (and again every few seconds on the last one, at the clock, for availability
+// comes with time: minReadySeconds), and each DaemonSet's state is printed on stdout when it
 // differs from the last one printed. It returns when every rollout is complete (nil), one is
 // stuck (errStuck: it cannot progress without a change by someone, ROLL-8), or at the timeout
 // with the last status (errProgressing or errStuck, ROLL-11).
@@ -57,24 +58,44 @@ func watchRollouts(e *env, c *clusterFlags, filter daemonSetFilter, timeout time
 		defer t.Stop()
 		deadline = t.C
 	}
-	changed := make(chan struct{}, 1)
+	states := make(chan *Dump)
 	watchErr := make(chan error, 1)
-	go func() { watchErr <- e.plugin.cluster.Watch(ctx, c.question, changed) }()
+	go func() { watchErr <- e.plugin.cluster.Watch(ctx, c.question, states) }()
 	tick := time.NewTicker(watchTick)
 	defer tick.Stop()
 	shown := map[string]string{}
 	reading := e // the first read says which input it read on stderr; the others say nothing
+	var (
+		l      *loaded // the last judged
+		status error
+	)
 	for {
-		l, err := c.read(reading, allFields, filter.ns.namespace)
-		if err != nil {
+		select {
+		case c.watched = <-states:
+		case at := <-tick.C:
+			if c.watched == nil {
+				continue
+			}
+			later := *c.watched
+			later.At = at.UTC()
+			c.watched = &later
+		case err := <-watchErr:
+			return err
+		case <-deadline:
+			if l == nil {
+				return fmt.Errorf("--timeout %v passed before the cluster was read", timeout)
+			}
+			return l.done(e, status)
+		}
+		var err error
+		if l, err = c.read(reading, allFields, filter.ns.namespace); err != nil {
 			return err
 		}
-		c.src.live = nil // read again next time
 		quiet := *e
 		quiet.stderr = io.Discard
 		reading = &quiet
-		reports, status, err := judgeRollouts(l, filter)
-		if err != nil {
+		var reports []*rollout.Report
+		if reports, status, err = judgeRollouts(l, filter); err != nil {
 			return err
 		}
 		for _, r := range reports {
@@ -87,29 +108,12 @@ func watchRollouts(e *env, c *clusterFlags, filter daemonSetFilter, timeout time
 		if status == nil || status == errStuck {
 			return l.done(e, status)
 		}
-		select {
-		case <-changed:
-			// A rollout changes many objects at once: let the burst arrive before reading.
-			time.Sleep(watchSettle)
-			select {
-			case <-changed:
-			default:
-			}
-		case <-tick.C:
-		case err := <-watchErr:
-			return err
-		case <-deadline:
-			return l.done(e, status)
-		}
 	}
 }
 
 // watchTick is how often --watch judges again without a change (availability comes with
-// time); watchSettle how long it lets a burst of changes arrive.
-const (
-	watchTick   = 5 * time.Second
-	watchSettle = 200 * time.Millisecond
-)
+// time).
+const watchTick = 5 * time.Second
 
 // stateLine is what --watch prints of a report: its state and message, and its counts.
 func stateLine(r *rollout.Report) string {

@@ -27,7 +27,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
 )
@@ -73,6 +72,19 @@ func (c *Cluster) Read(ctx context.Context, q cli.Question) (*cli.Dump, error) {
 	if err != nil {
 		return nil, err
 	}
+	data, err := listJSON(items)
+	if err != nil {
+		return nil, err
+	}
+	return &cli.Dump{Name: name, Data: data, Version: version, At: time.Now().UTC()}, nil
+}
+
+// listJSON is a kubectl-style List of items, each with its apiVersion and kind, as --save
+// writes it and manifest reads it.
+func listJSON(items []any) ([]byte, error) {
+	if items == nil {
+		items = []any{}
+	}
 	data, err := json.MarshalIndent(struct {
 		APIVersion string          `json:"apiVersion"`
 		Kind       string          `json:"kind"`
@@ -82,7 +94,7 @@ func (c *Cluster) Read(ctx context.Context, q cli.Question) (*cli.Dump, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &cli.Dump{Name: name, Data: append(data, '\n'), Version: version, At: time.Now().UTC()}, nil
+	return append(data, '\n'), nil
 }
 
 // Role is the ClusterRole with every verb on every resource the plugin uses and, for a user
@@ -135,6 +147,16 @@ var reads = []read{
 	{"node.k8s.io", "runtimeclasses", []string{"list"}},
 }
 
+// Namespace is the namespace of the kubeconfig's context (--context's, else the current one),
+// "default" when it names none, as kubectl reads it (in a pod, the pod's service account's).
+func (c *Cluster) Namespace() (string, error) {
+	ns, _, err := c.config.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return "", fmt.Errorf("kubeconfig: %w", err)
+	}
+	return cmp.Or(ns, metav1.NamespaceDefault), nil
+}
+
 // connect returns the client of the flags' cluster and the name messages give it.
 func (c *Cluster) connect() (*kubernetes.Clientset, string, error) {
 	cfg, err := c.config.ToRESTConfig()
@@ -163,7 +185,7 @@ func deref(s *string) string {
 
 // serverVersion asks /version which release the cluster runs: the release of its minor (VER-1),
 // an error outside the supported ones.
-func serverVersion(cs *kubernetes.Clientset, name string) (daemonset.Version, error) {
+func serverVersion(cs kubernetes.Interface, name string) (daemonset.Version, error) {
 	info, err := cs.Discovery().ServerVersion()
 	if err != nil {
 		return daemonset.Version{}, liveError(name, "get", "", "/version", "", err)
@@ -202,7 +224,7 @@ var gitVersionRE = regexp.MustCompile(`^v?(\d+)\.(\d+)`)
 
 // reader lists the objects of one cluster.
 type reader struct {
-	cs       *kubernetes.Clientset
+	cs       kubernetes.Interface
 	name     string
 	pageSize int64 // objects per list request (--chunk-size); 0 lists at once
 }
@@ -304,6 +326,13 @@ func listOf[L any, T any](l *L, err error, unpack func(*L) ([]T, metav1.ListMeta
 // A continue token that expired (410, the server compacted its history) restarts the list
 // once, whole, as kubectl's pager falls back.
 func list[T any](ctx context.Context, r *reader, verb, group, resource, namespace string, page func(context.Context, metav1.ListOptions) ([]T, metav1.ListMeta, error)) ([]any, error) {
+	out, _, err := listAt(ctx, r, verb, group, resource, namespace, page)
+	return out, err
+}
+
+// listAt is list, and the resourceVersion the list was read at (its last page's: every page
+// of a list is read at its first page's), from which a watch goes on.
+func listAt[T any](ctx context.Context, r *reader, verb, group, resource, namespace string, page func(context.Context, metav1.ListOptions) ([]T, metav1.ListMeta, error)) ([]any, string, error) {
 	var out []any
 	opts := metav1.ListOptions{Limit: r.pageSize}
 	restarted := false
@@ -314,13 +343,13 @@ func list[T any](ctx context.Context, r *reader, verb, group, resource, namespac
 			continue
 		}
 		if err != nil {
-			return nil, liveError(r.name, verb, group, resource, namespace, err)
+			return nil, "", liveError(r.name, verb, group, resource, namespace, err)
 		}
 		for i := range items {
 			out = append(out, &items[i])
 		}
 		if meta.Continue == "" {
-			return out, nil
+			return out, meta.ResourceVersion, nil
 		}
 		opts.Continue = meta.Continue
 	}
@@ -351,59 +380,4 @@ func liveError(name, verb, group, resource, namespace string, err error) error {
 		return fmt.Errorf("%s: cannot reach the API server: %w", name, err)
 	}
 	return fmt.Errorf("%s: %s %s%s: %w", name, verb, what, where, err)
-}
-
-// Watch watches what q reads (DaemonSets, nodes, and unless q.NoPods pods and
-// ControllerRevisions) and sends on changed, without blocking, at every event, until ctx is
-// done. A watch the server ends is started again; one it refuses is the error.
-func (c *Cluster) Watch(ctx context.Context, q cli.Question, changed chan<- struct{}) error {
-	cs, name, err := c.connect()
-	if err != nil {
-		return err
-	}
-	type watched struct {
-		group, resource, namespace string
-		start                      func(metav1.ListOptions) (watch.Interface, error)
-	}
-	ns := q.Namespace
-	ws := []watched{
-		{"", "nodes", "", func(o metav1.ListOptions) (watch.Interface, error) { return cs.CoreV1().Nodes().Watch(ctx, o) }},
-		{"apps", "daemonsets", ns, func(o metav1.ListOptions) (watch.Interface, error) {
-			return cs.AppsV1().DaemonSets(ns).Watch(ctx, o)
-		}},
-	}
-	if !q.NoPods {
-		ws = append(ws,
-			watched{"", "pods", ns, func(o metav1.ListOptions) (watch.Interface, error) { return cs.CoreV1().Pods(ns).Watch(ctx, o) }},
-			watched{"apps", "controllerrevisions", ns, func(o metav1.ListOptions) (watch.Interface, error) {
-				return cs.AppsV1().ControllerRevisions(ns).Watch(ctx, o)
-			}})
-	}
-	errs := make(chan error, len(ws))
-	for _, w := range ws {
-		go func() {
-			for ctx.Err() == nil {
-				wi, err := w.start(metav1.ListOptions{AllowWatchBookmarks: false})
-				if err != nil {
-					if ctx.Err() == nil {
-						errs <- liveError(name, "watch", w.group, w.resource, w.namespace, err)
-					}
-					return
-				}
-				for range wi.ResultChan() {
-					select {
-					case changed <- struct{}{}:
-					default:
-					}
-				}
-				wi.Stop()
-			}
-		}()
-	}
-	select {
-	case <-ctx.Done():
-		return nil
-	case err := <-errs:
-		return err
-	}
 }

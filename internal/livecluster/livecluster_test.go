@@ -123,8 +123,10 @@ func TestPluginReadsWhatTheQuestionNeeds(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{"plan reads every namespace", []string{"plan"},
+		{"plan -A reads every namespace", []string{"plan", "-A"},
 			[]string{"/api/v1/nodes", "/apis/apps/v1/daemonsets", "/apis/apps/v1/controllerrevisions", "/api/v1/pods"}},
+		{"plan without -n or -A reads default when the kubeconfig names no namespace", []string{"plan"},
+			[]string{"/api/v1/nodes", "/apis/apps/v1/namespaces/default/daemonsets", "/apis/apps/v1/namespaces/default/controllerrevisions", "/api/v1/namespaces/default/pods"}},
 		{"rollout status of one DaemonSet reads its namespace", []string{"rollout", "status", "ds/agent", "-n", "infra"},
 			[]string{"/api/v1/nodes", "/apis/apps/v1/namespaces/infra/daemonsets", "/apis/apps/v1/namespaces/infra/controllerrevisions", "/api/v1/namespaces/infra/pods"}},
 		{"whatif --node gets the node (every node when it is not found) and no pods", []string{"whatif", "--node", "worker-1"},
@@ -156,6 +158,68 @@ func TestPluginReadsWhatTheQuestionNeeds(t *testing.T) {
 		var offline, offlineErr bytes.Buffer
 		require.Equal(t, 0, cli.Run([]string{"plan", "-f", saved, "--now", "2026-03-02T10:00:00Z"}, nil, &offline, &offlineErr), offlineErr.String())
 		require.Equal(t, stdout.String(), offline.String())
+	})
+}
+
+// Without -n or -A the plugin reads the namespace of the kubeconfig's context, as kubectl does:
+// the current context's, or --context's, "default" when the context names none; -n and -A
+// say otherwise, and offline (-f, --example) no -n is still every namespace.
+func TestPluginNamespaceOfTheContext(t *testing.T) {
+	srv, _ := fakeServer(t, "1.36", http.StatusOK)
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	require.NoError(t, os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+kind: Config
+clusters:
+- name: fake
+  cluster: {server: "`+srv.URL+`"}
+users:
+- name: jane
+  user: {token: "t"}
+contexts:
+- name: infra
+  context: {cluster: fake, user: jane, namespace: infra}
+- name: ops
+  context: {cluster: fake, user: jane, namespace: ops}
+- name: bare
+  context: {cluster: fake, user: jane}
+current-context: infra
+`), 0o600))
+	tests := []struct {
+		name string
+		args []string
+		want []string // the paths of the DaemonSets listed
+	}{
+		{"the current context's namespace", []string{"plan"}, []string{"/apis/apps/v1/namespaces/infra/daemonsets"}},
+		{"--context's namespace", []string{"plan", "--context", "ops"}, []string{"/apis/apps/v1/namespaces/ops/daemonsets"}},
+		{"a context without a namespace reads default", []string{"plan", "--context", "bare"}, []string{"/apis/apps/v1/namespaces/default/daemonsets"}},
+		{"-n wins over the context", []string{"plan", "-n", "kube-system"}, []string{"/apis/apps/v1/namespaces/kube-system/daemonsets"}},
+		{"-A reads every namespace", []string{"plan", "-A"}, []string{"/apis/apps/v1/daemonsets"}},
+		{"rollout status of ds/NAME reads it in the context's namespace", []string{"rollout", "status", "ds/agent"}, []string{"/apis/apps/v1/namespaces/infra/daemonsets"}},
+		{"explain --daemonset NAME reads it in the context's namespace", []string{"explain", "--daemonset", "agent"}, []string{"/apis/apps/v1/namespaces/infra/daemonsets"}},
+		{"explain --daemonset NAMESPACE/NAME reads its own namespace", []string{"explain", "--daemonset", "kube-system/agent"}, []string{"/apis/apps/v1/namespaces/kube-system/daemonsets"}},
+		{"lint reads the context's namespace", []string{"lint"}, []string{"/apis/apps/v1/namespaces/infra/daemonsets"}},
+		{"forecast reads the context's namespace", []string{"forecast"}, []string{"/apis/apps/v1/namespaces/infra/daemonsets"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, lists := fakeServer(t, "1.36", http.StatusOK)
+			var stdout, stderr bytes.Buffer
+			runPlugin(append(tt.args, "--kubeconfig", kubeconfig, "--server", srv.URL, "--now", "2026-03-02T10:00:00Z"), nil, &stdout, &stderr)
+			var got []string
+			for p := range lists {
+				if strings.HasSuffix(p, "/daemonsets") {
+					got = append(got, p)
+				}
+			}
+			require.Equal(t, tt.want, got, stderr.String())
+		})
+	}
+	t.Run("offline no -n is every namespace", func(t *testing.T) {
+		var stdout, stderr bytes.Buffer
+		require.Equal(t, 0, runPlugin([]string{"plan", "--example", "--kubeconfig", kubeconfig, "--now", "2026-03-02T10:00:00Z"}, nil, &stdout, &stderr), stderr.String())
+		var want, wantErr bytes.Buffer
+		require.Equal(t, 0, cli.Run([]string{"plan", "--example", "--now", "2026-03-02T10:00:00Z"}, nil, &want, &wantErr), wantErr.String())
+		require.Equal(t, want.String(), stdout.String())
 	})
 }
 

@@ -80,15 +80,16 @@ pids=()
 # stop PID: SIGTERM, up to 15 s to exit, then SIGKILL. kube-apiserver never finishes its graceful
 # shutdown once etcd is gone (it retries etcd forever), so the servers stop in reverse order of
 # their start, and no stop waits without bound.
+# A PID written -PID is a process group (a test run: go test and the test binary it starts).
 stop() {
 	local pid=$1 i
-	kill "$pid" 2>/dev/null || return 0
+	kill -TERM -- "$pid" 2>/dev/null || return 0
 	for ((i = 0; i < 30; i++)); do
-		kill -0 "$pid" 2>/dev/null || break
+		kill -0 -- "$pid" 2>/dev/null || break
 		sleep 0.5
 	done
-	kill -KILL "$pid" 2>/dev/null || true
-	wait "$pid" 2>/dev/null || true
+	kill -KILL -- "$pid" 2>/dev/null || true
+	wait "${pid#-}" 2>/dev/null || true
 }
 cleanup() {
 	local rc=$? i
@@ -100,7 +101,34 @@ cleanup() {
 	fi
 	exit $rc
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# background CMD...: starts CMD in the background in a process group of its own (job control on
+# for that start only), sets bg to the group, and adds it to what cleanup stops.
+bg=
+background() {
+	set -m
+	"$@" &
+	bg=-$!
+	set +m
+	pids+=("$bg")
+}
+# waitfor: waits for the last background group's leader and returns its status. A signal to
+# the script (^C, CI's timeout) interrupts the wait, so that the trap runs at once and its
+# cleanup stops that group, where a command in the foreground would delay the trap until it
+# ended (bash runs traps between commands), and a hang would keep the servers up.
+waitfor() {
+	local status=0
+	wait "${bg#-}" || status=$?
+	unset 'pids[-1]'
+	return $status
+}
+# The run's own bound, past go test's -timeout and e2e.test's: DAEMONSCHED_LIVE_TIMEOUT
+# seconds (default 1800) after the start, the script stops everything and fails.
+limit=${DAEMONSCHED_LIVE_TIMEOUT:-1800}
+background sh -c 'sleep "$1" && echo "== live script: over DAEMONSCHED_LIVE_TIMEOUT=$1 s, stopping" && kill -TERM "$2"' - "$limit" $$
 
 openssl genrsa -out "$work/sa.key" 2048 2>/dev/null
 openssl rsa -in "$work/sa.key" -pubout -out "$work/sa.pub" 2>/dev/null
@@ -164,7 +192,7 @@ EOF
 started=$(date +%s)
 until curl -fsk -H "Authorization: Bearer $token" "https://127.0.0.1:$apiport/readyz" >/dev/null 2>&1; do
 	for pid in "${pids[@]}"; do
-		kill -0 "$pid" 2>/dev/null || { echo "a server exited; logs:"; tail -20 "$work"/*.log; exit 1; }
+		kill -0 -- "$pid" 2>/dev/null || { echo "a server exited; logs:"; tail -20 "$work"/*.log; exit 1; }
 	done
 	if [ $(($(date +%s) - started)) -gt 120 ]; then
 		echo "kube-apiserver not ready after 120 s"; tail -20 "$work/kube-apiserver.log"; exit 1
@@ -178,10 +206,14 @@ echo "== kube-apiserver ready on 127.0.0.1:$apiport (${ready}s since start, bina
 # and offline on what it saved.
 if [ "$mode" = story ]; then
 	if [ "${DAEMONSCHED_LIVE_STORY:-1}" != 0 ]; then
-		(cd "$module" && KUBECONFIG="$work/kubeconfig" go test -tags live -count=1 -run TestStory -v "$@" ./live/)
+		background sh -c 'cd "$1" && shift && exec "$@"' - "$module" \
+			env KUBECONFIG="$work/kubeconfig" go test -tags live -count=1 -run TestStory -v "$@" ./live/
+		waitfor
 	fi
 	echo "== kubectl-daemonsched against the same servers"
-	(cd "$repo" && KUBECONFIG="$work/kubeconfig" go test -tags live -count=1 -run TestPluginLive -v "$@" ./cmd/kubectl-daemonsched/)
+	background sh -c 'cd "$1" && shift && exec "$@"' - "$repo" \
+		env KUBECONFIG="$work/kubeconfig" go test -tags live -count=1 -run TestPluginLive -v "$@" ./cmd/kubectl-daemonsched/
+	waitfor
 	echo "== live script total: $(elapsed)s"
 	exit 0
 fi
@@ -205,14 +237,11 @@ pids+=($!)
 echo "== $mode: DaemonSet controller $([ "$mode" = e2e ] && echo "refcontroller" || echo "kube-controller-manager's"); specs at $(elapsed)s"
 # In the background and waited for, so that a SIGTERM (CI's timeout) reaches the trap at once
 # and the cleanup stops the suite too.
-(cd "$work" && exec "$e2ebin/e2e.test" -kubeconfig "$work/kubeconfig" -test.v "$@") &
-suite=$!
-pids+=("$suite")
+background sh -c 'cd "$1" && shift && exec "$@"' - "$work" "$e2ebin/e2e.test" -kubeconfig "$work/kubeconfig" -test.v "$@"
 status=0
-wait "$suite" || status=$?
-unset 'pids[-1]'
+waitfor || status=$?
 for pid in "${pids[@]}"; do
-	kill -0 "$pid" 2>/dev/null || { echo "a server or controller exited during the specs; logs in $work"; status=1; }
+	kill -0 -- "$pid" 2>/dev/null || { echo "a server or controller exited during the specs; logs in $work"; status=1; }
 done
 echo "== $mode script total: $(elapsed)s"
 exit $status

@@ -1,0 +1,177 @@
+package livecluster
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/daemonsched/daemonsched/internal/cli"
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/version"
+	"k8s.io/apimachinery/pkg/watch"
+	fakediscovery "k8s.io/client-go/discovery/fake"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+)
+
+// verbs counts the requests of a fake clientset by verb and resource ("list pods").
+type verbs struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (v *verbs) count(a k8stesting.Action) (bool, runtime.Object, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.n[a.GetVerb()+" "+a.GetResource().Resource]++
+	return false, nil, nil // counted; the tracker answers
+}
+
+func (v *verbs) get(s string) int {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.n[s]
+}
+
+// names is the namespace/name of every object of kind in a state's List.
+func names(t *testing.T, d *cli.Dump, kind string) []string {
+	t.Helper()
+	var list struct {
+		Items []struct {
+			Kind     string            `json:"kind"`
+			Metadata metav1.ObjectMeta `json:"metadata"`
+		} `json:"items"`
+	}
+	require.NoError(t, json.Unmarshal(d.Data, &list))
+	out := []string{}
+	for _, it := range list.Items {
+		if it.Kind == kind {
+			out = append(out, it.Metadata.Namespace+"/"+it.Metadata.Name)
+		}
+	}
+	return out
+}
+
+// rollout status --watch lists each kind once and then lives on watch events: every change
+// (a pod created, updated, deleted) comes as a new state without another list; only a watch
+// whose resourceVersion expired (410 Gone) lists its kind again, and the state is right after.
+func TestWatchListsOnceAndAppliesEvents(t *testing.T) {
+	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "worker-1"}}
+	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "infra", Name: "agent"}}
+	other := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ops", Name: "other"}}
+	cs := fake.NewClientset(node, ds, other)
+	cs.Discovery().(*fakediscovery.FakeDiscovery).FakedServerVersion = &version.Info{Major: "1", Minor: "36", GitVersion: "v1.36.3"}
+	v := &verbs{n: map[string]int{}}
+	cs.PrependReactor("*", "*", v.count)
+	// The first watch of pods is told its resourceVersion expired, as a server that compacted
+	// its history says it.
+	var expireOnce sync.Once
+	cs.PrependWatchReactor("*", func(a k8stesting.Action) (bool, watch.Interface, error) {
+		v.count(a)
+		if a.GetResource().Resource != "pods" {
+			return false, nil, nil
+		}
+		handled := false
+		var w *watch.FakeWatcher
+		expireOnce.Do(func() {
+			handled = true
+			w = watch.NewFakeWithChanSize(1, false)
+			w.Error(&apierrors.NewResourceExpired("too old resource version").ErrStatus)
+		})
+		return handled, w, nil
+	})
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	states := make(chan *cli.Dump)
+	done := make(chan error, 1)
+	r := &reader{cs: cs, name: "the fake cluster", pageSize: 500}
+	go func() { done <- watchState(ctx, r, cli.Question{Namespace: "infra"}, states, time.Millisecond) }()
+	next := func(what string) *cli.Dump {
+		t.Helper()
+		select {
+		case d := <-states:
+			return d
+		case err := <-done:
+			t.Fatalf("waiting for %s: the watch ended: %v", what, err)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("waiting for %s: no state in 10 s", what)
+		}
+		return nil
+	}
+	// until reads states until cond holds of one.
+	until := func(what string, cond func(*cli.Dump) bool) *cli.Dump {
+		t.Helper()
+		for {
+			if d := next(what); cond(d) {
+				return d
+			}
+		}
+	}
+
+	first := next("the first state")
+	require.Equal(t, "1.36.3", first.Version.String())
+	require.Equal(t, []string{"infra/agent"}, names(t, first, "DaemonSet"), "the question's namespace alone")
+	require.Equal(t, []string{"/worker-1"}, names(t, first, "Node"))
+	// Every kind watched (pods twice: the expired watch, then the one from the new list).
+	require.Eventually(t, func() bool { return v.get("watch pods") == 2 && v.get("watch daemonsets") == 1 }, 10*time.Second, time.Millisecond)
+
+	pods := cs.CoreV1().Pods("infra")
+	pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "infra", Name: "agent-x"}, Spec: v1.PodSpec{NodeName: "worker-1"}}
+	_, err := pods.Create(ctx, pod, metav1.CreateOptions{})
+	require.NoError(t, err)
+	until("the pod created", func(d *cli.Dump) bool { return len(names(t, d, "Pod")) == 1 })
+
+	pod.Status.Phase = v1.PodRunning
+	_, err = pods.UpdateStatus(ctx, pod, metav1.UpdateOptions{})
+	require.NoError(t, err)
+	updated := until("the pod updated", func(d *cli.Dump) bool {
+		var list struct {
+			Items []v1.Pod `json:"items"`
+		}
+		require.NoError(t, json.Unmarshal(d.Data, &list))
+		for _, p := range list.Items {
+			if p.Kind == "Pod" && p.Status.Phase == v1.PodRunning {
+				return true
+			}
+		}
+		return false
+	})
+	require.Equal(t, []string{"infra/agent-x"}, names(t, updated, "Pod"))
+
+	require.NoError(t, pods.Delete(ctx, "agent-x", metav1.DeleteOptions{}))
+	until("the pod deleted", func(d *cli.Dump) bool { return len(names(t, d, "Pod")) == 0 })
+
+	_, err = cs.AppsV1().DaemonSets("ops").Create(ctx, &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ops", Name: "unseen"}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	_, err = cs.AppsV1().DaemonSets("infra").Create(ctx, &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "infra", Name: "second"}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	last := until("the DaemonSet created", func(d *cli.Dump) bool { return len(names(t, d, "DaemonSet")) == 2 })
+	require.Equal(t, []string{"infra/agent", "infra/second"}, names(t, last, "DaemonSet"), "sorted, of the namespace alone")
+
+	// One list of each kind, and a second of pods for the expired watch alone.
+	for verb, want := range map[string]int{"list nodes": 1, "list daemonsets": 1, "list controllerrevisions": 1, "list pods": 2} {
+		require.Equal(t, want, v.get(verb), verb)
+	}
+	cancel()
+	require.NoError(t, <-done)
+}
+
+// A watch the server refuses ends Watch with the error, as a refused list ends Read.
+func TestWatchRefusedSaysSo(t *testing.T) {
+	cs := fake.NewClientset()
+	cs.Discovery().(*fakediscovery.FakeDiscovery).FakedServerVersion = &version.Info{Major: "1", Minor: "36"}
+	cs.PrependWatchReactor("pods", func(k8stesting.Action) (bool, watch.Interface, error) {
+		return true, nil, apierrors.NewForbidden(v1.Resource("pods"), "", nil)
+	})
+	states := make(chan *cli.Dump, 10)
+	err := watchState(context.Background(), &reader{cs: cs, name: "the fake cluster"}, cli.Question{Namespace: "infra"}, states, time.Millisecond)
+	require.ErrorContains(t, err, "the fake cluster: forbidden: cannot watch pods in namespace infra")
+}
