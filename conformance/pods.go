@@ -41,9 +41,7 @@ func ComparePods(want, got *v1.Pod) string {
 	w, g := normalizePod(want, nil), normalizePod(got, want)
 	sortKeyed(w)
 	sortKeyed(g)
-	// Semantic equality treats nil and empty alike and is an order of magnitude cheaper than
-	// go-cmp, which only words the difference.
-	if equality.Semantic.DeepEqual(w, g) {
+	if podsEqual(w, g) {
 		return ""
 	}
 	return gocmp.Diff(w, g, cmpopts.EquateEmpty(),
@@ -55,6 +53,18 @@ func ComparePods(want, got *v1.Pod) string {
 		cmpopts.SortSlices(func(a, b metav1.OwnerReference) bool { return a.UID < b.UID }),
 		cmpopts.SortSlices(func(a, b v1.LocalObjectReference) bool { return a.Name < b.Name }),
 	)
+}
+
+// podsEqual reports whether the normalized pods w and g are semantically equal
+// (equality.Semantic: nil and empty alike, quantities and times by value). reflect.DeepEqual
+// is tried first: what it finds equal is semantically equal too (equal quantities and times
+// compare equal by value; equal slices and maps are equal whether nil or empty), and on a
+// daemon pod it takes a quarter of the time (46 against 172 µs on BenchmarkVerifyLarge's pod,
+// one core), having no equality functions to look up at every value. The semantic comparison
+// decides only what it does not find equal. Semantic equality is itself an order of magnitude
+// cheaper than go-cmp, which only words the difference.
+func podsEqual(w, g *v1.Pod) bool {
+	return reflect.DeepEqual(w, g) || equality.Semantic.DeepEqual(w, g)
 }
 
 // sortKeyed sorts, in place, the lists the API merges by key whose order means nothing (see
@@ -114,6 +124,17 @@ func normalizePod(pod, ref *v1.Pod) *v1.Pod {
 	p.CreationTimestamp = metav1.Time{}
 	p.ManagedFields = nil
 	p.Status = v1.PodStatus{}
+	// Empty and missing are alike to the comparison; one form of each lets podsEqual's first
+	// test decide (the daemon pod has empty annotations and finalizers, a decoded one none).
+	if len(p.Labels) == 0 {
+		p.Labels = nil
+	}
+	if len(p.Annotations) == 0 {
+		p.Annotations = nil
+	}
+	if len(p.Finalizers) == 0 {
+		p.Finalizers = nil
+	}
 	if ref == nil {
 		return p
 	}

@@ -3,12 +3,16 @@ package conformance
 import (
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 )
@@ -120,6 +124,49 @@ func TestComparePods(t *testing.T) {
 			if !reflect.DeepEqual(gotBefore, got) {
 				t.Fatalf("ComparePods or podRule changed the candidate's pod:\n%s", cmp.Diff(gotBefore, got))
 			}
+		})
+	}
+}
+
+// podsEqual agrees with equality.Semantic.DeepEqual, which it answers faster: pods equal
+// field for field, equal only semantically (a quantity written another way, nil against empty
+// deep inside, a time in another zone), and different.
+func TestPodsEqualIsSemanticEquality(t *testing.T) {
+	base := func() *v1.Pod {
+		p := daemonPod(t)
+		p.Spec.Containers[0].Resources.Requests = v1.ResourceList{v1.ResourceCPU: resource.MustParse("100m")}
+		return p
+	}
+	at := metav1.NewTime(epoch)
+	tests := []struct {
+		name   string
+		change func(*v1.Pod)
+		want   bool
+	}{
+		{"a copy", func(*v1.Pod) {}, true},
+		{"a quantity written another way", func(p *v1.Pod) {
+			p.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse("0.1")
+		}, true},
+		{"an empty list where none is", func(p *v1.Pod) { p.Spec.Containers[1].Args = []string{} }, true},
+		{"an empty map where none is", func(p *v1.Pod) { p.Spec.NodeSelector = map[string]string{} }, true},
+		{"the same instant in another zone", func(p *v1.Pod) {
+			p.DeletionTimestamp = &metav1.Time{Time: at.In(time.FixedZone("X", 3600))}
+		}, true},
+		{"another quantity", func(p *v1.Pod) {
+			p.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse("200m")
+		}, false},
+		{"another image", func(p *v1.Pod) { p.Spec.Containers[1].Image = "side:2" }, false},
+		{"an argument more", func(p *v1.Pod) { p.Spec.Containers[1].Args = []string{"-v"} }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w, g := base(), base()
+			w.DeletionTimestamp = &at
+			g.DeletionTimestamp = &metav1.Time{Time: at.Time}
+			tt.change(g)
+			require.Equal(t, equality.Semantic.DeepEqual(w, g), tt.want, "the semantic comparison")
+			require.Equal(t, tt.want, podsEqual(w, g))
+			require.Equal(t, tt.want, ComparePods(w, g) == "")
 		})
 	}
 }

@@ -112,8 +112,8 @@ func NewRequest(c Case) Request {
 }
 
 // Response is one line an implementation writes back: the plans, in the shape of
-// `daemonsched plan -o json` (DecodePlan), or skip with a reason to decline a case it does not
-// implement (testdata/protocol.schema.json).
+// `daemonsched plan -o json` (DecodePlan), skip with a reason to decline a case it does not
+// implement, or error to say it could not answer this request (testdata/protocol.schema.json).
 type Response struct {
 	// ID is the ID of the request answered. An answer without it is paired with the request
 	// by order, as before IDs existed: a program that repeats it is checked for answers out of
@@ -121,6 +121,10 @@ type Response struct {
 	ID         *int64          `json:"id,omitempty"`
 	DaemonSets json.RawMessage `json:"daemonSets,omitempty"`
 	Skip       string          `json:"skip,omitempty"`
+	// Error says why the implementation could not answer the request (it could not read it,
+	// or refused its objects), given instead of daemonSets: the case is an error, and the
+	// next request is sent.
+	Error string `json:"error,omitempty"`
 }
 
 // JudgeResponse judges an implementation's answer line to c.
@@ -133,6 +137,9 @@ func JudgeResponse(c Case, line []byte) Outcome {
 	if r.Skip != "" {
 		o.Result, o.Error = "skip", r.Skip
 		return o
+	}
+	if r.Error != "" {
+		return o.failed(fmt.Errorf("the implementation answered with an error: %s", r.Error))
 	}
 	got, err := DecodePlan(line)
 	if err != nil {

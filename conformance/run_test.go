@@ -27,6 +27,7 @@ func TestRunCaseAndJudgeResponse(t *testing.T) {
 	}
 	tests := []struct{ line, result, detail string }{
 		{`{"skip": "not mine"}`, "skip", "not mine"},
+		{`{"id": 1, "error": "request 1: not a request"}`, "error", "the implementation answered with an error: request 1: not a request"},
 		{`not json`, "error", "answer"},
 		{`{"daemonSets": [{"namespace": "ns"}]}`, "error", "required field is missing"},
 		{`{"daemonSets": []}`, "fail", "no plan for this DaemonSet"},

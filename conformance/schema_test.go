@@ -190,7 +190,7 @@ func TestProtocolMatchesTheSchema(t *testing.T) {
 		}
 	}
 	id := int64(3)
-	for _, r := range []Response{{ID: &id, Skip: "not mine"}, {DaemonSets: json.RawMessage(`[]`)}} {
+	for _, r := range []Response{{ID: &id, Skip: "not mine"}, {DaemonSets: json.RawMessage(`[]`)}, {ID: &id, Error: "request 3: not a request"}} {
 		data, _ := json.Marshal(r)
 		var v any
 		if err := json.Unmarshal(data, &v); err != nil {

@@ -18,7 +18,9 @@ import (
 //	GOMAXPROCS=1 go test -run '^$' -bench VerifyLarge -benchtime 2x ./conformance
 func BenchmarkVerifyLarge(b *testing.B) {
 	s := freshCluster(100_000)
-	opts := Options{Now: epoch.Add(time.Hour)}
+	// No burst cap: the zero BurstLimit is the controller's 250 (D-18), which would make the
+	// candidate 250 creates.
+	opts := Options{Now: epoch.Add(time.Hour), BurstLimit: daemonset.NoBurstLimit}
 	plan, err := daemonset.PlanCluster(s, opts.planOptions())
 	if err != nil {
 		b.Fatal(err)
@@ -30,6 +32,9 @@ func BenchmarkVerifyLarge(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Logf("candidate: %d MB, %d creates", len(data)>>20, len(plan.DaemonSets[0].Create))
+	if n := len(plan.DaemonSets[0].Create); n != 100_000 {
+		b.Fatalf("the candidate creates %d pods, want 100,000", n)
+	}
 	read := func() Candidate {
 		c, err := ReadPlan(bytes.NewReader(data), PlanLimits{})
 		if err != nil {

@@ -1,6 +1,7 @@
 package manifest_test
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/daemonsched/daemonsched/manifest"
 )
@@ -53,6 +55,45 @@ func TestCheckQuantities(t *testing.T) {
 			require.EqualError(t, err, tt.want)
 		})
 	}
+}
+
+// A value that is the whole of data has no path: its error is the field error's body alone,
+// never prefixed with the nil path's "<nil>" (issue 25), and still a *field.Error to errors.As.
+func TestCheckQuantitiesAtTheTop(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		data      string
+		obj       any
+		want      string
+		wantField bool // a *field.Error, not a kind error
+	}{
+		{"a quantity that is the whole of data", `"1e-999999999"`, &resource.Quantity{},
+			`Invalid value: "1e-999999999": a quantity with an exponent beyond ±100 (limit QuantityExponent, --max-quantity-exponent)`, true},
+		{"data of the wrong kind for the whole type", `[1e-999999999]`, &v1.Pod{},
+			`cannot unmarshal array into v1.Pod`, false},
+		{"a map of quantities keeps its keys' paths", `{"a": "1e-999999999"}`, &map[string]resource.Quantity{},
+			`[a]: Invalid value: "1e-999999999": a quantity with an exponent beyond ±100 (limit QuantityExponent, --max-quantity-exponent)`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := manifest.CheckQuantities([]byte(tt.data), tt.obj, manifest.Limits{})
+			require.EqualError(t, err, tt.want)
+			require.Equal(t, tt.wantField, errors.As(err, new(*field.Error)))
+		})
+	}
+}
+
+// DecodeStrict words the error of a value that is the whole document without a path too.
+func TestDecodeStrictAtTheTop(t *testing.T) {
+	t.Parallel()
+	var q resource.Quantity
+	_, err := manifest.DecodeStrict([]byte("\"1x1\"\n"), &q)
+	require.EqualError(t, err, "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
+	var n v1.NodeStatus
+	_, err = manifest.DecodeStrict([]byte("[1]\n"), &n)
+	require.EqualError(t, err, "cannot unmarshal array into v1.NodeStatus")
 }
 
 func ExampleCheckQuantities() {

@@ -39,7 +39,7 @@ func checkQuantities(data []byte, obj any, lim Limits) error {
 			return nil
 		}
 		if problem := oversizedQuantity(s, lim); problem != "" {
-			return field.Invalid(path, shortValue(s), problem)
+			return fieldError(field.Invalid(path, shortValue(s), problem), path)
 		}
 		return nil
 	})

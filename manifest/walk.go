@@ -3,6 +3,7 @@ package manifest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"reflect"
@@ -111,7 +112,32 @@ func jsonKind(v any) string {
 }
 
 func kindError(v any, t reflect.Type, path *field.Path) error {
-	return fmt.Errorf("%s: cannot unmarshal %s into %s", path, jsonKind(v), t)
+	return errors.New(atPath(path, fmt.Sprintf("cannot unmarshal %s into %s", jsonKind(v), t)))
+}
+
+// atPath prefixes msg with path, as a field error does, unless path is nil: the value is then
+// the whole of the data, and (*field.Path)(nil) would print as "<nil>".
+func atPath(path *field.Path, msg string) string {
+	if path == nil {
+		return msg
+	}
+	return path.String() + ": " + msg
+}
+
+// rootError is a field error about the whole of the data (its path is nil): it reads as the
+// error's body alone, where field.Error would print the path "<nil>".
+type rootError struct{ err *field.Error }
+
+func (e rootError) Error() string { return e.err.ErrorBody() }
+
+func (e rootError) Unwrap() error { return e.err }
+
+// fieldError returns fe, or fe as a rootError when its path is nil.
+func fieldError(fe *field.Error, path *field.Path) error {
+	if path == nil {
+		return rootError{fe}
+	}
+	return fe
 }
 
 var fieldCache sync.Map // reflect.Type -> map[string]reflect.Type
@@ -156,7 +182,7 @@ func leafError(t reflect.Type, v any, path *field.Path) error {
 			return nil
 		}
 		if err := reflect.New(t).Interface().(json.Unmarshaler).UnmarshalJSON(raw); err != nil {
-			return fmt.Errorf("%s: %v", path, err)
+			return errors.New(atPath(path, err.Error()))
 		}
 		return nil
 	}
@@ -172,14 +198,14 @@ func leafError(t reflect.Type, v any, path *field.Path) error {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		if n, ok := v.(json.Number); ok {
 			if _, err := strconv.ParseInt(string(n), 10, t.Bits()); err != nil {
-				return fmt.Errorf("%s: cannot unmarshal number %s into %s", path, n, t)
+				return errors.New(atPath(path, fmt.Sprintf("cannot unmarshal number %s into %s", n, t)))
 			}
 			return nil
 		}
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		if n, ok := v.(json.Number); ok {
 			if _, err := strconv.ParseUint(string(n), 10, t.Bits()); err != nil {
-				return fmt.Errorf("%s: cannot unmarshal number %s into %s", path, n, t)
+				return errors.New(atPath(path, fmt.Sprintf("cannot unmarshal number %s into %s", n, t)))
 			}
 			return nil
 		}

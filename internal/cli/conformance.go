@@ -194,8 +194,10 @@ func writeReports(dir string, reports []conformance.Report) error {
 }
 
 // serveConformance answers protocol requests with the project's own plans: the reference
-// implementation of the protocol, for testing a runner. A request line longer than lineBytes
-// ends it with an error, having read no more of it.
+// implementation of the protocol, for testing a runner. A request it cannot plan (not JSON, not
+// a request, objects the snapshot refuses) is answered with an error line and the next one is
+// read; only a broken stream ends it with an error: a request line longer than lineBytes
+// (having read no more of it), invalid reading, or a failed write.
 func serveConformance(stdin io.Reader, stdout io.Writer, lineBytes int) error {
 	r := jsonlines.NewReader(stdin, lineBytes)
 	for n := 1; ; n++ {
@@ -209,11 +211,7 @@ func serveConformance(stdin io.Reader, stdout io.Writer, lineBytes int) error {
 		case err != nil:
 			return fmt.Errorf("stdin: %w", err)
 		}
-		answer, err := answer(line)
-		if err != nil {
-			return fmt.Errorf("request %d: %w", n, err)
-		}
-		if _, err := stdout.Write(append(answer, '\n')); err != nil {
+		if _, err := stdout.Write(append(answer(line, n), '\n')); err != nil {
 			return err
 		}
 	}
@@ -225,10 +223,30 @@ type answerDocument struct {
 	planDocument
 }
 
-func answer(line []byte) ([]byte, error) {
+// errorAnswer is serve's answer to a request it cannot plan (the protocol's error), with the
+// id of the request when the line is one.
+type errorAnswer struct {
+	ID    int64  `json:"id,omitempty"`
+	Error string `json:"error"`
+}
+
+// answer is serve's answer line to the request line, the nth of its stdin.
+func answer(line []byte, n int) []byte {
 	var req conformance.Request
-	if err := json.Unmarshal(line, &req); err != nil {
-		return nil, fmt.Errorf("request: %w", err)
+	out, err := plan(line, &req)
+	if err == nil {
+		return out
+	}
+	// An int and a string always marshal.
+	out, _ = json.Marshal(errorAnswer{ID: req.ID, Error: fmt.Sprintf("request %d: %v", n, err)})
+	return out
+}
+
+// plan decodes the request line into req and answers it with plan -o json's document. On a
+// line of the wrong shape, req keeps what was read: its id, when that was a number.
+func plan(line []byte, req *conformance.Request) ([]byte, error) {
+	if err := json.Unmarshal(line, req); err != nil {
+		return nil, fmt.Errorf("not a request: %w", err)
 	}
 	c := conformance.Case{Name: req.Case, Now: req.Now, BurstLimit: req.BurstLimit, Objects: req.Objects, Kubernetes: cmp.Or(req.Kubernetes, conformance.KubernetesVersion)}
 	s, err := c.Snapshot()

@@ -223,6 +223,53 @@ func TestConformanceServeRefusesALongLine(t *testing.T) {
 	}
 }
 
+// TestConformanceServeAnswersABadRequestAndGoesOn: a request serve cannot plan (not JSON, not
+// a request, objects refused) is answered with an error line, with its id when it gives one,
+// and the next request is answered as usual; the runner judges such an answer an error.
+func TestConformanceServeAnswersABadRequestAndGoesOn(t *testing.T) {
+	cases, err := conformance.Corpus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := conformance.NewRequest(cases[0])
+	good.ID = 4
+	goodLine, _ := json.Marshal(good)
+	bad := conformance.NewRequest(cases[0])
+	bad.ID, bad.Now = 3, "yesterday"
+	badLine, _ := json.Marshal(bad)
+	in := strings.Join([]string{
+		`not json`,
+		`{"id": 2, "objects": {}}`,
+		string(badLine),
+		string(goodLine),
+	}, "\n") + "\n"
+	var out, stderr bytes.Buffer
+	if code := run([]string{"conformance", "serve"}, strings.NewReader(in), &out, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("%d answers to 4 requests:\n%s", len(lines), out.String())
+	}
+	wantPrefix := []string{
+		`{"error":"request 1: not a request: invalid character`,
+		`{"id":2,"error":"request 2: not a request: json: cannot unmarshal object into Go struct field Request.objects`,
+		`{"id":3,"error":"request 3: `,
+		`{"id":4,"now":`,
+	}
+	for i, want := range wantPrefix {
+		if !strings.HasPrefix(lines[i], want) {
+			t.Errorf("answer %d = %.200s, want it to start with %s", i+1, lines[i], want)
+		}
+	}
+	if o := conformance.JudgeResponse(cases[0], []byte(lines[2])); o.Result != "error" || !strings.Contains(o.Error, "answered with an error: request 3: ") {
+		t.Errorf("the runner's judgement of an error answer: %+v", o)
+	}
+	if o := conformance.JudgeResponse(cases[0], []byte(lines[3])); o.Result != "pass" {
+		t.Errorf("the request after the bad ones: %+v", o)
+	}
+}
+
 // TestConformanceRunWritesReports checks the YAML reports of the Python example.
 func TestConformanceRunWritesReports(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {

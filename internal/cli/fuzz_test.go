@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
 )
 
@@ -41,6 +42,44 @@ func FuzzRunPlan(f *testing.F) {
 			}
 		default:
 			t.Fatalf("exit %d, want 0 or 1; stderr:\n%s", code, stderr.String())
+		}
+	})
+}
+
+// FuzzServeAnswersEveryRequest feeds arbitrary lines to `conformance serve`: it exits 0 and
+// answers every line that is not blank with one JSON object, a plan or an error (issue 25: it
+// stopped at the first request it could not plan).
+func FuzzServeAnswersEveryRequest(f *testing.F) {
+	f.Add([]byte("not json\n"))                                                  // not a request
+	f.Add([]byte(`{"id": 2, "objects": {}}` + "\n\n" + `{"id": 3, "now": "x"}`)) // the wrong shape, a blank line, a bad instant
+	f.Add([]byte(`{"id": 1, "case": "c", "now": "2026-03-02T10:00:00Z", "objects": [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}]}` + "\n"))
+	f.Add([]byte(`{"id": 1, "now": "2026-03-02T10:00:00Z", "objects": [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}, "status": {"capacity": {"cpu": " 1e-999999999"}}}]}`)) // a quantity bomb
+	f.Fuzz(func(t *testing.T, data []byte) {
+		want := 0
+		for line := range bytes.Lines(data) {
+			if len(bytes.TrimSpace(line)) > 0 {
+				want++
+			}
+		}
+		var stdout, stderr bytes.Buffer
+		if code := run([]string{"conformance", "serve"}, bytes.NewReader(data), &stdout, &stderr); code != exitOK {
+			t.Fatalf("exit %d on %q: %s", code, data, stderr.String())
+		}
+		answers := bytes.Split(bytes.TrimSuffix(stdout.Bytes(), []byte("\n")), []byte("\n"))
+		if stdout.Len() == 0 {
+			answers = nil
+		}
+		if len(answers) != want {
+			t.Fatalf("%d answers to %d requests %q:\n%s", len(answers), want, data, stdout.String())
+		}
+		for _, a := range answers {
+			var v struct {
+				DaemonSets json.RawMessage `json:"daemonSets"`
+				Error      string          `json:"error"`
+			}
+			if err := json.Unmarshal(a, &v); err != nil || (v.DaemonSets == nil) == (v.Error == "") {
+				t.Fatalf("answer %q to %q: neither a plan nor an error (%v)", a, data, err)
+			}
 		}
 	})
 }

@@ -1,0 +1,309 @@
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+
+	"sigs.k8s.io/yaml"
+)
+
+// streamedList is a YAML list of the current document, its items decoded as they arrive.
+type streamedList struct {
+	wrapper  []byte // the list without its items ("items: []")
+	after    bool   // past the items
+	fallback bool   // not as kubectl prints it, or an item failed: read the document again whole
+	item     []byte // the current item, nil before the first
+	itemKind string // the kind the header gives the items, if known yet
+
+	batch   [][]byte
+	bytes   int
+	items   []decoded      // the list's head (set last), then its items
+	pending map[int][]byte // items decoded before their kind was known, and failed: JSON
+	n       int            // items seen
+	counted int            // items counted against Limits.Objects
+	doc     int            // the document's number
+	json    bool           // the items are JSON (a JSON stream), not YAML
+
+	// itemBig is set when the current item passes Limits.ObjectBytes: its text is dropped.
+	// big and failed are one more than the index of the first item too large, and of the first
+	// item that failed and set fallback (0: none).
+	itemBig     bool
+	big, failed int
+
+	// itemLine is the line the current item starts on, lines those of the items of batch.
+	// errAt is one more than the index of the first item whose error is final (finalError:
+	// the document is not read again for it), err that error; items after it are counted,
+	// not decoded.
+	itemLine int
+	lines    []int
+	errAt    int
+	err      error
+
+	// free holds the text buffers of items decoded, for the next items: decoding copies what
+	// it keeps, and a new buffer per item, grown line by line, was most of what the reader
+	// allocated beyond the decoding itself.
+	free [][]byte
+}
+
+// newItem returns an empty buffer for the next item's text, of capacity size at least when new.
+func (l *streamedList) newItem(size int) []byte {
+	if n := len(l.free); n > 0 {
+		b := l.free[n-1]
+		l.free = l.free[:n-1]
+		return b
+	}
+	return make([]byte, 0, size)
+}
+
+// grow appends b to the current item, or drops it once the item passes Limits.ObjectBytes: an
+// item that large is refused before it is parsed, by its place (decodeItemText).
+func (l *streamedList) grow(s *splitter, b ...byte) {
+	if l.itemBig {
+		return
+	}
+	l.item = append(l.item, b...)
+	if len(l.item) > s.r.opts.Limits.ObjectBytes {
+		l.itemBig, l.item = true, l.item[:0]
+	}
+}
+
+func newStreamedList(s *splitter) *streamedList {
+	l := &streamedList{wrapper: append(s.doc, "items: []\n"...), items: []decoded{{}}, pending: map[int][]byte{}, doc: s.docs + 1}
+	s.doc = nil
+	// A list whose kind comes before its items (not as kubectl prints it) gives the items theirs now.
+	if js, err := yaml.YAMLToJSONStrict(l.wrapper); err == nil {
+		if _, kind, _, isList, err := s.r.decodeList(Source{File: s.name, Document: l.doc, Item: -1}, js); err == nil && isList {
+			l.itemKind = kind
+		}
+	}
+	return l
+}
+
+// line takes a line of the list's document, as splitYAMLList's loop does.
+func (l *streamedList) line(s *splitter, line []byte) error {
+	s.to = toNothing
+	switch {
+	case l.after || l.fallback:
+		if !l.fallback {
+			l.wrapper = append(l.wrapper, line...)
+			s.to = toWrapper
+		}
+	case bytes.HasPrefix(line, []byte("- ")):
+		if err := l.end(s); err != nil {
+			return err
+		}
+		l.itemLine = s.n
+		l.item = l.newItem(len(line))
+		l.grow(s, line...)
+		s.to = toItem
+	case len(bytes.TrimRight(line, "\r\n")) == 0:
+		if l.item != nil {
+			l.grow(s, line...)
+			s.to = toItem
+		}
+	case bytes.HasPrefix(line, []byte("  ")):
+		if l.item == nil {
+			l.fallback = true
+		} else {
+			l.grow(s, line...)
+			s.to = toItem
+		}
+	case line[0] == ' ' || line[0] == '\t' || line[0] == '-' || line[0] == '#':
+		l.fallback = true
+	default:
+		if err := l.end(s); err != nil {
+			return err
+		}
+		l.after = true
+		l.wrapper = append(l.wrapper, line...)
+		s.to = toWrapper
+	}
+	return nil
+}
+
+// end ends the current item.
+func (l *streamedList) end(s *splitter) error {
+	if l.item == nil {
+		return nil
+	}
+	item := l.item
+	if l.itemBig {
+		item = nil // decodeBatch leaves its place empty
+		if l.big == 0 {
+			l.big = l.n + 1
+		}
+	}
+	l.item, l.itemBig = nil, false
+	l.n++
+	l.counted++
+	if s.r.count(1) != nil {
+		// Past the limit the outcome is this error whatever follows: stop reading, rather
+		// than scan the rest (a 75 MB list of 25,000,000 items took 22 s; issue 25).
+		return s.tooMany
+	}
+	if l.errAt > 0 {
+		// The outcome is that item's error, or an earlier one; but a JSON document that is
+		// not JSON gives its syntax error whatever its items hold (jsonSyntaxError).
+		if l.json && item != nil && !json.Valid(item) {
+			l.fallback = true
+		}
+		return nil
+	}
+	l.batch = append(l.batch, item)
+	l.lines = append(l.lines, l.itemLine)
+	l.bytes += len(item)
+	if len(l.batch) >= batchItems || l.bytes >= batchBytes {
+		l.decodeBatch(s)
+	}
+	return nil
+}
+
+// decodeBatch decodes the items waiting, in parallel, and drops their text.
+func (l *streamedList) decodeBatch(s *splitter) {
+	first := len(l.items) - 1 // items[0] is the head's
+	l.items = append(l.items, make([]decoded, len(l.batch))...)
+	failed := make([][]byte, len(l.batch))
+	errs := make([]error, len(l.batch))
+	src := Source{File: s.name, Document: l.doc}
+	s.r.forEach(len(l.batch), func(i int) {
+		itemSrc := src
+		itemSrc.Item = first + i
+		if l.batch[i] == nil {
+			return // too large: finish reports it
+		}
+		js, err := l.batch[i], error(nil)
+		if !l.json {
+			text := dedent(js)
+			if js, err = yaml.YAMLToJSONStrict(text); err != nil {
+				srcDoc := src
+				srcDoc.Item = -1
+				errs[i] = itemYAMLError(srcDoc, l.lines[i], text, err)
+				failed[i] = []byte{}
+				return
+			}
+		}
+		res, err := s.r.decodeValue(itemSrc, js, l.itemKind)
+		if err == nil && len(res) != 1 {
+			err = fmt.Errorf("%v: not one object", itemSrc) // never: decodeValue refuses nested lists
+		}
+		if err != nil {
+			failed[i], errs[i] = js, finalError{err}
+			return
+		}
+		l.items[1+first+i] = res[0]
+	})
+	for _, js := range failed {
+		if l.json && len(js) > 0 && !json.Valid(js) {
+			l.fallback = true // the whole document gives its syntax error (jsonSyntaxError)
+		}
+	}
+	for i, js := range failed {
+		switch {
+		case js == nil || l.errAt > 0 || l.fallback:
+		case errors.As(errs[i], new(finalError)) && (len(js) == 0 || l.itemKind != ""):
+			// Final whatever the list's kind says: a YAML error, or a typed error with the
+			// items' kind known.
+			l.errAt, l.err = first+i+1, errs[i]
+		case len(js) == 0:
+			l.fallback = true // an item that may use another's anchor: read the whole document
+			if l.failed == 0 {
+				l.failed = first + i + 1
+			}
+		default:
+			l.pending[first+i] = js // decoded again once the list's kind is known
+		}
+	}
+	if l.fallback {
+		clear(l.pending)
+	}
+	for i, b := range l.batch {
+		// A failed JSON item's text is its pending JSON: kept.
+		if b != nil && (failed[i] == nil || !l.json) {
+			l.free = append(l.free, b[:0])
+		}
+	}
+	l.batch, l.lines, l.bytes = l.batch[:0], l.lines[:0], 0
+}
+
+// errDocuments is finish's error when the documents alone are more than Limits.Objects.
+var errDocuments = errors.New("too many documents")
+
+// finish ends the list at end and returns its objects, as decodeDocument would: the document
+// is counted, then its items, counted as they came only to stop decoding them past the limit.
+func (l *streamedList) finish(s *splitter, end int64) ([]decoded, error) {
+	if err := l.end(s); err != nil {
+		return nil, err
+	}
+	src := Source{File: s.name, Document: l.doc, Item: -1}
+	if !l.fallback {
+		l.decodeBatch(s)
+	}
+	s.r.objects.Add(-int64(l.counted))
+	if s.r.count(1) != nil {
+		return nil, errDocuments
+	}
+	if !l.fallback && l.n > 0 {
+		js, err := l.wrapper, error(nil)
+		if !l.json {
+			js, err = yaml.YAMLToJSONStrict(l.wrapper)
+		}
+		if err == nil {
+			head, itemKind, _, isList, err := s.r.decodeList(src, js)
+			switch {
+			case err == nil && !isList && end-s.docStart > int64(s.r.opts.Limits.ObjectBytes):
+				return nil, s.r.tooLarge(src) // shaped as a list, but one object: decodeDocument refuses it
+			case err != nil || !isList:
+			case s.r.count(l.n) != nil:
+				return nil, errTooManyObjects
+			default:
+				// The first problem in the order of the items is the outcome: an item too
+				// large, an item's final error, or a pending item's error with the list's kind.
+				first, firstErr := -1, error(nil)
+				if l.big > 0 {
+					itemSrc := head.src
+					itemSrc.Item = l.big - 1
+					first, firstErr = l.big-1, s.r.tooLarge(itemSrc)
+				}
+				if l.errAt > 0 && (first < 0 || l.errAt-1 < first) {
+					first, firstErr = l.errAt-1, errors.Unwrap(l.err)
+				}
+				for _, i := range slices.Sorted(maps.Keys(l.pending)) {
+					if first >= 0 && i >= first {
+						break
+					}
+					itemSrc := head.src
+					itemSrc.Item = i
+					res, err := s.r.decodeValue(itemSrc, l.pending[i], itemKind)
+					if err == nil && len(res) != 1 {
+						err = fmt.Errorf("%v: not one object", itemSrc) // never: decodeValue refuses nested lists
+					}
+					if err != nil {
+						first, firstErr = i, err
+						break
+					}
+					l.items[1+i] = res[0]
+				}
+				if firstErr != nil {
+					return nil, firstErr
+				}
+				l.items[0] = head // in place: a copy of 250,000 items would be 50 MB
+				return l.items, nil
+			}
+		}
+	}
+	// Read the document again whole, as decodeDocument reads it; it counts the items again.
+	data := make([]byte, end-s.docStart)
+	if _, err := s.o.ra.ReadAt(data, s.o.start+s.docStart); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: %w", s.name, err)
+	}
+	l.items, l.pending = nil, nil
+	if l.json {
+		data = bytes.TrimRight(data, " \t\r\n")
+	}
+	return s.r.decodeDocument(src, document{data: data, json: l.json, line: s.start})
+}
