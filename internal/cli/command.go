@@ -163,6 +163,12 @@ func (c *clusterFlags) read(e *env, f fields, namespace string) (*loaded, error)
 	if err != nil {
 		return nil, err
 	}
+	version := c.version.release()
+	if live != nil && c.version.v.IsZero() {
+		version = live.Version // the cluster's own release, unless --kubernetes-version says otherwise
+	}
+	// --apply's DaemonSets are admitted by the API server of the release modelled (VER-7).
+	opts.Version = version
 	in, err := load(c.src, e.stdin, e.stderr, opts)
 	if err != nil {
 		return nil, err
@@ -174,12 +180,9 @@ func (c *clusterFlags) read(e *env, f fields, namespace string) (*loaded, error)
 			at = live.At // the clock, read once (a live cluster is judged as it is now)
 		}
 	}
-	l := &loaded{in: in, at: at, version: c.version.release(), mode: mode, warnings: c.reading.limits.Warnings}
+	l := &loaded{in: in, at: at, version: version, mode: mode, warnings: c.reading.limits.Warnings}
 	if live != nil {
 		l.clock = c.now.t.IsZero()
-		if c.version.v.IsZero() {
-			l.version = live.Version // the cluster's own release, unless --kubernetes-version says otherwise
-		}
 	}
 	return l, nil
 }
