@@ -59,7 +59,7 @@ func runNodeReady(e *env, c *clusterFlags, format outputFormat, nodeName, dsSele
 	if err != nil {
 		return err
 	}
-	in, opts := l.in, daemonset.Options{Now: l.at, Version: l.version, Workers: runtime.GOMAXPROCS(0)}
+	in, opts := l.in, daemonset.Options{Now: l.at, Version: l.version, FeatureGates: l.gates, Workers: runtime.GOMAXPROCS(0)}
 	if err := l.admit(everyDaemonSet, opts); err != nil {
 		return err
 	}

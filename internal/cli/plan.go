@@ -65,7 +65,7 @@ is made over the whole snapshot either way.
 		if _, err := shown.pick(l.in.Snapshot.DaemonSets); err != nil {
 			return err
 		}
-		opts := daemonset.Options{Now: l.at, Version: l.version, BurstLimit: burst, Workers: runtime.GOMAXPROCS(0)}
+		opts := daemonset.Options{Now: l.at, Version: l.version, FeatureGates: l.gates, BurstLimit: burst, Workers: runtime.GOMAXPROCS(0)}
 		// A DaemonSet the API server would refuse is refused (by default only a hand-written
 		// one), as kubectl apply would answer; one read from the API server is planned as
 		// stored, with a warning.

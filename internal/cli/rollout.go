@@ -161,7 +161,7 @@ wins); the blocking nodes are listed.
 // errStuck when one is stuck (stuck wins), else errProgressing.
 func judgeRollouts(l *loaded, filter daemonSetFilter) ([]*rollout.Report, error, error) {
 	in, at := l.in, l.at
-	if err := l.admit(filter.keep, daemonset.Options{Now: at, Version: l.version}); err != nil {
+	if err := l.admit(filter.keep, daemonset.Options{Now: at, Version: l.version, FeatureGates: l.gates}); err != nil {
 		return nil, nil, err
 	}
 	dss, err := pickDaemonSets(in, filter)
@@ -171,7 +171,7 @@ func judgeRollouts(l *loaded, filter daemonSetFilter) ([]*rollout.Report, error,
 	reports := make([]*rollout.Report, 0, len(dss))
 	var status error
 	for _, ds := range dss {
-		r, err := rollout.Progress(in.Snapshot, ds, rollout.ProgressOptions{Now: at, Workers: runtime.GOMAXPROCS(0), Version: l.version})
+		r, err := rollout.Progress(in.Snapshot, ds, rollout.ProgressOptions{Now: at, Workers: runtime.GOMAXPROCS(0), Version: l.version, FeatureGates: l.gates})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -279,13 +279,18 @@ The header of each DaemonSet says both.
 		if err := c.check(); err != nil {
 			return err
 		}
+		if len(c.gates.gates) > 0 {
+			// rollout.Forecast's simulation takes no feature gates yet: refuse rather than
+			// simulate at the release's defaults while saying otherwise.
+			return usagef("--feature-gates: forecast simulates at the release's default gates only")
+		}
 		l, err := c.read(e, allFields, ns.namespace)
 		if err != nil {
 			return err
 		}
 		in, at := l.in, l.at
 		filter := daemonSetFilter{key: key, ns: ns}
-		if err := l.admit(filter.keep, daemonset.Options{Now: at, Version: l.version}); err != nil {
+		if err := l.admit(filter.keep, daemonset.Options{Now: at, Version: l.version, FeatureGates: l.gates}); err != nil {
 			return err
 		}
 		var dss []*appsv1.DaemonSet

@@ -64,7 +64,7 @@ func runWhatIf(e *env, c *clusterFlags, format outputFormat, tmplFile, nodeName 
 	if err != nil {
 		return err
 	}
-	in, opts := l.in, daemonset.Options{Now: l.at, Version: l.version, Workers: runtime.GOMAXPROCS(0)}
+	in, opts := l.in, daemonset.Options{Now: l.at, Version: l.version, FeatureGates: l.gates, Workers: runtime.GOMAXPROCS(0)}
 	if err := l.admit(everyDaemonSet, opts); err != nil {
 		return err
 	}
