@@ -40,6 +40,10 @@ type Case struct {
 	// generated from the project's plans, or a regression of a fidelity difference.
 	Source     string `json:"source"`
 	Kubernetes string `json:"kubernetes"`
+	// Releases are the ranges of releases whose controller produces the expectations
+	// (releases.go: "1.36", "1.33.0-1.33.5", "1.34-1.37"); Kubernetes is one of them. Absent,
+	// the case holds for the release Kubernetes names alone.
+	Releases []string `json:"releases,omitempty"`
 	// Now is the instant of the sync, RFC 3339.
 	Now        string `json:"now"`
 	BurstLimit int    `json:"burstLimit,omitempty"`

@@ -172,6 +172,37 @@ func finish(t *testing.T, c *Case, description, profile string, extraRules ...st
 		}
 	}
 	c.Profile = profile
+	c.Releases = ReleaseRanges(holdingReleases(t, c))
+}
+
+// holdingReleases are the releases at whose controller the case's expectations hold: those
+// whose plan, judged at that release, conforms. The release the case names is one of them.
+func holdingReleases(t *testing.T, c *Case) []daemonset.Version {
+	t.Helper()
+	s, err := c.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := c.Options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var holds []daemonset.Version
+	for _, v := range AllReleases() {
+		opts := own
+		opts.Version = v
+		got, err := daemonset.PlanCluster(s, opts.planOptions())
+		if err != nil {
+			continue // the release refuses the snapshot (VER-7): the case does not hold there
+		}
+		if len(VerifyAny(c.expectations(), got.DaemonSets, opts)) == 0 {
+			holds = append(holds, v)
+		}
+	}
+	if !slices.Contains(holds, own.Version) {
+		t.Fatalf("case %s does not hold at its own release %s", c.Name, own.Version)
+	}
+	return holds
 }
 
 func classesSize(cls []actionClass) int {

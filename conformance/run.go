@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/daemonsched/daemonsched/daemonset"
@@ -13,14 +14,21 @@ import (
 // opts.Now with opts.BurstLimit, returning one plan per DaemonSet.
 type Impl func(s daemonset.Snapshot, opts Options) ([]*daemonset.Result, error)
 
-// Run runs every case of the embedded corpus against impl, one subtest per case named after
-// it, and fails the subtest with one line per mismatch.
+// Run runs every case of the embedded corpus against impl, each at the release it names
+// (Case.Kubernetes, the corpus's v1.36.3), one subtest per case named after it, and fails the
+// subtest with one line per mismatch. RunAt runs them at one release.
 func Run(t *testing.T, impl Impl) {
 	t.Helper()
 	cases, err := Corpus()
 	if err != nil {
 		t.Fatal(err)
 	}
+	runCases(t, cases, impl)
+}
+
+// runCases runs cases against impl, one subtest each.
+func runCases(t *testing.T, cases []Case, impl Impl) {
+	t.Helper()
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
 			o := RunCase(c, impl)
@@ -41,8 +49,9 @@ func Run(t *testing.T, impl Impl) {
 type Outcome struct {
 	Case    string `json:"case"`
 	Profile string `json:"profile"`
-	// Result is pass, fail, skip (the implementation declined the case) or error (the case or
-	// the implementation's answer could not be read).
+	// Result is pass, fail, skip (the implementation declined the case), error (the case or
+	// the implementation's answer could not be read) or otherRelease (not run: the case holds
+	// for other releases only than the one of the run, [SelectAt]).
 	Result string `json:"result"`
 	Error  string `json:"error,omitempty"`
 	// Mismatches are the first MaxMismatches ways the answer differs, in [VerifyAny]'s order;
@@ -155,15 +164,62 @@ func JudgeResponse(c Case, line []byte) Outcome {
 // Report is the outcome of every case of one profile for one implementation; it passes when
 // every case passed (testdata/result.schema.json).
 type Report struct {
-	Profile        string    `json:"profile"`
-	Implementation string    `json:"implementation"`
-	Kubernetes     string    `json:"kubernetes"`
-	Passed         int       `json:"passed"`
-	Failed         int       `json:"failed"`
-	Skipped        int       `json:"skipped"`
-	Errors         int       `json:"errors"`
-	Conforms       bool      `json:"conforms"`
-	Cases          []Outcome `json:"cases"`
+	Profile        string `json:"profile"`
+	Implementation string `json:"implementation"`
+	Kubernetes     string `json:"kubernetes"`
+	Passed         int    `json:"passed"`
+	Failed         int    `json:"failed"`
+	Skipped        int    `json:"skipped"`
+	Errors         int    `json:"errors"`
+	// OtherReleases counts the cases not run because they hold for other releases only; they
+	// do not count against Conforms.
+	OtherReleases int       `json:"otherReleases,omitempty"`
+	Conforms      bool      `json:"conforms"`
+	Cases         []Outcome `json:"cases"`
+}
+
+// ResultOtherRelease is the Result of a case not run at a release it does not hold for.
+const ResultOtherRelease = "otherRelease"
+
+// SelectAt splits cases for a run at release v: those that hold at it (HoldsAt), each as run
+// at v (At), and the outcomes of the others, which hold for other releases only and are not
+// run. A case whose releases cannot be read is an error naming it.
+func SelectAt(cases []Case, v daemonset.Version) (run []Case, other []Outcome, err error) {
+	for _, c := range cases {
+		ok, err := c.HoldsAt(v)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ok {
+			run = append(run, c.At(v))
+			continue
+		}
+		holds := c.Releases
+		if len(holds) == 0 {
+			holds = []string{strings.TrimPrefix(c.Kubernetes, "v")}
+		}
+		other = append(other, Outcome{Case: c.Name, Profile: c.Profile, Result: ResultOtherRelease,
+			Error: fmt.Sprintf("holds for Kubernetes %s, not %s", strings.Join(holds, ", "), v)})
+	}
+	return run, other, nil
+}
+
+// RunAt runs, as Run does, the cases of the embedded corpus that hold at release v, each at
+// v; the others are skipped subtests saying which releases they hold for.
+func RunAt(t *testing.T, v daemonset.Version, impl Impl) {
+	t.Helper()
+	cases, err := Corpus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, other, err := SelectAt(cases, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range other {
+		t.Run(o.Case, func(t *testing.T) { t.Skip(o.Error) })
+	}
+	runCases(t, run, impl)
 }
 
 // Reports groups outcomes by profile, in the order of Profiles; profiles without a case are
@@ -183,6 +239,8 @@ func Reports(implementation string, outcomes []Outcome) []Report {
 				r.Failed++
 			case "skip":
 				r.Skipped++
+			case ResultOtherRelease:
+				r.OtherReleases++
 			default:
 				r.Errors++
 			}

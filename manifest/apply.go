@@ -89,7 +89,7 @@ func (in *collector) overlay() error {
 	for i, d := range in.daemonSets {
 		live[[2]string{d.obj.Namespace, d.obj.Name}] = i
 	}
-	opts := apiserver.Options{SkipTemplateDefaults: !in.opts.applies(DefaultPodTemplate)}
+	opts := apiserver.Options{Version: in.opts.Version, FeatureGates: in.opts.FeatureGates, SkipTemplateDefaults: !in.opts.applies(DefaultPodTemplate)}
 	for j, a := range in.applied {
 		var stored *appsv1.DaemonSet
 		i, ok := live[[2]string{a.obj.Namespace, a.obj.Name}]

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/manifest"
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
@@ -296,6 +297,46 @@ spec:
 				got.Warnings[0].String())
 			require.Equal(t, manifest.WarningDerivedUID, got.Warnings[1].Reason, "exporter")
 			require.Equal(t, manifest.WarningAppliedNew, got.Warnings[2].Reason, "exporter")
+		})
+	}
+}
+
+// An applied DaemonSet is admitted by the API server of the release asked for: a template with
+// an empty image-volume reference is refused from 1.37 on, the default, and created at 1.36
+// (VER-7, D-14).
+func TestApplyValidatesAtTheRelease(t *testing.T) {
+	t.Parallel()
+	applied := strings.Replace(strings.Replace(liveAgent, "uid: live-uid", "", 1), "name: agent\n", "name: imaged\n", 1)
+	applied = strings.Replace(applied, "image: agent:1}]}", "image: agent:1}], volumes: [{name: data, image: {}}]}", 1)
+	inputs := []manifest.Input{
+		{Name: "live.yaml", Data: []byte(liveAgent)},
+		{Name: "applied.yaml", Data: []byte(applied), Apply: true},
+	}
+	for _, tt := range []struct {
+		name    string
+		release string
+		wantErr string
+	}{
+		{name: "the default release, 1.37, refuses the empty reference (VER-7)", wantErr: `applied.yaml: document 1: DaemonSet kube-system/imaged: the API server would refuse this create: spec.template.spec.volumes[0].image.reference: Required value`},
+		{name: "1.37.0 refuses the empty reference (VER-7)", release: "1.37.0", wantErr: `spec.template.spec.volumes[0].image.reference: Required value`},
+		{name: "1.36 creates it (VER-7)", release: "1.36"},
+		{name: "1.33 creates it (VER-7)", release: "1.33"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var opts manifest.Options
+			if tt.release != "" {
+				v, err := daemonset.ParseVersion(tt.release)
+				require.NoError(t, err)
+				opts.Version = v
+			}
+			got, err := manifest.ReadInputs(inputs, opts)
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			require.Len(t, got.Snapshot.DaemonSets, 2)
+			require.Equal(t, "imaged", got.Snapshot.DaemonSets[1].Name)
 		})
 	}
 }

@@ -67,6 +67,12 @@ type Options struct {
 	// the daemonsched command sets it for plan and explain. Objects are checked (unknown
 	// fields, VAL-24) before they are trimmed, so warnings and errors are the same.
 	Lean bool
+	// Version is the Kubernetes release whose API server admits the DaemonSets of the Apply
+	// inputs (D-14; its validation differs by release, VER-7), as [daemonset.Options.Version]:
+	// the zero Version is the newest release. FeatureGates set its gates, as
+	// [daemonset.Options.FeatureGates]; the map is only read.
+	Version      daemonset.Version
+	FeatureGates daemonset.FeatureGates
 }
 
 func (o Options) applies(d Defaults) bool { return o.SkipDefaults&d == 0 }

@@ -95,6 +95,10 @@ type ProgressOptions struct {
 	// Version is the Kubernetes release whose controller and availability rule judge
 	// (daemonset.Options.Version; VER-3, VER-4); the zero Version is the default release.
 	Version daemonset.Version
+	// FeatureGates sets feature gates over the release's defaults, as
+	// daemonset.Options.FeatureGates (the Lt and Gt toleration operators, TAINT-10); nil keeps
+	// the defaults. A gate the release does not know panics, as in daemonset.Compile.
+	FeatureGates daemonset.FeatureGates
 }
 
 // Progress says whether the rollout of ds in s is complete, progressing or stuck (ROLL-8),
@@ -114,7 +118,7 @@ func Progress(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts ProgressOptions) 
 	if opts.Workers < 0 {
 		return nil, field.Invalid(field.NewPath("opts", "workers"), opts.Workers, "must not be negative")
 	}
-	p, _ := daemonset.Compile(ds, daemonset.Options{Now: opts.Now, Workers: opts.Workers, Version: opts.Version})
+	p, _ := daemonset.Compile(ds, daemonset.Options{Now: opts.Now, Workers: opts.Workers, Version: opts.Version, FeatureGates: opts.FeatureGates})
 	res := p.Plan(s)
 	r := &Report{
 		Namespace: ds.Namespace, Name: ds.Name,

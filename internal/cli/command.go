@@ -39,6 +39,7 @@ type clusterFlags struct {
 	src     inputs
 	now     timeFlag
 	version versionFlag
+	gates   gatesFlag
 	strict  *strictFlags
 	reading *readFlags
 	// question is what the command needs read from a live cluster (the kubectl plugin); the
@@ -96,6 +97,7 @@ func addClusterFlags(fs *pflag.FlagSet, src inputs, nowUsage string) *clusterFla
 	}
 	fs.Var(&c.now, "now", nowUsage)
 	addVersionFlag(fs, &c.version)
+	addGatesFlag(fs, &c.gates)
 	c.strict = addStrictFlags(fs)
 	c.reading = addReadFlags(fs)
 	return c
@@ -110,6 +112,7 @@ func addJudgeFlags(fs *pflag.FlagSet, nowUsage string) *clusterFlags {
 	addInputFlags(fs, &c.src)
 	fs.Var(&c.now, "now", nowUsage)
 	addVersionFlag(fs, &c.version)
+	addGatesFlag(fs, &c.gates)
 	c.reading = addReadFlags(fs)
 	return c
 }
@@ -119,6 +122,12 @@ func addJudgeFlags(fs *pflag.FlagSet, nowUsage string) *clusterFlags {
 func (c *clusterFlags) check() error {
 	if err := c.reading.check(); err != nil {
 		return err
+	}
+	if !c.version.v.IsZero() {
+		// Without --kubernetes-version the release may be a live cluster's: read checks it.
+		if err := c.gates.check(c.version.v); err != nil {
+			return err
+		}
 	}
 	_, err := c.strict.mode()
 	return err
@@ -137,7 +146,8 @@ const (
 type loaded struct {
 	in       *manifest.Result
 	at       time.Time
-	version  daemonset.Version // --kubernetes-version, else a live cluster's /version, else the newest
+	version  daemonset.Version      // --kubernetes-version, else a live cluster's /version, else the newest
+	gates    daemonset.FeatureGates // --feature-gates: over the release's defaults; nil for none
 	mode     strictness
 	problems problemList // validation problems, printed as warnings by done
 	warnings int         // --max-warnings
@@ -166,6 +176,16 @@ func (c *clusterFlags) read(e *env, f fields, namespace string) (*loaded, error)
 	if err != nil {
 		return nil, err
 	}
+	version := c.version.release()
+	if live != nil && c.version.v.IsZero() {
+		version = live.Version // the cluster's own release, unless --kubernetes-version says otherwise
+	}
+	if err := c.gates.check(version); err != nil {
+		return nil, err
+	}
+	// --apply's DaemonSets are admitted by the API server of the release modelled (VER-7),
+	// with its gates.
+	opts.Version, opts.FeatureGates = version, c.gates.gates
 	in, err := load(c.src, e.stdin, e.stderr, opts)
 	if err != nil {
 		return nil, err
@@ -177,12 +197,9 @@ func (c *clusterFlags) read(e *env, f fields, namespace string) (*loaded, error)
 			at = live.At // the clock, read once (a live cluster is judged as it is now)
 		}
 	}
-	l := &loaded{in: in, at: at, version: c.version.release(), mode: mode, warnings: c.reading.limits.Warnings}
+	l := &loaded{in: in, at: at, version: version, gates: c.gates.gates, mode: mode, warnings: c.reading.limits.Warnings}
 	if live != nil {
 		l.clock = c.now.t.IsZero()
-		if c.version.v.IsZero() {
-			l.version = live.Version // the cluster's own release, unless --kubernetes-version says otherwise
-		}
 	}
 	return l, nil
 }
@@ -195,7 +212,7 @@ func (c *clusterFlags) readEvery(e *env) (*loaded, daemonset.Options, error) {
 	if err != nil {
 		return nil, daemonset.Options{}, err
 	}
-	opts := daemonset.Options{Now: l.at, Version: l.version, Workers: runtime.GOMAXPROCS(0)}
+	opts := daemonset.Options{Now: l.at, Version: l.version, FeatureGates: l.gates, Workers: runtime.GOMAXPROCS(0)}
 	if err := l.admit(everyDaemonSet, opts); err != nil {
 		return nil, daemonset.Options{}, err
 	}

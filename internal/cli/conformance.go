@@ -34,6 +34,13 @@ newline-delimited JSON on its stdin and stdout), prints a summary per profile an
 report per profile (placement, diff, rolling, status, what-if); exit 0 when every profile run
 conforms. conformance serve answers that protocol with this program's own plans.
 
+Each case holds for the Kubernetes releases its file lists (releases); it was checked against
+v1.36.3, and conformance run without --kubernetes-version runs every case at the release it
+names. With --kubernetes-version RELEASE (1.MINOR or 1.MINOR.PATCH, ` + supportedRange() + `), it runs the
+cases that hold at that release, at it, and counts and names the others (otherRelease in the
+reports) without running them. serve answers each request at the release it names, and one
+that names none at --kubernetes-version (v1.36.3 without it).
+
 Each request carries an id that its answer repeats (conformance/testdata/protocol.schema.json);
 an answer without one is paired by order. PROGRAM runs in a process group of its own, killed
 when the run ends; it must read each request and answer it within --timeout, in a line of at
@@ -52,11 +59,14 @@ most --max-line-bytes; its stderr is shown escaped, at most 1,000 lines.`,
 		Args:  noArgs,
 	}
 	serveLine := serve.Flags().Int("max-line-bytes", defaultLineBytes, "refuse a request line longer than `N` bytes")
+	var serveVersion versionFlag
+	serve.Flags().Var(&serveVersion, "kubernetes-version", "answer a request that names no release at Kubernetes `RELEASE` ("+supportedRange()+
+		"; default v1.36.3, the protocol's meaning); a request naming another release is an error")
 	serve.RunE = func(*cobra.Command, []string) error {
 		if *serveLine <= 0 {
 			return usagef("--max-line-bytes must be positive, got %d", *serveLine)
 		}
-		return serveConformance(e.stdin, e.live, *serveLine)
+		return serveConformance(e.stdin, e.live, *serveLine, serveVersion.v)
 	}
 	cmd.AddCommand(newConformanceRunCommand(e), serve)
 	return cmd
@@ -100,6 +110,9 @@ func newConformanceRunCommand(e *env) *cobra.Command {
 	timeout := fs.Duration("timeout", 30*time.Second, "how long PROGRAM may take to read one case and answer it")
 	lineBytes := fs.Int("max-line-bytes", defaultLineBytes, "refuse an answer line longer than `N` bytes")
 	fs.Var(&profiles, "profile", "run only the cases of `PROFILE` (repeatable): "+strings.Join(conformance.Profiles, ", "))
+	var version versionFlag
+	fs.Var(&version, "kubernetes-version", "run only the cases that hold at Kubernetes `RELEASE` ("+supportedRange()+
+		"), at that release (default: every case at the release it names, v1.36.3)")
 	cmd.RunE = func(_ *cobra.Command, program []string) error {
 		if *timeout <= 0 {
 			return usagef("--timeout must be positive, got %v", *timeout)
@@ -108,13 +121,14 @@ func newConformanceRunCommand(e *env) *cobra.Command {
 			return usagef("--max-line-bytes must be positive, got %d", *lineBytes)
 		}
 		lim := protocolLimits{timeout: *timeout, lineBytes: *lineBytes, stderrLines: defaultStderrLines, stderrLineBytes: defaultStderrLineBytes}
-		return conformanceRun(program, profiles, *corpus, *report, *name, lim, e.out, e.stderr)
+		return conformanceRun(program, profiles, version.v, *corpus, *report, *name, lim, e.out, e.stderr)
 	}
 	return cmd
 }
 
-// conformanceRun is conformance run once its flags are read.
-func conformanceRun(program []string, profiles profileList, corpus, report, name string, lim protocolLimits, stdout, stderr io.Writer) error {
+// conformanceRun is conformance run once its flags are read; release is --kubernetes-version's,
+// zero without it.
+func conformanceRun(program []string, profiles profileList, release daemonset.Version, corpus, report, name string, lim protocolLimits, stdout, stderr io.Writer) error {
 	if name == "" {
 		name = filepath.Base(program[0])
 	}
@@ -125,11 +139,25 @@ func conformanceRun(program []string, profiles profileList, corpus, report, name
 	if len(profiles) > 0 {
 		cases = slices.DeleteFunc(cases, func(c conformance.Case) bool { return !slices.Contains(profiles, c.Profile) })
 	}
+	var other []conformance.Outcome
+	if !release.IsZero() {
+		all := len(cases)
+		if cases, other, err = conformance.SelectAt(cases, release); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Kubernetes %s: %d of %s hold at this release; not run, holding for other releases only: %d\n",
+			release, len(cases), count(all, "case"), len(other))
+	}
 	outcomes, err := drive(program, cases, lim, stderr)
 	if err != nil {
 		return err
 	}
-	reports := conformance.Reports(name, outcomes)
+	reports := conformance.Reports(name, append(outcomes, other...))
+	if !release.IsZero() {
+		for i := range reports {
+			reports[i].Kubernetes = "v" + release.String()
+		}
+	}
 	if report != "" {
 		if err := writeReports(report, reports); err != nil {
 			return err
@@ -141,10 +169,14 @@ func conformanceRun(program []string, profiles profileList, corpus, report, name
 		if !r.Conforms {
 			verdict, conforms = "does not conform", false
 		}
-		fmt.Fprintf(stdout, "%-9s %d passed, %d failed, %d skipped, %d errors: %s\n", r.Profile, r.Passed, r.Failed, r.Skipped, r.Errors, verdict)
+		others := ""
+		if r.OtherReleases > 0 {
+			others = fmt.Sprintf(", %d for other releases", r.OtherReleases)
+		}
+		fmt.Fprintf(stdout, "%-9s %d passed, %d failed, %d skipped, %d errors%s: %s\n", r.Profile, r.Passed, r.Failed, r.Skipped, r.Errors, others, verdict)
 		for _, o := range r.Cases {
 			switch o.Result {
-			case "pass":
+			case "pass", conformance.ResultOtherRelease:
 			case "fail":
 				listMismatches(stdout, "  "+printable.Quote(o.Case)+": ", o.Mismatches, o.MoreMismatches, false)
 			default:
@@ -195,10 +227,12 @@ func writeReports(dir string, reports []conformance.Report) error {
 
 // serveConformance answers protocol requests with the project's own plans: the reference
 // implementation of the protocol, for testing a runner. A request it cannot plan (not JSON, not
-// a request, objects the snapshot refuses) is answered with an error line and the next one is
-// read; only a broken stream ends it with an error: a request line longer than lineBytes
-// (having read no more of it), invalid reading, or a failed write.
-func serveConformance(stdin io.Reader, stdout io.Writer, lineBytes int) error {
+// a request, objects the snapshot refuses, a release other than --kubernetes-version) is answered
+// with an error line and the next one is read; only a broken stream ends it with an error: a
+// request line longer than lineBytes (having read no more of it), invalid reading, or a failed
+// write. release (--kubernetes-version, zero without it) is the release of the requests that
+// name none.
+func serveConformance(stdin io.Reader, stdout io.Writer, lineBytes int, release daemonset.Version) error {
 	r := jsonlines.NewReader(stdin, lineBytes)
 	for n := 1; ; n++ {
 		line, err := r.Next()
@@ -211,7 +245,7 @@ func serveConformance(stdin io.Reader, stdout io.Writer, lineBytes int) error {
 		case err != nil:
 			return fmt.Errorf("stdin: %w", err)
 		}
-		if _, err := stdout.Write(append(answer(line, n), '\n')); err != nil {
+		if _, err := stdout.Write(append(answer(line, n, release), '\n')); err != nil {
 			return err
 		}
 	}
@@ -230,10 +264,11 @@ type errorAnswer struct {
 	Error string `json:"error"`
 }
 
-// answer is serve's answer line to the request line, the nth of its stdin.
-func answer(line []byte, n int) []byte {
+// answer is serve's answer line to the request line, the nth of its stdin, at the release the
+// request names, else at release, else at the protocol's v1.36.3.
+func answer(line []byte, n int, release daemonset.Version) []byte {
 	var req conformance.Request
-	out, err := plan(line, &req)
+	out, err := plan(line, &req, release)
 	if err == nil {
 		return out
 	}
@@ -244,11 +279,24 @@ func answer(line []byte, n int) []byte {
 
 // plan decodes the request line into req and answers it with plan -o json's document. On a
 // line of the wrong shape, req keeps what was read: its id, when that was a number.
-func plan(line []byte, req *conformance.Request) ([]byte, error) {
+func plan(line []byte, req *conformance.Request, release daemonset.Version) ([]byte, error) {
 	if err := json.Unmarshal(line, req); err != nil {
 		return nil, fmt.Errorf("not a request: %w", err)
 	}
-	c := conformance.Case{Name: req.Case, Now: req.Now, BurstLimit: req.BurstLimit, Objects: req.Objects, Kubernetes: cmp.Or(req.Kubernetes, conformance.KubernetesVersion)}
+	kubernetes := conformance.KubernetesVersion
+	if !release.IsZero() {
+		kubernetes = "v" + release.String()
+		if req.Kubernetes != "" {
+			asked, err := daemonset.ParseVersion(req.Kubernetes)
+			if err != nil {
+				return nil, fmt.Errorf("request: kubernetes: %w", err)
+			}
+			if asked != release {
+				return nil, fmt.Errorf("kubernetes: the case asks for Kubernetes %s, but serve answers at %s (--kubernetes-version)", asked, release)
+			}
+		}
+	}
+	c := conformance.Case{Name: req.Case, Now: req.Now, BurstLimit: req.BurstLimit, Objects: req.Objects, Kubernetes: cmp.Or(req.Kubernetes, kubernetes)}
 	s, err := c.Snapshot()
 	if err != nil {
 		return nil, err

@@ -436,3 +436,105 @@ func TestConformanceRunReportsSafely(t *testing.T) {
 		t.Errorf("the report is not a regular file: %v %v", fi.Mode(), err)
 	}
 }
+
+// TestConformanceServeAnswersAtRelease runs every case that holds at each supported release
+// through serve --kubernetes-version, as conformance run --kubernetes-version sends them, and
+// judges every answer at that release (VER-9).
+func TestConformanceServeAnswersAtRelease(t *testing.T) {
+	cases, err := conformance.Corpus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range daemonset.SupportedVersions() {
+		t.Run(v.String(), func(t *testing.T) {
+			held, _, err := conformance.SelectAt(cases, v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var in bytes.Buffer
+			for _, c := range held {
+				line, _ := json.Marshal(conformance.NewRequest(c))
+				in.Write(append(line, '\n'))
+			}
+			var out, stderr bytes.Buffer
+			if code := run([]string{"conformance", "serve", "--kubernetes-version", v.String()}, &in, &out, &stderr); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr.String())
+			}
+			lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+			if len(lines) != len(held) {
+				t.Fatalf("%d answers to %d cases", len(lines), len(held))
+			}
+			for i, c := range held {
+				if !strings.Contains(lines[i], `"kubernetes":"v`+v.String()+`"`) {
+					t.Errorf("%s: the answer does not name %s", c.Name, v)
+				}
+				if o := conformance.JudgeResponse(c, []byte(lines[i])); o.Result != "pass" {
+					t.Errorf("%s: %+v", c.Name, o)
+				}
+			}
+		})
+	}
+}
+
+// TestConformanceServeRefusesAnotherRelease: serve started at one release does not answer a
+// request for another with that release's plan (VER-9).
+func TestConformanceServeRefusesAnotherRelease(t *testing.T) {
+	cases, err := conformance.Corpus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, _ := json.Marshal(conformance.NewRequest(cases[0])) // v1.36.3, as the corpus names it
+	// The refusal is the request's answer (the protocol's error line), and serve goes on.
+	var out, stderr bytes.Buffer
+	code := run([]string{"conformance", "serve", "--kubernetes-version", "1.37"}, bytes.NewReader(append(line, '\n')), &out, &stderr)
+	want := `{"error":"request 1: kubernetes: the case asks for Kubernetes 1.36.3, but serve answers at 1.37.2 (--kubernetes-version)"}` + "\n"
+	if code != 0 || out.String() != want || stderr.Len() != 0 {
+		t.Fatalf("exit %d\nstdout %q, want %q\nstderr %q", code, out.String(), want, stderr.String())
+	}
+}
+
+// TestConformanceRunAtRelease: conformance run --kubernetes-version runs the cases that hold at
+// that release, at it, and counts, names and reports the others without running them (VER-9).
+func TestConformanceRunAtRelease(t *testing.T) {
+	corpus := t.TempDir()
+	for _, name := range []string{"sync-3-selecting-all", "generated-01"} {
+		data, err := os.ReadFile("../../conformance/testdata/cases/" + name + ".yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(corpus, name+".yaml"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The program skips every case, saying the release it was asked for.
+	answer := []string{"--", "sh", "-c", `while read l; do k=$(printf '%s' "$l" | sed -n 's/.*"kubernetes":"\([^"]*\)".*/\1/p'); echo "{\"skip\": \"asked for $k\"}"; done`}
+	reports := t.TempDir()
+	var out, stderr bytes.Buffer
+	code := run(append([]string{"conformance", "run", "--corpus", corpus, "--report", reports, "--kubernetes-version", "1.37"}, answer...), nil, &out, &stderr)
+	want := "Kubernetes 1.37.2: 1 of 2 cases hold at this release; not run, holding for other releases only: 1\n" +
+		"status    0 passed, 0 failed, 1 skipped, 0 errors, 1 for other releases: does not conform\n" +
+		"  sync-3-selecting-all: skip: asked for v1.37.2\n"
+	if code != 1 || out.String() != want {
+		t.Fatalf("exit %d\n%s\nwant\n%s%s", code, out.String(), want, stderr.String())
+	}
+	data, err := os.ReadFile(filepath.Join(reports, "status.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"kubernetes: v1.37.2", "otherReleases: 1", "result: otherRelease", "error: holds for Kubernetes 1.36, not 1.37.2"} {
+		if !bytes.Contains(data, []byte(want)) {
+			t.Errorf("report lacks %q:\n%s", want, data)
+		}
+	}
+
+	// Without --kubernetes-version every case runs at the release it names.
+	out.Reset()
+	stderr.Reset()
+	code = run(append([]string{"conformance", "run", "--corpus", corpus, "--report", ""}, answer...), nil, &out, &stderr)
+	want = "status    0 passed, 0 failed, 2 skipped, 0 errors: does not conform\n" +
+		"  generated-01: skip: asked for v1.36.3\n" +
+		"  sync-3-selecting-all: skip: asked for v1.36.3\n"
+	if code != 1 || out.String() != want {
+		t.Fatalf("exit %d\n%s\nwant\n%s%s", code, out.String(), want, stderr.String())
+	}
+}

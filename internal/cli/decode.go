@@ -247,7 +247,7 @@ func (r *readFlags) check() error {
 }
 
 // strictness is how strictly a command reads: what the API server would refuse, and fields the
-// v1.36 API does not have, are errors in every object (--strict), only in hand-written ones
+// linked API types (k8s.io/api v0.37) do not have, are errors in every object (--strict), only in hand-written ones
 // (plan's default: manifests, as kubectl apply would answer, while a dump's stored objects are
 // planned as stored), or nowhere (--lenient).
 type strictness int

@@ -110,7 +110,7 @@ gets a suggestion.
 		if err != nil {
 			return err
 		}
-		opts := daemonset.Options{Now: l.at, Version: l.version}
+		opts := daemonset.Options{Now: l.at, Version: l.version, FeatureGates: l.gates}
 		var nodes []*v1.Node
 		if nodeName != "" {
 			node, err := findNode(in, nodeName)

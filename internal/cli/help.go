@@ -1,8 +1,12 @@
 package cli
 
 // rootLong is the description of the daemonsched command (daemonsched --help).
-const rootLong = `daemonsched prints what the Kubernetes v1.36 DaemonSet controller would do in one sync of every
+const rootLong = `daemonsched prints what the Kubernetes DaemonSet controller would do in one sync of every
 DaemonSet of a snapshot (plan), and why a DaemonSet does or does not run on a node (explain).
+It models the controller of one release: 1.37.2 by default, or the one --kubernetes-version
+names, 1.33 to 1.37 (a minor alone, such as 1.35, is its newest patch; the kubectl plugin
+takes the cluster's own /version); --feature-gates Name=true,... sets the feature gates that
+change a decision over that release's defaults. "daemonsched version" lists the releases.
 verify says whether a candidate plan (another implementation's, in the shape of plan -o json) is
 one the controller could have produced, accepting each of its random choices; exit 0 when it
 conforms, 1 with one line per mismatch (DaemonSet, action, object, rule: message) when not.
@@ -26,8 +30,9 @@ DaemonSet manifests of FILE over the input as kubectl diff shows what kubectl ap
 byte order mark is ignored) or UTF-16 with a byte order mark; Windows line endings, comments,
 "..." and empty documents are fine.
 
-Objects are decoded into the v1.36 API types, as the v1.36 controller decodes them: a field
-those types do not have (a typo, or a field of a newer Kubernetes) is dropped with a warning
+Objects are decoded into the API types of Kubernetes 1.37 (k8s.io/api v0.37.2), whatever
+release is modelled, as a 1.37 controller decodes them: a field those types do not have (a
+typo, or a field of a newer Kubernetes) is dropped with a warning
 naming where it was and the field it is a typo of ("did you mean nodeSelector?"). Every command
 but verify makes it an error in a hand-written object (one without metadata.resourceVersion and
 managedFields, which only the API server sets), as it does a DaemonSet the API server would

@@ -128,7 +128,7 @@ func runLint(e *env, c *clusterFlags, format outputFormat, ns namespaceFlags, ds
 		}
 	}
 	keep := func(ds *appsv1.DaemonSet) bool { return slices.Contains(keys, ds.Namespace+"/"+ds.Name) }
-	opts := daemonset.Options{Now: l.at, Version: l.version, Workers: runtime.GOMAXPROCS(0)}
+	opts := daemonset.Options{Now: l.at, Version: l.version, FeatureGates: l.gates, Workers: runtime.GOMAXPROCS(0)}
 	if err := l.admit(keep, opts); err != nil {
 		return err
 	}

@@ -91,7 +91,7 @@ func runAs(args []string, stdin io.Reader, stdout, stderr io.Writer, p *plugin) 
 func newRootCommand(e *env) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "daemonsched",
-		Short: "What the Kubernetes v1.36 DaemonSet controller would do, from a snapshot",
+		Short: "What the Kubernetes DaemonSet controller (1.33 to 1.37, 1.37 by default) would do, from a snapshot",
 		Long:  rootLong,
 		Args:  cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -23,10 +23,13 @@ func newPlanCommand(e *env, demo bool) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plan",
 		Short: "Print what one sync of the DaemonSet controller would do to every DaemonSet",
-		Long: `plan prints what one sync of the v1.36 DaemonSet controller would do to every DaemonSet of
-the snapshot: the pods it creates and deletes, the rolling update's step and the status it
-writes (the cluster-wide plan, D-12). -n shows the DaemonSets of one namespace only; the plan
-is made over the whole snapshot either way.
+		Long: `plan prints what one sync of the DaemonSet controller would do to every DaemonSet of the
+snapshot: the pods it creates and deletes, the rolling update's step and the status it writes
+(the cluster-wide plan, D-12). The controller is that of the release --kubernetes-version names
+(1.33 to 1.37; 1.37.2 by default), with its template hash, availability and ownership rules
+(docs/rules/versions.md), and --feature-gates over its default gates; plan -o json names the
+release (kubernetes). -n shows the DaemonSets of one namespace only; the plan is made over
+the whole snapshot either way.
 
 ` + inputHelp,
 		Example: `  kubectl get nodes,pods,daemonsets,controllerrevisions -A -o yaml | daemonsched plan
@@ -70,7 +73,7 @@ is made over the whole snapshot either way.
 		if _, err := shown.pick(l.in.Snapshot.DaemonSets); err != nil {
 			return err
 		}
-		opts := daemonset.Options{Now: l.at, Version: l.version, BurstLimit: burst, Workers: runtime.GOMAXPROCS(0)}
+		opts := daemonset.Options{Now: l.at, Version: l.version, FeatureGates: l.gates, BurstLimit: burst, Workers: runtime.GOMAXPROCS(0)}
 		// A DaemonSet the API server would refuse is refused (by default only a hand-written
 		// one), as kubectl apply would answer; one read from the API server is planned as
 		// stored, with a warning.

@@ -167,7 +167,7 @@ func shouldRunOn(ds *appsv1.DaemonSet, nodes []*v1.Node, opts daemonset.Options)
 // themselves), those with a pod first, at most three then how many more; "" when no old pod
 // waits for the budget or nothing is named. opts are the plan's.
 func budgetHolders(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts daemonset.Options) string {
-	r, err := rollout.Progress(s, ds, rollout.ProgressOptions{Now: opts.Now, Workers: opts.Workers, Version: opts.Version})
+	r, err := rollout.Progress(s, ds, rollout.ProgressOptions{Now: opts.Now, Workers: opts.Workers, Version: opts.Version, FeatureGates: opts.FeatureGates})
 	if err != nil || r.WaitingForBudget == 0 {
 		return ""
 	}

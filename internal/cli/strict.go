@@ -14,7 +14,7 @@ type strictFlags struct{ strict, lenient bool }
 // addStrictFlags registers --strict and --lenient on fs.
 func addStrictFlags(fs *pflag.FlagSet) *strictFlags {
 	s := &strictFlags{}
-	fs.BoolVar(&s.strict, "strict", false, "treat what API validation would reject, and fields the v1.36 API does not have, as errors in every object")
+	fs.BoolVar(&s.strict, "strict", false, "treat what API validation would reject, and fields the API types (Kubernetes 1.37's) do not have, as errors in every object")
 	fs.BoolVar(&s.lenient, "lenient", false, "report what API validation would reject, and unknown fields, as warnings in hand-written objects too (by default errors there, warnings in objects read from the API server)")
 	return s
 }

@@ -81,7 +81,7 @@ rolling update that did not act) may be present or not.
 			return err
 		}
 		// The instant: --now, else the candidate's, else the input's latest (read's).
-		opts := conformance.Options{Now: c.now.t, Version: l.version, BurstLimit: *burst, Reasons: *reasons, Revisions: *revisions}
+		opts := conformance.Options{Now: c.now.t, Version: l.version, FeatureGates: l.gates, BurstLimit: *burst, Reasons: *reasons, Revisions: *revisions}
 		if opts.Now.IsZero() {
 			opts.Now = recorded
 		}
@@ -93,7 +93,7 @@ rolling update that did not act) may be present or not.
 			return fmt.Errorf("inconsistent snapshot: %w", err)
 		}
 		// Every DaemonSet is judged; what validation would reject is a warning (addJudgeFlags).
-		if err := l.admit(everyDaemonSet, daemonset.Options{Now: opts.Now, Version: opts.Version}); err != nil {
+		if err := l.admit(everyDaemonSet, daemonset.Options{Now: opts.Now, Version: opts.Version, FeatureGates: opts.FeatureGates}); err != nil {
 			return err
 		}
 		stdout := e.out // run's buffer

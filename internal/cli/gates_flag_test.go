@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"testing"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+)
+
+// TestFeatureGatesFlag checks how --feature-gates is read, as kube-controller-manager reads
+// its own: Name=BOOL pairs, the flag given twice sets both (VER-5).
+func TestFeatureGatesFlag(t *testing.T) {
+	const tt10, stale = daemonset.GateTaintTolerationComparisonOperators, daemonset.GateStaleControllerConsistencyDaemonSet
+	tests := []struct {
+		name    string
+		values  []string
+		want    daemonset.FeatureGates
+		wantErr string
+	}{
+		{name: "one gate on (VER-5)", values: []string{"TaintTolerationComparisonOperators=true"}, want: daemonset.FeatureGates{tt10: true}},
+		{name: "two gates with spaces (VER-5)", values: []string{" TaintTolerationComparisonOperators = false , StaleControllerConsistencyDaemonSet=true"}, want: daemonset.FeatureGates{tt10: false, stale: true}},
+		{name: "the flag given twice sets both, the later value winning (VER-5)", values: []string{"TaintTolerationComparisonOperators=true", "StaleControllerConsistencyDaemonSet=false,TaintTolerationComparisonOperators=false"}, want: daemonset.FeatureGates{tt10: false, stale: false}},
+		{name: "an empty value sets nothing (VER-5)", values: []string{""}},
+		{name: "a pair without = is an error (VER-5)", values: []string{"TaintTolerationComparisonOperators"}, wantErr: `"TaintTolerationComparisonOperators": want Name=true or Name=false`},
+		{name: "a value not a bool is an error (VER-5)", values: []string{"TaintTolerationComparisonOperators=yes"}, wantErr: `"TaintTolerationComparisonOperators=yes": the value of TaintTolerationComparisonOperators is not true or false`},
+		{name: "a gate no release knows is an error with the likely one (VER-5)", values: []string{"StaleControllerConsistencyDaemonset=true"}, wantErr: `unknown feature gate "StaleControllerConsistencyDaemonset": the gates that change a decision are StaleControllerConsistencyDaemonSet, TaintTolerationComparisonOperators; did you mean StaleControllerConsistencyDaemonSet?`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var f gatesFlag
+			var err error
+			for _, v := range tt.values {
+				if err = f.Set(v); err != nil {
+					break
+				}
+			}
+			if tt.wantErr != "" {
+				require.EqualError(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			if diff := cmp.Diff(tt.want, f.gates); diff != "" {
+				t.Errorf("gates mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestFeatureGatesFlagByRelease: a gate the release modelled does not know is a usage error
+// naming the gate and the release; one it knows is not (VER-5).
+func TestFeatureGatesFlagByRelease(t *testing.T) {
+	tests := []struct {
+		name    string
+		release string
+		wantErr string
+	}{
+		{name: "1.34 knows no gate modelled (VER-5)", release: "1.34", wantErr: "--feature-gates: Kubernetes 1.34.4 does not know the feature gate TaintTolerationComparisonOperators (it knows none of the gates modelled); choose a later --kubernetes-version"},
+		{name: "1.35 knows TaintTolerationComparisonOperators (VER-5)", release: "1.35.0"},
+		{name: "1.37 knows it (VER-5)", release: "1.37"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var f gatesFlag
+			require.NoError(t, f.Set("TaintTolerationComparisonOperators=true"))
+			v, err := daemonset.ParseVersion(tt.release)
+			require.NoError(t, err)
+			err = f.check(v)
+			if tt.wantErr == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.EqualError(t, err, tt.wantErr)
+		})
+	}
+}
