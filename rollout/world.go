@@ -64,7 +64,10 @@ func newWorld(s daemonset.Snapshot, dsIndex int) *world {
 	w.byNode = make(map[string]*nodeEntry, len(s.Nodes))
 	entries := make([]nodeEntry, len(w.nodes)) // one allocation for the nodes' entries
 	for i, n := range w.nodes {
-		entries[i].node = n
+		// A Tracker of a node list already in name order indexes the nodes as the list does, so
+		// the hint is right from the first touch: no look-up by name per node (at 100,000 nodes,
+		// a cache miss each).
+		entries[i] = nodeEntry{node: n, trackIdx: int32(i)}
 		w.byNode[n.Name] = &entries[i]
 	}
 	for _, p := range s.Pods {
