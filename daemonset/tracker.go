@@ -87,8 +87,12 @@ func (p *Planner) Track(s Snapshot) *Tracker {
 	t := &Tracker{p: p, hash: rev.hash, j: newJudge(p.ds, rev.hash, p.opts), rev: rev, surge: allowsSurge(p.ds),
 		rolling: p.ds.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType,
 		byName:  make(map[string]int32, len(nodes)), nodes: make([]trackedNode, len(nodes))}
-	sorted := slices.Clone(nodes)
-	slices.SortFunc(sorted, func(a, b *v1.Node) int { return strings.Compare(a.Name, b.Name) })
+	sorted := nodes
+	byName := func(a, b *v1.Node) int { return strings.Compare(a.Name, b.Name) }
+	if !slices.IsSortedFunc(nodes, byName) { // a simulator's node list usually is: no copy to sort
+		sorted = slices.Clone(nodes)
+		slices.SortFunc(sorted, byName)
+	}
 	for i, n := range sorted {
 		if _, dup := t.byName[n.Name]; dup {
 			return nil
@@ -99,14 +103,17 @@ func (p *Planner) Track(s Snapshot) *Tracker {
 	// Pods by the node they are grouped on (OWN-9); a pod grouped on no listed node, or
 	// claimed otherwise than as already controlled, is beyond the fold. One array holds every
 	// node's pods, and another their grouped pods with room for one more per node (a surge
-	// pod beside the old one), instead of two allocations per node.
+	// pod beside the old one), instead of two allocations per node. Each pod is claimed once,
+	// here, and its facts kept for the nodes' first outcomes, instead of again in refresh.
 	pods := nonNil(s.Pods)
 	on := make([]int32, len(pods)) // the node index of each pod, -1 for none
+	facts := make([]podFacts, len(pods))
 	count := make([]int32, len(t.nodes))
 	grouped := 0
 	for k, pod := range pods {
 		on[k] = -1
 		c := p.claim(pod, nil, &t.j)
+		facts[k] = c.facts
 		if c.kind == claimIgnore {
 			continue // not this DaemonSet's: it plays no part
 		}
@@ -134,14 +141,18 @@ func (p *Planner) Track(s Snapshot) *Tracker {
 		tn.st.pods = dpArr[len(dpArr) : len(dpArr) : len(dpArr)+n+1]
 		dpArr = dpArr[:len(dpArr)+n+1]
 	}
+	// Every pod placed on a node is claimed as controlled and grouped on it: the grouped pods
+	// of refresh, in the same order.
 	for k, i := range on {
 		if i >= 0 {
-			t.nodes[i].pods = append(t.nodes[i].pods, pods[k])
+			tn := &t.nodes[i]
+			tn.pods = append(tn.pods, pods[k])
+			tn.st.pods = append(tn.st.pods, daemonPod{pod: pods[k], facts: facts[k]})
 		}
 	}
 	t.base, t.offered = newBitset(len(t.nodes)), newBitset(len(t.nodes))
 	for i := range t.nodes {
-		t.refresh(int32(i))
+		t.settle(int32(i), t.nodes[i].st.pods)
 	}
 	return t
 }
@@ -198,22 +209,30 @@ func (tn *trackedNode) dirty() bool { return tn.st.status&statDirty != 0 }
 func (t *Tracker) refresh(i int32) {
 	tn := &t.nodes[i]
 	t.account(i, -1)
-	tn.pod = nil
-	p := t.p
-	name := tn.st.name
-	e := eligBitsOf(p.Eligibility(tn.node))
 	dps := tn.st.pods[:0]
 	tn.foreign = false
 	for _, pod := range tn.pods {
-		c := p.claim(pod, nil, &t.j)
+		c := t.p.claim(pod, nil, &t.j)
 		switch {
 		case c.kind == claimIgnore:
-		case c.kind != claimOwned || c.grouped && c.target != name:
+		case c.kind != claimOwned || c.grouped && c.target != tn.st.name:
 			tn.foreign = true
 		case c.grouped:
 			dps = append(dps, daemonPod{pod: pod, facts: c.facts})
 		}
 	}
+	t.settle(i, dps)
+}
+
+// settle computes node i's outcome from its grouped pods dps (OWN-9, OWN-10 applied, in any
+// order), and updates the sums. The node's previous outcome must still be in the sums; dps
+// may share tn.st.pods' array.
+func (t *Tracker) settle(i int32, dps []daemonPod) {
+	tn := &t.nodes[i]
+	tn.pod = nil
+	p := t.p
+	name := tn.st.name
+	e := eligBitsOf(p.Eligibility(tn.node))
 	slices.SortFunc(dps, compareDaemonPods)
 	d := diffState{creates: t.createNames[:0], deletes: tn.dels[:0], running: t.running[:0], events: tn.events[:0]}
 	diffNode(&d, name, e, dps, t.surge)

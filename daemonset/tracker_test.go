@@ -3,6 +3,7 @@ package daemonset_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/daemonsched/daemonsched/daemonset"
@@ -69,6 +70,9 @@ func TestTrackerFoldsAsPlan(t *testing.T) {
 		p, _ := daemonset.Compile(ds, o)
 		nodeCount := 1 + r.IntN(12)
 		nodes := randomNodes(r, nodeCount)
+		if seed%2 == 1 { // Track sorts a node list out of name order, and keeps one in it as is
+			r.Shuffle(len(nodes), func(i, j int) { nodes[i], nodes[j] = nodes[j], nodes[i] })
+		}
 		byNode := trackerPods(r, nodeCount, r.IntN(2*nodeCount+1), 0, r.IntN(3) == 0, r.IntN(4) == 0)
 		revs := currentRevisions(p)
 		s := daemonset.Snapshot{Nodes: nodes, Pods: flatten(nodes, byNode), Revisions: revs}
@@ -106,8 +110,8 @@ func TestTrackerFoldsAsPlan(t *testing.T) {
 				case 0:
 					byNode[name] = nil
 				case 1:
-					n := randomNodes(r, nodeCount)[i] // same name, maybe other labels and taints
-					nodes[i] = n
+					fresh := randomNodes(r, nodeCount) // the same names, maybe other labels and taints
+					nodes[i] = fresh[slices.IndexFunc(fresh, func(n *v1.Node) bool { return n.Name == name })]
 				default:
 					byNode[name] = append(byNode[name][:len(byNode[name]):len(byNode[name])], fresh[name]...)
 				}

@@ -345,10 +345,15 @@ func (sm *sim) plan(p *daemonset.Planner) *daemonset.Result {
 			sm.incTried = true // until a node or DaemonSet event (invalidate)
 		}
 	case !sm.noInc && !sm.incTried:
+		// The Tracker's first plan is the whole snapshot's (daemonset: TestTrackerFoldsAsPlan),
+		// so a whole-snapshot plan is made only where there is no Tracker or it cannot fold.
+		if sm.inc = sm.track(p); sm.inc != nil {
+			res, _ = sm.inc.plan()
+			break
+		}
 		res = p.Plan(sm.w.snapshot())
-		sm.inc = sm.track(p)
 		// A sync that writes revisions is followed by one that does not: try again then.
-		sm.incTried = sm.inc == nil && res.Revisions == nil
+		sm.incTried = res.Revisions == nil
 	}
 	if res == nil {
 		res = p.Plan(sm.w.snapshot())

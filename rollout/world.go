@@ -1,9 +1,9 @@
 package rollout
 
 import (
-	"hash/fnv"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/daemonsched/daemonsched/affinity"
@@ -64,7 +64,10 @@ func newWorld(s daemonset.Snapshot, dsIndex int) *world {
 	w.byNode = make(map[string]*nodeEntry, len(s.Nodes))
 	entries := make([]nodeEntry, len(w.nodes)) // one allocation for the nodes' entries
 	for i, n := range w.nodes {
-		entries[i].node = n
+		// A Tracker of a node list already in name order indexes the nodes as the list does, so
+		// the hint is right from the first touch: no look-up by name per node (at 100,000 nodes,
+		// a cache miss each).
+		entries[i] = nodeEntry{node: n, trackIdx: int32(i)}
 		w.byNode[n.Name] = &entries[i]
 	}
 	for _, p := range s.Pods {
@@ -262,55 +265,75 @@ const nameAlphabet = "bcdfghjklmnpqrstvwxz2456789"
 
 // newName returns a name for a pod created from generateName on node at now that no pod of the
 // world has (ROLL-2): five characters of nameAlphabet derived from the inputs, the attempt
-// number breaking ties.
+// number breaking ties. The derivation is 64-bit FNV-1a (hash/fnv's New64a) over the inputs
+// separated by zero bytes, computed here without hash.Hash64: two allocations fewer for every
+// pod the simulation creates (6% of a 10,000-node rolling update's allocations).
 func (w *world) newName(namespace, generateName, node string, now time.Time) (string, types.UID) {
+	var num [20]byte
+	h := fnvByte(fnvString(fnvOffset, namespace), 0)
+	h = fnvByte(fnvString(h, generateName), 0)
+	h = fnvByte(fnvString(h, node), 0)
+	h = fnvByte(fnvBytes(h, strconv.AppendInt(num[:0], now.UnixNano(), 10)), 0)
 	for attempt := 0; ; attempt++ {
-		h := fnv.New64a()
-		h.Write([]byte(namespace))
-		h.Write([]byte{0})
-		h.Write([]byte(generateName))
-		h.Write([]byte{0})
-		h.Write([]byte(node))
-		h.Write([]byte{0})
-		h.Write(strconv.AppendInt(nil, now.UnixNano(), 10))
-		h.Write([]byte{0})
-		h.Write(strconv.AppendInt(nil, int64(attempt), 10))
-		sum := h.Sum64()
-		suffix := make([]byte, 5)
+		sum := fnvBytes(h, strconv.AppendInt(num[:0], int64(attempt), 10))
+		var b strings.Builder
+		b.Grow(len(generateName) + 5)
+		b.WriteString(generateName)
 		x := sum
-		for i := range suffix {
-			suffix[i] = nameAlphabet[x%uint64(len(nameAlphabet))]
+		for range 5 {
+			b.WriteByte(nameAlphabet[x%uint64(len(nameAlphabet))])
 			x /= uint64(len(nameAlphabet))
 		}
-		name := generateName + string(suffix)
+		name := b.String()
 		if _, taken := w.podIx[podKey{namespace, name}]; !taken {
 			return name, uidOf(sum, name)
 		}
 	}
 }
 
+// 64-bit FNV-1a, as hash/fnv's New64a computes it.
+const (
+	fnvOffset uint64 = 14695981039346656037
+	fnvPrime  uint64 = 1099511628211
+)
+
+func fnvByte(h uint64, c byte) uint64 { return (h ^ uint64(c)) * fnvPrime }
+
+func fnvString(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h = fnvByte(h, s[i])
+	}
+	return h
+}
+
+func fnvBytes(h uint64, p []byte) uint64 {
+	for _, c := range p {
+		h = fnvByte(h, c)
+	}
+	return h
+}
+
 // uidOf formats a version-4-shaped UUID from sum and name.
 func uidOf(sum uint64, name string) types.UID {
-	h := fnv.New64a()
-	h.Write([]byte(name))
-	lo := h.Sum64()
+	lo := fnvString(fnvOffset, name)
 	const hex = "0123456789abcdef"
-	b := make([]byte, 0, 36)
+	var b strings.Builder
+	b.Grow(36)
 	put := func(v uint64, digits int) {
 		for i := digits - 1; i >= 0; i-- {
-			b = append(b, hex[(v>>(4*uint(i)))&0xf])
+			b.WriteByte(hex[(v>>(4*uint(i)))&0xf])
 		}
 	}
 	put(sum>>32, 8)
-	b = append(b, '-')
+	b.WriteByte('-')
 	put(sum>>16, 4)
-	b = append(b, '-', '4')
+	b.WriteString("-4")
 	put(sum, 3)
-	b = append(b, '-', '8')
+	b.WriteString("-8")
 	put(lo>>48, 3)
-	b = append(b, '-')
+	b.WriteByte('-')
 	put(lo, 12)
-	return types.UID(b)
+	return types.UID(b.String())
 }
 
 func metavNow(t time.Time) metav1.Time { return metav1.NewTime(t) }
