@@ -186,7 +186,7 @@ func TestPlanClusterD2OrphanRevisionAdoptedOnce(t *testing.T) {
 					require.Empty(t, r.Revisions.Create, ds.Name)
 					continue
 				}
-				hash := daemonset.ComputeHash(&ds.Spec.Template, nil)
+				hash := v1363.ComputeHash(&ds.Spec.Template, nil)
 				require.Equal(t, hash, r.RevisionHash, "%s: another controller's revision is not its own", ds.Name)
 				require.NotNil(t, r.Revisions, ds.Name)
 				require.Empty(t, r.Revisions.Adopt, ds.Name)
@@ -222,7 +222,7 @@ func TestPlanClusterD2ReleasedRevisionAdopted(t *testing.T) {
 			r := plans[tc.other.Name]
 			if !tc.adopted {
 				require.Empty(t, r.Revisions.Adopt)
-				require.Equal(t, daemonset.ComputeHash(&tc.other.Spec.Template, nil), r.RevisionHash)
+				require.Equal(t, v1363.ComputeHash(&tc.other.Spec.Template, nil), r.RevisionHash)
 				return
 			}
 			require.Equal(t, ref, r.Revisions.Adopt)

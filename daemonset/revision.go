@@ -10,31 +10,10 @@ import (
 
 	"github.com/daemonsched/daemonsched/selector"
 	appsv1 "k8s.io/api/apps/v1"
-	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
-
-// ComputeHash returns the controller-revision-hash of template and collisionCount exactly as the
-// v1.36 controller computes it (UPD-15): FNV-1a (32 bits) over the go-spew dump of the template
-// value (apimachinery dump.ForHash), then, when collisionCount is non-nil, the count as 4 little-endian bytes and 4 zero
-// bytes; the sum is printed in decimal and each digit mapped into "456789bcdf". A nil
-// collisionCount and a pointer to 0 give different hashes (SCN-105), and so do an empty and a
-// nil slice or map anywhere in the template (UPD-17, SCN-106). Only the template counts:
-// strategy, minReadySeconds and status play no part (SCN-107).
-//
-// It is ComputeHashFor release 1.36.3, and stays so now that k8s.io/api v0.37.2 is linked: the
-// dump is 1.36's whatever k8s.io/api is linked (VER-2), so upgrading this library never
-// changes a hash it returned. Use [ComputeHashFor] to name another release.
-//
-// ComputeHash panics if template is nil.
-func ComputeHash(template *v1.PodTemplateSpec, collisionCount *int32) string {
-	if template == nil {
-		panic("daemonset: ComputeHash: nil template")
-	}
-	return ComputeHashFor(Version{1, 36, 3}, template, collisionCount)
-}
 
 // RevisionPatch returns the bytes a v1.36 ControllerRevision of ds stores in data.raw, which
 // are also what decides whether a revision is current (UPD-16): the JSON object
@@ -110,7 +89,7 @@ func newTemplateDigest(ds *appsv1.DaemonSet, version Version) templateDigest {
 	return templateDigest{
 		patch: sync.OnceValues(func() ([]byte, error) { return RevisionPatch(ds) }),
 		hash: sync.OnceValue(func() string {
-			return ComputeHashFor(version, &ds.Spec.Template, ds.Status.CollisionCount)
+			return version.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
 		}),
 	}
 }

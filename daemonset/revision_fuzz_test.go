@@ -50,11 +50,11 @@ func FuzzRevision(f *testing.F) {
 			t.Fatalf("RevisionPatch differs from the independent computation:\n got: %s\nwant: %s", patch, want)
 		}
 
-		hash := ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
+		hash := v1363.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
 		if hash == "" || strings.Trim(hash, "456789bcdf") != "" {
 			t.Fatalf("ComputeHash = %q, want digits of 456789bcdf", hash)
 		}
-		if copied := before.DeepCopy(); ComputeHash(&copied.Spec.Template, copied.Status.CollisionCount) != hash {
+		if copied := before.DeepCopy(); v1363.ComputeHash(&copied.Spec.Template, copied.Status.CollisionCount) != hash {
 			t.Fatalf("ComputeHash differs for a deep copy")
 		}
 

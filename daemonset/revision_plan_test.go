@@ -37,7 +37,7 @@ func TestRevisionD6WithoutRevisionsTheHashIsFresh(t *testing.T) {
 	ds := newDS()
 	res, err := daemonset.Plan(ds, nodes(1), nil, opts())
 	require.NoError(t, err)
-	require.Equal(t, daemonset.ComputeHash(&ds.Spec.Template, nil), res.RevisionHash)
+	require.Equal(t, v1363.ComputeHash(&ds.Spec.Template, nil), res.RevisionHash)
 	require.Equal(t, res.RevisionHash, res.Create[0].Pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey])
 }
 
@@ -153,7 +153,7 @@ func revisionModel(ds *appsv1.DaemonSet, revs []*appsv1.ControllerRevision, patc
 		}
 	}
 	if len(current) == 0 {
-		fresh := daemonset.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
+		fresh := v1363.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
 		for _, h := range revs {
 			if h.Namespace == ds.Namespace && h.Name == ds.Name+"-"+fresh {
 				if string(h.Data.Raw) != string(patch) {

@@ -159,7 +159,7 @@ func revOldTemplate(ds *appsv1.DaemonSet) *appsv1.DaemonSet {
 func TestCurrentRevision(t *testing.T) {
 	t.Parallel()
 	ds := revDS()
-	fresh := ComputeHash(&ds.Spec.Template, nil)
+	fresh := v1363.ComputeHash(&ds.Spec.Template, nil)
 	old := revOldTemplate(ds)
 	mod := func(r *appsv1.ControllerRevision, f func(*appsv1.ControllerRevision)) *appsv1.ControllerRevision {
 		f(r)
@@ -333,7 +333,7 @@ func TestCurrentRevision(t *testing.T) {
 			revisions: func(t *testing.T) []*appsv1.ControllerRevision {
 				return []*appsv1.ControllerRevision{revOwned(t, old, "foo-"+fresh, 1, fresh)}
 			},
-			want: want{hash: ComputeHash(&ds.Spec.Template, ptr.To[int32](0)), name: "foo-" + ComputeHash(&ds.Spec.Template, ptr.To[int32](0)),
+			want: want{hash: v1363.ComputeHash(&ds.Spec.Template, ptr.To[int32](0)), name: "foo-" + v1363.ComputeHash(&ds.Spec.Template, ptr.To[int32](0)),
 				revision: 2, create: true, old: []string{"foo-" + fresh}}},
 		{name: "SCN-107 UPD-16 a revision written before a strategy and minReadySeconds change is still current",
 			ds: func() *appsv1.DaemonSet {
@@ -412,7 +412,7 @@ func TestCurrentRevisionNilSelector(t *testing.T) {
 	ds := revDS()
 	rev := revOwned(t, ds, "foo-custom", 3, "custom")
 	out := currentRevision(ds, []*appsv1.ControllerRevision{rev}, nil, newTemplateDigest(ds, Version{1, 36, 3}), nil)
-	require.Equal(t, ComputeHash(&ds.Spec.Template, nil), out.hash)
+	require.Equal(t, v1363.ComputeHash(&ds.Spec.Template, nil), out.hash)
 	require.True(t, out.create)
 }
 

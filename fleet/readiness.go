@@ -128,7 +128,7 @@ func claimsOf(ds *appsv1.DaemonSet, res *daemonset.Result) func(pod *v1.Pod) boo
 	adopted, released := set(res.Adopt), set(res.Release)
 	return func(pod *v1.Pod) bool {
 		ref := daemonset.PodRef{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID}
-		return adopted[ref] || !released[ref] && daemonset.IsControlledBy(pod, ds)
+		return adopted[ref] || !released[ref] && daemonset.NewestVersion().IsControlledBy(pod, ds)
 	}
 }
 

@@ -27,7 +27,7 @@ func readyCluster(r *rand.Rand) daemonset.Snapshot {
 		if k%2 == 0 {
 			ds.Labels = map[string]string{"critical": "true"}
 		}
-		hash := daemonset.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
+		hash := v1363.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
 		var on []*v1.Node
 		for _, n := range nodes {
 			if r.IntN(3) > 0 {
@@ -96,7 +96,7 @@ func TestNodeReadinessAgreesWithThePlan(t *testing.T) {
 					}
 					good := false
 					for _, pod := range s.Pods {
-						if n, _ := affinity.TargetNodeName(pod); n != node.Name || !daemonset.IsControlledBy(pod, ds) {
+						if n, _ := affinity.TargetNodeName(pod); n != node.Name || !daemonset.NewestVersion().IsControlledBy(pod, ds) {
 							continue
 						}
 						deleted := slices.ContainsFunc(res.Delete, func(d daemonset.Deletion) bool { return d.Name == pod.Name })
@@ -241,3 +241,13 @@ func TestNodeReadinessNodeNotReady(t *testing.T) {
 		})
 	}
 }
+
+// v1363 is the release whose hash these pods and revisions carry, as they did when the test was
+// written: 1.36.3, not the default release.
+var v1363 = func() daemonset.Version {
+	v, err := daemonset.ParseVersion("1.36.3")
+	if err != nil {
+		panic(err)
+	}
+	return v
+}()

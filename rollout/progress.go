@@ -176,7 +176,7 @@ func walkNodes(r *Report, p *daemonset.Planner, s daemonset.Snapshot, res *daemo
 	next := make([]int32, len(s.Pods))
 	for i := len(s.Pods) - 1; i >= 0; i-- { // backwards, so that each list is in input order
 		pod := s.Pods[i]
-		if pod == nil || !daemonset.IsControlledByFor(p.Version(), pod, ds) {
+		if pod == nil || !p.Version().IsControlledBy(pod, ds) {
 			continue
 		}
 		node, _ := affinity.TargetNodeName(pod)
@@ -272,7 +272,7 @@ func walkNodes(r *Report, p *daemonset.Planner, s daemonset.Snapshot, res *daemo
 			pod := current[0]
 			ref := pod.Namespace + "/" + pod.Name
 			switch {
-			case daemonset.IsPodAvailableFor(p.Version(), pod, ds.Spec.MinReadySeconds, now):
+			case p.Version().IsPodAvailable(pod, ds.Spec.MinReadySeconds, now):
 				if len(old) > 0 {
 					add(Blocker{Pod: ref, Reason: WaitBudget, Message: "an old pod remains beside the new one"}, false)
 				}

@@ -15,7 +15,7 @@ import (
 func FilterScheduler(s daemonset.Snapshot, ds *appsv1.DaemonSet) Scheduler {
 	others := make([]*v1.Pod, 0, len(s.Pods))
 	for _, p := range s.Pods {
-		if p != nil && !daemonset.IsControlledBy(p, ds) {
+		if p != nil && !daemonset.NewestVersion().IsControlledBy(p, ds) {
 			others = append(others, p)
 		}
 	}

@@ -295,7 +295,7 @@ func yesNo(b bool, yes, no string) string {
 func podsOnNode(ds *appsv1.DaemonSet, nodeName string, pods []*v1.Pod) []*v1.Pod {
 	var out []*v1.Pod
 	for _, pod := range pods {
-		if pod == nil || !daemonset.IsControlledBy(pod, ds) {
+		if pod == nil || !daemonset.NewestVersion().IsControlledBy(pod, ds) {
 			continue
 		}
 		if node, _ := affinity.TargetNodeName(pod); node != nodeName {

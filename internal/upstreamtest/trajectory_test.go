@@ -266,7 +266,7 @@ func randomWorld(r *rand.Rand, now time.Time) *world {
 	older.Spec.Template.Spec.Containers[0].Image = "img:v0"
 	older.Annotations[appsv1.DeprecatedTemplateGeneration] = "0"
 	for i, d := range []*appsv1.DaemonSet{older, w.ds} {
-		h := daemonset.ComputeHashFor(release, &d.Spec.Template, nil)
+		h := release.ComputeHash(&d.Spec.Template, nil)
 		rev, err := daemonset.NewRevision(d, h, int64(i+1))
 		if err != nil {
 			panic(err)
@@ -762,7 +762,7 @@ func describeWorld(w *world, now time.Time) string {
 		fmt.Fprintf(&b, " maxUnavailable %v maxSurge %v", ru.MaxUnavailable, ru.MaxSurge)
 	}
 	fmt.Fprintf(&b, " minReady %d hash %s nodeSelector %v tolerations %d\n", ds.Spec.MinReadySeconds,
-		daemonset.ComputeHashFor(release, &ds.Spec.Template, ds.Status.CollisionCount), ds.Spec.Template.Spec.NodeSelector, len(ds.Spec.Template.Spec.Tolerations))
+		release.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount), ds.Spec.Template.Spec.NodeSelector, len(ds.Spec.Template.Spec.Tolerations))
 	for _, n := range w.nodes {
 		var taints []string
 		for _, t := range n.Spec.Taints {

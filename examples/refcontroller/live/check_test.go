@@ -29,7 +29,7 @@ var storyRelease = func() daemonset.Version {
 func (s *story) currentRevisionName() string {
 	ds, err := s.client.AppsV1().DaemonSets(ns).Get(s.ctx, dsName, metav1.GetOptions{})
 	s.mustErr(err)
-	return ds.Name + "-" + daemonset.ComputeHashFor(storyRelease, &ds.Spec.Template, ds.Status.CollisionCount)
+	return ds.Name + "-" + storyRelease.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
 }
 
 // converged reads the cluster from the API server and returns why it has not converged, or ""
@@ -80,7 +80,7 @@ func (s *story) converged() string {
 
 	byNode := map[string][]*v1.Pod{}
 	for _, pod := range snap.Pods {
-		if !daemonset.IsControlledBy(pod, ds) {
+		if !daemonset.NewestVersion().IsControlledBy(pod, ds) {
 			return fmt.Sprintf("pod %s is not the DaemonSet's", pod.Name)
 		}
 		if pod.DeletionTimestamp != nil || pod.Spec.NodeName == "" {
