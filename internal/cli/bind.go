@@ -34,7 +34,7 @@ func (b *binder) lines(p *daemonset.Planner, ds *appsv1.DaemonSet, node *v1.Node
 			out = append(out, "created, but the scheduler would leave it Pending: "+printable.Escape(v.String()))
 		}
 	}
-	for _, pod := range podsOnNode(ds, node.Name, pods) {
+	for _, pod := range podsOnNode(p.Version(), ds, node.Name, pods) {
 		if pod.Spec.NodeName != "" || pod.DeletionTimestamp != nil || (pod.Status.Phase != "" && pod.Status.Phase != v1.PodPending) {
 			continue
 		}
