@@ -455,7 +455,7 @@ func TestHandCasesHoldWhatWasChecked(t *testing.T) {
 	}
 }
 
-func refNames(refs []daemonset.PodRef) []string {
+func refNames(refs []daemonset.ObjectRef) []string {
 	var out []string
 	for _, r := range refs {
 		out = append(out, r.Name)

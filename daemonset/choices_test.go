@@ -67,10 +67,10 @@ func modelResult(p *daemonset.Planner, own *daemonset.Result, m modelPlan) *daem
 		r.Delete = append(r.Delete, daemonset.Deletion{Namespace: ds.Namespace, Name: name})
 	}
 	for _, name := range m.adopts {
-		r.Adopt = append(r.Adopt, daemonset.PodRef{Namespace: ds.Namespace, Name: name})
+		r.Adopt = append(r.Adopt, daemonset.ObjectRef{Namespace: ds.Namespace, Name: name})
 	}
 	for _, name := range m.releases {
-		r.Release = append(r.Release, daemonset.PodRef{Namespace: ds.Namespace, Name: name})
+		r.Release = append(r.Release, daemonset.ObjectRef{Namespace: ds.Namespace, Name: name})
 	}
 	st := *own.Status
 	s := m.status

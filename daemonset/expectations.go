@@ -30,7 +30,7 @@ type Expectations struct {
 	DaemonSet    string
 	DaemonSetUID types.UID
 	Creates      int
-	Deletes      []PodRef
+	Deletes      []ObjectRef
 	// At is the plan's Options.Now, from which ExpectationsTimeout runs.
 	At time.Time
 
@@ -63,7 +63,7 @@ func ExpectationsOf(res *Result, s Snapshot, now time.Time) Expectations {
 	}
 	e := Expectations{Namespace: res.Namespace, DaemonSet: res.Name, Creates: len(res.Create), At: now}
 	for _, d := range res.Delete {
-		e.Deletes = append(e.Deletes, PodRef{Namespace: d.Namespace, Name: d.Name, UID: d.UID})
+		e.Deletes = append(e.Deletes, ObjectRef{Namespace: d.Namespace, Name: d.Name, UID: d.UID})
 	}
 	if e.Creates == 0 {
 		return e

@@ -118,8 +118,8 @@ func TestExpectationsOfBadResults(t *testing.T) {
 // TestPatchesPanicOnNilDaemonSet: a nil DaemonSet is misuse, reported by a named panic.
 func TestPatchesPanicOnNilDaemonSet(t *testing.T) {
 	for name, f := range map[string]func(){
-		"AdoptPatch":   func() { daemonset.AdoptPatch(nil, "u") },
-		"ReleasePatch": func() { daemonset.ReleasePatch(nil, "u") },
+		"ObjectRef.AdoptPatch":   func() { daemonset.ObjectRef{UID: "u"}.AdoptPatch(nil) },
+		"ObjectRef.ReleasePatch": func() { daemonset.ObjectRef{UID: "u"}.ReleasePatch(nil) },
 	} {
 		func() {
 			defer func() {

@@ -301,7 +301,7 @@ func rtDeletes(res *daemonset.Result) []string {
 	return out
 }
 
-func rtRefs(refs []daemonset.PodRef) []string {
+func rtRefs(refs []daemonset.ObjectRef) []string {
 	out := []string{}
 	for _, r := range refs {
 		out = append(out, r.Namespace+"/"+r.Name)

@@ -63,8 +63,8 @@ func groupable(pod *v1.Pod) (string, bool) {
 }
 
 // podRef names pod.
-func podRef(pod *v1.Pod) PodRef {
-	return PodRef{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID}
+func podRef(pod *v1.Pod) ObjectRef {
+	return ObjectRef{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID}
 }
 
 // IsControlledBy reports whether ds controls pod in release v, the zero Version being the

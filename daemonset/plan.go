@@ -321,8 +321,8 @@ func (p *Planner) newResult() *Result {
 		Name:      p.ds.Name,
 		Create:    []Creation{},
 		Delete:    []Deletion{},
-		Adopt:     []PodRef{},
-		Release:   []PodRef{},
+		Adopt:     []ObjectRef{},
+		Release:   []ObjectRef{},
 	}
 	for _, e := range p.errs {
 		res.Invalid = append(res.Invalid, e.Error())
@@ -345,7 +345,7 @@ func (p *Planner) skipped(res *Result, rule Skip) *Result {
 
 // sortClaims sorts the adoptions, releases and conflicts recorded while indexing.
 func sortClaims(res *Result) {
-	byName := func(a, b PodRef) int {
+	byName := func(a, b ObjectRef) int {
 		return compareNames(a.Namespace, a.Name, b.Namespace, b.Name)
 	}
 	slices.SortFunc(res.Adopt, byName)

@@ -15,7 +15,7 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
 
-// RevisionPatch returns the bytes a v1.36 ControllerRevision of ds stores in data.raw, which
+// revisionPatch returns the bytes a v1.36 ControllerRevision of ds stores in data.raw, which
 // are also what decides whether a revision is current (UPD-16): the JSON object
 // {"spec":{"template":T}} where T is ds.Spec.Template as JSON with the extra key
 // "$patch":"replace", every object's keys sorted and integers written as integers. Only the
@@ -25,11 +25,8 @@ import (
 // (which keeps integers integral) and encoded again with encoding/json. The template is encoded
 // on its own rather than as part of the whole object: encoding/json writes a nested value
 // exactly as it writes it alone, so the bytes are the same. The error is that of encoding/json;
-// no value of the k8s.io/api types makes it fail. RevisionPatch panics if ds is nil.
-func RevisionPatch(ds *appsv1.DaemonSet) ([]byte, error) {
-	if ds == nil {
-		panic("daemonset: RevisionPatch: nil DaemonSet")
-	}
+// no value of the k8s.io/api types makes it fail.
+func revisionPatch(ds *appsv1.DaemonSet) ([]byte, error) {
 	raw, err := json.Marshal(&ds.Spec.Template)
 	if err != nil {
 		return nil, err
@@ -46,11 +43,18 @@ func RevisionPatch(ds *appsv1.DaemonSet) ([]byte, error) {
 // current (pkg/controller/daemon snapshot; UPD-14 step 5): named <ds name>-<hash> in ds's
 // namespace, labelled with the template labels plus controller-revision-hash, annotated with
 // ds's annotations, controlled by ds (apps/v1 DaemonSet, blockOwnerDeletion), holding
-// RevisionPatch(ds) and the given revision number. hash is normally ComputeHash of the template
-// and status.collisionCount. The maps are copies: changing the result never changes ds.
-// NewRevision panics if ds is nil.
+// the given revision number and, in data.raw, the bytes that decide whether a revision is
+// current (UPD-16): {"spec":{"template":T}}, T being ds.Spec.Template as JSON with the extra
+// key "$patch":"replace", every object's keys sorted and integers written as integers; nothing
+// else of ds changes them. hash is normally [Version.ComputeHash] of the template and
+// status.collisionCount. The maps are copies: changing the result never changes ds. The error
+// is that of encoding/json, which no value of the k8s.io/api types makes fail. NewRevision
+// panics if ds is nil.
 func NewRevision(ds *appsv1.DaemonSet, hash string, revision int64) (*appsv1.ControllerRevision, error) {
-	patch, err := RevisionPatch(ds)
+	if ds == nil {
+		panic("daemonset: NewRevision: nil DaemonSet")
+	}
+	patch, err := revisionPatch(ds)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +91,7 @@ type templateDigest struct {
 
 func newTemplateDigest(ds *appsv1.DaemonSet, version Version) templateDigest {
 	return templateDigest{
-		patch: sync.OnceValues(func() ([]byte, error) { return RevisionPatch(ds) }),
+		patch: sync.OnceValues(func() ([]byte, error) { return revisionPatch(ds) }),
 		hash: sync.OnceValue(func() string {
 			return version.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
 		}),

@@ -119,8 +119,8 @@ func NodeReadiness(s daemonset.Snapshot, nodeName string, daemonSets *metav1.Lab
 // VER-4: v.IsControlledBy) and the plan does not release it (OWN-2, OWN-3). It reads the plan's
 // decisions and decides none.
 func claimsOf(ds *appsv1.DaemonSet, v daemonset.Version, res *daemonset.Result) func(pod *v1.Pod) bool {
-	set := func(l []daemonset.PodRef) map[daemonset.PodRef]bool {
-		m := make(map[daemonset.PodRef]bool, len(l))
+	set := func(l []daemonset.ObjectRef) map[daemonset.ObjectRef]bool {
+		m := make(map[daemonset.ObjectRef]bool, len(l))
 		for _, r := range l {
 			m[r] = true
 		}
@@ -128,7 +128,7 @@ func claimsOf(ds *appsv1.DaemonSet, v daemonset.Version, res *daemonset.Result) 
 	}
 	adopted, released := set(res.Adopt), set(res.Release)
 	return func(pod *v1.Pod) bool {
-		ref := daemonset.PodRef{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID}
+		ref := daemonset.ObjectRef{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID}
 		return adopted[ref] || !released[ref] && v.IsControlledBy(pod, ds)
 	}
 }
@@ -172,9 +172,9 @@ func dsReadiness(p *daemonset.Planner, res *daemonset.Result, node *v1.Node, onN
 	r.MustRun, r.Reason = e.ShouldRun, e.Reason
 	r.Creating = slices.ContainsFunc(res.Create, func(c daemonset.Creation) bool { return c.Node == node.Name })
 	claims := claimsOf(ds, p.Version(), res)
-	deleted := map[daemonset.PodRef]bool{}
+	deleted := map[daemonset.ObjectRef]bool{}
 	for _, d := range res.Delete {
-		deleted[daemonset.PodRef{Namespace: d.Namespace, Name: d.Name}] = true
+		deleted[daemonset.ObjectRef{Namespace: d.Namespace, Name: d.Name}] = true
 	}
 	current := func(pod *v1.Pod) bool {
 		return res.Skipped == "" && daemonset.IsPodUpdated(ds, res.RevisionHash, pod)
@@ -185,7 +185,7 @@ func dsReadiness(p *daemonset.Planner, res *daemonset.Result, node *v1.Node, onN
 			continue
 		}
 		if pod.DeletionTimestamp != nil || pod.Status.Phase == v1.PodFailed || pod.Status.Phase == v1.PodSucceeded ||
-			deleted[daemonset.PodRef{Namespace: pod.Namespace, Name: pod.Name}] {
+			deleted[daemonset.ObjectRef{Namespace: pod.Namespace, Name: pod.Name}] {
 			continue
 		}
 		ready := daemonset.IsPodReady(pod)

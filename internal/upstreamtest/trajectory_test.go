@@ -664,10 +664,10 @@ func compareSync(t *testing.T, w *world, now time.Time, backoff *flowcontrol.Bac
 			cand.Delete = append(cand.Delete, daemonset.Deletion{Namespace: trajNS, Name: name})
 		}
 		for _, name := range up.adopt {
-			cand.Adopt = append(cand.Adopt, daemonset.PodRef{Namespace: trajNS, Name: name})
+			cand.Adopt = append(cand.Adopt, daemonset.ObjectRef{Namespace: trajNS, Name: name})
 		}
 		for _, name := range up.release {
-			cand.Release = append(cand.Release, daemonset.PodRef{Namespace: trajNS, Name: name})
+			cand.Release = append(cand.Release, daemonset.ObjectRef{Namespace: trajNS, Name: name})
 		}
 		copts := conformance.Options{Version: release, Now: now, BurstLimit: burstLimit}
 		var ms []conformance.Mismatch

@@ -336,10 +336,11 @@ func revision(ds *appsv1.DaemonSet, name, hash string, number int64, data []byte
 func TestSyncRevisionDedupAndCleanup(t *testing.T) {
 	ds := testDS()
 	ds.Spec.RevisionHistoryLimit = ptrTo(int32(0))
-	patch, err := daemonset.RevisionPatch(ds)
+	rev, err := daemonset.NewRevision(ds, "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	patch := rev.Data.Raw
 	old := revision(ds, "agent-old", "old", 1, []byte(`{"spec":{"template":{"$patch":"replace"}}}`))
 	dup := revision(ds, "agent-aaa", "aaa", 2, patch)
 	keep := revision(ds, "agent-bbb", "bbb", 3, patch)
