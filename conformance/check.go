@@ -121,7 +121,7 @@ type Expected struct {
 }
 
 // Expect computes the Expected of every DaemonSet of s, sorted by namespace/name. The error
-// reports a snapshot that cannot be planned (daemonset.CheckSnapshot) or a zero Now.
+// reports a snapshot that cannot be planned (daemonset.Snapshot.Check) or a zero Now.
 func Expect(s daemonset.Snapshot, opts Options) ([]Expected, error) {
 	want, _, err := expectPlain(s, opts)
 	if err != nil {

@@ -164,7 +164,7 @@ func TestCheckSnapshot(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var got []string
-			for _, e := range daemonset.CheckSnapshot(tt.s) {
+			for _, e := range tt.s.Check() {
 				got = append(got, e.Error())
 			}
 			require.Equal(t, tt.want, got)

@@ -103,7 +103,7 @@ type ProgressOptions struct {
 // that should run the daemon runs an available pod of the current revision; otherwise each
 // node that is not done is classified, and the rollout is Stuck when the plan does nothing and
 // no node is still on its way (a pod starting, waiting out minReadySeconds or terminating).
-// s should pass daemonset.CheckSnapshot; nil entries are skipped.
+// s should pass daemonset.Snapshot.Check; nil entries are skipped.
 func Progress(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts ProgressOptions) (*Report, error) {
 	if ds == nil {
 		return nil, field.Required(field.NewPath("daemonSet"), "the DaemonSet whose rollout to judge")

@@ -127,7 +127,7 @@ func TestApplyGracePeriod(t *testing.T) {
 	}
 }
 
-// TestReapBadSnapshot: Reap rejects what daemonset.CheckSnapshot rejects, naming the entry,
+// TestReapBadSnapshot: Reap rejects what daemonset.Snapshot.Check rejects, naming the entry,
 // instead of panicking on a nil node or pod.
 func TestReapBadSnapshot(t *testing.T) {
 	for _, tt := range []struct {

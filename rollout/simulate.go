@@ -133,7 +133,7 @@ func newSim(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts Options) (*sim, err
 	if errs := checkOptions(opts, s, ds); len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}
-	if errs := daemonset.CheckSnapshot(s); len(errs) > 0 {
+	if errs := s.Check(); len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}
 	if opts.Horizon == 0 {
