@@ -98,8 +98,8 @@ type Expected struct {
 	Name           string                   `json:"name"`
 	RevisionHash   string                   `json:"revisionHash"`
 	Skipped        daemonset.Skip           `json:"skipped,omitempty"`
-	Adopt          []daemonset.PodRef       `json:"adopt"`
-	Release        []daemonset.PodRef       `json:"release"`
+	Adopt          []daemonset.ObjectRef    `json:"adopt"`
+	Release        []daemonset.ObjectRef    `json:"release"`
 	RollingUpdate  *daemonset.RollingUpdate `json:"rollingUpdate,omitempty"`
 	Status         *appsv1.DaemonSetStatus  `json:"status"`
 	CollisionCount *int32                   `json:"collisionCount,omitempty"`
@@ -116,7 +116,7 @@ type Expected struct {
 	Orders *Orders `json:"orders"`
 	// StatusDeletes are the plan's deletions of the pods Orders.Status names: Status is
 	// counted for them, and recounted for a candidate that picked others (STAT-16).
-	StatusDeletes []daemonset.PodRef `json:"statusDeletes,omitempty"`
+	StatusDeletes []daemonset.ObjectRef `json:"statusDeletes,omitempty"`
 	// Alternatives are the expectations had the controller kept another of several current
 	// ControllerRevisions with the same revision number (UPD-14 ties: upstream keeps the one
 	// it lists last, in arbitrary order): another RevisionHash and all that follows from it.
@@ -125,7 +125,7 @@ type Expected struct {
 }
 
 // Expect computes the Expected of every DaemonSet of s, sorted by namespace/name. The error
-// reports a snapshot that cannot be planned (daemonset.CheckSnapshot) or a zero Now.
+// reports a snapshot that cannot be planned (daemonset.Snapshot.Check) or a zero Now.
 func Expect(s daemonset.Snapshot, opts Options) ([]Expected, error) {
 	want, _, err := expectPlain(s, opts)
 	if err != nil {
@@ -328,7 +328,7 @@ func int32Ptr(p *int32) string {
 }
 
 // comparePodRefs compares adoptions or releases as sets.
-func comparePodRefs(key, action, rule string, got, want []daemonset.PodRef) []Mismatch {
+func comparePodRefs(key, action, rule string, got, want []daemonset.ObjectRef) []Mismatch {
 	var out []Mismatch
 	g, w := refSet(got), refSet(want)
 	for _, k := range slices.Sorted(maps.Keys(w)) {
@@ -341,7 +341,7 @@ func comparePodRefs(key, action, rule string, got, want []daemonset.PodRef) []Mi
 			out = append(out, Mismatch{DaemonSet: key, Action: action, Object: k, Rule: rule, Message: "extra " + action + " of pod " + k})
 		}
 	}
-	for _, k := range duplicates(got, func(r daemonset.PodRef) string { return r.Namespace + "/" + r.Name }) {
+	for _, k := range duplicates(got, func(r daemonset.ObjectRef) string { return r.Namespace + "/" + r.Name }) {
 		out = append(out, Mismatch{DaemonSet: key, Action: action, Object: k, Rule: rule, Message: "pod " + k + " listed twice"})
 	}
 	wantUID := map[string]types.UID{}
@@ -357,7 +357,7 @@ func comparePodRefs(key, action, rule string, got, want []daemonset.PodRef) []Mi
 	return out
 }
 
-func refSet(refs []daemonset.PodRef) map[string]bool {
+func refSet(refs []daemonset.ObjectRef) map[string]bool {
 	m := map[string]bool{}
 	for _, r := range refs {
 		m[r.Namespace+"/"+r.Name] = true
@@ -420,22 +420,22 @@ func checkStatus(key string, got, want *appsv1.DaemonSetStatus) []Mismatch {
 }
 
 // statusDeletes returns the deletions of del that name a pod of o.Status (STAT-16).
-func statusDeletes(o *orders, del []daemonset.Deletion) []daemonset.PodRef {
+func statusDeletes(o *orders, del []daemonset.Deletion) []daemonset.ObjectRef {
 	if len(o.Status) == 0 { // the rule: the status is the same whatever the pick
 		return nil
 	}
-	var out []daemonset.PodRef
+	var out []daemonset.ObjectRef
 	for _, d := range del {
 		for _, n := range o.Status {
 			if slices.ContainsFunc(n.Pods, func(p choice.StatusPod) bool { return p.Namespace == d.Namespace && p.Name == d.Name }) {
-				out = append(out, daemonset.PodRef{Namespace: d.Namespace, Name: d.Name})
+				out = append(out, daemonset.ObjectRef{Namespace: d.Namespace, Name: d.Name})
 			}
 		}
 	}
 	return out
 }
 
-func asDeletions(refs []daemonset.PodRef) []daemonset.Deletion {
+func asDeletions(refs []daemonset.ObjectRef) []daemonset.Deletion {
 	out := make([]daemonset.Deletion, len(refs))
 	for i, r := range refs {
 		out[i] = daemonset.Deletion{Namespace: r.Namespace, Name: r.Name}

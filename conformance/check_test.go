@@ -43,7 +43,7 @@ func TestCheckOptionalAndRequired(t *testing.T) {
 		{"OWN-9: a delete on another node", "upd-9-two-of-four", func(r *daemonset.Result) { r.Delete[0].Node = "n9" }, "OWN-9"},
 		{"OWN-4: an adoption left out", "diff-17-controlled-failed-before-adopted", func(r *daemonset.Result) { r.Adopt = nil }, "OWN-4"},
 		{"OWN-3: an extra release", "diff-17-controlled-failed-before-adopted", func(r *daemonset.Result) {
-			r.Release = append(r.Release, daemonset.PodRef{Namespace: "ns", Name: "f1"})
+			r.Release = append(r.Release, daemonset.ObjectRef{Namespace: "ns", Name: "f1"})
 		}, "OWN-3"},
 		{"DIFF-2: a create left out", "what-if-hypothetical-node", func(r *daemonset.Result) { r.Create = nil }, "DIFF-2"},
 		{"POD-8: two creates on one node", "what-if-hypothetical-node", func(r *daemonset.Result) { r.Create = append(r.Create, r.Create[0]) }, "POD-8"},

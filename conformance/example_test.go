@@ -50,3 +50,31 @@ func ExampleCheck() {
 	// deleting agent-b instead: 0 mismatches
 	// ns/agent delete n1 DIFF-17: 2 Failed pods of node n1 deleted: at most one Failed pod of a node goes per sync
 }
+
+// A test suite of another implementation runs the corpus case by case with RunCase, also
+// outside go test (Run is the go test form of the same loop). Here the implementation under
+// test is this project's own plan, so no case fails; an implementation that decides otherwise
+// where the controller has no choice fails the case, with a mismatch naming the rule.
+func ExampleRunCase() {
+	cases, err := conformance.Corpus()
+	if err != nil {
+		panic(err)
+	}
+	impl := func(s daemonset.Snapshot, opts conformance.Options) ([]*daemonset.Result, error) {
+		plan, err := daemonset.PlanCluster(s, daemonset.Options{Now: opts.Now, Version: opts.Version,
+			BurstLimit: opts.BurstLimit, FeatureGates: opts.FeatureGates})
+		if err != nil {
+			return nil, err
+		}
+		return plan.DaemonSets, nil
+	}
+	failed := 0
+	for _, c := range cases {
+		if o := conformance.RunCase(c, impl); o.Result == "fail" || o.Result == "error" {
+			failed++
+		}
+	}
+	fmt.Println("failed cases:", failed)
+	// Output:
+	// failed cases: 0
+}

@@ -80,19 +80,19 @@ func handCases() []handCase {
 
 	whatIfNodes := append(handNodes("a-plain"), &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "hypothetical-new", Labels: map[string]string{"pool": "on"}}})
 	whatIfDS := handDS(placed)
-	hash := daemonset.ComputeHash(&whatIfDS.Spec.Template, nil)
+	hash := v1363.ComputeHash(&whatIfDS.Spec.Template, nil)
 
 	failedDS := handDS()
 	rollDS := handDS(rolling(2, 0))
-	rollHash := daemonset.ComputeHash(&rollDS.Spec.Template, nil)
+	rollHash := v1363.ComputeHash(&rollDS.Spec.Template, nil)
 	surgeDS := handDS(rolling(0, 2))
-	surgeHash := daemonset.ComputeHash(&surgeDS.Spec.Template, nil)
+	surgeHash := v1363.ComputeHash(&surgeDS.Spec.Template, nil)
 
 	empty := handDS(func(ds *appsv1.DaemonSet) { ds.Spec.Selector = &metav1.LabelSelector{} })
 
 	withRevision := func(s daemonset.Snapshot) daemonset.Snapshot {
 		for _, ds := range s.DaemonSets {
-			cr, err := daemonset.NewRevision(ds, daemonset.ComputeHash(&ds.Spec.Template, nil), 1)
+			cr, err := daemonset.NewRevision(ds, v1363.ComputeHash(&ds.Spec.Template, nil), 1)
 			if err != nil {
 				panic(err)
 			}
@@ -239,7 +239,7 @@ func affinityCase() daemonset.Snapshot {
 
 func taintCase() daemonset.Snapshot {
 	ds := handDS()
-	hash := daemonset.ComputeHash(&ds.Spec.Template, nil)
+	hash := v1363.ComputeHash(&ds.Spec.Template, nil)
 	nodes := handNodes("evicting", "noschedule", "plain")
 	nodes[0].Spec.Taints = []v1.Taint{{Key: "maintenance", Effect: v1.TaintEffectNoExecute}}
 	nodes[1].Spec.Taints = []v1.Taint{{Key: "dedicated", Value: "db", Effect: v1.TaintEffectNoSchedule}}
@@ -261,7 +261,7 @@ func missingNodeCase() daemonset.Snapshot {
 		return p
 	}
 	ds := handDS()
-	hash := daemonset.ComputeHash(&ds.Spec.Template, nil)
+	hash := v1363.ComputeHash(&ds.Spec.Template, nil)
 	return daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}, Nodes: handNodes("n1"), Pods: []*v1.Pod{
 		handPod("on-n1", "n1", hash, v1.PodRunning, true),
 		aimed(handPod("m-running", "", hash, v1.PodRunning, true)),
@@ -272,7 +272,7 @@ func missingNodeCase() daemonset.Snapshot {
 
 func taintedRolloutCase() daemonset.Snapshot {
 	ds := handDS(rolling(1, 0))
-	hash := daemonset.ComputeHash(&ds.Spec.Template, nil)
+	hash := v1363.ComputeHash(&ds.Spec.Template, nil)
 	nodes := handNodes("n1", "tainted")
 	nodes[1].Spec.Taints = []v1.Taint{{Key: "dedicated", Value: "db", Effect: v1.TaintEffectNoSchedule}}
 	return daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}, Nodes: nodes, Pods: []*v1.Pod{
@@ -294,7 +294,7 @@ func ownershipCase() daemonset.Snapshot {
 	ds := handDS(func(ds *appsv1.DaemonSet) {
 		ds.Spec.Selector.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: "tier", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"canary"}}}
 	})
-	hash := daemonset.ComputeHash(&ds.Spec.Template, nil)
+	hash := v1363.ComputeHash(&ds.Spec.Template, nil)
 	canary := handPod("canary", "n1", hash, v1.PodRunning, true)
 	canary.Labels["tier"] = "canary"
 	no := false
@@ -340,7 +340,7 @@ func duplicateRevisionsCase() daemonset.Snapshot {
 
 func historyCleanupCase() daemonset.Snapshot {
 	ds := handDS(func(ds *appsv1.DaemonSet) { ds.Spec.RevisionHistoryLimit = new(int32(1)) })
-	hash := daemonset.ComputeHash(&ds.Spec.Template, nil)
+	hash := v1363.ComputeHash(&ds.Spec.Template, nil)
 	return daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}, Nodes: handNodes("n1", "n2"),
 		Pods: []*v1.Pod{handPod("p1", "n1", hash, v1.PodRunning, true), handPod("p2", "n2", "h2", v1.PodRunning, true)},
 		Revisions: []*appsv1.ControllerRevision{handRevision(ds, "img:1", "ds-h1", "h1", 1, false), handRevision(ds, "img:2-old", "ds-h2", "h2", 2, false),
@@ -349,7 +349,7 @@ func historyCleanupCase() daemonset.Snapshot {
 
 func collisionCase() daemonset.Snapshot {
 	ds := handDS()
-	hash := daemonset.ComputeHash(&ds.Spec.Template, nil)
+	hash := v1363.ComputeHash(&ds.Spec.Template, nil)
 	other := handDS(func(o *appsv1.DaemonSet) { o.Spec.Template.Spec.Containers[0].Image = "img:other" })
 	cr, err := daemonset.NewRevision(other, hash, 1)
 	if err != nil {
@@ -455,7 +455,7 @@ func TestHandCasesHoldWhatWasChecked(t *testing.T) {
 	}
 }
 
-func refNames(refs []daemonset.PodRef) []string {
+func refNames(refs []daemonset.ObjectRef) []string {
 	var out []string
 	for _, r := range refs {
 		out = append(out, r.Name)

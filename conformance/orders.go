@@ -60,11 +60,11 @@ func (o *Orders) UnmarshalJSON(data []byte) error {
 
 // deletedIn reports whether l deletes the pod namespace/name, for Orders.StatusWith.
 func deletedIn(l []daemonset.Deletion) func(namespace, name string) bool {
-	set := make(map[daemonset.PodRef]bool, len(l))
+	set := make(map[daemonset.ObjectRef]bool, len(l))
 	for _, d := range l {
-		set[daemonset.PodRef{Namespace: d.Namespace, Name: d.Name}] = true
+		set[daemonset.ObjectRef{Namespace: d.Namespace, Name: d.Name}] = true
 	}
-	return func(namespace, name string) bool { return set[daemonset.PodRef{Namespace: namespace, Name: name}] }
+	return func(namespace, name string) bool { return set[daemonset.ObjectRef{Namespace: namespace, Name: name}] }
 }
 
 // An item is one action of a list, known by its key: the node of a create, the

@@ -153,7 +153,7 @@ func mutations(r *rand.Rand, s daemonset.Snapshot, o *orders) map[string]func(*d
 			return true
 		},
 		"adopt": func(c *daemonset.Result) bool {
-			c.Adopt = append(c.Adopt, daemonset.PodRef{Namespace: "ns", Name: "nobody"})
+			c.Adopt = append(c.Adopt, daemonset.ObjectRef{Namespace: "ns", Name: "nobody"})
 			return true
 		},
 		"hash": func(c *daemonset.Result) bool {

@@ -37,7 +37,7 @@ func randomSnapshot(r *rand.Rand) daemonset.Snapshot {
 		ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{Type: appsv1.RollingUpdateDaemonSetStrategyType,
 			RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxUnavailable: &mu, MaxSurge: &ms}}
 	}
-	hash := daemonset.ComputeHash(&ds.Spec.Template, nil)
+	hash := v1363.ComputeHash(&ds.Spec.Template, nil)
 	s := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}}
 	tidy := r.IntN(2) == 0 // one pod per node, so that the rolling step acts
 	nodes := 1 + r.IntN(7)

@@ -126,7 +126,7 @@ func withCurrentRevisions(t *testing.T, s daemonset.Snapshot, opts Options) daem
 	}
 	out := s
 	for _, ds := range s.DaemonSets {
-		cr, err := daemonset.NewRevision(ds, daemonset.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount), 1)
+		cr, err := daemonset.NewRevision(ds, v1363.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount), 1)
 		if err != nil {
 			t.Fatal(err)
 		}

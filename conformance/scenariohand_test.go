@@ -114,7 +114,7 @@ func one(ds *appsv1.DaemonSet, nodes []*v1.Node, pods ...*v1.Pod) daemonset.Snap
 }
 
 func hashOf(ds *appsv1.DaemonSet) string {
-	return daemonset.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
+	return v1363.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
 }
 
 func scenarioHandCases() []handCase {

@@ -12,19 +12,21 @@ import (
 )
 
 // The failed-pod back-off as kube-controller-manager v1.36 configures it (DIFF-12): the first
-// deletion of a Failed pod on a node starts a delay of FailedPodBackoffInitial, each further
-// one doubles it up to FailedPodBackoffMax, and an entry not renewed for twice the maximum
+// deletion of a Failed pod on a node starts a delay of failedPodBackoffInitial, each further
+// one doubles it up to failedPodBackoffMax, and an entry not renewed for twice the maximum
 // expires.
 const (
-	FailedPodBackoffInitial = time.Second
-	FailedPodBackoffMax     = 15 * time.Minute
+	failedPodBackoffInitial = time.Second
+	failedPodBackoffMax     = 15 * time.Minute
 )
 
 // BackoffEntry is one failed-pod back-off in force (DIFF-12): the controller deleted a Failed
 // pod of the DaemonSet whose uid is DaemonSetUID on Node at Last, and holds back the next such
-// deletion there until Delay has passed since Last. Generation is the DaemonSet's
-// status.observedGeneration at that sync: upstream keys the back-off by uid, observed
-// generation and node, so a sync that raises observedGeneration starts afresh.
+// deletion there until Delay has passed since Last. The delay starts at 1 s and doubles with
+// each further deletion up to 15 minutes; an entry not renewed for 30 minutes expires.
+// Generation is the DaemonSet's status.observedGeneration at that sync: upstream keys the
+// back-off by uid, observed generation and node, so a sync that raises observedGeneration
+// starts afresh.
 type BackoffEntry struct {
 	DaemonSetUID types.UID       `json:"daemonSetUID"`
 	Generation   int64           `json:"generation"`
@@ -39,7 +41,7 @@ func (e *BackoffEntry) usable() bool { return e.Delay.Duration > 0 && !e.Last.Is
 
 // expired reports whether e is forgotten at now: unused for more than twice the maximum delay.
 func (e *BackoffEntry) expired(now time.Time) bool {
-	return now.Sub(e.Last.Time) > 2*FailedPodBackoffMax
+	return now.Sub(e.Last.Time) > 2*failedPodBackoffMax
 }
 
 // live reports whether e counts at now: usable and not expired.
@@ -172,10 +174,10 @@ func (b *backoffSync) held(node string) (time.Duration, bool) {
 // next records the deletion of a Failed pod on node now and returns the new delay: the
 // initial one without a live entry, else twice the entry's, at most the maximum.
 func (b *backoffSync) next(node string) time.Duration {
-	delay := FailedPodBackoffInitial
+	delay := failedPodBackoffInitial
 	if e, ok := b.inForce(node); ok {
 		// Capped before doubling, which gives the same answer and cannot overflow.
-		delay = min(2*min(e.Delay.Duration, FailedPodBackoffMax), FailedPodBackoffMax)
+		delay = min(2*min(e.Delay.Duration, failedPodBackoffMax), failedPodBackoffMax)
 	}
 	b.renewed = append(b.renewed, BackoffEntry{DaemonSetUID: b.uid, Generation: b.gen, Node: node,
 		Delay: metav1.Duration{Duration: delay}, Last: metav1.NewTime(b.now)})

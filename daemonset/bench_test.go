@@ -291,7 +291,7 @@ func BenchmarkCheckSnapshot(b *testing.B) {
 			runtime.GC()
 			b.ReportAllocs()
 			for b.Loop() {
-				if errs := daemonset.CheckSnapshot(tc.s); len(errs) > 0 {
+				if errs := tc.s.Check(); len(errs) > 0 {
 					b.Fatal(errs)
 				}
 			}

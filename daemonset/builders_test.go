@@ -151,7 +151,7 @@ func ownedBy(kind, name string, uid types.UID, controller bool) metav1.OwnerRefe
 var defaultHash = sync.OnceValue(func() string { return hashOf(newDS()) })
 
 func hashOf(ds *appsv1.DaemonSet) string {
-	return daemonset.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
+	return v1363.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
 }
 
 func phase(ph v1.PodPhase) podMod { return func(p *v1.Pod) { p.Status.Phase = ph } }

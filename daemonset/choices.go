@@ -27,7 +27,7 @@ func (p *Planner) Orders(s Snapshot) *choice.Orders[Creation, Deletion] { return
 // an inconsistent snapshot; it panics on misuse of opts as PlanCluster does.
 func (s Snapshot) Orders(opts Options) ([]*choice.Orders[Creation, Deletion], error) {
 	opts.Check()
-	if errs := CheckSnapshot(s); len(errs) > 0 {
+	if errs := s.Check(); len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}
 	planners, ccs := clusterPlanners(s, opts)

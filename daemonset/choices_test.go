@@ -32,7 +32,7 @@ func TestOrdersAcceptEveryModelOrder(t *testing.T) {
 		}
 		p, _ := daemonset.Compile(ds, daemonset.Options{Version: v1363, Now: now, BurstLimit: burst})
 		own := p.Plan(daemonset.Snapshot{Nodes: nodes, Pods: pods})
-		hash := daemonset.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
+		hash := v1363.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
 		order := rand.New(rand.NewPCG(seed, 13))
 		for range 6 {
 			m := syncModel(p, nodes, pods, hash, now, burst, order)
@@ -67,10 +67,10 @@ func modelResult(p *daemonset.Planner, own *daemonset.Result, m modelPlan) *daem
 		r.Delete = append(r.Delete, daemonset.Deletion{Namespace: ds.Namespace, Name: name})
 	}
 	for _, name := range m.adopts {
-		r.Adopt = append(r.Adopt, daemonset.PodRef{Namespace: ds.Namespace, Name: name})
+		r.Adopt = append(r.Adopt, daemonset.ObjectRef{Namespace: ds.Namespace, Name: name})
 	}
 	for _, name := range m.releases {
-		r.Release = append(r.Release, daemonset.PodRef{Namespace: ds.Namespace, Name: name})
+		r.Release = append(r.Release, daemonset.ObjectRef{Namespace: ds.Namespace, Name: name})
 	}
 	st := *own.Status
 	s := m.status
@@ -133,7 +133,7 @@ func TestOrdersOfferOnlyReachableChoices(t *testing.T) {
 			continue
 		}
 		checked++
-		hash := daemonset.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
+		hash := v1363.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
 		order := rand.New(rand.NewPCG(seed, 29))
 		for range 80 {
 			m := syncModel(p, nodes, pods, hash, now, 0, order)

@@ -28,7 +28,7 @@ import (
 // opts.Workers).
 func PlanCluster(s Snapshot, opts Options) (*ClusterResult, error) {
 	opts.Check()
-	if errs := CheckSnapshot(s); len(errs) > 0 {
+	if errs := s.Check(); len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}
 	planners, ccs := clusterPlanners(s, opts)

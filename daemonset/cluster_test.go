@@ -51,7 +51,7 @@ func planClusterByName(t *testing.T, s daemonset.Snapshot) map[string]*daemonset
 // its own pod (D-2).
 func TestPlanClusterD2ReleasedPodAdopted(t *testing.T) {
 	t.Parallel()
-	ref := daemonset.PodRef{Namespace: "default", Name: "p"}
+	ref := daemonset.ObjectRef{Namespace: "default", Name: "p"}
 	for _, tc := range []struct {
 		name string
 		dss  []*appsv1.DaemonSet
@@ -84,11 +84,11 @@ func TestPlanClusterD2ReleasedPodAdopted(t *testing.T) {
 			}
 			s := daemonset.Snapshot{DaemonSets: tc.dss, Nodes: nodes(1), Pods: []*v1.Pod{releasedPod(releaser, "b")}}
 			plans := planClusterByName(t, s)
-			require.Equal(t, []daemonset.PodRef{ref}, plans["old"].Release)
+			require.Equal(t, []daemonset.ObjectRef{ref}, plans["old"].Release)
 			for name, r := range plans {
 				switch {
 				case name == tc.adopter:
-					require.Equal(t, []daemonset.PodRef{ref}, r.Adopt, name)
+					require.Equal(t, []daemonset.ObjectRef{ref}, r.Adopt, name)
 					require.Empty(t, r.Create, "%s: the adopted pod runs on its node", name)
 					require.Equal(t, int32(1), r.Status.CurrentNumberScheduled, name)
 				case name == "old":
@@ -186,7 +186,7 @@ func TestPlanClusterD2OrphanRevisionAdoptedOnce(t *testing.T) {
 					require.Empty(t, r.Revisions.Create, ds.Name)
 					continue
 				}
-				hash := daemonset.ComputeHash(&ds.Spec.Template, nil)
+				hash := v1363.ComputeHash(&ds.Spec.Template, nil)
 				require.Equal(t, hash, r.RevisionHash, "%s: another controller's revision is not its own", ds.Name)
 				require.NotNil(t, r.Revisions, ds.Name)
 				require.Empty(t, r.Revisions.Adopt, ds.Name)
@@ -222,7 +222,7 @@ func TestPlanClusterD2ReleasedRevisionAdopted(t *testing.T) {
 			r := plans[tc.other.Name]
 			if !tc.adopted {
 				require.Empty(t, r.Revisions.Adopt)
-				require.Equal(t, daemonset.ComputeHash(&tc.other.Spec.Template, nil), r.RevisionHash)
+				require.Equal(t, v1363.ComputeHash(&tc.other.Spec.Template, nil), r.RevisionHash)
 				return
 			}
 			require.Equal(t, ref, r.Revisions.Adopt)

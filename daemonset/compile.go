@@ -112,7 +112,7 @@ func (opts Options) Check() {
 
 // Version returns the Kubernetes release the Planner plans as: Options.Version, or the default
 // release when that is zero (VER-1). Code that applies a version-dependent rule beside a plan
-// (IsPodAvailableFor, IsControlledByFor) asks it.
+// ([Version.IsPodAvailable], [Version.IsControlledBy]) asks it.
 func (p *Planner) Version() Version { return p.opts.release() }
 
 // DaemonSet returns the DaemonSet the Planner was compiled from. It must not be modified. Code

@@ -118,7 +118,7 @@ func ExampleRevisionWrites() {
 	w := res.Revisions
 	fmt.Println("hash", res.RevisionHash)
 	for _, r := range w.RelabelPods {
-		fmt.Printf("relabel %s/%s: %s\n", r.Namespace, r.Name, daemonset.RelabelPatch(r.Hash))
+		fmt.Printf("relabel %s/%s: %s\n", r.Namespace, r.Name, r.Patch())
 	}
 	for _, d := range w.Delete {
 		fmt.Println("delete revision", d.Name)

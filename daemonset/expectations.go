@@ -7,9 +7,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// ExpectationsTimeout is how long the v1.36 controller waits for its creates and deletes to
+// expectationsTimeout is how long the v1.36 controller waits for its creates and deletes to
 // be observed before it plans the DaemonSet anyway (SYNC-9).
-const ExpectationsTimeout = 5 * time.Minute
+const expectationsTimeout = 5 * time.Minute
 
 // Expectations are the creates and deletes of one plan that a controller must see in its
 // caches before it plans the same DaemonSet again (SYNC-9): planning earlier would create a
@@ -30,8 +30,8 @@ type Expectations struct {
 	DaemonSet    string
 	DaemonSetUID types.UID
 	Creates      int
-	Deletes      []PodRef
-	// At is the plan's Options.Now, from which ExpectationsTimeout runs.
+	Deletes      []ObjectRef
+	// At is the plan's Options.Now, from which the 5 minutes of [Expectations.Expired] run.
 	At time.Time
 
 	// known are the pods of the planning snapshot the DaemonSet controls or adopts: a pod
@@ -63,7 +63,7 @@ func ExpectationsOf(res *Result, s Snapshot, now time.Time) Expectations {
 	}
 	e := Expectations{Namespace: res.Namespace, DaemonSet: res.Name, Creates: len(res.Create), At: now}
 	for _, d := range res.Delete {
-		e.Deletes = append(e.Deletes, PodRef{Namespace: d.Namespace, Name: d.Name, UID: d.UID})
+		e.Deletes = append(e.Deletes, ObjectRef{Namespace: d.Namespace, Name: d.Name, UID: d.UID})
 	}
 	if e.Creates == 0 {
 		return e
@@ -150,5 +150,5 @@ func (e Expectations) Observed(s Snapshot) bool {
 }
 
 // Expired reports whether upstream would stop waiting at now: its expectations are treated as
-// satisfied ExpectationsTimeout after they were set.
-func (e Expectations) Expired(now time.Time) bool { return now.Sub(e.At) > ExpectationsTimeout }
+// satisfied 5 minutes (expectationsTimeout) after they were set.
+func (e Expectations) Expired(now time.Time) bool { return now.Sub(e.At) > expectationsTimeout }

@@ -59,7 +59,7 @@ func TestExpectations(t *testing.T) {
 	if !lowered.Observed(daemonset.Snapshot{Pods: []*v1.Pod{before[0], adopted}}) {
 		t.Error("with the create lowered, the observed delete should suffice")
 	}
-	if e.Expired(now1000.Add(daemonset.ExpectationsTimeout)) || !e.Expired(now1000.Add(daemonset.ExpectationsTimeout+time.Second)) {
+	if e.Expired(now1000.Add(5*time.Minute)) || !e.Expired(now1000.Add(5*time.Minute+time.Second)) {
 		t.Error("expectations expire 5 minutes after they were set")
 	}
 }
@@ -118,8 +118,8 @@ func TestExpectationsOfBadResults(t *testing.T) {
 // TestPatchesPanicOnNilDaemonSet: a nil DaemonSet is misuse, reported by a named panic.
 func TestPatchesPanicOnNilDaemonSet(t *testing.T) {
 	for name, f := range map[string]func(){
-		"AdoptPatch":   func() { daemonset.AdoptPatch(nil, "u") },
-		"ReleasePatch": func() { daemonset.ReleasePatch(nil, "u") },
+		"ObjectRef.AdoptPatch":   func() { daemonset.ObjectRef{UID: "u"}.AdoptPatch(nil) },
+		"ObjectRef.ReleasePatch": func() { daemonset.ObjectRef{UID: "u"}.ReleasePatch(nil) },
 	} {
 		func() {
 			defer func() {

@@ -239,7 +239,7 @@ func rtPlan(t *testing.T, ds *appsv1.DaemonSet, nodes []*v1.Node, pods []*v1.Pod
 func rtPlanWith(t *testing.T, opts daemonset.Options, ds *appsv1.DaemonSet, nodes []*v1.Node, pods []*v1.Pod, revs ...*appsv1.ControllerRevision) *daemonset.Result {
 	t.Helper()
 	s := daemonset.Snapshot{Nodes: nodes, Pods: pods, Revisions: revs}
-	require.Empty(t, daemonset.CheckSnapshot(s))
+	require.Empty(t, s.Check())
 	before := rtCopy(ds, s)
 	p, _ := daemonset.Compile(ds, opts)
 	res := p.Plan(s)
@@ -301,7 +301,7 @@ func rtDeletes(res *daemonset.Result) []string {
 	return out
 }
 
-func rtRefs(refs []daemonset.PodRef) []string {
+func rtRefs(refs []daemonset.ObjectRef) []string {
 	out := []string{}
 	for _, r := range refs {
 		out = append(out, r.Namespace+"/"+r.Name)

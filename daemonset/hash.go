@@ -13,23 +13,27 @@ import (
 	"github.com/daemonsched/daemonsched/internal/hashdump"
 )
 
-// ComputeHashFor returns the controller-revision-hash of template and collisionCount as
-// release version's controller computes it (UPD-15, VER-2), whatever k8s.io/api this program
-// links: the go-spew dump the formula hashes prints every field of v1.PodTemplateSpec, nil
-// ones included, so each release's hash differs from the next one's. The dump is written as
-// the release's own types print it: fields of the linked types that the release lacks are
-// left out (its API server drops them, so its controller never sees them), and fields it has
-// that the linked types lack are printed as the zero values they must be. Only the minor
-// release counts: the types do not change within one.
+// ComputeHash returns the controller-revision-hash of template and collisionCount as release
+// v's controller computes it (UPD-15, VER-2), the zero Version being the newest release as in
+// [Options.Version], whatever k8s.io/api this program links: the go-spew dump the formula
+// hashes prints every field of v1.PodTemplateSpec, nil ones included, so each release's hash
+// differs from the next one's. The dump is written as the release's own types print it: fields
+// of the linked types that the release lacks are left out (its API server drops them, so its
+// controller never sees them), and fields it has that the linked types lack are printed as the
+// zero values they must be. Only the minor release counts: the types do not change within one.
+// The formula itself: FNV-1a (32 bits) over the dump (apimachinery dump.ForHash), then, when
+// collisionCount is non-nil, the count as 4 little-endian bytes and 4 zero bytes; the sum is
+// printed in decimal and each digit mapped into "456789bcdf". A nil collisionCount and a
+// pointer to 0 give different hashes (SCN-105), and so do an empty and a nil slice or map
+// anywhere in the template (UPD-17, SCN-106). Only the template counts: strategy,
+// minReadySeconds and status play no part (SCN-107).
 //
-// ComputeHashFor panics if template is nil or version is the zero Version.
-func ComputeHashFor(version Version, template *v1.PodTemplateSpec, collisionCount *int32) string {
+// ComputeHash panics if template is nil.
+func (v Version) ComputeHash(template *v1.PodTemplateSpec, collisionCount *int32) string {
 	if template == nil {
-		panic("daemonset: ComputeHashFor: nil template")
+		panic("daemonset: Version.ComputeHash: nil template")
 	}
-	if version.IsZero() {
-		panic("daemonset: ComputeHashFor: zero Version")
-	}
+	version := Options{Version: v}.release()
 	var suffix [8]byte
 	var tail []byte
 	if collisionCount != nil {

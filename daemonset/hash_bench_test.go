@@ -19,7 +19,7 @@ func BenchmarkComputeHashFor(b *testing.B) {
 		b.Run("release="+v, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				revSinkHash = ComputeHashFor(version, &tmpl, nil)
+				revSinkHash = version.ComputeHash(&tmpl, nil)
 			}
 		})
 	}

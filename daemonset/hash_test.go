@@ -50,7 +50,7 @@ func TestComputeHashForLinkedReleaseIsTheUpstreamFormula(t *testing.T) {
 	check := func(name string, tmpl *v1.PodTemplateSpec, cc *int32) {
 		want := revUpstreamHash(tmpl, cc)
 		for _, v := range versions {
-			if got := ComputeHashFor(v, tmpl, cc); got != want {
+			if got := v.ComputeHash(tmpl, cc); got != want {
 				t.Fatalf("%s: ComputeHashFor(%s) = %s, upstream formula %s", name, v, got, want)
 			}
 		}
@@ -97,7 +97,7 @@ func TestComputeHashForGolden(t *testing.T) {
 			t.Parallel()
 			tmpl := templates[tt.template]
 			before := tmpl.DeepCopy()
-			got := ComputeHashFor(mustVersion(t, tt.version), &tmpl, nil)
+			got := mustVersion(t, tt.version).ComputeHash(&tmpl, nil)
 			require.Equal(t, tt.want, got)
 			require.Empty(t, strings.Trim(got, "456789bcdf"), "UPD-15 hashes use the digits 456789bcdf only")
 			if diff := cmp.Diff(before, &tmpl); diff != "" {
@@ -114,7 +114,7 @@ func TestComputeHashForProperties(t *testing.T) {
 	t.Run("VER-2 every supported release hashes the same template differently", func(t *testing.T) {
 		seen := map[string]Version{}
 		for _, v := range SupportedVersions() {
-			h := ComputeHashFor(v, &typical, nil)
+			h := v.ComputeHash(&typical, nil)
 			if other, ok := seen[h]; ok {
 				t.Fatalf("releases %s and %s both hash the typical template to %s", other, v, h)
 			}
@@ -124,25 +124,25 @@ func TestComputeHashForProperties(t *testing.T) {
 	t.Run("VER-2 the patch release does not change the hash", func(t *testing.T) {
 		for _, v := range SupportedVersions() {
 			first := mustVersion(t, fmt.Sprintf("1.%d.0", v.Minor()))
-			require.Equal(t, ComputeHashFor(v, &typical, nil), ComputeHashFor(first, &typical, nil), "release %s", v)
+			require.Equal(t, v.ComputeHash(&typical, nil), first.ComputeHash(&typical, nil), "release %s", v)
 		}
 	})
 	t.Run("VER-2 ComputeHash is release 1.36.3's hash", func(t *testing.T) {
-		require.Equal(t, ComputeHashFor(mustVersion(t, "1.36.3"), &typical, ptr.To[int32](2)), ComputeHash(&typical, ptr.To[int32](2)))
+		require.Equal(t, mustVersion(t, "1.36.3").ComputeHash(&typical, ptr.To[int32](2)), v1363.ComputeHash(&typical, ptr.To[int32](2)))
 	})
 	t.Run("VER-2 a field a release lacks is left out of its hash", func(t *testing.T) {
 		// PodSpec.HostnameOverride is new in 1.34 (fields_gen.go): 1.33's API server drops it.
 		with := *typical.DeepCopy()
 		with.Spec.HostnameOverride = ptr.To("h")
 		v133, v136 := mustVersion(t, "1.33"), mustVersion(t, "1.36")
-		require.Equal(t, ComputeHashFor(v133, &typical, nil), ComputeHashFor(v133, &with, nil))
-		require.NotEqual(t, ComputeHashFor(v136, &typical, nil), ComputeHashFor(v136, &with, nil))
+		require.Equal(t, v133.ComputeHash(&typical, nil), v133.ComputeHash(&with, nil))
+		require.NotEqual(t, v136.ComputeHash(&typical, nil), v136.ComputeHash(&with, nil))
 	})
-	t.Run("ComputeHashFor panics on a nil template", func(t *testing.T) {
-		require.PanicsWithValue(t, "daemonset: ComputeHashFor: nil template", func() { ComputeHashFor(NewestVersion(), nil, nil) })
+	t.Run("ComputeHash panics on a nil template", func(t *testing.T) {
+		require.PanicsWithValue(t, "daemonset: Version.ComputeHash: nil template", func() { NewestVersion().ComputeHash(nil, nil) })
 	})
-	t.Run("ComputeHashFor panics on the zero Version", func(t *testing.T) {
-		require.PanicsWithValue(t, "daemonset: ComputeHashFor: zero Version", func() { ComputeHashFor(Version{}, &typical, nil) })
+	t.Run("the zero Version hashes as the newest release", func(t *testing.T) {
+		require.Equal(t, NewestVersion().ComputeHash(&typical, nil), Version{}.ComputeHash(&typical, nil))
 	})
 }
 
@@ -222,12 +222,12 @@ func TestReleaseHashCorpus(t *testing.T) {
 			release := fmt.Sprintf("1.%d", v.Minor())
 			want, ok := e.Hash[release]
 			require.True(t, ok, "%s: no %s hash in %s: run testdata/releasehash/ref.sh", e.Name, release, path)
-			require.Equal(t, want, ComputeHashFor(v, &tmpl, e.CollisionCount), "%s hashed as release %s", e.Name, release)
+			require.Equal(t, want, v.ComputeHash(&tmpl, e.CollisionCount), "%s hashed as release %s", e.Name, release)
 		}
 	}
 }
 
-func ExampleComputeHashFor() {
+func ExampleVersion_ComputeHash() {
 	tmpl := &v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "d"}}}
 	for _, release := range []string{"1.36", "1.37"} {
 		version, err := ParseVersion(release)
@@ -235,7 +235,7 @@ func ExampleComputeHashFor() {
 			panic(err)
 		}
 		// The same template hashes differently in each release, whatever k8s.io/api is linked.
-		fmt.Println(version, ComputeHashFor(version, tmpl, nil))
+		fmt.Println(version, version.ComputeHash(tmpl, nil))
 	}
 	// Output:
 	// 1.36.3 7f88ddc98d

@@ -36,9 +36,9 @@ type Options struct {
 	// controller keeps it with [UpdateBackoff]; nil means none. Only entries with the
 	// DaemonSet's uid and its status.observedGeneration count, for the nodes whose Failed pods
 	// the sync would delete; entries of other DaemonSets or generations, of nodes not in the
-	// snapshot, expired ones (last use more than twice [FailedPodBackoffMax] before Now) and
-	// ones that can never be in force (delay not positive, zero time) hold nothing back. Of two
-	// entries of one key the later counts. The slice is only read.
+	// snapshot, expired ones (last use more than twice the maximum delay of 15 minutes before
+	// Now) and ones that can never be in force (delay not positive, zero time) hold nothing
+	// back. Of two entries of one key the later counts. The slice is only read.
 	Backoff []BackoffEntry
 }
 

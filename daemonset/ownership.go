@@ -63,22 +63,17 @@ func groupable(pod *v1.Pod) (string, bool) {
 }
 
 // podRef names pod.
-func podRef(pod *v1.Pod) PodRef {
-	return PodRef{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID}
+func podRef(pod *v1.Pod) ObjectRef {
+	return ObjectRef{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID}
 }
 
-// IsControlledBy reports whether ds controls pod in the default release ([Options.Version]):
-// [IsControlledByFor] with the zero Version.
-func IsControlledBy(pod *v1.Pod, ds *appsv1.DaemonSet) bool {
-	return IsControlledByFor(Version{}, pod, ds)
-}
-
-// IsControlledByFor reports whether ds controls pod in release v, the zero Version being the
-// default release as in [Options.Version] (OWN-1, OWN-7, VER-4): pod's first controller owner
+// IsControlledBy reports whether ds controls pod in release v, the zero Version being the
+// newest release as in [Options.Version] (OWN-1, OWN-7, VER-4): pod's first controller owner
 // reference has ds's uid and, from 1.33.6, 1.34.2 and 1.35.0 on, pod is in ds's namespace and
 // the reference has kind DaemonSet and ds's name; the apiVersion and the selector are not
-// consulted.
-func IsControlledByFor(v Version, pod *v1.Pod, ds *appsv1.DaemonSet) bool {
+// consulted. Code that judges ownership beside a plan asks the plan's release
+// ([Planner.Version]).
+func (v Version) IsControlledBy(pod *v1.Pod, ds *appsv1.DaemonSet) bool {
 	ref := controllerOf(pod)
 	return ref != nil && controls(Options{Version: v}.release(), ds, pod, ref)
 }

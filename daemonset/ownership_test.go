@@ -168,7 +168,7 @@ func TestIsControlledBy(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			require.Equal(t, tt.want, daemonset.IsControlledBy(pod("p", "n0", tt.mod), ds))
+			require.Equal(t, tt.want, daemonset.NewestVersion().IsControlledBy(pod("p", "n0", tt.mod), ds))
 		})
 	}
 }

@@ -8,13 +8,14 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// OwnerPatchType is the patch type of [AdoptPatch] and [ReleasePatch]: the controller sends
-// both as strategic merge patches ("application/strategic-merge-patch+json"), to pods and to
-// ControllerRevisions alike.
+// OwnerPatchType is the patch type of [ObjectRef.AdoptPatch] and [ObjectRef.ReleasePatch]: the
+// controller sends both as strategic merge patches ("application/strategic-merge-patch+json"),
+// to pods and to ControllerRevisions alike. The relabels ([PodRelabel.Patch],
+// [RevisionRelabel.Patch]) are JSON merge patches (types.MergePatchType).
 const OwnerPatchType = types.StrategicMergePatchType
 
-// adoptBody is the JSON shape of AdoptPatch: metadata.ownerReferences holds the one controller
-// reference, metadata.uid the adopted object's uid. Field order is the wire order.
+// adoptBody is the JSON shape of ObjectRef.AdoptPatch: metadata.ownerReferences holds the one
+// controller reference, metadata.uid the adopted object's uid. Field order is the wire order.
 type adoptBody struct {
 	Metadata struct {
 		OwnerReferences []metav1.OwnerReference `json:"ownerReferences"`
@@ -22,8 +23,8 @@ type adoptBody struct {
 	} `json:"metadata"`
 }
 
-// releaseBody is the JSON shape of ReleasePatch: metadata.uid, then a directive deleting the
-// owner reference of the DaemonSet's uid.
+// releaseBody is the JSON shape of ObjectRef.ReleasePatch: metadata.uid, then a directive
+// deleting the owner reference of the DaemonSet's uid.
 type releaseBody struct {
 	Metadata struct {
 		UID             types.UID         `json:"uid"`
@@ -36,11 +37,11 @@ type ownerRefRemoval struct {
 	UID   types.UID `json:"uid"`
 }
 
-// AdoptPatch returns the body the v1.36 controller patches a pod or a ControllerRevision with
-// to adopt it (OWN-4, UPD-19), byte for byte: a strategic merge patch ([OwnerPatchType]) that
-// adds a controller owner reference to ds (apiVersion apps/v1, kind DaemonSet, ds's name and
-// uid, controller and blockOwnerDeletion true) and carries uid, the object's metadata.uid
-// ([PodRef].UID for a pod). The uid is the precondition: the API server rejects the patch when
+// AdoptPatch returns the body the controller patches the pod or ControllerRevision r names
+// with to adopt it for ds (OWN-4, UPD-19), byte for byte: a strategic merge patch
+// ([OwnerPatchType]) that adds a controller owner reference to ds (apiVersion apps/v1, kind
+// DaemonSet, ds's name and uid, controller and blockOwnerDeletion true) and carries r.UID, the
+// object's metadata.uid. The uid is the precondition: the API server rejects the patch when
 // the object of that name now has another uid. API validation rejects it too when the object
 // has meanwhile gained another controller.
 //
@@ -51,12 +52,12 @@ type ownerRefRemoval struct {
 // once per sync before sending any adoption.
 //
 // AdoptPatch panics if ds is nil: that is misuse, not data.
-func AdoptPatch(ds *appsv1.DaemonSet, uid types.UID) []byte {
+func (r ObjectRef) AdoptPatch(ds *appsv1.DaemonSet) []byte {
 	if ds == nil {
-		panic("daemonset: AdoptPatch: nil DaemonSet")
+		panic("daemonset: ObjectRef.AdoptPatch: nil DaemonSet")
 	}
 	var body adoptBody
-	body.Metadata.UID = uid
+	body.Metadata.UID = r.UID
 	body.Metadata.OwnerReferences = []metav1.OwnerReference{{
 		APIVersion:         appsv1.SchemeGroupVersion.String(),
 		Kind:               "DaemonSet",
@@ -68,19 +69,20 @@ func AdoptPatch(ds *appsv1.DaemonSet, uid types.UID) []byte {
 	return mustMarshal(&body)
 }
 
-// ReleasePatch returns the body the v1.36 controller patches a pod or a ControllerRevision
-// with to release it (OWN-3, UPD-20), byte for byte: a strategic merge patch ([OwnerPatchType])
-// that carries uid, the object's metadata.uid, as its precondition and deletes the owner
-// reference whose uid is ds's. The controller treats a 404 (the object is gone) and a 422 (the
-// uid no longer matches, or the reference is already gone) answer as success.
+// ReleasePatch returns the body the controller patches the pod or ControllerRevision r names
+// with to release it from ds (OWN-3, UPD-20), byte for byte: a strategic merge patch
+// ([OwnerPatchType]) that carries r.UID, the object's metadata.uid, as its precondition and
+// deletes the owner reference whose uid is ds's. The controller treats a 404 (the object is
+// gone) and a 422 (the uid no longer matches, or the reference is already gone) answer as
+// success.
 //
 // ReleasePatch panics if ds is nil: that is misuse, not data.
-func ReleasePatch(ds *appsv1.DaemonSet, uid types.UID) []byte {
+func (r ObjectRef) ReleasePatch(ds *appsv1.DaemonSet) []byte {
 	if ds == nil {
-		panic("daemonset: ReleasePatch: nil DaemonSet")
+		panic("daemonset: ObjectRef.ReleasePatch: nil DaemonSet")
 	}
 	var body releaseBody
-	body.Metadata.UID = uid
+	body.Metadata.UID = r.UID
 	body.Metadata.OwnerReferences = []ownerRefRemoval{{Patch: "delete", UID: ds.UID}}
 	return mustMarshal(&body)
 }

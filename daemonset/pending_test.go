@@ -17,7 +17,7 @@ import (
 // planPending runs PlanPending on the snapshot and checks that no input was modified.
 func planPending(t *testing.T, o daemonset.Options, ds *appsv1.DaemonSet, s daemonset.Snapshot) *daemonset.Result {
 	t.Helper()
-	require.Empty(t, daemonset.CheckSnapshot(s))
+	require.Empty(t, s.Check())
 	before := rtCopy(ds, s)
 	p, _ := daemonset.Compile(ds, o)
 	res := p.PlanPending(s)

@@ -19,10 +19,11 @@ type Snapshot struct {
 	Revisions  []*appsv1.ControllerRevision
 }
 
-// CheckSnapshot reports what makes s inconsistent, something no informer cache can hold: nil
-// entries, two nodes with one name, two pods, revisions or DaemonSets with one
-// namespace/name. Paths are rooted at the snapshot ("nodes[3]").
-func CheckSnapshot(s Snapshot) field.ErrorList {
+// Check reports what makes s inconsistent, something no informer cache can hold: nil entries,
+// two nodes with one name, two pods, revisions or DaemonSets with one namespace/name. Paths are
+// rooted at the snapshot ("nodes[3]"). [Plan], [PlanCluster] and package rollout check their
+// snapshot with it; a caller that builds snapshots by hand may check them first.
+func (s Snapshot) Check() field.ErrorList {
 	var errs field.ErrorList
 	checkNamed(&errs, field.NewPath("daemonSets"), s.DaemonSets)
 	checkNamed(&errs, field.NewPath("nodes"), s.Nodes)
@@ -98,7 +99,7 @@ func Plan(ds *appsv1.DaemonSet, nodes []*v1.Node, pods []*v1.Pod, opts Options) 
 		panic("daemonset: nil DaemonSet")
 	}
 	s := Snapshot{Nodes: nodes, Pods: pods}
-	if errs := CheckSnapshot(s); len(errs) > 0 {
+	if errs := s.Check(); len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}
 	p, _ := Compile(ds, opts)
@@ -108,7 +109,7 @@ func Plan(ds *appsv1.DaemonSet, nodes []*v1.Node, pods []*v1.Pod, opts Options) 
 // Plan plans one sync on s (s.DaemonSets is ignored), following SYNC-2: the skip rules
 // (SYNC-3, SYNC-4, SYNC-5), the current hash (UPD-14, UPD-21), claiming (OWN-*), the base
 // diff (DIFF-*), the rolling-update step when the base diff is empty (UPD-2) and the status
-// (STAT-*). s should pass [CheckSnapshot]; nil entries are skipped, and with duplicate names
+// (STAT-*). s should pass [Snapshot.Check]; nil entries are skipped, and with duplicate names
 // the plan is deterministic but not meaningful.
 func (p *Planner) Plan(s Snapshot) *Result { return p.plan(s, nil, syncActs) }
 
@@ -321,8 +322,8 @@ func (p *Planner) newResult() *Result {
 		Name:      p.ds.Name,
 		Create:    []Creation{},
 		Delete:    []Deletion{},
-		Adopt:     []PodRef{},
-		Release:   []PodRef{},
+		Adopt:     []ObjectRef{},
+		Release:   []ObjectRef{},
 	}
 	for _, e := range p.errs {
 		res.Invalid = append(res.Invalid, e.Error())
@@ -345,7 +346,7 @@ func (p *Planner) skipped(res *Result, rule Skip) *Result {
 
 // sortClaims sorts the adoptions, releases and conflicts recorded while indexing.
 func sortClaims(res *Result) {
-	byName := func(a, b PodRef) int {
+	byName := func(a, b ObjectRef) int {
 		return compareNames(a.Namespace, a.Name, b.Namespace, b.Name)
 	}
 	slices.SortFunc(res.Adopt, byName)

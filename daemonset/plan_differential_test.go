@@ -476,7 +476,7 @@ func TestPlanAgainstUpstreamModel(t *testing.T) {
 			ds.Generation += int64(seed/2%3) - 1
 		}
 		p, _ := daemonset.Compile(ds, daemonset.Options{Version: v1363, Now: now, BurstLimit: burst})
-		hash := daemonset.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
+		hash := v1363.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
 		want := syncModel(p, ns, pods, hash, now, burst, nil)
 		res := p.Plan(daemonset.Snapshot{Nodes: ns, Pods: pods})
 		got := modelPlan{rollingErr: res.RollingUpdate != nil && res.RollingUpdate.Reason == "Error"}

@@ -164,7 +164,7 @@ func TestCheckSnapshot(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var got []string
-			for _, e := range daemonset.CheckSnapshot(tt.s) {
+			for _, e := range tt.s.Check() {
 				got = append(got, e.Error())
 			}
 			require.Equal(t, tt.want, got)
@@ -220,7 +220,7 @@ func TestPlanClusterD2D12OldestDaemonSetAdopts(t *testing.T) {
 		byName[r.Name] = r
 	}
 	require.Equal(t, []string{"a-deleting", "aa-young", "zz-old", "zz-twin"}, names)
-	require.Equal(t, []daemonset.PodRef{{Namespace: "default", Name: "o"}}, byName["zz-old"].Adopt)
+	require.Equal(t, []daemonset.ObjectRef{{Namespace: "default", Name: "o"}}, byName["zz-old"].Adopt)
 	require.Empty(t, byName["zz-old"].Create)
 	lost := []daemonset.Conflict{{Namespace: "default", Name: "o", AdoptedBy: "default/zz-old"}}
 	for _, n := range []string{"aa-young", "zz-twin"} {
@@ -233,7 +233,7 @@ func TestPlanClusterD2D12OldestDaemonSetAdopts(t *testing.T) {
 	// D-2: the single-DaemonSet plan sees no rival and adopts.
 	single, err := daemonset.Plan(younger, s.Nodes, s.Pods, opts())
 	require.NoError(t, err)
-	require.Equal(t, []daemonset.PodRef{{Namespace: "default", Name: "o"}}, single.Adopt)
+	require.Equal(t, []daemonset.ObjectRef{{Namespace: "default", Name: "o"}}, single.Adopt)
 }
 
 func TestPlanClusterInconsistentSnapshot(t *testing.T) {

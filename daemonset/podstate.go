@@ -158,18 +158,12 @@ func updatedWith(hashLabel bool, pod *v1.Pod, hash, gen string, hasGen bool) boo
 // status True.
 func IsPodReady(pod *v1.Pod) bool { return isReady(pod) }
 
-// IsPodAvailable reports whether pod is available at now (UPD-12) in the default release
-// ([Options.Version]): [IsPodAvailableFor] with the zero Version.
-func IsPodAvailable(pod *v1.Pod, minReadySeconds int32, now time.Time) bool {
-	return IsPodAvailableFor(Version{}, pod, minReadySeconds, now)
-}
-
-// IsPodAvailableFor reports whether pod is available at now (UPD-12) in release v, the zero
-// Version being the default release as in [Options.Version]: Ready (UPD-13), and
+// IsPodAvailable reports whether pod is available at now (UPD-12) in release v, the zero
+// Version being the newest release as in [Options.Version]: Ready (UPD-13), and
 // minReadySeconds is 0 or its Ready condition has a non-zero lastTransitionTime at least
 // minReadySeconds before now; exactly minReadySeconds before now counts from 1.34 on, not in
 // 1.33 (VER-3).
-func IsPodAvailableFor(v Version, pod *v1.Pod, minReadySeconds int32, now time.Time) bool {
+func (v Version) IsPodAvailable(pod *v1.Pod, minReadySeconds int32, now time.Time) bool {
 	c := readyCondition(pod)
 	return isReadyCondition(c) && readyLongEnough(c, minReadySeconds, now, availableAtBoundary(Options{Version: v}.release()))
 }

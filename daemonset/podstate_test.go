@@ -148,7 +148,7 @@ func TestIsPodAvailable(t *testing.T) {
 			ds := &appsv1.DaemonSet{}
 			ds.Spec.MinReadySeconds = tt.minReady
 			require.Equal(t, tt.want, factsOf(tt.pod, "", ds, tt.now).has(factAvailable))
-			require.Equal(t, tt.want, IsPodAvailable(tt.pod, tt.minReady, tt.now), "the exported form")
+			require.Equal(t, tt.want, NewestVersion().IsPodAvailable(tt.pod, tt.minReady, tt.now), "the exported form")
 			require.Equal(t, tt.want, ruleAvailable(tt.pod, tt.minReady, tt.now), "the oracle")
 		})
 	}

@@ -31,7 +31,7 @@ func releaseOpts(t testing.TB, s string) daemonset.Options {
 // plan at v sees it updated.
 func releasePod(v daemonset.Version, name, nodeName string, mods ...podMod) *v1.Pod {
 	ds := newDS()
-	h := daemonset.ComputeHashFor(v, &ds.Spec.Template, nil)
+	h := v.ComputeHash(&ds.Spec.Template, nil)
 	return pod(name, nodeName, append([]podMod{hashLabel(h)}, mods...)...)
 }
 
@@ -64,7 +64,7 @@ func TestAvailabilityByRelease(t *testing.T) {
 			ds := newDS()
 			ds.Spec.MinReadySeconds = 10
 			p := releasePod(o.Version, "p", "n0", readyAt(tt.readyAt))
-			require.Equal(t, tt.want, daemonset.IsPodAvailableFor(o.Version, p, 10, now1000), "IsPodAvailableFor")
+			require.Equal(t, tt.want, o.Version.IsPodAvailable(p, 10, now1000), "Version.IsPodAvailable")
 
 			res, err := daemonset.Plan(ds, nodes(1), []*v1.Pod{p}, o)
 			require.NoError(t, err)
@@ -76,9 +76,9 @@ func TestAvailabilityByRelease(t *testing.T) {
 			require.Equal(t, 1-want, res.Status.NumberUnavailable, "the plan's status")
 		})
 	}
-	// The release-less helper is the default release's rule.
+	// The zero Version is the default release's rule.
 	p := pod("p", "n0", readyAt(990))
-	require.Equal(t, daemonset.IsPodAvailableFor(daemonset.Version{}, p, 10, now1000), daemonset.IsPodAvailable(p, 10, now1000))
+	require.Equal(t, daemonset.NewestVersion().IsPodAvailable(p, 10, now1000), daemonset.Version{}.IsPodAvailable(p, 10, now1000))
 }
 
 // TestOwnershipByRelease pins VER-4: 1.33.0-1.33.5 and 1.34.0-1.34.1 own a pod by its
@@ -132,10 +132,10 @@ func TestOwnershipByRelease(t *testing.T) {
 		v := mustVersion(t, r)
 		alone := r == "1.33.0" || r == "1.33.5" || r == "1.34.0" || r == "1.34.1"
 		for _, mod := range []podMod{otherKind, otherName, namespace("other")} {
-			require.Equal(t, alone, daemonset.IsControlledByFor(v, pod("p", "n0", mod), ds), "IsControlledByFor %s", r)
+			require.Equal(t, alone, v.IsControlledBy(pod("p", "n0", mod), ds), "Version.IsControlledBy %s", r)
 		}
-		require.True(t, daemonset.IsControlledByFor(v, pod("p", "n0"), ds), "IsControlledByFor %s", r)
-		require.False(t, daemonset.IsControlledByFor(v, pod("p", "n0", owners(ownedBy("DaemonSet", "foo", "uid-bar", true))), ds), "another uid, %s", r)
+		require.True(t, v.IsControlledBy(pod("p", "n0"), ds), "Version.IsControlledBy %s", r)
+		require.False(t, v.IsControlledBy(pod("p", "n0", owners(ownedBy("DaemonSet", "foo", "uid-bar", true))), ds), "another uid, %s", r)
 	}
 }
 
@@ -265,5 +265,5 @@ func TestDefaultVersionIsTheNewest(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Plan() at the zero Version mismatch (-newest +zero):\n%s", diff)
 	}
-	require.Equal(t, daemonset.ComputeHashFor(daemonset.NewestVersion(), &ds.Spec.Template, nil), got.RevisionHash)
+	require.Equal(t, daemonset.NewestVersion().ComputeHash(&ds.Spec.Template, nil), got.RevisionHash)
 }

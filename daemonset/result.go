@@ -25,10 +25,10 @@ type Result struct {
 	// only for minReadySeconds and Backoff carried unchanged. False for every other plan.
 	Pending bool `json:"pending,omitempty"`
 
-	Create  []Creation `json:"create"`  // sorted by node
-	Delete  []Deletion `json:"delete"`  // sorted by namespace, name
-	Adopt   []PodRef   `json:"adopt"`   // sorted by namespace, name
-	Release []PodRef   `json:"release"` // sorted by namespace, name
+	Create  []Creation  `json:"create"`  // sorted by node
+	Delete  []Deletion  `json:"delete"`  // sorted by namespace, name
+	Adopt   []ObjectRef `json:"adopt"`   // sorted by namespace, name
+	Release []ObjectRef `json:"release"` // sorted by namespace, name
 
 	// RollingUpdate says what the rolling-update step did (issue 4); nil under Skipped and
 	// in a Pending plan, whose sync has no rolling step.
@@ -108,15 +108,6 @@ type Deletion struct {
 	// none. Upstream deletes by name alone; a controller may send it as the delete's
 	// precondition (metav1.Preconditions.UID), which never deletes a pod re-created under the
 	// same name (OWN-15).
-	UID types.UID `json:"uid,omitempty"`
-}
-
-// PodRef names a pod.
-type PodRef struct {
-	Namespace string `json:"namespace"`
-	Name      string `json:"name"`
-	// UID is the pod's metadata.uid in the snapshot, empty only when the snapshot's pod has
-	// none: the uid [AdoptPatch] and [ReleasePatch] carry as their precondition (OWN-15).
 	UID types.UID `json:"uid,omitempty"`
 }
 

@@ -10,33 +10,12 @@ import (
 
 	"github.com/daemonsched/daemonsched/selector"
 	appsv1 "k8s.io/api/apps/v1"
-	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
 
-// ComputeHash returns the controller-revision-hash of template and collisionCount exactly as the
-// v1.36 controller computes it (UPD-15): FNV-1a (32 bits) over the go-spew dump of the template
-// value (apimachinery dump.ForHash), then, when collisionCount is non-nil, the count as 4 little-endian bytes and 4 zero
-// bytes; the sum is printed in decimal and each digit mapped into "456789bcdf". A nil
-// collisionCount and a pointer to 0 give different hashes (SCN-105), and so do an empty and a
-// nil slice or map anywhere in the template (UPD-17, SCN-106). Only the template counts:
-// strategy, minReadySeconds and status play no part (SCN-107).
-//
-// It is ComputeHashFor release 1.36.3, and stays so now that k8s.io/api v0.37.2 is linked: the
-// dump is 1.36's whatever k8s.io/api is linked (VER-2), so upgrading this library never
-// changes a hash it returned. Use [ComputeHashFor] to name another release.
-//
-// ComputeHash panics if template is nil.
-func ComputeHash(template *v1.PodTemplateSpec, collisionCount *int32) string {
-	if template == nil {
-		panic("daemonset: ComputeHash: nil template")
-	}
-	return ComputeHashFor(Version{1, 36, 3}, template, collisionCount)
-}
-
-// RevisionPatch returns the bytes a v1.36 ControllerRevision of ds stores in data.raw, which
+// revisionPatch returns the bytes a v1.36 ControllerRevision of ds stores in data.raw, which
 // are also what decides whether a revision is current (UPD-16): the JSON object
 // {"spec":{"template":T}} where T is ds.Spec.Template as JSON with the extra key
 // "$patch":"replace", every object's keys sorted and integers written as integers. Only the
@@ -46,11 +25,8 @@ func ComputeHash(template *v1.PodTemplateSpec, collisionCount *int32) string {
 // (which keeps integers integral) and encoded again with encoding/json. The template is encoded
 // on its own rather than as part of the whole object: encoding/json writes a nested value
 // exactly as it writes it alone, so the bytes are the same. The error is that of encoding/json;
-// no value of the k8s.io/api types makes it fail. RevisionPatch panics if ds is nil.
-func RevisionPatch(ds *appsv1.DaemonSet) ([]byte, error) {
-	if ds == nil {
-		panic("daemonset: RevisionPatch: nil DaemonSet")
-	}
+// no value of the k8s.io/api types makes it fail.
+func revisionPatch(ds *appsv1.DaemonSet) ([]byte, error) {
 	raw, err := json.Marshal(&ds.Spec.Template)
 	if err != nil {
 		return nil, err
@@ -67,11 +43,18 @@ func RevisionPatch(ds *appsv1.DaemonSet) ([]byte, error) {
 // current (pkg/controller/daemon snapshot; UPD-14 step 5): named <ds name>-<hash> in ds's
 // namespace, labelled with the template labels plus controller-revision-hash, annotated with
 // ds's annotations, controlled by ds (apps/v1 DaemonSet, blockOwnerDeletion), holding
-// RevisionPatch(ds) and the given revision number. hash is normally ComputeHash of the template
-// and status.collisionCount. The maps are copies: changing the result never changes ds.
-// NewRevision panics if ds is nil.
+// the given revision number and, in data.raw, the bytes that decide whether a revision is
+// current (UPD-16): {"spec":{"template":T}}, T being ds.Spec.Template as JSON with the extra
+// key "$patch":"replace", every object's keys sorted and integers written as integers; nothing
+// else of ds changes them. hash is normally [Version.ComputeHash] of the template and
+// status.collisionCount. The maps are copies: changing the result never changes ds. The error
+// is that of encoding/json, which no value of the k8s.io/api types makes fail. NewRevision
+// panics if ds is nil.
 func NewRevision(ds *appsv1.DaemonSet, hash string, revision int64) (*appsv1.ControllerRevision, error) {
-	patch, err := RevisionPatch(ds)
+	if ds == nil {
+		panic("daemonset: NewRevision: nil DaemonSet")
+	}
+	patch, err := revisionPatch(ds)
 	if err != nil {
 		return nil, err
 	}
@@ -108,9 +91,9 @@ type templateDigest struct {
 
 func newTemplateDigest(ds *appsv1.DaemonSet, version Version) templateDigest {
 	return templateDigest{
-		patch: sync.OnceValues(func() ([]byte, error) { return RevisionPatch(ds) }),
+		patch: sync.OnceValues(func() ([]byte, error) { return revisionPatch(ds) }),
 		hash: sync.OnceValue(func() string {
-			return ComputeHashFor(version, &ds.Spec.Template, ds.Status.CollisionCount)
+			return version.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
 		}),
 	}
 }

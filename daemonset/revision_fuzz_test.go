@@ -12,7 +12,7 @@ import (
 )
 
 // FuzzRevision decodes a DaemonSet from JSON and checks the revision functions on it: no
-// panic and no mutation; RevisionPatch byte-equal to an independent computation (UPD-16);
+// panic and no mutation; revisionPatch byte-equal to an independent computation (UPD-16);
 // ComputeHash made of the digits 456789bcdf and equal for a deep copy (UPD-15); and the
 // revision NewRevision builds for the fresh hash makes currentRevision return that hash with
 // no collision, whether the selector claims it (UPD-14 step 2) or not (reused by name, step 5).
@@ -42,19 +42,19 @@ func FuzzRevision(f *testing.F) {
 		}
 		before := ds.DeepCopy()
 
-		patch, err := RevisionPatch(&ds)
+		patch, err := revisionPatch(&ds)
 		if err != nil {
-			t.Fatalf("RevisionPatch: %v", err)
+			t.Fatalf("revisionPatch: %v", err)
 		}
 		if want := revPatchIndependently(t, &ds); string(want) != string(patch) {
-			t.Fatalf("RevisionPatch differs from the independent computation:\n got: %s\nwant: %s", patch, want)
+			t.Fatalf("revisionPatch differs from the independent computation:\n got: %s\nwant: %s", patch, want)
 		}
 
-		hash := ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
+		hash := v1363.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
 		if hash == "" || strings.Trim(hash, "456789bcdf") != "" {
 			t.Fatalf("ComputeHash = %q, want digits of 456789bcdf", hash)
 		}
-		if copied := before.DeepCopy(); ComputeHash(&copied.Spec.Template, copied.Status.CollisionCount) != hash {
+		if copied := before.DeepCopy(); v1363.ComputeHash(&copied.Spec.Template, copied.Status.CollisionCount) != hash {
 			t.Fatalf("ComputeHash differs for a deep copy")
 		}
 

@@ -102,9 +102,9 @@ func TestComputeHashGolden(t *testing.T) {
 			t.Parallel()
 			tmpl := templates[tt.template]
 			before := tmpl.DeepCopy()
-			got := ComputeHash(&tmpl, tt.collisionCount)
+			got := v1363.ComputeHash(&tmpl, tt.collisionCount)
 			require.Equal(t, tt.want, got)
-			require.Equal(t, tt.want137, ComputeHashFor(NewestVersion(), &tmpl, tt.collisionCount), "VER-2 release 1.37.2")
+			require.Equal(t, tt.want137, NewestVersion().ComputeHash(&tmpl, tt.collisionCount), "VER-2 release 1.37.2")
 			require.NotEmpty(t, got)
 			require.Empty(t, strings.Trim(got, "456789bcdf"), "UPD-15 hashes use the digits 456789bcdf only")
 			if diff := cmp.Diff(before, &tmpl); diff != "" {
@@ -122,29 +122,29 @@ func TestComputeHashProperties(t *testing.T) {
 
 	t.Run("SCN-105 UPD-15 nil, 0 and 1 collision counts give three different hashes", func(t *testing.T) {
 		hashes := map[string]bool{
-			ComputeHash(&typical, nil):              true,
-			ComputeHash(&typical, ptr.To[int32](0)): true,
-			ComputeHash(&typical, ptr.To[int32](1)): true,
+			v1363.ComputeHash(&typical, nil):              true,
+			v1363.ComputeHash(&typical, ptr.To[int32](0)): true,
+			v1363.ComputeHash(&typical, ptr.To[int32](1)): true,
 		}
 		require.Len(t, hashes, 3)
 	})
 	t.Run("SCN-106 UPD-17 empty and nil tolerations hash differently", func(t *testing.T) {
 		empty, absent := templates["empty tolerations"], templates["nil tolerations"]
-		require.NotEqual(t, ComputeHash(&empty, nil), ComputeHash(&absent, nil))
+		require.NotEqual(t, v1363.ComputeHash(&empty, nil), v1363.ComputeHash(&absent, nil))
 	})
 	t.Run("SCN-106 UPD-17 equal after normalising empty to nil", func(t *testing.T) {
 		empty, absent := templates["empty tolerations"], templates["nil tolerations"]
 		empty.Spec.Tolerations = nil
-		require.Equal(t, ComputeHash(&absent, nil), ComputeHash(&empty, nil))
+		require.Equal(t, v1363.ComputeHash(&absent, nil), v1363.ComputeHash(&empty, nil))
 	})
 	t.Run("UPD-19 every template change changes the hash", func(t *testing.T) {
 		changed := *typical.DeepCopy()
 		changed.Spec.Containers[0].Image = "registry.example.com/agent:1.2.4"
-		require.NotEqual(t, ComputeHash(&typical, nil), ComputeHash(&changed, nil))
+		require.NotEqual(t, v1363.ComputeHash(&typical, nil), v1363.ComputeHash(&changed, nil))
 	})
 	t.Run("UPD-15 equal templates in different memory hash equally", func(t *testing.T) {
 		copied := *typical.DeepCopy()
-		require.Equal(t, ComputeHash(&typical, nil), ComputeHash(&copied, nil))
+		require.Equal(t, v1363.ComputeHash(&typical, nil), v1363.ComputeHash(&copied, nil))
 	})
 	t.Run("UPD-15 map insertion order does not matter", func(t *testing.T) {
 		a := v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{}}}
@@ -153,17 +153,17 @@ func TestComputeHashProperties(t *testing.T) {
 			a.Labels[fmt.Sprint("k", i)] = "v"
 			b.Labels[fmt.Sprint("k", 49-i)] = "v"
 		}
-		require.Equal(t, ComputeHash(&a, nil), ComputeHash(&b, nil))
+		require.Equal(t, v1363.ComputeHash(&a, nil), v1363.ComputeHash(&b, nil))
 	})
 	t.Run("SCN-107 strategy and minReadySeconds play no part", func(t *testing.T) {
 		ds := revDS()
 		other := ds.DeepCopy()
 		other.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType}
 		other.Spec.MinReadySeconds = 30
-		require.Equal(t, ComputeHash(&ds.Spec.Template, nil), ComputeHash(&other.Spec.Template, nil))
+		require.Equal(t, v1363.ComputeHash(&ds.Spec.Template, nil), v1363.ComputeHash(&other.Spec.Template, nil))
 	})
 	t.Run("ComputeHash panics on a nil template", func(t *testing.T) {
-		require.PanicsWithValue(t, "daemonset: ComputeHash: nil template", func() { ComputeHash(nil, nil) })
+		require.PanicsWithValue(t, "daemonset: Version.ComputeHash: nil template", func() { v1363.ComputeHash(nil, nil) })
 	})
 }
 
@@ -212,7 +212,7 @@ func TestComputeHashFormula(t *testing.T) {
 	counts := []*int32{nil, ptr.To[int32](0), ptr.To[int32](1), ptr.To[int32](-1), ptr.To[int32](1 << 30)}
 	for name, tmpl := range revTemplates() {
 		for _, cc := range counts {
-			require.Equal(t, revUpstreamHash(&tmpl, cc), ComputeHashFor(linked, &tmpl, cc), "template %q, collisionCount %v", name, cc)
+			require.Equal(t, revUpstreamHash(&tmpl, cc), linked.ComputeHash(&tmpl, cc), "template %q, collisionCount %v", name, cc)
 		}
 	}
 	templates := revTemplates()
@@ -223,14 +223,14 @@ func TestComputeHashFormula(t *testing.T) {
 	example := &v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "d"}}}
 	require.Equal(t, examples[linked.Minor()][0], revUpstreamHash(example, nil), "example template, release %s", linked)
 	require.Equal(t, examples[linked.Minor()][1], revUpstreamHash(example, ptr.To[int32](0)), "example template, release %s", linked)
-	require.Equal(t, examples[linked.Minor()][1], ComputeHashFor(linked, example, ptr.To[int32](0)), "example template, release %s", linked)
+	require.Equal(t, examples[linked.Minor()][1], linked.ComputeHash(example, ptr.To[int32](0)), "example template, release %s", linked)
 
 	f := revTemplateFiller(15)
 	for i := range 200 {
 		var tmpl v1.PodTemplateSpec
 		f.Fill(&tmpl)
 		cc := counts[i%len(counts)]
-		if got, want := ComputeHashFor(linked, &tmpl, cc), revUpstreamHash(&tmpl, cc); got != want {
+		if got, want := linked.ComputeHash(&tmpl, cc), revUpstreamHash(&tmpl, cc); got != want {
 			t.Fatalf("random template %d: ComputeHashFor(%s) %s, upstream formula %s", i, linked, got, want)
 		}
 	}
@@ -264,16 +264,20 @@ func BenchmarkComputeHash(b *testing.B) {
 	tmpl := revTemplates()["typical"]
 	b.ReportAllocs()
 	for b.Loop() {
-		revSinkHash = ComputeHash(&tmpl, nil)
+		revSinkHash = v1363.ComputeHash(&tmpl, nil)
 	}
 }
 
-func ExampleComputeHash() {
+func ExampleVersion_ComputeHash_collisionCount() {
 	tmpl := &v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "d"}}}
+	version, err := ParseVersion("1.36.3")
+	if err != nil {
+		panic(err)
+	}
 	var zero int32
 	// A nil collisionCount and a pointer to 0 give different hashes (SCN-105).
-	fmt.Println(ComputeHash(tmpl, nil))
-	fmt.Println(ComputeHash(tmpl, &zero))
+	fmt.Println(version.ComputeHash(tmpl, nil))
+	fmt.Println(version.ComputeHash(tmpl, &zero))
 	// Output:
 	// 7f88ddc98d
 	// 6bf7bd7768

@@ -37,7 +37,7 @@ func TestRevisionD6WithoutRevisionsTheHashIsFresh(t *testing.T) {
 	ds := newDS()
 	res, err := daemonset.Plan(ds, nodes(1), nil, opts())
 	require.NoError(t, err)
-	require.Equal(t, daemonset.ComputeHash(&ds.Spec.Template, nil), res.RevisionHash)
+	require.Equal(t, v1363.ComputeHash(&ds.Spec.Template, nil), res.RevisionHash)
 	require.Equal(t, res.RevisionHash, res.Create[0].Pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey])
 }
 
@@ -85,7 +85,7 @@ func TestPlanD10HashCollision(t *testing.T) {
 	res := p.Plan(daemonset.Snapshot{Nodes: nodes(2), Pods: []*v1.Pod{pod("o", "n0", orphan)}, Revisions: []*appsv1.ControllerRevision{rev}})
 	want := &daemonset.Result{
 		Namespace: "default", Name: "foo", Skipped: daemonset.SkipHashCollision,
-		Create: []daemonset.Creation{}, Delete: []daemonset.Deletion{}, Adopt: []daemonset.PodRef{}, Release: []daemonset.PodRef{},
+		Create: []daemonset.Creation{}, Delete: []daemonset.Deletion{}, Adopt: []daemonset.ObjectRef{}, Release: []daemonset.ObjectRef{},
 		CollisionCount: ptr.To[int32](3),
 		// The one status write: the stored status with the raised count (UPD-21).
 		StatusWrite: &appsv1.DaemonSetStatus{CollisionCount: ptr.To[int32](3)},
@@ -113,7 +113,7 @@ func TestUPD21CollisionClaimsNothing(t *testing.T) {
 	res := p.Plan(daemonset.Snapshot{Nodes: nodes(3), Pods: pods, Revisions: []*appsv1.ControllerRevision{rev}})
 	want := &daemonset.Result{
 		Namespace: "default", Name: "foo", Skipped: daemonset.SkipHashCollision,
-		Create: []daemonset.Creation{}, Delete: []daemonset.Deletion{}, Adopt: []daemonset.PodRef{}, Release: []daemonset.PodRef{},
+		Create: []daemonset.Creation{}, Delete: []daemonset.Deletion{}, Adopt: []daemonset.ObjectRef{}, Release: []daemonset.ObjectRef{},
 		CollisionCount: ptr.To[int32](1),
 		StatusWrite:    &appsv1.DaemonSetStatus{CollisionCount: ptr.To[int32](1)},
 	}
@@ -153,7 +153,7 @@ func revisionModel(ds *appsv1.DaemonSet, revs []*appsv1.ControllerRevision, patc
 		}
 	}
 	if len(current) == 0 {
-		fresh := daemonset.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
+		fresh := v1363.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
 		for _, h := range revs {
 			if h.Namespace == ds.Namespace && h.Name == ds.Name+"-"+fresh {
 				if string(h.Data.Raw) != string(patch) {
@@ -180,8 +180,9 @@ func TestRevisionAgainstUpstreamModel(t *testing.T) {
 	now := time.Unix(1000, 0)
 	ds := newDS()
 	other := newDS(func(ds *appsv1.DaemonSet) { ds.Spec.Template.Spec.Containers[0].Image = "other" })
-	patch, err := daemonset.RevisionPatch(ds)
+	rev, err := daemonset.NewRevision(ds, "", 0)
 	require.NoError(t, err)
+	patch := rev.Data.Raw
 	fresh := hashOf(ds)
 	for seed := uint64(0); seed < 3000; seed++ {
 		r := rand.New(rand.NewPCG(seed, 99))

@@ -33,7 +33,7 @@ func revDS() *appsv1.DaemonSet {
 	})
 }
 
-// revPatchIndependently builds the UPD-16 patch another way than RevisionPatch: the whole
+// revPatchIndependently builds the UPD-16 patch another way than revisionPatch: the whole
 // DaemonSet is encoded, decoded with json.Number (which keeps every number's text), given
 // "$patch", and encoded again.
 func revPatchIndependently(t *testing.T, ds *appsv1.DaemonSet) []byte {
@@ -54,7 +54,7 @@ func revPatchIndependently(t *testing.T, ds *appsv1.DaemonSet) []byte {
 func TestRevisionPatch(t *testing.T) {
 	t.Parallel()
 	t.Run("UPD-16 the patch of a small DaemonSet has exactly these bytes", func(t *testing.T) {
-		got, err := RevisionPatch(revDS())
+		got, err := revisionPatch(revDS())
 		require.NoError(t, err)
 		want := `{"spec":{"template":{"$patch":"replace","metadata":{"labels":{"app":"d"}},` +
 			`"spec":{"containers":[{"image":"img:1","name":"c","resources":{}}]}}}}`
@@ -72,16 +72,16 @@ func TestRevisionPatch(t *testing.T) {
 			ds.Spec.Template.Spec.ActiveDeadlineSeconds = ptr.To[int64](1 << 62)
 			ds.Status.NumberReady = 3
 			before := ds.DeepCopy()
-			got, err := RevisionPatch(ds)
+			got, err := revisionPatch(ds)
 			require.NoError(t, err)
 			require.Equal(t, string(revPatchIndependently(t, ds)), string(got))
 			if diff := cmp.Diff(before, ds); diff != "" {
-				t.Errorf("RevisionPatch mutated the DaemonSet (-before +after):\n%s", diff)
+				t.Errorf("revisionPatch mutated the DaemonSet (-before +after):\n%s", diff)
 			}
 		})
 	}
 	t.Run("UPD-16 SCN-107 strategy, minReadySeconds, selector and status leave the patch unchanged", func(t *testing.T) {
-		a, err := RevisionPatch(revDS())
+		a, err := revisionPatch(revDS())
 		require.NoError(t, err)
 		ds := revDS()
 		ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType}
@@ -89,14 +89,14 @@ func TestRevisionPatch(t *testing.T) {
 		ds.Spec.Selector.MatchLabels["extra"] = "y"
 		ds.Status.CollisionCount = ptr.To[int32](4)
 		ds.Annotations = map[string]string{"changed": "yes"}
-		b, err := RevisionPatch(ds)
+		b, err := revisionPatch(ds)
 		require.NoError(t, err)
 		require.Equal(t, string(a), string(b))
 	})
 	t.Run("UPD-16 large integers stay integral", func(t *testing.T) {
 		ds := revDS()
 		ds.Spec.Template.Spec.ActiveDeadlineSeconds = ptr.To[int64](9007199254740993)
-		got, err := RevisionPatch(ds)
+		got, err := revisionPatch(ds)
 		require.NoError(t, err)
 		require.Contains(t, string(got), `"activeDeadlineSeconds":9007199254740993`)
 	})
@@ -108,7 +108,7 @@ func TestNewRevision(t *testing.T) {
 	before := ds.DeepCopy()
 	got, err := NewRevision(ds, "abc", 3)
 	require.NoError(t, err)
-	patch, err := RevisionPatch(ds)
+	patch, err := revisionPatch(ds)
 	require.NoError(t, err)
 	want := &appsv1.ControllerRevision{
 		ObjectMeta: metav1.ObjectMeta{
@@ -159,7 +159,7 @@ func revOldTemplate(ds *appsv1.DaemonSet) *appsv1.DaemonSet {
 func TestCurrentRevision(t *testing.T) {
 	t.Parallel()
 	ds := revDS()
-	fresh := ComputeHash(&ds.Spec.Template, nil)
+	fresh := v1363.ComputeHash(&ds.Spec.Template, nil)
 	old := revOldTemplate(ds)
 	mod := func(r *appsv1.ControllerRevision, f func(*appsv1.ControllerRevision)) *appsv1.ControllerRevision {
 		f(r)
@@ -333,7 +333,7 @@ func TestCurrentRevision(t *testing.T) {
 			revisions: func(t *testing.T) []*appsv1.ControllerRevision {
 				return []*appsv1.ControllerRevision{revOwned(t, old, "foo-"+fresh, 1, fresh)}
 			},
-			want: want{hash: ComputeHash(&ds.Spec.Template, ptr.To[int32](0)), name: "foo-" + ComputeHash(&ds.Spec.Template, ptr.To[int32](0)),
+			want: want{hash: v1363.ComputeHash(&ds.Spec.Template, ptr.To[int32](0)), name: "foo-" + v1363.ComputeHash(&ds.Spec.Template, ptr.To[int32](0)),
 				revision: 2, create: true, old: []string{"foo-" + fresh}}},
 		{name: "SCN-107 UPD-16 a revision written before a strategy and minReadySeconds change is still current",
 			ds: func() *appsv1.DaemonSet {
@@ -412,7 +412,7 @@ func TestCurrentRevisionNilSelector(t *testing.T) {
 	ds := revDS()
 	rev := revOwned(t, ds, "foo-custom", 3, "custom")
 	out := currentRevision(ds, []*appsv1.ControllerRevision{rev}, nil, newTemplateDigest(ds, Version{1, 36, 3}), nil)
-	require.Equal(t, ComputeHash(&ds.Spec.Template, nil), out.hash)
+	require.Equal(t, v1363.ComputeHash(&ds.Spec.Template, nil), out.hash)
 	require.True(t, out.create)
 }
 
@@ -437,6 +437,5 @@ func BenchmarkCurrentRevision(b *testing.B) {
 
 func TestRevisionFunctionsPanicOnNil(t *testing.T) {
 	t.Parallel()
-	require.PanicsWithValue(t, "daemonset: RevisionPatch: nil DaemonSet", func() { _, _ = RevisionPatch(nil) })
-	require.PanicsWithValue(t, "daemonset: RevisionPatch: nil DaemonSet", func() { _, _ = NewRevision(nil, "h", 1) })
+	require.PanicsWithValue(t, "daemonset: NewRevision: nil DaemonSet", func() { _, _ = NewRevision(nil, "h", 1) })
 }

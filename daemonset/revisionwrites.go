@@ -51,24 +51,28 @@ type RevisionWrites struct {
 	// Relabel lists, by name, the claimed revisions without the hash label whose data.raw is
 	// not JSON (only a client writing protobuf can store one): a PUT of such a revision cannot
 	// be encoded as JSON, so the label write that Update would carry (UPD-14 step 1) is given
-	// as the JSON merge patch RevisionRelabelPatch instead, sent with the updates (D-15).
+	// as the JSON merge patch [RevisionRelabel.Patch] instead, sent with the updates (D-15).
 	Relabel []RevisionRelabel `json:"relabel,omitempty"`
 	// Adopt and Release list, by name, the revisions the claim adopts (an orphan the selector
 	// matches) and releases (controlled, the selector no longer matching) (OWN-12). Their
-	// patches are those of pods: AdoptPatch and ReleasePatch with the revision's uid.
+	// patches are those of pods: [ObjectRef.AdoptPatch] and [ObjectRef.ReleasePatch].
 	Adopt   []ObjectRef `json:"adopt,omitempty"`
 	Release []ObjectRef `json:"release,omitempty"`
 	// RelabelPods lists, by namespace and name, the pods a de-duplication relabels (UPD-14
 	// step 3): every pod the sync claims whose hash label differs from the kept revision's,
-	// old pods included. The body is RelabelPatch(Hash), a JSON merge patch.
+	// old pods included. The body is [PodRelabel.Patch], a JSON merge patch.
 	RelabelPods []PodRelabel `json:"relabelPods,omitempty"`
 }
 
-// ObjectRef names an object of a write; UID is its metadata.uid in the snapshot.
+// ObjectRef names a pod or a ControllerRevision that a plan writes: one it adopts, releases or
+// deletes ([Result.Adopt], [Result.Release], [RevisionWrites]).
 type ObjectRef struct {
-	Namespace string    `json:"namespace"`
-	Name      string    `json:"name"`
-	UID       types.UID `json:"uid,omitempty"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// UID is the object's metadata.uid in the snapshot, empty only when the snapshot's object
+	// has none: the uid [ObjectRef.AdoptPatch] and [ObjectRef.ReleasePatch] carry as their
+	// precondition (OWN-15).
+	UID types.UID `json:"uid,omitempty"`
 }
 
 // PodRelabel is a pod whose controller-revision-hash label becomes Hash.
@@ -90,11 +94,11 @@ type RevisionRelabel struct {
 	Hash            string    `json:"hash"`
 }
 
-// RevisionRelabelPatch returns the JSON merge patch (types.MergePatchType) that sets the hash
-// label of r: {"metadata":{"labels":{"controller-revision-hash":hash},"resourceVersion":rv}},
-// the resourceVersion left out when r has none. The API server refuses it (409) when the
-// revision changed since the snapshot, as it would refuse the PUT.
-func RevisionRelabelPatch(r RevisionRelabel) []byte {
+// Patch returns the JSON merge patch (types.MergePatchType) that sets the hash label of r:
+// {"metadata":{"labels":{"controller-revision-hash":hash},"resourceVersion":rv}}, the
+// resourceVersion left out when r has none. The API server refuses it (409) when the revision
+// changed since the snapshot, as it would refuse the PUT.
+func (r RevisionRelabel) Patch() []byte {
 	meta := map[string]any{"labels": map[string]string{appsv1.DefaultDaemonSetUniqueLabelKey: r.Hash}}
 	if r.ResourceVersion != "" {
 		meta["resourceVersion"] = r.ResourceVersion
@@ -103,12 +107,12 @@ func RevisionRelabelPatch(r RevisionRelabel) []byte {
 	return b
 }
 
-// RelabelPatch returns the body upstream sends, as a JSON merge patch
-// (types.MergePatchType, "application/merge-patch+json"), to set a pod's
-// controller-revision-hash label to hash after a de-duplication (UPD-14 step 3):
+// Patch returns the body upstream sends, as a JSON merge patch (types.MergePatchType,
+// "application/merge-patch+json"), to set the controller-revision-hash label of the pod r
+// names to r.Hash after a de-duplication (UPD-14 step 3):
 // {"metadata":{"labels":{"controller-revision-hash":hash}}}.
-func RelabelPatch(hash string) []byte {
-	b, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]string{appsv1.DefaultDaemonSetUniqueLabelKey: hash}}})
+func (r PodRelabel) Patch() []byte {
+	b, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]string{appsv1.DefaultDaemonSetUniqueLabelKey: r.Hash}}})
 	return b
 }
 
@@ -296,20 +300,20 @@ func (sp syncPods) claimed(yield func(*v1.Pod) bool) {
 // the history clean-up claims pods again after the deletes, and such a pod's adoption then
 // fails with NotFound, so it keeps no revision (UPD-22). The sets are built on first use.
 func (sp syncPods) removedAtOnce() func(*v1.Pod) bool {
-	var adopted, deleted map[PodRef]bool
+	var adopted, deleted map[ObjectRef]bool
 	return func(pod *v1.Pod) bool {
 		if adopted == nil {
-			adopted, deleted = map[PodRef]bool{}, map[PodRef]bool{}
+			adopted, deleted = map[ObjectRef]bool{}, map[ObjectRef]bool{}
 			if sp.res != nil {
 				for _, r := range sp.res.Adopt {
-					adopted[PodRef{Namespace: r.Namespace, Name: r.Name}] = true
+					adopted[ObjectRef{Namespace: r.Namespace, Name: r.Name}] = true
 				}
 				for _, d := range sp.res.Delete {
-					deleted[PodRef{Namespace: d.Namespace, Name: d.Name}] = true
+					deleted[ObjectRef{Namespace: d.Namespace, Name: d.Name}] = true
 				}
 			}
 		}
-		ref := PodRef{Namespace: pod.Namespace, Name: pod.Name}
+		ref := ObjectRef{Namespace: pod.Namespace, Name: pod.Name}
 		return adopted[ref] && deleted[ref] && goesAtOnce(pod)
 	}
 }

@@ -35,7 +35,7 @@ func ruPlanDS(mu, ms *intstr.IntOrString) *appsv1.DaemonSet {
 func ruOwned(ds *appsv1.DaemonSet, pod *v1.Pod, node string, created time.Time) *v1.Pod {
 	pod.Labels["app"] = "d"
 	if pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] == ruHash {
-		pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
+		pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = v1363.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
 	}
 	pod.Spec.NodeName = node
 	pod.CreationTimestamp = metav1.NewTime(created)

@@ -12,16 +12,16 @@ import (
 // the sync adopts (adopted) that would go at once if deleted, with the facts of their pods in
 // the order the counters read them, for a verifier to recount the status of another pick
 // (choice.Orders.StatusWith). Nil when there are none, which is the rule.
-func statusNodes(ix *podIndex, adopted []PodRef) []choice.StatusNode {
+func statusNodes(ix *podIndex, adopted []ObjectRef) []choice.StatusNode {
 	if len(adopted) == 0 {
 		return nil
 	}
-	isAdopted := make(map[PodRef]bool, len(adopted))
+	isAdopted := make(map[ObjectRef]bool, len(adopted))
 	for _, r := range adopted {
-		isAdopted[PodRef{Namespace: r.Namespace, Name: r.Name}] = true
+		isAdopted[ObjectRef{Namespace: r.Namespace, Name: r.Name}] = true
 	}
 	atOnce := func(pod *v1.Pod) bool {
-		return isAdopted[PodRef{Namespace: pod.Namespace, Name: pod.Name}] && goesAtOnce(pod)
+		return isAdopted[ObjectRef{Namespace: pod.Namespace, Name: pod.Name}] && goesAtOnce(pod)
 	}
 	var out []choice.StatusNode
 	for i, name := range ix.names {

@@ -119,7 +119,7 @@ func TestSYNC2CollidingDaemonSetAdoptsNothingClusterWide(t *testing.T) {
 	require.Empty(t, foo.Adopt)
 	require.Empty(t, foo.Conflicts)
 	require.Empty(t, bar.Skipped)
-	require.Equal(t, []daemonset.PodRef{{Namespace: "default", Name: "o"}}, bar.Adopt)
+	require.Equal(t, []daemonset.ObjectRef{{Namespace: "default", Name: "o"}}, bar.Adopt)
 	require.Empty(t, bar.Conflicts)
 	require.Empty(t, bar.Create)
 }

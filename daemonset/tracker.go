@@ -311,7 +311,7 @@ func (t *Tracker) PlanTo(res *Result) bool {
 	}
 	p := t.p
 	*res = Result{Namespace: p.ds.Namespace, Name: p.ds.Name, RevisionHash: t.hash,
-		Create: res.Create[:0], Delete: res.Delete[:0], Adopt: []PodRef{}, Release: []PodRef{},
+		Create: res.Create[:0], Delete: res.Delete[:0], Adopt: []ObjectRef{}, Release: []ObjectRef{},
 		Status: res.Status, RollingUpdate: res.RollingUpdate}
 	if res.Create == nil {
 		res.Create = []Creation{}

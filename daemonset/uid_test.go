@@ -33,11 +33,11 @@ func TestPlanCarriesPodUIDs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byName := cmpopts.SortSlices(func(a, b daemonset.PodRef) bool { return a.Name < b.Name })
-	if d := cmp.Diff([]daemonset.PodRef{{Namespace: "default", Name: "adopt-me", UID: "u-adopt"}}, res.Adopt, byName); d != "" {
+	byName := cmpopts.SortSlices(func(a, b daemonset.ObjectRef) bool { return a.Name < b.Name })
+	if d := cmp.Diff([]daemonset.ObjectRef{{Namespace: "default", Name: "adopt-me", UID: "u-adopt"}}, res.Adopt, byName); d != "" {
 		t.Errorf("adopt (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff([]daemonset.PodRef{{Namespace: "default", Name: "release-me", UID: "u-release"}}, res.Release, byName); d != "" {
+	if d := cmp.Diff([]daemonset.ObjectRef{{Namespace: "default", Name: "release-me", UID: "u-release"}}, res.Release, byName); d != "" {
 		t.Errorf("release (-want +got):\n%s", d)
 	}
 	uids := map[string]types.UID{}

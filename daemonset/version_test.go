@@ -130,10 +130,10 @@ func TestPlanHashFollowsVersion(t *testing.T) {
 	for _, release := range []string{"", "1.33", "1.34.0", "1.35", "1.36", "1.37"} {
 		o := opts()
 		o.Version = daemonset.Version{}
-		want := daemonset.ComputeHashFor(daemonset.NewestVersion(), &ds.Spec.Template, nil)
+		want := daemonset.NewestVersion().ComputeHash(&ds.Spec.Template, nil)
 		if release != "" {
 			o.Version = parse(release)
-			want = daemonset.ComputeHashFor(o.Version, &ds.Spec.Template, nil)
+			want = o.Version.ComputeHash(&ds.Spec.Template, nil)
 		}
 		res, err := daemonset.Plan(ds, nodes(1), nil, o)
 		require.NoError(t, err)

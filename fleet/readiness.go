@@ -115,11 +115,12 @@ func NodeReadiness(s daemonset.Snapshot, nodeName string, daemonSets *metav1.Lab
 }
 
 // claimsOf returns whether the sync res plans for ds calls a pod of the snapshot its own after
-// its claims: the plan adopts it (OWN-4), or ds controls it (OWN-1, IsControlledBy) and the
-// plan does not release it (OWN-2, OWN-3). It reads the plan's decisions and decides none.
-func claimsOf(ds *appsv1.DaemonSet, res *daemonset.Result) func(pod *v1.Pod) bool {
-	set := func(l []daemonset.PodRef) map[daemonset.PodRef]bool {
-		m := make(map[daemonset.PodRef]bool, len(l))
+// its claims: the plan adopts it (OWN-4), or ds controls it in the plan's release v (OWN-1,
+// VER-4: v.IsControlledBy) and the plan does not release it (OWN-2, OWN-3). It reads the plan's
+// decisions and decides none.
+func claimsOf(ds *appsv1.DaemonSet, v daemonset.Version, res *daemonset.Result) func(pod *v1.Pod) bool {
+	set := func(l []daemonset.ObjectRef) map[daemonset.ObjectRef]bool {
+		m := make(map[daemonset.ObjectRef]bool, len(l))
 		for _, r := range l {
 			m[r] = true
 		}
@@ -127,8 +128,8 @@ func claimsOf(ds *appsv1.DaemonSet, res *daemonset.Result) func(pod *v1.Pod) boo
 	}
 	adopted, released := set(res.Adopt), set(res.Release)
 	return func(pod *v1.Pod) bool {
-		ref := daemonset.PodRef{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID}
-		return adopted[ref] || !released[ref] && daemonset.IsControlledBy(pod, ds)
+		ref := daemonset.ObjectRef{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID}
+		return adopted[ref] || !released[ref] && v.IsControlledBy(pod, ds)
 	}
 }
 
@@ -170,10 +171,10 @@ func dsReadiness(p *daemonset.Planner, res *daemonset.Result, node *v1.Node, onN
 	e := p.Eligibility(node)
 	r.MustRun, r.Reason = e.ShouldRun, e.Reason
 	r.Creating = slices.ContainsFunc(res.Create, func(c daemonset.Creation) bool { return c.Node == node.Name })
-	claims := claimsOf(ds, res)
-	deleted := map[daemonset.PodRef]bool{}
+	claims := claimsOf(ds, p.Version(), res)
+	deleted := map[daemonset.ObjectRef]bool{}
 	for _, d := range res.Delete {
-		deleted[daemonset.PodRef{Namespace: d.Namespace, Name: d.Name}] = true
+		deleted[daemonset.ObjectRef{Namespace: d.Namespace, Name: d.Name}] = true
 	}
 	current := func(pod *v1.Pod) bool {
 		return res.Skipped == "" && daemonset.IsPodUpdated(ds, res.RevisionHash, pod)
@@ -184,7 +185,7 @@ func dsReadiness(p *daemonset.Planner, res *daemonset.Result, node *v1.Node, onN
 			continue
 		}
 		if pod.DeletionTimestamp != nil || pod.Status.Phase == v1.PodFailed || pod.Status.Phase == v1.PodSucceeded ||
-			deleted[daemonset.PodRef{Namespace: pod.Namespace, Name: pod.Name}] {
+			deleted[daemonset.ObjectRef{Namespace: pod.Namespace, Name: pod.Name}] {
 			continue
 		}
 		ready := daemonset.IsPodReady(pod)

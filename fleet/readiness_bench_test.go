@@ -17,7 +17,7 @@ func BenchmarkNodeReadiness(b *testing.B) {
 	nodes := workload.Nodes(4, 1000)
 	var pods []*v1.Pod
 	for _, ds := range dss {
-		pods = append(pods, workload.Pods(ds, nodes, daemonset.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount))...)
+		pods = append(pods, workload.Pods(ds, nodes, v1363.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount))...)
 	}
 	s := daemonset.Snapshot{DaemonSets: dss, Nodes: nodes, Pods: pods}
 	b.ReportAllocs()

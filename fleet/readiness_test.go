@@ -27,7 +27,7 @@ func readyCluster(r *rand.Rand) daemonset.Snapshot {
 		if k%2 == 0 {
 			ds.Labels = map[string]string{"critical": "true"}
 		}
-		hash := daemonset.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
+		hash := v1363.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
 		var on []*v1.Node
 		for _, n := range nodes {
 			if r.IntN(3) > 0 {
@@ -96,7 +96,7 @@ func TestNodeReadinessAgreesWithThePlan(t *testing.T) {
 					}
 					good := false
 					for _, pod := range s.Pods {
-						if n, _ := affinity.TargetNodeName(pod); n != node.Name || !daemonset.IsControlledBy(pod, ds) {
+						if n, _ := affinity.TargetNodeName(pod); n != node.Name || !daemonset.NewestVersion().IsControlledBy(pod, ds) {
 							continue
 						}
 						deleted := slices.ContainsFunc(res.Delete, func(d daemonset.Deletion) bool { return d.Name == pod.Name })
@@ -237,6 +237,60 @@ func TestNodeReadinessNodeNotReady(t *testing.T) {
 			}
 			if !reflect.DeepEqual(before, node) {
 				t.Fatal("the node was modified")
+			}
+		})
+	}
+}
+
+// v1363 is the release whose hash these pods and revisions carry, as they did when the test was
+// written: 1.36.3, not the default release.
+var v1363 = func() daemonset.Version {
+	v, err := daemonset.ParseVersion("1.36.3")
+	if err != nil {
+		panic(err)
+	}
+	return v
+}()
+
+// TestNodeReadinessOwnsAtTheRelease: which pods a DaemonSet controls is the release's rule
+// (VER-4, OWN-1): a ready pod whose controller reference has the DaemonSet's uid under another
+// kind and name is the DaemonSet's in 1.33.4, whose controller indexes pods by controller uid
+// alone, so the node is ready with it (WHATIF-5); from 1.33.6 on it is not the DaemonSet's, whose
+// sync creates a pod there, so the node is not.
+func TestNodeReadinessOwnsAtTheRelease(t *testing.T) {
+	ds := apitest.DaemonSet()
+	for _, tt := range []struct {
+		release              string
+		wantPod              string
+		wantReady, wantBlock bool
+	}{
+		{"1.33.4", "byuid", true, false},
+		{"1.33.6", "", false, true},
+		{"1.37.2", "", false, true},
+	} {
+		t.Run("VER-4 "+tt.release, func(t *testing.T) {
+			opts := setNow
+			var err error
+			opts.Version, err = daemonset.ParseVersion(tt.release)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, errs := daemonset.Compile(ds, opts)
+			if len(errs) > 0 {
+				t.Fatal(errs)
+			}
+			pod := p.NewPod("n1")
+			pod.Name, pod.GenerateName = "byuid", ""
+			pod.OwnerReferences[0].Kind, pod.OwnerReferences[0].Name = "ReplicaSet", "other"
+			pod.Status = v1.PodStatus{Phase: v1.PodRunning, Conditions: []v1.PodCondition{{Type: v1.PodReady, Status: v1.ConditionTrue}}}
+			s := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}, Nodes: []*v1.Node{apitest.Node("n1")}, Pods: []*v1.Pod{pod}}
+			got, err := fleet.NodeReadiness(s, "n1", nil, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := got.DaemonSets[0]
+			if got.Ready != tt.wantReady || r.Pod != tt.wantPod || r.Blocking != tt.wantBlock || !r.MustRun {
+				t.Fatalf("readiness %+v, want pod %q, ready %v, blocking %v", got, tt.wantPod, tt.wantReady, tt.wantBlock)
 			}
 		})
 	}

@@ -237,7 +237,7 @@ func (l *linter) budgetUsedByDownNodes(p *daemonset.Planner, eligible, staying [
 	}
 	target := slices.Clip(eligible)
 	for _, node := range staying {
-		if slices.ContainsFunc(l.pods(node.Name), func(pod *v1.Pod) bool { return daemonset.IsControlledByFor(l.opts.Plan.Version, pod, ds) }) {
+		if slices.ContainsFunc(l.pods(node.Name), func(pod *v1.Pod) bool { return l.opts.Plan.Version.IsControlledBy(pod, ds) }) {
 			target = append(target, node)
 		}
 	}
@@ -315,7 +315,7 @@ func (l *linter) requests(ds *appsv1.DaemonSet, eligible []*v1.Node) {
 	for _, node := range eligible {
 		var others []*v1.Pod
 		for _, q := range l.pods(node.Name) {
-			if !daemonset.IsControlledByFor(l.opts.Plan.Version, q, ds) {
+			if !l.opts.Plan.Version.IsControlledBy(q, ds) {
 				others = append(others, q)
 			}
 		}

@@ -220,7 +220,7 @@ func TestRevisionDataRoundTripsThroughKubectl(t *testing.T) {
 			},
 		},
 	}
-	hash := daemonset.ComputeHash(&ds.Spec.Template, nil)
+	hash := v1363.ComputeHash(&ds.Spec.Template, nil)
 	cr, err := daemonset.NewRevision(ds, hash, 1)
 	require.NoError(t, err)
 	cr.APIVersion, cr.Kind = "apps/v1", "ControllerRevision"
@@ -261,3 +261,13 @@ func TestRevisionDataRoundTripsThroughKubectl(t *testing.T) {
 	require.Equal(t, hash, plan.DaemonSets[0].RevisionHash)
 	require.Len(t, plan.DaemonSets[0].Create, 1)
 }
+
+// v1363 is the release whose hash these pods and revisions carry, as they did when the test was
+// written: 1.36.3, not the default release.
+var v1363 = func() daemonset.Version {
+	v, err := daemonset.ParseVersion("1.36.3")
+	if err != nil {
+		panic(err)
+	}
+	return v
+}()

@@ -85,8 +85,9 @@ func TestCanonicalDataIsWhatTheControllerWrites(t *testing.T) {
 			Containers:                    []v1.Container{{Name: "c", Image: "busybox"}},
 		},
 	}}}
-	want, err := daemonset.RevisionPatch(ds)
+	rev, err := daemonset.NewRevision(ds, "", 0)
 	require.NoError(t, err)
+	want := rev.Data.Raw
 
 	var indented bytes.Buffer
 	require.NoError(t, json.Indent(&indented, want, "", "    "))

@@ -269,7 +269,7 @@ func TestLeanKeepsWhatThePlanReads(t *testing.T) {
 func podsOnNode(ds *appsv1.DaemonSet, node string, pods []*v1.Pod) string {
 	var b strings.Builder
 	for _, p := range pods {
-		if n, _ := affinity.TargetNodeName(p); n == node && daemonset.IsControlledBy(p, ds) {
+		if n, _ := affinity.TargetNodeName(p); n == node && daemonset.NewestVersion().IsControlledBy(p, ds) {
 			fmt.Fprintf(&b, "%s/%s ready=%v; ", p.Namespace, p.Name, daemonset.IsPodReady(p))
 		}
 	}

@@ -59,7 +59,7 @@ func Apply(s daemonset.Snapshot, res *daemonset.Result, opts ApplyOptions) (daem
 	if opts.Now.IsZero() {
 		return daemonset.Snapshot{}, field.Required(field.NewPath("opts", "now"), "the instant of the writes is needed")
 	}
-	if errs := daemonset.CheckSnapshot(s); len(errs) > 0 {
+	if errs := s.Check(); len(errs) > 0 {
 		return daemonset.Snapshot{}, errs.ToAggregate()
 	}
 	i := slices.IndexFunc(s.DaemonSets, func(ds *appsv1.DaemonSet) bool {
@@ -239,10 +239,10 @@ func counters(s appsv1.DaemonSetStatus) [8]int64 {
 // Reap returns s without the pods whose deletion timestamp is at or before now and whose node
 // is Ready or gone: what the kubelets (and the pod garbage collector) have removed by then. A
 // pod on a node that is not Ready stays, as its kubelet cannot confirm the deletion. s is not
-// modified. The error reports a snapshot daemonset.CheckSnapshot rejects (a nil node or pod,
+// modified. The error reports a snapshot daemonset.Snapshot.Check rejects (a nil node or pod,
 // a duplicate name).
 func Reap(s daemonset.Snapshot, now time.Time) (daemonset.Snapshot, error) {
-	if errs := daemonset.CheckSnapshot(s); len(errs) > 0 {
+	if errs := s.Check(); len(errs) > 0 {
 		return daemonset.Snapshot{}, errs.ToAggregate()
 	}
 	ready := make(map[string]bool, len(s.Nodes))

@@ -56,7 +56,7 @@ func (sm *sim) handle(it item) bool {
 		if daemonset.IsPodReady(np) && ds.Spec.MinReadySeconds > 0 {
 			sm.push(pending{at: sm.now.Add(time.Duration(ds.Spec.MinReadySeconds)*time.Second + time.Second), kind: itemSync})
 		}
-		return daemonset.IsControlledByFor(sm.opts.Version, np, ds)
+		return sm.opts.Version.IsControlledBy(np, ds)
 	case itemRemove:
 		key := sm.podOf(it).key
 		p, ok := sm.w.pod(key)
@@ -66,7 +66,7 @@ func (sm *sim) handle(it item) bool {
 		sm.w.removePod(key)
 		delete(sm.fates, key)
 		sm.changed()
-		return daemonset.IsControlledByFor(sm.opts.Version, p, ds)
+		return sm.opts.Version.IsControlledBy(p, ds)
 	case itemEvent:
 		return sm.event(sm.opts.Events[it.event])
 	}

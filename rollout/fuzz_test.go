@@ -62,7 +62,7 @@ func FuzzSimulate(f *testing.F) {
 			}
 			found := false
 			for _, pod := range a.End.Pods {
-				if n, _ := affinity.TargetNodeName(pod); n != node.Name || !daemonset.IsControlledBy(pod, end) {
+				if n, _ := affinity.TargetNodeName(pod); n != node.Name || !daemonset.NewestVersion().IsControlledBy(pod, end) {
 					continue
 				}
 				found = true

@@ -34,7 +34,7 @@ func hashLabels(s daemonset.Snapshot) map[string]string {
 
 // planSnapshot plans ds on the whole of s, revisions included.
 func planSnapshot(ds *appsv1.DaemonSet, s daemonset.Snapshot, now time.Time) (*daemonset.Result, error) {
-	if errs := daemonset.CheckSnapshot(s); len(errs) > 0 {
+	if errs := s.Check(); len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}
 	p, _ := daemonset.Compile(ds, daemonset.Options{Now: now})

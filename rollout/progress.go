@@ -107,7 +107,7 @@ type ProgressOptions struct {
 // that should run the daemon runs an available pod of the current revision; otherwise each
 // node that is not done is classified, and the rollout is Stuck when the plan does nothing and
 // no node is still on its way (a pod starting, waiting out minReadySeconds or terminating).
-// s should pass daemonset.CheckSnapshot; nil entries are skipped.
+// s should pass daemonset.Snapshot.Check; nil entries are skipped.
 func Progress(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts ProgressOptions) (*Report, error) {
 	if ds == nil {
 		return nil, field.Required(field.NewPath("daemonSet"), "the DaemonSet whose rollout to judge")
@@ -180,7 +180,7 @@ func walkNodes(r *Report, p *daemonset.Planner, s daemonset.Snapshot, res *daemo
 	next := make([]int32, len(s.Pods))
 	for i := len(s.Pods) - 1; i >= 0; i-- { // backwards, so that each list is in input order
 		pod := s.Pods[i]
-		if pod == nil || !daemonset.IsControlledByFor(p.Version(), pod, ds) {
+		if pod == nil || !p.Version().IsControlledBy(pod, ds) {
 			continue
 		}
 		node, _ := affinity.TargetNodeName(pod)
@@ -304,7 +304,7 @@ func walkNodes(r *Report, p *daemonset.Planner, s daemonset.Snapshot, res *daemo
 			pod := current[0]
 			ref := pod.Namespace + "/" + pod.Name
 			switch {
-			case daemonset.IsPodAvailableFor(p.Version(), pod, ds.Spec.MinReadySeconds, now):
+			case p.Version().IsPodAvailable(pod, ds.Spec.MinReadySeconds, now):
 				if len(old) > 0 {
 					add(Blocker{Pod: ref, Reason: WaitBudget, Message: "an old pod remains beside the new one"}, false)
 				}

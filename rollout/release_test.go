@@ -35,7 +35,7 @@ func TestProgressFollowsTheRelease(t *testing.T) {
 			require.True(t, traj.Quiescent)
 			s := traj.End
 			for _, p := range s.Pods {
-				require.Equal(t, daemonset.ComputeHashFor(v, &ds.Spec.Template, nil), p.Labels["controller-revision-hash"], "the release's hash")
+				require.Equal(t, v.ComputeHash(&ds.Spec.Template, nil), p.Labels["controller-revision-hash"], "the release's hash")
 				for i := range p.Status.Conditions {
 					p.Status.Conditions[i].LastTransitionTime = metav1.NewTime(t0.Add(-10 * time.Second))
 				}

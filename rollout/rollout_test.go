@@ -127,7 +127,7 @@ func TestApplyGracePeriod(t *testing.T) {
 	}
 }
 
-// TestReapBadSnapshot: Reap rejects what daemonset.CheckSnapshot rejects, naming the entry,
+// TestReapBadSnapshot: Reap rejects what daemonset.Snapshot.Check rejects, naming the entry,
 // instead of panicking on a nil node or pod.
 func TestReapBadSnapshot(t *testing.T) {
 	for _, tt := range []struct {
@@ -461,7 +461,7 @@ func TestForecastFilterScheduler(t *testing.T) {
 	require.Equal(t, rollout.StateComplete, r.Final.State, "every pod binds by default")
 
 	r, err = rollout.Forecast(s, ds, rollout.ForecastOptions{Now: t0, Kubelet: rollout.Kubelet{Startup: rollout.Fixed(time.Second)},
-		Scheduler: rollout.FilterScheduler(s, ds)})
+		Scheduler: rollout.FilterScheduler(s, ds, daemonset.Version{})})
 	require.NoError(t, err)
 	require.Equal(t, rollout.StateStuck, r.Final.State)
 	require.Equal(t, []string{"node-00000"}, blockerNodes(r.Final.Blocking))

@@ -11,11 +11,13 @@ import (
 // filters let it bind on its node beside the pods of s there that are not ds's own, or when
 // the default preemption would make room (SCHED-9). The other workloads are taken as they are
 // in s for the whole simulation (victims are not evicted), and ds's own pods, which the
-// rollout replaces, are left out. s and ds are only read; the pods are indexed once.
-func FilterScheduler(s daemonset.Snapshot, ds *appsv1.DaemonSet) Scheduler {
+// rollout replaces, are left out: those release v's controller owns (v.IsControlledBy: OWN-1,
+// VER-4), v being the release the rollout plans at, the zero Version the newest as in
+// Options.Version. s and ds are only read; the pods are indexed once.
+func FilterScheduler(s daemonset.Snapshot, ds *appsv1.DaemonSet, v daemonset.Version) Scheduler {
 	others := make([]*v1.Pod, 0, len(s.Pods))
 	for _, p := range s.Pods {
-		if p != nil && !daemonset.IsControlledBy(p, ds) {
+		if p != nil && !v.IsControlledBy(p, ds) {
 			others = append(others, p)
 		}
 	}

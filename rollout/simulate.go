@@ -133,7 +133,7 @@ func newSim(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts Options) (*sim, err
 	if errs := checkOptions(opts, s, ds); len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}
-	if errs := daemonset.CheckSnapshot(s); len(errs) > 0 {
+	if errs := s.Check(); len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}
 	if opts.Horizon == 0 {
@@ -172,7 +172,7 @@ func newSim(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts Options) (*sim, err
 	// Pods already on their way: existing pods that are not Ready and not stuck start after a
 	// start-up delay from now; terminating ones go after their termination delay.
 	for _, p := range sm.w.pods {
-		if !daemonset.IsControlledByFor(sm.opts.Version, p, ds) {
+		if !sm.opts.Version.IsControlledBy(p, ds) {
 			continue
 		}
 		sm.scheduleExisting(p)

@@ -113,7 +113,7 @@ func TestSyncModelsEndInTheSameState(t *testing.T) {
 func podsByNode(s daemonset.Snapshot, ds *appsv1.DaemonSet) map[string][]string {
 	out := map[string][]string{}
 	for _, p := range s.Pods {
-		if !daemonset.IsControlledBy(p, ds) {
+		if !daemonset.NewestVersion().IsControlledBy(p, ds) {
 			continue
 		}
 		d := fmt.Sprintf("%s ready=%t terminating=%t", p.Spec.Containers[0].Image, daemonset.IsPodReady(p), p.DeletionTimestamp != nil)
@@ -184,7 +184,7 @@ func TestMaxUnavailableIsNeverExceeded(t *testing.T) {
 func unavailableNodes(s daemonset.Snapshot, ds *appsv1.DaemonSet) int {
 	available := map[string]bool{}
 	for _, p := range s.Pods {
-		if daemonset.IsControlledBy(p, ds) && p.DeletionTimestamp == nil && daemonset.IsPodReady(p) {
+		if daemonset.NewestVersion().IsControlledBy(p, ds) && p.DeletionTimestamp == nil && daemonset.IsPodReady(p) {
 			available[p.Spec.NodeName] = true
 		}
 	}

@@ -110,17 +110,17 @@ func reconcile(ds *appsv1.DaemonSet, res *daemonset.Result) []request {
 		reqs = append(reqs, request{method, path, note, contentType, body})
 	}
 	checked := false
-	adopt := func(path string, uid types.UID) {
+	adopt := func(path string, r daemonset.ObjectRef) {
 		if !checked {
 			// Before the first adoption, read the DaemonSet from the API server, not the cache,
-			// and adopt nothing if it is being deleted or has another uid (see AdoptPatch).
+			// and adopt nothing if it is being deleted or has another uid (see ObjectRef.AdoptPatch).
 			add("GET", dsPath, "adopt only if uid matches and not deleting", "", nil)
 			checked = true
 		}
-		add("PATCH", path, "adopt", ownerType, json.RawMessage(daemonset.AdoptPatch(ds, uid)))
+		add("PATCH", path, "adopt", ownerType, json.RawMessage(r.AdoptPatch(ds)))
 	}
-	release := func(path string, uid types.UID) {
-		add("PATCH", path, "release", ownerType, json.RawMessage(daemonset.ReleasePatch(ds, uid)))
+	release := func(path string, r daemonset.ObjectRef) {
+		add("PATCH", path, "release", ownerType, json.RawMessage(r.ReleasePatch(ds)))
 	}
 	w := res.Revisions
 	if w == nil {
@@ -130,22 +130,22 @@ func reconcile(ds *appsv1.DaemonSet, res *daemonset.Result) []request {
 		add("PUT", revs+"/"+r.Name, "", jsonType, r)
 	}
 	for _, r := range w.Relabel {
-		add("PATCH", revs+"/"+r.Name, "label", mergeType, json.RawMessage(daemonset.RevisionRelabelPatch(r)))
+		add("PATCH", revs+"/"+r.Name, "label", mergeType, json.RawMessage(r.Patch()))
 	}
 	for _, r := range w.Adopt {
-		adopt(revs+"/"+r.Name, r.UID)
+		adopt(revs+"/"+r.Name, r)
 	}
 	for _, r := range w.Release {
-		release(revs+"/"+r.Name, r.UID)
+		release(revs+"/"+r.Name, r)
 	}
 	for _, r := range res.Adopt {
-		adopt(pods+"/"+r.Name, r.UID)
+		adopt(pods+"/"+r.Name, r)
 	}
 	for _, r := range res.Release {
-		release(pods+"/"+r.Name, r.UID)
+		release(pods+"/"+r.Name, r)
 	}
 	for _, r := range w.RelabelPods {
-		add("PATCH", pods+"/"+r.Name, "relabel", mergeType, json.RawMessage(daemonset.RelabelPatch(r.Hash)))
+		add("PATCH", pods+"/"+r.Name, "relabel", mergeType, json.RawMessage(r.Patch()))
 	}
 	for _, r := range w.Delete {
 		add("DELETE", revs+"/"+r.Name, "", jsonType, deleteOptions(r.UID))

@@ -99,8 +99,8 @@ func TestReconcileSendsThePlanInOrder(t *testing.T) {
 	// the DaemonSet's uid in the owner reference.
 	require.Equal(t, `{"metadata":{"ownerReferences":[{"apiVersion":"apps/v1","kind":"DaemonSet","name":"log-agent","uid":"`+dsUID+
 		`","controller":true,"blockOwnerDeletion":true}],"uid":"5a1e0000-0000-4000-8000-000000000003"}}`, body(t, reqs[1]))
-	require.Equal(t, string(daemonset.AdoptPatch(ds, "5a1e0000-0000-4000-8000-000000000003")), body(t, reqs[1]))
-	require.Equal(t, string(daemonset.ReleasePatch(ds, "5a1e0000-0000-4000-8000-000000000002")), body(t, reqs[2]))
+	require.Equal(t, string(daemonset.ObjectRef{UID: "5a1e0000-0000-4000-8000-000000000003"}.AdoptPatch(ds)), body(t, reqs[1]))
+	require.Equal(t, string(daemonset.ObjectRef{UID: "5a1e0000-0000-4000-8000-000000000002"}.ReleasePatch(ds)), body(t, reqs[2]))
 	require.Contains(t, body(t, reqs[2]), `"$patch":"delete","uid":"`+dsUID+`"`)
 	for _, r := range reqs[1:3] {
 		require.Equal(t, "application/strategic-merge-patch+json", r.contentType)
@@ -177,8 +177,8 @@ func TestReconcileSendsRevisionWritesFirst(t *testing.T) {
 	require.Equal(t, int64(6), updated.Revision)
 	require.Equal(t, "7", updated.ResourceVersion) // the cache's, still current when the PUT arrives
 	require.Equal(t, int64(2), keep.Revision, "the cache's revision is not modified")
-	require.Equal(t, string(daemonset.AdoptPatch(ds, "uid-log-agent-old")), body(t, reqs[2]))
-	require.Equal(t, string(daemonset.ReleasePatch(ds, "uid-log-agent-other")), body(t, reqs[3]))
+	require.Equal(t, string(daemonset.ObjectRef{UID: "uid-log-agent-old"}.AdoptPatch(ds)), body(t, reqs[2]))
+	require.Equal(t, string(daemonset.ObjectRef{UID: "uid-log-agent-other"}.ReleasePatch(ds)), body(t, reqs[3]))
 	for _, r := range reqs[6:9] {
 		require.Equal(t, "application/merge-patch+json", r.contentType)
 		require.Equal(t, `{"metadata":{"labels":{"controller-revision-hash":"b"}}}`, body(t, r))

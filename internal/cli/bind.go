@@ -37,7 +37,7 @@ func (b *binder) lines(p *daemonset.Planner, ds *appsv1.DaemonSet, node *v1.Node
 			out = append(out, "created, but the scheduler would leave it Pending: "+printable.Escape(v.String()))
 		}
 	}
-	for _, pod := range podsOnNode(ds, node.Name, pods) {
+	for _, pod := range podsOnNode(p.Version(), ds, node.Name, pods) {
 		if !unboundPending(pod) {
 			continue
 		}
@@ -136,7 +136,7 @@ func planVerdicts(s daemonset.Snapshot, cluster *daemonset.ClusterResult, opts d
 			}
 		}
 		for _, pod := range unbound {
-			if !daemonset.IsControlledByFor(opts.Version, pod, ds) {
+			if !opts.Version.IsControlledBy(pod, ds) {
 				continue
 			}
 			target, _ := affinity.TargetNodeName(pod)

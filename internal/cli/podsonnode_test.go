@@ -12,8 +12,8 @@ import (
 	k8stypes "k8s.io/apimachinery/pkg/types"
 )
 
-// TestPodsOnNode: explain lists the pods ds controls that are meant for the node, sorted by
-// name, with their readiness (UPD-13).
+// TestPodsOnNode: explain lists the pods ds controls at the plan's release (VER-4) that are
+// meant for the node, sorted by name, with their readiness (UPD-13).
 func TestPodsOnNode(t *testing.T) {
 	t.Parallel()
 	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "agent", Namespace: "kube-system", UID: "uid-agent"}}
@@ -37,15 +37,28 @@ func TestPodsOnNode(t *testing.T) {
 		}}},
 	}}
 	tests := []struct {
-		name string
-		pods []*v1.Pod
-		want []string // name, then "ready" or "not ready"
+		name    string
+		release string // the plan's; "" is the zero Version, the newest
+		pods    []*v1.Pod
+		want    []string // name, then "ready" or "not ready"
 	}{
 		{name: "a pod controlled by the DaemonSet on the node is listed", pods: []*v1.Pod{ready(pod("agent-a", "kube-system", "node-1", owned), v1.ConditionTrue)}, want: []string{"agent-a ready"}},
 		{name: "a pod on another node is not", pods: []*v1.Pod{pod("agent-a", "kube-system", "node-2", owned)}},
 		{name: "a pod in another namespace is not (OWN-1)", pods: []*v1.Pod{pod("agent-a", "default", "node-1", owned)}},
 		{name: "a pod whose controller has another uid is not (OWN-1)", pods: []*v1.Pod{pod("agent-a", "kube-system", "node-1", ref("DaemonSet", "agent", "other", true))}},
 		{name: "a pod whose controller is of another kind is not", pods: []*v1.Pod{pod("agent-a", "kube-system", "node-1", ref("ReplicaSet", "agent", "agent", true))}},
+		{
+			name: "at 1.33.4 a pod whose controller of another kind has the DaemonSet's uid is (VER-4)", release: "1.33.4",
+			pods: []*v1.Pod{pod("agent-a", "kube-system", "node-1", ref("ReplicaSet", "other", "agent", true))}, want: []string{"agent-a not ready"},
+		},
+		{
+			name: "at 1.33.4 a pod in another namespace whose controller has the DaemonSet's uid is (VER-4)", release: "1.33.4",
+			pods: []*v1.Pod{pod("agent-a", "default", "node-1", owned)}, want: []string{"agent-a not ready"},
+		},
+		{
+			name: "at 1.33.6 a pod whose controller of another kind has the DaemonSet's uid is not (VER-4)", release: "1.33.6",
+			pods: []*v1.Pod{pod("agent-a", "kube-system", "node-1", ref("ReplicaSet", "other", "agent", true))},
+		},
 		{name: "an orphan is not, even if the selector would adopt it", pods: []*v1.Pod{pod("agent-a", "kube-system", "node-1")}},
 		{name: "an owner reference that is not the controller does not count", pods: []*v1.Pod{pod("agent-a", "kube-system", "node-1", ref("DaemonSet", "agent", "agent", false))}},
 		{
@@ -71,8 +84,16 @@ func TestPodsOnNode(t *testing.T) {
 			for i, p := range tt.pods {
 				before[i] = p.DeepCopy()
 			}
+			var v daemonset.Version
+			if tt.release != "" {
+				var err error
+				v, err = daemonset.ParseVersion(tt.release)
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
 			var got []string
-			for _, p := range podsOnNode(ds, "node-1", tt.pods) {
+			for _, p := range podsOnNode(v, ds, "node-1", tt.pods) {
 				got = append(got, p.Name+" "+map[bool]string{true: "ready", false: "not ready"}[daemonset.IsPodReady(p)])
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {

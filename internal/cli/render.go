@@ -227,7 +227,7 @@ func renderExplain(w io.Writer, node *v1.Node, dss []*appsv1.DaemonSet, pods []*
 			}
 			fmt.Fprintf(tw, "  %s\t%s\n", label, printable.Escape(l))
 		}
-		owned := podsOnNode(ds, node.Name, pods)
+		owned := podsOnNode(p.Version(), ds, node.Name, pods)
 		if len(owned) == 0 {
 			fmt.Fprintf(tw, "  pods on the node:\tnone\n")
 		}
@@ -290,16 +290,17 @@ func yesNo(b bool, yes, no string) string {
 	return no
 }
 
-// podsOnNode returns the pods of pods that ds controls (daemonset.IsControlledBy: OWN-1, OWN-7;
-// the selector is not consulted, so a pod the sync would release is included) and that are
-// meant for the node named nodeName (affinity.TargetNodeName: spec.nodeName or the node its
-// required affinity binds it to, OWN-9), sorted by name, whether or not the sync keeps them:
+// podsOnNode returns the pods of pods that ds controls in release v, the plan's
+// (v.IsControlledBy: OWN-1, OWN-7, VER-4; the selector is not consulted, so a pod the sync would
+// release is included) and that are meant for the node named nodeName (affinity.TargetNodeName:
+// spec.nodeName or the node its required affinity binds it to, OWN-9), sorted by name, whether
+// or not the sync keeps them:
 // terminal pods being deleted, which the sync no longer groups by node (OWN-10), are included.
 // Nil pods are passed over; pods is not modified.
-func podsOnNode(ds *appsv1.DaemonSet, nodeName string, pods []*v1.Pod) []*v1.Pod {
+func podsOnNode(v daemonset.Version, ds *appsv1.DaemonSet, nodeName string, pods []*v1.Pod) []*v1.Pod {
 	var out []*v1.Pod
 	for _, pod := range pods {
-		if pod == nil || !daemonset.IsControlledBy(pod, ds) {
+		if pod == nil || !v.IsControlledBy(pod, ds) {
 			continue
 		}
 		if node, _ := affinity.TargetNodeName(pod); node != nodeName {

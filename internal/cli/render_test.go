@@ -33,8 +33,8 @@ func handBuilt() *daemonset.ClusterResult {
 				{Namespace: "default", Name: "ssd-monitor-9zt2m", Node: "worker-1", Reason: daemonset.ReasonDuplicatePod},
 				{Namespace: "default", Name: "ssd-monitor-old", Node: "worker-3", Reason: daemonset.ReasonUpdateOldCandidate, Interchangeable: true},
 			},
-			Adopt:         []daemonset.PodRef{{Namespace: "default", Name: "ssd-monitor-manual"}},
-			Release:       []daemonset.PodRef{{Namespace: "default", Name: "ssd-monitor-debug"}},
+			Adopt:         []daemonset.ObjectRef{{Namespace: "default", Name: "ssd-monitor-manual"}},
+			Release:       []daemonset.ObjectRef{{Namespace: "default", Name: "ssd-monitor-debug"}},
 			Conflicts:     []daemonset.Conflict{{Namespace: "default", Name: "orphan", AdoptedBy: "default/older"}},
 			RollingUpdate: &daemonset.RollingUpdate{Reason: daemonset.RollingReasonBaseDiffNotEmpty, MaxUnavailable: 1},
 			Status: &appsv1.DaemonSetStatus{

@@ -34,7 +34,7 @@ func oldRevisionHints(ds *appsv1.DaemonSet, nodes []*v1.Node, s daemonset.Snapsh
 	var old []*v1.Pod
 	current := map[string]bool{} // the nodes holding a pod of the current revision
 	for _, pod := range s.Pods {
-		if pod == nil || pod.DeletionTimestamp != nil || !daemonset.IsControlledByFor(opts.Version, pod, ds) {
+		if pod == nil || pod.DeletionTimestamp != nil || !opts.Version.IsControlledBy(pod, ds) {
 			continue
 		}
 		if daemonset.IsPodUpdated(ds, r.RevisionHash, pod) {

@@ -203,7 +203,7 @@ func randomCluster(seed uint64) []byte {
 		ds.Spec.MinReadySeconds = int32(r.IntN(3) * 30)
 		items = append(items, ds)
 
-		current := daemonset.ComputeHash(tpl, nil)
+		current := v1363.ComputeHash(tpl, nil)
 		if r.IntN(2) == 0 {
 			if cr, err := daemonset.NewRevision(ds, current, int64(1+r.IntN(3))); err == nil {
 				cr.APIVersion, cr.Kind = "apps/v1", "ControllerRevision"
@@ -263,3 +263,13 @@ func randomCluster(seed uint64) []byte {
 	}
 	return data
 }
+
+// v1363 is the release whose hash these pods and revisions carry, as they did when the test was
+// written: 1.36.3, not the default release.
+var v1363 = func() daemonset.Version {
+	v, err := daemonset.ParseVersion("1.36.3")
+	if err != nil {
+		panic(err)
+	}
+	return v
+}()

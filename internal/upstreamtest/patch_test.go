@@ -63,7 +63,7 @@ func TestAdoptAndReleasePatchesAreUpstreams(t *testing.T) {
 		if err := rm.ReleaseControllerRevision(ctx, rev); err != nil {
 			t.Fatal(err)
 		}
-		adopt, release := daemonset.AdoptPatch(ds, types.UID(c.objUID)), daemonset.ReleasePatch(ds, types.UID(c.objUID))
+		adopt, release := daemonset.ObjectRef{UID: types.UID(c.objUID)}.AdoptPatch(ds), daemonset.ObjectRef{UID: types.UID(c.objUID)}.ReleasePatch(ds)
 		for i, want := range [][]byte{pods.Patches[0], revs.patches[0]} {
 			if string(adopt) != string(want) {
 				t.Errorf("%q: AdoptPatch\n got %s\nwant %s (object %d)", c.name, adopt, want, i)
@@ -86,7 +86,7 @@ func TestOwnerPatchesApplied(t *testing.T) {
 	orphan := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns", UID: "pod-uid",
 		OwnerReferences: []metav1.OwnerReference{other}}}
 
-	adopted := applyPatch(t, orphan, daemonset.AdoptPatch(ds, "pod-uid"))
+	adopted := applyPatch(t, orphan, daemonset.ObjectRef{UID: "pod-uid"}.AdoptPatch(ds))
 	yes := true
 	// The patch's reference merges by uid and comes first; the other owner stays.
 	wantOwners := []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "agent", UID: "ds-uid",
@@ -98,7 +98,7 @@ func TestOwnerPatchesApplied(t *testing.T) {
 		t.Errorf("uid after adoption %q", adopted.UID)
 	}
 
-	released := applyPatch(t, adopted, daemonset.ReleasePatch(ds, "pod-uid"))
+	released := applyPatch(t, adopted, daemonset.ObjectRef{UID: "pod-uid"}.ReleasePatch(ds))
 	if d := cmp.Diff([]metav1.OwnerReference{other}, released.OwnerReferences); d != "" {
 		t.Errorf("owners after release (-want +got):\n%s", d)
 	}
@@ -106,7 +106,7 @@ func TestOwnerPatchesApplied(t *testing.T) {
 	// would rewrite metadata.uid, which the API server refuses as a conflict.
 	stranger := orphan.DeepCopy()
 	stranger.UID = "someone-else"
-	if got := applyPatch(t, stranger, daemonset.AdoptPatch(ds, "pod-uid")); got.UID == stranger.UID {
+	if got := applyPatch(t, stranger, daemonset.ObjectRef{UID: "pod-uid"}.AdoptPatch(ds)); got.UID == stranger.UID {
 		t.Errorf("the patch does not carry the precondition uid")
 	}
 }

@@ -51,7 +51,7 @@ func revisionCase(r *rand.Rand) (*appsv1.DaemonSet, []*v1.Node, []*v1.Pod, []*ap
 			RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxUnavailable: &zero, MaxSurge: &one}}
 	}
 	ds = daemonset.WithDefaults(ds)
-	hash := daemonset.ComputeHashFor(release, &ds.Spec.Template, ds.Status.CollisionCount)
+	hash := release.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
 
 	numbers := r.Perm(8)
 	var revs []*appsv1.ControllerRevision
@@ -312,7 +312,7 @@ func TestRevisionHistoryGraceAgainstUpstream(t *testing.T) {
 						Spec: v1.PodSpec{Containers: []v1.Container{{Name: "c", Image: "v9"}}}},
 				},
 			})
-			hash := daemonset.ComputeHashFor(release, &ds.Spec.Template, nil)
+			hash := release.ComputeHash(&ds.Spec.Template, nil)
 			old := ds.DeepCopy()
 			old.Spec.Template.Spec.Containers[0].Image = "v1"
 			var revs []*appsv1.ControllerRevision

@@ -266,7 +266,7 @@ func randomWorld(r *rand.Rand, now time.Time) *world {
 	older.Spec.Template.Spec.Containers[0].Image = "img:v0"
 	older.Annotations[appsv1.DeprecatedTemplateGeneration] = "0"
 	for i, d := range []*appsv1.DaemonSet{older, w.ds} {
-		h := daemonset.ComputeHashFor(release, &d.Spec.Template, nil)
+		h := release.ComputeHash(&d.Spec.Template, nil)
 		rev, err := daemonset.NewRevision(d, h, int64(i+1))
 		if err != nil {
 			panic(err)
@@ -664,10 +664,10 @@ func compareSync(t *testing.T, w *world, now time.Time, backoff *flowcontrol.Bac
 			cand.Delete = append(cand.Delete, daemonset.Deletion{Namespace: trajNS, Name: name})
 		}
 		for _, name := range up.adopt {
-			cand.Adopt = append(cand.Adopt, daemonset.PodRef{Namespace: trajNS, Name: name})
+			cand.Adopt = append(cand.Adopt, daemonset.ObjectRef{Namespace: trajNS, Name: name})
 		}
 		for _, name := range up.release {
-			cand.Release = append(cand.Release, daemonset.PodRef{Namespace: trajNS, Name: name})
+			cand.Release = append(cand.Release, daemonset.ObjectRef{Namespace: trajNS, Name: name})
 		}
 		// The back-off in force, if any, is the controller's at this sync (DIFF-12).
 		copts := conformance.Options{Version: release, Now: now, BurstLimit: burstLimit, Backoff: state}
@@ -753,7 +753,7 @@ func describeWorld(w *world, now time.Time) string {
 		fmt.Fprintf(&b, " maxUnavailable %v maxSurge %v", ru.MaxUnavailable, ru.MaxSurge)
 	}
 	fmt.Fprintf(&b, " minReady %d hash %s nodeSelector %v tolerations %d\n", ds.Spec.MinReadySeconds,
-		daemonset.ComputeHashFor(release, &ds.Spec.Template, ds.Status.CollisionCount), ds.Spec.Template.Spec.NodeSelector, len(ds.Spec.Template.Spec.Tolerations))
+		release.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount), ds.Spec.Template.Spec.NodeSelector, len(ds.Spec.Template.Spec.Tolerations))
 	for _, n := range w.nodes {
 		var taints []string
 		for _, t := range n.Spec.Taints {

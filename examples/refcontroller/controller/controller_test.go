@@ -156,7 +156,7 @@ func TestSyncWriteOrderNewDaemonSet(t *testing.T) {
 	if err := h.sync(t); err != nil {
 		t.Fatal(err)
 	}
-	hash := daemonset.ComputeHashFor(daemonset.NewestVersion(), &ds.Spec.Template, nil)
+	hash := daemonset.NewestVersion().ComputeHash(&ds.Spec.Template, nil)
 	equal(t, h.requests(), []string{
 		"create controllerrevisions agent-" + hash,
 		"create pods agent-*", "create pods agent-*", "create pods agent-*",
@@ -248,7 +248,7 @@ func TestSyncAdoptsAndReleases(t *testing.T) {
 		t.Errorf("released pod keeps %v", got.OwnerReferences)
 	}
 	got, _ = h.client.CoreV1().Pods("ns").Get(context.Background(), "orphan", metav1.GetOptions{})
-	if !daemonset.IsControlledBy(got, ds) {
+	if !daemonset.NewestVersion().IsControlledBy(got, ds) {
 		t.Errorf("adopted pod has owners %v", got.OwnerReferences)
 	}
 }
@@ -336,10 +336,11 @@ func revision(ds *appsv1.DaemonSet, name, hash string, number int64, data []byte
 func TestSyncRevisionDedupAndCleanup(t *testing.T) {
 	ds := testDS()
 	ds.Spec.RevisionHistoryLimit = ptrTo(int32(0))
-	patch, err := daemonset.RevisionPatch(ds)
+	rev, err := daemonset.NewRevision(ds, "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	patch := rev.Data.Raw
 	old := revision(ds, "agent-old", "old", 1, []byte(`{"spec":{"template":{"$patch":"replace"}}}`))
 	dup := revision(ds, "agent-aaa", "aaa", 2, patch)
 	keep := revision(ds, "agent-bbb", "bbb", 3, patch)
@@ -427,7 +428,7 @@ func TestSyncPendingExpectations(t *testing.T) {
 	}
 	// The revision the caches do not show yet is created again, found to hold the template
 	// (AlreadyExists), as upstream does before it checks the expectations.
-	hash := daemonset.ComputeHashFor(daemonset.NewestVersion(), &ds.Spec.Template, nil)
+	hash := daemonset.NewestVersion().ComputeHash(&ds.Spec.Template, nil)
 	equal(t, h.requests(), []string{"create controllerrevisions agent-" + hash, "get controllerrevisions agent-" + hash,
 		"update daemonsets/status agent"})
 	if after != 0 {
@@ -564,7 +565,7 @@ func surgeRollout(t *testing.T) (*harness, *appsv1.DaemonSet) {
 	one, zero := intstr.FromInt32(1), intstr.FromInt32(0)
 	ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{Type: appsv1.RollingUpdateDaemonSetStrategyType,
 		RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxSurge: &one, MaxUnavailable: &zero}}
-	cur := daemonset.ComputeHashFor(daemonset.NewestVersion(), &ds.Spec.Template, nil)
+	cur := daemonset.NewestVersion().ComputeHash(&ds.Spec.Template, nil)
 	objs := append(testNodes(3), ds,
 		pod("old-0", "node-0", ds, true, ready, hashed("old")),
 		pod("new-0", "node-0", ds, true, ready, hashed(cur)),
@@ -588,7 +589,7 @@ func TestSyncRollsInTheSameSyncWhenTheBaseDiffIsObserved(t *testing.T) {
 	if len(traces) != 1 || !traces[0].Rechecked || !traces[0].Observed || !traces[0].Rolled || len(traces[0].Mid.Pods) != 3 {
 		t.Errorf("traces %+v, want one sync that checked again, observed the delete (3 pods left) and rolled", traces)
 	}
-	hash := daemonset.ComputeHashFor(daemonset.NewestVersion(), &ds.Spec.Template, nil)
+	hash := daemonset.NewestVersion().ComputeHash(&ds.Spec.Template, nil)
 	equal(t, h.requests(), []string{
 		"create controllerrevisions agent-" + hash,
 		"delete pods old-0",
@@ -625,7 +626,7 @@ func TestSyncLeavesTheRollingStepWhenTheBaseDiffIsNotObserved(t *testing.T) {
 		t.Errorf("traces %+v, want one sync that checked again and found the delete not observed", traces)
 	}
 	equal(t, h.requests(), []string{
-		"create controllerrevisions agent-" + daemonset.ComputeHashFor(daemonset.NewestVersion(), &ds.Spec.Template, nil),
+		"create controllerrevisions agent-" + daemonset.NewestVersion().ComputeHash(&ds.Spec.Template, nil),
 		"delete pods old-0",
 		"update daemonsets/status agent",
 	})
@@ -697,7 +698,7 @@ func TestSyncFollowsTheRelease(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			hash := daemonset.ComputeHashFor(v, &ds.Spec.Template, nil)
+			hash := v.ComputeHash(&ds.Spec.Template, nil)
 			if !slices.Contains(h.requests(), "create controllerrevisions agent-"+hash) {
 				t.Errorf("requests %q; want the revision of release %s's hash %s", h.requests(), v, hash)
 			}

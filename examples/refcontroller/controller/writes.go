@@ -28,7 +28,7 @@ func (s *syncer) claimRevisions(w *daemonset.RevisionWrites) error {
 		}
 	}
 	for _, r := range w.Relabel {
-		if _, err := client.Patch(s.ctx, r.Name, types.MergePatchType, daemonset.RevisionRelabelPatch(r), metav1.PatchOptions{}); err != nil {
+		if _, err := client.Patch(s.ctx, r.Name, types.MergePatchType, r.Patch(), metav1.PatchOptions{}); err != nil {
 			return err
 		}
 	}
@@ -36,12 +36,12 @@ func (s *syncer) claimRevisions(w *daemonset.RevisionWrites) error {
 		if err := s.canAdopt(); err != nil {
 			return fmt.Errorf("can't adopt ControllerRevision %s: %w", ref.Name, err)
 		}
-		if _, err := client.Patch(s.ctx, ref.Name, daemonset.OwnerPatchType, daemonset.AdoptPatch(s.ds, ref.UID), metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		if _, err := client.Patch(s.ctx, ref.Name, daemonset.OwnerPatchType, ref.AdoptPatch(s.ds), metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}
 	}
 	for _, ref := range w.Release {
-		_, err := client.Patch(s.ctx, ref.Name, daemonset.OwnerPatchType, daemonset.ReleasePatch(s.ds, ref.UID), metav1.PatchOptions{})
+		_, err := client.Patch(s.ctx, ref.Name, daemonset.OwnerPatchType, ref.ReleasePatch(s.ds), metav1.PatchOptions{})
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsInvalid(err) {
 			return err
 		}
@@ -58,7 +58,7 @@ func (s *syncer) currentRevision(w *daemonset.RevisionWrites) error {
 	}
 	pods := s.c.client.CoreV1().Pods(s.ds.Namespace)
 	for _, r := range w.RelabelPods {
-		p, err := pods.Patch(s.ctx, r.Name, types.MergePatchType, daemonset.RelabelPatch(r.Hash), metav1.PatchOptions{})
+		p, err := pods.Patch(s.ctx, r.Name, types.MergePatchType, r.Patch(), metav1.PatchOptions{})
 		if err != nil {
 			return err
 		}
@@ -160,7 +160,7 @@ func (s *syncer) podWrites(res *daemonset.Result, snap daemonset.Snapshot, now t
 			case !apierrors.IsNotFound(err): // a pod already gone counts as observed
 				s.c.recorder.Eventf(s.ds, v1.EventTypeWarning, "FailedDelete", "Error deleting: %v", err)
 				mu.Lock()
-				exp.Deletes = slices.DeleteFunc(exp.Deletes, func(r daemonset.PodRef) bool { return r.UID == d.UID && r.Name == d.Name })
+				exp.Deletes = slices.DeleteFunc(exp.Deletes, func(r daemonset.ObjectRef) bool { return r.UID == d.UID && r.Name == d.Name })
 				mu.Unlock()
 				fail(err)
 			}

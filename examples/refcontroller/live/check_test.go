@@ -29,7 +29,7 @@ var storyRelease = func() daemonset.Version {
 func (s *story) currentRevisionName() string {
 	ds, err := s.client.AppsV1().DaemonSets(ns).Get(s.ctx, dsName, metav1.GetOptions{})
 	s.mustErr(err)
-	return ds.Name + "-" + daemonset.ComputeHashFor(storyRelease, &ds.Spec.Template, ds.Status.CollisionCount)
+	return ds.Name + "-" + storyRelease.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
 }
 
 // converged reads the cluster from the API server and returns why it has not converged, or ""
@@ -80,7 +80,7 @@ func (s *story) converged() string {
 
 	byNode := map[string][]*v1.Pod{}
 	for _, pod := range snap.Pods {
-		if !daemonset.IsControlledBy(pod, ds) {
+		if !storyRelease.IsControlledBy(pod, ds) {
 			return fmt.Sprintf("pod %s is not the DaemonSet's", pod.Name)
 		}
 		if pod.DeletionTimestamp != nil || pod.Spec.NodeName == "" {
@@ -96,7 +96,7 @@ func (s *story) converged() string {
 			return fmt.Sprintf("%s runs %d daemon pods, want 1", node.Name, len(pods))
 		case e.ShouldRun && pods[0].Labels[appsv1.DefaultDaemonSetUniqueLabelKey] != res.RevisionHash:
 			return fmt.Sprintf("%s: pod %s is not current", node.Name, pods[0].Name)
-		case e.ShouldRun && !daemonset.IsPodAvailable(pods[0], ds.Spec.MinReadySeconds, time.Now()):
+		case e.ShouldRun && !storyRelease.IsPodAvailable(pods[0], ds.Spec.MinReadySeconds, time.Now()):
 			return fmt.Sprintf("%s: pod %s is not available", node.Name, pods[0].Name)
 		case !e.ShouldContinueRunning && len(pods) > 0:
 			return fmt.Sprintf("%s may not run a daemon pod (%s) and runs %d", node.Name, e.Reason, len(pods))

@@ -159,7 +159,7 @@ func model(tr controller.SyncTrace) (modelStep, error) {
 func podStates(ds *appsv1.DaemonSet, s daemonset.Snapshot) map[string]string {
 	byNode := map[string][]string{}
 	for _, p := range s.Pods {
-		if !daemonset.IsControlledBy(p, ds) {
+		if !storyRelease.IsControlledBy(p, ds) {
 			continue
 		}
 		node := p.Spec.NodeName
