@@ -10,6 +10,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/daemonsched/daemonsched/daemonset"
 )
 
 // Admission is what the API server's LimitRanger and RuntimeClass admission plugins do to a
@@ -165,15 +167,27 @@ func (r *Rejection) String() string {
 	return fmt.Sprintf("%s %s: %s", r.Plugin, r.Object, r.Message)
 }
 
-// Admit returns the pod that the API server stores when a pod with spec is created in
-// namespace, in the order the v1.36 API server runs the steps (ADM-1): defaulting, the
-// mutating LimitRanger and RuntimeClass plugins, then their validation. spec is not modified;
-// a nil spec is an empty pod.
+// Admit returns the pod that the API server of the newest supported release stores when a pod
+// with spec is created in namespace: [Admission.AdmitFor] at [daemonset.NewestVersion]. spec is
+// not modified; a nil spec is an empty pod.
 func (a *Admission) Admit(namespace string, spec *v1.PodSpec) AdmittedPod {
+	return a.AdmitFor(daemonset.NewestVersion(), namespace, spec)
+}
+
+// AdmitFor returns the pod that the API server of release version stores when a pod with spec
+// is created in namespace, in the order it runs the steps (ADM-1): defaulting, the mutating
+// LimitRanger and RuntimeClass plugins, then their validation; from 1.37 the pod-level
+// resources are defaulted after the mutating plugins, before the validation (ADM-7). spec is
+// not modified; a nil spec is an empty pod; the zero version is the newest release.
+func (a *Admission) AdmitFor(version daemonset.Version, namespace string, spec *v1.PodSpec) AdmittedPod {
 	if spec == nil {
 		spec = &v1.PodSpec{}
 	}
-	s := storedSpec(spec)
+	if version.IsZero() {
+		version = daemonset.NewestVersion()
+	}
+	late := podLevelDefaultsAfterAdmission(version)
+	s := storedSpec(spec, !late)
 	out := AdmittedPod{Spec: s}
 	if a != nil {
 		for _, lr := range a.limitRanges[namespace] {
@@ -187,6 +201,9 @@ func (a *Admission) Admit(namespace string, spec *v1.PodSpec) AdmittedPod {
 			if rc != nil && rc.Scheduling != nil && len(rc.Scheduling.NodeSelector) > 0 {
 				out.SchedulingSelector = maps.Clone(rc.Scheduling.NodeSelector)
 			}
+			if late {
+				defaultPodLevelResources(s)
+			}
 			for _, lr := range a.limitRanges[namespace] {
 				if msgs := validateLimitRange(s, lr); len(msgs) > 0 {
 					out.Rejection = &Rejection{Plugin: "LimitRanger", Object: lr.Namespace + "/" + lr.Name, Message: strings.Join(msgs, "; ")}
@@ -198,10 +215,18 @@ func (a *Admission) Admit(namespace string, spec *v1.PodSpec) AdmittedPod {
 					Message: "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead"}
 			}
 		}
+	} else if late {
+		defaultPodLevelResources(s)
 	}
 	out.Requests = PodRequests(s)
 	return out
 }
+
+// podLevelDefaultsAfterAdmission reports whether release v defaults a pod's pod-level
+// resources when it prepares the pod for storage, after the mutating admission plugins
+// (PodLevelResourcesFixDefaulting, beta and on from 1.37.0), rather than when it decodes the
+// pod, before them (ADM-7).
+func podLevelDefaultsAfterAdmission(v daemonset.Version) bool { return v.AtLeast(1, 37, 0) }
 
 func runtimeClassName(s *v1.PodSpec) string {
 	if s.RuntimeClassName == nil {
@@ -226,10 +251,10 @@ func (a *Admission) runtimeClass(s *v1.PodSpec) (*nodev1.RuntimeClass, *Rejectio
 
 // storedSpec returns a copy of spec with the resource defaults the API server applies when it
 // decodes a pod (core/v1 SetDefaults_Pod): each container's requests default to its limits,
-// and pod-level requests as [PodRequests] describes them.
-func storedSpec(spec *v1.PodSpec) *v1.PodSpec {
+// and, when podLevel is set (until 1.36), pod-level requests as [PodRequests] describes them.
+func storedSpec(spec *v1.PodSpec, podLevel bool) *v1.PodSpec {
 	s := spec.DeepCopy()
-	if s.Resources != nil {
+	if podLevel && s.Resources != nil {
 		s.Resources.Requests = podLevelRequests(spec, aggregate(spec, addTo)).DeepCopy()
 	}
 	for _, cs := range [][]v1.Container{s.Containers, s.InitContainers} {
@@ -246,6 +271,98 @@ func storedSpec(spec *v1.PodSpec) *v1.PodSpec {
 		}
 	}
 	return s
+}
+
+// defaultPodLevelResources sets the pod-level resources of s as the API server of 1.37 does when
+// it prepares a created pod for storage, after the mutating admission plugins (ADM-7; upstream
+// pkg/api/pod DefaultPodLevelResources): hugepages limits the pod level lacks come from the
+// containers' unless requested there; cpu and memory requests the pod level lacks come from the
+// containers' requests, and any other request it lacks from its limit; then a request with no
+// pod-level limit gets one when every container limits that resource: the larger of the
+// request and the containers' aggregate limit. Nothing happens without pod-level resources.
+func defaultPodLevelResources(s *v1.PodSpec) {
+	r := s.Resources
+	if r == nil || (len(r.Requests) == 0 && len(r.Limits) == 0) {
+		return
+	}
+	for name, q := range aggregate(s, addLimits) {
+		if !strings.HasPrefix(string(name), v1.ResourceHugePagesPrefix) {
+			continue
+		}
+		_, requested := r.Requests[name]
+		_, limited := r.Limits[name]
+		if requested || limited {
+			continue
+		}
+		if r.Limits == nil {
+			r.Limits = v1.ResourceList{}
+		}
+		r.Limits[name] = q
+	}
+
+	reqs := r.Requests
+	if reqs == nil {
+		reqs = v1.ResourceList{}
+	}
+	// The containers' requests as they stand: a limit a LimitRange added is not a request (ADM-1).
+	containerReqs := aggregate(s, addRequests)
+	for _, name := range []v1.ResourceName{v1.ResourceCPU, v1.ResourceMemory} {
+		if q, ok := containerReqs[name]; ok {
+			if _, set := reqs[name]; !set {
+				reqs[name] = q
+			}
+		}
+	}
+	for name, q := range r.Limits {
+		if _, set := reqs[name]; !set && podLevelResource(name) {
+			reqs[name] = q.DeepCopy()
+		}
+	}
+	if len(reqs) > 0 {
+		r.Requests = reqs
+	}
+
+	var candidates []v1.ResourceName
+	for name := range r.Requests {
+		if _, limited := r.Limits[name]; !limited && podLevelResource(name) && everyContainerLimits(s, name) {
+			candidates = append(candidates, name)
+		}
+	}
+	if len(candidates) == 0 {
+		return
+	}
+	limits := aggregate(s, addLimits)
+	for _, name := range candidates {
+		q, ok := limits[name]
+		if !ok {
+			continue
+		}
+		if req := r.Requests[name]; req.Cmp(q) > 0 {
+			q = req.DeepCopy()
+		}
+		if r.Limits == nil {
+			r.Limits = v1.ResourceList{}
+		}
+		r.Limits[name] = q
+	}
+}
+
+// everyContainerLimits reports whether every container of s, init and ephemeral ones included,
+// sets a limit for name.
+func everyContainerLimits(s *v1.PodSpec, name v1.ResourceName) bool {
+	for _, cs := range [][]v1.Container{s.InitContainers, s.Containers} {
+		for i := range cs {
+			if _, ok := cs[i].Resources.Limits[name]; !ok {
+				return false
+			}
+		}
+	}
+	for i := range s.EphemeralContainers {
+		if _, ok := s.EphemeralContainers[i].Resources.Limits[name]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // admitRuntimeClass applies the RuntimeClass rc (nil: none) to s (ADM-5): its overhead, which

@@ -12,6 +12,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/fleet"
 )
 
@@ -114,6 +118,100 @@ func TestAdmissionRules(t *testing.T) {
 			}
 			if len(got.SchedulingSelector) != len(tc.selector) || got.SchedulingSelector["sandbox"] != tc.selector["sandbox"] {
 				t.Fatalf("scheduling selector %v, want %v", got.SchedulingSelector, tc.selector)
+			}
+		})
+	}
+}
+
+// TestAdmissionByRelease checks ADM-7 release by release: until 1.36 a pod's pod-level
+// resources are defaulted when the API server decodes it, before the LimitRanger; from 1.37
+// after the mutating plugins, with the LimitRange defaults in the containers, and pod-level
+// limits default too.
+func TestAdmissionByRelease(t *testing.T) {
+	// A pod with a pod-level cpu limit and a container without resources, in a namespace whose
+	// LimitRange gives containers 2 cpu and allows pods a limit of at most twice the request
+	// (random case 93 of TestAdmitAgreesWithUpstream).
+	podLimitOnly := v1.PodSpec{Containers: []v1.Container{reqContainer("c", nil, nil)},
+		Resources: &v1.ResourceRequirements{Limits: reqList("cpu", "64")}}
+	ratio := []*v1.LimitRange{admLimitRange("l",
+		v1.LimitRangeItem{Type: v1.LimitTypePod, MaxLimitRequestRatio: reqList("cpu", "2")},
+		v1.LimitRangeItem{Type: v1.LimitTypeContainer, Default: reqList("cpu", "2")})}
+	// A pod-level cpu request under its containers' limits, and no pod-level limit.
+	podRequestOnly := v1.PodSpec{Containers: []v1.Container{
+		reqContainer("a", nil, reqList("cpu", "1")), reqContainer("b", nil, reqList("cpu", "1"))},
+		Resources: &v1.ResourceRequirements{Requests: reqList("cpu", "1")}}
+	// A pod-level cpu request over its only container's limit, and a Pod min above that limit.
+	podRequestOverLimits := v1.PodSpec{Containers: []v1.Container{reqContainer("a", nil, reqList("cpu", "1"))},
+		Resources: &v1.ResourceRequirements{Requests: reqList("cpu", "3")}}
+	podMin := []*v1.LimitRange{admLimitRange("l", v1.LimitRangeItem{Type: v1.LimitTypePod, Min: reqList("cpu", "2")})}
+	tests := []struct {
+		name           string
+		version        string
+		limitRanges    []*v1.LimitRange
+		spec           v1.PodSpec
+		wantRejectedBy string
+		wantPodLevel   *v1.ResourceRequirements
+		wantRequests   v1.ResourceList
+	}{
+		{name: "ADM-7 until 1.36 the pod-level request is the limit before the LimitRange, so the ratio holds",
+			version: "1.36.3", limitRanges: ratio, spec: podLimitOnly,
+			wantPodLevel: &v1.ResourceRequirements{Limits: reqList("cpu", "64"), Requests: reqList("cpu", "64")},
+			wantRequests: reqList("cpu", "64")},
+		{name: "ADM-7 from 1.37 the pod-level request is the containers' defaulted request, so the ratio refuses",
+			version: "1.37.2", limitRanges: ratio, spec: podLimitOnly, wantRejectedBy: "LimitRanger"},
+		{name: "ADM-7 the zero version is the newest release",
+			limitRanges: ratio, spec: podLimitOnly, wantRejectedBy: "LimitRanger"},
+		{name: "ADM-7 from 1.37 a pod-level request over its containers' limits is the pod's limit, which the Pod min allows",
+			version: "1.37.2", limitRanges: podMin, spec: podRequestOverLimits,
+			wantPodLevel: &v1.ResourceRequirements{Limits: reqList("cpu", "3"), Requests: reqList("cpu", "3")},
+			wantRequests: reqList("cpu", "3")},
+		{name: "ADM-7 until 1.36 the pod's limit is its containers', which the Pod min refuses",
+			version: "1.36.3", limitRanges: podMin, spec: podRequestOverLimits, wantRejectedBy: "LimitRanger"},
+		{name: "ADM-7 from 1.37 the pod-level limit is defaulted without any admission object",
+			version: "1.37.2", spec: podRequestOnly,
+			wantPodLevel: &v1.ResourceRequirements{Limits: reqList("cpu", "2"), Requests: reqList("cpu", "1")},
+			wantRequests: reqList("cpu", "1")},
+		{name: "ADM-7 from 1.37 the pod-level limit is the request when that is larger",
+			version: "1.37.2", spec: v1.PodSpec{Containers: []v1.Container{reqContainer("a", nil, reqList("cpu", "1"))},
+				Resources: &v1.ResourceRequirements{Requests: reqList("cpu", "3")}},
+			wantPodLevel: &v1.ResourceRequirements{Limits: reqList("cpu", "3"), Requests: reqList("cpu", "3")},
+			wantRequests: reqList("cpu", "3")},
+		{name: "ADM-7 from 1.37 no pod-level limit when a container has none",
+			version: "1.37.2", spec: v1.PodSpec{Containers: []v1.Container{reqContainer("a", nil, reqList("cpu", "1")), reqContainer("b", nil, nil)},
+				Resources: &v1.ResourceRequirements{Requests: reqList("cpu", "3")}},
+			wantPodLevel: &v1.ResourceRequirements{Requests: reqList("cpu", "3")},
+			wantRequests: reqList("cpu", "3")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var version daemonset.Version
+			if tt.version != "" {
+				v, err := daemonset.ParseVersion(tt.version)
+				require.NoError(t, err)
+				version = v
+			}
+			var a *fleet.Admission
+			if tt.limitRanges != nil {
+				var errs field.ErrorList
+				a, errs = fleet.CompileAdmission(tt.limitRanges, nil)
+				require.Empty(t, errs)
+			}
+			spec := tt.spec.DeepCopy()
+			got := a.AdmitFor(version, "ns", spec)
+			if diff := cmp.Diff(tt.spec.DeepCopy(), spec); diff != "" {
+				t.Fatalf("AdmitFor modified its input (-before +after):\n%s", diff)
+			}
+			if tt.wantRejectedBy != "" {
+				require.NotNil(t, got.Rejection)
+				require.Equal(t, tt.wantRejectedBy, got.Rejection.Plugin)
+				return
+			}
+			require.Nil(t, got.Rejection)
+			if diff := cmp.Diff(tt.wantPodLevel, got.Spec.Resources); diff != "" {
+				t.Errorf("AdmitFor() pod-level resources mismatch (-want +got):\n%s", diff)
+			}
+			if !reqEqual(got.Requests, tt.wantRequests) {
+				t.Errorf("requests %s, want %s", reqString(got.Requests), reqString(tt.wantRequests))
 			}
 		})
 	}

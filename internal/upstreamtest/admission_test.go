@@ -113,8 +113,9 @@ var runtimeClasses = []*nodev1.RuntimeClass{
 	}},
 }
 
-// upstream runs the v1.36.3 plugins on spec in the API server's order: defaulting, LimitRanger
-// and RuntimeClass admission, then their validation.
+// upstream runs the linked release's plugins on spec in the API server's order: defaulting,
+// LimitRanger and RuntimeClass admission, the registry's pod-level defaulting, then the plugins'
+// validation.
 func upstream(t *testing.T, spec *v1.PodSpec, lr *v1.LimitRange) (*v1.Pod, error) {
 	client := fake.NewClientset()
 	factory := informers.NewSharedInformerFactory(client, 0)
@@ -153,6 +154,10 @@ func upstream(t *testing.T, spec *v1.PodSpec, lr *v1.LimitRange) (*v1.Pod, error
 		err = rc.Admit(ctx, attrs, nil)
 	}
 	if err == nil {
+		// The registry's create (rest.BeforeCreate, PrepareForCreate) comes between the
+		// mutating and the validating admission plugins: from 1.37 that is where pod-level
+		// resources are defaulted (ADM-7).
+		defaultPodLevelResources(internal)
 		err = limits.Validate(ctx, attrs, nil)
 	}
 	if err == nil {
@@ -177,8 +182,8 @@ func sameList(a, b v1.ResourceList) bool {
 	return true
 }
 
-// TestAdmitAgreesWithUpstream checks fleet's Admission (ADM-1..ADM-5) against the v1.36.3
-// LimitRanger and RuntimeClass plugins, and the admitted pod's requests against
+// TestAdmitAgreesWithUpstream checks fleet's Admission at the linked release (ADM-1..ADM-5,
+// ADM-7) against that release's LimitRanger and RuntimeClass plugins, and the admitted pod's requests against
 // component-helpers' PodRequests, on random pods, LimitRanges and the two RuntimeClasses.
 func TestAdmitAgreesWithUpstream(t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 1))
@@ -196,7 +201,7 @@ func TestAdmitAgreesWithUpstream(t *testing.T) {
 			t.Fatal(errs)
 		}
 		before := spec.DeepCopy()
-		got := a.Admit("ns", spec)
+		got := a.AdmitFor(release, "ns", spec)
 		if !reflect.DeepEqual(before, spec) {
 			t.Fatal("Admit modified its input")
 		}

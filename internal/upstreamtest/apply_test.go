@@ -27,8 +27,8 @@ import (
 	dsstrategy "k8s.io/kubernetes/pkg/registry/apps/daemonset"
 )
 
-// The client-side `kubectl apply` of a manifest over a stored DaemonSet, as kubectl v0.36.3 and
-// the v1.36.3 API server do it, against apiserver.Apply (D-14).
+// The client-side `kubectl apply` of a manifest over a stored DaemonSet, as kubectl and the API
+// server of the linked release do it, against apiserver.Apply (D-14).
 //
 // kubectl's side is its own code where it is importable cheaply: pkg/util's
 // GetModifiedConfiguration and GetOriginalConfiguration (what is sent and the last-applied
@@ -52,8 +52,8 @@ func upstreamApply(t *testing.T, stored *appsv1.DaemonSet, manifest map[string]a
 	must(t, err)
 	obj := &unstructured.Unstructured{}
 	must(t, obj.UnmarshalJSON(data))
-	ctx := genericapirequest.WithNamespace(context.Background(), obj.GetNamespace())
 	if stored == nil {
+		ctx := requestContext(obj.GetNamespace(), obj.GetName(), "create")
 		// kubectl apply of an object that does not exist: the annotation, then a create.
 		modified, err := kubectlutil.GetModifiedConfiguration(obj, false, unstructured.UnstructuredJSONScheme)
 		must(t, err)
@@ -106,10 +106,31 @@ func upstreamApply(t *testing.T, stored *appsv1.DaemonSet, manifest map[string]a
 		return nil, []metav1.StatusCause{{Type: metav1.CauseTypeFieldValueInvalid, Field: "metadata.annotations[" + appsv1.DeprecatedTemplateGeneration + "]"}}
 	}
 	must(t, legacyscheme.Scheme.Convert(stored.DeepCopy(), oldInternal, nil))
+	ctx := requestContext(stored.Namespace, stored.Name, "patch")
 	if err := rest.BeforeUpdate(dsstrategy.Strategy, ctx, newInternal, oldInternal); err != nil {
 		return nil, causes(t, err)
 	}
 	return storedVersioned(t, newInternal), nil
+}
+
+// requestContext is the context the API server's filters give a request for the DaemonSet
+// namespace/name: its namespace and its request info (WithRequestInfo), which the declarative
+// validation of 1.37 reads for the group, version and subresource it validates; without one it
+// refuses every object.
+func requestContext(namespace, name, verb string) context.Context {
+	ctx := genericapirequest.WithNamespace(context.Background(), namespace)
+	return genericapirequest.WithRequestInfo(ctx, &genericapirequest.RequestInfo{
+		IsResourceRequest: true,
+		Path:              "/apis/apps/v1/namespaces/" + namespace + "/daemonsets/" + name,
+		Verb:              verb,
+		APIPrefix:         "apis",
+		APIGroup:          "apps",
+		APIVersion:        "v1",
+		Namespace:         namespace,
+		Resource:          "daemonsets",
+		Name:              name,
+		Parts:             []string{"daemonsets", name},
+	})
 }
 
 // storedVersioned converts the internal object back to apps/v1 and through the storage's
@@ -240,7 +261,7 @@ func randomStored(t *testing.T, r *rand.Rand) (*appsv1.DaemonSet, map[string]any
 			newInternal, oldInternal := &apps.DaemonSet{}, &apps.DaemonSet{}
 			must(t, legacyscheme.Scheme.Convert(restarted, newInternal, nil))
 			must(t, legacyscheme.Scheme.Convert(ds.DeepCopy(), oldInternal, nil))
-			ctx := genericapirequest.WithNamespace(context.Background(), ds.Namespace)
+			ctx := requestContext(ds.Namespace, ds.Name, "patch")
 			must(t, rest.BeforeUpdate(dsstrategy.Strategy, ctx, newInternal, oldInternal))
 			ds = storedVersioned(t, newInternal)
 		}

@@ -73,12 +73,16 @@ run_release() {
 	cp "$here"/*.go "$here/go.mod" "$here/go.sum" "$work/"
 	(cd "$work" && go mod edit -replace "github.com/daemonsched/daemonsched=$root")
 	pin "$work" "$release"
-	echo "== internal/upstreamtest against k8s.io/kubernetes v$release"
+	# The build tag k8s_1_<minor> selects the shim file for that release's APIs (shim_older_test.go
+	# before 1.37; the newest's, shim_newest_test.go, is built without a tag, as CI runs it).
+	local tag=k8s_1_${release#1.}
+	tag=${tag%.*}
+	echo "== internal/upstreamtest against k8s.io/kubernetes v$release (-tags $tag)"
 	(
 		cd "$work"
 		GOFLAGS="${GOFLAGS:-} -mod=mod" go mod tidy
-		go vet .
-		go test "$@" .
+		go vet -tags "$tag" .
+		go test -tags "$tag" "$@" .
 	)
 }
 

@@ -11,10 +11,11 @@ import (
 
 // pinnedRelease is the release of k8s.io/kubernetes this module's go.mod requires; release.sh
 // rewrites it with go.mod, and TestMain refuses a binary whose build information says otherwise.
-const pinnedRelease = "1.36.3"
+const pinnedRelease = "1.37.2"
 
 // release is the Kubernetes release whose k8s.io/kubernetes this test binary links (VER-8):
-// v1.36.3 in the module as committed (1.37.2 differs, VER-8), another supported release when release.sh re-pins a copy.
+// v1.37.2, the newest, in the module as committed, another supported release when release.sh
+// re-pins a copy.
 // Every plan here sets Options.Version to it and every pod carries its hash, so each release's
 // controller is checked against the plan at that release, never against the default.
 var release daemonset.Version

@@ -19,12 +19,10 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	corev1 "k8s.io/kubernetes/pkg/apis/core/v1"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
-	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultbinder"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodedeclaredfeatures"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodeports"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/noderesources"
@@ -34,28 +32,19 @@ import (
 	tf "k8s.io/kubernetes/pkg/scheduler/testing/framework"
 	"k8s.io/utils/ptr"
 
-	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/fleet"
 	"github.com/daemonsched/daemonsched/schedule"
 )
 
-// schedFeatures are the v1.36.3 scheduler's feature defaults that the filters read.
-var schedFeatures = feature.Features{
-	EnablePodLevelResources:         true,
-	EnableSidecarContainers:         true,
-	EnableNodeDeclaredFeatures:      true,
-	EnableInPlacePodVerticalScaling: true,
-}
-
-// TestFitAgainstUpstream runs package schedule's Fit and the v1.36.3 scheduler's
+// TestFitAgainstUpstream runs package schedule's Fit and the linked release's scheduler's
 // NodeResourcesFit, NodePorts and NodeDeclaredFeatures filters and the default preemption's
 // SelectVictimsOnNode on the same random nodes and pods (SCHED-1 to SCHED-4): the shortfalls
 // with their numbers, whether the ports and features pass, and whether preemption makes room
 // and with which victims, in order. The pods are defaulted as the API server stores them.
 //
-// Against v1.37.2 the plugin APIs used here are the same but one: SelectVictimsOnNode takes the
-// node's possible victims, pre.Evaluator.GetVictimsOnNode(ctx, nodeInfo), before the PDBs; the
-// features gain NodeDeclaredFeatures GA, and schedule.Options.Version becomes 1.37.2.
+// The scheduler's feature defaults and its SelectVictimsOnNode differ by release: the shim files
+// (shim_newest_test.go for the newest, shim_older_test.go before 1.37) hold them, and
+// the plan is Compiled at the linked release.
 func TestFitAgainstUpstream(t *testing.T) {
 	schedmetrics.Register()     // the scheduling queue records into the scheduler's metrics
 	logger := klog.Background() // at verbosity 0: the plugins' V(5) lines stay quiet
@@ -89,12 +78,11 @@ func TestFitAgainstUpstream(t *testing.T) {
 			tf.RegisterPluginAsExtensions(nodeports.Name, fixed(portsPl), "PreFilter", "Filter"),
 			tf.RegisterPluginAsExtensions(noderesources.Name, fixed(fitPl), "PreFilter", "Filter"),
 			tf.RegisterPluginAsExtensions(nodedeclaredfeatures.Name, fixed(ndfPl), "PreFilter", "Filter"),
-		}, "",
+		}, "", append(snapshotOptions(node, pods),
 			frameworkruntime.WithInformerFactory(informerFactory),
 			frameworkruntime.WithPodNominator(nominator),
-			frameworkruntime.WithSnapshotSharedLister(internalcache.NewSnapshot(pods, []*v1.Node{node})),
 			frameworkruntime.WithLogger(logger),
-		)
+		)...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,16 +92,11 @@ func TestFitAgainstUpstream(t *testing.T) {
 		}
 		return fw, pre
 	}
-	v136, err := daemonset.ParseVersion("1.36.3")
-	if err != nil {
-		t.Fatal(err)
-	}
-
 	r := rand.New(rand.NewPCG(24, 2026))
 	preempted, refused := 0, 0
 	for i := range 1500 {
 		node, pods, pod := randomScheduleCase(r)
-		got := schedule.Compile(pod, schedule.Options{Version: v136}).Fit(node, pods)
+		got := schedule.Compile(pod, schedule.Options{Version: release}).Fit(node, pods)
 
 		// The scheduler's cache holds no terminal pod (SCHED-6).
 		cached := slices.DeleteFunc(slices.Clone(pods), func(p *v1.Pod) bool { return p.Status.Phase == v1.PodSucceeded })
@@ -171,7 +154,7 @@ func TestFitAgainstUpstream(t *testing.T) {
 		wantPossible, wantVictims := false, []string(nil)
 		eligible, _ := pre.PodEligibleToPreemptOthers(ctx, pod, nil)
 		if eligible && status.Code() != fwk.UnschedulableAndUnresolvable {
-			victims, _, vStatus := pre.SelectVictimsOnNode(ctx, state.Clone(), pod, nodeInfo.Snapshot(), nil)
+			victims, vStatus := selectVictims(ctx, pre, state, pod, nodeInfo)
 			if vStatus.IsSuccess() {
 				wantPossible = true
 				for _, v := range victims {

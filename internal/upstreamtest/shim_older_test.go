@@ -1,0 +1,43 @@
+//go:build k8s_1_33 || k8s_1_34 || k8s_1_35 || k8s_1_36
+
+package upstreamtest
+
+import (
+	"context"
+
+	v1 "k8s.io/api/core/v1"
+	fwk "k8s.io/kube-scheduler/framework"
+	api "k8s.io/kubernetes/pkg/apis/core"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+)
+
+// This file holds what the tests need from releases before 1.37, where their APIs differ from the
+// newest's (release.sh builds them with the tag k8s_1_<minor>); shim_newest_test.go holds the
+// newest's.
+
+// schedFeatures are the v1.36.3 scheduler's feature defaults that the filters read.
+var schedFeatures = feature.Features{
+	EnablePodLevelResources:         true,
+	EnableSidecarContainers:         true,
+	EnableNodeDeclaredFeatures:      true,
+	EnableInPlacePodVerticalScaling: true,
+}
+
+// selectVictims runs the default preemption's SelectVictimsOnNode on nodeInfo with no PDBs, as
+// the scheduler before 1.37 does.
+func selectVictims(ctx context.Context, pre *defaultpreemption.DefaultPreemption, state fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) ([]*v1.Pod, *fwk.Status) {
+	victims, _, status := pre.SelectVictimsOnNode(ctx, state.Clone(), pod, nodeInfo.Snapshot(), nil)
+	return victims, status
+}
+
+// snapshotOptions give the framework the snapshot of node and pods.
+func snapshotOptions(node *v1.Node, pods []*v1.Pod) []frameworkruntime.Option {
+	return []frameworkruntime.Option{frameworkruntime.WithSnapshotSharedLister(internalcache.NewSnapshot(pods, []*v1.Node{node}))}
+}
+
+// defaultPodLevelResources is what the registry's PrepareForCreate does to a created pod's
+// pod-level resources: nothing before 1.37, which defaults them when it decodes the pod.
+func defaultPodLevelResources(*api.Pod) {}
