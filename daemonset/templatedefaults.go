@@ -38,6 +38,13 @@ func WithTemplateDefaults(ds *appsv1.DaemonSet) *appsv1.DaemonSet {
 }
 
 func defaultPodSpec(spec *v1.PodSpec) {
+	// serviceAccount is the deprecated alias of serviceAccountName: storage keeps the two equal,
+	// the newer name winning when both are set (conversion through the internal types in every
+	// release, SetDefaults_PodSpec as well from 1.37).
+	if spec.ServiceAccountName == "" {
+		spec.ServiceAccountName = spec.DeprecatedServiceAccount
+	}
+	spec.DeprecatedServiceAccount = spec.ServiceAccountName
 	if spec.DNSPolicy == "" {
 		spec.DNSPolicy = v1.DNSClusterFirst
 	}

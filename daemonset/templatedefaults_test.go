@@ -61,6 +61,28 @@ func TestWithTemplateDefaults(t *testing.T) {
 	}
 }
 
+// TestTemplateDefaultsServiceAccountAlias (DFLT-3): storage keeps serviceAccount, the deprecated
+// alias, equal to serviceAccountName, the newer field winning; both are in the template's hash.
+func TestTemplateDefaultsServiceAccountAlias(t *testing.T) {
+	for _, tc := range []struct {
+		name, saName, sa, want string
+	}{
+		{"neither", "", "", ""},
+		{"the name alone", "agent", "", "agent"},
+		{"the alias alone", "", "legacy", "legacy"},
+		{"both, the name wins", "agent", "legacy", "agent"},
+	} {
+		ds := &appsv1.DaemonSet{Spec: appsv1.DaemonSetSpec{Template: v1.PodTemplateSpec{Spec: v1.PodSpec{
+			ServiceAccountName: tc.saName, DeprecatedServiceAccount: tc.sa,
+			Containers: []v1.Container{{Name: "a", Image: "agent:1"}},
+		}}}}
+		got := WithTemplateDefaults(ds).Spec.Template.Spec
+		if got.ServiceAccountName != tc.want || got.DeprecatedServiceAccount != tc.want {
+			t.Errorf("%s: serviceAccountName %q, serviceAccount %q, want both %q", tc.name, got.ServiceAccountName, got.DeprecatedServiceAccount, tc.want)
+		}
+	}
+}
+
 // The pull policy reads the tag as container runtimes do: no tag is latest, a digest alone has
 // none, and a reference that does not parse has none either.
 func TestImageTag(t *testing.T) {

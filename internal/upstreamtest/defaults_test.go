@@ -13,17 +13,28 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	"k8s.io/kubernetes/pkg/apis/apps"
 	_ "k8s.io/kubernetes/pkg/apis/apps/install" // registers the apps/v1 defaulting functions
 	"sigs.k8s.io/randfill"
 )
 
-// stored returns ds as a v1.36.3 API server stores it and gives it back: the scheme's
+// stored returns ds as the linked release's API server stores it and gives it back: the scheme's
 // defaulting (SetObjectDefaults_DaemonSet), then the protobuf round trip of storage, which
 // drops empty lists and maps.
 func stored(t testing.TB, ds *appsv1.DaemonSet) *appsv1.DaemonSet {
 	t.Helper()
 	out := ds.DeepCopy()
 	legacyscheme.Scheme.Default(out)
+	// The API server decodes into the internal types and stores what converts back: the
+	// conversion keeps serviceAccount, the deprecated alias, equal to serviceAccountName.
+	internal := &apps.DaemonSet{}
+	if err := legacyscheme.Scheme.Convert(out, internal, nil); err != nil {
+		t.Fatal(err)
+	}
+	out = &appsv1.DaemonSet{}
+	if err := legacyscheme.Scheme.Convert(internal, out, nil); err != nil {
+		t.Fatal(err)
+	}
 	data, err := out.Marshal()
 	if err != nil {
 		t.Fatal(err)
