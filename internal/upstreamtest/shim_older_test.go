@@ -6,8 +6,10 @@ import (
 	"context"
 
 	v1 "k8s.io/api/core/v1"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	fwk "k8s.io/kube-scheduler/framework"
 	api "k8s.io/kubernetes/pkg/apis/core"
+	"k8s.io/kubernetes/pkg/features"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
@@ -18,12 +20,15 @@ import (
 // newest's (release.sh builds them with the tag k8s_1_<minor>); shim_newest_test.go holds the
 // newest's.
 
-// schedFeatures are the v1.36.3 scheduler's feature defaults that the filters read.
+// schedFeatures are the linked release's defaults of the scheduler features the filters read,
+// from its own gates: NodeDeclaredFeatures, for one, is alpha and off in 1.35 and beta and on in
+// 1.36. (Not NewSchedulerFeaturesFromGates: it also turns on features, such as DRA's extended
+// resources, whose plugins need a framework handle these tests do not build.)
 var schedFeatures = feature.Features{
-	EnablePodLevelResources:         true,
-	EnableSidecarContainers:         true,
-	EnableNodeDeclaredFeatures:      true,
-	EnableInPlacePodVerticalScaling: true,
+	EnablePodLevelResources:         utilfeature.DefaultFeatureGate.Enabled(features.PodLevelResources),
+	EnableSidecarContainers:         utilfeature.DefaultFeatureGate.Enabled(features.SidecarContainers),
+	EnableNodeDeclaredFeatures:      utilfeature.DefaultFeatureGate.Enabled(features.NodeDeclaredFeatures),
+	EnableInPlacePodVerticalScaling: utilfeature.DefaultFeatureGate.Enabled(features.InPlacePodVerticalScaling),
 }
 
 // selectVictims runs the default preemption's SelectVictimsOnNode on nodeInfo with no PDBs, as
