@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/daemonsched/daemonsched/manifest"
@@ -165,7 +164,7 @@ func TestOnlyRegularFilesAreRead(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
-	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	mkfifo(t, fifo)
 	_, err := manifest.ReadFiles([]string{fifo}, manifest.Options{})
 	require.EqualError(t, err, fifo+": not a regular file (a named pipe); read a stream from stdin (-f -)")
 	if _, statErr := os.Stat("/dev/zero"); statErr == nil {

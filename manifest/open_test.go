@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -39,7 +38,7 @@ func TestReadTextRefusesWhatReadRefuses(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
-	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	mkfifo(t, fifo)
 	zeroLink := filepath.Join(dir, "zero.yaml")
 	require.NoError(t, os.Symlink("/dev/zero", zeroLink))
 	write := func(name, text string) string {
@@ -100,7 +99,7 @@ func TestDirFSRefusesWhatIsNotARegularFile(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("name: a\n"), 0o600))
 	require.NoError(t, fstest.TestFS(manifest.DirFS(dir, 1024), "a.yaml"))
-	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "fifo.yaml"), 0o600))
+	mkfifo(t, filepath.Join(dir, "fifo.yaml"))
 	require.NoError(t, os.Symlink("/dev/zero", filepath.Join(dir, "zero.yaml")))
 	fsys := manifest.DirFS(dir, 1024)
 	within(t, 5*time.Second, func() {

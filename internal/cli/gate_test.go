@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -48,7 +47,7 @@ func runWithin(t *testing.T, stdin *os.File, args ...string) (int, string) {
 func TestSideFilesPassTheInputsGate(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
-	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	mkfifo(t, fifo)
 	bad := filepath.Join(dir, "bad.json")
 	require.NoError(t, os.WriteFile(bad, []byte("{\"name\": \"n\xff\"}\n"), 0o600))
 	zero, err := os.Open("/dev/zero")
@@ -94,7 +93,7 @@ func TestCorpusFilesPassTheInputsGate(t *testing.T) {
 		want string
 	}{
 		{"a named pipe", func(t *testing.T, dir string) {
-			require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "a.yaml"), 0o600))
+			mkfifo(t, filepath.Join(dir, "a.yaml"))
 		}, "daemonsched: a.yaml: not a regular file (a named pipe)\n"},
 		{"a link to /dev/zero", func(t *testing.T, dir string) {
 			require.NoError(t, os.Symlink("/dev/zero", filepath.Join(dir, "a.yaml")))
