@@ -28,6 +28,11 @@ type ForecastOptions struct {
 	// Version is the Kubernetes release whose controller syncs (daemonset.Options.Version);
 	// the zero Version is the default release.
 	Version daemonset.Version
+	// FeatureGates sets feature gates over the release's defaults, as Options.FeatureGates:
+	// the update of ds, every plan and the final judgement (Progress) decide with them, as
+	// the plan of package daemonset does. A gate the release does not know is an error at
+	// opts.featureGates; nil keeps the defaults.
+	FeatureGates daemonset.FeatureGates
 	// Scheduler binds created pods; nil means BindToTarget. FilterScheduler judges them with
 	// the scheduler's filters (SCHED-9).
 	Scheduler Scheduler
@@ -73,29 +78,33 @@ type ForecastResult struct {
 // template generation move on as the DaemonSet strategy moves them, whatever ds says, and an
 // update the API server refuses (an immutable selector changed, a selector that does not match
 // the template, ...) is the error, with its paths. The pod template is taken as given
-// (apiserver.Options.SkipTemplateDefaults): it is as the snapshot's templates were read.
+// (apiserver.Options.SkipTemplateDefaults): it is as the snapshot's templates were read. The
+// update is validated as opts.Version's API server validates it, with opts.FeatureGates.
 func Forecast(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts ForecastOptions) (*ForecastResult, error) {
 	if opts.Now.IsZero() {
 		return nil, field.Required(field.NewPath("opts", "now"), "the instant the forecast starts")
 	}
+	if errs := checkGates(opts.Version, opts.FeatureGates, field.NewPath("opts", "featureGates")); len(errs) > 0 {
+		return nil, errs.ToAggregate()
+	}
 	if i := slices.IndexFunc(s.DaemonSets, func(d *appsv1.DaemonSet) bool {
 		return d.Namespace == ds.Namespace && d.Name == ds.Name
 	}); i >= 0 && !equality.Semantic.DeepEqual(s.DaemonSets[i].Spec, ds.Spec) {
-		updated, errs := apiserver.Update(s.DaemonSets[i], ds, apiserver.Options{SkipTemplateDefaults: true})
+		updated, errs := apiserver.Update(s.DaemonSets[i], ds, apiserver.Options{Version: opts.Version, FeatureGates: opts.FeatureGates, SkipTemplateDefaults: true})
 		if len(errs) > 0 {
 			return nil, errs.ToAggregate()
 		}
 		ds = updated
 	}
 	traj, err := Simulate(s, ds, Options{Start: opts.Now, Seed: opts.Seed, Kubelet: opts.Kubelet,
-		Model: opts.Model, Horizon: opts.Horizon, Workers: opts.Workers, Version: opts.Version, Scheduler: opts.Scheduler})
+		Model: opts.Model, Horizon: opts.Horizon, Workers: opts.Workers, Version: opts.Version, FeatureGates: opts.FeatureGates, Scheduler: opts.Scheduler})
 	if err != nil {
 		return nil, err
 	}
 	final := traj.End.DaemonSets[slices.IndexFunc(traj.End.DaemonSets, func(d *appsv1.DaemonSet) bool {
 		return d.Namespace == ds.Namespace && d.Name == ds.Name
 	})]
-	rep, err := Progress(traj.End, final, ProgressOptions{Now: traj.EndTime, Workers: opts.Workers, Version: opts.Version})
+	rep, err := Progress(traj.End, final, ProgressOptions{Now: traj.EndTime, Workers: opts.Workers, Version: opts.Version, FeatureGates: opts.FeatureGates})
 	if err != nil {
 		return nil, err
 	}

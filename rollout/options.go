@@ -1,6 +1,8 @@
 package rollout
 
 import (
+	"maps"
+	"slices"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -85,6 +87,11 @@ type Options struct {
 	// Version is the Kubernetes release whose controller syncs (daemonset.Options.Version);
 	// the zero Version is the default release.
 	Version daemonset.Version
+	// FeatureGates sets feature gates over the release's defaults for every plan, as
+	// daemonset.Options.FeatureGates (the Lt and Gt toleration operators, TAINT-10; VER-5):
+	// nil keeps the defaults. A gate the release does not know is an error at
+	// opts.featureGates. The map is only read.
+	FeatureGates daemonset.FeatureGates
 	// noIncremental makes every plan a whole-snapshot plan (tests compare the two).
 	noIncremental bool
 
@@ -140,6 +147,26 @@ func (t *Trajectory) Acting() []Step {
 	return out
 }
 
+// planOptions are the options of every plan of the simulation at now.
+func (o Options) planOptions(now time.Time) daemonset.Options {
+	return daemonset.Options{Now: now, BurstLimit: o.BurstLimit, Workers: o.Workers, Version: o.Version, FeatureGates: o.FeatureGates}
+}
+
+// checkGates reports each gate of gates, by name, that release v (the newest when zero) does
+// not know (VER-5): daemonset.Compile and apiserver's validation panic on one.
+func checkGates(v daemonset.Version, gates daemonset.FeatureGates, fldPath *field.Path) field.ErrorList {
+	if v.IsZero() {
+		v = daemonset.NewestVersion()
+	}
+	var errs field.ErrorList
+	for _, g := range slices.Sorted(maps.Keys(gates)) {
+		if _, known := v.GateDefault(g); !known {
+			errs = append(errs, field.NotSupported(fldPath.Key(string(g)), g, v.Gates()))
+		}
+	}
+	return errs
+}
+
 func checkOptions(opts Options, s daemonset.Snapshot, ds *appsv1.DaemonSet) field.ErrorList {
 	var errs field.ErrorList
 	root := field.NewPath("opts")
@@ -162,6 +189,7 @@ func checkOptions(opts Options, s daemonset.Snapshot, ds *appsv1.DaemonSet) fiel
 	if opts.Workers < 0 {
 		errs = append(errs, field.Invalid(root.Child("workers"), opts.Workers, "must not be negative"))
 	}
+	errs = append(errs, checkGates(opts.Version, opts.FeatureGates, root.Child("featureGates"))...)
 	for i, e := range opts.Events {
 		p := root.Child("events").Index(i)
 		if e.After < 0 {

@@ -88,7 +88,7 @@ func (sm *sim) plannerFor() *daemonset.Planner {
 	if sm.planner != nil && key == sm.plannerKey {
 		return sm.planner
 	}
-	sm.planner, _ = daemonset.Compile(sm.w.sharedDS(), daemonset.Options{Now: sm.now, BurstLimit: sm.opts.BurstLimit, Workers: sm.opts.Workers, Version: sm.opts.Version})
+	sm.planner, _ = daemonset.Compile(sm.w.sharedDS(), sm.opts.planOptions(sm.now))
 	sm.plannerKey = key
 	return sm.planner
 }

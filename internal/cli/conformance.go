@@ -62,7 +62,11 @@ most --max-line-bytes; its stderr is shown escaped, at most 1,000 lines.`,
 	var serveVersion versionFlag
 	serve.Flags().Var(&serveVersion, "kubernetes-version", "answer a request that names no release at Kubernetes `RELEASE` ("+supportedRange()+
 		"; default v1.36.3, the protocol's meaning); a request naming another release is an error")
-	serve.RunE = func(*cobra.Command, []string) error {
+	refuseGates(serve)
+	serve.RunE = func(cmd *cobra.Command, _ []string) error {
+		if err := gatesRefused(cmd); err != nil {
+			return err
+		}
 		if *serveLine <= 0 {
 			return usagef("--max-line-bytes must be positive, got %d", *serveLine)
 		}
@@ -70,6 +74,22 @@ most --max-line-bytes; its stderr is shown escaped, at most 1,000 lines.`,
 	}
 	cmd.AddCommand(newConformanceRunCommand(e), serve)
 	return cmd
+}
+
+// refuseGates registers --feature-gates on a conformance command, hidden, so that gatesRefused
+// refuses it with its reason rather than as an unknown flag: the commands that take
+// --kubernetes-version take --feature-gates or say why not (VER-5).
+func refuseGates(cmd *cobra.Command) {
+	cmd.Flags().String("feature-gates", "", "refused: every case holds at its release's default gates")
+	_ = cmd.Flags().MarkHidden("feature-gates") // the flag exists: MarkHidden cannot fail
+}
+
+// gatesRefused is the usage error of --feature-gates given to conformance run or serve.
+func gatesRefused(cmd *cobra.Command) error {
+	if !cmd.Flags().Changed("feature-gates") {
+		return nil
+	}
+	return usagef("--feature-gates: conformance %s takes no feature gates: every conformance case holds at its release's default gates, and the protocol's requests carry none", cmd.Name())
 }
 
 // profileList is the repeatable --profile flag.
@@ -113,7 +133,11 @@ func newConformanceRunCommand(e *env) *cobra.Command {
 	var version versionFlag
 	fs.Var(&version, "kubernetes-version", "run only the cases that hold at Kubernetes `RELEASE` ("+supportedRange()+
 		"), at that release (default: every case at the release it names, v1.36.3)")
-	cmd.RunE = func(_ *cobra.Command, program []string) error {
+	refuseGates(cmd)
+	cmd.RunE = func(cmd *cobra.Command, program []string) error {
+		if err := gatesRefused(cmd); err != nil {
+			return err
+		}
 		if *timeout <= 0 {
 			return usagef("--timeout must be positive, got %v", *timeout)
 		}

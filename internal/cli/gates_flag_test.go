@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/require"
 )
 
@@ -72,5 +75,35 @@ func TestFeatureGatesFlagByRelease(t *testing.T) {
 			}
 			require.EqualError(t, err, tt.wantErr)
 		})
+	}
+}
+
+// TestEveryReleasedCommandTakesGates checks that every command taking --kubernetes-version
+// takes --feature-gates too, or, where its questions carry no gates (conformance run and
+// serve), refuses it with the reason rather than as an unknown flag (VER-5).
+func TestEveryReleasedCommandTakesGates(t *testing.T) {
+	var walk func(c *cobra.Command)
+	seen := 0
+	walk = func(c *cobra.Command) {
+		if c.Flags().Lookup("kubernetes-version") != nil {
+			seen++
+			require.NotNil(t, c.Flags().Lookup("feature-gates"), "%s takes --kubernetes-version but not --feature-gates", c.CommandPath())
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRootCommand(&env{out: new(bytes.Buffer)}))
+	require.Greater(t, seen, 8, "the commands that model a release")
+
+	for _, sub := range []string{"run", "serve"} {
+		args := []string{"conformance", sub, "--feature-gates", "TaintTolerationComparisonOperators=true"}
+		if sub == "run" {
+			args = append(args, "--", "./no-such-program")
+		}
+		var stdout, stderr bytes.Buffer
+		require.Equal(t, exitUsage, run(args, strings.NewReader(""), &stdout, &stderr))
+		require.Contains(t, stderr.String(), "conformance "+sub+" takes no feature gates: every conformance case holds at its release's default gates")
+		require.Empty(t, stdout.String())
 	}
 }

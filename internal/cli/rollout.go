@@ -294,11 +294,6 @@ The header of each DaemonSet says both.
 		if err := c.check(); err != nil {
 			return err
 		}
-		if len(c.gates.gates) > 0 {
-			// rollout.Forecast's simulation takes no feature gates yet: refuse rather than
-			// simulate at the release's defaults while saying otherwise.
-			return usagef("--feature-gates: forecast simulates at the release's default gates only")
-		}
 		c.question = Question{Namespace: ns.namespace} // a live cluster: the DaemonSet's namespace
 		if dsNs, _, ok := strings.Cut(key, "/"); ok {
 			c.question.Namespace = dsNs
@@ -334,7 +329,7 @@ The header of each DaemonSet says both.
 			}
 			r, err := rollout.Forecast(in.Snapshot, ds, rollout.ForecastOptions{Now: at, Seed: *seed,
 				Kubelet: rollout.Kubelet{Startup: startup.d, Termination: termination.d}, Workers: runtime.GOMAXPROCS(0),
-				Scheduler: rollout.FilterScheduler(in.Snapshot, ds, l.version), Version: l.version})
+				Scheduler: rollout.FilterScheduler(in.Snapshot, ds, l.version), Version: l.version, FeatureGates: l.gates})
 			if err != nil {
 				// The warnings first: an invalid DaemonSet planned as stored may be why.
 				l.warn(e)
