@@ -9,9 +9,12 @@ the status counters. It declines the other profiles' cases (diff, rolling, statu
 python3 daemonsched_conformance.py` reports those two profiles as conforming.
 
 Protocol (conformance/testdata/protocol.schema.json): one JSON request per line on stdin
-({"id", "case", "profile", "now", "burstLimit", "objects"}); one JSON answer per line on stdout,
-{"id", "daemonSets": [...]} in the shape of `daemonsched plan -o json`, or {"id", "skip": "why"},
-the id repeating the request's. Only the standard library is used.
+({"id", "case", "profile", "now", "burstLimit", "objects", "kubernetes"}); one JSON answer per
+line on stdout, {"id", "daemonSets": [...]} in the shape of `daemonsched plan -o json`,
+{"id", "skip": "why"}, or {"id", "error": "why"} for a release it does not model, the id
+repeating the request's. It answers as the controller of the release "kubernetes" names
+(v1.36.3 when absent): 1.33.0 to 1.37.2, each at its default feature gates. Only the standard
+library is used.
 """
 
 import copy
@@ -20,6 +23,29 @@ import re
 import sys
 
 CLAIMED = {"placement", "what-if"}
+
+# The releases this implementation models, by minor: the newest patch of each (VER-1).
+NEWEST_PATCH = {33: 13, 34: 4, 35: 4, 36: 3, 37: 2}
+PROTOCOL_DEFAULT = (1, 36, 3)  # a request without "kubernetes" (protocol.schema.json)
+
+
+def parse_release(s):
+    """(1, minor, patch) of a "kubernetes" field such as v1.35.4 or 1.35 (its newest patch);
+    ValueError, saying what is modelled, for anything else."""
+    m = re.fullmatch(r"v?1\.(0|[1-9][0-9]*)(?:\.(0|[1-9][0-9]*))?", s)
+    minor = int(m.group(1)) if m else None
+    if minor not in NEWEST_PATCH:
+        raise ValueError("Kubernetes %r is not modelled: this implementation answers for 1.33 to 1.37 (1.33.0 to 1.37.2)" % s)
+    patch = NEWEST_PATCH[minor] if m.group(2) is None else int(m.group(2))
+    if patch > NEWEST_PATCH[minor]:
+        raise ValueError("Kubernetes %r is not modelled: the newest 1.%d release it answers for is 1.%d.%d" % (s, minor, minor, NEWEST_PATCH[minor]))
+    return (1, minor, patch)
+
+
+def owns_by_uid_alone(release):
+    """VER-4: 1.33.0-1.33.5 and 1.34.0-1.34.1 find a DaemonSet's pods by the uid of their
+    controller reference alone; later patches and releases also compare namespace, kind, name."""
+    return release < (1, 33, 6) or (1, 34, 0) <= release < (1, 34, 2)
 
 DEFAULT_TOLERATIONS = [
     ("node.kubernetes.io/not-ready", "NoExecute"),
@@ -53,6 +79,10 @@ def tolerates(tol, taint):
     if tol.get("effect") and tol["effect"] != taint.get("effect"):
         return False
     op = tol.get("operator") or "Equal"
+    if op in ("Lt", "Gt"):
+        # TAINT-10: only TaintTolerationComparisonOperators (off by default in every release
+        # that knows it, unknown before 1.35) makes these tolerate; the protocol sets no gates.
+        return False
     if op == "Exists":
         return not tol.get("key") or tol["key"] == taint.get("key")
     return tol.get("key", "") == taint.get("key") and tol.get("value", "") == taint.get("value", "")
@@ -129,10 +159,15 @@ def eligibility(ds, node):
     return not untolerated(tols, taints, {"NoSchedule"}), True
 
 
-def controlled_by(pod, ds):
-    for ref in pod["metadata"].get("ownerReferences") or []:
+def controlled_by(obj, ds, release):
+    """OWN-1, OWN-7, VER-4: the first controller reference names ds, by uid alone in the
+    releases that own so, else by uid, and the object's namespace, kind and name."""
+    for ref in obj["metadata"].get("ownerReferences") or []:
         if ref.get("controller"):
-            return ref.get("uid") == ds["metadata"].get("uid")
+            if ref.get("uid") != ds["metadata"].get("uid"):
+                return False
+            return owns_by_uid_alone(release) or (obj["metadata"].get("namespace") == ds["metadata"]["namespace"]
+                                                  and ref.get("kind") == "DaemonSet" and ref.get("name") == ds["metadata"]["name"])
     return False
 
 
@@ -158,7 +193,11 @@ def selector_matches(ds, labels):
 
 
 def current_hash(ds, revisions):
-    owned = [r for r in revisions if controlled_by(r, ds)]
+    """The hash of the newest revision ds controls: in its namespace, by the uid of the
+    controller reference alone in every release (OWN-12)."""
+    owned = [r for r in revisions if r["metadata"].get("namespace") == ds["metadata"]["namespace"]
+             and any(ref.get("controller") and ref.get("uid") == ds["metadata"].get("uid")
+                     for ref in r["metadata"].get("ownerReferences") or [])]
     if not owned:
         raise NotImplementedError("computing a revision hash without a ControllerRevision")
     newest = max(owned, key=lambda r: r.get("revision", 0))
@@ -210,7 +249,7 @@ def ready(pod):
     return False
 
 
-def plan_one(ds, nodes, pods, revisions):
+def plan_one(ds, nodes, pods, revisions, release):
     ns, sel = ds["metadata"]["namespace"], ds["spec"].get("selector")
     empty = lambda: {"namespace": ns, "name": ds["metadata"]["name"], "revisionHash": "", "status": None, "create": [], "delete": [], "adopt": [], "release": []}
     if sel is not None and not sel.get("matchLabels") and not sel.get("matchExpressions"):
@@ -218,18 +257,18 @@ def plan_one(ds, nodes, pods, revisions):
     if not selector_converts(sel):
         return dict(empty(), skipped="SYNC-5")  # the selector does not convert: nothing at all
     hash_ = current_hash(ds, revisions)
-    release = []
+    released = []
     for p in pods:
         if p["metadata"].get("namespace") != ns or p["metadata"].get("deletionTimestamp"):
             continue
         matches = selector_matches(ds, p["metadata"].get("labels") or {})
-        if controlled_by(p, ds) and not matches:
-            release.append({"namespace": ns, "name": p["metadata"]["name"]})  # OWN-3
+        if controlled_by(p, ds, release) and not matches:
+            released.append({"namespace": ns, "name": p["metadata"]["name"]})  # OWN-3
         elif matches and not any(ref.get("controller") for ref in p["metadata"].get("ownerReferences") or []):
             raise NotImplementedError("adopting orphans (the diff profile)")
     if (ds["spec"].get("minReadySeconds") or 0) != 0:
         raise NotImplementedError("minReadySeconds")
-    mine = [p for p in pods if p["metadata"].get("namespace") == ns and controlled_by(p, ds)
+    mine = [p for p in pods if p["metadata"].get("namespace") == ns and controlled_by(p, ds, release)
             and selector_matches(ds, p["metadata"].get("labels") or {})]
     by_node = {}
     for p in mine:
@@ -263,10 +302,14 @@ def plan_one(ds, nodes, pods, revisions):
                         for p in here]
     status["numberUnavailable"] = max(0, status["desiredNumberScheduled"] - status["numberAvailable"])
     return {"namespace": ns, "name": ds["metadata"]["name"], "revisionHash": hash_, "create": creates,
-            "delete": deletes, "adopt": [], "release": release, "status": status}
+            "delete": deletes, "adopt": [], "release": released, "status": status}
 
 
 def answer(request):
+    try:
+        release = parse_release(request["kubernetes"]) if request.get("kubernetes") else PROTOCOL_DEFAULT
+    except (TypeError, ValueError) as e:
+        return {"error": "kubernetes: %s" % e}
     if request.get("profile") not in CLAIMED:
         return {"skip": "profile %s is not implemented" % request.get("profile")}
     # burstLimit 0 (or absent) is the controller's cap of 250, a negative one no cap (D-18).
@@ -275,7 +318,7 @@ def answer(request):
     objs = request["objects"]
     kinds = lambda k: [o for o in objs if o.get("kind") == k]
     try:
-        plans = [plan_one(ds, kinds("Node"), kinds("Pod"), kinds("ControllerRevision"))
+        plans = [plan_one(ds, kinds("Node"), kinds("Pod"), kinds("ControllerRevision"), release)
                  for ds in sorted(kinds("DaemonSet"), key=lambda d: (d["metadata"]["namespace"], d["metadata"]["name"]))]
     except NotImplementedError as e:
         return {"skip": str(e)}
