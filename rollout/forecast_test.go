@@ -143,3 +143,31 @@ func release(t testing.TB, s string) daemonset.Version {
 	require.NoError(t, err)
 	return v
 }
+
+// From 1.37 the API server stores a created pod's negative terminationGracePeriodSeconds as 1
+// (core/v1 SetDefaults_Pod); before, it kept the negative value and its pod strategy deleted the
+// pod with a grace period of 1 anyway. Apply stores the template's value and deletes as the
+// strategy does, so a forecast at 1.37 decides alike with -5 and with 1: the default is not
+// modelled because nothing the model reads changes (docs/decisions.md, the pod-only defaults).
+func TestNegativeGracePeriodDecidesAsOne(t *testing.T) {
+	t.Parallel()
+	forecast := func(grace int64) *rollout.ForecastResult {
+		t.Helper()
+		stored := agent(intstr.FromInt32(1), intstr.FromInt32(0), "agent:1", 0)
+		stored.Spec.Template.Spec.TerminationGracePeriodSeconds = &grace
+		s := settledAt(t, stored, 3, release(t, "1.37"))
+		next := s.DaemonSets[0].DeepCopy()
+		next.Spec.Template.Spec.Containers[0].Image = "agent:2"
+		f, err := rollout.Forecast(s, next, rollout.ForecastOptions{Now: t0, Version: release(t, "1.37"),
+			Kubelet: rollout.Kubelet{Startup: rollout.Fixed(10 * time.Second), Termination: rollout.Fixed(20 * time.Second)}})
+		require.NoError(t, err)
+		return f
+	}
+	one, negative := forecast(1), forecast(-5)
+	require.True(t, one.Complete)
+	require.Equal(t, 33*time.Second, one.Duration, "each of 3 nodes: 1 s of grace caps the 20 s termination, then 10 s of start-up")
+	if diff := cmp.Diff(one.Steps, negative.Steps); diff != "" {
+		t.Errorf("a negative grace period forecasts otherwise than 1 (-1 +-5):\n%s", diff)
+	}
+	require.Equal(t, one.Duration, negative.Duration)
+}
