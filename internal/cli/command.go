@@ -204,18 +204,26 @@ func (c *clusterFlags) read(e *env, f fields, namespace string) (*loaded, error)
 	return l, nil
 }
 
-// readEvery reads every field of the input (read) and admits all its DaemonSets (admit): the
+// readEvery reads every field of the input (read) and admits its DaemonSets of ns (admit): the
 // load and filter steps of a command that answers for every DaemonSet on every core (whatif,
-// node-ready), with the options it asks the library with.
-func (c *clusterFlags) readEvery(e *env) (*loaded, daemonset.Options, error) {
-	l, err := c.read(e, allFields, "")
+// node-ready), with the options it asks the library with. The snapshot keeps only the
+// DaemonSets of ns (-n; all without it), as a live read of that namespace holds; a -n
+// namespace without DaemonSets, when others have some, is an error (namespaceFlags.present).
+func (c *clusterFlags) readEvery(e *env, ns namespaceFlags) (*loaded, daemonset.Options, error) {
+	l, err := c.read(e, allFields, ns.namespace)
+	if err != nil {
+		return nil, daemonset.Options{}, err
+	}
+	shown := daemonSetFilter{ns: ns}
+	kept, err := shown.pick(l.in.Snapshot.DaemonSets)
 	if err != nil {
 		return nil, daemonset.Options{}, err
 	}
 	opts := daemonset.Options{Now: l.at, Version: l.version, FeatureGates: l.gates, Workers: runtime.GOMAXPROCS(0)}
-	if err := l.admit(everyDaemonSet, opts); err != nil {
+	if err := l.admit(shown.keep, opts); err != nil {
 		return nil, daemonset.Options{}, err
 	}
+	l.in.Snapshot.DaemonSets = kept // pick's own slice: the input is not modified
 	return l, opts, nil
 }
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -29,17 +30,25 @@ and exits 3 when it is not, for a script that waits before sending workloads to 
 	}
 	fs := cmd.Flags()
 	c := addClusterFlags(fs, inputs{}, "the instant readiness is judged at")
+	var ns namespaceFlags
+	addNamespaceFlags(fs, &ns, e)
 	format := formatTable
 	addOutputFlag(fs, &format, formatTable, formatJSON, formatYAML)
 	nodeName := fs.String("node", "", "the node (`NAME`, required)")
 	dsSelector := fs.String("daemonsets", "", "only the DaemonSets whose labels match this label `SELECTOR` (like critical=true; matching none is an error)")
 	cmd.RunE = func(*cobra.Command, []string) error {
-		return runNodeReady(e, c, format, *nodeName, *dsSelector)
+		return runNodeReady(e, c, ns, format, *nodeName, *dsSelector)
 	}
 	return cmd
 }
 
-func runNodeReady(e *env, c *clusterFlags, format outputFormat, nodeName, dsSelector string) error {
+func runNodeReady(e *env, c *clusterFlags, ns namespaceFlags, format outputFormat, nodeName, dsSelector string) error {
+	if err := cmp.Or(c.reading.check(), ns.check()); err != nil {
+		return err
+	}
+	if err := ns.resolve(e, c); err != nil {
+		return err
+	}
 	if err := c.check(); err != nil {
 		return err
 	}
@@ -53,7 +62,8 @@ func runNodeReady(e *env, c *clusterFlags, format outputFormat, nodeName, dsSele
 			return usagef("--daemonsets: %v", err)
 		}
 	}
-	l, opts, err := c.readEvery(e)
+	c.question = Question{Namespace: ns.namespace} // a live cluster: -n's namespace alone
+	l, opts, err := c.readEvery(e, ns)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -33,17 +34,25 @@ would admit them (LimitRanges, RuntimeClass overhead), and what they request tog
 	}
 	fs := cmd.Flags()
 	c := addClusterFlags(fs, inputs{}, "the instant the DaemonSets are compiled at")
+	var ns namespaceFlags
+	addNamespaceFlags(fs, &ns, e)
 	format := formatTable
 	addOutputFlag(fs, &format, formatTable, formatJSON, formatYAML)
 	tmplFile := fs.String("node-template", "", "the node template (`FILE`: name, labels, requirements, taints)")
 	nodeName := fs.String("node", "", "a node of the input (`NAME`) instead of a template")
 	cmd.RunE = func(*cobra.Command, []string) error {
-		return runWhatIf(e, c, format, *tmplFile, *nodeName)
+		return runWhatIf(e, c, ns, format, *tmplFile, *nodeName)
 	}
 	return cmd
 }
 
-func runWhatIf(e *env, c *clusterFlags, format outputFormat, tmplFile, nodeName string) error {
+func runWhatIf(e *env, c *clusterFlags, ns namespaceFlags, format outputFormat, tmplFile, nodeName string) error {
+	if err := cmp.Or(c.reading.check(), ns.check()); err != nil {
+		return err
+	}
+	if err := ns.resolve(e, c); err != nil {
+		return err
+	}
 	if err := c.check(); err != nil {
 		return err
 	}
@@ -57,8 +66,9 @@ func runWhatIf(e *env, c *clusterFlags, format outputFormat, tmplFile, nodeName 
 			return err
 		}
 	}
-	c.question = Question{Node: nodeName, NoPods: true, Admission: true} // a live cluster: no pods
-	l, opts, err := c.readEvery(e)
+	// A live cluster: no pods, the DaemonSets of -n's namespace alone.
+	c.question = Question{Namespace: ns.namespace, Node: nodeName, NoPods: true, Admission: true}
+	l, opts, err := c.readEvery(e, ns)
 	if err != nil {
 		return err
 	}
