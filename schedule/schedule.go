@@ -90,7 +90,8 @@ func (p *Pod) RequiredFeatures() []string { return slices.Clone(p.features) }
 type Verdict struct {
 	Node string `json:"node"`
 	// ResourcesUnknown is true when the node reports no allocatable at all (a hand-written
-	// node): NodeResourcesFit is not judged (SCHED-1).
+	// node, or one whose kubelet has not reported): NodeResourcesFit still judges it, with 0
+	// of everything, so it allows no pod ("Too many pods", SCHED-1).
 	ResourcesUnknown bool `json:"resourcesUnknown,omitempty"`
 	// Insufficient are the resources NodeResourcesFit finds short: the pod count first, then
 	// cpu, memory, ephemeral-storage and the others by name (SCHED-1).
@@ -165,7 +166,7 @@ func (p *Pod) Fit(node *v1.Node, pods []*v1.Pod) Verdict {
 	v := Verdict{Node: node.Name}
 	v.MissingFeatures = missingFeatures(p.features, node)
 	n := p.nodeState(node, on)
-	v.ResourcesUnknown = !n.judged
+	v.ResourcesUnknown = len(node.Status.Allocatable) == 0
 	v.Insufficient = p.insufficient(n)
 	v.PortConflicts = p.portConflicts(on)
 	if !v.Fits() {

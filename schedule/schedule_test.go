@@ -130,10 +130,23 @@ func TestFit(t *testing.T) {
 				Preemption:   &schedule.Preemption{Reason: schedule.PreemptionReasonNoLowerPriorityPods}},
 		},
 		{
-			name: "node without allocatable is not judged for resources (SCHED-1)",
-			pod:  pod("agent", "", list("cpu", "100")),
+			name: "node without any allocatable allows no pod, as upstream's Too many pods (SCHED-1)",
+			pod:  pod("agent", "", nil),
 			node: node("n1", nil),
-			want: schedule.Verdict{Node: "n1", ResourcesUnknown: true},
+			want: schedule.Verdict{Node: "n1", ResourcesUnknown: true,
+				Insufficient: []schedule.Insufficient{{Resource: "pods", Requested: q("1"), Used: q("0"), Allocatable: q("0")}},
+				Preemption:   &schedule.Preemption{Reason: schedule.PreemptionReasonNoLowerPriorityPods}},
+		},
+		{
+			name: "node without any allocatable has none of what the pod requests either (SCHED-1, SCHED-4)",
+			pod:  pod("agent", "", list("cpu", "100m")),
+			node: node("n1", nil),
+			pods: []*v1.Pod{pod("web", "n1", nil)},
+			want: schedule.Verdict{Node: "n1", ResourcesUnknown: true,
+				Insufficient: []schedule.Insufficient{
+					{Resource: "pods", Requested: q("1"), Used: q("1"), Allocatable: q("0")},
+					{Resource: "cpu", Requested: q("100m"), Used: q("0"), Allocatable: q("0"), Unresolvable: true}},
+				Preemption: &schedule.Preemption{Reason: schedule.PreemptionReasonUnresolvable}},
 		},
 		{
 			name: "host port held by another pod (SCHED-2)",
