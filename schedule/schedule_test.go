@@ -321,3 +321,33 @@ func TestFitAll(t *testing.T) {
 	}
 	require.Empty(t, schedule.FitAll(pods[:1], n, nil, schedule.Options{}))
 }
+
+// FitEach judges every pod of the list in the scheduler's queue order, each beside the pods
+// bound before it (assumed in the scheduler's cache), and returns the verdicts by index
+// (SCHED-8, SCHED-7).
+func TestFitEach(t *testing.T) {
+	t.Parallel()
+	n := node("n1", list("cpu", "1", "pods", "110"))
+	bound := []*v1.Pod{pod("web", "n1", list("cpu", "300m")), pod("elsewhere", "n2", list("cpu", "1"))}
+	pods := []*v1.Pod{
+		pod("first", "", list("cpu", "400m")),
+		pod("second", "", list("cpu", "400m")),
+		pod("urgent", "", list("cpu", "200m"), prio(1000)),
+	}
+	in := []*v1.Pod{pods[0].DeepCopy(), pods[1].DeepCopy(), pods[2].DeepCopy()}
+	got := schedule.FitEach(pods, n, bound, schedule.Options{})
+	require.Len(t, got, 3)
+	require.True(t, got[0].Fits(), "urgent (priority 1000) and web leave 500m: first binds")
+	require.True(t, got[2].Fits(), "the higher priority binds first")
+	want := schedule.Verdict{Node: "n1",
+		Insufficient: []schedule.Insufficient{{Resource: "cpu", Requested: q("400m"), Used: q("900m"), Allocatable: q("1")}},
+		Preemption:   &schedule.Preemption{Reason: schedule.PreemptionReasonNoLowerPriorityPods}}
+	if diff := cmp.Diff(want, got[1]); diff != "" {
+		t.Errorf("FitEach()[1] mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(in, pods); diff != "" {
+		t.Errorf("pods mutated:\n%s", diff)
+	}
+	alone := schedule.Compile(pods[1], schedule.Options{}).Fit(n, bound)
+	require.True(t, alone.Fits(), "judged alone, beside the bound pods only, the second pod fits")
+}
