@@ -300,7 +300,8 @@ func downKind(node *v1.Node) string {
 // requests is LINT-6, LINT-7, LINT-11 and LINT-12: what the scheduler's filters (package
 // schedule) say of the pod on each eligible node, with the node's other non-terminal pods (the
 // DaemonSet's own, which the new pod replaces, left out). A node that reports no allocatable (a
-// hand-written one) is not judged for resources (SCHED-1).
+// hand-written one) is skipped by the resource rules (LINT-6, LINT-7), though the scheduler
+// would refuse every pod there (SCHED-1).
 func (l *linter) requests(ds *appsv1.DaemonSet, eligible []*v1.Node) {
 	spec := &ds.Spec.Template.Spec
 	pod := schedule.Compile(&v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ds.Namespace}, Spec: *spec},
@@ -320,6 +321,11 @@ func (l *linter) requests(ds *appsv1.DaemonSet, eligible []*v1.Node) {
 			}
 		}
 		v := pod.Fit(node, others)
+		if v.ResourcesUnknown {
+			// The scheduler allows no pod on such a node (SCHED-1), but a hand-written node's
+			// missing status is not the spec's to fix: LINT-6 and LINT-7 skip it.
+			v.Insufficient, v.Preemption = nil, nil
+		}
 		unresolvable := false
 		for _, in := range v.Insufficient {
 			if in.Unresolvable {

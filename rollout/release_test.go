@@ -64,7 +64,7 @@ func TestProgressJudgesBindingAtTheRelease(t *testing.T) {
 		t.Run("SCHED-5 "+tt.release, func(t *testing.T) {
 			v, err := daemonset.ParseVersion(tt.release)
 			require.NoError(t, err)
-			s := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}, Nodes: nodes(1)}
+			s := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}, Nodes: reporting(nodes(1))}
 			res, err := daemonset.Plan(ds, s.Nodes, nil, daemonset.Options{Now: t0, Version: v})
 			require.NoError(t, err)
 			after, err := rollout.Apply(s, res, rollout.ApplyOptions{Now: t0, Scheduler: func(*v1.Pod, *v1.Node) bool { return false }})

@@ -310,7 +310,7 @@ func TestProgressWhileTheBaseDiffActs(t *testing.T) {
 // it is starting (ROLL-8).
 func TestProgressUnbound(t *testing.T) {
 	ds := agent(intstr.FromInt32(1), intstr.FromInt32(0), "agent:1", 0)
-	s := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}, Nodes: nodes(2)}
+	s := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}, Nodes: reporting(nodes(2))}
 	res, err := daemonset.Plan(ds, s.Nodes, nil, daemonset.Options{Now: t0})
 	require.NoError(t, err)
 	refuse := func(_ *v1.Pod, target *v1.Node) bool { return target != nil && target.Name != "node-00000" }
@@ -417,6 +417,15 @@ func crowdedFirstNode() (*appsv1.DaemonSet, daemonset.Snapshot) {
 		Status: v1.PodStatus{Phase: v1.PodRunning}}
 	s := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}, Nodes: ns, Pods: []*v1.Pod{web}}
 	return ds, s
+}
+
+// reporting gives ns the allocatable a kubelet reports (110 pods), as a node without any
+// allocatable allows no pod (SCHED-1); ns is modified and returned.
+func reporting(ns []*v1.Node) []*v1.Node {
+	for _, n := range ns {
+		n.Status.Allocatable = v1.ResourceList{v1.ResourcePods: resource.MustParse("110")}
+	}
+	return ns
 }
 
 func blockerNodes(bs []rollout.Blocker) []string {

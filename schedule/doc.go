@@ -12,7 +12,8 @@
 //
 // [Compile] reads a pod once (its requests as the scheduler counts them, its host ports, the
 // node features it needs, its priority); [Pod.Fit] judges one node with the pods bound to it;
-// [PodsByNode] indexes a snapshot's pods as the scheduler's cache holds them. Each decision
+// [FitEach] and [FitAll] bind several pods to one node one after another, as the scheduler's
+// queue and cache do; [PodsByNode] indexes a snapshot's pods as the scheduler's cache holds them. Each decision
 // follows the release of [Options.Version].
 //
 // Rule identifiers in comments (SCHED-1, ...) name entries of the repository's

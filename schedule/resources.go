@@ -91,16 +91,16 @@ func isExtended(name v1.ResourceName) bool {
 }
 
 // nodeState is what NodeResourcesFit reads of a node: its allocatable and the requests of its
-// pods, and how many there are.
+// pods, and how many there are. A node that reports no allocatable at all has 0 of everything,
+// as the scheduler's NodeInfo has after SetNode: it allows no pod (SCHED-1).
 type nodeState struct {
-	judged      bool
 	allocatable vector
 	used        vector
 	pods        int
 }
 
 func (p *Pod) nodeState(node *v1.Node, on []*v1.Pod) nodeState {
-	n := nodeState{judged: len(node.Status.Allocatable) > 0, allocatable: vectorOf(node.Status.Allocatable), used: vector{}, pods: len(on)}
+	n := nodeState{allocatable: vectorOf(node.Status.Allocatable), used: vector{}, pods: len(on)}
 	for _, q := range on {
 		n.used.add(requestsOf(&q.Spec, p.podLevel))
 	}
@@ -110,9 +110,6 @@ func (p *Pod) nodeState(node *v1.Node, on []*v1.Pod) nodeState {
 // insufficient is the NodeResourcesFit filter (SCHED-1), in its order: the pod count, cpu,
 // memory, ephemeral-storage, then the scalar resources (by name here; upstream walks a map).
 func (p *Pod) insufficient(n nodeState) []Insufficient {
-	if !n.judged {
-		return nil
-	}
 	var out []Insufficient
 	short := func(name v1.ResourceName, req int64) {
 		alloc, used := n.allocatable[name], n.used[name]

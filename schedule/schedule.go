@@ -90,7 +90,8 @@ func (p *Pod) RequiredFeatures() []string { return slices.Clone(p.features) }
 type Verdict struct {
 	Node string `json:"node"`
 	// ResourcesUnknown is true when the node reports no allocatable at all (a hand-written
-	// node): NodeResourcesFit is not judged (SCHED-1).
+	// node, or one whose kubelet has not reported): NodeResourcesFit still judges it, with 0
+	// of everything, so it allows no pod ("Too many pods", SCHED-1).
 	ResourcesUnknown bool `json:"resourcesUnknown,omitempty"`
 	// Insufficient are the resources NodeResourcesFit finds short: the pod count first, then
 	// cpu, memory, ephemeral-storage and the others by name (SCHED-1).
@@ -165,7 +166,7 @@ func (p *Pod) Fit(node *v1.Node, pods []*v1.Pod) Verdict {
 	v := Verdict{Node: node.Name}
 	v.MissingFeatures = missingFeatures(p.features, node)
 	n := p.nodeState(node, on)
-	v.ResourcesUnknown = !n.judged
+	v.ResourcesUnknown = len(node.Status.Allocatable) == 0
 	v.Insufficient = p.insufficient(n)
 	v.PortConflicts = p.portConflicts(on)
 	if !v.Fits() {
@@ -265,32 +266,53 @@ type Placement struct {
 }
 
 // FitAll binds pods to node one after another, as the scheduler binds the daemon pods of a new
-// node (SCHED-8): in its queue's order, higher priority first and otherwise as given (the
-// PrioritySort queue), each judged beside node's pods (those of bound that are bound to it)
-// and the pods bound before it. A pod a filter refuses is not bound; its verdict is returned,
-// in that order, and no preemption among pods of the list is considered. An empty result means
-// every pod binds. Nothing is modified.
+// node (SCHED-8): [FitEach]'s order and verdicts, of which it returns those of the pods a
+// filter refuses, in the order they were judged. An empty result means every pod binds.
+// Nothing is modified.
 func FitAll(pods []*v1.Pod, node *v1.Node, bound []*v1.Pod, opts Options) []Placement {
-	type item struct {
-		i   int
-		pod *Pod
-	}
-	items := make([]item, 0, len(pods))
-	for i, pod := range pods {
-		items = append(items, item{i, Compile(pod, opts)})
-	}
-	slices.SortStableFunc(items, func(a, b item) int { return cmp.Compare(b.pod.priority, a.pod.priority) })
-	on := slices.Clone(bound)
+	verdicts, order := fitEach(pods, node, bound, opts)
 	var out []Placement
-	for _, it := range items {
-		v := it.pod.Fit(node, on)
-		if !v.Fits() {
-			out = append(out, Placement{Index: it.i, Verdict: v})
+	for _, i := range order {
+		if !verdicts[i].Fits() {
+			out = append(out, Placement{Index: i, Verdict: verdicts[i]})
+		}
+	}
+	return out
+}
+
+// FitEach binds pods to node one after another, as the scheduler binds the pods of its queue
+// (SCHED-8): higher priority first and otherwise as given (the PrioritySort queue: at equal
+// priority, the pod queued first), each judged by [Pod.Fit] beside node's pods (those of bound
+// that are bound to it) and the pods of the list bound before it, as the scheduler's cache
+// holds a pod it has just bound (an assumed pod). A pod a filter refuses is not bound, and no
+// preemption among pods of the list is considered. The verdicts are those of pods, by index.
+// Nothing is modified.
+func FitEach(pods []*v1.Pod, node *v1.Node, bound []*v1.Pod, opts Options) []Verdict {
+	verdicts, _ := fitEach(pods, node, bound, opts)
+	return verdicts
+}
+
+// fitEach is FitEach, with the indexes of pods in the order they were judged.
+func fitEach(pods []*v1.Pod, node *v1.Node, bound []*v1.Pod, opts Options) ([]Verdict, []int) {
+	compiled := make([]*Pod, len(pods))
+	order := make([]int, len(pods))
+	for i, pod := range pods {
+		compiled[i], order[i] = Compile(pod, opts), i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(compiled[b].priority, compiled[a].priority) })
+	on := slices.Clone(bound)
+	out := make([]Verdict, len(pods))
+	for _, i := range order {
+		out[i] = compiled[i].Fit(node, on)
+		if !out[i].Fits() {
 			continue
 		}
-		placed := pods[it.i].DeepCopy()
+		placed := pods[i].DeepCopy()
+		if placed == nil {
+			placed = &v1.Pod{}
+		}
 		placed.Spec.NodeName = node.Name
 		on = append(on, placed)
 	}
-	return out
+	return out, order
 }

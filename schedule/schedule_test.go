@@ -130,10 +130,23 @@ func TestFit(t *testing.T) {
 				Preemption:   &schedule.Preemption{Reason: schedule.PreemptionReasonNoLowerPriorityPods}},
 		},
 		{
-			name: "node without allocatable is not judged for resources (SCHED-1)",
-			pod:  pod("agent", "", list("cpu", "100")),
+			name: "node without any allocatable allows no pod, as upstream's Too many pods (SCHED-1)",
+			pod:  pod("agent", "", nil),
 			node: node("n1", nil),
-			want: schedule.Verdict{Node: "n1", ResourcesUnknown: true},
+			want: schedule.Verdict{Node: "n1", ResourcesUnknown: true,
+				Insufficient: []schedule.Insufficient{{Resource: "pods", Requested: q("1"), Used: q("0"), Allocatable: q("0")}},
+				Preemption:   &schedule.Preemption{Reason: schedule.PreemptionReasonNoLowerPriorityPods}},
+		},
+		{
+			name: "node without any allocatable has none of what the pod requests either (SCHED-1, SCHED-4)",
+			pod:  pod("agent", "", list("cpu", "100m")),
+			node: node("n1", nil),
+			pods: []*v1.Pod{pod("web", "n1", nil)},
+			want: schedule.Verdict{Node: "n1", ResourcesUnknown: true,
+				Insufficient: []schedule.Insufficient{
+					{Resource: "pods", Requested: q("1"), Used: q("1"), Allocatable: q("0")},
+					{Resource: "cpu", Requested: q("100m"), Used: q("0"), Allocatable: q("0"), Unresolvable: true}},
+				Preemption: &schedule.Preemption{Reason: schedule.PreemptionReasonUnresolvable}},
 		},
 		{
 			name: "host port held by another pod (SCHED-2)",
@@ -307,4 +320,34 @@ func TestFitAll(t *testing.T) {
 		t.Errorf("pods mutated:\n%s", diff)
 	}
 	require.Empty(t, schedule.FitAll(pods[:1], n, nil, schedule.Options{}))
+}
+
+// FitEach judges every pod of the list in the scheduler's queue order, each beside the pods
+// bound before it (assumed in the scheduler's cache), and returns the verdicts by index
+// (SCHED-8, SCHED-7).
+func TestFitEach(t *testing.T) {
+	t.Parallel()
+	n := node("n1", list("cpu", "1", "pods", "110"))
+	bound := []*v1.Pod{pod("web", "n1", list("cpu", "300m")), pod("elsewhere", "n2", list("cpu", "1"))}
+	pods := []*v1.Pod{
+		pod("first", "", list("cpu", "400m")),
+		pod("second", "", list("cpu", "400m")),
+		pod("urgent", "", list("cpu", "200m"), prio(1000)),
+	}
+	in := []*v1.Pod{pods[0].DeepCopy(), pods[1].DeepCopy(), pods[2].DeepCopy()}
+	got := schedule.FitEach(pods, n, bound, schedule.Options{})
+	require.Len(t, got, 3)
+	require.True(t, got[0].Fits(), "urgent (priority 1000) and web leave 500m: first binds")
+	require.True(t, got[2].Fits(), "the higher priority binds first")
+	want := schedule.Verdict{Node: "n1",
+		Insufficient: []schedule.Insufficient{{Resource: "cpu", Requested: q("400m"), Used: q("900m"), Allocatable: q("1")}},
+		Preemption:   &schedule.Preemption{Reason: schedule.PreemptionReasonNoLowerPriorityPods}}
+	if diff := cmp.Diff(want, got[1]); diff != "" {
+		t.Errorf("FitEach()[1] mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(in, pods); diff != "" {
+		t.Errorf("pods mutated:\n%s", diff)
+	}
+	alone := schedule.Compile(pods[1], schedule.Options{}).Fit(n, bound)
+	require.True(t, alone.Fits(), "judged alone, beside the bound pods only, the second pod fits")
 }

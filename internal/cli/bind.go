@@ -89,9 +89,12 @@ type bindVerdict struct {
 
 // planVerdicts is the scheduler's verdict on every pod the plans of cluster create and on every
 // unbound Pending pod of their DaemonSets (a skipped sync's too) whose target node is in s
-// (SCHED-7), by DaemonSet
-// (the plans' order), then node, the created pod before existing ones, then pod name. Nothing
-// is modified; the library's plans do not carry it.
+// (SCHED-7), by DaemonSet (the plans' order), then node, the created pod before existing ones,
+// then pod name. The pods a node is to take are bound one after another, as the scheduler
+// binds them (schedule.FitEach: higher priority first; at equal priority the Pending pods,
+// queued before this sync, by creation, then the created ones in the plans' order), each beside
+// the pods bound there and those bound before it. Nothing is modified; the library's plans do
+// not carry it.
 func planVerdicts(s daemonset.Snapshot, cluster *daemonset.ClusterResult, opts daemonset.Options) []bindVerdict {
 	b := newBinder(s, opts)
 	nodes := make(map[string]*v1.Node, len(s.Nodes))
@@ -100,18 +103,18 @@ func planVerdicts(s daemonset.Snapshot, cluster *daemonset.ClusterResult, opts d
 			nodes[n.Name] = n
 		}
 	}
-	verdict := func(r *daemonset.Result, pod string, v schedule.Verdict) bindVerdict {
-		return bindVerdict{Namespace: r.Namespace, Name: r.Name, Node: v.Node, Pod: pod, Binds: v.Fits(), Filters: v.Filters(),
-			ResourcesUnknown: v.ResourcesUnknown, Insufficient: v.Insufficient, PortConflicts: v.PortConflicts,
-			MissingFeatures: v.MissingFeatures, Preemption: v.Preemption, Message: v.String()}
-	}
 	var unbound []*v1.Pod // usually few: every DaemonSet looks at these alone
 	for _, pod := range s.Pods {
 		if pod != nil && unboundPending(pod) {
 			unbound = append(unbound, pod)
 		}
 	}
-	var out []bindVerdict
+	// One entry per pod to judge, in the output's order; pod is what the scheduler binds.
+	type entry struct {
+		v   bindVerdict
+		pod *v1.Pod
+	}
+	var out []entry
 	for _, r := range cluster.DaemonSets {
 		if r == nil {
 			continue
@@ -123,7 +126,7 @@ func planVerdicts(s daemonset.Snapshot, cluster *daemonset.ClusterResult, opts d
 			continue
 		}
 		ds := s.DaemonSets[i]
-		var these []bindVerdict
+		var these []entry
 		var p *daemonset.Planner // a skipped sync, or one that does not compile, creates nothing
 		if len(r.Create) > 0 {
 			if q, errs := daemonset.Compile(ds, opts); len(errs) == 0 {
@@ -132,7 +135,7 @@ func planVerdicts(s daemonset.Snapshot, cluster *daemonset.ClusterResult, opts d
 		}
 		for _, c := range r.Create {
 			if node := nodes[c.Node]; p != nil && node != nil {
-				these = append(these, verdict(r, "", schedule.Compile(p.NewPod(node.Name), b.opts).Fit(node, b.byNode[node.Name])))
+				these = append(these, entry{bindVerdict{Namespace: r.Namespace, Name: r.Name, Node: node.Name}, p.NewPod(node.Name)})
 			}
 		}
 		for _, pod := range unbound {
@@ -141,15 +144,47 @@ func planVerdicts(s daemonset.Snapshot, cluster *daemonset.ClusterResult, opts d
 			}
 			target, _ := affinity.TargetNodeName(pod)
 			if node := nodes[target]; node != nil {
-				these = append(these, verdict(r, pod.Namespace+"/"+pod.Name, schedule.Compile(pod, b.opts).Fit(node, b.byNode[node.Name])))
+				these = append(these, entry{bindVerdict{Namespace: r.Namespace, Name: r.Name, Node: node.Name, Pod: pod.Namespace + "/" + pod.Name}, pod})
 			}
 		}
-		slices.SortStableFunc(these, func(a, b bindVerdict) int {
-			return cmp.Or(strings.Compare(a.Node, b.Node), strings.Compare(a.Pod, b.Pod))
+		slices.SortStableFunc(these, func(a, b entry) int {
+			return cmp.Or(strings.Compare(a.v.Node, b.v.Node), strings.Compare(a.v.Pod, b.v.Pod))
 		})
 		out = append(out, these...)
 	}
-	return out
+	// The scheduler's queue for each node: the Pending pods first, by creation, then the
+	// created ones in the plans' order (the order out holds them in).
+	queues := map[string][]int{}
+	for i, e := range out {
+		queues[e.v.Node] = append(queues[e.v.Node], i)
+	}
+	verdicts := make([]bindVerdict, len(out))
+	for name, queue := range queues {
+		slices.SortStableFunc(queue, func(a, b int) int {
+			pa, pb := out[a].v.Pod != "", out[b].v.Pod != ""
+			if pa != pb {
+				if pa {
+					return -1
+				}
+				return 1
+			}
+			if !pa {
+				return 0
+			}
+			return cmp.Or(out[a].pod.CreationTimestamp.Compare(out[b].pod.CreationTimestamp.Time), strings.Compare(out[a].v.Pod, out[b].v.Pod))
+		})
+		pods := make([]*v1.Pod, len(queue))
+		for k, i := range queue {
+			pods[k] = out[i].pod
+		}
+		for k, v := range schedule.FitEach(pods, nodes[name], b.byNode[name], b.opts) {
+			e := out[queue[k]].v
+			e.Binds, e.Filters, e.ResourcesUnknown, e.Insufficient, e.PortConflicts = v.Fits(), v.Filters(), v.ResourcesUnknown, v.Insufficient, v.PortConflicts
+			e.MissingFeatures, e.Preemption, e.Message = v.MissingFeatures, v.Preemption, v.String()
+			verdicts[queue[k]] = e
+		}
+	}
+	return verdicts
 }
 
 // unboundPending reports whether the scheduler still has pod to bind: no spec.nodeName, not

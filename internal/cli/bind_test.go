@@ -92,3 +92,60 @@ func TestPlanVerdicts(t *testing.T) {
 	require.Len(t, got, 2)
 	require.Equal(t, []string{"kube-system/agent-a", "kube-system/agent-b"}, []string{got[0].Pod, got[1].Pod})
 }
+
+// TestPlanVerdictsBindOneAfterAnother: two DaemonSets' pods created on one node in the same
+// sync do not fit together; the scheduler binds one at a time, each beside those it bound
+// before (SCHED-7, SCHED-8): higher priority first, at equal priority the plans' order, so the
+// pod it comes to second is left Pending with the first one's requests counted.
+func TestPlanVerdictsBindOneAfterAnother(t *testing.T) {
+	t.Parallel()
+	agent := func(name, class string) *appsv1.DaemonSet {
+		return apitest.DaemonSet(func(ds *appsv1.DaemonSet) {
+			ds.Namespace, ds.Name, ds.UID = "kube-system", name, k8stypes.UID("uid-"+name)
+			ds.Spec.Selector.MatchLabels = map[string]string{"app": name}
+			ds.Spec.Template.Labels = map[string]string{"app": name}
+			ds.Spec.Template.Spec.PriorityClassName = class
+			ds.Spec.Template.Spec.Containers = []v1.Container{{Name: "agent", Image: "agent:1",
+				Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("600m")}}}}
+		})
+	}
+	alloc := func(n *v1.Node) {
+		n.Status.Allocatable = v1.ResourceList{v1.ResourceCPU: resource.MustParse("1"), v1.ResourcePods: resource.MustParse("110")}
+	}
+	opts := daemonset.Options{Now: time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)}
+	second := func(cpuUsed string) []schedule.Insufficient {
+		return []schedule.Insufficient{{Resource: v1.ResourceCPU, Requested: resource.MustParse("600m"), Used: resource.MustParse(cpuUsed), Allocatable: resource.MustParse("1")}}
+	}
+	for _, tt := range []struct {
+		name           string
+		classA, classB string
+		wantPending    string
+	}{
+		{name: "equal priority: the plans' order, a before b", wantPending: "b"},
+		{name: "higher priority first: b's system-node-critical pod before a's", classB: schedule.SystemNodeCritical, wantPending: "a"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{agent("a", tt.classA), agent("b", tt.classB)},
+				Nodes: []*v1.Node{apitest.Node("n1", alloc)}}
+			in := s.DaemonSets[0].DeepCopy()
+			cluster, err := daemonset.PlanCluster(s, opts)
+			require.NoError(t, err)
+			got := planVerdicts(s, cluster, opts)
+			require.Len(t, got, 2)
+			for _, v := range got {
+				if v.Name != tt.wantPending {
+					require.True(t, v.Binds, "%s binds first", v.Name)
+					continue
+				}
+				require.False(t, v.Binds, "%s comes second and does not fit", v.Name)
+				if diff := cmp.Diff(second("600m"), v.Insufficient); diff != "" {
+					t.Errorf("%s insufficient mismatch (-want +got):\n%s", v.Name, diff)
+				}
+			}
+			if diff := cmp.Diff(in, s.DaemonSets[0]); diff != "" {
+				t.Errorf("input mutated:\n%s", diff)
+			}
+		})
+	}
+}

@@ -142,6 +142,14 @@ func runLint(e *env, c *clusterFlags, format outputFormat, ns namespaceFlags, ds
 	}
 	switch format {
 	case formatJSON:
+		regions := newRegions()
+		for i, f := range doc.Findings {
+			if located(f.File) {
+				if at := regions.of(f); at != nil {
+					doc.Findings[i].Line, doc.Findings[i].Column = at.StartLine, at.StartColumn
+				}
+			}
+		}
 		err = renderData(e.out, formatJSON, doc)
 	case formatSARIF:
 		err = renderData(e.out, formatJSON, newSARIF(doc, newRegions()))
@@ -178,6 +186,10 @@ type lintFinding struct {
 	lint.Finding
 	// File is the input the DaemonSet was read from; absent when unknown.
 	File string `json:"file,omitempty"`
+	// Line and Column are where in File the finding's field is written (the closest parent
+	// written when the field is not), as SARIF's region says it; absent when unknown.
+	Line   int `json:"line,omitempty"`
+	Column int `json:"column,omitempty"`
 	// source is where in File the DaemonSet was read, for SARIF's regions.
 	source manifest.Source
 }
@@ -311,12 +323,18 @@ func newSARIF(doc lintDocument, regions *regions) sarifLog {
 			Message:    sarifText{fmt.Sprintf("DaemonSet %s/%s: %s: %s", f.Namespace, f.DaemonSet, f.Field, f.Message)},
 			Properties: sarifProperties{Namespace: f.Namespace, DaemonSet: f.DaemonSet, Field: f.Field, Nodes: f.Nodes},
 		}
-		if f.File != "" && f.File != "stdin" && f.File != exampleName && f.File != "/dev/stdin" {
+		if located(f.File) {
 			res.Locations = []sarifLocation{{sarifPhysical{ArtifactLocation: sarifArtifact{filepath.ToSlash(f.File)}, Region: regions.of(f)}}}
 		}
 		run.Results = append(run.Results, res)
 	}
 	return sarifLog{Schema: sarifSchema, Version: "2.1.0", Runs: []sarifRun{run}}
+}
+
+// located reports whether file, a finding's File, names a file lint can point into: not stdin,
+// nor the built-in example.
+func located(file string) bool {
+	return file != "" && file != "stdin" && file != exampleName && file != "/dev/stdin"
 }
 
 // maxRegionBytes bounds the files lint -o sarif reads again to find the lines of its findings:

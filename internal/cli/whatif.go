@@ -163,6 +163,12 @@ type whatIfPending struct {
 // pendingOnNewNode binds the daemon pods that run on node to an empty node like it, as the
 // scheduler would (schedule.FitAll), and returns those it would leave Pending.
 func pendingOnNewNode(set *fleet.Set, w *fleet.WhatIf, verdicts []fleet.Verdict, node *v1.Node, in *manifest.Result) []whatIfPending {
+	if len(node.Status.Allocatable) == 0 {
+		// A template, or a node that reports no allocatable, says nothing of what a new node
+		// like it will allocate: the scheduler would refuse every pod of the node itself
+		// (SCHED-1), but the question is about the node its kubelet will report (SCHED-8).
+		return nil
+	}
 	var pods []*v1.Pod
 	for i, v := range verdicts {
 		if v.Answer != fleet.Runs {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
@@ -23,8 +25,10 @@ import (
 // pods and ControllerRevisions; q.Node and q.Admission are Read's alone), sends it on states,
 // and keeps it: each kind is listed once and watched from the resourceVersion of its list, its
 // events applied to what was read, and after each burst of events the state is sent again. A
-// watch the server ends goes on from the last resourceVersion seen; only an expired one (410
-// Gone: the server compacted its history) lists that kind again. It returns nil when ctx is
+// watch the server ends goes on from the last resourceVersion seen; an expired one (410 Gone:
+// the server compacted its history) or one the server has not reached yet ("too large
+// resource version": a server behind the one that answered the list) lists that kind again.
+// Restarts back off as client-go's reflector does (watchBackoff). It returns nil when ctx is
 // done, or the first error (a refused list or watch, as Read's).
 func (c *Cluster) Watch(ctx context.Context, q cli.Question, states chan<- *cli.Dump) error {
 	cs, name, err := c.connect()
@@ -34,12 +38,60 @@ func (c *Cluster) Watch(ctx context.Context, q cli.Question, states chan<- *cli.
 	if c.chunkSize < 0 {
 		return fmt.Errorf("--chunk-size must not be negative, got %d", c.chunkSize)
 	}
-	return watchState(ctx, &reader{cs: cs, name: name, pageSize: c.chunkSize}, q, states, watchSettle)
+	return watchState(ctx, &reader{cs: cs, name: name, pageSize: c.chunkSize}, q, states, defaultWatchTiming)
 }
 
-// watchSettle is how long Watch lets a burst of events arrive before it sends the state: a
-// rollout step changes many objects at once.
-const watchSettle = 200 * time.Millisecond
+// watchTiming paces a watch: how long it lets a burst of events arrive before it sends the
+// state, and how it backs off restarts.
+type watchTiming struct {
+	// settle is how long a burst of events may take before the state is sent: a rollout step
+	// changes many objects at once.
+	settle time.Duration
+	// backoff and maxBackoff are the first and the largest delay before a restart that follows
+	// a failed watch; each such restart doubles the delay up to maxBackoff, and a watch that
+	// delivers an event starts again from backoff.
+	backoff, maxBackoff time.Duration
+	// short is how long a watch must last, when it delivers no event, for its end to count as
+	// the server's ordinary close rather than a failure.
+	short time.Duration
+}
+
+// defaultWatchTiming is client-go's reflector's: a first delay of 800 ms doubling to 30 s, and
+// a watch closed within a second with no event a failure ("very short watch"). Its reflector
+// also adds up to 100% jitter and resets after 2 minutes without backing off; one plugin run
+// is one client, so neither is needed, and an event reset says the server is well again.
+var defaultWatchTiming = watchTiming{settle: 200 * time.Millisecond, backoff: 800 * time.Millisecond, maxBackoff: 30 * time.Second, short: time.Second}
+
+// backoff is the delay before one kind's next restart (each kind's watch backs off alone, as
+// each informer's reflector does).
+type backoff struct {
+	timing watchTiming
+	next   time.Duration
+}
+
+// delay returns the delay before this restart and doubles the next one, up to maxBackoff.
+func (b *backoff) delay() time.Duration {
+	d := b.next
+	if d == 0 {
+		d = b.timing.backoff
+	}
+	b.next = min(2*d, b.timing.maxBackoff)
+	return d
+}
+
+func (b *backoff) reset() { b.next = 0 }
+
+// wait waits the next delay; false when ctx is done first.
+func (b *backoff) wait(ctx context.Context) bool {
+	t := time.NewTimer(b.delay())
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
 
 // source is one kind a watch keeps: how to list it (every page, and the resourceVersion it was
 // read at) and how to watch it from a resourceVersion.
@@ -105,7 +157,7 @@ func (r *reader) sources(q cli.Question) []source {
 
 // watchState is Watch on r's cluster, sending the state settle after the first event of a
 // burst (the first state as soon as every kind is listed).
-func watchState(ctx context.Context, r *reader, q cli.Question, states chan<- *cli.Dump, settle time.Duration) error {
+func watchState(ctx context.Context, r *reader, q cli.Question, states chan<- *cli.Dump, timing watchTiming) error {
 	version, err := serverVersion(r.cs, r.name)
 	if err != nil {
 		return err
@@ -118,7 +170,7 @@ func watchState(ctx context.Context, r *reader, q cli.Question, states chan<- *c
 	errs := make(chan error, len(srcs))
 	for i, s := range srcs {
 		wg.Go(func() {
-			if err := keep(ctx, r.name, st, i, s); err != nil {
+			if err := keep(ctx, r.name, st, i, s, timing); err != nil {
 				errs <- err
 			}
 		})
@@ -136,7 +188,7 @@ func watchState(ctx context.Context, r *reader, q cli.Question, states chan<- *c
 			select {
 			case <-ctx.Done():
 				return nil
-			case <-time.After(settle):
+			case <-time.After(timing.settle):
 			}
 			select { // what the burst changed is in the state about to be sent
 			case <-st.changed:
@@ -161,9 +213,13 @@ func watchState(ctx context.Context, r *reader, q cli.Question, states chan<- *c
 	}
 }
 
-// keep lists the kind s into st.objects[i], then applies its watch events, listing again only
-// when the resourceVersion expired, until ctx is done (nil) or an error.
-func keep(ctx context.Context, name string, st *state, i int, s source) error {
+// keep lists the kind s into st.objects[i], then applies its watch events, until ctx is done
+// (nil) or an error. A watch that ends is opened again from the last resourceVersion seen, at
+// once after the server's ordinary close, after the backoff when it failed (closed at once
+// with no event, or refused for load: 429, connection refused); a resourceVersion the server
+// no longer has (410) or does not have yet (too large) lists the kind again, after the backoff.
+func keep(ctx context.Context, name string, st *state, i int, s source, timing watchTiming) error {
+	b := &backoff{timing: timing}
 	for {
 		items, rv, err := s.list(ctx)
 		if ctx.Err() != nil {
@@ -174,59 +230,105 @@ func keep(ctx context.Context, name string, st *state, i int, s source) error {
 		}
 		st.replace(i, s.gvk, items)
 		for {
-			expired, err := follow(ctx, name, st, i, s, &rv)
+			end, err := follow(ctx, name, st, i, s, &rv, timing.short)
 			if ctx.Err() != nil {
 				return nil
 			}
 			if err != nil {
 				return err
 			}
-			if expired {
+			if end == watchDelivered {
+				b.reset()
+			}
+			if end == watchDelivered || end == watchClosed {
+				continue
+			}
+			if !b.wait(ctx) {
+				return nil
+			}
+			if end == watchRelist {
 				break
 			}
 		}
 	}
 }
 
+// watchEnd is how a watch ended, which says what comes next.
+type watchEnd int
+
+const (
+	// watchDelivered: the server closed a watch that delivered an event; watch again at once.
+	watchDelivered watchEnd = iota
+	// watchClosed: the server closed a watch that lasted, with no event; watch again at once.
+	watchClosed
+	// watchFailed: closed at once with no event, or refused for load; watch again after the
+	// backoff.
+	watchFailed
+	// watchRelist: the resourceVersion is expired (410) or too large; list again after the
+	// backoff.
+	watchRelist
+)
+
 // follow watches s from *rv and applies its events to st.objects[i], moving *rv on, until the
-// watch ends: closed by the server or ctx (false: watch again from *rv), its resourceVersion
-// expired (true: list again), or an error.
-func follow(ctx context.Context, name string, st *state, i int, s source, rv *string) (bool, error) {
+// watch ends (or ctx is done), saying how; an error it cannot get past is returned.
+func follow(ctx context.Context, name string, st *state, i int, s source, rv *string, short time.Duration) (watchEnd, error) {
+	start := time.Now()
 	w, err := s.watch(ctx, metav1.ListOptions{ResourceVersion: *rv, AllowWatchBookmarks: true})
 	if err != nil {
-		if expired(err) {
-			return true, nil
+		switch {
+		case expired(err) || tooLarge(err):
+			return watchRelist, nil
+		case apierrors.IsTooManyRequests(err) || utilnet.IsConnectionRefused(err):
+			return watchFailed, nil
 		}
-		return false, liveError(name, "watch", s.group, s.resource, s.namespace, err)
+		return 0, liveError(name, "watch", s.group, s.resource, s.namespace, err)
 	}
 	defer w.Stop()
+	delivered := false
 	for {
 		var ev watch.Event
 		var ok bool
 		select {
 		case <-ctx.Done():
-			return false, nil
+			return watchClosed, nil
 		case ev, ok = <-w.ResultChan():
 		}
 		if !ok {
-			return false, nil
+			switch {
+			case delivered:
+				return watchDelivered, nil
+			case time.Since(start) < short:
+				return watchFailed, nil
+			}
+			return watchClosed, nil
 		}
 		switch ev.Type {
 		case watch.Error:
 			err := apierrors.FromObject(ev.Object)
-			if expired(err) {
-				return true, nil
+			if expired(err) || tooLarge(err) {
+				return watchRelist, nil
 			}
-			return false, liveError(name, "watch", s.group, s.resource, s.namespace, err)
+			return 0, liveError(name, "watch", s.group, s.resource, s.namespace, err)
 		case watch.Added, watch.Modified:
 			st.put(i, s.gvk, ev.Object)
 		case watch.Deleted:
 			st.remove(i, ev.Object)
 		}
+		delivered = true
 		if m, ok := ev.Object.(metav1.Object); ok && m.GetResourceVersion() != "" {
 			*rv = m.GetResourceVersion()
 		}
 	}
+}
+
+// tooLarge says whether err is a resourceVersion the server has not reached yet: the cause
+// ResourceVersionTooLarge, or, from servers before 1.19, a timeout saying "Too large resource
+// version" (client-go's reflector recognises both).
+func tooLarge(err error) bool {
+	if apierrors.HasStatusCause(err, metav1.CauseTypeResourceVersionTooLarge) {
+		return true
+	}
+	return apierrors.IsTimeout(err) && strings.Contains(err.Error(), "Too large resource version")
 }
 
 // expired says whether err is a resourceVersion too old to watch from (410 Gone).

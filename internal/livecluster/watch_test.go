@@ -93,7 +93,7 @@ func TestWatchListsOnceAndAppliesEvents(t *testing.T) {
 	states := make(chan *cli.Dump)
 	done := make(chan error, 1)
 	r := &reader{cs: cs, name: "the fake cluster", pageSize: 500}
-	go func() { done <- watchState(ctx, r, cli.Question{Namespace: "infra"}, states, time.Millisecond) }()
+	go func() { done <- watchState(ctx, r, cli.Question{Namespace: "infra"}, states, testTiming) }()
 	next := func(what string) *cli.Dump {
 		t.Helper()
 		select {
@@ -172,6 +172,114 @@ func TestWatchRefusedSaysSo(t *testing.T) {
 		return true, nil, apierrors.NewForbidden(v1.Resource("pods"), "", nil)
 	})
 	states := make(chan *cli.Dump, 10)
-	err := watchState(context.Background(), &reader{cs: cs, name: "the fake cluster"}, cli.Question{Namespace: "infra"}, states, time.Millisecond)
+	err := watchState(context.Background(), &reader{cs: cs, name: "the fake cluster"}, cli.Question{Namespace: "infra"}, states, testTiming)
 	require.ErrorContains(t, err, "the fake cluster: forbidden: cannot watch pods in namespace infra")
+}
+
+// testTiming is defaultWatchTiming made fast: a test's burst settles in a millisecond.
+var testTiming = watchTiming{settle: time.Millisecond, backoff: time.Millisecond, maxBackoff: 4 * time.Millisecond, short: time.Second}
+
+// fakeCluster is a fake clientset holding one node and one DaemonSet of infra, at 1.36.3,
+// whose requests v counts.
+func fakeCluster(v *verbs) *fake.Clientset {
+	cs := fake.NewClientset(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "worker-1"}},
+		&appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "infra", Name: "agent"}})
+	cs.Discovery().(*fakediscovery.FakeDiscovery).FakedServerVersion = &version.Info{Major: "1", Minor: "36", GitVersion: "v1.36.3"}
+	cs.PrependReactor("*", "*", v.count)
+	return cs
+}
+
+// A server (or a proxy before it) that closes every watch at once is not asked again in a
+// tight loop: each restart waits a delay that doubles up to its cap, as client-go's reflector
+// backs off, and the kind is watched again from where it was, not listed again.
+func TestWatchBacksOffAServerThatKeepsClosing(t *testing.T) {
+	v := &verbs{n: map[string]int{}}
+	cs := fakeCluster(v)
+	var mu sync.Mutex
+	var at []time.Time
+	cs.PrependWatchReactor("pods", func(a k8stesting.Action) (bool, watch.Interface, error) {
+		mu.Lock()
+		at = append(at, time.Now())
+		mu.Unlock()
+		w := watch.NewFake()
+		w.Stop() // closed at once, with no event
+		return true, w, nil
+	})
+	timing := watchTiming{settle: time.Millisecond, backoff: 20 * time.Millisecond, maxBackoff: 80 * time.Millisecond, short: time.Second}
+	ctx, cancel := context.WithCancel(context.Background())
+	states := make(chan *cli.Dump, 100)
+	done := make(chan error, 1)
+	go func() {
+		done <- watchState(ctx, &reader{cs: cs, name: "the fake cluster"}, cli.Question{Namespace: "infra"}, states, timing)
+	}()
+	time.Sleep(600 * time.Millisecond)
+	cancel()
+	require.NoError(t, <-done)
+
+	mu.Lock()
+	defer mu.Unlock()
+	// 20+40+80+80+... ms: about 9 watches in 600 ms, where a tight loop opens thousands.
+	require.GreaterOrEqual(t, len(at), 4)
+	require.LessOrEqual(t, len(at), 12, "watches opened in 600 ms")
+	want := timing.backoff
+	for k := 1; k < len(at); k++ {
+		require.GreaterOrEqual(t, at[k].Sub(at[k-1]), want, "delay before watch %d", k+1)
+		want = min(2*want, timing.maxBackoff)
+	}
+	require.Equal(t, 1, v.get("list pods"), "watched again from its resourceVersion, not listed again")
+}
+
+// A watch from a resourceVersion the server has not reached yet ("too large resource
+// version": an API server behind the one that answered the list) lists the kind again, whether
+// the server refuses the watch with it or sends it as the watch's error event, and the watch
+// goes on; before, it ended the run with exit 1.
+func TestWatchTooLargeResourceVersionListsAgain(t *testing.T) {
+	v := &verbs{n: map[string]int{}}
+	cs := fakeCluster(v)
+	tooLarge := &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 504, Reason: metav1.StatusReasonTimeout,
+		Message: "Too large resource version: 12, current: 10",
+		Details: &metav1.StatusDetails{Causes: []metav1.StatusCause{{Type: metav1.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}}}}}
+	var mu sync.Mutex
+	calls := 0
+	cs.PrependWatchReactor("pods", func(a k8stesting.Action) (bool, watch.Interface, error) {
+		v.count(a)
+		mu.Lock()
+		defer mu.Unlock()
+		calls++
+		switch calls {
+		case 1: // refused with it
+			return true, nil, tooLarge
+		case 2: // sent as the watch's error event
+			w := watch.NewFakeWithChanSize(1, false)
+			w.Error(&tooLarge.ErrStatus)
+			return true, w, nil
+		}
+		return false, nil, nil // then the tracker's watch
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	states := make(chan *cli.Dump, 100)
+	done := make(chan error, 1)
+	go func() {
+		done <- watchState(ctx, &reader{cs: cs, name: "the fake cluster"}, cli.Question{Namespace: "infra"}, states, testTiming)
+	}()
+	require.Eventually(t, func() bool { return v.get("watch pods") == 3 }, 10*time.Second, time.Millisecond)
+	require.Equal(t, 3, v.get("list pods"), "listed again after each")
+
+	_, err := cs.CoreV1().Pods("infra").Create(ctx, &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "infra", Name: "agent-x"}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	for {
+		select {
+		case d := <-states:
+			if len(names(t, d, "Pod")) == 1 {
+				cancel()
+				require.NoError(t, <-done)
+				return
+			}
+		case err := <-done:
+			t.Fatalf("the watch ended: %v", err)
+		case <-time.After(10 * time.Second):
+			t.Fatal("the pod created never came")
+		}
+	}
 }
