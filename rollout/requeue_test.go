@@ -60,3 +60,30 @@ func TestSimulateRequeueKeepsOneWaitingEntry(t *testing.T) {
 		})
 	}
 }
+
+// TestSimulateStaleRequeueMovesNoClock: an entry moved earlier leaves nothing behind. The
+// first pod of node-00001 fails and is replaced; its replacement turns Ready at t0+0.2s, whose
+// pod handler asks for minReadySeconds+1s (t0+11.2s), and the sync then for minReadySeconds
+// (STAT-15, t0+10.2s), which moves the entry earlier. At t0+10.2s the pod is available and
+// nothing more happens: the trajectory ends there, not at the time of the request the queue
+// merged away (it used to end at t0+11.2s).
+func TestSimulateStaleRequeueMovesNoClock(t *testing.T) {
+	ds := agent(intstr.FromInt32(1), intstr.FromInt32(0), "agent:1", 10)
+	s := settled(t, ds, 1)
+	s.Nodes = nodes(2)
+	started := 0
+	traj, err := rollout.Simulate(s, ds, rollout.Options{Start: t0, Horizon: time.Minute,
+		Kubelet: rollout.Kubelet{Startup: rollout.Fixed(100 * time.Millisecond), Fate: func(*v1.Pod) rollout.Fate {
+			started++
+			if started == 1 {
+				return rollout.FateFailed
+			}
+			return rollout.FateReady
+		}}})
+	require.NoError(t, err)
+	require.True(t, traj.Quiescent)
+	last := traj.Steps[len(traj.Steps)-1]
+	require.Equal(t, 10200*time.Millisecond, last.At.Sub(t0))
+	require.Equal(t, int32(2), last.Status.NumberAvailable)
+	require.Equal(t, last.At, traj.EndTime, "EndTime %s after the last sync", traj.EndTime.Sub(t0))
+}

@@ -249,6 +249,12 @@ func (sm *sim) run() (*Trajectory, error) {
 	syncsAtNow := 0
 	now := int64(-1)
 	for len(sm.q) > 0 {
+		if it := sm.q[0]; it.kind == itemRequeue && it.at != sm.waiting {
+			// The entry moved earlier, was due and is gone: nothing happens then, and the
+			// clock does not move for it (EndTime is the last instant something happened).
+			sm.q.pop()
+			continue
+		}
 		next := sm.q[0].at
 		if next > end {
 			sm.now = sm.opts.Start.Add(sm.opts.Horizon)
@@ -267,7 +273,7 @@ func (sm *sim) run() (*Trajectory, error) {
 				wantSync = true
 				continue
 			case itemRequeue:
-				if it.at == sm.waiting { // else moved earlier: already due and gone
+				if it.at == sm.waiting { // else stale, as above
 					sm.waiting = 0
 					wantSync = true
 				}
