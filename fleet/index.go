@@ -8,7 +8,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strconv"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -64,8 +63,10 @@ func buildTemplateIndex(w *WhatIf) *templateIndex {
 		}
 		return x.nameID
 	}
-	// First pass: the keys, values and bounds.
-	for _, rep := range s.placeRep {
+	// First pass: the keys, values and bounds. The bounds are those of the terms as affinity
+	// compiles them, parsed once by selector (AFF-7, AFF-8); the second pass reads the same terms.
+	required := make([]*affinity.Required, len(s.placeRep))
+	for c, rep := range s.placeRep {
 		spec := &rep.DaemonSet().Spec.Template.Spec
 		if spec.NodeName != "" {
 			u := &x.univ[name()]
@@ -78,13 +79,7 @@ func buildTemplateIndex(w *WhatIf) *templateIndex {
 		forEachTerm(spec, func(t *v1.NodeSelectorTerm) {
 			for _, e := range t.MatchExpressions {
 				id := key(e.Key)
-				if e.Operator == v1.NodeSelectorOpGt || e.Operator == v1.NodeSelectorOpLt {
-					for _, v := range e.Values {
-						if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-							bounds[id] = append(bounds[id], n)
-						}
-					}
-				} else {
+				if e.Operator != v1.NodeSelectorOpGt && e.Operator != v1.NodeSelectorOpLt {
 					x.univ[id].values = append(x.univ[id].values, e.Values...)
 				}
 			}
@@ -95,6 +90,17 @@ func buildTemplateIndex(w *WhatIf) *templateIndex {
 				}
 			}
 		})
+		required[c] = affinity.Compile(spec, nil)
+		if terms, ok := required[c].Terms(); ok {
+			for _, at := range terms {
+				for _, r := range at.Expressions() {
+					if b, ok := r.Bound(); ok {
+						id := key(r.Key())
+						bounds[id] = append(bounds[id], b)
+					}
+				}
+			}
+		}
 	}
 	for _, sel := range w.pending {
 		for _, l := range sel {
@@ -121,7 +127,7 @@ func buildTemplateIndex(w *WhatIf) *templateIndex {
 	// Second pass: the placements.
 	x.place = make([]placementParts, len(s.placeRep))
 	for c, rep := range s.placeRep {
-		x.place[c] = x.compilePlacement(&rep.DaemonSet().Spec.Template.Spec)
+		x.place[c] = x.compilePlacement(&rep.DaemonSet().Spec.Template.Spec, required[c])
 	}
 	x.pending = make([]dnf, len(w.pending))
 	for i, sel := range w.pending {
@@ -310,10 +316,10 @@ func setRange(s classSet, lo, hi int) {
 }
 
 // compilePlacement compiles spec.nodeName, spec.nodeSelector and the required node affinity
-// over the classes (ELIG-2, NSEL-2, AFF-*). The terms are read through affinity.Compile, as the
-// controller's Eligibility reads them: which terms count (AFF-2, AFF-4, AFF-8) and what their
-// matchFields mean (AFF-9) are affinity's.
-func (x *templateIndex) compilePlacement(spec *v1.PodSpec) placementParts {
+// over the classes (ELIG-2, NSEL-2, AFF-*). The terms are read through required, spec's
+// affinity.Compile, as the controller's Eligibility reads them: which terms count (AFF-2,
+// AFF-4, AFF-8) and what their matchFields mean (AFF-9) are affinity's.
+func (x *templateIndex) compilePlacement(spec *v1.PodSpec, required *affinity.Required) placementParts {
 	p := placementParts{name: always, sel: always, aff: always}
 	if spec.NodeName != "" {
 		p.name = dnf{term{x.equals(x.nameID, spec.NodeName)}}
@@ -325,7 +331,7 @@ func (x *templateIndex) compilePlacement(spec *v1.PodSpec) placementParts {
 		}
 		p.sel = dnf{t}
 	}
-	if terms, ok := affinity.Compile(spec, nil).Terms(); ok {
+	if terms, ok := required.Terms(); ok {
 		p.aff = nil // zero terms match no node (AFF-2)
 		for _, at := range terms {
 			if t, ok := x.compileTerm(at); ok {

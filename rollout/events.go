@@ -54,7 +54,7 @@ func (sm *sim) handle(it item) bool {
 		sm.w.setPod(np)
 		sm.changed()
 		if daemonset.IsPodReady(np) && ds.Spec.MinReadySeconds > 0 {
-			sm.push(pending{at: sm.now.Add(time.Duration(ds.Spec.MinReadySeconds)*time.Second + time.Second), kind: itemSync})
+			sm.addAfter(time.Duration(ds.Spec.MinReadySeconds)*time.Second + time.Second) // updatePod's requeue (SYNC-8)
 		}
 		return sm.opts.Version.IsControlledBy(np, ds)
 	case itemRemove:

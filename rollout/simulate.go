@@ -19,6 +19,7 @@ const (
 	itemStart
 	itemRemove
 	itemEvent
+	itemRequeue // the DaemonSet's waiting entry falling due (sim.waiting); stale when moved earlier
 )
 
 // pending is something to happen at a time: a sync, a pod's start or removal, an event.
@@ -68,6 +69,10 @@ type sim struct {
 	inc      *tracked
 	incTried bool
 	noInc    bool // tests compare against whole-snapshot plans
+	// waiting is the time, as an offset from Options.Start, of the DaemonSet's one waiting
+	// entry in the controller's delaying queue (addAfter); 0: none, since an entry is always
+	// due after Start.
+	waiting int64
 }
 
 type plannerKey struct {
@@ -199,6 +204,26 @@ func (sm *sim) push(p pending) {
 	sm.q.push(it)
 }
 
+// addAfter is the controller's AddAfter of its DaemonSet's key after d (enqueueDaemonSetAfter),
+// as client-go's delaying queue keeps it: the key has one waiting entry at most, which a
+// sooner AddAfter moves earlier and a later one leaves where it is; when it falls due the key
+// joins the queue and the entry is gone. An immediate sync (an itemSync at sm.now, the Add of
+// an event) neither cancels nor satisfies it. d <= 0 asks for nothing: a Result's RequeueAfter
+// is zero when it has no requeue.
+func (sm *sim) addAfter(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	at := sm.now.Add(d)
+	off := int64(at.Sub(sm.opts.Start))
+	if sm.waiting != 0 && sm.waiting <= off {
+		return
+	}
+	// An entry moved earlier leaves its item queued: it is stale when it pops (run).
+	sm.waiting = off
+	sm.push(pending{at: at, kind: itemRequeue})
+}
+
 // podOf returns the pod of a popped item and frees its slot.
 func (sm *sim) podOf(it item) slot {
 	s := sm.slots[it.slot]
@@ -224,6 +249,12 @@ func (sm *sim) run() (*Trajectory, error) {
 	syncsAtNow := 0
 	now := int64(-1)
 	for len(sm.q) > 0 {
+		if it := sm.q[0]; it.kind == itemRequeue && it.at != sm.waiting {
+			// The entry moved earlier, was due and is gone: nothing happens then, and the
+			// clock does not move for it (EndTime is the last instant something happened).
+			sm.q.pop()
+			continue
+		}
 		next := sm.q[0].at
 		if next > end {
 			sm.now = sm.opts.Start.Add(sm.opts.Horizon)
@@ -237,8 +268,15 @@ func (sm *sim) run() (*Trajectory, error) {
 		wantSync := false
 		for len(sm.q) > 0 && sm.q[0].at == now {
 			it := sm.q.pop()
-			if it.kind == itemSync {
+			switch it.kind {
+			case itemSync:
 				wantSync = true
+				continue
+			case itemRequeue:
+				if it.at == sm.waiting { // else stale, as above
+					sm.waiting = 0
+					wantSync = true
+				}
 				continue
 			}
 			if sm.handle(it) {
@@ -274,9 +312,10 @@ func (sm *sim) sync() error {
 	ds := sm.w.ds()
 	collisions, writes := ds.Status.CollisionCount, sm.w.dsVersion
 	p := sm.plannerFor()
-	res := sm.plan(p)
+	planned := sm.plan(p)
 	step := Step{At: sm.now}
-	res = sm.backedOff(p, res, &step)
+	res := sm.backedOff(p, planned, &step)
+	first, heldBack := res, res != planned
 	observed := sm.opts.Model == SyncObserved
 	acted, err := sm.applyStep(res, &step, !observed)
 	if err != nil {
@@ -304,16 +343,20 @@ func (sm *sim) sync() error {
 	if !equalCount(collisions, sm.w.ds().Status.CollisionCount) {
 		sm.invalidate(true)
 	}
-	if st := sm.w.ds().Status; res.Status != nil {
-		step.Status = st
+	if res.Status != nil {
+		step.Status = sm.w.ds().Status
 		if sm.w.dsVersion != writes { // the status or the collision count was written
 			sm.changed()
 			sm.push(pending{at: sm.now, kind: itemSync}) // the DaemonSet's update event
 		}
-		if m := ds.Spec.MinReadySeconds; m > 0 && st.NumberReady != st.NumberAvailable {
-			sm.push(pending{at: sm.now.Add(time.Duration(m) * time.Second), kind: itemSync})
-		}
 	}
+	// The sync's requeues (SYNC-8) are its plans' RequeueAfter: the failed-pod back-off's from
+	// the plan that held Failed pods back (DIFF-12), the minReadySeconds one (STAT-15) from the
+	// plan whose status the sync wrote. Under SyncUnobserved both are res.
+	if heldBack {
+		sm.addAfter(first.RequeueAfter.Duration)
+	}
+	sm.addAfter(res.RequeueAfter.Duration)
 	if len(sm.traj.Steps) == cap(sm.traj.Steps) {
 		// Double: append grows large slices by a quarter, which allocates about five times
 		// the final list over a long run.
@@ -366,8 +409,8 @@ func (sm *sim) plan(p *daemonset.Planner) *daemonset.Result {
 // backedOff returns the plan of the sync with the failed-pod back-off in force (ROLL-6): res,
 // planned without it, when it deletes no Failed pod (no node has one it could delete, so the
 // back-off changes nothing), else the whole-snapshot plan with sm.backoff, whose back-off after
-// the sync becomes sm.backoff and whose requeue is queued. step, when not nil, counts the
-// Failed-pod deletions the back-off held back.
+// the sync becomes sm.backoff. step, when not nil, counts the Failed-pod deletions the back-off
+// held back. The caller queues the plan's requeue (addAfter).
 func (sm *sim) backedOff(p *daemonset.Planner, res *daemonset.Result, step *Step) *daemonset.Result {
 	free := failedDeletes(res)
 	if free == 0 {
@@ -378,9 +421,6 @@ func (sm *sim) backedOff(p *daemonset.Planner, res *daemonset.Result, step *Step
 		step.HeldBack += free - failedDeletes(full)
 	}
 	sm.backoff = daemonset.UpdateBackoff(sm.backoff, full, sm.now)
-	if d := full.RequeueAfter.Duration; d > 0 {
-		sm.push(pending{at: sm.now.Add(d), kind: itemSync})
-	}
 	return full
 }
 

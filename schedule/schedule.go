@@ -82,10 +82,6 @@ func (p *Pod) Priority() (int32, bool) { return p.priority, p.priorityKnown }
 // ones left out, as a new list.
 func (p *Pod) Requests() v1.ResourceList { return p.requests.list() }
 
-// RequiredFeatures returns the node features the pod needs (SCHED-3), sorted; the slice is the
-// caller's.
-func (p *Pod) RequiredFeatures() []string { return slices.Clone(p.features) }
-
 // Verdict is what the filters decide for one pod on one node.
 type Verdict struct {
 	Node string `json:"node"`
