@@ -50,3 +50,30 @@ func TestFilterSchedulerOwnsAtTheRelease(t *testing.T) {
 		})
 	}
 }
+
+// TestFilterSchedulerFiltersAtTheRelease: the filters that decide are the release's (SCHED-5):
+// a host-network pod in its own user namespace needs a node that declares the feature from 1.36,
+// where NodeDeclaredFeatures filters, and binds anywhere in 1.35, where the gate is off.
+func TestFilterSchedulerFiltersAtTheRelease(t *testing.T) {
+	ds := agent(intstr.FromInt32(1), intstr.FromInt32(0), "agent:1", 0)
+	ds.Spec.Template.Spec.HostNetwork, ds.Spec.Template.Spec.HostUsers = true, new(false)
+	node := nodes(1)[0]
+	node.Status.Allocatable = v1.ResourceList{v1.ResourceCPU: resource.MustParse("1"), v1.ResourcePods: resource.MustParse("110")}
+	s := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}, Nodes: []*v1.Node{node}}
+	for _, tt := range []struct {
+		release string
+		want    bool
+	}{
+		{"1.35.4", true},
+		{"1.36.3", false},
+		{"1.37.2", false},
+	} {
+		t.Run("SCHED-5 "+tt.release, func(t *testing.T) {
+			v, err := daemonset.ParseVersion(tt.release)
+			require.NoError(t, err)
+			p, errs := daemonset.Compile(ds, daemonset.Options{Now: t0, Version: v})
+			require.Empty(t, errs)
+			require.Equal(t, tt.want, rollout.FilterScheduler(s, ds, v)(p.NewPod(node.Name), node))
+		})
+	}
+}

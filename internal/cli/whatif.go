@@ -3,6 +3,7 @@ package cli
 import (
 	"cmp"
 	"fmt"
+	"github.com/daemonsched/daemonsched/daemonset"
 	"io"
 	"maps"
 	"slices"
@@ -104,7 +105,7 @@ func runWhatIf(e *env, c *clusterFlags, ns namespaceFlags, format outputFormat, 
 		}
 		report.Node = nodeName
 		report.Totals = whatIfTotals{Min: d.Requests(nil), Max: d.Requests(nil), Exact: true}
-		report.Pending = pendingOnNewNode(set, w, verdicts, node, in)
+		report.Pending = pendingOnNewNode(set, w, verdicts, node, in, opts.Version)
 	}
 	for i, v := range verdicts {
 		ds := set.Planner(i).DaemonSet()
@@ -161,8 +162,9 @@ type whatIfPending struct {
 }
 
 // pendingOnNewNode binds the daemon pods that run on node to an empty node like it, as the
-// scheduler would (schedule.FitAll), and returns those it would leave Pending.
-func pendingOnNewNode(set *fleet.Set, w *fleet.WhatIf, verdicts []fleet.Verdict, node *v1.Node, in *manifest.Result) []whatIfPending {
+// scheduler of release v would (schedule.FitAll, SCHED-5), and returns those it would leave
+// Pending.
+func pendingOnNewNode(set *fleet.Set, w *fleet.WhatIf, verdicts []fleet.Verdict, node *v1.Node, in *manifest.Result, v daemonset.Version) []whatIfPending {
 	if len(node.Status.Allocatable) == 0 {
 		// A template, or a node that reports no allocatable, says nothing of what a new node
 		// like it will allocate: the scheduler would refuse every pod of the node itself
@@ -178,7 +180,7 @@ func pendingOnNewNode(set *fleet.Set, w *fleet.WhatIf, verdicts []fleet.Verdict,
 		pods = append(pods, &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ds.Namespace, Name: ds.Name}, Spec: *w.Pod(i).Spec})
 	}
 	var out []whatIfPending
-	for _, pl := range schedule.FitAll(pods, node, nil, schedule.Options{PriorityClasses: schedule.PriorityClassesOf(in.Snapshot.Pods)}) {
+	for _, pl := range schedule.FitAll(pods, node, nil, schedule.Options{Version: v, PriorityClasses: schedule.PriorityClassesOf(in.Snapshot.Pods)}) {
 		pod := pods[pl.Index]
 		out = append(out, whatIfPending{Namespace: pod.Namespace, Name: pod.Name, Scheduler: pl.Verdict.String()})
 	}
