@@ -18,7 +18,7 @@
 // touch?) are package fleet's, which builds on this one.
 //
 // A plan is the one-sync model of the specification: expectations satisfied at the start of
-// the sync (SYNC-9; [ExpectationsOf] and [Expectations.Observed] tell a controller when they
+// the sync (SYNC-9; [Result.Expectations] and [Expectations.Observed] tell a controller when they
 // are) and the failed-pod back-off of [Options.Backoff] in force (DIFF-12, none by default).
 // While they are not, [Planner.PlanPending] gives the sync upstream runs instead: the revision
 // writes, the pod claims and the status with observedGeneration as stored (STAT-13), and no

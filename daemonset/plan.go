@@ -140,7 +140,7 @@ func (p *Planner) Plan(s Snapshot) *Result { return p.plan(s, nil, syncActs) }
 //     Plan reports them), so that [UpdateBackoff] with this Result leaves the back-off as it
 //     was, but for the entries that expire at Now.
 //
-// The expectations the sync waits for stay in force: [ExpectationsOf] of this Result expects
+// The expectations the sync waits for stay in force: [Result.Expectations] of this Result expects
 // nothing, and must not replace them.
 func (p *Planner) PlanPending(s Snapshot) *Result { return p.plan(s, nil, syncPending) }
 
