@@ -191,7 +191,7 @@ func holdingReleases(t *testing.T, c *Case) []daemonset.Version {
 	for _, v := range AllReleases() {
 		opts := own
 		opts.Version = v
-		got, err := daemonset.PlanCluster(s, opts.planOptions())
+		got, err := s.Plan(opts.planOptions())
 		if err != nil {
 			continue // the release refuses the snapshot (VER-7): the case does not hold there
 		}
@@ -308,7 +308,7 @@ func mustJSON(t *testing.T, v any) any {
 // implementation would be run.
 func TestProjectPassesCorpus(t *testing.T) {
 	Run(t, func(s daemonset.Snapshot, opts Options) ([]*daemonset.Result, error) {
-		c, err := daemonset.PlanCluster(s, opts.planOptions())
+		c, err := s.Plan(opts.planOptions())
 		if err != nil {
 			return nil, err
 		}

@@ -120,7 +120,7 @@ func TestProjectPassesCorpusAtEveryRelease(t *testing.T) {
 		t.Run(v.String(), func(t *testing.T) {
 			RunAt(t, v, func(s daemonset.Snapshot, opts Options) ([]*daemonset.Result, error) {
 				require.Equal(t, v, opts.Version, "a case run at a release is judged at it")
-				c, err := daemonset.PlanCluster(s, opts.planOptions())
+				c, err := s.Plan(opts.planOptions())
 				if err != nil {
 					return nil, err
 				}

@@ -8,7 +8,7 @@
 // tolerations merged with the default daemon tolerations, and the daemon pod prototype.
 // [Planner.Eligibility] then decides a node without allocating, [Planner.Explain] says why in
 // words, [Planner.NewPod] builds the pod the controller would submit, and [Planner.Plan] plans a
-// whole sync on a [Snapshot]. [Plan] is Compile followed by Planner.Plan; [PlanCluster] plans
+// whole sync on a [Snapshot]. [Plan] is Compile followed by Planner.Plan; [Snapshot.Plan] plans
 // every DaemonSet of a snapshot and arbitrates orphans between them (D-2). A Planner is safe
 // for concurrent use; [Options.Workers] lets one plan share its per-node and per-pod work among
 // goroutines, with the same result.

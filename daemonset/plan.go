@@ -11,7 +11,7 @@ import (
 )
 
 // Snapshot is what the controller's caches hold: every node, pod and ControllerRevision (and,
-// for PlanCluster, every DaemonSet). Nil entries are not allowed.
+// for Snapshot.Plan, every DaemonSet). Nil entries are not allowed.
 type Snapshot struct {
 	DaemonSets []*appsv1.DaemonSet
 	Nodes      []*v1.Node
@@ -21,7 +21,7 @@ type Snapshot struct {
 
 // Check reports what makes s inconsistent, something no informer cache can hold: nil entries,
 // two nodes with one name, two pods, revisions or DaemonSets with one namespace/name. Paths are
-// rooted at the snapshot ("nodes[3]"). [Plan], [PlanCluster] and package rollout check their
+// rooted at the snapshot ("nodes[3]"). [Plan], [Snapshot.Plan] and package rollout check their
 // snapshot with it; a caller that builds snapshots by hand may check them first.
 func (s Snapshot) Check() field.ErrorList {
 	var errs field.ErrorList

@@ -305,7 +305,7 @@ func plan(line []byte, req *conformance.Request, release daemonset.Version) ([]b
 	if err != nil {
 		return nil, err
 	}
-	plans, err := daemonset.PlanCluster(s, daemonset.Options{Now: opts.Now, Version: opts.Version, BurstLimit: opts.BurstLimit})
+	plans, err := s.Plan(daemonset.Options{Now: opts.Now, Version: opts.Version, BurstLimit: opts.BurstLimit})
 	if err != nil {
 		return nil, err
 	}
