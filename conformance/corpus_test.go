@@ -172,7 +172,7 @@ func finish(t *testing.T, c *Case, description, profile string, extraRules ...st
 		}
 	}
 	c.Profile = profile
-	c.Releases = ReleaseRanges(holdingReleases(t, c))
+	c.Releases = releaseRanges(holdingReleases(t, c))
 }
 
 // holdingReleases are the releases at whose controller the case's expectations hold: those
@@ -188,7 +188,7 @@ func holdingReleases(t *testing.T, c *Case) []daemonset.Version {
 		t.Fatal(err)
 	}
 	var holds []daemonset.Version
-	for _, v := range AllReleases() {
+	for _, v := range allReleases() {
 		opts := own
 		opts.Version = v
 		got, err := s.Plan(opts.planOptions())
