@@ -28,8 +28,8 @@ type ForecastOptions struct {
 	// Version is the Kubernetes release whose controller syncs (daemonset.Options.Version);
 	// the zero Version is the default release.
 	Version daemonset.Version
-	// Scheduler binds created pods; nil means BindToTarget. FilterScheduler judges them with
-	// the scheduler's filters (SCHED-9).
+	// Scheduler binds created pods; nil binds every pod to its node when the node exists.
+	// FilterScheduler judges them with the scheduler's filters (SCHED-9).
 	Scheduler Scheduler
 }
 
