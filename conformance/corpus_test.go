@@ -346,7 +346,7 @@ func TestCorpusCoversEveryChoiceAndFamily(t *testing.T) {
 			t.Errorf("no case exercises the %s family", f)
 		}
 	}
-	for _, p := range Profiles {
+	for _, p := range Profiles() {
 		if !profiles[p] {
 			t.Errorf("no case in profile %s", p)
 		}
@@ -449,3 +449,18 @@ var v1363 = func() daemonset.Version {
 	}
 	return v
 }()
+
+// TestProfilesAreTheCallers: the profile list is the caller's copy; changing it changes
+// neither the next list nor which profiles a corpus may name (STYLE: no mutable package
+// state).
+func TestProfilesAreTheCallers(t *testing.T) {
+	got := Profiles()
+	want := []string{"placement", "diff", "rolling", "status", "what-if"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("Profiles() mismatch (-want +got):\n%s", diff)
+	}
+	got[0] = "changed"
+	if diff := cmp.Diff(want, Profiles()); diff != "" {
+		t.Errorf("Profiles() after changing a copy mismatch (-want +got):\n%s", diff)
+	}
+}
