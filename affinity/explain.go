@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/daemonsched/daemonsched/selector"
+	"github.com/daemonsched/daemonsched/internal/labeltext"
 )
 
 // Explanation says why a node does or does not satisfy a pod's required placement. Outcome
@@ -143,7 +143,7 @@ func (e Explanation) String() string {
 		return "node satisfies the node selector and the required node affinity"
 	case e.Outcome == NodeSelectorMismatch:
 		m := e.NodeSelector
-		return "node label " + selector.DescribeLabel(m.Key, m.Value, m.Present) + ", but spec.nodeSelector requires " +
+		return "node label " + labeltext.Label(m.Key, m.Value, m.Present) + ", but spec.nodeSelector requires " +
 			m.Key + "=" + strconv.Quote(m.Want)
 	case len(e.Terms) == 0:
 		return "required node affinity has no node selector terms, so it matches no node"
@@ -178,8 +178,8 @@ func (f FailedRequirement) String() string {
 	}
 	var b strings.Builder
 	b.WriteString(kind)
-	b.WriteString(selector.DescribeLabel(f.Key, f.Value, f.Present))
+	b.WriteString(labeltext.Label(f.Key, f.Value, f.Present))
 	b.WriteString(", which does not satisfy ")
-	b.WriteString(selector.Format(f.Key, string(f.Operator), f.Values))
+	b.WriteString(labeltext.Requirement(f.Key, string(f.Operator), f.Values))
 	return b.String()
 }

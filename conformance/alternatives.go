@@ -315,7 +315,7 @@ func decisiveOrders(cs []contest, dss []string) ([][]string, bool) {
 }
 
 // reordered is s with the creation times of the named DaemonSets rewritten so that the
-// project visits them in order (PlanCluster goes by creationTimestamp, which nothing else of a
+// project visits them in order (Snapshot.Plan goes by creationTimestamp, which nothing else of a
 // plan reads); the other DaemonSets do not interact with them and keep theirs.
 func reordered(s daemonset.Snapshot, order []string) daemonset.Snapshot {
 	pos := map[string]int{}

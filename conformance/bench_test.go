@@ -57,14 +57,14 @@ func BenchmarkCheck(b *testing.B) {
 		{"contested/daemonsets=3/nodes=100", contestedCluster(3, 100)}, {"contested/daemonsets=6/nodes=100", contestedCluster(6, 100)}} {
 		s, n := bc.s, bc.name
 		opts := Options{Version: v1363, Now: epoch.Add(time.Hour), BurstLimit: 250}
-		plan, err := daemonset.PlanCluster(s, opts.planOptions())
+		plan, err := s.Plan(opts.planOptions())
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.Run(n+"/plan", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				_, _ = daemonset.PlanCluster(s, opts.planOptions())
+				_, _ = s.Plan(opts.planOptions())
 			}
 		})
 		b.Run(n+"/check", func(b *testing.B) {

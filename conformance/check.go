@@ -139,7 +139,7 @@ func expectPlain(s daemonset.Snapshot, opts Options) ([]Expected, *daemonset.Clu
 	if opts.Now.IsZero() {
 		return nil, nil, fmt.Errorf("conformance: Options.Now is required")
 	}
-	plans, err := daemonset.PlanCluster(s, opts.planOptions())
+	plans, err := s.Plan(opts.planOptions())
 	if err != nil {
 		return nil, nil, err
 	}

@@ -17,11 +17,15 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// Profiles are the groups of cases an implementation can claim one by one: placement (which
-// nodes run the pod: SEL, NSEL, AFF, TAINT, ELIG), diff (the base diff: DIFF, OWN, POD),
-// rolling (the rolling update: UPD), status (STAT) and what-if (a hypothetical node or
-// DaemonSet added to a cluster, as simulators ask).
-var Profiles = []string{"placement", "diff", "rolling", "status", "what-if"}
+// Profiles returns the groups of cases an implementation can claim one by one, in report
+// order: placement (which nodes run the pod: SEL, NSEL, AFF, TAINT, ELIG), diff (the base
+// diff: DIFF, OWN, POD), rolling (the rolling update: UPD), status (STAT) and what-if (a
+// hypothetical node or DaemonSet added to a cluster, as simulators ask). The slice is the
+// caller's: changing it changes nothing here.
+func Profiles() []string { return slices.Clone(profiles[:]) }
+
+// profiles is what Profiles returns: an array, so that no caller can change it.
+var profiles = [...]string{"placement", "diff", "rolling", "status", "what-if"}
 
 // KubernetesVersion is the controller the corpus was checked against.
 const KubernetesVersion = "v1.36.3"
@@ -134,8 +138,8 @@ func LoadCases(fsys fs.FS) ([]Case, error) {
 		if want := strings.TrimSuffix(path.Base(name), ".yaml"); c.Name != want {
 			return nil, fmt.Errorf("%s: name %q, want the file's name %q", name, c.Name, want)
 		}
-		if !slices.Contains(Profiles, c.Profile) {
-			return nil, fmt.Errorf("%s: profile %q is not one of %s", name, c.Profile, strings.Join(Profiles, ", "))
+		if !slices.Contains(profiles[:], c.Profile) {
+			return nil, fmt.Errorf("%s: profile %q is not one of %s", name, c.Profile, strings.Join(profiles[:], ", "))
 		}
 		cases = append(cases, c)
 	}

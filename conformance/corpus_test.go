@@ -173,7 +173,7 @@ func finish(t *testing.T, c *Case, description, profile string, extraRules ...st
 		}
 	}
 	c.Profile = profile
-	c.Releases = ReleaseRanges(holdingReleases(t, c))
+	c.Releases = releaseRanges(holdingReleases(t, c))
 }
 
 // holdingReleases are the releases at whose controller the case's expectations hold: those
@@ -214,7 +214,7 @@ func holdingReleases(t *testing.T, c *Case) []daemonset.Version {
 // (VER-7) does not hold. s is only read.
 func holdsAt(c *Case, s daemonset.Snapshot, opts Options, v daemonset.Version) bool {
 	opts.Version = v
-	got, err := daemonset.PlanCluster(s, opts.planOptions())
+	got, err := s.Plan(opts.planOptions())
 	if err != nil {
 		return false
 	}
@@ -337,7 +337,7 @@ func mustJSON(t *testing.T, v any) any {
 // implementation would be run.
 func TestProjectPassesCorpus(t *testing.T) {
 	Run(t, func(s daemonset.Snapshot, opts Options) ([]*daemonset.Result, error) {
-		c, err := daemonset.PlanCluster(s, opts.planOptions())
+		c, err := s.Plan(opts.planOptions())
 		if err != nil {
 			return nil, err
 		}
@@ -375,7 +375,7 @@ func TestCorpusCoversEveryChoiceAndFamily(t *testing.T) {
 			t.Errorf("no case exercises the %s family", f)
 		}
 	}
-	for _, p := range Profiles {
+	for _, p := range Profiles() {
 		if !profiles[p] {
 			t.Errorf("no case in profile %s", p)
 		}
@@ -478,3 +478,18 @@ var v1363 = func() daemonset.Version {
 	}
 	return v
 }()
+
+// TestProfilesAreTheCallers: the profile list is the caller's copy; changing it changes
+// neither the next list nor which profiles a corpus may name (STYLE: no mutable package
+// state).
+func TestProfilesAreTheCallers(t *testing.T) {
+	got := Profiles()
+	want := []string{"placement", "diff", "rolling", "status", "what-if"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("Profiles() mismatch (-want +got):\n%s", diff)
+	}
+	got[0] = "changed"
+	if diff := cmp.Diff(want, Profiles()); diff != "" {
+		t.Errorf("Profiles() after changing a copy mismatch (-want +got):\n%s", diff)
+	}
+}

@@ -30,7 +30,7 @@ func ExampleCheck() {
 		Pods: []*v1.Pod{failed("agent-a"), failed("agent-b")}}
 	opts := conformance.Options{Now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 
-	plan, _ := daemonset.PlanCluster(s, daemonset.Options{Now: opts.Now})
+	plan, _ := s.Plan(daemonset.Options{Now: opts.Now})
 	mine := plan.DaemonSets[0]
 	fmt.Println("the project deletes", mine.Delete[0].Name)
 
@@ -61,7 +61,7 @@ func ExampleRunCase() {
 		panic(err)
 	}
 	impl := func(s daemonset.Snapshot, opts conformance.Options) ([]*daemonset.Result, error) {
-		plan, err := daemonset.PlanCluster(s, daemonset.Options{Now: opts.Now, Version: opts.Version,
+		plan, err := s.Plan(daemonset.Options{Now: opts.Now, Version: opts.Version,
 			BurstLimit: opts.BurstLimit, FeatureGates: opts.FeatureGates})
 		if err != nil {
 			return nil, err

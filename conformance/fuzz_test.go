@@ -17,7 +17,7 @@ import (
 func FuzzCheck(f *testing.F) {
 	for seed := range uint64(8) {
 		s := randomSnapshot(rand.New(rand.NewPCG(seed, 3)))
-		c, err := daemonset.PlanCluster(s, daemonset.Options{Version: v1363, Now: epoch})
+		c, err := s.Plan(daemonset.Options{Version: v1363, Now: epoch})
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -45,7 +45,7 @@ func FuzzCheck(f *testing.F) {
 		if !bytes.Equal(before, snapshotJSON(t, s)) {
 			t.Fatal("Check changed the snapshot")
 		}
-		own, _ := daemonset.PlanCluster(s, opts.planOptions())
+		own, _ := s.Plan(opts.planOptions())
 		if ms, _ := Check(s, own.DaemonSets, opts); len(ms) > 0 {
 			t.Fatalf("the project's plan is rejected: %v", ms)
 		}

@@ -10,7 +10,7 @@ import (
 
 func planOf(t *testing.T, s daemonset.Snapshot, opts Options) []*daemonset.Result {
 	t.Helper()
-	c, err := daemonset.PlanCluster(s, opts.planOptions())
+	c, err := s.Plan(opts.planOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

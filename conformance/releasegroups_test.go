@@ -170,7 +170,7 @@ func isVersionType(e ast.Expr) bool {
 // releaseGroup is a set of releases no rule of the library tells apart, oldest first.
 type releaseGroup []daemonset.Version
 
-// releaseGroups partitions AllReleases by minor and by side of each patch boundary, in order.
+// releaseGroups partitions allReleases by minor and by side of each patch boundary, in order.
 func releaseGroups(bounds map[int][]int) []releaseGroup {
 	var out []releaseGroup
 	key := func(v daemonset.Version) [2]int {
@@ -182,7 +182,7 @@ func releaseGroups(bounds map[int][]int) []releaseGroup {
 		}
 		return [2]int{v.Minor(), side}
 	}
-	for i, v := range AllReleases() {
+	for i, v := range allReleases() {
 		if i == 0 || key(v) != key(out[len(out)-1][0]) {
 			out = append(out, nil)
 		}
@@ -242,8 +242,8 @@ func TestReleaseGroups(t *testing.T) {
 	if !slices.Equal(names, want) {
 		t.Errorf("release groups %v, want %v", names, want)
 	}
-	if total != len(AllReleases()) {
-		t.Errorf("the groups hold %d releases, want every one of %d", total, len(AllReleases()))
+	if total != len(allReleases()) {
+		t.Errorf("the groups hold %d releases, want every one of %d", total, len(allReleases()))
 	}
 }
 

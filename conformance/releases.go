@@ -82,9 +82,9 @@ func newestPatchOf(v daemonset.Version) daemonset.Version {
 	return w
 }
 
-// AllReleases returns every supported release, every patch of every supported minor from
+// allReleases returns every supported release, every patch of every supported minor from
 // its .0 to its newest, oldest first: the releases a case's ranges are drawn from.
-func AllReleases() []daemonset.Version {
+func allReleases() []daemonset.Version {
 	var out []daemonset.Version
 	for _, newest := range daemonset.SupportedVersions() {
 		for p := 0; p <= newest.Patch(); p++ {
@@ -98,10 +98,10 @@ func AllReleases() []daemonset.Version {
 	return out
 }
 
-// ReleaseRanges writes a set of releases (sorted, from AllReleases) as Case.Releases holds
-// them: consecutive releases of AllReleases merged into one range.
-func ReleaseRanges(holds []daemonset.Version) []string {
-	all := AllReleases()
+// releaseRanges writes a set of releases (sorted, from allReleases) as Case.Releases holds
+// them: consecutive releases of allReleases merged into one range.
+func releaseRanges(holds []daemonset.Version) []string {
+	all := allReleases()
 	in := map[daemonset.Version]bool{}
 	for _, v := range holds {
 		in[v] = true

@@ -55,11 +55,11 @@ func TestReleaseRanges(t *testing.T) {
 	}
 }
 
-// TestReleaseRangesRoundTrip checks that ReleaseRanges writes what HoldsAt reads back: for
+// TestReleaseRangesRoundTrip checks that releaseRanges writes what HoldsAt reads back: for
 // sets of releases of every shape the corpus has, a release holds exactly when it is in the
 // set (VER-9).
 func TestReleaseRangesRoundTrip(t *testing.T) {
-	all := AllReleases()
+	all := allReleases()
 	require.Equal(t, "1.33.0", all[0].String())
 	require.Equal(t, daemonset.NewestVersion(), all[len(all)-1])
 	pick := func(keep func(daemonset.Version) bool) []daemonset.Version {
@@ -90,9 +90,9 @@ func TestReleaseRangesRoundTrip(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := ReleaseRanges(tt.holds)
+			got := releaseRanges(tt.holds)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Fatalf("ReleaseRanges() mismatch (-want +got):\n%s", diff)
+				t.Fatalf("releaseRanges() mismatch (-want +got):\n%s", diff)
 			}
 			c := Case{Name: "c", Kubernetes: "v1.36.3", Releases: got}
 			if len(got) == 0 {
@@ -120,7 +120,7 @@ func TestProjectPassesCorpusAtEveryRelease(t *testing.T) {
 		t.Run(v.String(), func(t *testing.T) {
 			RunAt(t, v, func(s daemonset.Snapshot, opts Options) ([]*daemonset.Result, error) {
 				require.Equal(t, v, opts.Version, "a case run at a release is judged at it")
-				c, err := daemonset.PlanCluster(s, opts.planOptions())
+				c, err := s.Plan(opts.planOptions())
 				if err != nil {
 					return nil, err
 				}

@@ -226,7 +226,7 @@ func RunAt(t *testing.T, v daemonset.Version, impl Impl) {
 // left out.
 func Reports(implementation string, outcomes []Outcome) []Report {
 	var out []Report
-	for _, p := range Profiles {
+	for _, p := range profiles {
 		r := Report{Profile: p, Implementation: implementation, Kubernetes: KubernetesVersion}
 		for _, o := range outcomes {
 			if o.Profile != p {

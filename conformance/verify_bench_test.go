@@ -21,7 +21,7 @@ func BenchmarkVerifyLarge(b *testing.B) {
 	// No burst cap: the zero BurstLimit is the controller's 250 (D-18), which would make the
 	// candidate 250 creates.
 	opts := Options{Now: epoch.Add(time.Hour), BurstLimit: daemonset.NoBurstLimit}
-	plan, err := daemonset.PlanCluster(s, opts.planOptions())
+	plan, err := s.Plan(opts.planOptions())
 	if err != nil {
 		b.Fatal(err)
 	}

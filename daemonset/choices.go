@@ -22,9 +22,9 @@ type (
 // verifiers, not for hot paths.
 func (p *Planner) Orders(s Snapshot) *choice.Orders[Creation, Deletion] { return p.orders(s, nil) }
 
-// Orders is [Planner.Orders] for every DaemonSet of s, as PlanCluster plans them (D-2), sorted
+// Orders is [Planner.Orders] for every DaemonSet of s, as Snapshot.Plan plans them (D-2), sorted
 // by namespace/name like ClusterResult.DaemonSets, for package conformance. The error reports
-// an inconsistent snapshot; it panics on misuse of opts as PlanCluster does.
+// an inconsistent snapshot; it panics on misuse of opts as Snapshot.Plan does.
 func (s Snapshot) Orders(opts Options) ([]*choice.Orders[Creation, Deletion], error) {
 	opts.Check()
 	if errs := s.Check(); len(errs) > 0 {

@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// PlanCluster plans every DaemonSet of s, giving each contested pod to at most one (D-2, D-12).
+// Plan plans every DaemonSet of s, giving each contested pod to at most one (D-2, D-12).
 // The DaemonSets are visited oldest creationTimestamp first, then by namespace/name, as a
 // controller working through its queue would: an orphan goes to the first DaemonSet that would
 // adopt it (same namespace, selector matching, sync not skipped), and a pod a DaemonSet releases
@@ -26,7 +26,7 @@ import (
 // for a revision. The error
 // reports an inconsistent snapshot. It panics on misuse (zero opts.Now, negative
 // opts.Workers).
-func PlanCluster(s Snapshot, opts Options) (*ClusterResult, error) {
+func (s Snapshot) Plan(opts Options) (*ClusterResult, error) {
 	opts.Check()
 	if errs := s.Check(); len(errs) > 0 {
 		return nil, errs.ToAggregate()

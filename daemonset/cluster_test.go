@@ -34,7 +34,7 @@ func releasedPod(owner *appsv1.DaemonSet, label string) *v1.Pod {
 func planClusterByName(t *testing.T, s daemonset.Snapshot) map[string]*daemonset.Result {
 	t.Helper()
 	before := deepPods(s.Pods)
-	got, err := daemonset.PlanCluster(s, opts())
+	got, err := s.Plan(opts())
 	require.NoError(t, err)
 	if diff := cmp.Diff(before, s.Pods); diff != "" {
 		t.Fatalf("pods mutated (-before +after):\n%s", diff)

@@ -95,7 +95,7 @@ func isSelectingAll(ls *metav1.LabelSelector) bool {
 
 // Check panics, naming the field, when opts is a programming error: a zero Now, a negative
 // Workers, or a feature gate the release does not know (a negative BurstLimit asks for no
-// cap). Compile, Plan and PlanCluster call it; so do the packages
+// cap). Compile, Plan and Snapshot.Plan call it; so do the packages
 // built on this one (fleet) before any work, so that misuse is caught even when there is
 // nothing to compile.
 func (opts Options) Check() {

@@ -234,14 +234,16 @@ func comparePodNames(a, b *v1.Pod) int {
 // limit falls; the entries kept from that class are marked Interchangeable (D-1). Entries of
 // classes kept whole keep their own mark.
 
-// DefaultBurstLimit is the controller's BurstReplicas (pkg/controller/daemon: NewDaemonSetsController
-// passes 250, kube-controller-manager has no flag for it): the cap a zero Options.BurstLimit
-// means (DIFF-10, D-18).
-const DefaultBurstLimit = 250
-
-// NoBurstLimit, as Options.BurstLimit (any negative value does), reports the whole diff: no
-// controller submits it in one sync, but a test suite comparing plans may want it (D-18).
-const NoBurstLimit = -1
+// The two named values of Options.BurstLimit (DIFF-10, D-18).
+const (
+	// DefaultBurstLimit is the controller's BurstReplicas (pkg/controller/daemon:
+	// NewDaemonSetsController passes 250, kube-controller-manager has no flag for it): the cap a
+	// zero Options.BurstLimit means.
+	DefaultBurstLimit = 250
+	// NoBurstLimit, as Options.BurstLimit (any negative value does), reports the whole diff: no
+	// controller submits it in one sync, but a test suite comparing plans may want it.
+	NoBurstLimit = -1
+)
 
 // burstCap is the cap in force under o: DefaultBurstLimit for a zero BurstLimit, 0 (the
 // internal "none" of capCreates, capDeletes and the budget passes) for a negative one.

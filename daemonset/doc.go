@@ -8,7 +8,7 @@
 // tolerations merged with the default daemon tolerations, and the daemon pod prototype.
 // [Planner.Eligibility] then decides a node without allocating, [Planner.Explain] says why in
 // words, [Planner.NewPod] builds the pod the controller would submit, and [Planner.Plan] plans a
-// whole sync on a [Snapshot]. [Plan] is Compile followed by Planner.Plan; [PlanCluster] plans
+// whole sync on a [Snapshot]. [Plan] is Compile followed by Planner.Plan; [Snapshot.Plan] plans
 // every DaemonSet of a snapshot and arbitrates orphans between them (D-2). A Planner is safe
 // for concurrent use; [Options.Workers] lets one plan share its per-node and per-pod work among
 // goroutines, with the same result.
@@ -18,7 +18,7 @@
 // touch?) are package fleet's, which builds on this one.
 //
 // A plan is the one-sync model of the specification: expectations satisfied at the start of
-// the sync (SYNC-9; [ExpectationsOf] and [Expectations.Observed] tell a controller when they
+// the sync (SYNC-9; [Result.Expectations] and [Expectations.Observed] tell a controller when they
 // are) and the failed-pod back-off of [Options.Backoff] in force (DIFF-12, none by default).
 // While they are not, [Planner.PlanPending] gives the sync upstream runs instead: the revision
 // writes, the pod claims and the status with observedGeneration as stored (STAT-13), and no

@@ -128,3 +128,25 @@ func ExampleRevisionWrites() {
 	// relabel kube-system/agent-x1: {"metadata":{"labels":{"controller-revision-hash":"b"}}}
 	// delete revision agent-a
 }
+
+// A caller deciding many nodes memoizes the two halves of eligibility apart, as package fleet
+// does: placement once per label set, the tolerations' answer once per taint list.
+// TaintEligibility joins them into the answer Eligibility gives for the node itself.
+func ExampleTaintEligibility() {
+	p, _ := daemonset.Compile(exampleDaemonSet(), daemonset.Options{Now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)})
+	node := &v1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: "gpu-1", Labels: map[string]string{"kubernetes.io/os": "linux"}},
+		Spec:       v1.NodeSpec{Taints: []v1.Taint{{Key: "gpu", Value: "true", Effect: v1.TaintEffectNoSchedule}}},
+	}
+	bare := node.DeepCopy()
+	bare.Spec.Taints = nil
+	placed := p.Eligibility(bare)                                        // once per label set
+	placement, eviction := p.Tolerations().Untolerated(node.Spec.Taints) // once per taint list
+
+	e := daemonset.TaintEligibility(placed, node.Spec.Taints, placement, eviction)
+	fmt.Println(e.ShouldRun, e.ShouldContinueRunning, e.Reason, e.Taint.Key)
+	fmt.Println("same as Eligibility:", e == p.Eligibility(node))
+	// Output:
+	// false true TaintNotTolerated gpu
+	// same as Eligibility: true
+}

@@ -14,7 +14,7 @@ const expectationsTimeout = 5 * time.Minute
 // Expectations are the creates and deletes of one plan that a controller must see in its
 // caches before it plans the same DaemonSet again (SYNC-9): planning earlier would create a
 // second pod on a node whose first one the cache does not show yet, or delete again. Build them
-// with [ExpectationsOf] when the plan's writes are sent, lower them as writes fail, and ask
+// with [Result.Expectations] when the plan's writes are sent, lower them as writes fail, and ask
 // [Expectations.Observed] with each later snapshot.
 //
 // Creates counts the pods still to be seen: a controller subtracts each create the API server
@@ -26,7 +26,7 @@ type Expectations struct {
 	Namespace string
 	// DaemonSet is the name of the DaemonSet, DaemonSetUID its uid (from the plan's created
 	// pods or the snapshot's DaemonSets; empty when the plan creates nothing, or when neither
-	// tells it, see ExpectationsOf).
+	// tells it, see Result.Expectations).
 	DaemonSet    string
 	DaemonSetUID types.UID
 	Creates      int
@@ -44,7 +44,7 @@ type podIdentity struct {
 	uid  types.UID
 }
 
-// ExpectationsOf returns the expectations of res, the plan of one sync made on s (at now, its
+// Expectations returns the expectations of res, the plan of one sync made on s (at now, its
 // Options.Now): the creates and deletes it lists, which are, as upstream counts them, the
 // actions of the base diff or of the rolling-update step after the burst cap (DIFF-10). res
 // and s are not modified. A skipped plan (res.Skipped), and a nil res, expect nothing. So
@@ -57,7 +57,7 @@ type podIdentity struct {
 // Creation.Pod counts as a create all the same), and then the uid is that of the DaemonSet of
 // res's namespace and name in s.DaemonSets. Without either, no pod can be told as created:
 // Observed stays false while creates are expected, and Expired ends the wait.
-func ExpectationsOf(res *Result, s Snapshot, now time.Time) Expectations {
+func (res *Result) Expectations(s Snapshot, now time.Time) Expectations {
 	if res == nil {
 		return Expectations{At: now}
 	}

@@ -23,7 +23,7 @@ func TestExpectations(t *testing.T) {
 	s := daemonset.Snapshot{Nodes: nodes(3), Pods: before}
 	p := compiled(newDS(), now1000)
 	res := p.Plan(s)
-	e := daemonset.ExpectationsOf(res, s, now1000)
+	e := res.Expectations(s, now1000)
 	if e.Creates != 1 || len(e.Deletes) != 1 || e.Deletes[0].UID != "u-dup" || e.DaemonSetUID != "uid-foo" {
 		t.Fatalf("expectations %+v, want one create (n2) and the delete of dup", e)
 	}
@@ -69,11 +69,11 @@ func TestExpectations(t *testing.T) {
 func TestExpectationsOfNothing(t *testing.T) {
 	s := daemonset.Snapshot{Nodes: nodes(1), Pods: []*v1.Pod{pod("p", "n0")}}
 	res := compiled(newDS(), now1000).Plan(s)
-	if e := daemonset.ExpectationsOf(res, s, now1000); !e.Observed(s) {
+	if e := res.Expectations(s, now1000); !e.Observed(s) {
 		t.Errorf("nothing to observe, got %+v", e)
 	}
 	skipped := compiled(newDS(func(ds *appsv1.DaemonSet) { ds.DeletionTimestamp = ptr.To(metav1.Unix(1, 0)) }), now1000).Plan(s)
-	if e := daemonset.ExpectationsOf(skipped, s, now1000); e.Creates != 0 || len(e.Deletes) != 0 || !e.Observed(s) {
+	if e := skipped.Expectations(s, now1000); e.Creates != 0 || len(e.Deletes) != 0 || !e.Observed(s) {
 		t.Errorf("a skipped plan expects nothing, got %+v", e)
 	}
 }
@@ -84,7 +84,7 @@ func TestExpectationsOfNothing(t *testing.T) {
 func TestExpectationsTerminatingCreate(t *testing.T) {
 	s := daemonset.Snapshot{Nodes: nodes(1)}
 	res := compiled(newDS(), now1000).Plan(s)
-	e := daemonset.ExpectationsOf(res, s, now1000)
+	e := res.Expectations(s, now1000)
 	if e.Creates != 1 {
 		t.Fatalf("expectations %+v, want one create", e)
 	}
@@ -100,16 +100,16 @@ func TestExpectationsTerminatingCreate(t *testing.T) {
 // Create without a pod (decoded from another implementation) still counts, the DaemonSet's
 // uid then read from the snapshot's DaemonSets, and without it no pod counts as created.
 func TestExpectationsOfBadResults(t *testing.T) {
-	if e := daemonset.ExpectationsOf(nil, daemonset.Snapshot{}, now1000); e.Creates != 0 || len(e.Deletes) != 0 || !e.Observed(daemonset.Snapshot{}) {
+	if e := (*daemonset.Result)(nil).Expectations(daemonset.Snapshot{}, now1000); e.Creates != 0 || len(e.Deletes) != 0 || !e.Observed(daemonset.Snapshot{}) {
 		t.Errorf("nil Result: %+v", e)
 	}
 	res := &daemonset.Result{Namespace: "default", Name: "foo", Create: []daemonset.Creation{{Node: "n0"}}}
 	created := daemonset.Snapshot{Pods: []*v1.Pod{pod("foo-abcde", "n0", withUID("u-new"))}}
-	e := daemonset.ExpectationsOf(res, daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{newDS()}}, now1000)
+	e := res.Expectations(daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{newDS()}}, now1000)
 	if e.Creates != 1 || e.DaemonSetUID != "uid-foo" || !e.Observed(created) {
 		t.Errorf("uid from the snapshot: %+v", e)
 	}
-	e = daemonset.ExpectationsOf(res, daemonset.Snapshot{}, now1000)
+	e = res.Expectations(daemonset.Snapshot{}, now1000)
 	if e.Creates != 1 || e.DaemonSetUID != "" || e.Observed(created) {
 		t.Errorf("no uid anywhere: %+v, want a create no pod satisfies", e)
 	}

@@ -134,8 +134,8 @@ func TestPlanPendingWritesNoPods(t *testing.T) {
 	if d := cmp.Diff(full.Status.DesiredNumberScheduled, res.Status.DesiredNumberScheduled); d != "" {
 		t.Error(d)
 	}
-	// And ExpectationsOf such a plan expects nothing: the ones waited for stay in force.
-	exp := daemonset.ExpectationsOf(res, s, now1000)
+	// And the Expectations of such a plan expects nothing: the ones waited for stay in force.
+	exp := res.Expectations(s, now1000)
 	require.Zero(t, exp.Creates)
 	require.Empty(t, exp.Deletes)
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // Snapshot is what the controller's caches hold: every node, pod and ControllerRevision (and,
-// for PlanCluster, every DaemonSet). Nil entries are not allowed.
+// for Snapshot.Plan, every DaemonSet). Nil entries are not allowed.
 type Snapshot struct {
 	DaemonSets []*appsv1.DaemonSet
 	Nodes      []*v1.Node
@@ -21,7 +21,7 @@ type Snapshot struct {
 
 // Check reports what makes s inconsistent, something no informer cache can hold: nil entries,
 // two nodes with one name, two pods, revisions or DaemonSets with one namespace/name. Paths are
-// rooted at the snapshot ("nodes[3]"). [Plan], [PlanCluster] and package rollout check their
+// rooted at the snapshot ("nodes[3]"). [Plan], [Snapshot.Plan] and package rollout check their
 // snapshot with it; a caller that builds snapshots by hand may check them first.
 func (s Snapshot) Check() field.ErrorList {
 	var errs field.ErrorList
@@ -140,7 +140,7 @@ func (p *Planner) Plan(s Snapshot) *Result { return p.plan(s, nil, syncActs) }
 //     Plan reports them), so that [UpdateBackoff] with this Result leaves the back-off as it
 //     was, but for the entries that expire at Now.
 //
-// The expectations the sync waits for stay in force: [ExpectationsOf] of this Result expects
+// The expectations the sync waits for stay in force: [Result.Expectations] of this Result expects
 // nothing, and must not replace them.
 func (p *Planner) PlanPending(s Snapshot) *Result { return p.plan(s, nil, syncPending) }
 

@@ -103,7 +103,7 @@ func TestPlanInconsistentSnapshot(t *testing.T) {
 }
 
 // Review point (c): a snapshot no informer cache can hold (nil entries, two nodes or two pods
-// with one name) is an error for Plan and for PlanCluster alike.
+// with one name) is an error for Plan and for Snapshot.Plan alike.
 func TestInconsistentSnapshotIsAnErrorEverywhere(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -121,12 +121,12 @@ func TestInconsistentSnapshotIsAnErrorEverywhere(t *testing.T) {
 			t.Parallel()
 			_, err := daemonset.Plan(newDS(), tt.nodes, tt.pods, opts())
 			require.Error(t, err)
-			_, errCluster := daemonset.PlanCluster(daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{newDS()}, Nodes: tt.nodes, Pods: tt.pods}, opts())
+			_, errCluster := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{newDS()}, Nodes: tt.nodes, Pods: tt.pods}.Plan(opts())
 			require.Error(t, errCluster)
 			require.Equal(t, err.Error(), errCluster.Error())
 		})
 	}
-	_, err := daemonset.PlanCluster(daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{newDS(), nil}}, opts())
+	_, err := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{newDS(), nil}}.Plan(opts())
 	require.Error(t, err)
 }
 
@@ -180,7 +180,7 @@ func TestPlanMisusePanics(t *testing.T) {
 		_, _ = daemonset.Compile(newDS(), daemonset.Options{Version: v1363, Now: now1000, Workers: -1})
 	})
 	require.PanicsWithValue(t, "daemonset: negative Options.Workers", func() {
-		_, _ = daemonset.PlanCluster(daemonset.Snapshot{}, daemonset.Options{Version: v1363, Now: now1000, Workers: -1})
+		_, _ = daemonset.Snapshot{}.Plan(daemonset.Options{Version: v1363, Now: now1000, Workers: -1})
 	})
 	p, _ := daemonset.Compile(newDS(), opts())
 	require.PanicsWithValue(t, "daemonset: Eligibility called with a nil node", func() { p.Eligibility(nil) })
@@ -208,7 +208,7 @@ func TestPlanClusterD2D12OldestDaemonSetAdopts(t *testing.T) {
 		Pods:       []*v1.Pod{pod("o", "n0", orphan)},
 	}
 	before := deepPods(s.Pods)
-	got, err := daemonset.PlanCluster(s, opts())
+	got, err := s.Plan(opts())
 	require.NoError(t, err)
 	if diff := cmp.Diff(before, s.Pods); diff != "" {
 		t.Errorf("pods mutated (-before +after):\n%s", diff)
@@ -238,7 +238,7 @@ func TestPlanClusterD2D12OldestDaemonSetAdopts(t *testing.T) {
 
 func TestPlanClusterInconsistentSnapshot(t *testing.T) {
 	t.Parallel()
-	_, err := daemonset.PlanCluster(daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{newDS(), newDS()}}, opts())
+	_, err := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{newDS(), newDS()}}.Plan(opts())
 	require.ErrorContains(t, err, "daemonSets[1]")
 }
 

@@ -296,7 +296,7 @@ func TestPropertyPlanCluster(t *testing.T) {
 		}
 		s := daemonset.Snapshot{DaemonSets: dss, Nodes: randomNodes(r, nodeCount),
 			Pods: randomPods(r, nodeCount, r.IntN(12), genConfig{terminal: true, terminating: true})}
-		want, err := daemonset.PlanCluster(s, opts())
+		want, err := s.Plan(opts())
 		require.NoError(t, err)
 
 		shuffled := daemonset.Snapshot{DaemonSets: slices.Clone(dss), Nodes: slices.Clone(s.Nodes), Pods: slices.Clone(s.Pods)}
@@ -304,7 +304,7 @@ func TestPropertyPlanCluster(t *testing.T) {
 			shuffled.DaemonSets[i], shuffled.DaemonSets[j] = shuffled.DaemonSets[j], shuffled.DaemonSets[i]
 		})
 		r.Shuffle(len(shuffled.Pods), func(i, j int) { shuffled.Pods[i], shuffled.Pods[j] = shuffled.Pods[j], shuffled.Pods[i] })
-		got, err := daemonset.PlanCluster(shuffled, opts())
+		got, err := shuffled.Plan(opts())
 		require.NoError(t, err)
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Fatalf("seed %d: cluster plan depends on input order (-want +got):\n%s", seed, diff)

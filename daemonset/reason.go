@@ -6,8 +6,11 @@ import "github.com/daemonsched/daemonsched/internal/reasonrule"
 // deleted. Codes are CamelCase and never renamed once released; reason_test.go lists them all.
 type Reason string
 
-// Eligibility reasons (ELIG-2..ELIG-6): why a node should not run, or not keep, a daemon pod.
+// The reason codes, by what carries them: an Eligibility, a Creation, a Deletion or an Event.
 const (
+	// Eligibility reasons (ELIG-2..ELIG-6): why a node should not run, or not keep, a daemon
+	// pod.
+	//
 	// ReasonNodeNameMismatch: the template names another node in spec.nodeName (ELIG-2).
 	ReasonNodeNameMismatch Reason = "NodeNameMismatch"
 	// ReasonNodeSelectorMismatch: the node fails spec.nodeSelector (NSEL-2).
@@ -20,10 +23,9 @@ const (
 	// ReasonNoExecuteTaintNotTolerated: an untolerated NoExecute taint blocks new pods and
 	// evicts existing ones (TAINT-5).
 	ReasonNoExecuteTaintNotTolerated Reason = "NoExecuteTaintNotTolerated"
-)
 
-// Create reasons.
-const (
+	// Create reasons.
+	//
 	// ReasonMissingPod: the node should run a daemon pod and has none running (DIFF-2, DIFF-6).
 	ReasonMissingPod Reason = "MissingPod"
 	// ReasonSurgeOldUnavailable: rolling update with surge, the node's old pod is not available,
@@ -32,10 +34,8 @@ const (
 	// ReasonSurgeCandidate: rolling update with surge, a new pod beside an available old one,
 	// within maxSurge (UPD-11).
 	ReasonSurgeCandidate Reason = "SurgeCandidate"
-)
 
-// Delete reasons (DIFF-16).
-const (
+	// Delete reasons (DIFF-16).
 	ReasonNodeNotEligible          Reason = "NodeNotEligible"          // DIFF-4
 	ReasonFailedPod                Reason = "FailedPod"                // DIFF-3
 	ReasonSucceededPod             Reason = "SucceededPod"             // DIFF-3
@@ -49,10 +49,8 @@ const (
 	ReasonSurgeOldUnavailableIneligible Reason = "SurgeOldUnavailableIneligible" // UPD-11
 	ReasonSurgeReplaced                 Reason = "SurgeReplaced"                 // UPD-11
 	ReasonSurgeIneligibleExcess         Reason = "SurgeIneligibleExcess"         // UPD-11
-)
 
-// Event reasons the controller would emit (D-8).
-const (
+	// Event reasons the controller would emit (D-8).
 	ReasonFailedDaemonPod    Reason = "FailedDaemonPod"
 	ReasonSucceededDaemonPod Reason = "SucceededDaemonPod"
 	ReasonSelectingAll       Reason = "SelectingAll"

@@ -102,7 +102,7 @@ func exportScenario(sc scenario) exportedScenario {
 	if err != nil {
 		return leftOut(e, "its objects are not valid manifests: "+err.Error())
 	}
-	c, err := daemonset.PlanCluster(read.Snapshot, daemonset.Options{Version: v1363, Now: o.Now, BurstLimit: o.BurstLimit})
+	c, err := read.Snapshot.Plan(daemonset.Options{Version: v1363, Now: o.Now, BurstLimit: o.BurstLimit})
 	if err != nil {
 		return leftOut(e, "read as manifests, its snapshot cannot be planned: "+err.Error())
 	}

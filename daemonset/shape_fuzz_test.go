@@ -102,14 +102,14 @@ func FuzzPlanClusterShaped(f *testing.F) {
 		opts := daemonset.Options{Version: v1363, Now: shapefuzz.Base}
 		var res *daemonset.ClusterResult
 		var err error
-		bounded(t, "PlanCluster", func() { res, err = daemonset.PlanCluster(snap, opts) })
+		bounded(t, "Snapshot.Plan", func() { res, err = snap.Plan(opts) })
 		if err != nil {
-			t.Fatalf("PlanCluster: %v", err)
+			t.Fatalf("Snapshot.Plan: %v", err)
 		}
 		opts.Workers = 3
-		again, err := daemonset.PlanCluster(daemonset.Snapshot(c.Shuffled(uint64(len(data)))), opts)
+		again, err := daemonset.Snapshot(c.Shuffled(uint64(len(data)))).Plan(opts)
 		if err != nil {
-			t.Fatalf("PlanCluster, shuffled: %v", err)
+			t.Fatalf("Snapshot.Plan, shuffled: %v", err)
 		}
 		if a, b := planBytes(t, res), planBytes(t, again); a != b {
 			t.Fatalf("cluster plan depends on input order or goroutines:\n%s\n%s", a, b)

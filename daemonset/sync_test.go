@@ -21,7 +21,7 @@ func TestSyncRules(t *testing.T) {
 	cluster := func(t *testing.T, s daemonset.Snapshot) *daemonset.ClusterResult {
 		t.Helper()
 		before := rtCopy(nil, s)
-		out, err := daemonset.PlanCluster(s, opts())
+		out, err := s.Plan(opts())
 		require.NoError(t, err)
 		rtRequireUnchanged(t, before, nil, s)
 		return out
@@ -111,7 +111,7 @@ func TestSYNC2CollidingDaemonSetAdoptsNothingClusterWide(t *testing.T) {
 		Pods:       []*v1.Pod{pod("o", "n0", orphan)},
 		Revisions:  []*appsv1.ControllerRevision{revisionFor(t, other, hashOf(older), 1)},
 	}
-	got, err := daemonset.PlanCluster(s, opts())
+	got, err := s.Plan(opts())
 	require.NoError(t, err)
 	require.Len(t, got.DaemonSets, 2)
 	bar, foo := got.DaemonSets[0], got.DaemonSets[1]

@@ -72,7 +72,7 @@ func TestClusterConflictCarriesUID(t *testing.T) {
 	})
 	s := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{older, younger}, Nodes: nodes(1),
 		Pods: []*v1.Pod{pod("o", "n0", orphan, withUID("u-o"))}}
-	res, err := daemonset.PlanCluster(s, opts())
+	res, err := s.Plan(opts())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,7 +63,7 @@ func ExampleUpdateBackoff() {
 
 // A controller records a plan's expectations when it sends the writes and plans the DaemonSet
 // again only once a later snapshot shows them (or upstream's timeout has passed).
-func ExampleExpectationsOf() {
+func ExampleResult_Expectations() {
 	ds := agentDaemonSet()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	s := daemonset.Snapshot{Nodes: []*v1.Node{{ObjectMeta: metav1.ObjectMeta{Name: "node-a"}}}}
@@ -72,7 +72,7 @@ func ExampleExpectationsOf() {
 		fmt.Println(err)
 		return
 	}
-	e := daemonset.ExpectationsOf(res, s, now)
+	e := res.Expectations(s, now)
 	fmt.Println("creates expected:", e.Creates, "observed:", e.Observed(s))
 
 	// The informer now shows the pod the API server created from res.Create[0].Pod.
@@ -94,7 +94,7 @@ func ExamplePlanner_PlanPending() {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	s := daemonset.Snapshot{Nodes: []*v1.Node{{ObjectMeta: metav1.ObjectMeta{Name: "node-a"}}}}
 	p, _ := daemonset.Compile(ds, daemonset.Options{Now: now})
-	prev := daemonset.ExpectationsOf(p.Plan(s), s, now) // the earlier sync's creates, sent
+	prev := p.Plan(s).Expectations(s, now) // the earlier sync's creates, sent
 
 	later := now.Add(time.Second)
 	if prev.Observed(s) || prev.Expired(later) {
@@ -104,7 +104,7 @@ func ExamplePlanner_PlanPending() {
 	res := p.At(later, nil).PlanPending(s)
 	fmt.Println("pending:", res.Pending, "creates:", len(res.Create), "deletes:", len(res.Delete))
 	fmt.Println("desired:", res.StatusWrite.DesiredNumberScheduled, "observedGeneration:", res.StatusWrite.ObservedGeneration)
-	fmt.Println("expects:", daemonset.ExpectationsOf(res, s, later).Creates, "(keep the earlier expectations)")
+	fmt.Println("expects:", res.Expectations(s, later).Creates, "(keep the earlier expectations)")
 	// Output:
 	// pending: true creates: 0 deletes: 0
 	// desired: 1 observedGeneration: 1

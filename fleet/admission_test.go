@@ -275,7 +275,7 @@ func TestRequestResolver(t *testing.T) {
 	dss, nodes := setSnapshot(rand.New(rand.NewPCG(15, 4)), 50, 20)
 	set, _ := fleet.Compile(dss, setNow)
 	calls := 0
-	double := fleet.RequestResolverFunc(func(ds *appsv1.DaemonSet, labels map[string]string, admitted v1.ResourceList) v1.ResourceList {
+	double := fleet.RequestResolver(func(ds *appsv1.DaemonSet, labels map[string]string, admitted v1.ResourceList) v1.ResourceList {
 		calls++
 		out := v1.ResourceList{}
 		for name, q := range admitted {

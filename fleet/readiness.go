@@ -63,7 +63,7 @@ type DaemonSetReadiness struct {
 // NodeReadiness decides the readiness of the node named nodeName in s (WHATIF-5) for the
 // DaemonSets whose labels daemonSets selects (nil selects every DaemonSet; a selector that
 // matches none makes the node trivially ready). It plans every DaemonSet of s as
-// [daemonset.PlanCluster] does, so that its answer agrees with the plan: a node where the sync
+// [daemonset.Snapshot.Plan] does, so that its answer agrees with the plan: a node where the sync
 // would create a pod is never ready. Errors: an invalid selector (field errors under
 // daemonSets), an inconsistent snapshot, a node not in s. s is not modified.
 func NodeReadiness(s daemonset.Snapshot, nodeName string, daemonSets *metav1.LabelSelector, opts daemonset.Options) (*Readiness, error) {
@@ -79,7 +79,7 @@ func NodeReadiness(s daemonset.Snapshot, nodeName string, daemonSets *metav1.Lab
 		return nil, fmt.Errorf("node %q not found", nodeName)
 	}
 	node := s.Nodes[i]
-	plan, err := daemonset.PlanCluster(s, opts)
+	plan, err := s.Plan(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +104,7 @@ func NodeReadiness(s daemonset.Snapshot, nodeName string, daemonSets *metav1.Lab
 		if sel != nil && !sel.Matches(ds.Labels) {
 			continue
 		}
-		// Compiled again, as PlanCluster compiled it, only for the DaemonSets asked about:
+		// Compiled again, as Snapshot.Plan compiled it, only for the DaemonSets asked about:
 		// the plan of the whole snapshot dominates the cost.
 		p, _ := daemonset.Compile(ds, opts)
 		r := dsReadiness(p, res, node, onNode)

@@ -64,7 +64,7 @@ func TestNodeReadinessAgreesWithThePlan(t *testing.T) {
 	ready, notReady := 0, 0
 	for range 40 {
 		s := readyCluster(r)
-		plan, err := daemonset.PlanCluster(s, setNow)
+		plan, err := s.Plan(setNow)
 		if err != nil {
 			t.Fatal(err)
 		}

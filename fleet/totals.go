@@ -21,7 +21,7 @@ func (w *WhatIf) requestRange(x *templateIndex, t *Template, d domain, verdicts 
 		lists := make([]v1.ResourceList, len(verdicts))
 		for i, v := range verdicts {
 			if v.Answer != DoesNotRun {
-				lists[i] = w.resolver.Requests(w.set.planners[i].DaemonSet(), t.labels, w.pods[i].Requests)
+				lists[i] = w.resolver(w.set.planners[i].DaemonSet(), t.labels, w.pods[i].Requests)
 			}
 		}
 		tbl = newResourceTable(lists)

@@ -24,22 +24,12 @@ type Config struct {
 }
 
 // RequestResolver sizes a daemon pod for one node, for callers whose pods are not all alike:
-// per-node-group vertical autoscaler recommendations, say (WHATIF-4).
-type RequestResolver interface {
-	// Requests returns the requests the pod of ds counts on a node with labels (for a node
-	// template, its known labels), given the admitted template's requests. It is called only
-	// for DaemonSets whose pod runs, or may run, there; it must not modify its arguments and
-	// must be safe for concurrent use if the WhatIf is shared.
-	Requests(ds *appsv1.DaemonSet, labels map[string]string, admitted v1.ResourceList) v1.ResourceList
-}
-
-// RequestResolverFunc adapts a function to [RequestResolver].
-type RequestResolverFunc func(ds *appsv1.DaemonSet, labels map[string]string, admitted v1.ResourceList) v1.ResourceList
-
-// Requests calls f.
-func (f RequestResolverFunc) Requests(ds *appsv1.DaemonSet, labels map[string]string, admitted v1.ResourceList) v1.ResourceList {
-	return f(ds, labels, admitted)
-}
+// per-node-group vertical autoscaler recommendations, say (WHATIF-4). It returns the requests
+// the pod of ds counts on a node with labels (for a node template, its known labels), given the
+// admitted template's requests. It is called only for DaemonSets whose pod runs, or may run,
+// there; it must not modify its arguments and must be safe for concurrent use if the WhatIf is
+// shared. A type with a method of this signature passes it as a method value.
+type RequestResolver func(ds *appsv1.DaemonSet, labels map[string]string, admitted v1.ResourceList) v1.ResourceList
 
 // WhatIf answers, for a node or a node template, which daemon pods would run there as the API
 // server would admit them and what they would request (WHATIF-1). Build one with
@@ -199,7 +189,7 @@ func (d *Decision) resolve() {
 	}
 	clear(d.resolved)
 	for _, i := range d.nd.run {
-		addList(d.resolved, d.w.resolver.Requests(d.w.set.planners[i].DaemonSet(), d.labels, d.w.pods[i].Requests))
+		addList(d.resolved, d.w.resolver(d.w.set.planners[i].DaemonSet(), d.labels, d.w.pods[i].Requests))
 	}
 }
 

@@ -253,7 +253,7 @@ func TestRevisionDataRoundTripsThroughKubectl(t *testing.T) {
 	// reports no collision (UPD-21) and no new revision.
 	node := "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
 	got := readStrict(t, manifest.Input{Name: "all.yaml", Data: []byte(string(mustYAML(t, ds)) + "---\n" + string(asYAML) + "---\n" + node)})
-	plan, err := daemonset.PlanCluster(got.Snapshot, daemonset.Options{Now: manifest.Latest(got.Snapshot)})
+	plan, err := got.Snapshot.Plan(daemonset.Options{Now: manifest.Latest(got.Snapshot)})
 	require.NoError(t, err)
 	require.Len(t, plan.DaemonSets, 1)
 	require.Empty(t, plan.DaemonSets[0].Skipped)

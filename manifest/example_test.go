@@ -86,7 +86,7 @@ items:
 		fmt.Println(err)
 		return
 	}
-	plans, err := daemonset.PlanCluster(res.Snapshot, daemonset.Options{Now: manifest.Latest(res.Snapshot)})
+	plans, err := res.Snapshot.Plan(daemonset.Options{Now: manifest.Latest(res.Snapshot)})
 	if err != nil {
 		fmt.Println(err)
 		return

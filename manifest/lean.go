@@ -15,7 +15,7 @@ import (
 // holds a fraction of the object; the strings that repeat from object to object (namespaces,
 // label keys and values, owner references, conditions, taints, node names) are interned.
 //
-// What is kept is what these read: the plan (daemonset.PlanCluster and its Planner: ownership,
+// What is kept is what these read: the plan (daemonset.Snapshot.Plan and its Planner: ownership,
 // target node, readiness and availability, survivor order, whether a deleted pod goes at once:
 // finalizers and the grace period), explain (Planner.Explain, the pods a DaemonSet controls on
 // a node), and this package's Latest, HandWritten and the uid defaults (D-5).

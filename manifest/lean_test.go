@@ -236,8 +236,8 @@ func TestLeanKeepsWhatThePlanReads(t *testing.T) {
 			t.Fatalf("cluster %d: Latest %v, lean %v", i, Latest(full), Latest(lean))
 		}
 		opts := daemonset.Options{Now: shapefuzz.Base}
-		want, errFull := daemonset.PlanCluster(full, opts)
-		got, errLean := daemonset.PlanCluster(lean, opts)
+		want, errFull := full.Plan(opts)
+		got, errLean := lean.Plan(opts)
 		if (errFull == nil) != (errLean == nil) {
 			t.Fatalf("cluster %d: error %v, lean %v", i, errFull, errLean)
 		}
@@ -309,11 +309,11 @@ func TestLeanReadsTheSamePlan(t *testing.T) {
 			t.Errorf("%s: Latest differs", name)
 		}
 		opts := daemonset.Options{Now: Latest(full.Snapshot)}
-		a, err := daemonset.PlanCluster(full.Snapshot, opts)
+		a, err := full.Snapshot.Plan(opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := daemonset.PlanCluster(lean.Snapshot, opts)
+		b, err := lean.Snapshot.Plan(opts)
 		if err != nil {
 			t.Fatal(err)
 		}

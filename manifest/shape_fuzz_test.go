@@ -127,7 +127,7 @@ func FuzzReadInputs(f *testing.F) {
 
 // planText is the cluster plan of s at its Latest, as JSON, or its error.
 func planText(s daemonset.Snapshot) string {
-	res, err := daemonset.PlanCluster(s, daemonset.Options{Now: manifest.Latest(s)})
+	res, err := s.Plan(daemonset.Options{Now: manifest.Latest(s)})
 	if err != nil {
 		return err.Error()
 	}

@@ -20,14 +20,14 @@ import (
 // condition PodScheduled False, reason Unschedulable, as a pod that does not fit would.
 type Scheduler func(pod *v1.Pod, target *v1.Node) bool
 
-// BindToTarget is the default Scheduler: every pod binds to its node when the node exists.
-func BindToTarget(_ *v1.Pod, target *v1.Node) bool { return target != nil }
+// bindToTarget is the default Scheduler: every pod binds to its node when the node exists.
+func bindToTarget(_ *v1.Pod, target *v1.Node) bool { return target != nil }
 
 // ApplyOptions are the inputs of Apply that are not API objects.
 type ApplyOptions struct {
 	// Now is the instant of the writes: creation and deletion timestamps. Required.
 	Now time.Time
-	// Scheduler binds created pods; nil means BindToTarget.
+	// Scheduler binds created pods; nil binds every pod to its node when the node exists.
 	Scheduler Scheduler
 }
 
@@ -91,7 +91,7 @@ type applied struct {
 func (w *world) apply(res *daemonset.Result, now time.Time, sched Scheduler, writeStatus, ownPods bool) (applied, error) {
 	var out applied
 	if sched == nil {
-		sched = BindToTarget
+		sched = bindToTarget
 	}
 	ds := w.ds()
 	if err := w.applyRevisions(res); err != nil {

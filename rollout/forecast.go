@@ -33,8 +33,8 @@ type ForecastOptions struct {
 	// the plan of package daemonset does. A gate the release does not know is an error at
 	// opts.featureGates; nil keeps the defaults.
 	FeatureGates daemonset.FeatureGates
-	// Scheduler binds created pods; nil means BindToTarget. FilterScheduler judges them with
-	// the scheduler's filters (SCHED-9).
+	// Scheduler binds created pods; nil binds every pod to its node when the node exists.
+	// FilterScheduler judges them with the scheduler's filters (SCHED-9).
 	Scheduler Scheduler
 }
 

@@ -80,7 +80,7 @@ type Options struct {
 	MaxSyncs int
 	// Events are changes at given times, applied in order of time, then of the slice.
 	Events []Event
-	// Scheduler binds created pods; nil means BindToTarget.
+	// Scheduler binds created pods; nil binds every pod to its node when the node exists.
 	Scheduler Scheduler
 	// Workers is passed to every plan (daemonset.Options.Workers).
 	Workers int

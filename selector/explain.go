@@ -1,6 +1,6 @@
 package selector
 
-import "strconv"
+import "github.com/daemonsched/daemonsched/internal/labeltext"
 
 // Explanation says why a label set does or does not satisfy a [Selector]. Matched always
 // equals what [Selector.Matches] returns for the same labels.
@@ -42,16 +42,7 @@ func (e Explanation) String() string {
 	case e.Nothing:
 		return "the selector is nil and matches no labels"
 	default:
-		return "label " + DescribeLabel(e.Failed.Key(), e.Value, e.Present) +
+		return "label " + labeltext.Label(e.Failed.Key(), e.Value, e.Present) +
 			", which does not satisfy " + e.Failed.String()
 	}
-}
-
-// DescribeLabel renders a label's (or a field's) presence and value, e.g. `zone is "a"` or
-// `zone is absent`, as explanations word them.
-func DescribeLabel(key, value string, present bool) string {
-	if !present {
-		return key + " is absent"
-	}
-	return key + " is " + strconv.Quote(value)
 }

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/daemonsched/daemonsched/internal/decimal"
+	"github.com/daemonsched/daemonsched/internal/labeltext"
 )
 
 // Operator is one requirement operator. Each operator is a distinct bit, so that operators
@@ -306,25 +307,4 @@ func (r *Requirement) matchesValue(value string, present bool) bool {
 }
 
 // String renders the requirement in plain words, such as `zone In ["a", "b"]` or `gpu Exists`.
-func (r Requirement) String() string { return Format(r.key, r.op.String(), r.values) }
-
-// Format renders a requirement given as API strings the way [Requirement.String] does, for
-// callers that hold an API requirement rather than a compiled one (explanations).
-func Format(key, operator string, values []string) string {
-	var b strings.Builder
-	b.WriteString(key)
-	b.WriteByte(' ')
-	b.WriteString(operator)
-	if operator == Exists.String() || operator == DoesNotExist.String() {
-		return b.String()
-	}
-	b.WriteString(" [")
-	for i, v := range values {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(strconv.Quote(v))
-	}
-	b.WriteByte(']')
-	return b.String()
-}
+func (r Requirement) String() string { return labeltext.Requirement(r.key, r.op.String(), r.values) }

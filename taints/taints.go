@@ -16,15 +16,13 @@ import (
 // Effects is a set of taint effects.
 type Effects uint8
 
-// The taint effects, as bits of an Effects set.
+// The taint effects, as bits of an Effects set, and the two sets the DaemonSet controller
+// filters taints with.
 const (
 	NoSchedule Effects = 1 << iota
 	PreferNoSchedule
 	NoExecute
-)
 
-// The effect sets the DaemonSet controller filters taints with.
-const (
 	// Placement is the set of effects whose untolerated taints keep a new daemon pod off a node
 	// (TAINT-4; pkg/controller/daemon: predicates).
 	Placement = NoSchedule | NoExecute

@@ -273,7 +273,7 @@ func watchToCompletion(t *testing.T, ctx context.Context, client *kubernetes.Cli
 	for i := range nodes.Items {
 		snap.Nodes = append(snap.Nodes, &nodes.Items[i])
 	}
-	plan, err := daemonset.PlanCluster(snap, daemonset.Options{Now: time.Now()})
+	plan, err := snap.Plan(daemonset.Options{Now: time.Now()})
 	require.NoError(t, err)
 	res := plan.DaemonSets[0]
 	require.Len(t, res.Create, 1)

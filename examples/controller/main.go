@@ -82,7 +82,7 @@ func run(w io.Writer) error {
 	}
 	// Before it plans this DaemonSet again, the controller waits until its cache shows these
 	// writes (SYNC-9), lowering the expectations for each write the API server refused.
-	exp := daemonset.ExpectationsOf(res, snap, now)
+	exp := res.Expectations(snap, now)
 	fmt.Fprintf(w, "# expect %d created and %d deleted pods before the next sync\n", exp.Creates, len(exp.Deletes))
 	if d := res.RequeueAfter.Duration; d > 0 {
 		fmt.Fprintf(w, "# requeue after %v\n", d) // SYNC-8

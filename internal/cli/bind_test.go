@@ -40,7 +40,7 @@ func TestPlanVerdicts(t *testing.T) {
 	s := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds},
 		Nodes: []*v1.Node{apitest.Node("full", alloc), apitest.Node("roomy", alloc)}, Pods: []*v1.Pod{batch}}
 	opts := daemonset.Options{Now: time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)}
-	cluster, err := daemonset.PlanCluster(s, opts)
+	cluster, err := s.Plan(opts)
 	require.NoError(t, err)
 	before, err := json.Marshal(cluster)
 	require.NoError(t, err)
@@ -70,7 +70,7 @@ func TestPlanVerdicts(t *testing.T) {
 		return p
 	}
 	s.Pods = []*v1.Pod{batch, pending("agent-b", "roomy"), pending("agent-a", "full")}
-	cluster, err = daemonset.PlanCluster(s, opts)
+	cluster, err = s.Plan(opts)
 	require.NoError(t, err)
 	require.Empty(t, cluster.DaemonSets[0].Create)
 	got = planVerdicts(s, cluster, opts)
@@ -85,7 +85,7 @@ func TestPlanVerdicts(t *testing.T) {
 	deleting := ds.DeepCopy()
 	deleting.DeletionTimestamp = &metav1.Time{Time: opts.Now}
 	s.DaemonSets = []*appsv1.DaemonSet{deleting}
-	cluster, err = daemonset.PlanCluster(s, opts)
+	cluster, err = s.Plan(opts)
 	require.NoError(t, err)
 	require.NotEmpty(t, cluster.DaemonSets[0].Skipped)
 	got = planVerdicts(s, cluster, opts)
@@ -129,7 +129,7 @@ func TestPlanVerdictsBindOneAfterAnother(t *testing.T) {
 			s := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{agent("a", tt.classA), agent("b", tt.classB)},
 				Nodes: []*v1.Node{apitest.Node("n1", alloc)}}
 			in := s.DaemonSets[0].DeepCopy()
-			cluster, err := daemonset.PlanCluster(s, opts)
+			cluster, err := s.Plan(opts)
 			require.NoError(t, err)
 			got := planVerdicts(s, cluster, opts)
 			require.Len(t, got, 2)

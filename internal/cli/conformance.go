@@ -99,8 +99,8 @@ func (p *profileList) String() string { return strings.Join(*p, ",") }
 func (p *profileList) Type() string   { return "PROFILE" }
 
 func (p *profileList) Set(s string) error {
-	if !slices.Contains(conformance.Profiles, s) {
-		return fmt.Errorf("unknown profile %q: want one of %s", s, strings.Join(conformance.Profiles, ", "))
+	if !slices.Contains(conformance.Profiles(), s) {
+		return fmt.Errorf("unknown profile %q: want one of %s", s, strings.Join(conformance.Profiles(), ", "))
 	}
 	*p = append(*p, s)
 	return nil
@@ -129,7 +129,7 @@ func newConformanceRunCommand(e *env) *cobra.Command {
 	name := fs.String("name", "", "the implementation's `NAME` in the reports (default: PROGRAM's base name)")
 	timeout := fs.Duration("timeout", 30*time.Second, "how long PROGRAM may take to read one case and answer it")
 	lineBytes := fs.Int("max-line-bytes", defaultLineBytes, "refuse an answer line longer than `N` bytes")
-	fs.Var(&profiles, "profile", "run only the cases of `PROFILE` (repeatable): "+strings.Join(conformance.Profiles, ", "))
+	fs.Var(&profiles, "profile", "run only the cases of `PROFILE` (repeatable): "+strings.Join(conformance.Profiles(), ", "))
 	var version versionFlag
 	fs.Var(&version, "kubernetes-version", "run only the cases that hold at Kubernetes `RELEASE` ("+supportedRange()+
 		"), at that release (default: every case at the release it names, v1.36.3)")
@@ -329,7 +329,7 @@ func plan(line []byte, req *conformance.Request, release daemonset.Version) ([]b
 	if err != nil {
 		return nil, err
 	}
-	plans, err := daemonset.PlanCluster(s, daemonset.Options{Now: opts.Now, Version: opts.Version, BurstLimit: opts.BurstLimit})
+	plans, err := s.Plan(daemonset.Options{Now: opts.Now, Version: opts.Version, BurstLimit: opts.BurstLimit})
 	if err != nil {
 		return nil, err
 	}

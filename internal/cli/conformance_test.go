@@ -320,7 +320,7 @@ func TestVerifyAcceptsThePlansOfRandomClusters(t *testing.T) {
 		}
 		for _, burst := range []int{0, 2} {
 			opts := conformance.Options{Now: manifest.Latest(in.Snapshot), BurstLimit: burst}
-			plans, err := daemonset.PlanCluster(in.Snapshot, daemonset.Options{Now: opts.Now, BurstLimit: burst})
+			plans, err := in.Snapshot.Plan(daemonset.Options{Now: opts.Now, BurstLimit: burst})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -133,7 +133,7 @@ gets a suggestion.
 			return err
 		}
 		// The cluster-wide plan says what this sync does on the node (D-12).
-		plan, err := daemonset.PlanCluster(in.Snapshot, opts)
+		plan, err := in.Snapshot.Plan(opts)
 		if err != nil {
 			return fmt.Errorf("inconsistent snapshot: %w", err)
 		}

@@ -31,7 +31,7 @@ func TestOldRevisionHints(t *testing.T) {
 			UpdateStrategy: appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType},
 		},
 	}
-	plan, err := daemonset.PlanCluster(daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}}, daemonset.Options{Now: time.Unix(0, 0)})
+	plan, err := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}}.Plan(daemonset.Options{Now: time.Unix(0, 0)})
 	require.NoError(t, err)
 	hash := plan.DaemonSets[0].RevisionHash
 	pod := func(name, node string, labels map[string]string, terminating bool) *v1.Pod {

@@ -80,7 +80,7 @@ the whole snapshot either way.
 		if err := l.admit(shown.keep, opts); err != nil {
 			return err
 		}
-		cluster, err := daemonset.PlanCluster(l.in.Snapshot, opts)
+		cluster, err := l.in.Snapshot.Plan(opts)
 		if err != nil {
 			return fmt.Errorf("inconsistent snapshot: %w", err)
 		}

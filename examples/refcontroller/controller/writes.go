@@ -109,7 +109,7 @@ func (s *syncer) podWrites(res *daemonset.Result, snap daemonset.Snapshot, now t
 	if len(res.Create) == 0 && len(res.Delete) == 0 {
 		return nil
 	}
-	exp := daemonset.ExpectationsOf(res, snap, now)
+	exp := res.Expectations(snap, now)
 	created := map[types.UID]bool{}
 	pods := s.c.client.CoreV1().Pods(s.ds.Namespace)
 	var mu sync.Mutex // guards exp, created and errs
