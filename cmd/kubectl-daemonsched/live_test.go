@@ -46,7 +46,7 @@ func TestPluginLive(t *testing.T) {
 	dir := t.TempDir()
 	now := time.Now().UTC().Format(time.RFC3339)
 	full := filepath.Join(dir, "full.json")
-	plugin(t, 0, "node-ready", "--node", "worker-1", "--now", now, "--save", full, "--chunk-size", "2")
+	plugin(t, 0, "node-ready", "-A", "--node", "worker-1", "--now", now, "--save", full, "--chunk-size", "2")
 
 	cases := []struct {
 		name      string
@@ -61,8 +61,8 @@ func TestPluginLive(t *testing.T) {
 		{"explain a pod", []string{"explain", "--pod", "kube-system/fluentd-elasticsearch-h7x2k"}, true},
 		{"rollout status of one DaemonSet", []string{"rollout", "status", "-n", "kube-system", "ds/fluentd-elasticsearch"}, true},
 		{"rollout status of every DaemonSet", []string{"rollout", "status", "-A", "-o", "yaml"}, true},
-		{"whatif a node", []string{"whatif", "--node", "worker-4"}, false},
-		{"node-ready", []string{"node-ready", "--node", "worker-1"}, true},
+		{"whatif a node", []string{"whatif", "-A", "--node", "worker-4"}, false},
+		{"node-ready", []string{"node-ready", "-A", "--node", "worker-1"}, true},
 	}
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
@@ -91,6 +91,8 @@ func TestPluginLive(t *testing.T) {
 			{"plan", "--now", now},
 			{"rollout", "status", "ds/fluentd-elasticsearch", "--now", now},
 			{"explain", "--daemonset", "fluentd-elasticsearch", "--now", now},
+			{"whatif", "--node", "worker-4", "--now", now},
+			{"node-ready", "--node", "worker-1", "--now", now},
 		} {
 			want := run(t, runPlugin, append(slices.Clone(args), "-n", "kube-system")...)
 			require.NotEqual(t, 1, want.exit, want.stderr)
