@@ -113,3 +113,29 @@ func TestSplitYAMLListDeclinesOtherLayouts(t *testing.T) {
 		require.False(t, ok, "%q", in)
 	}
 }
+
+// dedentInPlace writes over the streamed item's own buffer what dedent returns as a copy.
+func TestDedentInPlaceIsDedent(t *testing.T) {
+	tests := []struct {
+		name string
+		item string
+	}{
+		{name: "empty item stays empty", item: ""},
+		{name: "first line loses its dash and the others two spaces", item: "- a: 1\n  b:\n    c: 2\n"},
+		{name: "blank and short lines stay", item: "- a: 1\n\n \n  b: |\n    x\n\n    y\n"},
+		{name: "last line without a newline is dedented", item: "- a: 1\n  b: 2"},
+		{name: "lines not indented two columns stay as they are", item: "- a\n\tb\n-x\n #c\n- - d\n"},
+		{name: "carriage returns are kept", item: "- a: 1\r\n  b: 2\r\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want := dedent([]byte(tt.item))
+			buf := []byte(tt.item)
+			got := dedentInPlace(buf)
+			require.Equal(t, string(want), string(got))
+			if len(got) > 0 {
+				require.Same(t, &buf[0], &got[0], "not written over the item")
+			}
+		})
+	}
+}

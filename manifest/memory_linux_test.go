@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,14 +12,19 @@ import (
 	"testing"
 
 	"github.com/daemonsched/daemonsched/internal/readmemory"
+	kjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
 )
 
 // memoryChildEnv names the file a child process of BenchmarkReadMemory reads, and
 // memoryLeanEnv, when set, has it read as the daemonsched plan command does: lean (D-16), under
 // the command's memory limit for reading (internal/readmemory).
+// memoryFloorEnv, when set, has it decode the file as BenchmarkReadFloor's floor does instead
+// (decodeFloor), under the same memory limit.
 const (
 	memoryChildEnv = "DAEMONSCHED_READ_MEMORY_FILE"
 	memoryLeanEnv  = "DAEMONSCHED_READ_MEMORY_LEAN"
+	memoryFloorEnv = "DAEMONSCHED_READ_MEMORY_FLOOR"
 )
 
 // TestReadMemoryChild is BenchmarkReadMemory's child: it reads the file the environment names,
@@ -38,7 +44,11 @@ func TestReadMemoryChild(t *testing.T) {
 			defer readmemory.Set(st.Size(), os.Getenv)()
 			opts.Lean = true
 		}
-		if _, err := ReadFiles([]string{path}, opts); err != nil {
+		if os.Getenv(memoryFloorEnv) != "" {
+			if err := decodeFloor(path); err != nil {
+				t.Fatal(err)
+			}
+		} else if _, err := ReadFiles([]string{path}, opts); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -68,7 +78,8 @@ func memoryNodes() int {
 // the collector's defaults) and as the daemonsched plan command reads (plan: lean, under its
 // memory limit for reading), and reports the child's peak resident set (VmHWM of /proc/self/status,
 // which the child prints: getrusage's ru_maxrss of a child counts the parent's at the fork, a
-// gigabyte here): peak-MB, the child's whole peak;
+// gigabyte here), and, for the dumps, decoded as BenchmarkReadFloor's floor decodes them (floor:
+// decodeFloor, under plan's memory limit): peak-MB, the child's whole peak;
 // base-MB, the peak of the same binary reading nothing; input-MB; and x-input, (peak-base)/input.
 func BenchmarkReadMemory(b *testing.B) {
 	dir := b.TempDir()
@@ -90,13 +101,16 @@ func BenchmarkReadMemory(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, mode := range []struct {
-			name string
-			lean bool
-		}{{"library", false}, {"plan", true}} {
+			name        string
+			lean, floor bool
+		}{{"library", false, false}, {"plan", true, false}, {"floor", true, true}} {
+			if mode.floor && !strings.HasSuffix(in.name, "-dump") {
+				continue // the floor decodes kubectl's dumps only
+			}
 			b.Run(in.name+"/"+mode.name, func(b *testing.B) {
 				var peak int64
 				for b.Loop() {
-					peak = max(peak, childPeak(b, path, mode.lean))
+					peak = max(peak, childPeakEnv(b, path, mode.lean, mode.floor))
 				}
 				mb := func(n int64) float64 { return float64(n) / (1 << 20) }
 				b.ReportMetric(mb(peak), "peak-MB")
@@ -108,14 +122,63 @@ func BenchmarkReadMemory(b *testing.B) {
 	}
 }
 
+// decodeFloor decodes the kubectl dump at path as BenchmarkReadFloor's floor does, keeping
+// nothing it decodes: the file read whole; YAML split into its items, each dedented (one at a
+// time here, where the CPU benchmark dedents them all beforehand to keep that out of its
+// measure), converted by sigs.k8s.io/yaml and decoded strictly; JSON decoded as a list of raw
+// items by encoding/json, each then decoded into its typed object. It holds the input's text
+// throughout (twice for JSON: the file and the raw items), as the floor does.
+func decodeFloor(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if isJSONStream(data) {
+		var l struct{ Items []json.RawMessage }
+		if err := json.Unmarshal(data, &l); err != nil {
+			return err
+		}
+		for _, it := range l.Items {
+			_, kind := peekType(it)
+			if err := json.Unmarshal(it, emptyObject(string(kind))); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	_, items, ok := splitYAMLList(document{data: data, line: 1})
+	if !ok {
+		return fmt.Errorf("%s: not in kubectl's layout", path)
+	}
+	for _, it := range items {
+		js, err := yaml.YAMLToJSONStrict(dedent(it.data))
+		if err != nil {
+			return err
+		}
+		_, kind := peekType(js) // sigs.k8s.io/yaml sorts keys: apiVersion, then kind
+		if _, err := kjson.UnmarshalStrict(js, emptyObject(string(kind))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // childPeak runs TestReadMemoryChild on path, lean or not, and returns its peak resident set in
 // bytes.
 func childPeak(b *testing.B, path string, lean bool) int64 {
+	return childPeakEnv(b, path, lean, false)
+}
+
+// childPeakEnv is childPeak, the child decoding as the floor does when floor is set.
+func childPeakEnv(b *testing.B, path string, lean, floor bool) int64 {
 	b.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestReadMemoryChild$", "-test.count=1")
 	cmd.Env = append(os.Environ(), memoryChildEnv+"="+path)
 	if lean {
 		cmd.Env = append(cmd.Env, memoryLeanEnv+"=1")
+	}
+	if floor {
+		cmd.Env = append(cmd.Env, memoryFloorEnv+"=1")
 	}
 	out, err := cmd.CombinedOutput()
 	if err != nil {

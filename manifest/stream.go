@@ -12,8 +12,8 @@ import (
 // Batches bound what is held between the split and the decoding: documents and list items are
 // decoded (in parallel) once this many are waiting, or this many bytes, then their text dropped.
 const (
-	batchItems = 512
-	batchBytes = 4 << 20
+	batchItems = 128
+	batchBytes = 1 << 20
 )
 
 // streamInput decodes the YAML documents of one input as they are split, reading its text line

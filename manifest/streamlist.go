@@ -178,7 +178,7 @@ func (l *streamedList) decodeBatch(s *splitter) {
 		}
 		js, err := l.batch[i], error(nil)
 		if !l.json {
-			text := dedent(js)
+			text := dedentInPlace(js) // the list's buffer, reused once the batch is decoded
 			if js, err = yaml.YAMLToJSONStrict(text); err != nil {
 				srcDoc := src
 				srcDoc.Item = -1
