@@ -52,6 +52,12 @@ func StartCPU(b *testing.B) *CPUClock {
 	return &CPUClock{start: cpuNow()}
 }
 
+// cpuNow is CPUTime in nanoseconds, 0 where the platform does not tell it.
+func cpuNow() int64 {
+	d, _ := CPUTime()
+	return int64(d)
+}
+
 // Report adds cpu-ns/op to b, and cpu-ns/node when perNode > 0 (the nodes one op decides).
 func (c *CPUClock) Report(b *testing.B, perNode int) {
 	ns := float64(cpuNow()-c.start) / float64(b.N)
