@@ -49,6 +49,12 @@ type Tracker struct {
 	// step.
 	base, offered bitset
 
+	// budgets are rollingBudgets' answer for budgetsFor desired nodes (-1: none yet): the
+	// spec is the Tracker's for its life, and desired rarely moves between two plans, so the
+	// percentages are not parsed again at every plan.
+	budgets    rollBudgets
+	budgetsFor int
+
 	// proto is the daemon pod of the current hash, bound to no node yet (podFrom): built at
 	// the first create.
 	proto *v1.Pod
@@ -93,7 +99,7 @@ func (p *Planner) Track(s Snapshot) *Tracker {
 	nodes := nonNil(s.Nodes)
 	t := &Tracker{p: p, hash: rev.hash, j: newJudge(p.ds, rev.hash, p.opts), rev: rev, surge: allowsSurge(p.ds),
 		rolling: p.ds.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType,
-		byName:  make(map[string]int32, len(nodes)), nodes: make([]trackedNode, len(nodes))}
+		byName:  make(map[string]int32, len(nodes)), nodes: make([]trackedNode, len(nodes)), budgetsFor: -1}
 	sorted := nodes
 	byName := func(a, b *v1.Node) int { return strings.Compare(a.Name, b.Name) }
 	if !slices.IsSortedFunc(nodes, byName) { // a simulator's node list usually is: no copy to sort
@@ -418,7 +424,12 @@ func (t *Tracker) withPods(dst, creates []Creation, at []int32) []Creation {
 // rollingStep is Planner.rollingUpdate over the sums: the budgets resolved against desired
 // (UPD-5, UPD-6), then the budget pass and the actions of the offered nodes in node order.
 func (t *Tracker) rollingStep(desired int) rollingStep {
-	maxUnavailable, maxSurge, err := rollingBudgets(t.p.ds, desired)
+	if t.budgetsFor != desired {
+		b := &t.budgets
+		b.maxUnavailable, b.maxSurge, b.err = rollingBudgets(t.p.ds, desired)
+		t.budgetsFor = desired
+	}
+	maxUnavailable, maxSurge, err := t.budgets.maxUnavailable, t.budgets.maxSurge, t.budgets.err
 	if err != nil {
 		return rollingStep{report: RollingUpdate{Reason: RollingReasonError, Error: err.Error(), BudgetError: err.Error()}}
 	}
@@ -440,6 +451,12 @@ func (t *Tracker) rollingStep(desired int) rollingStep {
 	}
 	t.stepDeletes, t.stepCreates, t.createAt = e.step.deletes, e.step.creates, at
 	return e.step
+}
+
+// rollBudgets is what rollingBudgets returns for one desired count.
+type rollBudgets struct {
+	maxUnavailable, maxSurge int
+	err                      error
 }
 
 // bitset is an ordered set of node indices.
