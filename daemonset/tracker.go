@@ -49,11 +49,24 @@ type Tracker struct {
 	// step.
 	base, offered bitset
 
+	// budgets are rollingBudgets' answer for budgetsFor desired nodes (-1: none yet): the
+	// spec is the Tracker's for its life, and desired rarely moves between two plans, so the
+	// percentages are not parsed again at every plan.
+	budgets    rollBudgets
+	budgetsFor int
+
+	// proto is the daemon pod of the current hash, bound to no node yet (podFrom): built at
+	// the first create.
+	proto *v1.Pod
+
 	// Reused from plan to plan.
 	running     []daemonPod // diffState.running
 	createNames []string    // diffState.creates
 	creates     []Creation
 	eventBuf    []Event
+	// createAt holds the node index of each of creates, then of the rolling step's creates,
+	// so withPods finds the node without a lookup by name.
+	createAt []int32
 	// The rolling step's actions: PlanTo copies them into the Result, so one array serves
 	// every step instead of one or two new ones per step.
 	stepDeletes []Deletion
@@ -86,7 +99,7 @@ func (p *Planner) Track(s Snapshot) *Tracker {
 	nodes := nonNil(s.Nodes)
 	t := &Tracker{p: p, hash: rev.hash, j: newJudge(p.ds, rev.hash, p.opts), rev: rev, surge: allowsSurge(p.ds),
 		rolling: p.ds.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType,
-		byName:  make(map[string]int32, len(nodes)), nodes: make([]trackedNode, len(nodes))}
+		byName:  make(map[string]int32, len(nodes)), nodes: make([]trackedNode, len(nodes)), budgetsFor: -1}
 	sorted := nodes
 	byName := func(a, b *v1.Node) int { return strings.Compare(a.Name, b.Name) }
 	if !slices.IsSortedFunc(nodes, byName) { // a simulator's node list usually is: no copy to sort
@@ -333,10 +346,12 @@ func (t *Tracker) PlanTo(res *Result) bool {
 		keepC, keepD = min(keepC, burst+1), min(keepD, burst+1)
 	}
 	creates, deletes, events := t.creates[:0], res.Delete, t.eventBuf[:0]
+	at := t.createAt[:0]
 	for i := t.base.next(0); i >= 0; i = t.base.next(i + 1) {
 		tn := &t.nodes[i]
 		if tn.st.creates() && len(creates) < keepC {
 			creates = append(creates, Creation{Node: tn.st.name, Reason: ReasonMissingPod})
+			at = append(at, int32(i))
 		}
 		if len(deletes) < keepD {
 			deletes = append(deletes, tn.dels...)
@@ -346,8 +361,8 @@ func (t *Tracker) PlanTo(res *Result) bool {
 			break
 		}
 	}
-	t.creates, t.eventBuf = creates, events
-	res.Create = t.withPods(res.Create, capCreates(creates, burst, baseDiffClass))
+	t.creates, t.eventBuf, t.createAt = creates, events, at
+	res.Create = t.withPods(res.Create, capCreates(creates, burst, baseDiffClass), at)
 	res.Delete = capDeletes(deletes, burst, baseDiffClass)
 	if len(events) > 0 {
 		slices.SortFunc(events, func(a, b Event) int {
@@ -366,7 +381,7 @@ func (t *Tracker) PlanTo(res *Result) bool {
 	default:
 		step := t.rollingStep(desired)
 		report = step.report
-		res.Create = t.withPods(res.Create, capCreates(step.creates, burst, rollingClass))
+		res.Create = t.withPods(res.Create, capCreates(step.creates, burst, rollingClass), t.createAt)
 		res.Delete = append(res.Delete, capDeletes(step.deletes, burst, rollingClass)...)
 		slices.SortFunc(res.Delete, compareDeletions)
 	}
@@ -383,12 +398,22 @@ func (t *Tracker) PlanTo(res *Result) bool {
 // withPods appends creates to dst with the pods to submit, as Planner.withPods builds them. A
 // node's pod is built once while the node stays as it is, and shared by the plans that create
 // it: a simulator plans a sync up to three times (its plan, the step after its own writes, the
-// status), and under a burst cap the same creates wait through many syncs.
-func (t *Tracker) withPods(dst, creates []Creation) []Creation {
-	for _, c := range creates {
-		tn := &t.nodes[t.byName[c.Node]]
+// status), and under a burst cap the same creates wait through many syncs. at holds the node
+// index of each create before the burst cap; when the cap cut the list, the nodes are looked
+// up by name.
+func (t *Tracker) withPods(dst, creates []Creation, at []int32) []Creation {
+	for k, c := range creates {
+		var tn *trackedNode
+		if len(at) == len(creates) {
+			tn = &t.nodes[at[k]]
+		} else {
+			tn = &t.nodes[t.byName[c.Node]]
+		}
 		if tn.pod == nil {
-			tn.pod = t.p.newPod(c.Node, t.hash)
+			if t.proto == nil {
+				t.proto = t.p.newPod("", t.hash)
+			}
+			tn.pod = podFrom(t.proto, c.Node)
 		}
 		c.Pod = tn.pod
 		dst = append(dst, c)
@@ -399,24 +424,39 @@ func (t *Tracker) withPods(dst, creates []Creation) []Creation {
 // rollingStep is Planner.rollingUpdate over the sums: the budgets resolved against desired
 // (UPD-5, UPD-6), then the budget pass and the actions of the offered nodes in node order.
 func (t *Tracker) rollingStep(desired int) rollingStep {
-	maxUnavailable, maxSurge, err := rollingBudgets(t.p.ds, desired)
+	if t.budgetsFor != desired {
+		b := &t.budgets
+		b.maxUnavailable, b.maxSurge, b.err = rollingBudgets(t.p.ds, desired)
+		t.budgetsFor = desired
+	}
+	maxUnavailable, maxSurge, err := t.budgets.maxUnavailable, t.budgets.maxSurge, t.budgets.err
 	if err != nil {
 		return rollingStep{report: RollingUpdate{Reason: RollingReasonError, Error: err.Error(), BudgetError: err.Error()}}
 	}
+	at := t.createAt[:0]
 	if maxSurge == 0 {
 		e := newNoSurgeStep(maxUnavailable, &t.roll, t.p.opts.burstCap(), t.stepDeletes)
 		for i := t.offered.next(0); i >= 0 && !e.done(); i = t.offered.next(i + 1) {
 			e.visit(&t.nodes[i].st)
 		}
-		t.stepDeletes = e.step.deletes
+		t.stepDeletes, t.createAt = e.step.deletes, at // the step creates nothing without surge
 		return e.step
 	}
 	e := newSurgeStep(desired, maxUnavailable, maxSurge, &t.roll, t.stepDeletes, t.stepCreates)
 	for i := t.offered.next(0); i >= 0 && !e.done(); i = t.offered.next(i + 1) {
 		e.visit(&t.nodes[i].st)
+		for len(at) < len(e.step.creates) {
+			at = append(at, int32(i))
+		}
 	}
-	t.stepDeletes, t.stepCreates = e.step.deletes, e.step.creates
+	t.stepDeletes, t.stepCreates, t.createAt = e.step.deletes, e.step.creates, at
 	return e.step
+}
+
+// rollBudgets is what rollingBudgets returns for one desired count.
+type rollBudgets struct {
+	maxUnavailable, maxSurge int
+	err                      error
 }
 
 // bitset is an ordered set of node indices.

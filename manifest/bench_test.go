@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/daemonsched/daemonsched/internal/kubectldump"
+	"github.com/daemonsched/daemonsched/internal/scalebench"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -97,7 +98,7 @@ func BenchmarkRead(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(data)))
-			start, known := cpuTime()
+			start, known := scalebench.CPUTime()
 			n := 0
 			for b.Loop() {
 				if err := f(); err != nil {
@@ -105,7 +106,7 @@ func BenchmarkRead(b *testing.B) {
 				}
 				n++
 			}
-			if end, _ := cpuTime(); known {
+			if end, _ := scalebench.CPUTime(); known {
 				b.ReportMetric(float64(end-start)/float64(n)/1e6, "cpu-ms/op")
 			}
 		})

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/daemonsched/daemonsched/internal/scalebench"
+
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 )
@@ -39,7 +41,7 @@ func BenchmarkReadFloor(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(data)))
-			start, known := cpuTime()
+			start, known := scalebench.CPUTime()
 			n := 0
 			for b.Loop() {
 				if err := f(); err != nil {
@@ -47,7 +49,7 @@ func BenchmarkReadFloor(b *testing.B) {
 				}
 				n++
 			}
-			if end, _ := cpuTime(); known {
+			if end, _ := scalebench.CPUTime(); known {
 				b.ReportMetric(float64(end-start)/float64(n)/1e6, "cpu-ms/op")
 			}
 		})

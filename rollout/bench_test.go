@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/scalebench"
 	"github.com/daemonsched/daemonsched/rollout"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
@@ -23,7 +24,7 @@ func BenchmarkSimulateRollingUpdate(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			syncs := 0
-			cpu0, _ := cpuTime()
+			cpu0, _ := scalebench.CPUTime()
 			for b.Loop() {
 				traj, err := rollout.Simulate(s, next, rollout.Options{Start: t0, Seed: 1,
 					Kubelet: rollout.Kubelet{Startup: rollout.Distribution{Min: 20 * time.Second, Max: 40 * time.Second}}})
@@ -48,7 +49,7 @@ func BenchmarkSimulateSyncs(b *testing.B) {
 	for _, k := range []int{1, 1_000, 4_000, 16_000} {
 		b.Run(fmt.Sprintf("syncs=%d", k), func(b *testing.B) {
 			b.ReportAllocs()
-			cpu0, _ := cpuTime()
+			cpu0, _ := scalebench.CPUTime()
 			for b.Loop() {
 				traj, err := rollout.Simulate(s, next, rollout.Options{Start: t0, Seed: 1, MaxSyncs: k,
 					Kubelet: rollout.Kubelet{Startup: rollout.Distribution{Min: 20 * time.Second, Max: 40 * time.Second}}})
@@ -68,7 +69,7 @@ func BenchmarkProgress(b *testing.B) {
 		ds := s.DaemonSets[0]
 		b.Run(fmt.Sprintf("complete/nodes=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
-			cpu0, _ := cpuTime()
+			cpu0, _ := scalebench.CPUTime()
 			for b.Loop() {
 				r, err := rollout.Progress(s, ds, rollout.ProgressOptions{Now: t0})
 				if err != nil || r.State != rollout.StateComplete {
@@ -80,7 +81,7 @@ func BenchmarkProgress(b *testing.B) {
 		next := agent(intstr.FromString("10%"), intstr.FromInt32(0), "agent:2", 0)
 		b.Run(fmt.Sprintf("progressing/nodes=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
-			cpu0, _ := cpuTime()
+			cpu0, _ := scalebench.CPUTime()
 			for b.Loop() {
 				r, err := rollout.Progress(daemonset.Snapshot{Nodes: s.Nodes, Pods: s.Pods}, next, rollout.ProgressOptions{Now: t0})
 				if err != nil || r.State != rollout.StateProgressing {
@@ -92,9 +93,9 @@ func BenchmarkProgress(b *testing.B) {
 	}
 }
 
-// reportCPU reports the CPU time per op since cpu0 (cpuTime), where the platform tells it.
+// reportCPU reports the CPU time per op since cpu0 (scalebench.CPUTime), where the platform tells it.
 func reportCPU(b *testing.B, cpu0 time.Duration) {
-	if now, ok := cpuTime(); ok {
+	if now, ok := scalebench.CPUTime(); ok {
 		b.ReportMetric(float64(now-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 	}
 }
