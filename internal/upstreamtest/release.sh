@@ -58,6 +58,12 @@ pin() {
 			for m in $(sed -n '/^replace (/,/^)/p' "$staging" | sed -n 's/^[[:space:]]*\(k8s\.io\/[^ ]*\) => \.\/staging.*/\1/p'); do
 				printf '\t%s => %s v0.%s\n' "$m" "$m" "$minor_patch"
 			done
+			# A release whose apimachinery builds on structured-merge-diff v4 (1.33) needs its own
+			# kube-openapi and gnostic-models: the later ones, which the library's requirements
+			# select, moved to structured-merge-diff v6 and go.yaml.in/yaml.
+			if grep -q '^[[:space:]]*sigs\.k8s\.io/structured-merge-diff/v4 ' "$staging"; then
+				sed -n 's/^[[:space:]]*\(k8s\.io\/kube-openapi\|github\.com\/google\/gnostic-models\) \(v[^ ]*\).*/\t\1 => \1 \2/p' "$staging"
+			fi
 			printf ')\n'
 		} >>go.mod
 		go mod edit -fmt
@@ -70,8 +76,8 @@ pin() {
 # prints its path (nothing from 1.35 on, which have it all). The library links the newest release's
 # (STYLE.md); before 1.35 it meets, at compile time only:
 #   - apimachinery's validate/content helpers (IsLabelKey, IsLabelValue, IsDecimalInteger; new in
-#     v0.35): the newest apimachinery's own files of that package, as a package of the library's
-#     tree that only the overlay holds, which the library's files import instead;
+#     v0.35): the newest apimachinery's own files of that package, as a module of their own
+#     (daemonsched.invalid/compatcontent), which the library's files import instead;
 #   - the constants TolerationOpLt and TolerationOpGt (v0.35), spelt as their values: a release
 #     without them has no Lt or Gt operator (VER-5), so the library refuses them there anyway;
 #   - NodeStatus.DeclaredFeatures and the RestartAllContainers action (v0.35), and before 1.34
@@ -86,11 +92,12 @@ compat() {
 	[ "$minor" -lt 35 ] || return 0
 	content=$(cd "$here" && go list -m -f '{{.Dir}}' k8s.io/apimachinery)/pkg/api/validate/content
 	ov=$dir/overlay
-	mkdir -p "$ov"
+	mkdir -p "$ov" "$dir/content"
 	echo "module overlay" >"$ov/go.mod" # keeps the rewritten files out of the test module
+	printf 'module daemonsched.invalid/compatcontent\n\ngo 1.24\n\nrequire k8s.io/apimachinery v0.%s\n' "${release#1.}" >"$dir/content/go.mod"
 	for f in "$content"/*.go; do
 		case $f in *_test.go) continue ;; esac
-		entries+=("\"$root/internal/compatcontent/${f##*/}\": \"$f\"")
+		cp "$f" "$dir/content/"
 	done
 	# rewrite FILE SED... overlays the library's FILE with the sed expressions applied.
 	rewrite() {
@@ -108,7 +115,7 @@ compat() {
 		done
 		entries+=("\"$root/$file\": \"$out\"")
 	}
-	local imp='s#"k8s.io/apimachinery/pkg/api/validate/content"#content "github.com/daemonsched/daemonsched/internal/compatcontent"#'
+	local imp='s#"k8s.io/apimachinery/pkg/api/validate/content"#content "daemonsched.invalid/compatcontent"#'
 	local ops='s/v1\.TolerationOp\([LG]t\)/v1.TolerationOperator("\1")/g'
 	for f in $(cd "$root" && grep -rlE --include='*.go' --exclude='*_test.go' 'k8s.io/apimachinery/pkg/api/validate/content"|TolerationOp[LG]t' . |
 		grep -v '^\./internal/upstreamtest/' | sed 's#^\./##' | sort); do
@@ -159,9 +166,12 @@ run_release() {
 	[ -z "$overlay" ] || flags=(-overlay "$overlay")
 	echo "== internal/upstreamtest against k8s.io/kubernetes v$release (-tags $tag${overlay:+, the library through $overlay})"
 	# run_release runs as an if's condition, where set -e does not hold: each step stops the next.
+	# go mod tidy does not read the overlay: the compat module is required after it.
 	(
 		cd "$work" &&
 			GOFLAGS="${GOFLAGS:-} -mod=mod" go mod tidy &&
+			{ [ -z "$overlay" ] || go mod edit -require daemonsched.invalid/compatcontent@v0.0.0 \
+				-replace daemonsched.invalid/compatcontent=./compat/content; } &&
 			go vet -tags "$tag" "${flags[@]}" . &&
 			go test -tags "$tag" "${flags[@]}" "$@" .
 	)
