@@ -86,3 +86,6 @@ func restartAllContainersOn(*v1.Container) {}
 
 // declareFeature does nothing: status.declaredFeatures is new in 1.35.
 func declareFeature(*v1.Node, string) {}
+
+// tolerates is Toleration.ToleratesTaint, which has no comparison operators before 1.35.
+func tolerates(tol *v1.Toleration, t *v1.Taint) bool { return tol.ToleratesTaint(t) }

@@ -7,6 +7,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
@@ -60,4 +61,9 @@ func restartAllContainersOn(c *v1.Container) {
 // declareFeature adds f to the node's status.declaredFeatures (from 1.35).
 func declareFeature(node *v1.Node, f string) {
 	node.Status.DeclaredFeatures = append(node.Status.DeclaredFeatures, f)
+}
+
+// tolerates is Toleration.ToleratesTaint with TaintTolerationComparisonOperators off, its default.
+func tolerates(tol *v1.Toleration, t *v1.Taint) bool {
+	return tol.ToleratesTaint(klog.Background(), t, false)
 }
