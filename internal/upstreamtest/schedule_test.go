@@ -107,7 +107,7 @@ func TestFitAgainstUpstream(t *testing.T) {
 		want := fitsResources(pod, nodeInfo)
 		var wantShort, gotShort []string
 		for _, ir := range want {
-			wantShort = append(wantShort, fmt.Sprintf("%s %d/%d/%d %v", ir.ResourceName, ir.Requested, ir.Used, ir.Capacity, ir.Unresolvable))
+			wantShort = append(wantShort, fmt.Sprintf("%s %d/%d/%d %v", ir.ResourceName, ir.Requested, ir.Used, ir.Capacity, unresolvableOf(ir)))
 		}
 		for _, in := range got.Insufficient {
 			wantUnits := func(q resource.Quantity) int64 {
@@ -116,7 +116,7 @@ func TestFitAgainstUpstream(t *testing.T) {
 				}
 				return q.Value()
 			}
-			gotShort = append(gotShort, fmt.Sprintf("%s %d/%d/%d %v", in.Resource, wantUnits(in.Requested), wantUnits(in.Used), wantUnits(in.Allocatable), in.Unresolvable))
+			gotShort = append(gotShort, fmt.Sprintf("%s %d/%d/%d %v", in.Resource, wantUnits(in.Requested), wantUnits(in.Used), wantUnits(in.Allocatable), in.Unresolvable && insufficientHasUnresolvable))
 		}
 		slices.Sort(wantShort)
 		slices.Sort(gotShort)
