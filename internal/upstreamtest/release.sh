@@ -58,6 +58,12 @@ pin() {
 			for m in $(sed -n '/^replace (/,/^)/p' "$staging" | sed -n 's/^[[:space:]]*\(k8s\.io\/[^ ]*\) => \.\/staging.*/\1/p'); do
 				printf '\t%s => %s v0.%s\n' "$m" "$m" "$minor_patch"
 			done
+			# A release whose apimachinery builds on structured-merge-diff v4 (1.33) needs its own
+			# kube-openapi and gnostic-models: the later ones, which the library's requirements
+			# select, moved to structured-merge-diff v6 and go.yaml.in/yaml.
+			if grep -q '^[[:space:]]*sigs\.k8s\.io/structured-merge-diff/v4 ' "$staging"; then
+				sed -n 's/^[[:space:]]*\(k8s\.io\/kube-openapi\|github\.com\/google\/gnostic-models\) \(v[^ ]*\).*/\t\1 => \1 \2/p' "$staging"
+			fi
 			printf ')\n'
 		} >>go.mod
 		go mod edit -fmt
@@ -65,24 +71,109 @@ pin() {
 	)
 }
 
+# compat writes, into directory $1, a go build -overlay file that lets the library compile against
+# the k8s.io/api and k8s.io/apimachinery of release $2 when they lack what the library uses, and
+# prints its path (nothing from 1.35 on, which have it all). The library links the newest release's
+# (STYLE.md); before 1.35 it meets, at compile time only:
+#   - apimachinery's validate/content helpers (IsLabelKey, IsLabelValue, IsDecimalInteger; new in
+#     v0.35): the newest apimachinery's own files of that package, as a module of their own
+#     (daemonsched.invalid/compatcontent), which the library's files import instead;
+#   - the constants TolerationOpLt and TolerationOpGt (v0.35), spelt as their values: a release
+#     without them has no Lt or Gt operator (VER-5), so the library refuses them there anyway;
+#   - NodeStatus.DeclaredFeatures and the RestartAllContainers action (v0.35), and before 1.34
+#     Container.RestartPolicyRules and EnvVarSource.FileKeyRef: no object of that release can hold
+#     them, so each read is replaced by the empty value it would read there.
+# Each rewrite must change its file, so that a change of the library that moves one fails here
+# rather than passing untested.
+compat() {
+	local dir=$1 release=$2 minor content ov f e before entries=()
+	minor=${release#1.}
+	minor=${minor%%.*}
+	[ "$minor" -lt 35 ] || return 0
+	content=$(cd "$here" && go list -m -f '{{.Dir}}' k8s.io/apimachinery)/pkg/api/validate/content
+	ov=$dir/overlay
+	mkdir -p "$ov" "$dir/content"
+	echo "module overlay" >"$ov/go.mod" # keeps the rewritten files out of the test module
+	printf 'module daemonsched.invalid/compatcontent\n\ngo 1.24\n\nrequire k8s.io/apimachinery v0.%s\n' "${release#1.}" >"$dir/content/go.mod"
+	for f in "$content"/*.go; do
+		case $f in *_test.go) continue ;; esac
+		cp "$f" "$dir/content/"
+	done
+	# rewrite FILE SED... overlays the library's FILE with the sed expressions applied.
+	rewrite() {
+		local file=$1 out=$ov/lib/$1
+		shift
+		mkdir -p "$(dirname "$out")"
+		cp "$root/$file" "$out"
+		for e in "$@"; do
+			before=$(cksum <"$out")
+			sed -i "$e" "$out"
+			if [ "$before" = "$(cksum <"$out")" ]; then
+				echo "release.sh: compat: '$e' changes nothing in $file" >&2
+				return 1
+			fi
+		done
+		entries+=("\"$root/$file\": \"$out\"")
+	}
+	local imp='s#"k8s.io/apimachinery/pkg/api/validate/content"#content "daemonsched.invalid/compatcontent"#'
+	local ops='s/v1\.TolerationOp\([LG]t\)/v1.TolerationOperator("\1")/g'
+	for f in $(cd "$root" && grep -rlE --include='*.go' --exclude='*_test.go' 'k8s.io/apimachinery/pkg/api/validate/content"|TolerationOp[LG]t' . |
+		grep -v '^\./internal/upstreamtest/' | sed 's#^\./##' | sort); do
+		e=()
+		grep -q 'validate/content"' "$root/$f" && e+=("$imp")
+		grep -q 'TolerationOp[LG]t' "$root/$f" && e+=("$ops")
+		rewrite "$f" "${e[@]}" || return 1
+	done
+	if [ "$minor" -lt 34 ]; then
+		rewrite schedule/features.go 's/node\.Status\.DeclaredFeatures/[]string(nil)/' \
+			's/c\.RestartPolicyRules, func(r v1\.ContainerRestartRule) bool {/[]struct{ Action string }(nil), func(r struct{ Action string }) bool {/' \
+			's/v1\.ContainerRestartRuleActionRestartAllContainers/"RestartAllContainers"/' || return 1
+		rewrite daemonset/templatedefaults.go 's/from\.FileKeyRef/(*struct{ Optional *bool })(nil)/g' || return 1
+	else
+		rewrite schedule/features.go 's/node\.Status\.DeclaredFeatures/[]string(nil)/' \
+			's/v1\.ContainerRestartRuleActionRestartAllContainers/"RestartAllContainers"/' || return 1
+	fi
+	{
+		printf '{"Replace": {\n'
+		local IFS=,
+		printf '%s\n' "${entries[*]}"
+		printf '}}\n'
+	} >"$dir/overlay.json"
+	echo "$dir/overlay.json"
+}
+
 run_release() {
 	local release=$1; shift
 	local work
 	work=$(mktemp -d "${TMPDIR:-/tmp}/upstreamtest-$release.XXXXXX")
 	trap 'rm -rf "$work"' RETURN
-	cp "$here"/*.go "$here/go.mod" "$here/go.sum" "$work/"
-	(cd "$work" && go mod edit -replace "github.com/daemonsched/daemonsched=$root")
-	pin "$work" "$release"
-	# The build tag k8s_1_<minor> selects the shim file for that release's APIs (shim_older_test.go
-	# before 1.37; the newest's, shim_newest_test.go, is built without a tag, as CI runs it).
-	local tag=k8s_1_${release#1.}
+	# The build tag k8s_1_<minor> selects the shim files for that release's APIs (shim_older_test.go
+	# for 1.35 and 1.36, shim_before135_test.go for 1.33 and 1.34; the newest's,
+	# shim_newest_test.go, is built without a tag, as CI runs it). The files the tag leaves out
+	# are not copied: go mod tidy reads every file whatever its tags, and would look for the
+	# packages of a later release's shim in the newest k8s.io/kubernetes.
+	local tag=k8s_1_${release#1.} f skip
 	tag=${tag%.*}
-	echo "== internal/upstreamtest against k8s.io/kubernetes v$release (-tags $tag)"
+	skip=" $(cd "$here" && go list -e -tags "$tag" -f '{{join .IgnoredGoFiles " "}}' .) "
+	for f in "$here"/*.go; do
+		[[ $skip == *" ${f##*/} "* ]] || cp "$f" "$work/"
+	done
+	cp "$here/go.mod" "$here/go.sum" "$work/"
+	(cd "$work" && go mod edit -replace "github.com/daemonsched/daemonsched=$root")
+	pin "$work" "$release" || return 1
+	local overlay flags=()
+	overlay=$(compat "$work/compat" "$release") || return 1
+	[ -z "$overlay" ] || flags=(-overlay "$overlay")
+	echo "== internal/upstreamtest against k8s.io/kubernetes v$release (-tags $tag${overlay:+, the library through $overlay})"
+	# run_release runs as an if's condition, where set -e does not hold: each step stops the next.
+	# go mod tidy does not read the overlay: the compat module is required after it.
 	(
-		cd "$work"
-		GOFLAGS="${GOFLAGS:-} -mod=mod" go mod tidy
-		go vet -tags "$tag" .
-		go test -tags "$tag" "$@" .
+		cd "$work" &&
+			GOFLAGS="${GOFLAGS:-} -mod=mod" go mod tidy &&
+			{ [ -z "$overlay" ] || go mod edit -require daemonsched.invalid/compatcontent@v0.0.0 \
+				-replace daemonsched.invalid/compatcontent=./compat/content; } &&
+			go vet -tags "$tag" "${flags[@]}" . &&
+			go test -tags "$tag" "${flags[@]}" "$@" .
 	)
 }
 

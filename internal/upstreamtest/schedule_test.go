@@ -11,19 +11,16 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/klog/v2"
-	fwk "k8s.io/kube-scheduler/framework"
 	corev1 "k8s.io/kubernetes/pkg/apis/core/v1"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultbinder"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodedeclaredfeatures"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodeports"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/noderesources"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/queuesort"
@@ -42,9 +39,10 @@ import (
 // with their numbers, whether the ports and features pass, and whether preemption makes room
 // and with which victims, in order. The pods are defaulted as the API server stores them.
 //
-// The scheduler's feature defaults and its SelectVictimsOnNode differ by release: the shim files
-// (shim_newest_test.go for the newest, shim_older_test.go before 1.37) hold them, and
-// the plan is Compiled at the linked release.
+// The scheduler's feature defaults, its plugin types, NodeDeclaredFeatures (new in 1.35) and its
+// SelectVictimsOnNode differ by release: the shim files (shim_newest_test.go for the newest,
+// shim_older_test.go for 1.35 and 1.36, shim_since135_test.go and shim_before135_test.go on
+// either side of 1.35) hold them, and the plan is Compiled at the linked release.
 func TestFitAgainstUpstream(t *testing.T) {
 	schedmetrics.Register()     // the scheduling queue records into the scheduler's metrics
 	logger := klog.Background() // at verbosity 0: the plugins' V(5) lines stay quiet
@@ -60,25 +58,21 @@ func TestFitAgainstUpstream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ndfPl, err := nodedeclaredfeatures.New(ctx, nil, nil, schedFeatures)
+	ndfRegister, ndfFit, err := nodeDeclaredFeatures(ctx)
 	if err != nil {
 		t.Fatal(err)
-	}
-	fixed := func(p fwk.Plugin) frameworkruntime.PluginFactory {
-		return func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) { return p, nil }
 	}
 	informerFactory := informers.NewSharedInformerFactory(fake.NewClientset(), 0)
 	nominator := internalqueue.NewSchedulingQueue(nil, informerFactory)
 	// newFramework returns a framework with the three filters over a snapshot of one node and
 	// its pods, and the default preemption on it.
 	newFramework := func(node *v1.Node, pods []*v1.Pod) (framework.Framework, *defaultpreemption.DefaultPreemption) {
-		fw, err := tf.NewFramework(ctx, []tf.RegisterPluginFunc{
+		fw, err := tf.NewFramework(ctx, append([]tf.RegisterPluginFunc{
 			tf.RegisterQueueSortPlugin(queuesort.Name, queuesort.New),
 			tf.RegisterBindPlugin(defaultbinder.Name, defaultbinder.New),
-			tf.RegisterPluginAsExtensions(nodeports.Name, fixed(portsPl), "PreFilter", "Filter"),
-			tf.RegisterPluginAsExtensions(noderesources.Name, fixed(fitPl), "PreFilter", "Filter"),
-			tf.RegisterPluginAsExtensions(nodedeclaredfeatures.Name, fixed(ndfPl), "PreFilter", "Filter"),
-		}, "", append(snapshotOptions(node, pods),
+			tf.RegisterPluginAsExtensions(nodeports.Name, fixedPlugin(portsPl), "PreFilter", "Filter"),
+			tf.RegisterPluginAsExtensions(noderesources.Name, fixedPlugin(fitPl), "PreFilter", "Filter"),
+		}, ndfRegister...), "", append(snapshotOptions(node, pods),
 			frameworkruntime.WithInformerFactory(informerFactory),
 			frameworkruntime.WithPodNominator(nominator),
 			frameworkruntime.WithLogger(logger),
@@ -86,7 +80,7 @@ func TestFitAgainstUpstream(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pre, err := defaultpreemption.New(ctx, &config.DefaultPreemptionArgs{MinCandidateNodesPercentage: 10, MinCandidateNodesAbsolute: 100}, fw, schedFeatures)
+		pre, err := newPreemption(ctx, &config.DefaultPreemptionArgs{MinCandidateNodesPercentage: 10, MinCandidateNodesAbsolute: 100}, fw)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,10 +104,10 @@ func TestFitAgainstUpstream(t *testing.T) {
 		}
 
 		// NodeResourcesFit, with its numbers.
-		want := noderesources.Fits(pod, nodeInfo, nil, noderesources.ResourceRequestsOptions{EnablePodLevelResources: true})
+		want := fitsResources(pod, nodeInfo)
 		var wantShort, gotShort []string
 		for _, ir := range want {
-			wantShort = append(wantShort, fmt.Sprintf("%s %d/%d/%d %v", ir.ResourceName, ir.Requested, ir.Used, ir.Capacity, ir.Unresolvable))
+			wantShort = append(wantShort, fmt.Sprintf("%s %d/%d/%d %v", ir.ResourceName, ir.Requested, ir.Used, ir.Capacity, unresolvableOf(ir)))
 		}
 		for _, in := range got.Insufficient {
 			wantUnits := func(q resource.Quantity) int64 {
@@ -122,7 +116,7 @@ func TestFitAgainstUpstream(t *testing.T) {
 				}
 				return q.Value()
 			}
-			gotShort = append(gotShort, fmt.Sprintf("%s %d/%d/%d %v", in.Resource, wantUnits(in.Requested), wantUnits(in.Used), wantUnits(in.Allocatable), in.Unresolvable))
+			gotShort = append(gotShort, fmt.Sprintf("%s %d/%d/%d %v", in.Resource, wantUnits(in.Requested), wantUnits(in.Used), wantUnits(in.Allocatable), in.Unresolvable && insufficientHasUnresolvable))
 		}
 		slices.Sort(wantShort)
 		slices.Sort(gotShort)
@@ -134,10 +128,7 @@ func TestFitAgainstUpstream(t *testing.T) {
 			t.Errorf("case %d: NodePorts: upstream fits %v, schedule %v (%v)", i, w, g, got.PortConflicts)
 		}
 		// NodeDeclaredFeatures.
-		ndfFits := true
-		if _, err := state.Read("PreFilter" + nodedeclaredfeatures.Name); err == nil {
-			ndfFits = ndfPl.(fwk.FilterPlugin).Filter(ctx, state, pod, nodeInfo).IsSuccess()
-		}
+		ndfFits := ndfFit(state, pod, nodeInfo)
 		if g := len(got.MissingFeatures) == 0; ndfFits != g {
 			t.Errorf("case %d: NodeDeclaredFeatures: upstream fits %v, schedule %v (%v)", i, ndfFits, g, got.MissingFeatures)
 		}
@@ -153,9 +144,8 @@ func TestFitAgainstUpstream(t *testing.T) {
 		refused++
 		wantPossible, wantVictims := false, []string(nil)
 		eligible, _ := pre.PodEligibleToPreemptOthers(ctx, pod, nil)
-		if eligible && status.Code() != fwk.UnschedulableAndUnresolvable {
-			victims, vStatus := selectVictims(ctx, pre, state, pod, nodeInfo)
-			if vStatus.IsSuccess() {
+		if eligible && status.Code().String() != "UnschedulableAndUnresolvable" {
+			if victims, ok := selectVictims(ctx, pre, state, pod, nodeInfo); ok {
 				wantPossible = true
 				for _, v := range victims {
 					wantVictims = append(wantVictims, v.Name)
@@ -203,7 +193,7 @@ func randomScheduleCase(r *rand.Rand) (*v1.Node, []*v1.Pod, *v1.Pod) {
 	}
 	for _, f := range []string{schedule.FeatureRestartAllContainers, schedule.FeatureUserNamespacesHostNetwork} {
 		if r.IntN(2) == 0 {
-			node.Status.DeclaredFeatures = append(node.Status.DeclaredFeatures, f)
+			declareFeature(node, f)
 		}
 	}
 	var pods []*v1.Pod
@@ -235,8 +225,7 @@ func randomScheduleCase(r *rand.Rand) (*v1.Node, []*v1.Pod, *v1.Pod) {
 		pod.Spec.PreemptionPolicy = ptr.To(v1.PreemptNever)
 	}
 	if r.IntN(6) == 0 {
-		pod.Spec.Containers[0].RestartPolicyRules = []v1.ContainerRestartRule{{Action: v1.ContainerRestartRuleActionRestartAllContainers,
-			ExitCodes: &v1.ContainerRestartRuleOnExitCodes{Operator: v1.ContainerRestartRuleOnExitCodesOpIn, Values: []int32{42}}}}
+		restartAllContainersOn(&pod.Spec.Containers[0])
 	}
 	if r.IntN(6) == 0 {
 		pod.Spec.HostNetwork, pod.Spec.HostUsers = true, ptr.To(false)

@@ -6,18 +6,18 @@ import (
 	"context"
 
 	v1 "k8s.io/api/core/v1"
-	fwk "k8s.io/kube-scheduler/framework"
 	podutil "k8s.io/kubernetes/pkg/api/pod"
 	api "k8s.io/kubernetes/pkg/apis/core"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 )
 
 // This file holds what the tests need from the newest release, v1.37.2, where its APIs differ
-// from older releases'; shim_older_test.go holds the same for the older ones, which release.sh
-// builds with the tag k8s_1_<minor>.
+// from older releases'; shim_older_test.go (1.35, 1.36) and shim_before135_test.go (1.33, 1.34)
+// hold the same for the older ones, which release.sh builds with the tag k8s_1_<minor>.
 
 // schedFeatures are the v1.37.2 scheduler's feature defaults that the filters read
 // (SidecarContainers is GA and no longer a field; GenericWorkload is beta and off).
@@ -28,14 +28,15 @@ var schedFeatures = feature.Features{
 }
 
 // selectVictims runs the default preemption's SelectVictimsOnNode on nodeInfo as the v1.37.2
-// Evaluator's DryRunPreemption does: the node's possible victims first, then no PDBs.
-func selectVictims(ctx context.Context, pre *defaultpreemption.DefaultPreemption, state fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) ([]*v1.Pod, *fwk.Status) {
+// Evaluator's DryRunPreemption does (the node's possible victims first, then no PDBs), and
+// reports whether it made room.
+func selectVictims(ctx context.Context, pre *defaultpreemption.DefaultPreemption, state *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) ([]*v1.Pod, bool) {
 	possible, err := pre.Evaluator.GetVictimsOnNode(ctx, nodeInfo)
 	if err != nil {
-		return nil, fwk.AsStatus(err)
+		return nil, false
 	}
 	victims, _, status := pre.SelectVictimsOnNode(ctx, state.Clone(), pod, nodeInfo.Snapshot(), possible, nil)
-	return victims, status
+	return victims, status.IsSuccess()
 }
 
 // snapshotOptions give the framework the snapshot of node and pods; from 1.37 the preemption

@@ -373,7 +373,7 @@ func toleratesSchedule(p *v1.Pod, n *v1.Node) bool {
 		if t.Effect == v1.TaintEffectPreferNoSchedule {
 			continue
 		}
-		if !slices.ContainsFunc(p.Spec.Tolerations, func(tol v1.Toleration) bool { return tol.ToleratesTaint(klog.Background(), t, false) }) {
+		if !slices.ContainsFunc(p.Spec.Tolerations, func(tol v1.Toleration) bool { return tolerates(&tol, t) }) {
 			return false
 		}
 	}
