@@ -180,8 +180,8 @@ var (
 // as the API server stores them.
 func randomScheduleCase(r *rand.Rand) (*v1.Node, []*v1.Pod, *v1.Pod) {
 	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}
-	// Always an allocatable: a node without one is not judged (SCHED-1), where upstream refuses.
-	{
+	// One node in eight reports no allocatable: upstream allows it no pod, "Too many pods" (SCHED-1).
+	if r.IntN(8) != 0 {
 		node.Status.Allocatable = v1.ResourceList{
 			v1.ResourceCPU:    resource.MustParse([]string{"1", "2", "4"}[r.IntN(3)]),
 			v1.ResourceMemory: resource.MustParse([]string{"1Gi", "2Gi", "4Gi"}[r.IntN(3)]),
