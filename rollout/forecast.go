@@ -108,6 +108,12 @@ func Forecast(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts ForecastOptions) 
 	if err != nil {
 		return nil, err
 	}
+	if traj.Quiescent && rep.State == StateProgressing {
+		// Nothing more would happen, yet the controller would act at its next sync: no sync is
+		// queued (ROLL-5; under maxSurge with minReadySeconds a surge pod can turn available
+		// with none), so it waits for an event or its informers' resync.
+		rep.Message += "; no sync is queued: the controller acts at its next event on the DaemonSet, its pods or nodes, or at its informers' resync (ROLL-5)"
+	}
 	out := &ForecastResult{Namespace: ds.Namespace, Name: ds.Name, RevisionHash: rep.RevisionHash,
 		Steps: []ForecastStep{}, Final: rep, Complete: rep.State == StateComplete}
 	for _, st := range traj.Acting() {

@@ -171,3 +171,27 @@ func TestNegativeGracePeriodDecidesAsOne(t *testing.T) {
 	}
 	require.Equal(t, one.Duration, negative.Duration)
 }
+
+// TestForecastSaysWhenNoSyncIsQueued: under maxSurge with minReadySeconds a surge pod can turn
+// available while no sync is queued (client-go keeps one delayed entry per key, ROLL-5), and the
+// rollout waits for the controller's next event or resync; the forecast ends Progressing and says
+// so instead of "pods are on their way" alone. The same rollout without minReadySeconds completes.
+func TestForecastSaysWhenNoSyncIsQueued(t *testing.T) {
+	kubelet := rollout.Kubelet{Startup: rollout.Distribution{Min: 10 * time.Second, Max: 30 * time.Second}}
+	for _, tt := range []struct {
+		minReady int32
+		stalls   bool
+	}{{15, true}, {0, false}} {
+		s := settled(t, agent(intstr.FromInt32(0), intstr.FromString("50%"), "agent:1", tt.minReady), 4)
+		next := agent(intstr.FromInt32(0), intstr.FromString("50%"), "agent:2", tt.minReady)
+		f, err := rollout.Forecast(s, next, rollout.ForecastOptions{Now: t0, Seed: 1, Kubelet: kubelet})
+		require.NoError(t, err)
+		if !tt.stalls {
+			require.True(t, f.Complete, f.Final.Message)
+			continue
+		}
+		require.False(t, f.Complete)
+		require.Equal(t, rollout.StateProgressing, f.Final.State)
+		require.Contains(t, f.Final.Message, "no sync is queued")
+	}
+}
