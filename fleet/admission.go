@@ -177,7 +177,8 @@ func (a *Admission) Admit(namespace string, spec *v1.PodSpec) AdmittedPod {
 // AdmitFor returns the pod that the API server of release version stores when a pod with spec
 // is created in namespace, in the order it runs the steps (ADM-1): defaulting, the mutating
 // LimitRanger and RuntimeClass plugins, then their validation; from 1.37 the pod-level
-// resources are defaulted after the mutating plugins, before the validation (ADM-7). spec is
+// resources are defaulted after the mutating plugins, before the validation (ADM-7); until 1.33
+// the API server drops them and admission never sees them (ADM-8). spec is
 // not modified; a nil spec is an empty pod; the zero version is the newest release.
 func (a *Admission) AdmitFor(version daemonset.Version, namespace string, spec *v1.PodSpec) AdmittedPod {
 	if spec == nil {
@@ -187,7 +188,7 @@ func (a *Admission) AdmitFor(version daemonset.Version, namespace string, spec *
 		version = daemonset.NewestVersion()
 	}
 	late := podLevelDefaultsAfterAdmission(version)
-	s := storedSpec(spec, !late)
+	s := storedSpec(spec, podLevelResources(version) && !late)
 	out := AdmittedPod{Spec: s}
 	if a != nil {
 		for _, lr := range a.limitRanges[namespace] {
@@ -201,9 +202,7 @@ func (a *Admission) AdmitFor(version daemonset.Version, namespace string, spec *
 			if rc != nil && rc.Scheduling != nil && len(rc.Scheduling.NodeSelector) > 0 {
 				out.SchedulingSelector = maps.Clone(rc.Scheduling.NodeSelector)
 			}
-			if late {
-				defaultPodLevelResources(s)
-			}
+			prepareForCreate(version, s)
 			for _, lr := range a.limitRanges[namespace] {
 				if msgs := validateLimitRange(s, lr); len(msgs) > 0 {
 					out.Rejection = &Rejection{Plugin: "LimitRanger", Object: lr.Namespace + "/" + lr.Name, Message: strings.Join(msgs, "; ")}
@@ -215,8 +214,8 @@ func (a *Admission) AdmitFor(version daemonset.Version, namespace string, spec *
 					Message: "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead"}
 			}
 		}
-	} else if late {
-		defaultPodLevelResources(s)
+	} else {
+		prepareForCreate(version, s)
 	}
 	out.Requests = PodRequests(s)
 	return out
@@ -227,6 +226,19 @@ func (a *Admission) AdmitFor(version daemonset.Version, namespace string, spec *
 // (PodLevelResourcesFixDefaulting, beta and on from 1.37.0), rather than when it decodes the
 // pod, before them (ADM-7).
 func podLevelDefaultsAfterAdmission(v daemonset.Version) bool { return v.AtLeast(1, 37, 0) }
+
+// prepareForCreate does to s what the registry of release v does to a created pod between the
+// mutating and the validating admission plugins (the pod strategy's PrepareForCreate): until
+// 1.33 it drops spec.resources, a field of the disabled PodLevelResources gate (ADM-8); from
+// 1.37 it defaults them (ADM-7).
+func prepareForCreate(v daemonset.Version, s *v1.PodSpec) {
+	switch {
+	case !podLevelResources(v):
+		s.Resources = nil
+	case podLevelDefaultsAfterAdmission(v):
+		defaultPodLevelResources(s)
+	}
+}
 
 func runtimeClassName(s *v1.PodSpec) string {
 	if s.RuntimeClassName == nil {

@@ -181,6 +181,19 @@ func TestAdmissionByRelease(t *testing.T) {
 				Resources: &v1.ResourceRequirements{Requests: reqList("cpu", "3")}},
 			wantPodLevel: &v1.ResourceRequirements{Requests: reqList("cpu", "3")},
 			wantRequests: reqList("cpu", "3")},
+		{name: "ADM-8 until 1.33 spec.resources is dropped, so the containers' defaulted request passes the Pod ratio",
+			version: "1.33.13", limitRanges: ratio, spec: podLimitOnly,
+			wantRequests: reqList("cpu", "2")},
+		{name: "ADM-8 until 1.33 the pod-level request is neither defaulted nor counted without any admission object",
+			version: "1.33.13", spec: podRequestOnly,
+			wantRequests: reqList("cpu", "2")},
+		{name: "ADM-8 every 1.33 patch drops spec.resources",
+			version: "1.33.0", spec: podRequestOverLimits,
+			wantRequests: reqList("cpu", "1")},
+		{name: "ADM-8 from 1.34.0 spec.resources is kept and its request counts",
+			version: "1.34.0", spec: podRequestOnly,
+			wantPodLevel: &v1.ResourceRequirements{Requests: reqList("cpu", "1")},
+			wantRequests: reqList("cpu", "1")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -266,6 +279,69 @@ func TestWhatIfDecideNodeAgreesWithSet(t *testing.T) {
 		if a.Cmp(b) != 0 {
 			t.Fatalf("node %s: cpu %s vs %s", node.Name, a.String(), b.String())
 		}
+	}
+}
+
+// TestWhatIfAdmitsAtThePlannersRelease: a WhatIf admits each DaemonSet's pod at the release
+// its Planner plans for (ADM-7, ADM-8), and a Set counts its template's requests there.
+func TestWhatIfAdmitsAtThePlannersRelease(t *testing.T) {
+	// Random case 93 of TestAdmitAgreesWithUpstream as a DaemonSet: a pod-level cpu limit, a
+	// container without resources, a LimitRange that gives containers 2 cpu and allows pods a
+	// limit of at most twice the request.
+	ds := &appsv1.DaemonSet{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "agent"},
+		Spec: appsv1.DaemonSetSpec{
+			Selector:       &metav1.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+			UpdateStrategy: appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType},
+			Template: v1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "agent"}},
+				Spec: v1.PodSpec{Containers: []v1.Container{reqContainer("c", nil, nil)},
+					Resources: &v1.ResourceRequirements{Limits: reqList("cpu", "64")}},
+			},
+		},
+	}
+	a, errs := fleet.CompileAdmission([]*v1.LimitRange{admLimitRange("l",
+		v1.LimitRangeItem{Type: v1.LimitTypePod, MaxLimitRequestRatio: reqList("cpu", "2")},
+		v1.LimitRangeItem{Type: v1.LimitTypeContainer, Default: reqList("cpu", "2")})}, nil)
+	require.Empty(t, errs)
+	tests := []struct {
+		name           string
+		version        string
+		wantSetCPU     string
+		wantRejectedBy string
+		wantCPU        string
+	}{
+		{name: "ADM-8 at 1.33 spec.resources is dropped: the containers' default counts",
+			version: "1.33.13", wantSetCPU: "0", wantCPU: "2"},
+		{name: "ADM-7 at 1.36 the pod-level request is its limit, which the ratio allows",
+			version: "1.36.3", wantSetCPU: "64", wantCPU: "64"},
+		{name: "ADM-7 at 1.37 the pod-level request is the containers' default, which the ratio refuses",
+			version: "1.37.2", wantSetCPU: "64", wantRejectedBy: "LimitRanger"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := daemonset.ParseVersion(tt.version)
+			require.NoError(t, err)
+			opts := setNow
+			opts.Version = v
+			before := ds.DeepCopy()
+			set, errs := fleet.Compile([]*appsv1.DaemonSet{ds}, opts)
+			require.Empty(t, errs)
+			q := set.Requests(0)[v1.ResourceCPU]
+			require.Zero(t, q.Cmp(resource.MustParse(tt.wantSetCPU)), "Set requests cpu %s, want %s", q.String(), tt.wantSetCPU)
+			pod := set.WhatIf(fleet.Config{Admission: a}).Pod(0)
+			if diff := cmp.Diff(before, ds); diff != "" {
+				t.Fatalf("the DaemonSet was modified (-before +after):\n%s", diff)
+			}
+			if tt.wantRejectedBy != "" {
+				require.NotNil(t, pod.Rejection)
+				require.Equal(t, tt.wantRejectedBy, pod.Rejection.Plugin)
+				return
+			}
+			require.Nil(t, pod.Rejection)
+			q = pod.Requests[v1.ResourceCPU]
+			require.Zero(t, q.Cmp(resource.MustParse(tt.wantCPU)), "admitted cpu %s, want %s", q.String(), tt.wantCPU)
+		})
 	}
 }
 

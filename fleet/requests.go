@@ -6,6 +6,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/daemonsched/daemonsched/daemonset"
 )
 
 // PodRequests returns the effective resource requests of a pod with spec, counted as the
@@ -48,6 +50,25 @@ func PodRequests(spec *v1.PodSpec) v1.ResourceList {
 	addList(reqs, spec.Overhead)
 	return reqs
 }
+
+// PodRequestsFor returns the effective resource requests of a pod with spec as release
+// version counts them: [PodRequests] from 1.34; until 1.33, where the PodLevelResources gate is
+// alpha and off, without spec.resources, which that release's API server drops from new pods
+// and templates and its scheduler does not read (ADM-8, SCHED-5). The zero version is the
+// newest release. spec is not modified; nil means an empty pod.
+func PodRequestsFor(version daemonset.Version, spec *v1.PodSpec) v1.ResourceList {
+	if spec != nil && spec.Resources != nil && !podLevelResources(version) {
+		s := *spec
+		s.Resources = nil
+		spec = &s
+	}
+	return PodRequests(spec)
+}
+
+// podLevelResources reports whether release v has pod-level resources (spec.resources): the
+// PodLevelResources gate is alpha and off until 1.33, beta and on from 1.34.0 (ADM-8). The
+// zero Version is the newest release.
+func podLevelResources(v daemonset.Version) bool { return v.IsZero() || v.AtLeast(1, 34, 0) }
 
 // aggregate sums add over the regular containers and the sidecars, and raises the result to
 // the largest init-time use (each ordinary init container plus the sidecars declared before

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	resourcehelper "k8s.io/component-helpers/resource"
 
+	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/fleet"
 )
 
@@ -309,6 +310,46 @@ func reqRandomPodSpec(r *rand.Rand) *v1.PodSpec {
 // TestPodRequestsDifferential checks PodRequests against component-helpers resource.PodRequests
 // with the options of the v1.36 scheduler's NodeResourcesFit (pod-level resources on), on
 // random pods after the API server's container request defaulting.
+// TestPodRequestsForByRelease: spec.resources counts from 1.34 and not before (ADM-8, SCHED-5).
+func TestPodRequestsForByRelease(t *testing.T) {
+	t.Parallel()
+	spec := &v1.PodSpec{
+		Containers: []v1.Container{reqContainer("a", reqList("cpu", "1", "memory", "1Gi"), nil)},
+		Resources:  &v1.ResourceRequirements{Requests: reqList("cpu", "3")},
+	}
+	tests := []struct {
+		name    string
+		version string
+		want    v1.ResourceList
+	}{
+		{name: "ADM-8 until 1.33 the pod-level request is left out", version: "1.33.13",
+			want: reqList("cpu", "1", "memory", "1Gi")},
+		{name: "ADM-8 from 1.34.0 the pod-level request replaces the containers'", version: "1.34.0",
+			want: reqList("cpu", "3", "memory", "1Gi")},
+		{name: "ADM-8 the zero version is the newest release, which counts it",
+			want: reqList("cpu", "3", "memory", "1Gi")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var version daemonset.Version
+			if tt.version != "" {
+				v, err := daemonset.ParseVersion(tt.version)
+				require.NoError(t, err)
+				version = v
+			}
+			before := spec.DeepCopy()
+			got := fleet.PodRequestsFor(version, spec)
+			if diff := cmp.Diff(before, spec); diff != "" {
+				t.Fatalf("PodRequestsFor modified its input (-before +after):\n%s", diff)
+			}
+			if !reqEqual(got, tt.want) {
+				t.Errorf("PodRequestsFor() = %s, want %s", reqString(got), reqString(tt.want))
+			}
+		})
+	}
+}
+
 func TestPodRequestsDifferential(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(6, 6))

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/fleet"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -59,16 +60,11 @@ func (v vector) list() v1.ResourceList {
 	return out
 }
 
-// requestsOf is a pod's request as NodeResourcesFit counts it (SCHED-1): fleet.PodRequests,
-// which is component-helpers PodRequests with pod-level resources on; podLevel false (before
-// 1.34, where PodLevelResources is alpha and off) leaves spec.resources out.
-func requestsOf(spec *v1.PodSpec, podLevel bool) vector {
-	if !podLevel && spec.Resources != nil {
-		s := *spec
-		s.Resources = nil
-		spec = &s
-	}
-	return vectorOf(fleet.PodRequests(spec))
+// requestsOf is a pod's request as NodeResourcesFit of release rel counts it (SCHED-1):
+// fleet.PodRequestsFor, which is component-helpers PodRequests with pod-level resources on
+// from 1.34 and leaves spec.resources out before (SCHED-5).
+func requestsOf(spec *v1.PodSpec, rel daemonset.Version) vector {
+	return vectorOf(fleet.PodRequestsFor(rel, spec))
 }
 
 // isScalar reports whether the scheduler tracks name as a scalar resource (core/v1 helper
@@ -102,7 +98,7 @@ type nodeState struct {
 func (p *Pod) nodeState(node *v1.Node, on []*v1.Pod) nodeState {
 	n := nodeState{allocatable: vectorOf(node.Status.Allocatable), used: vector{}, pods: len(on)}
 	for _, q := range on {
-		n.used.add(requestsOf(&q.Spec, p.podLevel))
+		n.used.add(requestsOf(&q.Spec, p.release))
 	}
 	return n
 }

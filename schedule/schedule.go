@@ -53,7 +53,7 @@ type Pod struct {
 	priorityClass   string
 	priorityKnown   bool
 	preemptNever    bool
-	podLevel        bool
+	release         daemonset.Version
 }
 
 // Compile reads pod for the filters of opts.Version. pod is not modified; a nil pod is an
@@ -63,8 +63,8 @@ func Compile(pod *v1.Pod, opts Options) *Pod {
 		pod = &v1.Pod{}
 	}
 	rel := opts.release()
-	p := &Pod{namespace: pod.Namespace, name: pod.Name, uid: string(pod.UID), podLevel: rel.AtLeast(1, 34, 0)}
-	p.requests = requestsOf(&pod.Spec, p.podLevel)
+	p := &Pod{namespace: pod.Namespace, name: pod.Name, uid: string(pod.UID), release: rel}
+	p.requests = requestsOf(&pod.Spec, rel)
 	p.ports = fleet.PodHostPorts(&pod.Spec)
 	p.features = requiredFeatures(&pod.Spec, rel)
 	p.priority, p.priorityKnown = priorityOf(&pod.Spec, opts.PriorityClasses)
@@ -236,7 +236,7 @@ func (p *Pod) fitsWith(n nodeState, on []*v1.Pod, kept []bool) bool {
 	count := 0
 	for i, q := range on {
 		if kept[i] {
-			used.add(requestsOf(&q.Spec, p.podLevel))
+			used.add(requestsOf(&q.Spec, p.release))
 			count++
 		}
 	}

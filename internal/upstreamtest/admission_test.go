@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	resourcehelper "k8s.io/component-helpers/resource"
+	podutil "k8s.io/kubernetes/pkg/api/pod"
 	api "k8s.io/kubernetes/pkg/apis/core"
 	corev1 "k8s.io/kubernetes/pkg/apis/core/v1"
 	"k8s.io/kubernetes/plugin/pkg/admission/limitranger"
@@ -155,8 +156,10 @@ func upstream(t *testing.T, spec *v1.PodSpec, lr *v1.LimitRange) (*v1.Pod, error
 	}
 	if err == nil {
 		// The registry's create (rest.BeforeCreate, PrepareForCreate) comes between the
-		// mutating and the validating admission plugins: from 1.37 that is where pod-level
-		// resources are defaulted (ADM-7).
+		// mutating and the validating admission plugins: it drops the fields of disabled
+		// gates (spec.resources until 1.33, ADM-8) and, from 1.37, defaults pod-level
+		// resources (ADM-7).
+		podutil.DropDisabledPodFields(internal, nil)
 		defaultPodLevelResources(internal)
 		err = limits.Validate(ctx, attrs, nil)
 	}
