@@ -217,7 +217,7 @@ func (a *Admission) AdmitFor(version daemonset.Version, namespace string, spec *
 	} else {
 		prepareForCreate(version, s)
 	}
-	out.Requests = PodRequests(s)
+	out.Requests = podRequests(s)
 	return out
 }
 

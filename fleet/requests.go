@@ -10,7 +10,25 @@ import (
 	"github.com/daemonsched/daemonsched/daemonset"
 )
 
-// PodRequests returns the effective resource requests of a pod with spec, counted as the
+// podRequests is PodRequests at a release with pod-level resources.
+func podRequests(spec *v1.PodSpec) v1.ResourceList {
+	if spec == nil {
+		return v1.ResourceList{}
+	}
+	reqs := aggregate(spec, addTo)
+	if spec.Resources != nil {
+		for name, q := range podLevelRequests(spec, reqs) {
+			if podLevelResource(name) {
+				reqs[name] = q.DeepCopy()
+			}
+		}
+	}
+	addList(reqs, spec.Overhead)
+	return reqs
+}
+
+// PodRequests returns the effective resource requests of a pod with spec at release version,
+// counted as the
 // scheduler counts them when it fits the pod on a node (component-helpers resource.PodRequests
 // with pod-level resources enabled, as the v1.36 scheduler's NodeResourcesFit calls it):
 //
@@ -35,34 +53,17 @@ import (
 // of the pod names it, even with a zero quantity. spec is not modified; nil means an empty pod.
 // Its time grows with the digits and scales of the quantities: [Compile] refuses those beyond
 // [MaxQuantityDigits] before it calls PodRequests.
-func PodRequests(spec *v1.PodSpec) v1.ResourceList {
-	if spec == nil {
-		return v1.ResourceList{}
-	}
-	reqs := aggregate(spec, addTo)
-	if spec.Resources != nil {
-		for name, q := range podLevelRequests(spec, reqs) {
-			if podLevelResource(name) {
-				reqs[name] = q.DeepCopy()
-			}
-		}
-	}
-	addList(reqs, spec.Overhead)
-	return reqs
-}
-
-// PodRequestsFor returns the effective resource requests of a pod with spec as release
-// version counts them: [PodRequests] from 1.34; until 1.33, where the PodLevelResources gate is
-// alpha and off, without spec.resources, which that release's API server drops from new pods
-// and templates and its scheduler does not read (ADM-8, SCHED-5). The zero version is the
-// newest release. spec is not modified; nil means an empty pod.
-func PodRequestsFor(version daemonset.Version, spec *v1.PodSpec) v1.ResourceList {
+//
+// Until 1.33, where the PodLevelResources gate is alpha and off, spec.resources is left out:
+// that release's API server drops it from new pods and templates and its scheduler does not
+// read it (ADM-8, SCHED-5). The zero version is the newest release.
+func PodRequests(version daemonset.Version, spec *v1.PodSpec) v1.ResourceList {
 	if spec != nil && spec.Resources != nil && !podLevelResources(version) {
 		s := *spec
 		s.Resources = nil
 		spec = &s
 	}
-	return PodRequests(spec)
+	return podRequests(spec)
 }
 
 // podLevelResources reports whether release v has pod-level resources (spec.resources): the

@@ -166,7 +166,7 @@ func TestPodRequests(t *testing.T) {
 			if tt.spec != nil {
 				before = tt.spec.DeepCopy()
 			}
-			got := fleet.PodRequests(tt.spec)
+			got := fleet.PodRequests(daemonset.Version{}, tt.spec)
 			require.True(t, reqEqual(tt.want, got), "PodRequests() = %s, want %s", reqString(got), reqString(tt.want))
 			if diff := cmp.Diff(before, tt.spec); diff != "" {
 				t.Errorf("PodRequests() modified its input (-before +after):\n%s", diff)
@@ -339,12 +339,12 @@ func TestPodRequestsForByRelease(t *testing.T) {
 				version = v
 			}
 			before := spec.DeepCopy()
-			got := fleet.PodRequestsFor(version, spec)
+			got := fleet.PodRequests(version, spec)
 			if diff := cmp.Diff(before, spec); diff != "" {
-				t.Fatalf("PodRequestsFor modified its input (-before +after):\n%s", diff)
+				t.Fatalf("PodRequests modified its input (-before +after):\n%s", diff)
 			}
 			if !reqEqual(got, tt.want) {
-				t.Errorf("PodRequestsFor() = %s, want %s", reqString(got), reqString(tt.want))
+				t.Errorf("PodRequests() = %s, want %s", reqString(got), reqString(tt.want))
 			}
 		})
 	}
@@ -356,7 +356,7 @@ func TestPodRequestsDifferential(t *testing.T) {
 	for range 6000 {
 		spec := reqRandomPodSpec(r)
 		before := spec.DeepCopy()
-		got := fleet.PodRequests(spec)
+		got := fleet.PodRequests(daemonset.Version{}, spec)
 		want := resourcehelper.PodRequests(&v1.Pod{Spec: *reqDefaulted(spec)}, resourcehelper.PodResourcesOptions{})
 		if !reqEqual(want, got) {
 			t.Fatalf("PodRequests(%s) = %s, component-helpers says %s", spec.String(), reqString(got), reqString(want))

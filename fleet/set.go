@@ -170,7 +170,7 @@ func newSet(planners []*daemonset.Planner, opts daemonset.Options, prev *Set) *S
 		if same {
 			s.requests[i], s.ports[i] = prev.requests[i], prev.ports[i]
 		} else {
-			s.requests[i], s.ports[i] = PodRequestsFor(p.Version(), spec), PodHostPorts(spec)
+			s.requests[i], s.ports[i] = PodRequests(p.Version(), spec), PodHostPorts(spec)
 		}
 	}
 	s.res = newResourceTable(s.requests)
@@ -267,7 +267,7 @@ func (s *Set) Index(namespace, name string) (int, bool) {
 }
 
 // Requests returns a copy of the effective requests of one daemon pod of the i-th DaemonSet
-// ([PodRequestsFor] at the release of its Planner).
+// ([PodRequests] at the release of its Planner).
 func (s *Set) Requests(i int) v1.ResourceList { return s.requests[i].DeepCopy() }
 
 // HostPorts returns a copy of the host ports one daemon pod of the i-th DaemonSet claims

@@ -61,10 +61,10 @@ func (v vector) list() v1.ResourceList {
 }
 
 // requestsOf is a pod's request as NodeResourcesFit of release rel counts it (SCHED-1):
-// fleet.PodRequestsFor, which is component-helpers PodRequests with pod-level resources on
+// fleet.PodRequests, which is component-helpers PodRequests with pod-level resources on
 // from 1.34 and leaves spec.resources out before (SCHED-5).
 func requestsOf(spec *v1.PodSpec, rel daemonset.Version) vector {
-	return vectorOf(fleet.PodRequestsFor(rel, spec))
+	return vectorOf(fleet.PodRequests(rel, spec))
 }
 
 // isScalar reports whether the scheduler tracks name as a scalar resource (core/v1 helper
