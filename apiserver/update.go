@@ -23,7 +23,7 @@ type Options struct {
 	Version daemonset.Version
 
 	// SkipTemplateDefaults leaves the pod template as given instead of applying the API
-	// server's pod defaults to it ([daemonset.WithTemplateDefaults], DFLT-3). For callers whose
+	// server's pod defaults to it ([daemonset.Version.WithTemplateDefaults] at Version, DFLT-3). For callers whose
 	// stored objects were read without them (manifest.DefaultPodTemplate skipped, as the
 	// conformance corpus is read), so that an unchanged template stays unchanged.
 	SkipTemplateDefaults bool
@@ -142,7 +142,7 @@ func Update(stored, ds *appsv1.DaemonSet, opts Options) (*appsv1.DaemonSet, fiel
 func defaulted(ds *appsv1.DaemonSet, opts Options) *appsv1.DaemonSet {
 	out := daemonset.WithDefaults(ds)
 	if !opts.SkipTemplateDefaults {
-		out = daemonset.WithTemplateDefaults(out)
+		out = opts.Version.WithTemplateDefaults(out)
 	}
 	converted(out)
 	return out

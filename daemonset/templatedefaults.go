@@ -3,6 +3,7 @@ package daemonset
 import (
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -10,11 +11,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
-// WithTemplateDefaults returns a copy of ds whose pod template is as the API server stores it
-// (DFLT-3): the v1.36 core/v1 defaults of every field of the template, and every empty list
-// or map of the template dropped (nil), as the stored object comes back without them. The
-// revision hash of a hand-written manifest is then the one the cluster computes (UPD-17).
-// Fields that are set, valid or not, are kept. ds is not modified; a nil ds gives nil.
+// WithTemplateDefaults returns a copy of ds whose pod template is as the API server of release v
+// stores it when the DaemonSet is created (DFLT-3): the core/v1 defaults of every field of the
+// template, and every empty list or map of the template dropped (nil), as the stored object
+// comes back without them. The revision hash of a hand-written manifest is then the one the
+// cluster computes (v.ComputeHash, UPD-17). Fields that are set, valid or not, are kept. ds is
+// not modified; a nil ds gives nil. The zero Version is the newest release.
 //
 // The defaults are those of k8s/pkg/apis/core/v1 for a pod template: restartPolicy Always,
 // dnsPolicy ClusterFirst, schedulerName default-scheduler, terminationGracePeriodSeconds 30,
@@ -26,18 +28,59 @@ import (
 // volumes, the token expiration of projected service account tokens, the hostPath type "", the
 // defaults of iscsi, rbd, azureDisk, scaleIO, ephemeral claims and image volumes; and every
 // resource quantity rounded up to the millis.
-func WithTemplateDefaults(ds *appsv1.DaemonSet) *appsv1.DaemonSet {
+//
+// Before 1.35 the ImageVolume feature gate is off by default (VER-10): there the API server
+// defaults no image volume's pullPolicy and drops every image volume, and every volumeMount of
+// one, from a new template, and so does WithTemplateDefaults. A cluster that turned the gate on
+// is not modelled.
+func (v Version) WithTemplateDefaults(ds *appsv1.DaemonSet) *appsv1.DaemonSet {
 	if ds == nil {
 		return nil
 	}
 	out := ds.DeepCopy()
 	spec := &out.Spec.Template.Spec
-	defaultPodSpec(spec)
+	imageVolumes := Options{Version: v}.release().AtLeast(1, 35, 0)
+	defaultPodSpec(spec, imageVolumes)
+	if !imageVolumes {
+		dropImageVolumes(spec)
+	}
 	dropEmpty(reflect.ValueOf(&out.Spec.Template).Elem())
 	return out
 }
 
-func defaultPodSpec(spec *v1.PodSpec) {
+// dropImageVolumes removes the image volumes of spec and the volume mounts of every container
+// (init and ephemeral ones too) that name one, as the API server of a release whose ImageVolume
+// gate is off does to a new template (pkg/api/pod: dropImageVolumes, called by the DaemonSet
+// strategy's PrepareForCreate). Mounts are matched by name alone, as there.
+func dropImageVolumes(spec *v1.PodSpec) {
+	var dropped []string
+	spec.Volumes = slices.DeleteFunc(spec.Volumes, func(vol v1.Volume) bool {
+		if vol.Image == nil {
+			return false
+		}
+		dropped = append(dropped, vol.Name)
+		return true
+	})
+	if len(dropped) == 0 {
+		return
+	}
+	keep := func(mounts []v1.VolumeMount) []v1.VolumeMount {
+		return slices.DeleteFunc(mounts, func(m v1.VolumeMount) bool { return slices.Contains(dropped, m.Name) })
+	}
+	for i := range spec.InitContainers {
+		spec.InitContainers[i].VolumeMounts = keep(spec.InitContainers[i].VolumeMounts)
+	}
+	for i := range spec.Containers {
+		spec.Containers[i].VolumeMounts = keep(spec.Containers[i].VolumeMounts)
+	}
+	for i := range spec.EphemeralContainers {
+		spec.EphemeralContainers[i].VolumeMounts = keep(spec.EphemeralContainers[i].VolumeMounts)
+	}
+}
+
+// defaultPodSpec applies the pod defaults to spec; imageVolumes says whether the release's
+// ImageVolume gate is on, without which an image volume's pullPolicy is not defaulted.
+func defaultPodSpec(spec *v1.PodSpec, imageVolumes bool) {
 	// serviceAccount is the deprecated alias of serviceAccountName: storage keeps the two equal,
 	// the newer name winning when both are set (conversion through the internal types in every
 	// release, SetDefaults_PodSpec as well from 1.37).
@@ -61,7 +104,7 @@ func defaultPodSpec(spec *v1.PodSpec) {
 		spec.SchedulerName = v1.DefaultSchedulerName
 	}
 	for i := range spec.Volumes {
-		defaultVolume(&spec.Volumes[i])
+		defaultVolume(&spec.Volumes[i], imageVolumes)
 	}
 	for i := range spec.InitContainers {
 		defaultContainer(&spec.InitContainers[i])
@@ -152,12 +195,12 @@ func defaultFieldRef(f *v1.ObjectFieldSelector) {
 	}
 }
 
-func defaultVolume(vol *v1.Volume) {
+func defaultVolume(vol *v1.Volume, imageVolumes bool) {
 	src := &vol.VolumeSource
 	if reflect.ValueOf(*src).IsZero() {
 		src.EmptyDir = &v1.EmptyDirVolumeSource{}
 	}
-	if src.Image != nil && src.Image.PullPolicy == "" {
+	if imageVolumes && src.Image != nil && src.Image.PullPolicy == "" {
 		src.Image.PullPolicy = pullPolicy(src.Image.Reference)
 	}
 	if src.HostPath != nil && src.HostPath.Type == nil {

@@ -151,3 +151,50 @@ func TestZeroOptionsApplyPodTemplateDefaults(t *testing.T) {
 	require.Empty(t, spec.RestartPolicy)
 	require.Empty(t, spec.SchedulerName)
 }
+
+// The pod-template defaults are those of Options.Version's API server (DFLT-3): before 1.35 it
+// drops a new template's image volumes and the mounts of them (VER-10), from 1.35 it keeps them
+// and defaults their pull policy; the zero Version is the newest release.
+func TestPodTemplateDefaultsAtTheRelease(t *testing.T) {
+	t.Parallel()
+	const withImageVolume = `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: kube-system}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      containers:
+      - {name: agent, image: agent:1, volumeMounts: [{name: models, mountPath: /models}]}
+      volumes:
+      - {name: models, image: {reference: registry.example.com/models:v1}}
+`
+	tests := []struct {
+		name        string
+		version     string
+		wantVolumes []v1.Volume
+	}{
+		{name: "1.34 drops the image volume (VER-10)", version: "1.34"},
+		{name: "1.35 keeps it and defaults its pull policy (DFLT-3)", version: "1.35",
+			wantVolumes: []v1.Volume{{Name: "models", VolumeSource: v1.VolumeSource{Image: &v1.ImageVolumeSource{Reference: "registry.example.com/models:v1", PullPolicy: v1.PullIfNotPresent}}}}},
+		{name: "the zero Version is the newest and keeps it (DFLT-3)",
+			wantVolumes: []v1.Volume{{Name: "models", VolumeSource: v1.VolumeSource{Image: &v1.ImageVolumeSource{Reference: "registry.example.com/models:v1", PullPolicy: v1.PullIfNotPresent}}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var opts manifest.Options
+			if tt.version != "" {
+				require.NoError(t, opts.Version.UnmarshalText([]byte(tt.version)))
+			}
+			got, err := manifest.Read("ds.yaml", strings.NewReader(withImageVolume), opts)
+			require.NoError(t, err)
+			spec := got.Snapshot.DaemonSets[0].Spec.Template.Spec
+			if diff := cmp.Diff(tt.wantVolumes, spec.Volumes); diff != "" {
+				t.Errorf("volumes mismatch (-want +got):\n%s", diff)
+			}
+			require.Equal(t, len(tt.wantVolumes), len(spec.Containers[0].VolumeMounts), "mounts of the image volume")
+		})
+	}
+}

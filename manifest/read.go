@@ -24,7 +24,7 @@ const (
 	DefaultUID
 	// DefaultPodTemplate gives every DaemonSet's pod template the pod defaults of the API
 	// server and drops its empty lists and maps, as the stored object comes back
-	// ([daemonset.WithTemplateDefaults], DFLT-3, D-4), so that the revision hash of a
+	// ([daemonset.Version.WithTemplateDefaults] at [Options.Version], DFLT-3, D-4), so that the revision hash of a
 	// hand-written manifest is the one the cluster computes; a kubectl dump is already so.
 	// Skip it to read templates as written, as the conformance corpus is read.
 	DefaultPodTemplate

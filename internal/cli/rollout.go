@@ -451,7 +451,11 @@ func loadTemplate(file string, l *loaded, dsName string, ns namespaceFlags, read
 	}
 	for _, cur := range l.in.Snapshot.DaemonSets {
 		if cur.Namespace == next.Namespace && cur.Name == next.Name {
-			applied, err := applyTemplate(file, cur, next.Namespace, reading.options(l.mode, 1))
+			// Applied by the API server of the release modelled, with its gates: its template
+			// defaults differ by release (VER-10).
+			opts := reading.options(l.mode, 1)
+			opts.Version, opts.FeatureGates = l.version, l.gates
+			applied, err := applyTemplate(file, cur, next.Namespace, opts)
 			if err != nil {
 				return nil, nil, err
 			}

@@ -1,7 +1,7 @@
 // Package upstreamtest holds the differential tests that need k8s.io/kubernetes itself: the
 // LimitRanger and RuntimeClass admission plugins of v1.36.3 run on the same pods as package
 // fleet's Admission, the defaulting and storage of a DaemonSet's pod template against
-// daemonset.WithTemplateDefaults, the ControllerRevision writes of v1.36.3's syncDaemonSet
+// daemonset's Version.WithTemplateDefaults, the ControllerRevision writes of v1.36.3's syncDaemonSet
 // against the plan's Result.Revisions, the writes of its sync with unsatisfied expectations
 // against Planner.PlanPending, and whole trajectories of syncs of v1.36.3's controller against
 // the plan of each sync's snapshot (TestTrajectoriesAgainstUpstream), and kubectl's client-side

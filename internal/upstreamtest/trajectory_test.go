@@ -192,7 +192,7 @@ func trajectoryDaemonSet(r *rand.Rand) *appsv1.DaemonSet {
 	if r.IntN(3) == 0 {
 		ds.Spec.RevisionHistoryLimit = new(int32(r.IntN(3)))
 	}
-	return daemonset.WithTemplateDefaults(daemonset.WithDefaults(ds))
+	return release.WithTemplateDefaults(daemonset.WithDefaults(ds))
 }
 
 // changeTemplate is the template change a trajectory rolls out: a new image and, sometimes, new
@@ -218,7 +218,7 @@ func changeTemplate(r *rand.Rand, ds *appsv1.DaemonSet) *appsv1.DaemonSet {
 	}
 	ds.Generation++
 	ds.Annotations[appsv1.DeprecatedTemplateGeneration] = fmt.Sprint(ds.Generation)
-	return daemonset.WithTemplateDefaults(ds)
+	return release.WithTemplateDefaults(ds)
 }
 
 // runningPod is a daemon pod of tmpl the controller created on node at created, bound and
