@@ -91,13 +91,22 @@ func TestPluginLive(t *testing.T) {
 			{"plan", "--now", now},
 			{"rollout", "status", "ds/fluentd-elasticsearch", "--now", now},
 			{"explain", "--daemonset", "fluentd-elasticsearch", "--now", now},
-			{"whatif", "--node", "worker-4", "--now", now},
-			{"node-ready", "--node", "worker-1", "--now", now},
 		} {
 			want := run(t, runPlugin, append(slices.Clone(args), "-n", "kube-system")...)
 			require.NotEqual(t, 1, want.exit, want.stderr)
 			got := run(t, runPlugin, append(slices.Clone(args), "--kubeconfig", inKubeSystem)...)
 			require.Equal(t, want.answer(), got.answer(), "%q: the context's namespace and -n kube-system", args)
+		}
+		// A node's questions read every namespace whatever the context names: a node runs the
+		// DaemonSets of every namespace.
+		for _, args := range [][]string{
+			{"whatif", "--node", "worker-4", "--now", now},
+			{"node-ready", "--node", "worker-1", "--now", now},
+		} {
+			want := run(t, runPlugin, append(slices.Clone(args), "-A")...)
+			require.NotEqual(t, 1, want.exit, want.stderr)
+			got := run(t, runPlugin, append(slices.Clone(args), "--kubeconfig", inKubeSystem)...)
+			require.Equal(t, want.answer(), got.answer(), "%q: every namespace, whatever the context's", args)
 		}
 		// The story's context names none: default, which holds no DaemonSet of the example.
 		require.NotEqual(t, plugin(t, 0, "plan", "-n", "kube-system", "--now", now), plugin(t, 0, "plan", "--now", now))

@@ -140,6 +140,15 @@ func addNamespaceFlags(fs *pflag.FlagSet, n *namespaceFlags, e *env) {
 	fs.BoolVarP(&n.all, "all-namespaces", "A", false, all)
 }
 
+// addNodeNamespaceFlags adds -n and -A to a command whose question is one node's (whatif,
+// node-ready): a node runs the DaemonSets of every namespace, so without -n every namespace is
+// read, in the kubectl plugin too (no resolve: the context's namespace would leave out
+// kube-system's daemons and answer for part of the node without saying so).
+func addNodeNamespaceFlags(fs *pflag.FlagSet, n *namespaceFlags) {
+	fs.StringVarP(&n.namespace, "namespace", "n", "", "only the DaemonSets of this `NAMESPACE`")
+	fs.BoolVarP(&n.all, "all-namespaces", "A", false, "the DaemonSets of every namespace (the default, in the kubectl plugin too: a node runs the DaemonSets of every namespace)")
+}
+
 // resolve gives a command of the kubectl plugin that reads the live cluster, with neither -n
 // nor -A, the namespace kubectl would use: that of the kubeconfig's context (--context's, else
 // the current one), "default" when it names none. Offline, and with -f or --example, no -n

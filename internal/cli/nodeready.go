@@ -31,7 +31,7 @@ and exits 3 when it is not, for a script that waits before sending workloads to 
 	fs := cmd.Flags()
 	c := addClusterFlags(fs, inputs{}, "the instant readiness is judged at")
 	var ns namespaceFlags
-	addNamespaceFlags(fs, &ns, e)
+	addNodeNamespaceFlags(fs, &ns)
 	format := formatTable
 	addOutputFlag(fs, &format, formatTable, formatJSON, formatYAML)
 	nodeName := fs.String("node", "", "the node (`NAME`, required)")
@@ -44,9 +44,6 @@ and exits 3 when it is not, for a script that waits before sending workloads to 
 
 func runNodeReady(e *env, c *clusterFlags, ns namespaceFlags, format outputFormat, nodeName, dsSelector string) error {
 	if err := cmp.Or(c.reading.check(), ns.check()); err != nil {
-		return err
-	}
-	if err := ns.resolve(e, c); err != nil {
 		return err
 	}
 	if err := c.check(); err != nil {

@@ -36,7 +36,7 @@ would admit them (LimitRanges, RuntimeClass overhead), and what they request tog
 	fs := cmd.Flags()
 	c := addClusterFlags(fs, inputs{}, "the instant the DaemonSets are compiled at")
 	var ns namespaceFlags
-	addNamespaceFlags(fs, &ns, e)
+	addNodeNamespaceFlags(fs, &ns)
 	format := formatTable
 	addOutputFlag(fs, &format, formatTable, formatJSON, formatYAML)
 	tmplFile := fs.String("node-template", "", "the node template (`FILE`: name, labels, requirements, taints)")
@@ -49,9 +49,6 @@ would admit them (LimitRanges, RuntimeClass overhead), and what they request tog
 
 func runWhatIf(e *env, c *clusterFlags, ns namespaceFlags, format outputFormat, tmplFile, nodeName string) error {
 	if err := cmp.Or(c.reading.check(), ns.check()); err != nil {
-		return err
-	}
-	if err := ns.resolve(e, c); err != nil {
 		return err
 	}
 	if err := c.check(); err != nil {

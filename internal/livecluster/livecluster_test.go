@@ -129,8 +129,8 @@ func TestPluginReadsWhatTheQuestionNeeds(t *testing.T) {
 			[]string{"/api/v1/nodes", "/apis/apps/v1/namespaces/default/daemonsets", "/apis/apps/v1/namespaces/default/controllerrevisions", "/api/v1/namespaces/default/pods"}},
 		{"rollout status of one DaemonSet reads its namespace", []string{"rollout", "status", "ds/agent", "-n", "infra"},
 			[]string{"/api/v1/nodes", "/apis/apps/v1/namespaces/infra/daemonsets", "/apis/apps/v1/namespaces/infra/controllerrevisions", "/api/v1/namespaces/infra/pods"}},
-		{"whatif --node gets the node (every node when it is not found), the context namespace's DaemonSets and no pods", []string{"whatif", "--node", "worker-1"},
-			[]string{"/api/v1/nodes/worker-1", "/api/v1/nodes", "/apis/apps/v1/namespaces/default/daemonsets", "/api/v1/limitranges", "/apis/node.k8s.io/v1/runtimeclasses"}},
+		{"whatif --node gets the node (every node when it is not found), every namespace's DaemonSets and no pods", []string{"whatif", "--node", "worker-1"},
+			[]string{"/api/v1/nodes/worker-1", "/api/v1/nodes", "/apis/apps/v1/daemonsets", "/api/v1/limitranges", "/apis/node.k8s.io/v1/runtimeclasses"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
