@@ -22,7 +22,8 @@ const (
 
 // gateReleases lists, for every gate the library models, the first release that knows it and
 // its default there and in every later supported release (pkg/features: kube_features.go of
-// each release; no gate changed its default between 1.33 and 1.37).
+// each release; none of the gates listed here changed its default between 1.33 and 1.37;
+// PodLevelResources and ImageVolume did, and are modelled by release: ADM-8, VER-10).
 var gateReleases = [...]struct {
 	gate         Gate
 	since        Version

@@ -178,8 +178,8 @@ func (a *Admission) Admit(namespace string, spec *v1.PodSpec) AdmittedPod {
 // is created in namespace, in the order it runs the steps (ADM-1): defaulting, the mutating
 // LimitRanger and RuntimeClass plugins, then their validation; from 1.37 the pod-level
 // resources are defaulted after the mutating plugins, before the validation (ADM-7); until 1.33
-// the API server drops them and admission never sees them (ADM-8). spec is
-// not modified; a nil spec is an empty pod; the zero version is the newest release.
+// the API server drops them after the mutating plugins, before the validation, and no 1.33
+// mutation reads them (ADM-8). spec is not modified; a nil spec is an empty pod; the zero version is the newest release.
 func (a *Admission) AdmitFor(version daemonset.Version, namespace string, spec *v1.PodSpec) AdmittedPod {
 	if spec == nil {
 		spec = &v1.PodSpec{}

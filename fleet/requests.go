@@ -28,9 +28,9 @@ func podRequests(spec *v1.PodSpec) v1.ResourceList {
 }
 
 // PodRequests returns the effective resource requests of a pod with spec at release version,
-// counted as the
-// scheduler counts them when it fits the pod on a node (component-helpers resource.PodRequests
-// with pod-level resources enabled, as the v1.36 scheduler's NodeResourcesFit calls it):
+// counted as the scheduler counts them when it fits the pod on a node (component-helpers
+// resource.PodRequests with pod-level resources enabled, as NodeResourcesFit calls it from
+// 1.34):
 //
 //   - the requests of the regular containers are summed;
 //   - init containers run one at a time before them: while init container i runs, the pod
@@ -45,7 +45,7 @@ func podRequests(spec *v1.PodSpec) v1.ResourceList {
 //   - the pod overhead (spec.overhead) is added.
 //
 // The daemon pod is counted as the API server stores it when the controller creates it
-// (core/v1 SetDefaults_Pod, with the PodLevelResources feature on as in v1.36): a container
+// (core/v1 SetDefaults_Pod, with the PodLevelResources feature on as from 1.34): a container
 // that sets a limit but no request for a resource requests its limit; and when spec.resources
 // sets pod-level limits, a pod-level request it lacks defaults to the containers' figure (cpu,
 // memory) or, for a resource no container requests, to the pod-level limit, hugepages limits

@@ -310,8 +310,8 @@ func reqRandomPodSpec(r *rand.Rand) *v1.PodSpec {
 // TestPodRequestsDifferential checks PodRequests against component-helpers resource.PodRequests
 // with the options of the v1.36 scheduler's NodeResourcesFit (pod-level resources on), on
 // random pods after the API server's container request defaulting.
-// TestPodRequestsForByRelease: spec.resources counts from 1.34 and not before (ADM-8, SCHED-5).
-func TestPodRequestsForByRelease(t *testing.T) {
+// TestPodRequestsByRelease: spec.resources counts from 1.34 and not before (ADM-8, SCHED-5).
+func TestPodRequestsByRelease(t *testing.T) {
 	t.Parallel()
 	spec := &v1.PodSpec{
 		Containers: []v1.Container{reqContainer("a", reqList("cpu", "1", "memory", "1Gi"), nil)},

@@ -3,12 +3,12 @@ package cli
 import (
 	"cmp"
 	"fmt"
-	"github.com/daemonsched/daemonsched/daemonset"
 	"io"
 	"maps"
 	"slices"
 	"strings"
 
+	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/fleet"
 	"github.com/daemonsched/daemonsched/internal/printable"
 	"github.com/daemonsched/daemonsched/manifest"
@@ -159,9 +159,9 @@ type whatIfPending struct {
 }
 
 // pendingOnNewNode binds the daemon pods that run on node to an empty node like it, as the
-// scheduler of release v would (schedule.FitAll, SCHED-5), and returns those it would leave
+// scheduler of release rel would (schedule.FitAll, SCHED-5), and returns those it would leave
 // Pending.
-func pendingOnNewNode(set *fleet.Set, w *fleet.WhatIf, verdicts []fleet.Verdict, node *v1.Node, in *manifest.Result, v daemonset.Version) []whatIfPending {
+func pendingOnNewNode(set *fleet.Set, w *fleet.WhatIf, verdicts []fleet.Verdict, node *v1.Node, in *manifest.Result, rel daemonset.Version) []whatIfPending {
 	if len(node.Status.Allocatable) == 0 {
 		// A template, or a node that reports no allocatable, says nothing of what a new node
 		// like it will allocate: the scheduler would refuse every pod of the node itself
@@ -177,7 +177,7 @@ func pendingOnNewNode(set *fleet.Set, w *fleet.WhatIf, verdicts []fleet.Verdict,
 		pods = append(pods, &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ds.Namespace, Name: ds.Name}, Spec: *w.Pod(i).Spec})
 	}
 	var out []whatIfPending
-	for _, pl := range schedule.FitAll(pods, node, nil, schedule.Options{Version: v, PriorityClasses: schedule.PriorityClassesOf(in.Snapshot.Pods)}) {
+	for _, pl := range schedule.FitAll(pods, node, nil, schedule.Options{Version: rel, PriorityClasses: schedule.PriorityClassesOf(in.Snapshot.Pods)}) {
 		pod := pods[pl.Index]
 		out = append(out, whatIfPending{Namespace: pod.Namespace, Name: pod.Name, Scheduler: pl.Verdict.String()})
 	}
