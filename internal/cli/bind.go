@@ -139,8 +139,10 @@ func planVerdicts(s daemonset.Snapshot, cluster *daemonset.ClusterResult, opts d
 			}
 		}
 		for _, pod := range unbound {
-			if !opts.Version.IsControlledBy(pod, ds) {
-				continue
+			if !opts.Version.IsControlledBy(pod, ds) || slices.ContainsFunc(r.Delete, func(d daemonset.Deletion) bool {
+				return d.Namespace == pod.Namespace && d.Name == pod.Name
+			}) {
+				continue // another DaemonSet's, or one this sync deletes: not queued for the node
 			}
 			target, _ := affinity.TargetNodeName(pod)
 			if node := nodes[target]; node != nil {

@@ -149,3 +149,39 @@ func TestPlanVerdictsBindOneAfterAnother(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanVerdictsLeaveOutWhatThePlanDeletes: an unbound Pending pod that this sync deletes
+// (its DaemonSet no longer selects the node) is not queued for the node: it takes no room
+// from another DaemonSet's create there and gets no verdict of its own (SCHED-7).
+func TestPlanVerdictsLeaveOutWhatThePlanDeletes(t *testing.T) {
+	t.Parallel()
+	agent := func(name string) *appsv1.DaemonSet {
+		return apitest.DaemonSet(func(ds *appsv1.DaemonSet) {
+			ds.Namespace, ds.Name, ds.UID = "kube-system", name, k8stypes.UID("uid-"+name)
+			ds.Spec.Selector.MatchLabels = map[string]string{"app": name}
+			ds.Spec.Template.Labels = map[string]string{"app": name}
+			ds.Spec.Template.Spec.Containers = []v1.Container{{Name: "agent", Image: "agent:1",
+				Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("600m")}}}}
+		})
+	}
+	opts := daemonset.Options{Now: time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)}
+	a, b := agent("a"), agent("b")
+	p, errs := daemonset.Compile(a, opts)
+	require.Empty(t, errs)
+	pending := p.NewPod("n1")
+	pending.Name, pending.UID = "a-pending", "uid-a-pending"
+	pending.CreationTimestamp = metav1.NewTime(opts.Now.Add(-time.Minute))
+	pending.Status.Phase = v1.PodPending
+	a.Spec.Template.Spec.NodeSelector = map[string]string{"pool": "other"} // n1 is no longer a's
+	node := apitest.Node("n1", func(n *v1.Node) {
+		n.Status.Allocatable = v1.ResourceList{v1.ResourceCPU: resource.MustParse("1"), v1.ResourcePods: resource.MustParse("110")}
+	})
+	s := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{a, b}, Nodes: []*v1.Node{node}, Pods: []*v1.Pod{pending}}
+	cluster, err := s.Plan(opts)
+	require.NoError(t, err)
+	require.Len(t, cluster.DaemonSets[0].Delete, 1, "a's plan deletes its Pending pod")
+	got := planVerdicts(s, cluster, opts)
+	require.Len(t, got, 1, "only b's create is judged")
+	require.Equal(t, "b", got[0].Name)
+	require.True(t, got[0].Binds, "the deleted pod takes no room from b's")
+}
