@@ -28,8 +28,10 @@ import (
 // watch the server ends goes on from the last resourceVersion seen; an expired one (410 Gone:
 // the server compacted its history) or one the server has not reached yet ("too large
 // resource version": a server behind the one that answered the list) lists that kind again.
-// Restarts back off as client-go's reflector does (watchBackoff). It returns nil when ctx is
-// done, or the first error (a refused list or watch, as Read's).
+// An error event ends that watch, not the run: a 429 watches again, any other lists again.
+// Restarts back off as client-go's reflector does (watchBackoff); a watch closed at once with
+// no event is opened again from where it was, where the reflector lists again. It returns nil
+// when ctx is done, or the first error (a refused list or watch, as Read's).
 func (c *Cluster) Watch(ctx context.Context, q cli.Question, states chan<- *cli.Dump) error {
 	cs, name, err := c.connect()
 	if err != nil {
@@ -216,8 +218,9 @@ func watchState(ctx context.Context, r *reader, q cli.Question, states chan<- *c
 // keep lists the kind s into st.objects[i], then applies its watch events, until ctx is done
 // (nil) or an error. A watch that ends is opened again from the last resourceVersion seen, at
 // once after the server's ordinary close, after the backoff when it failed (closed at once
-// with no event, or refused for load: 429, connection refused); a resourceVersion the server
-// no longer has (410) or does not have yet (too large) lists the kind again, after the backoff.
+// with no event, or refused for load: 429, connection refused, also as the watch's error
+// event); a resourceVersion the server no longer has (410) or does not have yet (too large),
+// and any other error event, list the kind again, after the backoff.
 func keep(ctx context.Context, name string, st *state, i int, s source, timing watchTiming) error {
 	b := &backoff{timing: timing}
 	for {
@@ -304,11 +307,14 @@ func follow(ctx context.Context, name string, st *state, i int, s source, rv *st
 		}
 		switch ev.Type {
 		case watch.Error:
-			err := apierrors.FromObject(ev.Object)
-			if expired(err) || tooLarge(err) {
-				return watchRelist, nil
+			// An error the server sends in the stream ends that watch, not the run, as in
+			// client-go's reflector: on 429 it watches again after the backoff; on any other
+			// (410, too large, an internal error) it lists again after the backoff, and a
+			// lasting failure then shows as the list's error.
+			if apierrors.IsTooManyRequests(apierrors.FromObject(ev.Object)) {
+				return watchFailed, nil
 			}
-			return 0, liveError(name, "watch", s.group, s.resource, s.namespace, err)
+			return watchRelist, nil
 		case watch.Added, watch.Modified:
 			st.put(i, s.gvk, ev.Object)
 		case watch.Deleted:

@@ -3,6 +3,7 @@ package livecluster
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -265,6 +266,61 @@ func TestWatchTooLargeResourceVersionListsAgain(t *testing.T) {
 	}()
 	require.Eventually(t, func() bool { return v.get("watch pods") == 3 }, 10*time.Second, time.Millisecond)
 	require.Equal(t, 3, v.get("list pods"), "listed again after each")
+
+	_, err := cs.CoreV1().Pods("infra").Create(ctx, &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "infra", Name: "agent-x"}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	for {
+		select {
+		case d := <-states:
+			if len(names(t, d, "Pod")) == 1 {
+				cancel()
+				require.NoError(t, <-done)
+				return
+			}
+		case err := <-done:
+			t.Fatalf("the watch ended: %v", err)
+		case <-time.After(10 * time.Second):
+			t.Fatal("the pod created never came")
+		}
+	}
+}
+
+// An error the server sends as a watch event ends that watch, not the run, as in client-go's
+// reflector: a 429 watches again from where it was, after the backoff, and any other error (an
+// internal error here) lists the kind again; the events after it are applied. Before, both
+// ended the run with exit 1.
+func TestWatchErrorEventsRestartTheWatch(t *testing.T) {
+	v := &verbs{n: map[string]int{}}
+	cs := fakeCluster(v)
+	var mu sync.Mutex
+	calls := 0
+	cs.PrependWatchReactor("pods", func(a k8stesting.Action) (bool, watch.Interface, error) {
+		v.count(a)
+		mu.Lock()
+		defer mu.Unlock()
+		calls++
+		var status *metav1.Status
+		switch calls {
+		case 1:
+			status = &apierrors.NewTooManyRequests("slow down", 1).ErrStatus
+		case 2:
+			status = &apierrors.NewInternalError(errors.New("etcd leader changed")).ErrStatus
+		default:
+			return false, nil, nil // then the tracker's watch
+		}
+		w := watch.NewFakeWithChanSize(1, false)
+		w.Error(status)
+		return true, w, nil
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	states := make(chan *cli.Dump, 100)
+	done := make(chan error, 1)
+	go func() {
+		done <- watchState(ctx, &reader{cs: cs, name: "the fake cluster"}, cli.Question{Namespace: "infra"}, states, testTiming)
+	}()
+	require.Eventually(t, func() bool { return v.get("watch pods") == 3 }, 10*time.Second, time.Millisecond)
+	require.Equal(t, 2, v.get("list pods"), "the 429 watched again; the internal error listed again")
 
 	_, err := cs.CoreV1().Pods("infra").Create(ctx, &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "infra", Name: "agent-x"}}, metav1.CreateOptions{})
 	require.NoError(t, err)
