@@ -257,32 +257,11 @@ func TestWatchTooLargeResourceVersionListsAgain(t *testing.T) {
 		}
 		return false, nil, nil // then the tracker's watch
 	})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	states := make(chan *cli.Dump, 100)
-	done := make(chan error, 1)
-	go func() {
-		done <- watchState(ctx, &reader{cs: cs, name: "the fake cluster"}, cli.Question{Namespace: "infra"}, states, testTiming)
-	}()
+	w := startWatch(cs)
+	defer w.cancel()
 	require.Eventually(t, func() bool { return v.get("watch pods") == 3 }, 10*time.Second, time.Millisecond)
 	require.Equal(t, 3, v.get("list pods"), "listed again after each")
-
-	_, err := cs.CoreV1().Pods("infra").Create(ctx, &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "infra", Name: "agent-x"}}, metav1.CreateOptions{})
-	require.NoError(t, err)
-	for {
-		select {
-		case d := <-states:
-			if len(names(t, d, "Pod")) == 1 {
-				cancel()
-				require.NoError(t, <-done)
-				return
-			}
-		case err := <-done:
-			t.Fatalf("the watch ended: %v", err)
-		case <-time.After(10 * time.Second):
-			t.Fatal("the pod created never came")
-		}
-	}
+	w.createdPodArrives(t, cs)
 }
 
 // An error the server sends as a watch event ends that watch, not the run, as in client-go's
@@ -312,27 +291,46 @@ func TestWatchErrorEventsRestartTheWatch(t *testing.T) {
 		w.Error(status)
 		return true, w, nil
 	})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	states := make(chan *cli.Dump, 100)
-	done := make(chan error, 1)
-	go func() {
-		done <- watchState(ctx, &reader{cs: cs, name: "the fake cluster"}, cli.Question{Namespace: "infra"}, states, testTiming)
-	}()
+	w := startWatch(cs)
+	defer w.cancel()
 	require.Eventually(t, func() bool { return v.get("watch pods") == 3 }, 10*time.Second, time.Millisecond)
 	require.Equal(t, 2, v.get("list pods"), "the 429 watched again; the internal error listed again")
+	w.createdPodArrives(t, cs)
+}
 
-	_, err := cs.CoreV1().Pods("infra").Create(ctx, &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "infra", Name: "agent-x"}}, metav1.CreateOptions{})
+// running is a watchState of the fake cluster's infra namespace, started by startWatch.
+type running struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	states chan *cli.Dump
+	done   chan error
+}
+
+// startWatch runs watchState on cs (the infra namespace, testTiming) until cancelled.
+func startWatch(cs *fake.Clientset) *running {
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &running{ctx: ctx, cancel: cancel, states: make(chan *cli.Dump, 100), done: make(chan error, 1)}
+	go func() {
+		w.done <- watchState(ctx, &reader{cs: cs, name: "the fake cluster"}, cli.Question{Namespace: "infra"}, w.states, testTiming)
+	}()
+	return w
+}
+
+// createdPodArrives creates a pod in infra and requires a state holding it, then a clean end
+// once cancelled: the watch went on after what the test made it get past.
+func (w *running) createdPodArrives(t *testing.T, cs *fake.Clientset) {
+	t.Helper()
+	_, err := cs.CoreV1().Pods("infra").Create(w.ctx, &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "infra", Name: "agent-x"}}, metav1.CreateOptions{})
 	require.NoError(t, err)
 	for {
 		select {
-		case d := <-states:
+		case d := <-w.states:
 			if len(names(t, d, "Pod")) == 1 {
-				cancel()
-				require.NoError(t, <-done)
+				w.cancel()
+				require.NoError(t, <-w.done)
 				return
 			}
-		case err := <-done:
+		case err := <-w.done:
 			t.Fatalf("the watch ended: %v", err)
 		case <-time.After(10 * time.Second):
 			t.Fatal("the pod created never came")
