@@ -60,6 +60,10 @@ type Candidate struct {
 	// Now is the JSON text of the top-level now (plan -o json prints it; other
 	// implementations may not), nil when there is none.
 	Now json.RawMessage
+	// Kubernetes is the release the candidate names in a top-level kubernetes string (plan -o
+	// json prints "v1.37.2"), as written; empty when there is none or it is not a string, which
+	// other implementations may use as they like. ReadPlan does not parse it.
+	Kubernetes string
 }
 
 // DecodePlan reads a candidate in the shape `daemonsched plan -o json` prints: an object whose
@@ -129,6 +133,16 @@ func readCandidate(dec *json.Decoder, in *checkedReader, lim PlanLimits) (Candid
 			}
 			if string(c.Now) == "null" {
 				c.Now = nil
+			}
+		case "kubernetes":
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				return c, err
+			}
+			if len(raw) > 0 && raw[0] == '"' {
+				if err := json.Unmarshal(raw, &c.Kubernetes); err != nil {
+					return c, fmt.Errorf("kubernetes: %w", err)
+				}
 			}
 		default:
 			if err := skipValue(dec); err != nil {

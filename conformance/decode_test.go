@@ -116,6 +116,27 @@ func TestReadPlanReadsNowAndNulls(t *testing.T) {
 	}
 }
 
+// TestReadPlanReadsTheNamedRelease: a kubernetes string is returned as written, escapes
+// decoded; a kubernetes of another type is left to the implementation, and names no release.
+func TestReadPlanReadsTheNamedRelease(t *testing.T) {
+	for _, tc := range []struct{ kubernetes, want string }{
+		{`"v1.33.13"`, "v1.33.13"},
+		{`"1.3\u0037"`, "1.37"},
+		{`{"x":"v1.33"}`, ""},
+		{`null`, ""},
+		{`133`, ""},
+	} {
+		in := `{"kubernetes":` + tc.kubernetes + `,"daemonSets":[]}`
+		c, err := ReadPlan(strings.NewReader(in), PlanLimits{})
+		if err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		if c.Kubernetes != tc.want {
+			t.Errorf("%s: Kubernetes %q, want %q", in, c.Kubernetes, tc.want)
+		}
+	}
+}
+
 // TestTopLevelKeysAgreesWithEncodingJSON: the key scan of a plan finds the keys that decoding
 // it into a map finds, and leaves to encoding/json what it cannot read plainly.
 func TestTopLevelKeysAgreesWithEncodingJSON(t *testing.T) {

@@ -51,7 +51,7 @@ var exitStatuses = []struct {
 }{
 	{exitOK, nil, "success (the answer on stdout)"},
 	{exitBadInput, nil, "bad input or another error (one line each on stderr, nothing on stdout)"},
-	{exitNonconforming, []string{"verify"}, "the candidate does not conform (one line per mismatch on stdout)"},
+	{exitNonconforming, []string{"verify"}, "the candidate does not conform (one line per mismatch on stdout, the summary on stderr)"},
 	{exitNonconforming, []string{"conformance run"}, "a profile run does not conform (the summary on stdout)"},
 	{exitLintFindings, []string{"lint"}, "a finding at or above --fail-on (the findings on stdout)"},
 	{exitUsage, nil, `usage (one "error: ..." line on stderr and where to find help, nothing on stdout)`},

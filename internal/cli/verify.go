@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,7 +27,8 @@ func newVerifyCommand(e *env) *cobra.Command {
 is one the controller could have produced, accepting each of its random choices; exit 0 when it
 conforms, 1 with one line per mismatch (DaemonSet, action, object, rule: message) when not.
 The sync is judged at --now, else at the now the candidate records (plan -o json prints it),
-else at the latest time the input records. The keys plan -o json has and other implementations
+else at the latest time the input records; and at --kubernetes-version, else at the release the
+candidate names (plan -o json's kubernetes), else at the newest. The keys plan -o json has and other implementations
 may leave out (now, version, kubernetes; a created pod's apiVersion and kind; the budgets of a
 rolling update that did not act) may be present or not.
 
@@ -76,6 +78,9 @@ rolling update that did not act) may be present or not.
 		if err != nil {
 			return fmt.Errorf("%s: %w", *planFile, err)
 		}
+		if err := c.candidateRelease(e, *planFile, candidate.Kubernetes); err != nil {
+			return err
+		}
 		l, err := c.read(e, allFields, "")
 		if err != nil {
 			return err
@@ -99,6 +104,8 @@ rolling update that did not act) may be present or not.
 		stdout := e.out // run's buffer
 		listMismatches(stdout, "", mismatches, 0, *diffs)
 		if len(mismatches) > 0 {
+			// stdout keeps one line per mismatch; what was judged, and at which release, goes beside.
+			fmt.Fprintf(e.stderr, "daemonsched: does not conform: %s in %s at %s, Kubernetes %s\n", strconv.Itoa(len(mismatches))+agree(len(mismatches), " mismatch", " mismatches"), count(len(candidate.DaemonSets), "DaemonSet"), formatNow(opts.Now), opts.Version)
 			return l.done(e, errNonconforming)
 		}
 		fmt.Fprintf(stdout, "conforms: %s at %s, Kubernetes %s\n", count(len(candidate.DaemonSets), "DaemonSet"), formatNow(opts.Now), opts.Version)
@@ -177,4 +184,26 @@ func indent(s string) string {
 		fmt.Fprintf(&b, "  ... and %d more lines\n", more)
 	}
 	return b.String()
+}
+
+// candidateRelease makes the release the candidate names (its kubernetes string) the one
+// judged when --kubernetes-version is not given, as the candidate's now is: a candidate made
+// for 1.33 judged by 1.37's rules would fail on every hash. With the flag given, a candidate
+// naming another release is judged at the flag's, with a warning that says so.
+func (c *clusterFlags) candidateRelease(e *env, file, named string) error {
+	if named == "" {
+		return nil
+	}
+	v, err := daemonset.ParseVersion(named)
+	if err != nil {
+		return fmt.Errorf("%s: kubernetes: %w", q(file), err)
+	}
+	switch {
+	case c.version.v.IsZero():
+		c.version.v = v
+		return c.gates.check(v)
+	case v != c.version.v:
+		fmt.Fprintf(e.stderr, "daemonsched: warning: %s: the candidate names Kubernetes %s; it is judged at %s (--kubernetes-version)\n", q(file), v, c.version.v)
+	}
+	return nil
 }
