@@ -232,13 +232,15 @@ type explainRow struct {
 
 // explainOutput is explain -o json|yaml: one row per DaemonSet and node, sorted, then the hints.
 type explainOutput struct {
-	Now   string       `json:"now"`
-	Rows  []explainRow `json:"explanations"`
-	Hints []string     `json:"hints"`
+	Now string `json:"now"`
+	// Kubernetes is the release whose controller is modelled, as plan -o json names it.
+	Kubernetes string       `json:"kubernetes"`
+	Rows       []explainRow `json:"explanations"`
+	Hints      []string     `json:"hints"`
 }
 
 func explainReport(in *manifest.Result, nodes []*v1.Node, dss []*appsv1.DaemonSet, plan *daemonset.ClusterResult, opts daemonset.Options, bind *binder) explainOutput {
-	out := explainOutput{Now: formatNow(opts.Now), Rows: []explainRow{}, Hints: hints(dss, nodes, in.Snapshot, plan, opts)}
+	out := explainOutput{Now: formatNow(opts.Now), Kubernetes: kubernetesName(opts.Version), Rows: []explainRow{}, Hints: hints(dss, nodes, in.Snapshot, plan, opts)}
 	for _, ds := range sortedDaemonSets(dss) {
 		p, _ := daemonset.Compile(ds, opts)
 		for _, node := range sortedNodes(nodes) {

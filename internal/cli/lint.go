@@ -136,7 +136,7 @@ func runLint(e *env, c *clusterFlags, format outputFormat, ns namespaceFlags, ds
 	if err != nil {
 		return err
 	}
-	doc := lintDocument{Findings: make([]lintFinding, len(findings)), Cluster: len(in.Snapshot.Nodes) > 0, FailOn: failOn}
+	doc := lintDocument{Findings: make([]lintFinding, len(findings)), Cluster: len(in.Snapshot.Nodes) > 0, FailOn: failOn, Kubernetes: kubernetesName(opts.Version)}
 	for i, f := range findings {
 		doc.Findings[i] = lintFinding{Finding: f, File: file[f.Namespace+"/"+f.DaemonSet], source: source[f.Namespace+"/"+f.DaemonSet]}
 	}
@@ -180,6 +180,8 @@ type lintDocument struct {
 	// Cluster is true when the input held nodes, so that the rules that need them ran.
 	Cluster bool   `json:"cluster"`
 	FailOn  string `json:"failOn"`
+	// Kubernetes is the release whose rules the findings apply.
+	Kubernetes string `json:"kubernetes"`
 }
 
 type lintFinding struct {

@@ -83,7 +83,7 @@ func runNodeReady(e *env, c *clusterFlags, ns namespaceFlags, format outputForma
 		return fmt.Errorf("--daemonsets %s matches none of the input's %s%s", printable.Quote(dsSelector),
 			count(len(in.Snapshot.DaemonSets), "DaemonSet"), daemonSetLabels(in))
 	}
-	if err := render(e.out, format, func() any { return r }, func() { renderReadiness(e.out, r) }); err != nil {
+	if err := render(e.out, format, func() any { return readinessDocument{kubernetesName(opts.Version), r} }, func() { renderReadiness(e.out, r) }); err != nil {
 		return err
 	}
 	if !r.Ready {
@@ -139,4 +139,10 @@ func daemonSetLabels(in *manifest.Result) string {
 		shown += fmt.Sprintf(" and %d more", len(all)-10)
 	}
 	return " (their labels: " + shown + ")"
+}
+
+// readinessDocument is node-ready -o json|yaml: the release modelled, then fleet's Readiness.
+type readinessDocument struct {
+	Kubernetes string `json:"kubernetes"`
+	*fleet.Readiness
 }

@@ -44,7 +44,7 @@ var podTypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}
 // newPlanDocument returns the document of c made at now by release's controller. c is not modified: the plans with
 // creates are copied, and their pods shallow-copied to carry podTypeMeta.
 func newPlanDocument(c *daemonset.ClusterResult, now time.Time, release daemonset.Version) planDocument {
-	doc := planDocument{Now: formatNow(now), Version: buildVersion().Version, Kubernetes: "v" + release.String(),
+	doc := planDocument{Now: formatNow(now), Version: buildVersion().Version, Kubernetes: kubernetesName(release),
 		DaemonSets: make([]*daemonset.Result, len(c.DaemonSets))}
 	for i, r := range c.DaemonSets {
 		if r == nil || len(r.Create) == 0 {
@@ -64,6 +64,9 @@ func newPlanDocument(c *daemonset.ClusterResult, now time.Time, release daemonse
 	}
 	return doc
 }
+
+// kubernetesName names release as every document prints it, the key kubernetes: "v1.37.2".
+func kubernetesName(release daemonset.Version) string { return "v" + release.String() }
 
 // formatNow writes an instant as the documents print it: RFC 3339 in UTC, with a fraction of a
 // second only when it has one (readiness can turn on it, UPD-12).

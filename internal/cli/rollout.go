@@ -137,7 +137,9 @@ wins); the blocking nodes are listed.
 		if err != nil {
 			return err
 		}
-		err = render(stdout, format, func() any { return map[string]any{"now": formatNow(at), "daemonSets": reports} }, func() {
+		err = render(stdout, format, func() any {
+			return map[string]any{"now": formatNow(at), "kubernetes": kubernetesName(l.version), "daemonSets": reports}
+		}, func() {
 			for _, r := range reports {
 				fmt.Fprintf(stdout, "%s/%s: %s: %s\n", printable.Quote(r.Namespace), printable.Quote(r.Name), r.State, printable.Escape(r.Message))
 				fmt.Fprintf(stdout, "  desired %d, up-to-date %d, available %d; generation %d, observed %d\n",
@@ -339,7 +341,7 @@ The header of each DaemonSet says both.
 			status = rolloutStatus(status, r.Final.State)
 		}
 		data := func() any {
-			return map[string]any{"now": formatNow(at), "startup": startup.String(), "termination": termination.String(), "daemonSets": results}
+			return map[string]any{"now": formatNow(at), "kubernetes": kubernetesName(l.version), "startup": startup.String(), "termination": termination.String(), "daemonSets": results}
 		}
 		err = render(stdout, format, data, func() {
 			for _, r := range results {

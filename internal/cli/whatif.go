@@ -82,7 +82,7 @@ func runWhatIf(e *env, c *clusterFlags, ns namespaceFlags, format outputFormat, 
 		return aerrs.ToAggregate()
 	}
 	w := set.WhatIf(fleet.Config{Admission: adm})
-	report := whatIfReport{DaemonSets: []whatIfRow{}}
+	report := whatIfReport{Kubernetes: kubernetesName(opts.Version), DaemonSets: []whatIfRow{}}
 	verdicts := make([]fleet.Verdict, set.Len())
 	if tmpl != nil {
 		var d fleet.TemplateDecision
@@ -141,6 +141,8 @@ func readTemplate(name string, stdin io.Reader, limit int64) (*fleet.Template, e
 }
 
 type whatIfReport struct {
+	// Kubernetes is the release whose controller, admission and scheduler are modelled.
+	Kubernetes string       `json:"kubernetes"`
 	Node       string       `json:"node,omitempty"`
 	Template   string       `json:"template,omitempty"`
 	DaemonSets []whatIfRow  `json:"daemonSets"`
