@@ -105,8 +105,8 @@ func (opts Options) Check() {
 	if opts.Workers < 0 {
 		panic("daemonset: negative Options.Workers")
 	}
-	if err := opts.CheckFeatureGates(); err != nil {
-		panic("daemonset: Options.FeatureGates: " + err.Error())
+	if errs := opts.CheckFeatureGates(field.NewPath("Options", "FeatureGates")); len(errs) > 0 {
+		panic("daemonset: Kubernetes " + opts.release().String() + ": " + errs.ToAggregate().Error())
 	}
 }
 

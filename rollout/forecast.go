@@ -84,7 +84,7 @@ func Forecast(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts ForecastOptions) 
 	if opts.Now.IsZero() {
 		return nil, field.Required(field.NewPath("opts", "now"), "the instant the forecast starts")
 	}
-	if errs := checkGates(opts.Version, opts.FeatureGates, field.NewPath("opts", "featureGates")); len(errs) > 0 {
+	if errs := (daemonset.Options{Version: opts.Version, FeatureGates: opts.FeatureGates}).CheckFeatureGates(field.NewPath("opts", "featureGates")); len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}
 	if i := slices.IndexFunc(s.DaemonSets, func(d *appsv1.DaemonSet) bool {

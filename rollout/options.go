@@ -1,8 +1,6 @@
 package rollout
 
 import (
-	"maps"
-	"slices"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -152,21 +150,6 @@ func (o Options) planOptions(now time.Time) daemonset.Options {
 	return daemonset.Options{Now: now, BurstLimit: o.BurstLimit, Workers: o.Workers, Version: o.Version, FeatureGates: o.FeatureGates}
 }
 
-// checkGates reports each gate of gates, by name, that release v (the newest when zero) does
-// not know (VER-5): daemonset.Compile and apiserver's validation panic on one.
-func checkGates(v daemonset.Version, gates daemonset.FeatureGates, fldPath *field.Path) field.ErrorList {
-	if v.IsZero() {
-		v = daemonset.NewestVersion()
-	}
-	var errs field.ErrorList
-	for _, g := range slices.Sorted(maps.Keys(gates)) {
-		if _, known := v.GateDefault(g); !known {
-			errs = append(errs, field.NotSupported(fldPath.Key(string(g)), g, v.Gates()))
-		}
-	}
-	return errs
-}
-
 func checkOptions(opts Options, s daemonset.Snapshot, ds *appsv1.DaemonSet) field.ErrorList {
 	var errs field.ErrorList
 	root := field.NewPath("opts")
@@ -189,7 +172,7 @@ func checkOptions(opts Options, s daemonset.Snapshot, ds *appsv1.DaemonSet) fiel
 	if opts.Workers < 0 {
 		errs = append(errs, field.Invalid(root.Child("workers"), opts.Workers, "must not be negative"))
 	}
-	errs = append(errs, checkGates(opts.Version, opts.FeatureGates, root.Child("featureGates"))...)
+	errs = append(errs, daemonset.Options{Version: opts.Version, FeatureGates: opts.FeatureGates}.CheckFeatureGates(root.Child("featureGates"))...)
 	for i, e := range opts.Events {
 		p := root.Child("events").Index(i)
 		if e.After < 0 {
