@@ -92,6 +92,8 @@ type Options struct {
 	FeatureGates daemonset.FeatureGates
 	// noIncremental makes every plan a whole-snapshot plan (tests compare the two).
 	noIncremental bool
+	// backoff is the failed-pod back-off in force at Start (tests); nil: none.
+	backoff []daemonset.BackoffEntry
 
 	// AfterSync, when set, is called after every sync with the step and the cluster as the
 	// sync left it; the snapshot's slices are valid only during the call.

@@ -164,6 +164,8 @@ func newSim(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts Options) (*sim, err
 		now:   opts.Start,
 		fates: map[podKey]Fate{},
 		traj:  &Trajectory{Start: opts.Start, LastChange: opts.Start},
+		// Only read: UpdateBackoff returns a new slice.
+		backoff: opts.backoff,
 	}
 	sm.w.touched = func(e *nodeEntry) {
 		if sm.inc != nil {
@@ -314,9 +316,17 @@ func (sm *sim) sync() error {
 	p := sm.plannerFor()
 	planned := sm.plan(p)
 	step := Step{At: sm.now}
+	before := sm.backoff
 	res := sm.backedOff(p, planned, &step)
 	first, heldBack := res, res != planned
 	observed := sm.opts.Model == SyncObserved
+	var backoffRequeue time.Duration
+	if heldBack {
+		backoffRequeue = first.RequeueAfter.Duration
+		if observed {
+			backoffRequeue = sm.backoffRequeue(first, before)
+		}
+	}
 	acted, err := sm.applyStep(res, &step, !observed)
 	if err != nil {
 		return err
@@ -350,12 +360,10 @@ func (sm *sim) sync() error {
 			sm.push(pending{at: sm.now, kind: itemSync}) // the DaemonSet's update event
 		}
 	}
-	// The sync's requeues (SYNC-8) are its plans' RequeueAfter: the failed-pod back-off's from
-	// the plan that held Failed pods back (DIFF-12), the minReadySeconds one (STAT-15) from the
-	// plan whose status the sync wrote. Under SyncUnobserved both are res.
-	if heldBack {
-		sm.addAfter(first.RequeueAfter.Duration)
-	}
+	// The sync's requeues (SYNC-8): the failed-pod back-off's from the plan that held Failed
+	// pods back (DIFF-12), the minReadySeconds one (STAT-15) from the plan whose status the sync
+	// wrote. Under SyncUnobserved both are res's RequeueAfter.
+	sm.addAfter(backoffRequeue)
 	sm.addAfter(res.RequeueAfter.Duration)
 	if len(sm.traj.Steps) == cap(sm.traj.Steps) {
 		// Double: append grows large slices by a quarter, which allocates about five times
@@ -422,6 +430,28 @@ func (sm *sim) backedOff(p *daemonset.Planner, res *daemonset.Result, step *Step
 	}
 	sm.backoff = daemonset.UpdateBackoff(sm.backoff, full, sm.now)
 	return full
+}
+
+// backoffRequeue returns the failed-pod back-off's requeue of the sync whose first plan is
+// first, made at sm.now with the back-off state before (SYNC-8, DIFF-12, DIFF-17): upstream
+// asks for it while it walks the nodes (podsShouldBeOnNode), whatever status it writes later.
+// first.RequeueAfter also holds the minReadySeconds requeue of first's status (STAT-15); under
+// SyncObserved that is not the status the sync writes, whose own requeue the final plan
+// carries. The back-off's requeue does not depend on minReadySeconds, so the plan of the same
+// snapshot by the DaemonSet without it has the back-off's requeue alone. That costs a
+// compile and a plan, only in a sync that holds a Failed pod back under minReadySeconds.
+func (sm *sim) backoffRequeue(first *daemonset.Result, before []daemonset.BackoffEntry) time.Duration {
+	ds := sm.w.ds()
+	if ds.Spec.MinReadySeconds == 0 {
+		return first.RequeueAfter.Duration
+	}
+	bare := ds.DeepCopy()
+	bare.Spec.MinReadySeconds = 0
+	p, errs := daemonset.Compile(bare, sm.opts.planOptions(sm.now))
+	if len(errs) > 0 { // not after plannerFor compiled ds: it validates nothing minReadySeconds 0 fails
+		return first.RequeueAfter.Duration
+	}
+	return p.At(sm.now, before).Plan(sm.w.snapshot()).RequeueAfter.Duration
 }
 
 func failedDeletes(res *daemonset.Result) int {
