@@ -74,6 +74,15 @@ type Options struct {
 	BurstLimit int
 	// Horizon ends the simulation that long after Start; 0 means 24 hours.
 	Horizon time.Duration
+	// Resync is the period of the controller's informer resync; 0 (the default) models none.
+	// kube-controller-manager's informer factory draws one period in [--min-resync-period,
+	// twice that), 12 h to 24 h by default, for every informer. At a resync the DaemonSet
+	// informer's update handler queues the DaemonSet, while the pod, node and revision
+	// handlers ignore it (their old and new objects are the same), so each resync is a sync.
+	// The first comes Resync after Start, as if the informers started then: a running
+	// controller's phase is unknown, and that is the latest its first resync can come. A
+	// negative Resync is an error at opts.resync.
+	Resync time.Duration
 	// MaxSyncs ends the simulation after that many syncs; 0 means 1,000,000.
 	MaxSyncs int
 	// Events are changes at given times, applied in order of time, then of the slice.
@@ -131,8 +140,10 @@ type Trajectory struct {
 	EndTime time.Time
 	// LastChange is the last instant something changed: a write, a kubelet or node event.
 	LastChange time.Time
-	// Quiescent is true when the simulation ended because nothing more would happen; false
-	// when Horizon or MaxSyncs ended it.
+	// Quiescent is true when the simulation ended because nothing more would happen, or with
+	// Options.Resync nothing but resyncs that would find nothing new to do (the cluster as the
+	// last sync planned it, no Ready pod waiting out minReadySeconds); false when Horizon or
+	// MaxSyncs ended it.
 	Quiescent bool
 }
 
@@ -167,6 +178,9 @@ func checkOptions(opts Options, s daemonset.Snapshot, ds *appsv1.DaemonSet) fiel
 	errs = append(errs, opts.Kubelet.validate(root.Child("kubelet"))...)
 	if opts.Horizon < 0 {
 		errs = append(errs, field.Invalid(root.Child("horizon"), opts.Horizon.String(), "must not be negative"))
+	}
+	if opts.Resync < 0 {
+		errs = append(errs, field.Invalid(root.Child("resync"), opts.Resync.String(), "must not be negative"))
 	}
 	if opts.MaxSyncs < 0 {
 		errs = append(errs, field.Invalid(root.Child("maxSyncs"), opts.MaxSyncs, "must not be negative"))

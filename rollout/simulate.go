@@ -73,6 +73,16 @@ type sim struct {
 	// entry in the controller's delaying queue (addAfter); 0: none, since an entry is always
 	// due after Start.
 	waiting int64
+	// resyncAt is the offset from Options.Start of the informers' next resync (Options.Resync);
+	// 0: none modelled. Kept beside the queue rather than in it, so that a queue holding
+	// nothing else reads as idle.
+	resyncAt int64
+	// synced is the world's version after the last sync, and syncedAt when that sync ran: a
+	// resync would plan that cluster again (settled).
+	synced   uint64
+	syncedAt time.Time
+	// idle says the simulation ended at the horizon with nothing queued but the next resync.
+	idle bool
 }
 
 type plannerKey struct {
@@ -118,7 +128,8 @@ func (sm *sim) dropTracked() {
 
 // Simulate runs the DaemonSet controller for ds over s on a virtual clock (ROLL-5, ROLL-7): it
 // syncs when the controller would (a pod of ds added, changed or deleted, a node event, its
-// own status write, the minReadySeconds requeues, the failed-pod back-off), applies each sync
+// own status write, the minReadySeconds requeues, the failed-pod back-off, the informers'
+// resync when opts.Resync sets its period), applies each sync
 // with Apply, lets the kubelet model start and stop pods, and plays opts.Events. It stops when
 // nothing more would happen, at opts.Horizon or after opts.MaxSyncs syncs. ds replaces the
 // DaemonSet of its namespace/name in s, or joins it.
@@ -173,6 +184,7 @@ func newSim(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts Options) (*sim, err
 		}
 	}
 	sm.push(pending{at: opts.Start, kind: itemSync})
+	sm.resyncAt = int64(opts.Resync)
 	for j, e := range opts.Events {
 		sm.push(pending{at: opts.Start.Add(e.After), kind: itemEvent, event: j})
 	}
@@ -250,15 +262,29 @@ func (sm *sim) run() (*Trajectory, error) {
 	end := int64(sm.opts.Horizon)
 	syncsAtNow := 0
 	now := int64(-1)
-	for len(sm.q) > 0 {
-		if it := sm.q[0]; it.kind == itemRequeue && it.at != sm.waiting {
+	for len(sm.q) > 0 || sm.resyncAt != 0 {
+		if len(sm.q) > 0 && sm.q[0].kind == itemRequeue && sm.q[0].at != sm.waiting {
 			// The entry moved earlier, was due and is gone: nothing happens then, and the
 			// clock does not move for it (EndTime is the last instant something happened).
 			sm.q.pop()
 			continue
 		}
-		next := sm.q[0].at
+		var next int64
+		resync := false
+		switch {
+		case len(sm.q) == 0:
+			// Nothing is queued but the informers' next resync.
+			if sm.settled() {
+				return sm.finish(true), nil
+			}
+			next, resync = sm.resyncAt, true
+		case sm.resyncAt != 0 && sm.resyncAt <= sm.q[0].at:
+			next, resync = sm.resyncAt, true
+		default:
+			next = sm.q[0].at
+		}
 		if next > end {
+			sm.idle = len(sm.q) == 0
 			sm.now = sm.opts.Start.Add(sm.opts.Horizon)
 			return sm.finish(false), nil
 		}
@@ -267,7 +293,14 @@ func (sm *sim) run() (*Trajectory, error) {
 		}
 		now = next
 		sm.now = sm.opts.Start.Add(time.Duration(now))
-		wantSync := false
+		// A resync runs the DaemonSet informer's update handler, which queues the DaemonSet
+		// (updateDaemonset compares nothing); the pod, node and revision handlers ignore an
+		// update whose old and new objects are the same (updatePod and updateHistory by
+		// resourceVersion, updateNode by labels and taints).
+		wantSync := resync
+		if resync {
+			sm.resyncAt += int64(sm.opts.Resync)
+		}
 		for len(sm.q) > 0 && sm.q[0].at == now {
 			it := sm.q.pop()
 			switch it.kind {
@@ -298,8 +331,36 @@ func (sm *sim) run() (*Trajectory, error) {
 		if err := sm.sync(); err != nil {
 			return nil, fmt.Errorf("sync at %s: %w", sm.now.Format(time.RFC3339), err)
 		}
+		sm.synced, sm.syncedAt = sm.version, sm.now
 	}
 	return sm.finish(true), nil
+}
+
+// settled reports whether a resync, with nothing else queued, would find nothing new to do:
+// the cluster is as the last sync planned it, and no Ready pod of the DaemonSet was still
+// waiting out minReadySeconds then, the one thing the mere passing of time changes in a plan
+// without a requeue of its own (STAT-15 queues one only while numberReady and numberAvailable
+// differ, and the status counts one pod per node).
+func (sm *sim) settled() bool {
+	if sm.version != sm.synced {
+		return false
+	}
+	ds := sm.w.ds()
+	if ds.Spec.MinReadySeconds == 0 {
+		return true
+	}
+	v := sm.opts.Version
+	for _, p := range sm.w.pods {
+		if daemonset.IsPodReady(p) && !v.IsPodAvailable(p, ds.Spec.MinReadySeconds, sm.syncedAt) && v.IsControlledBy(p, ds) {
+			return false
+		}
+	}
+	return true
+}
+
+// nextResync returns when the informers' next resync comes, and false when none is modelled.
+func (sm *sim) nextResync() (time.Time, bool) {
+	return sm.opts.Start.Add(time.Duration(sm.resyncAt)), sm.resyncAt != 0
 }
 
 func (sm *sim) finish(quiescent bool) *Trajectory {
