@@ -144,3 +144,35 @@ func TestSimulateObservedQueuesTheBackoffNotTheFirstStatus(t *testing.T) {
 		})
 	}
 }
+
+// TestSimulatePodHandlerRequeuesOnlyItsDaemonSet: the pod update handler's requeue after
+// minReadySeconds + 1 s is for the DaemonSet that controls the pod turning Ready (SYNC-8,
+// updatePod). A pod nobody controls that turns Ready when its node comes back asks for
+// nothing; the simulation used to queue the DaemonSet then too, and synced at t0+2m12s.
+func TestSimulatePodHandlerRequeuesOnlyItsDaemonSet(t *testing.T) {
+	ds := agent(intstr.FromInt32(1), intstr.FromInt32(0), "agent:1", 10)
+	s := settled(t, ds, 1)
+	other := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "other"},
+		Spec: v1.NodeSpec{Taints: []v1.Taint{{Key: "dedicated", Effect: v1.TaintEffectNoSchedule}}}}
+	orphan := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "orphan", Namespace: "kube-system", UID: "orphan-uid",
+		Labels: map[string]string{"app": "other"}}, Spec: v1.PodSpec{NodeName: "other"}, Status: v1.PodStatus{Phase: v1.PodPending}}
+	s.Nodes = append(append([]*v1.Node(nil), s.Nodes...), other)
+	s.Pods = append(append([]*v1.Pod(nil), s.Pods...), orphan)
+	traj, err := rollout.Simulate(s, ds, rollout.Options{Start: t0, Horizon: 10 * time.Minute,
+		Kubelet: rollout.Kubelet{Startup: rollout.Fixed(time.Second)},
+		Events: []rollout.Event{{After: time.Minute, Type: rollout.EventNodeNotReady, Node: "other"},
+			{After: 2 * time.Minute, Type: rollout.EventNodeReady, Node: "other"}}})
+	require.NoError(t, err)
+	var at []time.Duration
+	for _, st := range traj.Steps {
+		if d := st.At.Sub(t0); len(at) == 0 || at[len(at)-1] != d {
+			at = append(at, d)
+		}
+	}
+	require.Equal(t, []time.Duration{0, time.Minute, 2 * time.Minute}, at)
+	for _, p := range traj.End.Pods {
+		if p.Name == "orphan" {
+			require.Equal(t, v1.PodRunning, p.Status.Phase, "the orphan started")
+		}
+	}
+}
