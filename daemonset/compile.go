@@ -105,8 +105,11 @@ func (opts Options) Check() {
 	if opts.Workers < 0 {
 		panic("daemonset: negative Options.Workers")
 	}
-	if err := opts.CheckFeatureGates(); err != nil {
-		panic("daemonset: Options.FeatureGates: " + err.Error())
+	// The path is built only for gates: Planner.At checks the options of every sync.
+	if len(opts.FeatureGates) > 0 {
+		if errs := opts.CheckFeatureGates(field.NewPath("Options", "FeatureGates")); len(errs) > 0 {
+			panic("daemonset: Kubernetes " + opts.release().String() + ": " + errs.ToAggregate().Error())
+		}
 	}
 }
 

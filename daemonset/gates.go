@@ -1,8 +1,10 @@
 package daemonset
 
 import (
-	"fmt"
+	"maps"
 	"slices"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // Gate names a Kubernetes feature gate that changes a decision the library models. Each
@@ -76,20 +78,17 @@ func (o Options) Enabled(g Gate) bool {
 	return def
 }
 
-// CheckFeatureGates returns an error naming the first gate (by name) of FeatureGates that the
-// release the options select does not know, and that release, or nil. [Options.Check] panics
-// with it: callers that take gates from users (the CLI) call this first.
-func (o Options) CheckFeatureGates() error {
+// CheckFeatureGates returns, for each gate of FeatureGates (in name order) that the release
+// the options select does not know (VER-5), a NotSupported error at fldPath.Key(gate) listing
+// the gates it knows; nil when it knows them all. [Options.Check] panics with them: callers
+// that take gates from users call this first, with the path the gates came from.
+func (o Options) CheckFeatureGates(fldPath *field.Path) field.ErrorList {
 	v := o.release()
-	names := make([]Gate, 0, len(o.FeatureGates))
-	for g := range o.FeatureGates {
-		names = append(names, g)
-	}
-	slices.Sort(names)
-	for _, g := range names {
+	var errs field.ErrorList
+	for _, g := range slices.Sorted(maps.Keys(o.FeatureGates)) {
 		if _, known := v.GateDefault(g); !known {
-			return fmt.Errorf("feature gate %q is not known to Kubernetes %s (known: %v)", g, v, v.Gates())
+			errs = append(errs, field.NotSupported(fldPath.Key(string(g)), g, v.Gates()))
 		}
 	}
-	return nil
+	return errs
 }

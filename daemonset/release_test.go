@@ -144,13 +144,14 @@ func TestOwnershipByRelease(t *testing.T) {
 func TestFeatureGatesByRelease(t *testing.T) {
 	t.Parallel()
 	const tol, stale = daemonset.GateTaintTolerationComparisonOperators, daemonset.GateStaleControllerConsistencyDaemonSet
+	gatesPath := field.NewPath("spec", "featureGates")
 	tests := []struct {
 		name      string
 		release   string
 		gates     daemonset.FeatureGates
 		wantKnown []daemonset.Gate
 		wantOn    map[daemonset.Gate]bool
-		wantErr   string
+		wantErrs  field.ErrorList
 	}{
 		{name: "VER-5 1.33 knows neither gate", release: "1.33.13", wantOn: map[daemonset.Gate]bool{tol: false, stale: false}},
 		{name: "VER-5 1.34 knows neither gate", release: "1.34.4", wantOn: map[daemonset.Gate]bool{tol: false, stale: false}},
@@ -164,14 +165,14 @@ func TestFeatureGatesByRelease(t *testing.T) {
 			wantKnown: []daemonset.Gate{stale, tol}, wantOn: map[daemonset.Gate]bool{tol: true, stale: false}},
 		{name: "VER-5 setting the default is allowed", release: "1.35.0", gates: daemonset.FeatureGates{tol: false},
 			wantKnown: []daemonset.Gate{tol}, wantOn: map[daemonset.Gate]bool{tol: false, stale: false}},
-		{name: "VER-5 a gate set on a release that does not know it is refused, naming both", release: "1.34.4", gates: daemonset.FeatureGates{tol: true},
-			wantErr: `feature gate "TaintTolerationComparisonOperators" is not known to Kubernetes 1.34.4 (known: [])`},
+		{name: "VER-5 a gate set on a release that does not know it is refused at its key", release: "1.34.4", gates: daemonset.FeatureGates{tol: true},
+			wantErrs: field.ErrorList{field.NotSupported[daemonset.Gate](gatesPath.Key(string(tol)), tol, nil)}},
 		{name: "VER-5 the consistency gate is unknown to 1.35", release: "1.35.4", gates: daemonset.FeatureGates{stale: true, tol: true},
 			wantKnown: []daemonset.Gate{tol},
-			wantErr:   `feature gate "StaleControllerConsistencyDaemonSet" is not known to Kubernetes 1.35.4 (known: [TaintTolerationComparisonOperators])`},
+			wantErrs:  field.ErrorList{field.NotSupported[daemonset.Gate](gatesPath.Key(string(stale)), stale, nil)}},
 		{name: "VER-5 an unknown name is refused", release: "1.37.2", gates: daemonset.FeatureGates{"NoSuchGate": true},
 			wantKnown: []daemonset.Gate{stale, tol},
-			wantErr:   `feature gate "NoSuchGate" is not known to Kubernetes 1.37.2 (known: [StaleControllerConsistencyDaemonSet TaintTolerationComparisonOperators])`},
+			wantErrs:  field.ErrorList{field.NotSupported[daemonset.Gate](gatesPath.Key("NoSuchGate"), daemonset.Gate("NoSuchGate"), nil)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -181,12 +182,13 @@ func TestFeatureGatesByRelease(t *testing.T) {
 			if diff := cmp.Diff(tt.wantKnown, o.Version.Gates()); diff != "" {
 				t.Errorf("Gates() mismatch (-want +got):\n%s", diff)
 			}
-			if tt.wantErr != "" {
-				require.EqualError(t, o.CheckFeatureGates(), tt.wantErr)
-				require.PanicsWithValue(t, "daemonset: Options.FeatureGates: "+tt.wantErr, func() { _, _ = daemonset.Compile(newDS(), o) })
+			errs := o.CheckFeatureGates(gatesPath)
+			field.ErrorMatcher{}.ByType().ByField().ByValue().Test(t, tt.wantErrs, errs)
+			if len(tt.wantErrs) > 0 {
+				want := "daemonset: Kubernetes " + tt.release + ": " + o.CheckFeatureGates(field.NewPath("Options", "FeatureGates")).ToAggregate().Error()
+				require.PanicsWithValue(t, want, func() { _, _ = daemonset.Compile(newDS(), o) })
 				return
 			}
-			require.NoError(t, o.CheckFeatureGates())
 			for g, want := range tt.wantOn {
 				require.Equal(t, want, o.Enabled(g), "Enabled(%s)", g)
 			}

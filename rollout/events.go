@@ -45,17 +45,20 @@ func (sm *sim) handle(it item) bool {
 		if !ok || p.DeletionTimestamp != nil || it.epoch != sm.w.epoch(p.Spec.NodeName) {
 			return false
 		}
-		np := p
+		np, old := p, p
+		var before v1.Pod
 		if sm.private(s, p) {
-			start(p, sm.fates[key], sm.now) // nobody else holds it: no copy
+			// Nobody else holds it: no copy on the heap, only of the pod as the pod update
+			// handler saw it (start replaces the status, never modifies it).
+			before = *p
+			old = &before
+			start(p, sm.fates[key], sm.now)
 		} else {
 			np = started(p, sm.fates[key], sm.now)
 		}
 		sm.w.setPod(np)
 		sm.changed()
-		if daemonset.IsPodReady(np) && ds.Spec.MinReadySeconds > 0 {
-			sm.addAfter(time.Duration(ds.Spec.MinReadySeconds)*time.Second + time.Second) // updatePod's requeue (SYNC-8)
-		}
+		sm.addAfter(sm.opts.Version.PodUpdateRequeue(ds, old, np)) // updatePod's requeue (SYNC-8)
 		return sm.opts.Version.IsControlledBy(np, ds)
 	case itemRemove:
 		key := sm.podOf(it).key

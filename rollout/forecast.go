@@ -23,6 +23,9 @@ type ForecastOptions struct {
 	Model SyncModel
 	// Horizon bounds the forecast; 0 means 24 hours.
 	Horizon time.Duration
+	// Resync is the period of the controller's informer resync, as Options.Resync: the first
+	// comes Resync after Now; 0 models none.
+	Resync time.Duration
 	// Workers is passed to every plan.
 	Workers int
 	// Version is the Kubernetes release whose controller syncs (daemonset.Options.Version);
@@ -84,7 +87,7 @@ func Forecast(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts ForecastOptions) 
 	if opts.Now.IsZero() {
 		return nil, field.Required(field.NewPath("opts", "now"), "the instant the forecast starts")
 	}
-	if errs := checkGates(opts.Version, opts.FeatureGates, field.NewPath("opts", "featureGates")); len(errs) > 0 {
+	if errs := (daemonset.Options{Version: opts.Version, FeatureGates: opts.FeatureGates}).CheckFeatureGates(field.NewPath("opts", "featureGates")); len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}
 	if i := slices.IndexFunc(s.DaemonSets, func(d *appsv1.DaemonSet) bool {
@@ -96,8 +99,12 @@ func Forecast(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts ForecastOptions) 
 		}
 		ds = updated
 	}
-	traj, err := Simulate(s, ds, Options{Start: opts.Now, Seed: opts.Seed, Kubelet: opts.Kubelet,
-		Model: opts.Model, Horizon: opts.Horizon, Workers: opts.Workers, Version: opts.Version, FeatureGates: opts.FeatureGates, Scheduler: opts.Scheduler})
+	sm, err := newSim(s, ds, Options{Start: opts.Now, Seed: opts.Seed, Kubelet: opts.Kubelet, Model: opts.Model,
+		Horizon: opts.Horizon, Resync: opts.Resync, Workers: opts.Workers, Version: opts.Version, FeatureGates: opts.FeatureGates, Scheduler: opts.Scheduler})
+	if err != nil {
+		return nil, err
+	}
+	traj, err := sm.run()
 	if err != nil {
 		return nil, err
 	}
@@ -108,11 +115,11 @@ func Forecast(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts ForecastOptions) 
 	if err != nil {
 		return nil, err
 	}
-	if traj.Quiescent && rep.State == StateProgressing {
-		// Nothing more would happen, yet the controller would act at its next sync: no sync is
-		// queued (ROLL-5; under maxSurge with minReadySeconds a surge pod can turn available
-		// with none), so it waits for an event or its informers' resync.
-		rep.Message += "; no sync is queued: the controller acts at its next event on the DaemonSet, its pods or nodes, or at its informers' resync (ROLL-5)"
+	if (traj.Quiescent || sm.idle) && rep.State == StateProgressing {
+		// Nothing more would happen (before the horizon, but the next resync), yet the rollout
+		// goes on: no sync is queued (ROLL-5; under maxSurge with minReadySeconds a surge pod
+		// can turn available with none), so it waits for an event or its informers' resync.
+		rep.Message += "; " + noSyncQueued(sm)
 	}
 	out := &ForecastResult{Namespace: ds.Namespace, Name: ds.Name, RevisionHash: rep.RevisionHash,
 		Steps: []ForecastStep{}, Final: rep, Complete: rep.State == StateComplete}
@@ -130,4 +137,16 @@ func Forecast(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts ForecastOptions) 
 		out.Duration = traj.LastChange.Sub(opts.Now)
 	}
 	return out, nil
+}
+
+// noSyncQueued says, for a forecast that ends with no sync queued, what would queue one:
+// an event, or else only the informers' resync, when the next one comes if sm models it.
+func noSyncQueued(sm *sim) string {
+	const msg = "no sync is queued: the controller acts at its next event on the DaemonSet, its pods or nodes; without one, only "
+	at, ok := sm.nextResync()
+	if !ok {
+		return msg + "its informers' resync queues it again (every 12h to 24h under kube-controller-manager's default --min-resync-period; ForecastOptions.Resync models it) (ROLL-5)"
+	}
+	return msg + "its informers' next resync queues it again, at " + at.Format(time.RFC3339) +
+		" (" + at.Sub(sm.opts.Start).String() + " after the start) (ROLL-5)"
 }

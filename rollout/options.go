@@ -1,8 +1,6 @@
 package rollout
 
 import (
-	"maps"
-	"slices"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -76,6 +74,15 @@ type Options struct {
 	BurstLimit int
 	// Horizon ends the simulation that long after Start; 0 means 24 hours.
 	Horizon time.Duration
+	// Resync is the period of the controller's informer resync; 0 (the default) models none.
+	// kube-controller-manager's informer factory draws one period in [--min-resync-period,
+	// twice that), 12 h to 24 h by default, for every informer. At a resync the DaemonSet
+	// informer's update handler queues the DaemonSet, while the pod, node and revision
+	// handlers ignore it (their old and new objects are the same), so each resync is a sync.
+	// The first comes Resync after Start, as if the informers started then: a running
+	// controller's phase is unknown, and that is the latest its first resync can come. A
+	// negative Resync is an error at opts.resync.
+	Resync time.Duration
 	// MaxSyncs ends the simulation after that many syncs; 0 means 1,000,000.
 	MaxSyncs int
 	// Events are changes at given times, applied in order of time, then of the slice.
@@ -94,6 +101,8 @@ type Options struct {
 	FeatureGates daemonset.FeatureGates
 	// noIncremental makes every plan a whole-snapshot plan (tests compare the two).
 	noIncremental bool
+	// backoff is the failed-pod back-off in force at Start (tests); nil: none.
+	backoff []daemonset.BackoffEntry
 
 	// AfterSync, when set, is called after every sync with the step and the cluster as the
 	// sync left it; the snapshot's slices are valid only during the call.
@@ -131,8 +140,10 @@ type Trajectory struct {
 	EndTime time.Time
 	// LastChange is the last instant something changed: a write, a kubelet or node event.
 	LastChange time.Time
-	// Quiescent is true when the simulation ended because nothing more would happen; false
-	// when Horizon or MaxSyncs ended it.
+	// Quiescent is true when the simulation ended because nothing more would happen, or with
+	// Options.Resync nothing but resyncs that would find nothing new to do (the cluster as the
+	// last sync planned it, no Ready pod waiting out minReadySeconds); false when Horizon or
+	// MaxSyncs ended it.
 	Quiescent bool
 }
 
@@ -152,21 +163,6 @@ func (o Options) planOptions(now time.Time) daemonset.Options {
 	return daemonset.Options{Now: now, BurstLimit: o.BurstLimit, Workers: o.Workers, Version: o.Version, FeatureGates: o.FeatureGates}
 }
 
-// checkGates reports each gate of gates, by name, that release v (the newest when zero) does
-// not know (VER-5): daemonset.Compile and apiserver's validation panic on one.
-func checkGates(v daemonset.Version, gates daemonset.FeatureGates, fldPath *field.Path) field.ErrorList {
-	if v.IsZero() {
-		v = daemonset.NewestVersion()
-	}
-	var errs field.ErrorList
-	for _, g := range slices.Sorted(maps.Keys(gates)) {
-		if _, known := v.GateDefault(g); !known {
-			errs = append(errs, field.NotSupported(fldPath.Key(string(g)), g, v.Gates()))
-		}
-	}
-	return errs
-}
-
 func checkOptions(opts Options, s daemonset.Snapshot, ds *appsv1.DaemonSet) field.ErrorList {
 	var errs field.ErrorList
 	root := field.NewPath("opts")
@@ -183,13 +179,16 @@ func checkOptions(opts Options, s daemonset.Snapshot, ds *appsv1.DaemonSet) fiel
 	if opts.Horizon < 0 {
 		errs = append(errs, field.Invalid(root.Child("horizon"), opts.Horizon.String(), "must not be negative"))
 	}
+	if opts.Resync < 0 {
+		errs = append(errs, field.Invalid(root.Child("resync"), opts.Resync.String(), "must not be negative"))
+	}
 	if opts.MaxSyncs < 0 {
 		errs = append(errs, field.Invalid(root.Child("maxSyncs"), opts.MaxSyncs, "must not be negative"))
 	}
 	if opts.Workers < 0 {
 		errs = append(errs, field.Invalid(root.Child("workers"), opts.Workers, "must not be negative"))
 	}
-	errs = append(errs, checkGates(opts.Version, opts.FeatureGates, root.Child("featureGates"))...)
+	errs = append(errs, daemonset.Options{Version: opts.Version, FeatureGates: opts.FeatureGates}.CheckFeatureGates(root.Child("featureGates"))...)
 	for i, e := range opts.Events {
 		p := root.Child("events").Index(i)
 		if e.After < 0 {

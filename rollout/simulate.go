@@ -73,6 +73,16 @@ type sim struct {
 	// entry in the controller's delaying queue (addAfter); 0: none, since an entry is always
 	// due after Start.
 	waiting int64
+	// resyncAt is the offset from Options.Start of the informers' next resync (Options.Resync);
+	// 0: none modelled. Kept beside the queue rather than in it, so that a queue holding
+	// nothing else reads as idle.
+	resyncAt int64
+	// synced is the world's version after the last sync, and syncedAt when that sync ran: a
+	// resync would plan that cluster again (settled).
+	synced   uint64
+	syncedAt time.Time
+	// idle says the simulation ended at the horizon with nothing queued but the next resync.
+	idle bool
 }
 
 type plannerKey struct {
@@ -118,7 +128,8 @@ func (sm *sim) dropTracked() {
 
 // Simulate runs the DaemonSet controller for ds over s on a virtual clock (ROLL-5, ROLL-7): it
 // syncs when the controller would (a pod of ds added, changed or deleted, a node event, its
-// own status write, the minReadySeconds requeues, the failed-pod back-off), applies each sync
+// own status write, the minReadySeconds requeues, the failed-pod back-off, the informers'
+// resync when opts.Resync sets its period), applies each sync
 // with Apply, lets the kubelet model start and stop pods, and plays opts.Events. It stops when
 // nothing more would happen, at opts.Horizon or after opts.MaxSyncs syncs. ds replaces the
 // DaemonSet of its namespace/name in s, or joins it.
@@ -164,6 +175,8 @@ func newSim(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts Options) (*sim, err
 		now:   opts.Start,
 		fates: map[podKey]Fate{},
 		traj:  &Trajectory{Start: opts.Start, LastChange: opts.Start},
+		// Only read: UpdateBackoff returns a new slice.
+		backoff: opts.backoff,
 	}
 	sm.w.touched = func(e *nodeEntry) {
 		if sm.inc != nil {
@@ -171,6 +184,7 @@ func newSim(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts Options) (*sim, err
 		}
 	}
 	sm.push(pending{at: opts.Start, kind: itemSync})
+	sm.resyncAt = int64(opts.Resync)
 	for j, e := range opts.Events {
 		sm.push(pending{at: opts.Start.Add(e.After), kind: itemEvent, event: j})
 	}
@@ -248,15 +262,29 @@ func (sm *sim) run() (*Trajectory, error) {
 	end := int64(sm.opts.Horizon)
 	syncsAtNow := 0
 	now := int64(-1)
-	for len(sm.q) > 0 {
-		if it := sm.q[0]; it.kind == itemRequeue && it.at != sm.waiting {
+	for len(sm.q) > 0 || sm.resyncAt != 0 {
+		if len(sm.q) > 0 && sm.q[0].kind == itemRequeue && sm.q[0].at != sm.waiting {
 			// The entry moved earlier, was due and is gone: nothing happens then, and the
 			// clock does not move for it (EndTime is the last instant something happened).
 			sm.q.pop()
 			continue
 		}
-		next := sm.q[0].at
+		var next int64
+		resync := false
+		switch {
+		case len(sm.q) == 0:
+			// Nothing is queued but the informers' next resync.
+			if sm.settled() {
+				return sm.finish(true), nil
+			}
+			next, resync = sm.resyncAt, true
+		case sm.resyncAt != 0 && sm.resyncAt <= sm.q[0].at:
+			next, resync = sm.resyncAt, true
+		default:
+			next = sm.q[0].at
+		}
 		if next > end {
+			sm.idle = len(sm.q) == 0
 			sm.now = sm.opts.Start.Add(sm.opts.Horizon)
 			return sm.finish(false), nil
 		}
@@ -265,7 +293,14 @@ func (sm *sim) run() (*Trajectory, error) {
 		}
 		now = next
 		sm.now = sm.opts.Start.Add(time.Duration(now))
-		wantSync := false
+		// A resync runs the DaemonSet informer's update handler, which queues the DaemonSet
+		// (updateDaemonset compares nothing); the pod, node and revision handlers ignore an
+		// update whose old and new objects are the same (updatePod and updateHistory by
+		// resourceVersion, updateNode by labels and taints).
+		wantSync := resync
+		if resync {
+			sm.resyncAt += int64(sm.opts.Resync)
+		}
 		for len(sm.q) > 0 && sm.q[0].at == now {
 			it := sm.q.pop()
 			switch it.kind {
@@ -296,8 +331,36 @@ func (sm *sim) run() (*Trajectory, error) {
 		if err := sm.sync(); err != nil {
 			return nil, fmt.Errorf("sync at %s: %w", sm.now.Format(time.RFC3339), err)
 		}
+		sm.synced, sm.syncedAt = sm.version, sm.now
 	}
 	return sm.finish(true), nil
+}
+
+// settled reports whether a resync, with nothing else queued, would find nothing new to do:
+// the cluster is as the last sync planned it, and no Ready pod of the DaemonSet was still
+// waiting out minReadySeconds then, the one thing the mere passing of time changes in a plan
+// without a requeue of its own (STAT-15 queues one only while numberReady and numberAvailable
+// differ, and the status counts one pod per node).
+func (sm *sim) settled() bool {
+	if sm.version != sm.synced {
+		return false
+	}
+	ds := sm.w.ds()
+	if ds.Spec.MinReadySeconds == 0 {
+		return true
+	}
+	v := sm.opts.Version
+	for _, p := range sm.w.pods {
+		if daemonset.IsPodReady(p) && !v.IsPodAvailable(p, ds.Spec.MinReadySeconds, sm.syncedAt) && v.IsControlledBy(p, ds) {
+			return false
+		}
+	}
+	return true
+}
+
+// nextResync returns when the informers' next resync comes, and false when none is modelled.
+func (sm *sim) nextResync() (time.Time, bool) {
+	return sm.opts.Start.Add(time.Duration(sm.resyncAt)), sm.resyncAt != 0
 }
 
 func (sm *sim) finish(quiescent bool) *Trajectory {
@@ -314,9 +377,17 @@ func (sm *sim) sync() error {
 	p := sm.plannerFor()
 	planned := sm.plan(p)
 	step := Step{At: sm.now}
+	before := sm.backoff
 	res := sm.backedOff(p, planned, &step)
 	first, heldBack := res, res != planned
 	observed := sm.opts.Model == SyncObserved
+	var backoffRequeue time.Duration
+	if heldBack {
+		backoffRequeue = first.RequeueAfter.Duration
+		if observed {
+			backoffRequeue = sm.backoffRequeue(first, before)
+		}
+	}
 	acted, err := sm.applyStep(res, &step, !observed)
 	if err != nil {
 		return err
@@ -350,12 +421,10 @@ func (sm *sim) sync() error {
 			sm.push(pending{at: sm.now, kind: itemSync}) // the DaemonSet's update event
 		}
 	}
-	// The sync's requeues (SYNC-8) are its plans' RequeueAfter: the failed-pod back-off's from
-	// the plan that held Failed pods back (DIFF-12), the minReadySeconds one (STAT-15) from the
-	// plan whose status the sync wrote. Under SyncUnobserved both are res.
-	if heldBack {
-		sm.addAfter(first.RequeueAfter.Duration)
-	}
+	// The sync's requeues (SYNC-8): the failed-pod back-off's from the plan that held Failed
+	// pods back (DIFF-12), the minReadySeconds one (STAT-15) from the plan whose status the sync
+	// wrote. Under SyncUnobserved both are res's RequeueAfter.
+	sm.addAfter(backoffRequeue)
 	sm.addAfter(res.RequeueAfter.Duration)
 	if len(sm.traj.Steps) == cap(sm.traj.Steps) {
 		// Double: append grows large slices by a quarter, which allocates about five times
@@ -422,6 +491,28 @@ func (sm *sim) backedOff(p *daemonset.Planner, res *daemonset.Result, step *Step
 	}
 	sm.backoff = daemonset.UpdateBackoff(sm.backoff, full, sm.now)
 	return full
+}
+
+// backoffRequeue returns the failed-pod back-off's requeue of the sync whose first plan is
+// first, made at sm.now with the back-off state before (SYNC-8, DIFF-12, DIFF-17): upstream
+// asks for it while it walks the nodes (podsShouldBeOnNode), whatever status it writes later.
+// first.RequeueAfter also holds the minReadySeconds requeue of first's status (STAT-15); under
+// SyncObserved that is not the status the sync writes, whose own requeue the final plan
+// carries. The back-off's requeue does not depend on minReadySeconds, so the plan of the same
+// snapshot by the DaemonSet without it has the back-off's requeue alone. That costs a
+// compile and a plan, only in a sync that holds a Failed pod back under minReadySeconds.
+func (sm *sim) backoffRequeue(first *daemonset.Result, before []daemonset.BackoffEntry) time.Duration {
+	ds := sm.w.ds()
+	if ds.Spec.MinReadySeconds == 0 {
+		return first.RequeueAfter.Duration
+	}
+	bare := ds.DeepCopy()
+	bare.Spec.MinReadySeconds = 0
+	p, errs := daemonset.Compile(bare, sm.opts.planOptions(sm.now))
+	if len(errs) > 0 { // not after plannerFor compiled ds: it validates nothing minReadySeconds 0 fails
+		return first.RequeueAfter.Duration
+	}
+	return p.At(sm.now, before).Plan(sm.w.snapshot()).RequeueAfter.Duration
 }
 
 func failedDeletes(res *daemonset.Result) int {

@@ -275,9 +275,9 @@ func (c *Controller) podChanged(old, cur any) {
 			return
 		}
 		c.enqueueObject(ds)
-		if oldPod != nil && !daemonset.IsPodReady(oldPod) && daemonset.IsPodReady(pod) && ds.Spec.MinReadySeconds > 0 {
+		if after := c.version.PodUpdateRequeue(ds, oldPod, pod); after > 0 {
 			key, _ := cache.MetaNamespaceKeyFunc(ds)
-			c.queue.AddAfter(key, time.Duration(ds.Spec.MinReadySeconds)*time.Second+time.Second)
+			c.queue.AddAfter(key, after)
 		}
 		return
 	}
