@@ -10,7 +10,10 @@ import (
 // be folded exactly (see [Tracker]). It costs the touched nodes and the actions, not the
 // nodes. The pod of a Creation is built once per node and shared by the plans that create it
 // until the node is touched again: a caller that changes it must not plan again before
-// touching its node.
+// touching its node. Below its own fields it shares with every other pod of the Tracker what
+// no node changes (labels, annotations, owner references, containers, tolerations, ...): a
+// caller may set the pod's fields (its name, status, spec.nodeName) but changes a map, list or
+// object it points to only in a copy.
 func (t *Tracker) Plan() *Result {
 	res := &Result{}
 	if !t.PlanTo(res) {

@@ -17,7 +17,8 @@ import (
 // Scheduler is the scheduler model of Apply and Simulate: whether a created daemon pod binds to
 // the node it is meant for (POD-6 pins it there, so there is no other choice to make). target
 // is nil when that node is not in the snapshot. A pod that does not bind stays Pending with
-// condition PodScheduled False, reason Unschedulable, as a pod that does not fit would.
+// condition PodScheduled False, reason Unschedulable, as a pod that does not fit would. It
+// must not change pod or target: under Simulate, created pods share most of their objects.
 type Scheduler func(pod *v1.Pod, target *v1.Node) bool
 
 // bindToTarget is the default Scheduler: every pod binds to its node when the node exists.
