@@ -106,6 +106,16 @@ func (k Kubelet) fate(pod *v1.Pod, r *rand.Rand) Fate {
 	return FateReady
 }
 
+// fate is the kubelet model's fate of the pod named k: sm.fates holds those that are not
+// FateReady, the fate of most pods, whose entries cost a map insert, look-up and delete per
+// created pod (7% of a 100,000-node rolling update's CPU profile).
+func (sm *sim) fate(k podKey) Fate {
+	if f, ok := sm.fates[k]; ok {
+		return f
+	}
+	return FateReady
+}
+
 // started returns pod as its kubelet reports it at now under fate.
 func started(pod *v1.Pod, fate Fate, now time.Time) *v1.Pod {
 	cp := &startedPod{pod: *pod} // copy on write: only the status changes
