@@ -152,15 +152,6 @@ func (p *Planner) newPod(nodeName, hash string) *v1.Pod {
 	return pod
 }
 
-// podFrom is newPod(nodeName, hash) for proto, a pod newPod built for hash with any node name:
-// a caller that builds many pods of one hash keeps one such pod and saves the label write (a
-// map insert) per pod.
-func podFrom(proto *v1.Pod, nodeName string) *v1.Pod {
-	pod := proto.DeepCopy()
-	bindCopy(pod, nodeName)
-	return pod
-}
-
 // bindCopy writes nodeName into the POD-6 binding of pod, a deep copy of the prototype, which
 // holds the binding with the name left out (buildPrototype).
 func bindCopy(pod *v1.Pod, nodeName string) {

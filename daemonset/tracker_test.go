@@ -189,3 +189,34 @@ func TestTrackerPlanToAllocatesNothingWhenConverged(t *testing.T) {
 	})
 	require.Zero(t, allocs)
 }
+
+// TestTrackerStepKeepsItsBuffer: a rolling step that deletes nothing (UPD-8: no old pod left to
+// take) between two that delete one keeps the array the deleting steps build their list in, so
+// re-planning allocates nothing once the Result is reused.
+func TestTrackerStepKeepsItsBuffer(t *testing.T) {
+	ds := newDS(rolling(ios(1), ios(0)))
+	p, _ := daemonset.Compile(ds, opts())
+	revs := currentRevisions(p)
+	hash := p.Plan(daemonset.Snapshot{Revisions: revs}).RevisionHash
+	nodes := []*v1.Node{node("n00"), node("n01")}
+	current := []*v1.Pod{pod("p-n00", "n00", hashLabel(hash), ready), pod("p-n01", "n01", hashLabel(hash), ready)}
+	old := []*v1.Pod{pod("old-n00", "n00", oldHash, ready)}
+	tr := p.Track(daemonset.Snapshot{Nodes: nodes, Pods: current, Revisions: revs})
+	require.NotNil(t, tr)
+	var res daemonset.Result
+	for range 2 {
+		tr.Touch(nodes[0], old)
+		require.True(t, tr.PlanTo(&res))
+		require.Len(t, res.Delete, 1)
+		tr.Touch(nodes[0], current[:1])
+		require.True(t, tr.PlanTo(&res))
+		require.Empty(t, res.Delete)
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		tr.Touch(nodes[0], old)
+		tr.PlanTo(&res)
+		tr.Touch(nodes[0], current[:1])
+		tr.PlanTo(&res)
+	})
+	require.Zero(t, allocs)
+}

@@ -11,13 +11,13 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/utils/ptr"
 )
 
 // Scheduler is the scheduler model of Apply and Simulate: whether a created daemon pod binds to
 // the node it is meant for (POD-6 pins it there, so there is no other choice to make). target
 // is nil when that node is not in the snapshot. A pod that does not bind stays Pending with
-// condition PodScheduled False, reason Unschedulable, as a pod that does not fit would.
+// condition PodScheduled False, reason Unschedulable, as a pod that does not fit would. It
+// must not change pod or target: under Simulate, created pods share most of their objects.
 type Scheduler func(pod *v1.Pod, target *v1.Node) bool
 
 // bindToTarget is the default Scheduler: every pod binds to its node when the node exists.
@@ -75,7 +75,8 @@ func Apply(s daemonset.Snapshot, res *daemonset.Result, opts ApplyOptions) (daem
 	return w.snapshot(), nil
 }
 
-// applied is what one apply changed, for the kubelet model.
+// applied is what one apply changed, for the kubelet model. Its lists are the world's
+// (world.applied), reused by the next apply: a simulation applies a plan up to twice a sync.
 type applied struct {
 	created     []*v1.Pod // in the plan's order
 	terminating []*v1.Pod // deleted gracefully
@@ -89,7 +90,7 @@ type applied struct {
 // ownPods says that the plan's pods are the caller's to keep (a plan made for this apply
 // alone), so they are not copied.
 func (w *world) apply(res *daemonset.Result, now time.Time, sched Scheduler, writeStatus, ownPods bool) (applied, error) {
-	var out applied
+	out := applied{created: w.applied.created[:0], terminating: w.applied.terminating[:0], removed: w.applied.removed[:0]}
 	if sched == nil {
 		sched = bindToTarget
 	}
@@ -122,12 +123,12 @@ func (w *world) apply(res *daemonset.Result, now time.Time, sched Scheduler, wri
 			continue
 		}
 		// Copy on write: the new object shares what it does not change with the old one, and
-		// neither is modified again.
-		cp := *pod
-		ts := metav1.NewTime(now.Add(time.Duration(grace) * time.Second))
-		cp.DeletionTimestamp = &ts
-		cp.DeletionGracePeriodSeconds = &grace
-		pod = &cp
+		// neither is modified again. The pod and the two fields it points to are one
+		// allocation instead of three.
+		cp := &deletedPod{pod: *pod, at: metav1.NewTime(now.Add(time.Duration(grace) * time.Second)), grace: grace}
+		cp.pod.DeletionTimestamp = &cp.at
+		cp.pod.DeletionGracePeriodSeconds = &cp.grace
+		pod = &cp.pod
 		w.setPod(pod)
 		out.terminating = append(out.terminating, pod)
 	}
@@ -166,24 +167,28 @@ func (w *world) apply(res *daemonset.Result, now time.Time, sched Scheduler, wri
 			return out, field.Duplicate(root.Child("create").Index(i).Child("pod", "metadata", "name"), pod.Namespace+"/"+pod.Name)
 		}
 		pod.CreationTimestamp = metav1.NewTime(now)
+		parts := &createdParts{} // what the pod points to, in one allocation
 		if pod.Spec.TerminationGracePeriodSeconds == nil {
 			// The one pod default the model reads later: the API server stores 30 s.
-			pod.Spec.TerminationGracePeriodSeconds = ptr.To(int64(v1.DefaultTerminationGracePeriodSeconds))
+			parts.grace = v1.DefaultTerminationGracePeriodSeconds
+			pod.Spec.TerminationGracePeriodSeconds = &parts.grace
 		}
 		target, _ := w.node(c.Node)
 		pod.Status = v1.PodStatus{Phase: v1.PodPending}
 		if sched(pod, target) {
 			pod.Spec.NodeName = c.Node
-			pod.Status.Conditions = []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionTrue, LastTransitionTime: metav1.NewTime(now)}}
+			parts.scheduled[0] = v1.PodCondition{Type: v1.PodScheduled, Status: v1.ConditionTrue, LastTransitionTime: metav1.NewTime(now)}
 		} else {
-			pod.Status.Conditions = []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse,
+			parts.scheduled[0] = v1.PodCondition{Type: v1.PodScheduled, Status: v1.ConditionFalse,
 				Reason: v1.PodReasonUnschedulable, LastTransitionTime: metav1.NewTime(now),
-				Message: fmt.Sprintf("the scheduler model did not bind the pod to node %s", c.Node)}}
+				Message: fmt.Sprintf("the scheduler model did not bind the pod to node %s", c.Node)}
 		}
+		pod.Status.Conditions = parts.scheduled[:]
 		w.setPod(pod)
 		out.created = append(out.created, pod)
 	}
 	out.actions = len(res.Create) + len(res.Delete) + len(res.Adopt) + len(res.Release)
+	w.applied = out
 	if writeStatus {
 		w.writeStatus(res.Status)
 	}
@@ -194,6 +199,20 @@ func (w *world) apply(res *daemonset.Result, now time.Time, sched Scheduler, wri
 		w.setDS(&cp)
 	}
 	return out, nil
+}
+
+// deletedPod is a pod being deleted gracefully with the fields it points to.
+type deletedPod struct {
+	pod   v1.Pod
+	at    metav1.Time
+	grace int64
+}
+
+// createdParts are what apply adds to a created pod: its default grace period and its
+// PodScheduled condition.
+type createdParts struct {
+	grace     int64
+	scheduled [1]v1.PodCondition
 }
 
 // writeStatus writes st (nil: nothing) to the DaemonSet, keeping its collision count and

@@ -7,6 +7,12 @@
 // Everything is deterministic: the same inputs and seed give the same trajectory, names and
 // uids. Inputs are never mutated. Nothing reads the wall clock.
 //
+// The objects Simulate hands out (to a Scheduler or a Kubelet's Fate, to AfterSync, in the
+// Trajectory's End) are read-only: an object it did not change is the input's, a changed one
+// shares with the object before it what did not change, and the pods it created share with
+// each other their labels, containers, tolerations and the rest of the template. Copy one
+// (DeepCopy) before changing it.
+//
 // Two sync models are offered (SyncModel): the plan as package daemonset computes it, where a
 // sync does not see its own writes (SyncUnobserved), and the sync whose writes are observed in
 // time (SyncObserved, the default of Simulate), where the rolling-update step runs on the state

@@ -22,7 +22,6 @@ func (sm *sim) scheduleExisting(p *v1.Pod) {
 	if p.Status.Phase == v1.PodFailed || p.Status.Phase == v1.PodSucceeded || daemonset.IsPodReady(p) || stuckReason(p) != "" {
 		return
 	}
-	sm.fates[keyOf(p)] = FateReady
 	sm.push(pending{at: sm.now.Add(sm.opts.Kubelet.Startup.draw(sm.rng)), kind: itemStart, pod: keyOf(p), epoch: sm.w.epoch(p.Spec.NodeName)})
 }
 
@@ -52,9 +51,9 @@ func (sm *sim) handle(it item) bool {
 			// handler saw it (start replaces the status, never modifies it).
 			before = *p
 			old = &before
-			start(p, sm.fates[key], sm.now)
+			start(p, sm.fate(key), sm.now)
 		} else {
-			np = started(p, sm.fates[key], sm.now)
+			np = started(p, sm.fate(key), sm.now)
 		}
 		sm.w.setPod(np)
 		sm.changed()
@@ -98,9 +97,6 @@ func (sm *sim) event(e Event) bool {
 			case p.DeletionTimestamp != nil:
 				sm.scheduleRemoval(p)
 			case p.Status.Phase != v1.PodFailed && p.Status.Phase != v1.PodSucceeded:
-				if _, ok := sm.fates[keyOf(p)]; !ok {
-					sm.fates[keyOf(p)] = FateReady
-				}
 				sm.push(pending{at: sm.now.Add(sm.opts.Kubelet.Startup.draw(sm.rng)), kind: itemStart, pod: keyOf(p), epoch: sm.w.epoch(e.Node)})
 			}
 		}

@@ -554,7 +554,9 @@ func (sm *sim) applyStep(res *daemonset.Result, step *Step, writeStatus bool) (b
 		if e == nil || e.node == nil || !nodeReady(e.node) {
 			continue
 		}
-		sm.fates[keyOf(p)] = sm.opts.Kubelet.fate(p, sm.rng)
+		if f := sm.opts.Kubelet.fate(p, sm.rng); f != FateReady {
+			sm.fates[keyOf(p)] = f
+		}
 		sm.push(pending{at: sm.now.Add(sm.opts.Kubelet.Startup.draw(sm.rng)), kind: itemStart, pod: keyOf(p), epoch: e.epoch, own: p})
 	}
 	for _, p := range a.terminating {
