@@ -25,6 +25,7 @@ import (
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/examples/refcontroller/controller"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -50,6 +51,7 @@ type options struct {
 	kubeAPIQPS       float64
 	kubeAPIBurst     int
 	release          string // --kubernetes-version; empty means the API server's
+	gates            daemonset.FeatureGates
 }
 
 // parse reads args; a usage error has been printed to stderr when it returns false.
@@ -68,6 +70,7 @@ func parse(args []string, stderr io.Writer) (options, bool) {
 	fs.Float64Var(&o.kubeAPIQPS, "kube-api-qps", 20, "QPS to use while talking with the API server")
 	fs.IntVar(&o.kubeAPIBurst, "kube-api-burst", 30, "burst to use while talking with the API server")
 	fs.StringVar(&o.release, "kubernetes-version", "", "release whose DaemonSet controller to behave as (1.35 or 1.35.4); empty means the API server's, which must be a supported one")
+	fs.Var(&o.gates, "feature-gates", "feature gates over the release's defaults, as kube-controller-manager's: Name=true,Other=false (those that change a decision)")
 	klog.InitFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return o, false
@@ -99,10 +102,14 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "refcontroller:", err)
 		return 1
 	}
-	klog.InfoS("Behaving as the DaemonSet controller of a Kubernetes release", "version", version, "fromFlag", o.release != "")
+	if err := checkGates(version, o.gates); err != nil {
+		fmt.Fprintln(stderr, "refcontroller:", err)
+		return 1
+	}
+	klog.InfoS("Behaving as the DaemonSet controller of a Kubernetes release", "version", version, "fromFlag", o.release != "", "featureGates", o.gates.String())
 	start := func(ctx context.Context) error {
 		factory := informers.NewSharedInformerFactory(client, 0)
-		c := controller.New(client, factory, controller.Options{Workers: o.workers, Version: version})
+		c := controller.New(client, factory, controller.Options{Workers: o.workers, Version: version, FeatureGates: o.gates})
 		return c.Run(ctx, factory)
 	}
 	if !o.elect {
@@ -189,4 +196,10 @@ func lead(ctx context.Context, client kubernetes.Interface, ns, name string, sta
 		},
 	})
 	return runErr
+}
+
+// checkGates refuses a feature gate the release behaved as does not know, as
+// kube-controller-manager of that release refuses it.
+func checkGates(version daemonset.Version, gates daemonset.FeatureGates) error {
+	return daemonset.Options{Version: version, FeatureGates: gates}.CheckFeatureGates(field.NewPath("--feature-gates")).ToAggregate()
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"github.com/daemonsched/daemonsched/daemonset"
 
 	"bytes"
 	"context"
@@ -22,6 +23,8 @@ func TestRunRejectsBadFlags(t *testing.T) {
 	}{
 		{[]string{"--concurrent-daemonset-syncs", "0"}, "must be at least 1"},
 		{[]string{"--no-such-flag"}, "flag provided but not defined"},
+		{[]string{"--feature-gates", "NoSuchGate=true"}, `unknown feature gate "NoSuchGate"`},
+		{[]string{"--feature-gates", "StaleControllerConsistencyDaemonSet"}, "want Name=true or Name=false"},
 		{[]string{"--kubeconfig", "/nonexistent/kubeconfig"}, "no such file"},
 	} {
 		var stderr bytes.Buffer
@@ -106,5 +109,22 @@ func TestReleaseDiscoveryFailure(t *testing.T) {
 	})
 	if _, err := release(&fakediscovery.FakeDiscovery{Fake: f}, ""); err == nil || !strings.Contains(err.Error(), "connection refused") {
 		t.Errorf("release = %v; want the discovery error", err)
+	}
+}
+
+// TestCheckGates: --feature-gates is checked against the release behaved as (VER-5): 1.35
+// does not know StaleControllerConsistencyDaemonSet, 1.36 does.
+func TestCheckGates(t *testing.T) {
+	gates := daemonset.FeatureGates{daemonset.GateStaleControllerConsistencyDaemonSet: false}
+	v135, _ := daemonset.ParseVersion("1.35")
+	v136, _ := daemonset.ParseVersion("1.36")
+	if err := checkGates(v135, gates); err == nil || !strings.Contains(err.Error(), `--feature-gates[StaleControllerConsistencyDaemonSet]`) {
+		t.Errorf("1.35: %v, want the gate refused", err)
+	}
+	if err := checkGates(v136, gates); err != nil {
+		t.Errorf("1.36: %v", err)
+	}
+	if err := checkGates(v135, nil); err != nil {
+		t.Errorf("no gates: %v", err)
 	}
 }

@@ -1,10 +1,10 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/daemonsched/daemonsched/daemonset"
@@ -19,45 +19,23 @@ type gatesFlag struct{ gates daemonset.FeatureGates }
 func (f *gatesFlag) Type() string { return "Name=BOOL,..." }
 
 // String writes the gates set, sorted by name.
-func (f *gatesFlag) String() string {
-	parts := make([]string, 0, len(f.gates))
-	for _, g := range slices.Sorted(maps.Keys(f.gates)) {
-		parts = append(parts, fmt.Sprintf("%s=%t", g, f.gates[g]))
-	}
-	return strings.Join(parts, ",")
-}
+func (f *gatesFlag) String() string { return f.gates.String() }
 
-// Set reads Name=BOOL pairs. A gate no supported release knows is an error naming the known
-// ones; whether the release modelled knows it is checked once that release is known (check).
+// Set reads Name=BOOL pairs as daemonset.FeatureGates does, naming the gate an unknown one is
+// a typo of. Whether the release modelled knows a gate is checked once that release is known
+// (check).
 func (f *gatesFlag) Set(s string) error {
-	known := daemonset.NewestVersion().Gates() // every gate is known to the newest release
-	for _, pair := range strings.Split(s, ",") {
-		pair = strings.TrimSpace(pair)
-		if pair == "" {
-			continue
+	err := f.gates.Set(s)
+	var unknown interface{ UnknownGate() string }
+	if errors.As(err, &unknown) {
+		known := daemonset.NewestVersion().Gates()
+		names := make([]string, len(known))
+		for i, g := range known {
+			names[i] = string(g)
 		}
-		name, value, ok := strings.Cut(pair, "=")
-		if !ok {
-			return fmt.Errorf("%q: want Name=true or Name=false", pair)
-		}
-		name = strings.TrimSpace(name)
-		on, err := strconv.ParseBool(strings.TrimSpace(value))
-		if err != nil {
-			return fmt.Errorf("%q: the value of %s is not true or false", pair, name)
-		}
-		if !slices.Contains(known, daemonset.Gate(name)) {
-			names := make([]string, len(known))
-			for i, g := range known {
-				names[i] = string(g)
-			}
-			return fmt.Errorf("unknown feature gate %q: the gates that change a decision are %s%s", name, gateNames(known), didYouMean(name, names))
-		}
-		if f.gates == nil {
-			f.gates = daemonset.FeatureGates{}
-		}
-		f.gates[daemonset.Gate(name)] = on
+		return fmt.Errorf("%w%s", err, didYouMean(unknown.UnknownGate(), names))
 	}
-	return nil
+	return err
 }
 
 // check returns the usage error of gates the release v does not know.

@@ -55,6 +55,10 @@ type Options struct {
 	// (StaleControllerConsistencyDaemonSet, beta and on by default from 1.36; SYNC-7). The zero
 	// Version is the library's default, the newest supported release.
 	Version daemonset.Version
+	// FeatureGates are kube-controller-manager's --feature-gates over Version's defaults, for
+	// the gates that change a decision: every plan uses them, and
+	// StaleControllerConsistencyDaemonSet decides the wait for the controller's own writes.
+	FeatureGates daemonset.FeatureGates
 }
 
 // SyncTrace is what one sync planned from, for comparing the controller's writes with a model.
@@ -93,6 +97,7 @@ type Controller struct {
 	now      func() time.Time
 	trace    func(SyncTrace)
 	version  daemonset.Version // zero: the library's default release
+	gates    daemonset.FeatureGates
 	// waitOwnWrites is StaleControllerConsistencyDaemonSet: a sync waits for the caches to
 	// show the controller's own writes (caughtUp). The gate exists, on, from 1.36.
 	waitOwnWrites bool
@@ -111,6 +116,7 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 		now:     opts.Now,
 		trace:   opts.Trace,
 		version: opts.Version,
+		gates:   opts.FeatureGates,
 		state:   map[string]*dsState{},
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "daemonset"}),
@@ -121,7 +127,7 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 	if c.now == nil {
 		c.now = time.Now
 	}
-	c.waitOwnWrites = c.version.IsZero() || c.version.AtLeast(1, 36, 0)
+	c.waitOwnWrites = daemonset.Options{Version: c.version, FeatureGates: c.gates}.Enabled(daemonset.GateStaleControllerConsistencyDaemonSet)
 	c.recorder = opts.Recorder
 	if c.recorder == nil {
 		c.events = record.NewBroadcaster()

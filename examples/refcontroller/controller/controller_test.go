@@ -665,19 +665,27 @@ func targetNode(p *v1.Pod) string {
 // The controller stands in for one release's: its plans use that release's rules (here its
 // template hash, VER-2, in the revision's name), and only from 1.36, where
 // StaleControllerConsistencyDaemonSet is beta and on, does a sync wait while the cached
-// DaemonSet is older than the controller's own last status write (SYNC-7).
+// DaemonSet is older than the controller's own last status write (SYNC-7), unless
+// --feature-gates turns the gate off (VER-5).
 func TestSyncFollowsTheRelease(t *testing.T) {
 	for _, tc := range []struct {
 		release  string // "" is the zero Version
+		gateOff  bool   // --feature-gates StaleControllerConsistencyDaemonSet=false
 		wantWait bool
 	}{
-		{"", true},
-		{"1.37", true},
-		{"1.36.0", true},
-		{"1.35", false},
-		{"1.33", false},
+		{"", false, true},
+		{"1.37", false, true},
+		{"1.36.0", false, true},
+		{"1.37", true, false},
+		{"1.36", true, false},
+		{"1.35", false, false},
+		{"1.33", false, false},
 	} {
-		t.Run("release "+cmp.Or(tc.release, "default"), func(t *testing.T) {
+		name := "release " + cmp.Or(tc.release, "default")
+		if tc.gateOff {
+			name += ", gate off"
+		}
+		t.Run(name, func(t *testing.T) {
 			var v daemonset.Version
 			if tc.release != "" {
 				var err error
@@ -686,7 +694,11 @@ func TestSyncFollowsTheRelease(t *testing.T) {
 				}
 			}
 			ds := testDS()
-			h := newHarnessWith(t, Options{Version: v}, append([]runtime.Object{ds}, testNodes(1)...)...)
+			opts := Options{Version: v}
+			if tc.gateOff {
+				opts.FeatureGates = daemonset.FeatureGates{daemonset.GateStaleControllerConsistencyDaemonSet: false}
+			}
+			h := newHarnessWith(t, opts, append([]runtime.Object{ds}, testNodes(1)...)...)
 			h.c.stateOf("ns/agent").dsRV = "20" // the cache holds resourceVersion 10
 			err := h.sync(t)
 			if tc.wantWait {

@@ -61,7 +61,7 @@ func (c *Controller) Sync(ctx context.Context, key string) (time.Duration, error
 	c.mu.Lock()
 	backoff := c.backoff // UpdateBackoff returns a new slice: this one is never written again
 	c.mu.Unlock()
-	p, invalid := daemonset.Compile(ds, daemonset.Options{Now: now, Version: c.version, BurstLimit: BurstReplicas, Backoff: backoff})
+	p, invalid := daemonset.Compile(ds, daemonset.Options{Now: now, Version: c.version, FeatureGates: c.gates, BurstLimit: BurstReplicas, Backoff: backoff})
 	if len(invalid) > 0 {
 		logger(ctx).V(2).Info("DaemonSet fails validation; it is acted on as stored", "daemonset", key, "errors", invalid.ToAggregate())
 	}

@@ -1,0 +1,56 @@
+package daemonset_test
+
+import (
+	"errors"
+	"flag"
+	"testing"
+
+	"github.com/daemonsched/daemonsched/daemonset"
+)
+
+var _ flag.Value = (*daemonset.FeatureGates)(nil)
+
+// TestFeatureGatesSet: --feature-gates as kube-controller-manager reads it (VER-5): pairs
+// added over what was set, spaces ignored, a bad pair or an unknown gate an error that names
+// it, and String writes them back sorted.
+func TestFeatureGatesSet(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		in          []string
+		want        string
+		wantErr     string
+		wantUnknown string
+	}{
+		{name: "one gate", in: []string{"TaintTolerationComparisonOperators=true"}, want: "TaintTolerationComparisonOperators=true"},
+		{name: "two pairs, spaces, sorted", in: []string{" TaintTolerationComparisonOperators = true , StaleControllerConsistencyDaemonSet=false"},
+			want: "StaleControllerConsistencyDaemonSet=false,TaintTolerationComparisonOperators=true"},
+		{name: "given twice, the later wins", in: []string{"StaleControllerConsistencyDaemonSet=true", "StaleControllerConsistencyDaemonSet=false"},
+			want: "StaleControllerConsistencyDaemonSet=false"},
+		{name: "empty", in: []string{""}, want: ""},
+		{name: "no value", in: []string{"TaintTolerationComparisonOperators"}, wantErr: `"TaintTolerationComparisonOperators": want Name=true or Name=false`},
+		{name: "not a bool", in: []string{"TaintTolerationComparisonOperators=yes"}, wantErr: `"TaintTolerationComparisonOperators=yes": the value of TaintTolerationComparisonOperators is not true or false`},
+		{name: "unknown", in: []string{"Nope=true"}, wantUnknown: "Nope",
+			wantErr: `unknown feature gate "Nope": the gates that change a decision are StaleControllerConsistencyDaemonSet, TaintTolerationComparisonOperators`},
+	} {
+		var g daemonset.FeatureGates
+		var err error
+		for _, s := range tc.in {
+			if err = g.Set(s); err != nil {
+				break
+			}
+		}
+		if tc.wantErr != "" {
+			if err == nil || err.Error() != tc.wantErr {
+				t.Errorf("%s: error %v, want %s", tc.name, err, tc.wantErr)
+			}
+			var unknown interface{ UnknownGate() string }
+			if got := errors.As(err, &unknown); got != (tc.wantUnknown != "") || got && unknown.UnknownGate() != tc.wantUnknown {
+				t.Errorf("%s: unknown gate %v, want %q", tc.name, got, tc.wantUnknown)
+			}
+			continue
+		}
+		if err != nil || g.String() != tc.want {
+			t.Errorf("%s: %q, %v; want %q", tc.name, g.String(), err, tc.want)
+		}
+	}
+}
