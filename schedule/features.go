@@ -18,9 +18,9 @@ const (
 // (SCHED-3), sorted: nothing before 1.36 (no filter before 1.35, and the NodeDeclaredFeatures
 // gate is alpha and off in 1.35); from 1.36 RestartAllContainersOnContainerExits for a
 // container or init container with a restart rule whose action is RestartAllContainers, and
-// UserNamespacesHostNetworkSupport for hostNetwork with hostUsers false. 1.37 adds
-// VolumeBindMountOptions for a volume mount with bindMountOptions, a field the linked k8s.io/api
-// does not have: such a template cannot be read, so it is never inferred.
+// UserNamespacesHostNetworkSupport for hostNetwork with hostUsers false. 1.37's
+// VolumeBindMountOptions (a volume mount with bindMountOptions, an alpha field the API server
+// drops with its gate off) is not inferred: SCHED-3 says why.
 func requiredFeatures(spec *v1.PodSpec, rel daemonset.Version) []string {
 	if !rel.AtLeast(1, 36, 0) {
 		return nil
