@@ -28,7 +28,8 @@ var templateDrops = [...]struct {
 	{gate: GateClusterTrustBundleProjection, drops: paths(fieldPath{"Volumes", "Projected", "Sources", "ClusterTrustBundle"})},
 	{gate: GatePodCertificateRequest, drops: paths(fieldPath{"Volumes", "Projected", "Sources", "PodCertificate"})},
 	{gate: GateAtomicWriteVolumeUserFields, inUse: atomicWriteUserFieldsInUse, drop: dropAtomicWriteUserFields},
-	{gate: GateGenericWorkload, drops: paths(fieldPath{"SchedulingGroup"})},
+	// 1.35's workloadRef became 1.36's schedulingGroup: each release's types have one of them.
+	{gate: GateGenericWorkload, drops: paths(fieldPath{"WorkloadRef"}, fieldPath{"SchedulingGroup"})},
 	{gate: GateGRPCContainerProbeTLS, drops: slices.Concat(containers("LivenessProbe", "GRPC", "Mode"),
 		containers("ReadinessProbe", "GRPC", "Mode"), containers("StartupProbe", "GRPC", "Mode"))},
 	{gate: GateEvictionRequestAPI, drops: paths(fieldPath{"EvictionResponders"})},

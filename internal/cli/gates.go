@@ -71,6 +71,11 @@ func (f *gatesFlag) check(v daemonset.Version) error {
 			return usagef("--feature-gates: Kubernetes %s does not know the feature gate %s (it knows %s); choose a later --kubernetes-version", v, g, knows)
 		}
 	}
+	// A gate the release locks to its default (GA) is refused set otherwise, as kube-apiserver
+	// refuses to start with it (VER-5).
+	if err := (daemonset.Options{Version: v, FeatureGates: f.gates}).CheckFeatureGates(); err != nil {
+		return usagef("--feature-gates: %v", err)
+	}
 	return nil
 }
 
