@@ -232,7 +232,9 @@ func (a *Admission) admit(version daemonset.Version, podLevel bool, namespace st
 	} else {
 		prepareForCreate(version, podLevel, s)
 	}
-	out.Requests = podRequests(s)
+	// A pod the RuntimeClass plugin rejects never reaches prepareForCreate, but with the gate
+	// off its pod-level resources count no more than an admitted pod's (ADM-8).
+	out.Requests = podRequestsWith(podLevel, s)
 	return out
 }
 
