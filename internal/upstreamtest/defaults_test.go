@@ -13,6 +13,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/component-base/featuregate"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	podutil "k8s.io/kubernetes/pkg/api/pod"
 	"k8s.io/kubernetes/pkg/apis/apps"
@@ -248,5 +251,27 @@ func checkPullPolicy(t *testing.T, image string) {
 	// policy as a container's.
 	if diff := cmp.Diff(want.Volumes, got.Volumes); diff != "" {
 		t.Errorf("image %q: image volume mismatch (-upstream +daemonsched):\n%s", image, diff)
+	}
+}
+
+// With every modelled gate that is off by default turned on, the API server keeps the fields
+// it drops at the defaults, and so does the library given the same gates (VER-5, VER-11): the
+// override brings the fields back, checked whole against the release's own code.
+func TestTemplateDefaultsWithTheGatesOn(t *testing.T) {
+	gates := daemonset.FeatureGates{}
+	for _, g := range release.Gates() {
+		if on, _ := release.GateDefault(g); !on {
+			gates[g] = true
+			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, featuregate.Feature(g), true)
+		}
+	}
+	opts := daemonset.Options{Version: release, FeatureGates: gates}
+	for seed := range uint64(1000) {
+		ds := randomDaemonSet(seed)
+		want := stored(t, ds)
+		got := opts.WithTemplateDefaults(daemonset.WithDefaults(ds), nil)
+		if diff := cmp.Diff(want.Spec.Template, got.Spec.Template, fieldsV1Raw); diff != "" {
+			t.Fatalf("seed %d, gates %v: template mismatch (-stored +daemonsched):\n%s", seed, gates, diff)
+		}
 	}
 }
