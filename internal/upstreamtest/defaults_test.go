@@ -258,6 +258,13 @@ func checkPullPolicy(t *testing.T, image string) {
 // it drops at the defaults, and so does the library given the same gates (VER-5, VER-11): the
 // override brings the fields back, checked whole against the release's own code.
 func TestTemplateDefaultsWithTheGatesOn(t *testing.T) {
+	// Gates the API server requires on with them (kube_features.go's dependencies from 1.35):
+	// they guard APIs, not template fields, so they are set first, where the release knows them.
+	for _, dep := range []featuregate.Feature{"ClusterTrustBundle", "AuthorizeNodeWithSelectors"} {
+		if _, known := utilfeature.DefaultMutableFeatureGate.GetAll()[dep]; known {
+			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, dep, true)
+		}
+	}
 	gates := daemonset.FeatureGates{}
 	for _, g := range release.Gates() {
 		if on, _ := release.GateDefault(g); !on {
