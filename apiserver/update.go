@@ -23,7 +23,7 @@ type Options struct {
 	Version daemonset.Version
 
 	// SkipTemplateDefaults leaves the pod template as given instead of applying the API
-	// server's pod defaults to it ([daemonset.Version.WithTemplateDefaults] at Version, DFLT-3). For callers whose
+	// server's pod defaults to it ([daemonset.Options.WithTemplateDefaults] at Version and FeatureGates, DFLT-3). For callers whose
 	// stored objects were read without them (manifest.DefaultPodTemplate skipped, as the
 	// conformance corpus is read), so that an unchanged template stays unchanged.
 	SkipTemplateDefaults bool
@@ -49,7 +49,7 @@ func Create(ds *appsv1.DaemonSet, opts Options) (*appsv1.DaemonSet, field.ErrorL
 	if ds == nil {
 		panic("apiserver: Create: nil DaemonSet")
 	}
-	out := defaulted(ds, opts)
+	out := defaulted(ds, nil, opts)
 	gen, errs := templateGeneration(out)
 	if len(errs) > 0 {
 		return nil, errs
@@ -89,7 +89,7 @@ func Update(stored, ds *appsv1.DaemonSet, opts Options) (*appsv1.DaemonSet, fiel
 	if stored == nil || ds == nil {
 		panic("apiserver: Update: nil DaemonSet")
 	}
-	out := defaulted(ds, opts)
+	out := defaulted(ds, stored, opts)
 	if _, errs := templateGeneration(out); len(errs) > 0 {
 		return nil, errs
 	}
@@ -138,11 +138,12 @@ func Update(stored, ds *appsv1.DaemonSet, opts Options) (*appsv1.DaemonSet, fiel
 }
 
 // defaulted returns a copy of ds with the API server's defaults, as converted to the internal
-// type and back.
-func defaulted(ds *appsv1.DaemonSet, opts Options) *appsv1.DaemonSet {
+// type and back, and without the template fields of disabled gates that stored, the object ds
+// replaces (nil on create), does not use already (VER-11).
+func defaulted(ds, stored *appsv1.DaemonSet, opts Options) *appsv1.DaemonSet {
 	out := daemonset.WithDefaults(ds)
 	if !opts.SkipTemplateDefaults {
-		out = opts.Version.WithTemplateDefaults(out)
+		out = opts.validation().WithTemplateDefaults(out, stored)
 	}
 	converted(out)
 	return out

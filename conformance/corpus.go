@@ -27,8 +27,10 @@ func Profiles() []string { return slices.Clone(profiles[:]) }
 // profiles is what Profiles returns: an array, so that no caller can change it.
 var profiles = [...]string{"placement", "diff", "rolling", "status", "what-if"}
 
-// KubernetesVersion is the controller the corpus was checked against.
-const KubernetesVersion = "v1.36.3"
+// RecordedVersion is the release whose controller the corpus was recorded and checked against
+// (VER-9): a case that names no release (its kubernetes field) is at this one. It is not the
+// library's default release, which is the newest, daemonset.NewestVersion (VER-1).
+const RecordedVersion = "v1.36.3"
 
 // Case is one corpus case (testdata/case.schema.json): the manifests of one snapshot, the sync's
 // clock and burst cap, and what every conforming plan agrees on.

@@ -63,7 +63,7 @@ func generatedCase(name string, s daemonset.Snapshot, burst int, source string) 
 	for _, r := range s.Revisions {
 		add("ControllerRevision", "apps/v1", r)
 	}
-	return Case{Name: name, Source: source, Kubernetes: KubernetesVersion, Now: epoch.Format("2006-01-02T15:04:05Z07:00"),
+	return Case{Name: name, Source: source, Kubernetes: RecordedVersion, Now: epoch.Format("2006-01-02T15:04:05Z07:00"),
 		BurstLimit: burst, Objects: objs}
 }
 
@@ -469,10 +469,10 @@ var corpusOnce = sync.OnceValues(func() (map[string]Case, error) {
 	return byName, err
 })
 
-// v1363 is the release of the corpus (KubernetesVersion): its cases and the tests that build
+// v1363 is the release of the corpus (RecordedVersion): its cases and the tests that build
 // them plan as 1.36.3, whatever the default release is.
 var v1363 = func() daemonset.Version {
-	v, err := daemonset.ParseVersion(KubernetesVersion)
+	v, err := daemonset.ParseVersion(RecordedVersion)
 	if err != nil {
 		panic(err)
 	}

@@ -151,11 +151,11 @@ func (c Case) At(v daemonset.Version) Case {
 	return c
 }
 
-// release is the release the case names (Kubernetes), KubernetesVersion when it names none.
+// release is the release the case names (Kubernetes), RecordedVersion when it names none.
 func (c *Case) release() (daemonset.Version, error) {
 	s := c.Kubernetes
 	if s == "" {
-		s = KubernetesVersion
+		s = RecordedVersion
 	}
 	v, err := daemonset.ParseVersion(s)
 	if err != nil {

@@ -227,7 +227,7 @@ func RunAt(t *testing.T, v daemonset.Version, impl Impl) {
 func Reports(implementation string, outcomes []Outcome) []Report {
 	var out []Report
 	for _, p := range profiles {
-		r := Report{Profile: p, Implementation: implementation, Kubernetes: KubernetesVersion}
+		r := Report{Profile: p, Implementation: implementation, Kubernetes: RecordedVersion}
 		for _, o := range outcomes {
 			if o.Profile != p {
 				continue

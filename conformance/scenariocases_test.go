@@ -90,7 +90,7 @@ func scenarioCases(t *testing.T) []Case {
 			t.Fatalf("scenarios %q and %q have the same case name %s", other, e.Name, name)
 		}
 		seen[name] = e.Name
-		src := Case{Name: name, Kubernetes: KubernetesVersion, Now: e.Now, BurstLimit: e.BurstLimit, Objects: e.Objects}
+		src := Case{Name: name, Kubernetes: RecordedVersion, Now: e.Now, BurstLimit: e.BurstLimit, Objects: e.Objects}
 		s, err := src.Snapshot()
 		if err != nil {
 			t.Fatalf("scenario %q: %v", e.Name, err)

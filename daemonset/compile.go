@@ -118,6 +118,10 @@ func (opts Options) Check() {
 // ([Version.IsPodAvailable], [Version.IsControlledBy]) asks it.
 func (p *Planner) Version() Version { return p.opts.release() }
 
+// Enabled reports whether feature gate g is on for the Planner ([Options.Enabled]). Code that
+// applies a gated rule beside a plan (fleet's requests and admission, ADM-8) asks it.
+func (p *Planner) Enabled(g Gate) bool { return p.opts.Enabled(g) }
+
 // DaemonSet returns the DaemonSet the Planner was compiled from. It must not be modified. Code
 // that holds only Planners (the many-DaemonSet layer) reads names and specs through it.
 func (p *Planner) DaemonSet() *appsv1.DaemonSet { return p.ds }

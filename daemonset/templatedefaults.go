@@ -29,20 +29,37 @@ import (
 // defaults of iscsi, rbd, azureDisk, scaleIO, ephemeral claims and image volumes; and every
 // resource quantity rounded up to the millis.
 //
-// Before 1.35 the ImageVolume feature gate is off by default (VER-10): there the API server
-// defaults no image volume's pullPolicy and drops every image volume, and every volumeMount of
-// one, from a new template, and so does WithTemplateDefaults. A cluster that turned the gate on
-// is not modelled.
+// Fields of feature gates that are off by default in release v are dropped, as its API server
+// drops them from a new template (VER-11, with VER-10 for image volumes and ADM-8 for
+// spec.resources): [Options.WithTemplateDefaults] with FeatureGates set or a stored template
+// models the rest.
 func (v Version) WithTemplateDefaults(ds *appsv1.DaemonSet) *appsv1.DaemonSet {
+	return Options{Version: v}.WithTemplateDefaults(ds, nil)
+}
+
+// WithTemplateDefaults returns a copy of ds whose pod template is as the API server of the
+// release and feature gates of o stores it ([Version.WithTemplateDefaults], DFLT-3): with the
+// defaults of that release, and without the fields of every gate that is off (VER-11), unless
+// stored, the DaemonSet ds replaces in an update, already uses them in its template (the
+// strategy's PrepareForUpdate passes the old template to DropDisabledTemplateFields). stored is
+// nil on create. With ImageVolume off (before 1.35 by default, VER-10) no image volume's
+// pullPolicy is defaulted. The gates are read as [Options.Enabled] reads them. Neither argument
+// is modified; a nil ds gives nil.
+func (o Options) WithTemplateDefaults(ds, stored *appsv1.DaemonSet) *appsv1.DaemonSet {
 	if ds == nil {
 		return nil
 	}
 	out := ds.DeepCopy()
 	spec := &out.Spec.Template.Spec
-	imageVolumes := Options{Version: v}.release().AtLeast(1, 35, 0)
+	imageVolumes := o.Enabled(GateImageVolume)
 	defaultPodSpec(spec, imageVolumes)
-	if !imageVolumes {
-		dropImageVolumes(spec)
+	var old *v1.PodSpec
+	if stored != nil {
+		old = &stored.Spec.Template.Spec
+	}
+	o.dropDisabledFields(spec, old)
+	if o.release().AtLeast(1, 37, 0) {
+		dropInitContainerAnnotations(out.Spec.Template.Annotations)
 	}
 	dropEmpty(reflect.ValueOf(&out.Spec.Template).Elem())
 	return out
@@ -50,8 +67,9 @@ func (v Version) WithTemplateDefaults(ds *appsv1.DaemonSet) *appsv1.DaemonSet {
 
 // dropImageVolumes removes the image volumes of spec and the volume mounts of every container
 // (init and ephemeral ones too) that name one, as the API server of a release whose ImageVolume
-// gate is off does to a new template (pkg/api/pod: dropImageVolumes, called by the DaemonSet
-// strategy's PrepareForCreate). Mounts are matched by name alone, as there.
+// gate is off does to a new template, or to an updated one whose stored template has none
+// (pkg/api/pod: dropImageVolumes, called by the DaemonSet strategy's PrepareForCreate and
+// PrepareForUpdate). Mounts are matched by name alone, as there.
 func dropImageVolumes(spec *v1.PodSpec) {
 	var dropped []string
 	spec.Volumes = slices.DeleteFunc(spec.Volumes, func(vol v1.Volume) bool {

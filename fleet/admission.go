@@ -180,15 +180,30 @@ func (a *Admission) Admit(namespace string, spec *v1.PodSpec) AdmittedPod {
 // resources are defaulted after the mutating plugins, before the validation (ADM-7); until 1.33
 // the API server drops them after the mutating plugins, before the validation, and no 1.33
 // mutation reads them (ADM-8). spec is not modified; a nil spec is an empty pod; the zero version is the newest release.
+// It admits at the release's default feature gates: [Admission.AdmitWith] takes others.
 func (a *Admission) AdmitFor(version daemonset.Version, namespace string, spec *v1.PodSpec) AdmittedPod {
-	if spec == nil {
-		spec = &v1.PodSpec{}
-	}
+	return a.AdmitWith(daemonset.Options{Version: version}, namespace, spec)
+}
+
+// AdmitWith is [Admission.AdmitFor] at the release and feature gates of opts: with
+// PodLevelResources set otherwise than the release's default, pod-level resources are kept
+// and counted, or dropped, as that gate says (ADM-8, VER-5). The other fields of opts are not
+// read.
+func (a *Admission) AdmitWith(opts daemonset.Options, namespace string, spec *v1.PodSpec) AdmittedPod {
+	version := opts.Version
 	if version.IsZero() {
 		version = daemonset.NewestVersion()
 	}
+	return a.admit(version, podLevelResources(opts), namespace, spec)
+}
+
+// admit is AdmitWith at a release that is not zero, with PodLevelResources on or off.
+func (a *Admission) admit(version daemonset.Version, podLevel bool, namespace string, spec *v1.PodSpec) AdmittedPod {
+	if spec == nil {
+		spec = &v1.PodSpec{}
+	}
 	late := podLevelDefaultsAfterAdmission(version)
-	s := storedSpec(spec, podLevelResources(version) && !late)
+	s := storedSpec(spec, podLevel && !late)
 	out := AdmittedPod{Spec: s}
 	if a != nil {
 		for _, lr := range a.limitRanges[namespace] {
@@ -202,7 +217,7 @@ func (a *Admission) AdmitFor(version daemonset.Version, namespace string, spec *
 			if rc != nil && rc.Scheduling != nil && len(rc.Scheduling.NodeSelector) > 0 {
 				out.SchedulingSelector = maps.Clone(rc.Scheduling.NodeSelector)
 			}
-			prepareForCreate(version, s)
+			prepareForCreate(version, podLevel, s)
 			for _, lr := range a.limitRanges[namespace] {
 				if msgs := validateLimitRange(s, lr); len(msgs) > 0 {
 					out.Rejection = &Rejection{Plugin: "LimitRanger", Object: lr.Namespace + "/" + lr.Name, Message: strings.Join(msgs, "; ")}
@@ -215,9 +230,11 @@ func (a *Admission) AdmitFor(version daemonset.Version, namespace string, spec *
 			}
 		}
 	} else {
-		prepareForCreate(version, s)
+		prepareForCreate(version, podLevel, s)
 	}
-	out.Requests = podRequests(s)
+	// A pod the RuntimeClass plugin rejects never reaches prepareForCreate, but with the gate
+	// off its pod-level resources count no more than an admitted pod's (ADM-8).
+	out.Requests = podRequestsWith(podLevel, s)
 	return out
 }
 
@@ -228,12 +245,12 @@ func (a *Admission) AdmitFor(version daemonset.Version, namespace string, spec *
 func podLevelDefaultsAfterAdmission(v daemonset.Version) bool { return v.AtLeast(1, 37, 0) }
 
 // prepareForCreate does to s what the registry of release v does to a created pod between the
-// mutating and the validating admission plugins (the pod strategy's PrepareForCreate): until
-// 1.33 it drops spec.resources, a field of the disabled PodLevelResources gate (ADM-8); from
+// mutating and the validating admission plugins (the pod strategy's PrepareForCreate): with
+// the PodLevelResources gate off (until 1.33 by default) it drops spec.resources (ADM-8); from
 // 1.37 it defaults them (ADM-7).
-func prepareForCreate(v daemonset.Version, s *v1.PodSpec) {
+func prepareForCreate(v daemonset.Version, podLevel bool, s *v1.PodSpec) {
 	switch {
-	case !podLevelResources(v):
+	case !podLevel:
 		s.Resources = nil
 	case podLevelDefaultsAfterAdmission(v):
 		defaultPodLevelResources(s)

@@ -147,7 +147,9 @@ func TestAdmissionByRelease(t *testing.T) {
 	tests := []struct {
 		name           string
 		version        string
+		gates          daemonset.FeatureGates
 		limitRanges    []*v1.LimitRange
+		runtimeClasses bool // admit with admRuntimeClasses
 		spec           v1.PodSpec
 		wantRejectedBy string
 		wantPodLevel   *v1.ResourceRequirements
@@ -190,6 +192,19 @@ func TestAdmissionByRelease(t *testing.T) {
 		{name: "ADM-8 every 1.33 patch drops spec.resources",
 			version: "1.33.0", spec: podRequestOverLimits,
 			wantRequests: reqList("cpu", "1")},
+		{name: "ADM-8 at 1.33 a pod RuntimeClass rejects does not count its pod-level resources either",
+			version: "1.33.13", runtimeClasses: true, spec: withRuntimeClass(podRequestOverLimits, "missing"),
+			wantRejectedBy: "RuntimeClass", wantRequests: reqList("cpu", "1")},
+		{name: "ADM-8 from 1.34 a pod RuntimeClass rejects counts its pod-level request",
+			version: "1.34.4", runtimeClasses: true, spec: withRuntimeClass(podRequestOverLimits, "missing"),
+			wantRejectedBy: "RuntimeClass", wantRequests: reqList("cpu", "3")},
+		{name: "VER-5 ADM-8 1.33 with PodLevelResources on keeps spec.resources and counts its request",
+			version: "1.33.13", gates: daemonset.FeatureGates{daemonset.GatePodLevelResources: true}, spec: podRequestOnly,
+			wantPodLevel: &v1.ResourceRequirements{Requests: reqList("cpu", "1")},
+			wantRequests: reqList("cpu", "1")},
+		{name: "VER-5 ADM-8 1.36 with PodLevelResources off drops spec.resources",
+			version: "1.36.3", gates: daemonset.FeatureGates{daemonset.GatePodLevelResources: false}, spec: podRequestOnly,
+			wantRequests: reqList("cpu", "2")},
 		{name: "ADM-8 from 1.34.0 spec.resources is kept and its request counts",
 			version: "1.34.0", spec: podRequestOnly,
 			wantPodLevel: &v1.ResourceRequirements{Requests: reqList("cpu", "1")},
@@ -204,19 +219,31 @@ func TestAdmissionByRelease(t *testing.T) {
 				version = v
 			}
 			var a *fleet.Admission
-			if tt.limitRanges != nil {
+			if tt.limitRanges != nil || tt.runtimeClasses {
 				var errs field.ErrorList
-				a, errs = fleet.CompileAdmission(tt.limitRanges, nil)
+				var rcs []*nodev1.RuntimeClass
+				if tt.runtimeClasses {
+					rcs = admRuntimeClasses
+				}
+				a, errs = fleet.CompileAdmission(tt.limitRanges, rcs)
 				require.Empty(t, errs)
 			}
 			spec := tt.spec.DeepCopy()
-			got := a.AdmitFor(version, "ns", spec)
+			got := a.AdmitWith(daemonset.Options{Version: version, FeatureGates: tt.gates}, "ns", spec)
 			if diff := cmp.Diff(tt.spec.DeepCopy(), spec); diff != "" {
-				t.Fatalf("AdmitFor modified its input (-before +after):\n%s", diff)
+				t.Fatalf("AdmitWith modified its input (-before +after):\n%s", diff)
+			}
+			if tt.gates == nil {
+				if diff := cmp.Diff(got, a.AdmitFor(version, "ns", spec)); diff != "" {
+					t.Fatalf("AdmitFor differs from AdmitWith at the default gates:\n%s", diff)
+				}
 			}
 			if tt.wantRejectedBy != "" {
 				require.NotNil(t, got.Rejection)
 				require.Equal(t, tt.wantRejectedBy, got.Rejection.Plugin)
+				if tt.wantRequests != nil && !reqEqual(got.Requests, tt.wantRequests) {
+					t.Errorf("requests %s, want %s", reqString(got.Requests), reqString(tt.wantRequests))
+				}
 				return
 			}
 			require.Nil(t, got.Rejection)
@@ -228,6 +255,13 @@ func TestAdmissionByRelease(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withRuntimeClass is spec naming the RuntimeClass name.
+func withRuntimeClass(spec v1.PodSpec, name string) v1.PodSpec {
+	out := *spec.DeepCopy()
+	out.RuntimeClassName = &name
+	return out
 }
 
 func TestCompileAdmissionRefusesHugeQuantities(t *testing.T) {
@@ -307,12 +341,17 @@ func TestWhatIfAdmitsAtThePlannersRelease(t *testing.T) {
 	tests := []struct {
 		name           string
 		version        string
+		gates          daemonset.FeatureGates
 		wantSetCPU     string
 		wantRejectedBy string
 		wantCPU        string
 	}{
 		{name: "ADM-8 at 1.33 spec.resources is dropped: the containers' default counts",
 			version: "1.33.13", wantSetCPU: "0", wantCPU: "2"},
+		{name: "VER-5 ADM-8 at 1.33 with PodLevelResources on the pod-level request is its limit, which the ratio allows",
+			version: "1.33.13", gates: daemonset.FeatureGates{daemonset.GatePodLevelResources: true}, wantSetCPU: "64", wantCPU: "64"},
+		{name: "VER-5 ADM-8 at 1.36 with PodLevelResources off spec.resources is dropped",
+			version: "1.36.3", gates: daemonset.FeatureGates{daemonset.GatePodLevelResources: false}, wantSetCPU: "0", wantCPU: "2"},
 		{name: "ADM-7 at 1.36 the pod-level request is its limit, which the ratio allows",
 			version: "1.36.3", wantSetCPU: "64", wantCPU: "64"},
 		{name: "ADM-7 at 1.37 the pod-level request is the containers' default, which the ratio refuses",
@@ -324,6 +363,7 @@ func TestWhatIfAdmitsAtThePlannersRelease(t *testing.T) {
 			require.NoError(t, err)
 			opts := setNow
 			opts.Version = v
+			opts.FeatureGates = tt.gates
 			before := ds.DeepCopy()
 			set, errs := fleet.Compile([]*appsv1.DaemonSet{ds}, opts)
 			require.Empty(t, errs)

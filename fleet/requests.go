@@ -56,9 +56,15 @@ func podRequests(spec *v1.PodSpec) v1.ResourceList {
 //
 // Until 1.33, where the PodLevelResources gate is alpha and off, spec.resources is left out:
 // that release's API server drops it from new pods and templates and its scheduler does not
-// read it (ADM-8, SCHED-5). The zero version is the newest release.
+// read it (ADM-8, SCHED-5). The zero version is the newest release. PodRequests counts at the
+// release's default gates; a Set counts at its Planners' (daemonset.Options.FeatureGates).
 func PodRequests(version daemonset.Version, spec *v1.PodSpec) v1.ResourceList {
-	if spec != nil && spec.Resources != nil && !podLevelResources(version) {
+	return podRequestsWith(podLevelResources(daemonset.Options{Version: version}), spec)
+}
+
+// podRequestsWith is PodRequests with the PodLevelResources gate on or off.
+func podRequestsWith(podLevel bool, spec *v1.PodSpec) v1.ResourceList {
+	if spec != nil && spec.Resources != nil && !podLevel {
 		s := *spec
 		s.Resources = nil
 		spec = &s
@@ -66,10 +72,10 @@ func PodRequests(version daemonset.Version, spec *v1.PodSpec) v1.ResourceList {
 	return podRequests(spec)
 }
 
-// podLevelResources reports whether release v has pod-level resources (spec.resources): the
-// PodLevelResources gate is alpha and off until 1.33, beta and on from 1.34.0 (ADM-8). The
-// zero Version is the newest release.
-func podLevelResources(v daemonset.Version) bool { return v.IsZero() || v.AtLeast(1, 34, 0) }
+// podLevelResources reports whether the options' release and gates have pod-level resources
+// (spec.resources): the PodLevelResources gate, alpha and off until 1.33, beta and on from
+// 1.34.0 (ADM-8, VER-5).
+func podLevelResources(o daemonset.Options) bool { return o.Enabled(daemonset.GatePodLevelResources) }
 
 // aggregate sums add over the regular containers and the sidecars, and raises the result to
 // the largest init-time use (each ordinary init container plus the sidecars declared before

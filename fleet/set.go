@@ -170,7 +170,7 @@ func newSet(planners []*daemonset.Planner, opts daemonset.Options, prev *Set) *S
 		if same {
 			s.requests[i], s.ports[i] = prev.requests[i], prev.ports[i]
 		} else {
-			s.requests[i], s.ports[i] = PodRequests(p.Version(), spec), PodHostPorts(spec)
+			s.requests[i], s.ports[i] = podRequestsWith(p.Enabled(daemonset.GatePodLevelResources), spec), PodHostPorts(spec)
 		}
 	}
 	s.res = newResourceTable(s.requests)

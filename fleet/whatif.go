@@ -47,7 +47,7 @@ type WhatIf struct {
 type labelEquals struct{ key, value string }
 
 // WhatIf admits one daemon pod of each DaemonSet of s through cfg.Admission (ADM-1), at the
-// release of the DaemonSet's Planner ([Admission.AdmitFor]), and returns what answers the what-if questions with those pods. s is not modified.
+// release and feature gates of the DaemonSet's Planner ([Admission.AdmitWith]), and returns what answers the what-if questions with those pods. s is not modified.
 func (s *Set) WhatIf(cfg Config) *WhatIf {
 	n := s.Len()
 	w := &WhatIf{pods: make([]AdmittedPod, n), pending: make([][]labelEquals, n), resolver: cfg.Resolver}
@@ -55,7 +55,7 @@ func (s *Set) WhatIf(cfg Config) *WhatIf {
 	derived.requests = make([]v1.ResourceList, n)
 	for i, p := range s.planners {
 		ds := p.DaemonSet()
-		pod := cfg.Admission.AdmitFor(p.Version(), ds.Namespace, &ds.Spec.Template.Spec)
+		pod := cfg.Admission.admit(p.Version(), p.Enabled(daemonset.GatePodLevelResources), ds.Namespace, &ds.Spec.Template.Spec)
 		w.pods[i] = pod
 		derived.requests[i] = pod.Requests
 		for k, v := range pod.SchedulingSelector {

@@ -210,7 +210,7 @@ func defaulted(ds *appsv1.DaemonSet, opts Options) *appsv1.DaemonSet {
 		ds = daemonset.WithDefaults(ds)
 	}
 	if opts.applies(DefaultPodTemplate) {
-		ds = opts.Version.WithTemplateDefaults(ds)
+		ds = daemonset.Options{Version: opts.Version, FeatureGates: opts.FeatureGates}.WithTemplateDefaults(ds, nil)
 	}
 	return ds
 }

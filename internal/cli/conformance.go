@@ -307,7 +307,7 @@ func plan(line []byte, req *conformance.Request, release daemonset.Version) ([]b
 	if err := json.Unmarshal(line, req); err != nil {
 		return nil, fmt.Errorf("not a request: %w", err)
 	}
-	kubernetes := conformance.KubernetesVersion
+	kubernetes := conformance.RecordedVersion
 	if !release.IsZero() {
 		kubernetes = "v" + release.String()
 		if req.Kubernetes != "" {

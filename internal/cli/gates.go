@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"maps"
 	"slices"
 	"strings"
@@ -48,6 +49,11 @@ func (f *gatesFlag) check(v daemonset.Version) error {
 			}
 			return usagef("--feature-gates: Kubernetes %s does not know the feature gate %s (it knows %s); choose a later --kubernetes-version", v, g, knows)
 		}
+	}
+	// A gate the release locks to its default (GA) is refused set otherwise, as kube-apiserver
+	// refuses to start with it (VER-5).
+	if errs := (daemonset.Options{Version: v, FeatureGates: f.gates}).CheckFeatureGates(field.NewPath("--feature-gates")); len(errs) > 0 {
+		return usagef("%v", errs.ToAggregate())
 	}
 	return nil
 }

@@ -27,7 +27,7 @@ func TestFeatureGatesFlag(t *testing.T) {
 		{name: "an empty value sets nothing (VER-5)", values: []string{""}},
 		{name: "a pair without = is an error (VER-5)", values: []string{"TaintTolerationComparisonOperators"}, wantErr: `"TaintTolerationComparisonOperators": want Name=true or Name=false`},
 		{name: "a value not a bool is an error (VER-5)", values: []string{"TaintTolerationComparisonOperators=yes"}, wantErr: `"TaintTolerationComparisonOperators=yes": the value of TaintTolerationComparisonOperators is not true or false`},
-		{name: "a gate no release knows is an error with the likely one (VER-5)", values: []string{"StaleControllerConsistencyDaemonset=true"}, wantErr: `unknown feature gate "StaleControllerConsistencyDaemonset": the gates that change a decision are StaleControllerConsistencyDaemonSet, TaintTolerationComparisonOperators; did you mean StaleControllerConsistencyDaemonSet?`},
+		{name: "a gate no release knows is an error with the likely one (VER-5)", values: []string{"StaleControllerConsistencyDaemonset=true"}, wantErr: `unknown feature gate "StaleControllerConsistencyDaemonset": the gates that change a decision are AtomicWriteVolumeUserFields, ClusterTrustBundleProjection, ContainerRestartRules, ContainerStopSignals, DynamicResourceAllocation, EmptyDirVolumeMode, EnvFiles, EvictionRequestAPI, GRPCContainerProbeTLS, GenericWorkload, H2CContainerProbe, HostnameOverride, ImageVolume, PodCertificateRequest, PodLevelResources, StaleControllerConsistencyDaemonSet, TaintTolerationComparisonOperators, VolumeBindMountOptions; did you mean StaleControllerConsistencyDaemonSet?`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -56,16 +56,21 @@ func TestFeatureGatesFlagByRelease(t *testing.T) {
 	tests := []struct {
 		name    string
 		release string
+		gates   string // "": TaintTolerationComparisonOperators=true
 		wantErr string
 	}{
-		{name: "1.34 knows no gate modelled (VER-5)", release: "1.34", wantErr: "--feature-gates: Kubernetes 1.34.4 does not know the feature gate TaintTolerationComparisonOperators (it knows none of the gates modelled); choose a later --kubernetes-version"},
+		{name: "1.34 does not know TaintTolerationComparisonOperators (VER-5)", release: "1.34", wantErr: "--feature-gates: Kubernetes 1.34.4 does not know the feature gate TaintTolerationComparisonOperators (it knows only ClusterTrustBundleProjection, ContainerRestartRules, ContainerStopSignals, DynamicResourceAllocation, EnvFiles, HostnameOverride, ImageVolume, PodCertificateRequest, PodLevelResources); choose a later --kubernetes-version"},
 		{name: "1.35 knows TaintTolerationComparisonOperators (VER-5)", release: "1.35.0"},
 		{name: "1.37 knows it (VER-5)", release: "1.37"},
+		{name: "1.33 may turn PodLevelResources on (VER-5, ADM-8)", release: "1.33", gates: "PodLevelResources=true,ImageVolume=true"},
+		{name: "1.36 refuses ImageVolume off: GA and locked (VER-5)", release: "1.36", gates: "ImageVolume=false",
+			wantErr: `--feature-gates[ImageVolume]: Forbidden: locked to true in Kubernetes 1.36.3 (GA): it cannot be set to false`},
+		{name: "1.36 allows ImageVolume on, its locked default (VER-5)", release: "1.36", gates: "ImageVolume=true"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var f gatesFlag
-			require.NoError(t, f.Set("TaintTolerationComparisonOperators=true"))
+			require.NoError(t, f.Set(orDefault(tt.gates)))
 			v, err := daemonset.ParseVersion(tt.release)
 			require.NoError(t, err)
 			err = f.check(v)
@@ -106,4 +111,11 @@ func TestEveryReleasedCommandTakesGates(t *testing.T) {
 		require.Contains(t, stderr.String(), "conformance "+sub+" takes no feature gates: every conformance case holds at its release's default gates")
 		require.Empty(t, stdout.String())
 	}
+}
+
+func orDefault(gates string) string {
+	if gates == "" {
+		return "TaintTolerationComparisonOperators=true"
+	}
+	return gates
 }

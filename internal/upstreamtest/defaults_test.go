@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"math/rand"
 	"reflect"
-	"strconv"
 	"testing"
 
 	"github.com/daemonsched/daemonsched/daemonset"
@@ -14,6 +13,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/component-base/featuregate"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	podutil "k8s.io/kubernetes/pkg/api/pod"
 	"k8s.io/kubernetes/pkg/apis/apps"
@@ -24,10 +26,17 @@ import (
 
 // stored returns ds as the linked release's API server stores it when it is created and gives it
 // back: the scheme's defaulting (SetObjectDefaults_DaemonSet), the strategy's drop of the
-// volumes and volume mounts of disabled gates (PrepareForCreate: DropDisabledTemplateFields;
-// image volumes before 1.35, VER-10), then the protobuf round trip of storage, which drops empty
-// lists and maps.
+// template fields of disabled gates (PrepareForCreate: DropDisabledTemplateFields with no old
+// template, at the linked release's default gates; VER-10, VER-11), then the protobuf round trip
+// of storage, which drops empty lists and maps.
 func stored(t testing.TB, ds *appsv1.DaemonSet) *appsv1.DaemonSet {
+	return storedUpdate(t, ds, nil)
+}
+
+// storedUpdate is stored for an update of old, as the API server holds it (nil: a create):
+// PrepareForUpdate passes old's template to DropDisabledTemplateFields, which keeps the fields
+// of disabled gates that old's template already uses.
+func storedUpdate(t testing.TB, ds, old *appsv1.DaemonSet) *appsv1.DaemonSet {
 	t.Helper()
 	out := ds.DeepCopy()
 	legacyscheme.Scheme.Default(out)
@@ -37,7 +46,15 @@ func stored(t testing.TB, ds *appsv1.DaemonSet) *appsv1.DaemonSet {
 	if err := legacyscheme.Scheme.Convert(out, internal, nil); err != nil {
 		t.Fatal(err)
 	}
-	dropDisabledVolumes(&internal.Spec.Template.Spec)
+	var oldTemplate *api.PodTemplateSpec
+	if old != nil {
+		oldInternal := &apps.DaemonSet{}
+		if err := legacyscheme.Scheme.Convert(old.DeepCopy(), oldInternal, nil); err != nil {
+			t.Fatal(err)
+		}
+		oldTemplate = &oldInternal.Spec.Template
+	}
+	podutil.DropDisabledTemplateFields(&internal.Spec.Template, oldTemplate)
 	out = &appsv1.DaemonSet{}
 	if err := legacyscheme.Scheme.Convert(internal, out, nil); err != nil {
 		t.Fatal(err)
@@ -53,72 +70,6 @@ func stored(t testing.TB, ds *appsv1.DaemonSet) *appsv1.DaemonSet {
 	return back
 }
 
-// dropDisabledVolumes removes from spec the volumes and volume mounts that the API server's
-// DropDisabledTemplateFields removes from a new template. The filler sets the fields of every
-// alpha gate, which that function also drops and the library leaves to the caller (a creating
-// client could not set them), so it runs on a probe holding only each volume's name and kind
-// (image or not) and each mount's name, numbered, and the numbers it keeps are kept in spec.
-func dropDisabledVolumes(spec *api.PodSpec) {
-	probe := &api.PodTemplateSpec{}
-	for i, vol := range spec.Volumes {
-		v := api.Volume{Name: vol.Name}
-		if vol.Image != nil {
-			v.Image = &api.ImageVolumeSource{Reference: strconv.Itoa(i)}
-		} else {
-			v.EmptyDir = &api.EmptyDirVolumeSource{Medium: api.StorageMedium(strconv.Itoa(i))}
-		}
-		probe.Spec.Volumes = append(probe.Spec.Volumes, v)
-	}
-	mounts := func(in []api.VolumeMount) []api.VolumeMount {
-		var out []api.VolumeMount
-		for i, m := range in {
-			out = append(out, api.VolumeMount{Name: m.Name, MountPath: strconv.Itoa(i)})
-		}
-		return out
-	}
-	for _, c := range spec.InitContainers {
-		probe.Spec.InitContainers = append(probe.Spec.InitContainers, api.Container{VolumeMounts: mounts(c.VolumeMounts)})
-	}
-	for _, c := range spec.Containers {
-		probe.Spec.Containers = append(probe.Spec.Containers, api.Container{VolumeMounts: mounts(c.VolumeMounts)})
-	}
-	for _, c := range spec.EphemeralContainers {
-		probe.Spec.EphemeralContainers = append(probe.Spec.EphemeralContainers,
-			api.EphemeralContainer{EphemeralContainerCommon: api.EphemeralContainerCommon{VolumeMounts: mounts(c.VolumeMounts)}})
-	}
-	podutil.DropDisabledTemplateFields(probe, nil)
-
-	var volumes []api.Volume
-	for _, v := range probe.Spec.Volumes {
-		var n string
-		if v.Image != nil {
-			n = v.Image.Reference
-		} else if v.EmptyDir != nil {
-			n = string(v.EmptyDir.Medium)
-		}
-		i, _ := strconv.Atoi(n)
-		volumes = append(volumes, spec.Volumes[i])
-	}
-	spec.Volumes = volumes
-	kept := func(in, probed []api.VolumeMount) []api.VolumeMount {
-		var out []api.VolumeMount
-		for _, m := range probed {
-			i, _ := strconv.Atoi(m.MountPath)
-			out = append(out, in[i])
-		}
-		return out
-	}
-	for i := range spec.InitContainers {
-		spec.InitContainers[i].VolumeMounts = kept(spec.InitContainers[i].VolumeMounts, probe.Spec.InitContainers[i].VolumeMounts)
-	}
-	for i := range spec.Containers {
-		spec.Containers[i].VolumeMounts = kept(spec.Containers[i].VolumeMounts, probe.Spec.Containers[i].VolumeMounts)
-	}
-	for i := range spec.EphemeralContainers {
-		spec.EphemeralContainers[i].VolumeMounts = kept(spec.EphemeralContainers[i].VolumeMounts, probe.Spec.EphemeralContainers[i].VolumeMounts)
-	}
-}
-
 // fieldsV1Raw compares managedFields' raw bytes as bytes: apimachinery v0.35's protobuf round trip
 // gives an empty Raw back as []byte{} where later releases and the library keep nil, a difference
 // only inside a template's volume claim template's managedFields (VER-8 lists it).
@@ -127,6 +78,11 @@ var fieldsV1Raw = cmp.Comparer(func(a, b metav1.FieldsV1) bool { return bytes.Eq
 // ours is daemonsched's defaulting of a DaemonSet read from a manifest (DFLT-1 to DFLT-3).
 func ours(ds *appsv1.DaemonSet) *appsv1.DaemonSet {
 	return release.WithTemplateDefaults(daemonset.WithDefaults(ds))
+}
+
+// oursUpdate is daemonsched's defaulting of ds replacing old, as apiserver.Update does it.
+func oursUpdate(ds, old *appsv1.DaemonSet) *appsv1.DaemonSet {
+	return daemonset.Options{Version: release}.WithTemplateDefaults(daemonset.WithDefaults(ds), old)
 }
 
 // images are references of every shape the pull-policy default reads.
@@ -215,17 +171,26 @@ func blank(v reflect.Value, r *rand.Rand) {
 	}
 }
 
+// randomDaemonSet is a DaemonSet whose template sets every field or not at random, the fields
+// of every feature gate included (the filler reaches each with probability 0.6), and, one seed
+// in three, a volume without a source.
+func randomDaemonSet(seed uint64) *appsv1.DaemonSet {
+	f := newFiller(seed)
+	ds := &appsv1.DaemonSet{}
+	f.Fill(&ds.Spec.Template)
+	blank(reflect.ValueOf(&ds.Spec.Template).Elem(), rand.New(rand.NewSource(int64(seed))))
+	if seed%3 == 0 {
+		ds.Spec.Template.Spec.Volumes = append(ds.Spec.Template.Spec.Volumes, v1.Volume{Name: "no-source"})
+	}
+	return ds
+}
+
 // Every DaemonSet defaulted by daemonsched is the one the API server stores: the same value,
-// with nil and empty collections where it has them (DFLT-3).
+// with nil and empty collections where it has them (DFLT-3), and without the fields of the gates
+// the release turns off (VER-10, VER-11): the whole template is compared.
 func TestTemplateDefaultsAreTheStoredObject(t *testing.T) {
 	for seed := range uint64(2000) {
-		f := newFiller(seed)
-		ds := &appsv1.DaemonSet{}
-		f.Fill(&ds.Spec.Template)
-		blank(reflect.ValueOf(&ds.Spec.Template).Elem(), rand.New(rand.NewSource(int64(seed))))
-		if seed%3 == 0 {
-			ds.Spec.Template.Spec.Volumes = append(ds.Spec.Template.Spec.Volumes, v1.Volume{Name: "no-source"})
-		}
+		ds := randomDaemonSet(seed)
 		want := stored(t, ds)
 		got := ours(ds)
 		if diff := cmp.Diff(want.Spec.Template, got.Spec.Template, fieldsV1Raw); diff != "" {
@@ -233,6 +198,28 @@ func TestTemplateDefaultsAreTheStoredObject(t *testing.T) {
 		}
 		if diff := cmp.Diff(want.Spec.UpdateStrategy, got.Spec.UpdateStrategy); diff != "" {
 			t.Fatalf("seed %d: updateStrategy mismatch (-stored +daemonsched):\n%s", seed, diff)
+		}
+	}
+}
+
+// An update keeps the fields of disabled gates that the stored template uses, and drops the
+// others, as PrepareForUpdate does (VER-11): the new template is compared whole, against stored
+// templates that use a random part of the gated fields.
+func TestTemplateUpdateKeepsWhatTheStoredUses(t *testing.T) {
+	for seed := range uint64(1000) {
+		old := stored(t, randomDaemonSet(seed+1_000_000))
+		// The stored template of an update holds the fields of disabled gates it was created
+		// with before the gate was turned off, or that an older update kept: they are put back
+		// from the unfiltered template half the time.
+		if seed%2 == 0 {
+			old = randomDaemonSet(seed + 1_000_000)
+			legacyscheme.Scheme.Default(old)
+		}
+		ds := randomDaemonSet(seed)
+		want := storedUpdate(t, ds, old)
+		got := oursUpdate(ds, old)
+		if diff := cmp.Diff(want.Spec.Template, got.Spec.Template, fieldsV1Raw); diff != "" {
+			t.Fatalf("seed %d: template mismatch (-stored +daemonsched):\n%s", seed, diff)
 		}
 	}
 }
@@ -264,5 +251,34 @@ func checkPullPolicy(t *testing.T, image string) {
 	// policy as a container's.
 	if diff := cmp.Diff(want.Volumes, got.Volumes); diff != "" {
 		t.Errorf("image %q: image volume mismatch (-upstream +daemonsched):\n%s", image, diff)
+	}
+}
+
+// With every modelled gate that is off by default turned on, the API server keeps the fields
+// it drops at the defaults, and so does the library given the same gates (VER-5, VER-11): the
+// override brings the fields back, checked whole against the release's own code.
+func TestTemplateDefaultsWithTheGatesOn(t *testing.T) {
+	// Gates the API server requires on with them (kube_features.go's dependencies from 1.35):
+	// they guard APIs, not template fields, so they are set first, where the release knows them.
+	for _, dep := range []featuregate.Feature{"ClusterTrustBundle", "AuthorizeNodeWithSelectors"} {
+		if _, known := utilfeature.DefaultMutableFeatureGate.GetAll()[dep]; known {
+			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, dep, true)
+		}
+	}
+	gates := daemonset.FeatureGates{}
+	for _, g := range release.Gates() {
+		if on, _ := release.GateDefault(g); !on {
+			gates[g] = true
+			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, featuregate.Feature(g), true)
+		}
+	}
+	opts := daemonset.Options{Version: release, FeatureGates: gates}
+	for seed := range uint64(1000) {
+		ds := randomDaemonSet(seed)
+		want := stored(t, ds)
+		got := opts.WithTemplateDefaults(daemonset.WithDefaults(ds), nil)
+		if diff := cmp.Diff(want.Spec.Template, got.Spec.Template, fieldsV1Raw); diff != "" {
+			t.Fatalf("seed %d, gates %v: template mismatch (-stored +daemonsched):\n%s", seed, gates, diff)
+		}
 	}
 }
