@@ -183,7 +183,7 @@ func TestFeatureGatesByRelease(t *testing.T) {
 			wantOn: map[daemonset.Gate]bool{plr: true, img: false}},
 		{name: "VER-5 ImageVolume is locked on from 1.36: turning it off is refused", release: "1.36.3", gates: daemonset.FeatureGates{img: false},
 			wantKnown: []daemonset.Gate{stale, tol},
-			wantErrs: field.ErrorList{field.Forbidden(gatesPath.Key(string(img)), "")}},
+			wantErrs:  field.ErrorList{field.Forbidden(gatesPath.Key(string(img)), "")}},
 		{name: "VER-5 a locked gate may be set to its default", release: "1.37.2", gates: daemonset.FeatureGates{img: true, daemonset.GateHostnameOverride: true},
 			wantKnown: []daemonset.Gate{stale, tol}, wantOn: map[daemonset.Gate]bool{img: true, daemonset.GateHostnameOverride: true}},
 		{name: "VER-5 HostnameOverride is locked from 1.37 only", release: "1.36.3", gates: daemonset.FeatureGates{daemonset.GateHostnameOverride: false},
