@@ -1,6 +1,7 @@
 package daemonset
 
 import (
+	"maps"
 	"sync"
 
 	"github.com/daemonsched/daemonsched/affinity"
@@ -121,6 +122,10 @@ func (p *Planner) Version() Version { return p.opts.release() }
 // Enabled reports whether feature gate g is on for the Planner ([Options.Enabled]). Code that
 // applies a gated rule beside a plan (fleet's requests and admission, ADM-8) asks it.
 func (p *Planner) Enabled(g Gate) bool { return p.opts.Enabled(g) }
+
+// FeatureGates returns a copy of the gates the Planner was compiled with
+// (Options.FeatureGates): what a scheduler or API server model of the same cluster takes.
+func (p *Planner) FeatureGates() FeatureGates { return maps.Clone(p.opts.FeatureGates) }
 
 // DaemonSet returns the DaemonSet the Planner was compiled from. It must not be modified. Code
 // that holds only Planners (the many-DaemonSet layer) reads names and specs through it.

@@ -56,10 +56,11 @@ func podRequests(spec *v1.PodSpec) v1.ResourceList {
 //
 // Until 1.33, where the PodLevelResources gate is alpha and off, spec.resources is left out:
 // that release's API server drops it from new pods and templates and its scheduler does not
-// read it (ADM-8, SCHED-5). The zero version is the newest release. PodRequests counts at the
-// release's default gates; a Set counts at its Planners' (daemonset.Options.FeatureGates).
-func PodRequests(version daemonset.Version, spec *v1.PodSpec) v1.ResourceList {
-	return podRequestsWith(podLevelResources(daemonset.Options{Version: version}), spec)
+// read it (ADM-8, SCHED-5), unless opts.FeatureGates turns it on. PodRequests counts at
+// opts.Version (the zero Version is the newest release) and opts.FeatureGates; only those two
+// fields are read.
+func PodRequests(opts daemonset.Options, spec *v1.PodSpec) v1.ResourceList {
+	return podRequestsWith(podLevelResources(opts), spec)
 }
 
 // podRequestsWith is PodRequests with the PodLevelResources gate on or off.

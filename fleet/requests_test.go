@@ -166,7 +166,7 @@ func TestPodRequests(t *testing.T) {
 			if tt.spec != nil {
 				before = tt.spec.DeepCopy()
 			}
-			got := fleet.PodRequests(daemonset.Version{}, tt.spec)
+			got := fleet.PodRequests(daemonset.Options{}, tt.spec)
 			require.True(t, reqEqual(tt.want, got), "PodRequests() = %s, want %s", reqString(got), reqString(tt.want))
 			if diff := cmp.Diff(before, tt.spec); diff != "" {
 				t.Errorf("PodRequests() modified its input (-before +after):\n%s", diff)
@@ -320,6 +320,7 @@ func TestPodRequestsByRelease(t *testing.T) {
 	tests := []struct {
 		name    string
 		version string
+		gates   daemonset.FeatureGates
 		want    v1.ResourceList
 	}{
 		{name: "ADM-8 until 1.33 the pod-level request is left out", version: "1.33.13",
@@ -328,6 +329,10 @@ func TestPodRequestsByRelease(t *testing.T) {
 			want: reqList("cpu", "3", "memory", "1Gi")},
 		{name: "ADM-8 the zero version is the newest release, which counts it",
 			want: reqList("cpu", "3", "memory", "1Gi")},
+		{name: "VER-5 a 1.33 cluster that turned PodLevelResources on counts it", version: "1.33.13",
+			gates: daemonset.FeatureGates{daemonset.GatePodLevelResources: true}, want: reqList("cpu", "3", "memory", "1Gi")},
+		{name: "VER-5 a 1.37 cluster that turned PodLevelResources off leaves it out", version: "1.37.2",
+			gates: daemonset.FeatureGates{daemonset.GatePodLevelResources: false}, want: reqList("cpu", "1", "memory", "1Gi")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -339,7 +344,7 @@ func TestPodRequestsByRelease(t *testing.T) {
 				version = v
 			}
 			before := spec.DeepCopy()
-			got := fleet.PodRequests(version, spec)
+			got := fleet.PodRequests(daemonset.Options{Version: version, FeatureGates: tt.gates}, spec)
 			if diff := cmp.Diff(before, spec); diff != "" {
 				t.Fatalf("PodRequests modified its input (-before +after):\n%s", diff)
 			}
@@ -356,7 +361,7 @@ func TestPodRequestsDifferential(t *testing.T) {
 	for range 6000 {
 		spec := reqRandomPodSpec(r)
 		before := spec.DeepCopy()
-		got := fleet.PodRequests(daemonset.Version{}, spec)
+		got := fleet.PodRequests(daemonset.Options{}, spec)
 		want := resourcehelper.PodRequests(&v1.Pod{Spec: *reqDefaulted(spec)}, resourcehelper.PodResourcesOptions{})
 		if !reqEqual(want, got) {
 			t.Fatalf("PodRequests(%s) = %s, component-helpers says %s", spec.String(), reqString(got), reqString(want))

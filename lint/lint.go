@@ -305,7 +305,7 @@ func downKind(node *v1.Node) string {
 func (l *linter) requests(ds *appsv1.DaemonSet, eligible []*v1.Node) {
 	spec := &ds.Spec.Template.Spec
 	pod := schedule.Compile(&v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ds.Namespace}, Spec: *spec},
-		schedule.Options{Version: l.opts.Plan.Version, PriorityClasses: l.priorityClasses()})
+		schedule.Options{Version: l.opts.Plan.Version, FeatureGates: l.opts.Plan.FeatureGates, PriorityClasses: l.priorityClasses()})
 	tooBig := map[v1.ResourceName][]*v1.Node{}
 	tooBigQ := map[v1.ResourceName]resource.Quantity{}
 	var noRoom []string

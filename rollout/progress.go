@@ -202,7 +202,7 @@ func walkNodes(r *Report, p *daemonset.Planner, s daemonset.Snapshot, res *daemo
 	// What the scheduler would say of a pod on a node (SCHED-*), with the pods indexed by node
 	// on first use: only nodes with a pod to create or an unbound one ask.
 	var bound map[string][]*v1.Pod
-	sopts := schedule.Options{Version: p.Version()} // the release's filters (SCHED-5)
+	sopts := schedule.Options{Version: p.Version(), FeatureGates: p.FeatureGates()} // the release's filters (SCHED-5)
 	verdict := func(pod *v1.Pod, n *v1.Node) schedule.Verdict {
 		if bound == nil {
 			bound = schedule.PodsByNode(s.Pods)

@@ -470,7 +470,7 @@ func TestForecastFilterScheduler(t *testing.T) {
 	require.Equal(t, rollout.StateComplete, r.Final.State, "every pod binds by default")
 
 	r, err = rollout.Forecast(s, ds, rollout.ForecastOptions{Now: t0, Kubelet: rollout.Kubelet{Startup: rollout.Fixed(time.Second)},
-		Scheduler: rollout.FilterScheduler(s, ds, daemonset.Version{})})
+		Scheduler: rollout.FilterScheduler(s, ds, daemonset.Version{}, nil)})
 	require.NoError(t, err)
 	require.Equal(t, rollout.StateStuck, r.Final.State)
 	require.Equal(t, []string{"node-00000"}, blockerNodes(r.Final.Blocking))

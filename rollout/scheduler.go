@@ -13,9 +13,9 @@ import (
 // in s for the whole simulation (victims are not evicted), and ds's own pods, which the
 // rollout replaces, are left out: those release v's controller owns (v.IsControlledBy: OWN-1,
 // VER-4), v being the release the rollout plans at, the zero Version the newest as in
-// Options.Version. The filters are release v's too (SCHED-5). s and ds are only read; the pods
+// Options.Version. The filters are release v's too, with gates over its defaults (SCHED-5, VER-5). s and ds are only read; the pods
 // are indexed once.
-func FilterScheduler(s daemonset.Snapshot, ds *appsv1.DaemonSet, v daemonset.Version) Scheduler {
+func FilterScheduler(s daemonset.Snapshot, ds *appsv1.DaemonSet, v daemonset.Version, gates daemonset.FeatureGates) Scheduler {
 	others := make([]*v1.Pod, 0, len(s.Pods))
 	for _, p := range s.Pods {
 		if p != nil && !v.IsControlledBy(p, ds) {
@@ -23,7 +23,7 @@ func FilterScheduler(s daemonset.Snapshot, ds *appsv1.DaemonSet, v daemonset.Ver
 		}
 	}
 	byNode := schedule.PodsByNode(others)
-	opts := schedule.Options{Version: v, PriorityClasses: schedule.PriorityClassesOf(s.Pods)}
+	opts := schedule.Options{Version: v, FeatureGates: gates, PriorityClasses: schedule.PriorityClassesOf(s.Pods)}
 	return func(pod *v1.Pod, target *v1.Node) bool {
 		if target == nil {
 			return false

@@ -45,7 +45,7 @@ func TestFilterSchedulerOwnsAtTheRelease(t *testing.T) {
 			require.NoError(t, err)
 			p, errs := daemonset.Compile(ds, daemonset.Options{Now: t0, Version: v})
 			require.Empty(t, errs)
-			bind := rollout.FilterScheduler(s, ds, v)
+			bind := rollout.FilterScheduler(s, ds, v, nil)
 			require.Equal(t, tt.want, bind(p.NewPod(node.Name), node))
 		})
 	}
@@ -73,7 +73,7 @@ func TestFilterSchedulerFiltersAtTheRelease(t *testing.T) {
 			require.NoError(t, err)
 			p, errs := daemonset.Compile(ds, daemonset.Options{Now: t0, Version: v})
 			require.Empty(t, errs)
-			require.Equal(t, tt.want, rollout.FilterScheduler(s, ds, v)(p.NewPod(node.Name), node))
+			require.Equal(t, tt.want, rollout.FilterScheduler(s, ds, v, nil)(p.NewPod(node.Name), node))
 		})
 	}
 }

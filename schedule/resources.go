@@ -60,11 +60,12 @@ func (v vector) list() v1.ResourceList {
 	return out
 }
 
-// requestsOf is a pod's request as NodeResourcesFit of release rel counts it (SCHED-1):
-// fleet.PodRequests, which is component-helpers PodRequests with pod-level resources on
-// from 1.34 and leaves spec.resources out before (SCHED-5).
-func requestsOf(spec *v1.PodSpec, rel daemonset.Version) vector {
-	return vectorOf(fleet.PodRequests(rel, spec))
+// requestsOf is a pod's request as NodeResourcesFit of p's release and gates counts it
+// (SCHED-1): fleet.PodRequests, which is component-helpers PodRequests with pod-level
+// resources on from 1.34 (or with PodLevelResources turned on) and leaves spec.resources out
+// otherwise (SCHED-5).
+func (p *Pod) requestsOf(spec *v1.PodSpec) vector {
+	return vectorOf(fleet.PodRequests(daemonset.Options{Version: p.release, FeatureGates: p.gates}, spec))
 }
 
 // isScalar reports whether the scheduler tracks name as a scalar resource (core/v1 helper
@@ -98,7 +99,7 @@ type nodeState struct {
 func (p *Pod) nodeState(node *v1.Node, on []*v1.Pod) nodeState {
 	n := nodeState{allocatable: vectorOf(node.Status.Allocatable), used: vector{}, pods: len(on)}
 	for _, q := range on {
-		n.used.add(requestsOf(&q.Spec, p.release))
+		n.used.add(p.requestsOf(&q.Spec))
 	}
 	return n
 }

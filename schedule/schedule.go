@@ -20,6 +20,9 @@ type Options struct {
 	// it). The built-in system-node-critical and system-cluster-critical need no entry. nil
 	// knows only those; the map is only read (SCHED-4).
 	PriorityClasses map[string]int32
+	// FeatureGates are the scheduler's and the API server's feature gates over Version's
+	// defaults (VER-5): PodLevelResources decides whether spec.resources is counted (SCHED-5).
+	FeatureGates daemonset.FeatureGates
 }
 
 func (o Options) release() daemonset.Version {
@@ -54,6 +57,7 @@ type Pod struct {
 	priorityKnown   bool
 	preemptNever    bool
 	release         daemonset.Version
+	gates           daemonset.FeatureGates // Options.FeatureGates, only read
 }
 
 // Compile reads pod for the filters of opts.Version. pod is not modified; a nil pod is an
@@ -63,8 +67,8 @@ func Compile(pod *v1.Pod, opts Options) *Pod {
 		pod = &v1.Pod{}
 	}
 	rel := opts.release()
-	p := &Pod{namespace: pod.Namespace, name: pod.Name, uid: string(pod.UID), release: rel}
-	p.requests = requestsOf(&pod.Spec, rel)
+	p := &Pod{namespace: pod.Namespace, name: pod.Name, uid: string(pod.UID), release: rel, gates: opts.FeatureGates}
+	p.requests = p.requestsOf(&pod.Spec)
 	p.ports = fleet.PodHostPorts(&pod.Spec)
 	p.features = requiredFeatures(&pod.Spec, rel)
 	p.priority, p.priorityKnown = priorityOf(&pod.Spec, opts.PriorityClasses)
@@ -236,7 +240,7 @@ func (p *Pod) fitsWith(n nodeState, on []*v1.Pod, kept []bool) bool {
 	count := 0
 	for i, q := range on {
 		if kept[i] {
-			used.add(requestsOf(&q.Spec, p.release))
+			used.add(p.requestsOf(&q.Spec))
 			count++
 		}
 	}

@@ -61,6 +61,8 @@ func TestFit(t *testing.T) {
 	t.Parallel()
 	v136, err := daemonset.ParseVersion("1.36")
 	require.NoError(t, err)
+	v133, err := daemonset.ParseVersion("1.33")
+	require.NoError(t, err)
 	v135, err := daemonset.ParseVersion("1.35")
 	require.NoError(t, err)
 	alloc := list("cpu", "4", "memory", "8Gi", "pods", "110")
@@ -233,6 +235,26 @@ func TestFit(t *testing.T) {
 			opts: schedule.Options{Version: v135},
 			node: node("n1", alloc),
 			want: schedule.Verdict{Node: "n1"},
+		},
+		{
+			name: "at 1.33 pod-level requests are not counted (SCHED-5, ADM-8)",
+			pod: pod("agent", "", list("cpu", "1"), func(p *v1.Pod) {
+				p.Spec.Resources = &v1.ResourceRequirements{Requests: list("cpu", "8")}
+			}),
+			opts: schedule.Options{Version: v133},
+			node: node("n1", alloc),
+			want: schedule.Verdict{Node: "n1"},
+		},
+		{
+			name: "at 1.33 with PodLevelResources on, pod-level requests are counted (SCHED-5, VER-5)",
+			pod: pod("agent", "", list("cpu", "1"), func(p *v1.Pod) {
+				p.Spec.Resources = &v1.ResourceRequirements{Requests: list("cpu", "8")}
+			}),
+			opts: schedule.Options{Version: v133, FeatureGates: daemonset.FeatureGates{daemonset.GatePodLevelResources: true}},
+			node: node("n1", alloc),
+			want: schedule.Verdict{Node: "n1",
+				Insufficient: []schedule.Insufficient{{Resource: "cpu", Requested: q("8"), Used: q("0"), Allocatable: q("4"), Unresolvable: true}},
+				Preemption:   &schedule.Preemption{Reason: schedule.PreemptionReasonUnresolvable}},
 		},
 		{
 			name: "the pod itself on the node is not counted (SCHED-6)",

@@ -25,7 +25,7 @@ type binder struct {
 
 func newBinder(s daemonset.Snapshot, opts daemonset.Options) *binder {
 	return &binder{byNode: schedule.PodsByNode(s.Pods),
-		opts: schedule.Options{Version: opts.Version, PriorityClasses: schedule.PriorityClassesOf(s.Pods)}}
+		opts: schedule.Options{Version: opts.Version, FeatureGates: opts.FeatureGates, PriorityClasses: schedule.PriorityClassesOf(s.Pods)}}
 }
 
 // lines says, one line each, why the scheduler would leave Pending on node the pod this sync

@@ -331,7 +331,7 @@ The header of each DaemonSet says both.
 			}
 			r, err := rollout.Forecast(in.Snapshot, ds, rollout.ForecastOptions{Now: at, Seed: *seed,
 				Kubelet: rollout.Kubelet{Startup: startup.d, Termination: termination.d}, Workers: runtime.GOMAXPROCS(0),
-				Scheduler: rollout.FilterScheduler(in.Snapshot, ds, l.version), Version: l.version, FeatureGates: l.gates})
+				Scheduler: rollout.FilterScheduler(in.Snapshot, ds, l.version, l.gates), Version: l.version, FeatureGates: l.gates})
 			if err != nil {
 				// The warnings first: an invalid DaemonSet planned as stored may be why.
 				l.warn(e)

@@ -102,7 +102,7 @@ func runWhatIf(e *env, c *clusterFlags, ns namespaceFlags, format outputFormat, 
 		}
 		report.Node = nodeName
 		report.Totals = whatIfTotals{Min: d.Requests(nil), Max: d.Requests(nil), Exact: true}
-		report.Pending = pendingOnNewNode(set, w, verdicts, node, in, opts.Version)
+		report.Pending = pendingOnNewNode(set, w, verdicts, node, in, opts)
 	}
 	for i, v := range verdicts {
 		ds := set.Planner(i).DaemonSet()
@@ -161,9 +161,9 @@ type whatIfPending struct {
 }
 
 // pendingOnNewNode binds the daemon pods that run on node to an empty node like it, as the
-// scheduler of release rel would (schedule.FitAll, SCHED-5), and returns those it would leave
+// scheduler of opts' release and gates would (schedule.FitAll, SCHED-5), and returns those it would leave
 // Pending.
-func pendingOnNewNode(set *fleet.Set, w *fleet.WhatIf, verdicts []fleet.Verdict, node *v1.Node, in *manifest.Result, rel daemonset.Version) []whatIfPending {
+func pendingOnNewNode(set *fleet.Set, w *fleet.WhatIf, verdicts []fleet.Verdict, node *v1.Node, in *manifest.Result, opts daemonset.Options) []whatIfPending {
 	if len(node.Status.Allocatable) == 0 {
 		// A template, or a node that reports no allocatable, says nothing of what a new node
 		// like it will allocate: the scheduler would refuse every pod of the node itself
@@ -179,7 +179,7 @@ func pendingOnNewNode(set *fleet.Set, w *fleet.WhatIf, verdicts []fleet.Verdict,
 		pods = append(pods, &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ds.Namespace, Name: ds.Name}, Spec: *w.Pod(i).Spec})
 	}
 	var out []whatIfPending
-	for _, pl := range schedule.FitAll(pods, node, nil, schedule.Options{Version: rel, PriorityClasses: schedule.PriorityClassesOf(in.Snapshot.Pods)}) {
+	for _, pl := range schedule.FitAll(pods, node, nil, schedule.Options{Version: opts.Version, FeatureGates: opts.FeatureGates, PriorityClasses: schedule.PriorityClassesOf(in.Snapshot.Pods)}) {
 		pod := pods[pl.Index]
 		out = append(out, whatIfPending{Namespace: pod.Namespace, Name: pod.Name, Scheduler: pl.Verdict.String()})
 	}
