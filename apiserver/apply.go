@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/daemonsched/daemonsched/internal/jsongate"
 
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
@@ -70,12 +74,32 @@ func Apply(stored, manifest *appsv1.DaemonSet, opts Options) (*appsv1.DaemonSet,
 //
 // manifest must be the JSON of one object; what is not (or does not decode into
 // [appsv1.DaemonSet]) is refused with an error on the root, as the API server refuses a body
-// it cannot decode. Fields the type does not know are sent as they are, where kubectl's
+// it cannot decode, and so is text that is not UTF-8. A key given twice in one object is
+// refused with its path, and so is, before it is parsed, a resource quantity longer than 64
+// characters or with an exponent beyond ±100 (package manifest's default limits): parsing
+// "1e-999999999" would take hours. Fields the type does not know are sent as they are, where kubectl's
 // default (--validate=strict) would have the API server refuse them: a caller checks them
 // first (package manifest does). manifest is not modified.
 func ApplyJSON(stored *appsv1.DaemonSet, manifest []byte, opts Options) (*appsv1.DaemonSet, field.ErrorList) {
+	if !utf8.Valid(manifest) {
+		// encoding/json would replace each invalid byte by U+FFFD without a word.
+		return nil, field.ErrorList{field.Invalid(nil, shortened(strings.ToValidUTF8(string(manifest), "\uFFFD")), "must be UTF-8")}
+	}
 	obj, err := decodeUnstructured(manifest)
 	if err != nil {
+		return nil, field.ErrorList{field.Invalid(nil, shortened(string(manifest)), "must be the JSON of a DaemonSet: "+err.Error())}
+	}
+	// The unstructured decoding keeps the last of a key given twice, the typed one parses
+	// both: as the API server (strict field validation, kubectl's default) refuses it.
+	if d, ok := jsongate.FirstDuplicate(manifest); ok {
+		return nil, field.ErrorList{field.Duplicate(d.Path, d.Key)}
+	}
+	// A quantity such as 1e-999999999 takes hours to parse: refused first, at the limits of
+	// package manifest's defaults. encoding/json matches keys as jsongate.FoldedKeys does.
+	if err := jsongate.Quantities(manifest, &appsv1.DaemonSet{}, jsongate.Defaults, jsongate.FoldedKeys); err != nil {
+		if fe := (*field.Error)(nil); errors.As(err, &fe) {
+			return nil, field.ErrorList{fe}
+		}
 		return nil, field.ErrorList{field.Invalid(nil, shortened(string(manifest)), "must be the JSON of a DaemonSet: "+err.Error())}
 	}
 	var typed appsv1.DaemonSet

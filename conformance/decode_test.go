@@ -23,6 +23,12 @@ func TestDecodePlanErrors(t *testing.T) {
 		{"a required field missing", `{"daemonSets":[{"namespace":"a","name":"b","revisionHash":"","create":[],"delete":[],"adopt":[]}]}`, "daemonSets[0].release: required field is missing"},
 		{"a quantity that would take hours to parse", `{"daemonSets":[{"namespace":"a","name":"b","revisionHash":"","create":[{"node":"n","reason":"","pod":{"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"1e-999999999"}}}]}}}],"delete":[],"adopt":[],"release":[],"status":null}]}`,
 			`candidate: daemonSets[0].create[0].pod.spec.containers[0].resources.requests[cpu]: Invalid value: "1e-999999999": a quantity with an exponent beyond ±100`},
+		// Issue 25, dupgate: the gate walked a map, keeping the last of a key given twice,
+		// while the typed decoding parsed the first too, for hours.
+		{"a quantity bomb in the first of a pod's resources given twice", `{"daemonSets":[{"namespace":"a","name":"b","revisionHash":"","create":[{"node":"n","reason":"","pod":{"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"1e-999999999"}},"resources":{}}]}}}],"delete":[],"adopt":[],"release":[],"status":null}]}`,
+			`candidate: daemonSets[0].create[0].pod.spec.containers[0].resources: Duplicate value: "resources"`},
+		{"a quantity bomb in the first of a key given twice", `{"daemonSets":[{"namespace":"a","name":"b","revisionHash":"","create":[{"node":"n","reason":"","pod":{"spec":{"overhead":{"cpu":" 1e-999999999","cpu":"1"}}}}],"delete":[],"adopt":[],"release":[],"status":null}]}`,
+			`candidate: daemonSets[0].create[0].pod.spec.overhead.cpu: Duplicate value: "cpu"`},
 		{"a wrong type", `{"daemonSets":[{"namespace":"a","name":"b","revisionHash":"","create":{},"delete":[],"adopt":[],"release":[],"status":null}]}`, "daemonSets[0]"},
 	}
 	for _, tt := range tests {

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"testing"
 	"testing/iotest"
+	"time"
 	"unicode/utf8"
 
 	"github.com/daemonsched/daemonsched/daemonset"
@@ -84,6 +85,64 @@ func FuzzReadPlan(f *testing.F) {
 		}
 		if !reflect.DeepEqual(whole, bytewise) {
 			t.Fatalf("whole and a byte at a time differ:\n%+v\n%+v", whole, bytewise)
+		}
+	})
+}
+
+// FuzzJudgeResponse judges arbitrary answer lines to one case, as conformance run judges what
+// PROGRAM writes: it never panics, ends in bounded time (issue 25, dupgate: a quantity bomb
+// in the first of a key given twice hung the runner; the bound is generous for a loaded
+// machine), answers the same twice, and gives a result the report schema knows, an error
+// always saying why. The project's own answer passes.
+func FuzzJudgeResponse(f *testing.F) {
+	c, err := Corpus()
+	if err != nil {
+		f.Fatal(err)
+	}
+	kase := c[0]
+	s, err := kase.Snapshot()
+	if err != nil {
+		f.Fatal(err)
+	}
+	opts, err := kase.Options()
+	if err != nil {
+		f.Fatal(err)
+	}
+	plans, err := s.Plan(daemonset.Options{Now: opts.Now, Version: opts.Version, BurstLimit: opts.BurstLimit})
+	if err != nil {
+		f.Fatal(err)
+	}
+	own, err := json.Marshal(map[string]any{"id": 1, "daemonSets": plans.DaemonSets})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(own)                                                                                                                           // the project's own answer
+	f.Add([]byte(`{"skip":"not mine"}`))                                                                                                 // declined
+	f.Add([]byte(`{"id":1,"error":"request 1: x"}`))                                                                                     // an error answer
+	f.Add([]byte(`{"skip":"not mine","skip":""}`))                                                                                       // a key given twice (dupgate)
+	f.Add([]byte("{\"skip\":\"\xff\"}"))                                                                                                 // invalid UTF-8
+	f.Add(bytes.Replace(own, []byte(`"containers":[{`), []byte(`"containers":[{"resources":{"requests":{"cpu":"1e-999999999"}},`), 1))   // bombprog.sh: a bomb before the pod's own resources
+	f.Add(bytes.Replace(own, []byte(`"containers":[{`), []byte(`"containers":[{"resources":{"requests":{"cpu":" 1e-999999999"}}},`), 1)) // a bomb behind a space, in a container of its own
+	f.Fuzz(func(t *testing.T, line []byte) {
+		start := time.Now()
+		o := JudgeResponse(kase, line)
+		if d := time.Since(start); d > 10*time.Second {
+			t.Fatalf("JudgeResponse(%q) took %v", line, d)
+		}
+		if again := JudgeResponse(kase, line); !reflect.DeepEqual(o, again) {
+			t.Fatalf("JudgeResponse(%q) twice: %+v, then %+v", line, o, again)
+		}
+		switch o.Result {
+		case "pass", "fail", "skip":
+		case "error":
+			if o.Error == "" {
+				t.Fatalf("JudgeResponse(%q): an error without a reason", line)
+			}
+		default:
+			t.Fatalf("JudgeResponse(%q): result %q", line, o.Result)
+		}
+		if bytes.Equal(line, own) && o.Result != "pass" {
+			t.Fatalf("the project's own answer: %+v", o)
 		}
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/manifest"
 )
 
 // Impl is a Go implementation under test: it plans one sync of every DaemonSet of s at
@@ -136,9 +137,15 @@ type Response struct {
 	Error string `json:"error,omitempty"`
 }
 
-// JudgeResponse judges an implementation's answer line to c.
+// JudgeResponse judges an implementation's answer line to c. A line with a key given twice in
+// one object, or that is not UTF-8, is an error naming where ([manifest.CheckJSON]).
 func JudgeResponse(c Case, line []byte) Outcome {
 	o := Outcome{Case: c.Name, Profile: c.Profile}
+	// encoding/json keeps the last of a key given twice ({"skip":"x","skip":""}) and
+	// replaces invalid UTF-8 silently: the answer is refused first, as manifests are.
+	if err := manifest.CheckJSON(line); err != nil {
+		return o.failed(fmt.Errorf("answer: %w", err))
+	}
 	var r Response
 	if err := json.Unmarshal(line, &r); err != nil {
 		return o.failed(fmt.Errorf("answer: %w", err))

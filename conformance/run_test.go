@@ -31,6 +31,12 @@ func TestRunCaseAndJudgeResponse(t *testing.T) {
 		{`not json`, "error", "answer"},
 		{`{"daemonSets": [{"namespace": "ns"}]}`, "error", "required field is missing"},
 		{`{"daemonSets": []}`, "fail", "no plan for this DaemonSet"},
+		// Issue 25, dupgate: what encoding/json takes silently is refused first, naming where;
+		// a quantity bomb in the first of a key given twice hung the runner.
+		{`{"skip": "not mine", "skip": ""}`, "error", `answer: line 1: skip: Duplicate value: "skip"`},
+		{"{\"skip\": \"n\xffot mine\"}", "error", "answer: line 1: invalid UTF-8 (byte 0xFF)"},
+		{`{"daemonSets":[{"namespace":"a","name":"b","revisionHash":"","create":[{"node":"n","reason":"","pod":{"spec":{"containers":[{"resources":{"requests":{"cpu":"1e-999999999"}},"name":"c","resources":{}}]}}}],"delete":[],"adopt":[],"release":[],"status":null}]}`,
+			"error", `answer: line 1: daemonSets[0].create[0].pod.spec.containers[0].resources: Duplicate value: "resources"`},
 	}
 	for _, tt := range tests {
 		o := JudgeResponse(c, []byte(tt.line))

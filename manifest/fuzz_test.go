@@ -273,7 +273,8 @@ func FuzzReadText(f *testing.F) {
 }
 
 // FuzzCheckQuantities: CheckQuantities never panics nor changes its input; what it refuses it
-// refuses with a field error (or the error of the first value of the wrong kind), and what it lets through decodes into a Pod in bounded time (a
+// refuses with a field error (an oversized quantity, or a key given twice in text that holds
+// one) (or the error of the first value of the wrong kind), and what it lets through decodes into a Pod in bounded time (a
 // quantity such as 1e-999999999 took hours: issue 25).
 func FuzzCheckQuantities(f *testing.F) {
 	f.Add([]byte(`{"spec":{"containers":[{"resources":{"requests":{"cpu":"100m"}}}]}}`))          // a plain quantity
@@ -281,6 +282,13 @@ func FuzzCheckQuantities(f *testing.F) {
 	f.Add([]byte(`{"spec":{"overhead":{"cpu":1e999}}}`))                                          // a number, not a string
 	f.Add([]byte(`{"metadata":{"labels":{"a":"1e-999999999"}}}`))                                 // a lookalike that is text
 	f.Add([]byte(`{"spec":{"overhead":{"cpu":"` + strings.Repeat("9", 200) + `"}}}`))             // too long
+	// Issue 25, dupgate: the walk kept the last of a key given twice, the decoder parsed the
+	// first too; the audit's dupnode1-3.json and dupres.json, as a Pod.
+	f.Add([]byte(`{"spec":{"overhead":{"cpu":"1e-999999999"},"overhead":{}}}`))                                            // a parent object given twice
+	f.Add([]byte(`{"spec":{"overhead":{"cpu":"1e-999999999","cpu":"1"}}}`))                                                // a quantity given twice
+	f.Add([]byte(`{"spec":{"overhead":{"cpu":"1e-999999999"}},"spec":{}}`))                                                // the top object's key given twice
+	f.Add([]byte(`{"spec":{"containers":[{"resources":{"requests":{"cpu":"1e-999999999"}},"name":"c","resources":{}}]}}`)) // dupres.json's container
+	f.Add([]byte(`{"spec":{"overhead":{"cpu":" 1e-999999999"},"\u006fverhead":{}}}`))                                      // given twice, once escaped
 	f.Fuzz(func(t *testing.T, data []byte) {
 		before := bytes.Clone(data)
 		err := manifest.CheckQuantities(data, &v1.Pod{}, manifest.Limits{})

@@ -81,6 +81,37 @@ func TestHostileInputEndsWithOneLine(t *testing.T) {
 		in:   `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","ports":[{"containerPort":99999999999}]}]}}`,
 		want: `in: document 1: Pod default/p: spec.containers[0].ports[0].containerPort: cannot unmarshal number 99999999999 into int32`,
 	}, {
+		// Issue 25, dupgate: the gate walked a map, where the last of a key given twice wins,
+		// while the typed decoding parses the first too. The 120-byte files of the audit
+		// (dupnode1-3.json, dupres.json): a key given twice is refused first, with its path.
+		name: "quantity bomb in the first of a parent object given twice",
+		in:   `{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"},"status":{"allocatable":{"cpu":"1e-999999999"},"allocatable":{}}}`,
+		want: `in: document 1: Node n1: status.allocatable: Duplicate value: "allocatable"`,
+	}, {
+		name: "quantity bomb in the first of a key given twice",
+		in:   `{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"},"status":{"allocatable":{"cpu":"1e-999999999","cpu":"1"}}}`,
+		want: `in: document 1: Node n1: status.allocatable.cpu: Duplicate value: "cpu"`,
+	}, {
+		name: "quantity bomb in the first of the top object's key given twice",
+		in:   `{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"},"status":{"allocatable":{"cpu":"1e-999999999"}},"status":{}}`,
+		want: `in: document 1: Node n1: status: Duplicate value: "status"`,
+	}, {
+		name: "quantity bomb in the first of a container's resources given twice",
+		in:   `{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"ds","namespace":"default","uid":"u1"},"spec":{"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"resources":{"requests":{"cpu":"1e-999999999"}},"name":"c","image":"i","resources":{}}]}}}}`,
+		want: `in: document 1: DaemonSet default/ds: spec.template.spec.containers[0].resources: Duplicate value: "resources"`,
+	}, {
+		name: "quantity bomb in an item of a list, its key given twice",
+		in:   `{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"},"status":{"capacity":{"cpu":"1e-999999999"},"capacity":{}}}]}`,
+		want: `in: document 1: items[0]: Node n1: status.capacity: Duplicate value: "capacity"`,
+	}, {
+		name: "quantity bomb behind a key given twice, once escaped",
+		in:   `{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"},"status":{"allocatable":{"cpu":"1e-999999999"},"\u0061llocatable":{}}}`,
+		want: `in: document 1: Node n1: status.allocatable: Duplicate value: "allocatable"`,
+	}, {
+		name: "a key given twice without a quantity bomb: the typed decoding's message",
+		in:   `{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"},"status":{"allocatable":{"cpu":"1","cpu":"2"}}}`,
+		want: `in: document 1: Node n1: status.allocatable.cpu: duplicate field`,
+	}, {
 		name: "an object over the API server's 3 MiB",
 		in:   "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  annotations: {a: \"" + strings.Repeat("x", 3<<20) + "\"}\n",
 		want: `in: document 1: an object larger than 3 MiB (limit ObjectBytes, --max-object-bytes; the API server's is 3 MiB)`,

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+
+	"github.com/daemonsched/daemonsched/internal/jsongate"
 )
 
 // Limits bound what Read accepts, so that damaged or hostile input ends quickly, in memory
@@ -43,9 +45,9 @@ const (
 	DefaultObjectBytes = 3 << 20
 	// DefaultQuantityLength is 64 characters: the largest quantity the API types hold, in
 	// nano units, has 28 digits.
-	DefaultQuantityLength = 64
+	DefaultQuantityLength = jsongate.DefaultLength
 	// DefaultQuantityExponent is 100: 10^100 is beyond any resource, and 10^-100 rounds to 1n.
-	DefaultQuantityExponent = 100
+	DefaultQuantityExponent = jsongate.DefaultExponent
 	// DefaultWarnings is 100 distinct warnings.
 	DefaultWarnings = 100
 )

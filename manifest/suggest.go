@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/daemonsched/daemonsched/internal/jsongate"
 )
 
 // Suggest returns the candidate s is most likely a typo of (at most two edits away, ignoring
@@ -103,7 +105,7 @@ func fieldSuggestion(t reflect.Type, path string) string {
 		case t.Kind() == reflect.Map:
 			t = t.Elem()
 		case t.Kind() == reflect.Struct:
-			f, ok := jsonFields(t)[seg]
+			f, ok := jsongate.Fields(t)[seg]
 			if !ok {
 				return ""
 			}
@@ -118,7 +120,7 @@ func fieldSuggestion(t reflect.Type, path string) string {
 	if t.Kind() != reflect.Struct {
 		return ""
 	}
-	fields := jsonFields(t)
+	fields := jsongate.Fields(t)
 	names := make([]string, 0, len(fields))
 	for n := range fields {
 		names = append(names, n)

@@ -302,8 +302,15 @@ func answer(line []byte, n int, release daemonset.Version) []byte {
 }
 
 // plan decodes the request line into req and answers it with plan -o json's document. On a
-// line of the wrong shape, req keeps what was read: its id, when that was a number.
+// line of the wrong shape, req keeps what was read: its id, when that was a number; a line
+// with a key given twice or invalid UTF-8 is not read at all.
 func plan(line []byte, req *conformance.Request, release daemonset.Version) ([]byte, error) {
+	// encoding/json keeps the last of a key given twice ({"id":1,"id":2} read as request 2)
+	// and replaces invalid UTF-8 silently: refused as manifests refuse them, before the line
+	// is decoded, so that the answer carries no id the line does not give once.
+	if err := manifest.CheckJSON(line); err != nil {
+		return nil, fmt.Errorf("not a request: %w", err)
+	}
 	if err := json.Unmarshal(line, req); err != nil {
 		return nil, fmt.Errorf("not a request: %w", err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/daemonsched/daemonsched/conformance"
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/manifest"
+	"github.com/stretchr/testify/require"
 )
 
 // TestConformanceServeAnswersEveryCase runs the whole corpus through serve, as a runner would,
@@ -536,5 +537,44 @@ func TestConformanceRunAtRelease(t *testing.T) {
 		"  sync-3-selecting-all: skip: asked for v1.36.3\n"
 	if code != 1 || out.String() != want {
 		t.Fatalf("exit %d\n%s\nwant\n%s%s", code, out.String(), want, stderr.String())
+	}
+}
+
+// TestConformanceServeRefusesDuplicatesAndInvalidUTF8: a request line with a key given twice,
+// at its top level or in an object, or with invalid UTF-8 is answered with an error naming
+// where, as a manifest is refused, and without an id (which of two would it be?); the next
+// request is answered as usual (issue 25, dupgate: {"id":1,"id":2} was answered as request 2,
+// and a quantity bomb in the first of a key given twice hung serve).
+func TestConformanceServeRefusesDuplicatesAndInvalidUTF8(t *testing.T) {
+	t.Parallel()
+	const node = `{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"}}`
+	tests := []struct {
+		name, line, want string
+	}{
+		{"an id given twice", `{"id":1,"id":2,"now":"2026-01-01T00:00:00Z","objects":[]}`,
+			`{"error":"request 1: not a request: line 1: id: Duplicate value: \"id\""}`},
+		{"now given twice", `{"id":1,"kubernetes":"v1.36.3","now":"2026-01-01T00:00:00Z","now":"2027-01-01T00:00:00Z","objects":[]}`,
+			`{"error":"request 1: not a request: line 1: now: Duplicate value: \"now\""}`},
+		{"invalid UTF-8 at the top level", "{\"id\":1,\"case\":\"a\xffb\",\"now\":\"2026-01-01T00:00:00Z\",\"objects\":[]}",
+			`{"error":"request 1: not a request: line 1: invalid UTF-8 (byte 0xFF)"}`},
+		{"a quantity bomb in the first of an object's key given twice",
+			`{"id":1,"now":"2026-01-01T00:00:00Z","objects":[{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"ds","namespace":"default","uid":"u1"},"spec":{"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"resources":{"requests":{"cpu":"1e-999999999"}},"name":"c","image":"i","resources":{}}]}}}}]}`,
+			`{"error":"request 1: not a request: line 1: objects[0].spec.template.spec.containers[0].resources: Duplicate value: \"resources\""}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			in := tt.line + "\n" + `{"id":2,"now":"2026-01-01T00:00:00Z","objects":[` + node + `]}` + "\n"
+			var out, stderr bytes.Buffer
+			if code := run([]string{"conformance", "serve"}, strings.NewReader(in), &out, &stderr); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr.String())
+			}
+			lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+			if len(lines) != 2 {
+				t.Fatalf("%d answers to 2 requests:\n%s", len(lines), out.String())
+			}
+			require.Equal(t, tt.want, lines[0])
+			require.True(t, strings.HasPrefix(lines[1], `{"id":2,"now":`), "the next answer: %.200s", lines[1])
+		})
 	}
 }

@@ -1,4 +1,4 @@
-package manifest
+package jsongate
 
 import (
 	"strings"
@@ -17,7 +17,7 @@ func TestQuantityFormAgreesWithParseQuantity(t *testing.T) {
 	t.Parallel()
 	const alphabet = " \t+-0195.eEikmMx\u00a0"
 	runes := []rune(alphabet)
-	lim := Limits{QuantityExponent: 5}.withDefaults()
+	lim := Limits{Length: DefaultLength, Exponent: 5}
 	var visit func(prefix string, depth int)
 	n := 0
 	visit = func(prefix string, depth int) {
@@ -31,8 +31,8 @@ func TestQuantityFormAgreesWithParseQuantity(t *testing.T) {
 		if got, want := trimSpace(prefix), trimmed; got != want {
 			t.Errorf("trimSpace(%q) = %q, want %q", prefix, got, want)
 		}
-		if oversizedQuantity(prefix, lim) == "" {
-			if q, err := resource.ParseQuantity(trimmed); err == nil && q.AsDec().Scale() > 9+DefaultQuantityLength {
+		if Oversized(prefix, lim) == "" {
+			if q, err := resource.ParseQuantity(trimmed); err == nil && q.AsDec().Scale() > 9+DefaultLength {
 				t.Errorf("%q passes the gate with scale %d", prefix, q.AsDec().Scale())
 			}
 		}
@@ -78,7 +78,7 @@ func TestExponent(t *testing.T) {
 	}
 }
 
-// BenchmarkHasOversizedNumber scans the real dump as JSON, as checkQuantities scans every object
+// BenchmarkHasOversizedNumber scans the real dump as JSON, as Quantities scans every object
 // before decoding it: the cost the quantity gate adds to reading.
 func BenchmarkHasOversizedNumber(b *testing.B) {
 	items, err := kubectldump.Items(kubectldump.Real())
@@ -89,7 +89,7 @@ func BenchmarkHasOversizedNumber(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	lim := Limits{}.withDefaults()
+	lim := Defaults
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {

@@ -1,0 +1,77 @@
+package apiserver_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/daemonsched/daemonsched/apiserver"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// bombDaemonSet is a DaemonSet whose container's resources are given as res (JSON text).
+func bombDaemonSet(res string) string {
+	return `{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"ds","namespace":"default"},"spec":{"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"i",` + res + `}]}}}}`
+}
+
+// ApplyJSON is a library entry point: it refuses hostile JSON itself, not only because
+// package manifest gates it first (issue 25, dupgate). Each input once took hours: parsing
+// "1e-999999999" builds 10^999999999.
+func TestApplyJSONRefusesHostileInput(t *testing.T) {
+	t.Parallel()
+	requests := field.NewPath("spec", "template", "spec", "containers").Index(0).Child("resources", "requests")
+	tests := []struct {
+		name     string
+		manifest string
+		wantErrs field.ErrorList
+	}{{
+		name:     "a quantity with a huge negative exponent is refused before it is parsed",
+		manifest: bombDaemonSet(`"resources":{"requests":{"cpu":"1e-999999999"}}`),
+		wantErrs: field.ErrorList{field.Invalid(requests.Key("cpu"), "1e-999999999", "")},
+	}, {
+		name:     "a quantity with a huge exponent between spaces is refused",
+		manifest: bombDaemonSet(`"resources":{"limits":{"memory":" 1E+999999999 "}}`),
+		wantErrs: field.ErrorList{field.Invalid(field.NewPath("spec", "template", "spec", "containers").Index(0).Child("resources", "limits").Key("memory"), " 1E+999999999 ", "")},
+	}, {
+		name:     "a quantity under a key encoding/json matches by case folding is refused",
+		manifest: bombDaemonSet(`"Resources":{"Requests":{"cpu":"1e-999999999"}}`),
+		wantErrs: field.ErrorList{field.Invalid(field.NewPath("spec", "template", "spec", "containers").Index(0).Child("Resources", "Requests").Key("cpu"), "1e-999999999", "")},
+	}, {
+		name:     "a quantity bomb in the first of a key given twice is refused as a duplicate",
+		manifest: bombDaemonSet(`"resources":{"requests":{"cpu":"1e-999999999"}},"resources":{}`),
+		wantErrs: field.ErrorList{field.Duplicate(field.NewPath("spec", "template", "spec", "containers").Index(0).Child("resources"), "resources")},
+	}, {
+		name:     "a key given twice without a bomb is refused, as the API server's strict decoding does",
+		manifest: bombDaemonSet(`"resources":{"requests":{"cpu":"1","cpu":"2"}}`),
+		wantErrs: field.ErrorList{field.Duplicate(requests.Child("cpu"), "cpu")},
+	}, {
+		name:     "invalid UTF-8, which encoding/json would replace silently, is refused",
+		manifest: strings.Replace(bombDaemonSet(`"resources":{}`), `"image":"i"`, "\"image\":\"i\xff\"", 1),
+		wantErrs: field.ErrorList{field.Invalid(nil, nil, "")},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			for _, live := range []bool{false, true} {
+				data := []byte(tt.manifest)
+				before := bytes.Clone(data)
+				stored := stored(t)
+				if !live {
+					stored = nil
+				}
+				got, errs := apiserver.ApplyJSON(stored, data, apiserver.Options{})
+				if got != nil {
+					t.Errorf("ApplyJSON stored %v", got)
+				}
+				if !bytes.Equal(before, data) {
+					t.Fatal("ApplyJSON modified its input")
+				}
+				matcher := field.ErrorMatcher{}.ByType().ByField()
+				if tt.wantErrs[0].Field != "<nil>" {
+					matcher = matcher.ByValue()
+				}
+				matcher.Test(t, tt.wantErrs, errs)
+			}
+		})
+	}
+}

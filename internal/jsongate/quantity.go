@@ -1,0 +1,172 @@
+package jsongate
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// ShortValue cuts a long value for messages.
+func ShortValue(s string) string {
+	if len(s) > 40 {
+		return s[:20] + "..." + s[len(s)-10:]
+	}
+	return s
+}
+
+// Oversized says why s, the text of a resource quantity, must not be parsed, or "" when
+// it may. It reads s as resource.Quantity's UnmarshalJSON does: white space trimmed
+// (strings.TrimSpace, Unicode spaces too), then ParseQuantity's form, a sign, digits, an
+// optional fraction, a suffix of the letters eEinumkKMGTP, a sign and digits. Text of another
+// form passes: ParseQuantity refuses it in one linear scan. Text of that form is refused when
+// longer than Limits.Length, or when its suffix is an exponent (e or E and an integer,
+// read as strconv.ParseInt reads it) beyond ±Limits.Exponent.
+func Oversized[T string | []byte](s T, lim Limits) string {
+	t := trimSpace(s)
+	suffix, ok := quantityForm(t)
+	if !ok {
+		return ""
+	}
+	if len(t) > lim.Length {
+		return fmt.Sprintf("a quantity longer than %d characters (limit QuantityLength, --max-quantity-length)", lim.Length)
+	}
+	if exp, ok := exponent(t[suffix:]); ok && exp > lim.Exponent {
+		return fmt.Sprintf("a quantity with an exponent beyond ±%d (limit QuantityExponent, --max-quantity-exponent)", lim.Exponent)
+	}
+	return ""
+}
+
+// quantityForm reports whether t has the form ParseQuantity reads (its parseQuantityString),
+// and where its suffix starts: [+-]?[0-9]*(\.[0-9]*)?[eEinumkKMGTP]*[+-]?[0-9]*. The digits may
+// be missing: ParseQuantity reads "e-5" and "+.m" too, as zero or as an error after the
+// suffix is read.
+func quantityForm[T string | []byte](t T) (suffix int, ok bool) {
+	i, n := 0, len(t)
+	if i < n && (t[i] == '+' || t[i] == '-') {
+		i++
+	}
+	for i < n && isDigit(t[i]) {
+		i++
+	}
+	if i < n && t[i] == '.' {
+		i++
+		for i < n && isDigit(t[i]) {
+			i++
+		}
+	}
+	suffix = i
+	for i < n && isSuffixLetter(t[i]) {
+		i++
+	}
+	if i < n && (t[i] == '+' || t[i] == '-') {
+		i++
+	}
+	for i < n && isDigit(t[i]) {
+		i++
+	}
+	return suffix, i == n
+}
+
+// isSuffixLetter reports whether c is one of the letters of a quantity's suffix.
+func isSuffixLetter(c byte) bool {
+	switch c {
+	case 'e', 'E', 'i', 'n', 'u', 'm', 'k', 'K', 'M', 'G', 'T', 'P':
+		return true
+	}
+	return false
+}
+
+// exponent returns the magnitude of the exponent of the suffix s ("e-9", "E+12"), capped at
+// 1<<30, or false when ParseQuantity reads s as no exponent: one of its units ("E" is exa,
+// "Ei" exbi), or a suffix it refuses. Like strconv.ParseInt, it takes a sign and decimal
+// digits; a value beyond int64, which ParseInt refuses, counts as huge.
+func exponent[T string | []byte](s T) (int, bool) {
+	if len(s) < 2 || s[0] != 'e' && s[0] != 'E' {
+		return 0, false
+	}
+	j := 1
+	if s[j] == '+' || s[j] == '-' {
+		j++
+	}
+	if j == len(s) {
+		return 0, false
+	}
+	exp := 0
+	for ; j < len(s); j++ {
+		if !isDigit(s[j]) {
+			return 0, false
+		}
+		exp = min(exp*10+int(s[j]-'0'), 1<<30)
+	}
+	return exp, true
+}
+
+// trimSpace trims s as strings.TrimSpace does, without copying s unless an edge holds a
+// character beyond ASCII.
+func trimSpace[T string | []byte](s T) T {
+	start, end := 0, len(s)
+	for start < end && isASCIISpace(s[start]) {
+		start++
+	}
+	for end > start && isASCIISpace(s[end-1]) {
+		end--
+	}
+	if start < end && (s[start] >= utf8.RuneSelf || s[end-1] >= utf8.RuneSelf) {
+		return T(strings.TrimSpace(string(s[start:end])))
+	}
+	return s[start:end]
+}
+
+func isASCIISpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// hasOversizedNumber reports whether a string or number of the JSON text data is a quantity
+// oversizedQuantity refuses. Strings with escapes are unescaped first ("\u0031e9999" is
+// 1e9999 to the decoder).
+func hasOversizedNumber(data []byte, lim Limits) bool {
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; {
+		case c == '"':
+			j, escaped := stringEnd(data, i)
+			if j >= len(data) {
+				return false
+			}
+			if escaped {
+				var s string
+				if err := json.Unmarshal(data[i:j+1], &s); err != nil || Oversized(s, lim) != "" {
+					return true // the walk decides
+				}
+			} else if Oversized(data[i+1:j], lim) != "" {
+				return true
+			}
+			i = j
+		case c == '-' || isDigit(c):
+			j := i
+			for j < len(data) && (isDigit(data[j]) || data[j] == '.' || data[j] == 'e' || data[j] == 'E' || data[j] == '+' || data[j] == '-') {
+				j++
+			}
+			if Oversized(data[i:j], lim) != "" {
+				return true
+			}
+			i = j - 1
+		}
+	}
+	return false
+}
+
+// stringEnd returns the index of the quote that closes the JSON string opening at data[i], or
+// len(data) when none does, and whether the string holds an escape (a quote after a backslash
+// does not close it).
+func stringEnd(data []byte, i int) (j int, escaped bool) {
+	for j = i + 1; j < len(data) && data[j] != '"'; j++ {
+		if data[j] == '\\' {
+			escaped = true
+			j++
+		}
+	}
+	return min(j, len(data)), escaped
+}
