@@ -24,8 +24,8 @@
 // writes, the pod claims and the status with observedGeneration as stored (STAT-13), and no
 // pod create or delete.
 // Besides the actions it gives what a controller sends as it is: the pods' uids, the owner
-// patches ([ObjectRef.AdoptPatch], [ObjectRef.ReleasePatch]) and relabels ([PodRelabel.Patch],
-// [RevisionRelabel.Patch]), the status to write or none ([Result.StatusWrite]), the back-off
+// patches ([ObjectRef.AdoptPatch], [ObjectRef.ReleasePatch]) and relabels
+// ([Relabel.Patch]), the status to write or none ([Result.StatusWrite]), the back-off
 // after the sync ([Result.Backoff], carried with [UpdateBackoff]) and when to sync
 // again without an event ([Result.RequeueAfter], SYNC-8). Where upstream leaves a choice (map iteration
 // order, the burst cap), the plan chooses by node name, then pod namespace/name, and marks the
