@@ -1,5 +1,6 @@
-// Package daemonset decides what the Kubernetes v1.36 DaemonSet controller does in one sync of
-// one DaemonSet: which nodes should run a daemon pod, which pods to create, delete, adopt and
+// Package daemonset decides what the Kubernetes DaemonSet controller (of the release
+// [Options.Version] selects, 1.33 to 1.37, the newest by default) does in one sync of one
+// DaemonSet: which nodes should run a daemon pod, which pods to create, delete, adopt and
 // release, what the rolling update does next and what the status counters read. It is a set of
 // pure functions over k8s.io/api objects: it never contacts an API server, reads no clock and
 // never mutates its inputs.
