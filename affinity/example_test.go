@@ -105,3 +105,24 @@ func ExampleValidate() {
 	// Output:
 	// Invalid value spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[1].values[1]
 }
+
+// A term the API server would reject but the controller parses lazily is never matched, and
+// nothing says so at match time (AFF-8): Errors tells a linter which terms are silently
+// ignored, without a node at hand.
+func ExampleRequired_Errors() {
+	spec := &v1.PodSpec{Affinity: &v1.Affinity{NodeAffinity: &v1.NodeAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{
+			{MatchExpressions: []v1.NodeSelectorRequirement{{Key: "cpus", Operator: v1.NodeSelectorOpGt, Values: []string{"eight"}}}},
+			{MatchExpressions: []v1.NodeSelectorRequirement{{Key: "zone", Operator: v1.NodeSelectorOpIn, Values: []string{"a"}}}},
+		}},
+	}}}
+	required := affinity.Compile(spec, field.NewPath("spec"))
+	for _, err := range required.Errors() {
+		fmt.Println(err.Type, err.Field)
+	}
+	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"cpus": "16", "zone": "b"}}}
+	fmt.Println("16 cpus in zone b matches:", required.Matches(node))
+	// Output:
+	// Invalid value spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values[0]
+	// 16 cpus in zone b matches: false
+}

@@ -1,5 +1,6 @@
-// Package conformance is the oracle kit for other implementations of the Kubernetes v1.36
-// DaemonSet controller: controllers in any language, simulators, what-if code.
+// Package conformance decides whether another implementation's plan for a sync is one the
+// Kubernetes DaemonSet controller could have made: it is the oracle kit for controllers in any
+// language, simulators and what-if code. It judges plans only: it never contacts an API server.
 //
 // The controller picks at random in a few places (D-1): which available old pods a rolling
 // update replaces (UPD-9), which surge candidates get a pod and which ineligible old pods go

@@ -64,8 +64,8 @@ func checkRevisions(key string, want, got *daemonset.RevisionWrites, opts Option
 	refs("cleanup", "UPD-22", w.Cleanup, g.Cleanup)
 	refs("adopt", "OWN-12", w.Adopt, g.Adopt)
 	refs("release", "OWN-12", w.Release, g.Release)
-	relabel := func(r daemonset.PodRelabel) string { return r.Namespace + "/" + r.Name + "=" + r.Hash }
-	relabelRev := func(r daemonset.RevisionRelabel) string { return r.Namespace + "/" + r.Name + "=" + r.Hash }
+	relabel := func(r daemonset.Relabel) string { return r.Namespace + "/" + r.Name + "=" + r.Hash }
+	relabelRev := func(r daemonset.Relabel) string { return r.Namespace + "/" + r.Name + "=" + r.Hash }
 	compareSets("relabel", "UPD-14", mapSlice(w.Relabel, relabelRev), mapSlice(g.Relabel, relabelRev), add)
 	compareSets("relabelPods", "UPD-14", mapSlice(w.RelabelPods, relabel), mapSlice(g.RelabelPods, relabel), add)
 	return out

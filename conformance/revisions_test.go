@@ -78,7 +78,7 @@ func TestVerifyRevisions(t *testing.T) {
 		w := *good[0].Revisions
 		w.Update = []*appsv1.ControllerRevision{w.Update[0].DeepCopy()}
 		w.Delete = append([]daemonset.ObjectRef(nil), w.Delete...)
-		w.RelabelPods = append([]daemonset.PodRelabel(nil), w.RelabelPods...)
+		w.RelabelPods = append([]daemonset.Relabel(nil), w.RelabelPods...)
 		mutate(&w)
 		bad.Revisions = &w
 		ms := mismatches([]*daemonset.Result{bad}, lenient)

@@ -28,7 +28,7 @@ func TestAllocsEligibility(t *testing.T) {
 	plain, _ := daemonset.Compile(newDS(), opts())
 	require.Zero(t, testing.AllocsPerRun(100, func() { allocEligSink = plain.Eligibility(tainted) }))
 	require.Zero(t, testing.AllocsPerRun(100, func() {
-		allocEligSink = daemonset.TaintEligibility(daemonset.Eligibility{ShouldRun: true, ShouldContinueRunning: true}, tainted.Spec.Taints, 0, -1)
+		allocEligSink = daemonset.Eligibility{ShouldRun: true, ShouldContinueRunning: true}.WithUntolerated(tainted.Spec.Taints, 0, -1)
 	}))
 }
 

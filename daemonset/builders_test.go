@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	extensionsv1beta1 "k8s.io/api/extensions/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -205,7 +206,7 @@ func unscheduledFor(target string) podMod {
 // ---- plan summary ----
 
 func genLabel(g string) podMod {
-	return func(p *v1.Pod) { p.Labels[daemonset.LabelTemplateGeneration] = g }
+	return func(p *v1.Pod) { p.Labels[extensionsv1beta1.DaemonSetTemplateGenerationKey] = g }
 }
 
 func noHashLabel(p *v1.Pod) { delete(p.Labels, appsv1.DefaultDaemonSetUniqueLabelKey) }

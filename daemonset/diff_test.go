@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	extensionsv1beta1 "k8s.io/api/extensions/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -154,8 +155,8 @@ func diffScenarios() []scenario {
 				ds.Annotations = map[string]string{appsv1.DeprecatedTemplateGeneration: "3"}
 			}), nodes: nodes(1),
 			pods: []*v1.Pod{
-				pod("a", "n0", oldHash, created(1), ready, func(p *v1.Pod) { p.Labels[daemonset.LabelTemplateGeneration] = "3" }),
-				pod("b", "n0", oldHash, created(2), ready, func(p *v1.Pod) { p.Labels[daemonset.LabelTemplateGeneration] = "3" }),
+				pod("a", "n0", oldHash, created(1), ready, func(p *v1.Pod) { p.Labels[extensionsv1beta1.DaemonSetTemplateGenerationKey] = "3" }),
+				pod("b", "n0", oldHash, created(2), ready, func(p *v1.Pod) { p.Labels[extensionsv1beta1.DaemonSetTemplateGenerationKey] = "3" }),
 			},
 			want: sum(nil, list("b:DuplicatePod"), st(1, 1, 0, 1, 1, 1, 0))},
 	}

@@ -1,5 +1,6 @@
-// Package daemonset decides what the Kubernetes v1.36 DaemonSet controller does in one sync of
-// one DaemonSet: which nodes should run a daemon pod, which pods to create, delete, adopt and
+// Package daemonset decides what the Kubernetes DaemonSet controller (of the release
+// [Options.Version] selects, 1.33 to 1.37, the newest by default) does in one sync of one
+// DaemonSet: which nodes should run a daemon pod, which pods to create, delete, adopt and
 // release, what the rolling update does next and what the status counters read. It is a set of
 // pure functions over k8s.io/api objects: it never contacts an API server, reads no clock and
 // never mutates its inputs.
@@ -24,8 +25,8 @@
 // writes, the pod claims and the status with observedGeneration as stored (STAT-13), and no
 // pod create or delete.
 // Besides the actions it gives what a controller sends as it is: the pods' uids, the owner
-// patches ([ObjectRef.AdoptPatch], [ObjectRef.ReleasePatch]) and relabels ([PodRelabel.Patch],
-// [RevisionRelabel.Patch]), the status to write or none ([Result.StatusWrite]), the back-off
+// patches ([ObjectRef.AdoptPatch], [ObjectRef.ReleasePatch]) and relabels
+// ([Relabel.Patch]), the status to write or none ([Result.StatusWrite]), the back-off
 // after the sync ([Result.Backoff], carried with [UpdateBackoff]) and when to sync
 // again without an event ([Result.RequeueAfter], SYNC-8). Where upstream leaves a choice (map iteration
 // order, the burst cap), the plan chooses by node name, then pod namespace/name, and marks the

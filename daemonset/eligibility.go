@@ -54,17 +54,17 @@ func (p *Planner) Eligibility(node *v1.Node) Eligibility {
 		return eligible
 	}
 	placement, eviction := p.tols.Untolerated(ts)
-	return TaintEligibility(eligible, ts, placement, eviction)
+	return eligible.WithUntolerated(ts, placement, eviction)
 }
 
-// TaintEligibility turns the outcome of placement and a node's untolerated taints into the
-// node's Eligibility: the one statement of ELIG-4 and TAINT-5, which [Planner.Eligibility] and
-// package fleet's memoized decisions both use. placed is the answer of placement alone
-// (ELIG-2, ELIG-3): when it does not run the pod it is the answer, whatever the taints.
-// placement and eviction are the indices in taints that [taints.Tolerations.Untolerated]
-// returns (-1 for none); only the taint at eviction, when there is one, and otherwise the
-// taint at placement, is read. It allocates nothing.
-func TaintEligibility(placed Eligibility, taints []v1.Taint, placement, eviction int) Eligibility {
+// WithUntolerated returns the node's Eligibility when placement alone answered placed (ELIG-2,
+// ELIG-3) and the node's taints are taints: the one statement of ELIG-4 and TAINT-5, which
+// [Planner.Eligibility] and package fleet's memoized decisions both use. When placed does not
+// run the pod it is the answer, whatever the taints. placement and eviction are the indices in
+// taints that [taints.Tolerations.Untolerated] returns (-1 for none); only the taint at
+// eviction, when there is one, and otherwise the taint at placement, is read. It allocates
+// nothing.
+func (placed Eligibility) WithUntolerated(taints []v1.Taint, placement, eviction int) Eligibility {
 	switch {
 	case !placed.ShouldRun || placement < 0:
 		return placed

@@ -341,9 +341,9 @@ func BenchmarkEligibilityByCategory(b *testing.B) {
 
 var eligibilitySinkInt int
 
-// TestTaintEligibility: the one statement of how untolerated taints become an Eligibility, as
-// Planner.Eligibility and package fleet's memo use it.
-func TestTaintEligibility(t *testing.T) {
+// TestEligibilityWithUntolerated: the one statement of how untolerated taints become an
+// Eligibility, as Planner.Eligibility and package fleet's memo use it.
+func TestEligibilityWithUntolerated(t *testing.T) {
 	t.Parallel()
 	ts := []v1.Taint{
 		{Key: "a", Effect: v1.TaintEffectNoSchedule},
@@ -370,12 +370,12 @@ func TestTaintEligibility(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			before := slices.Clone(ts)
-			got := daemonset.TaintEligibility(tt.placed, ts, tt.placement, tt.eviction)
+			got := tt.placed.WithUntolerated(ts, tt.placement, tt.eviction)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("TaintEligibility() mismatch (-want +got):\n%s", diff)
+				t.Errorf("WithUntolerated() mismatch (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(before, ts); diff != "" {
-				t.Errorf("TaintEligibility mutated its taints (-before +after):\n%s", diff)
+				t.Errorf("WithUntolerated mutated its taints (-before +after):\n%s", diff)
 			}
 		})
 	}

@@ -131,8 +131,8 @@ func ExampleRevisionWrites() {
 
 // A caller deciding many nodes memoizes the two halves of eligibility apart, as package fleet
 // does: placement once per label set, the tolerations' answer once per taint list.
-// TaintEligibility joins them into the answer Eligibility gives for the node itself.
-func ExampleTaintEligibility() {
+// Eligibility.WithUntolerated joins them into the answer Eligibility gives for the node itself.
+func ExampleEligibility_WithUntolerated() {
 	p, _ := daemonset.Compile(exampleDaemonSet(), daemonset.Options{Now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)})
 	node := &v1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: "gpu-1", Labels: map[string]string{"kubernetes.io/os": "linux"}},
@@ -143,7 +143,7 @@ func ExampleTaintEligibility() {
 	placed := p.Eligibility(bare)                                        // once per label set
 	placement, eviction := p.Tolerations().Untolerated(node.Spec.Taints) // once per taint list
 
-	e := daemonset.TaintEligibility(placed, node.Spec.Taints, placement, eviction)
+	e := placed.WithUntolerated(node.Spec.Taints, placement, eviction)
 	fmt.Println(e.ShouldRun, e.ShouldContinueRunning, e.Reason, e.Taint.Key)
 	fmt.Println("same as Eligibility:", e == p.Eligibility(node))
 	// Output:

@@ -8,12 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// OwnerPatchType is the patch type of [ObjectRef.AdoptPatch] and [ObjectRef.ReleasePatch]: the
-// controller sends both as strategic merge patches ("application/strategic-merge-patch+json"),
-// to pods and to ControllerRevisions alike. The relabels ([PodRelabel.Patch],
-// [RevisionRelabel.Patch]) are JSON merge patches (types.MergePatchType).
-const OwnerPatchType = types.StrategicMergePatchType
-
 // adoptBody is the JSON shape of ObjectRef.AdoptPatch: metadata.ownerReferences holds the one
 // controller reference, metadata.uid the adopted object's uid. Field order is the wire order.
 type adoptBody struct {
@@ -39,7 +33,7 @@ type ownerRefRemoval struct {
 
 // AdoptPatch returns the body the controller patches the pod or ControllerRevision r names
 // with to adopt it for ds (OWN-4, UPD-19), byte for byte: a strategic merge patch
-// ([OwnerPatchType]) that adds a controller owner reference to ds (apiVersion apps/v1, kind
+// ([types.StrategicMergePatchType], to pods and ControllerRevisions alike) that adds a controller owner reference to ds (apiVersion apps/v1, kind
 // DaemonSet, ds's name and uid, controller and blockOwnerDeletion true) and carries r.UID, the
 // object's metadata.uid. The uid is the precondition: the API server rejects the patch when
 // the object of that name now has another uid. API validation rejects it too when the object
@@ -71,7 +65,7 @@ func (r ObjectRef) AdoptPatch(ds *appsv1.DaemonSet) []byte {
 
 // ReleasePatch returns the body the controller patches the pod or ControllerRevision r names
 // with to release it from ds (OWN-3, UPD-20), byte for byte: a strategic merge patch
-// ([OwnerPatchType]) that carries r.UID, the object's metadata.uid, as its precondition and
+// ([types.StrategicMergePatchType]) that carries r.UID, the object's metadata.uid, as its precondition and
 // deletes the owner reference whose uid is ds's. The controller treats a 404 (the object is
 // gone) and a 422 (the uid no longer matches, or the reference is already gone) answer as
 // success.

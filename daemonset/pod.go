@@ -10,12 +10,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// LabelTemplateGeneration is the pod label carrying the template generation (POD-3) of the
+// labelTemplateGeneration is the pod label carrying the template generation (POD-3) of the
 // deprecated template-generation scheme, compared by UPD-3. The value comes from the
 // DaemonSet's appsv1.DeprecatedTemplateGeneration annotation; the revision hash label is
-// appsv1.DefaultDaemonSetUniqueLabelKey. Only this key has no constant in k8s.io/api/apps/v1
-// (it lives in the deprecated extensions/v1beta1 as DaemonSetTemplateGenerationKey).
-const LabelTemplateGeneration = "pod-template-generation"
+// appsv1.DefaultDaemonSetUniqueLabelKey. Callers name it as upstream does, by k8s.io/api's
+// extensions/v1beta1.DaemonSetTemplateGenerationKey (TestTemplateGenerationLabelIsKubernetes);
+// it is not imported here for one string.
+const labelTemplateGeneration = "pod-template-generation"
 
 // daemonTolerations are the defaults of DEFTOL-1 in their merge order; the last one applies
 // only to host-network pods.
@@ -76,7 +77,7 @@ func buildPrototype(ds *appsv1.DaemonSet, tolerations []v1.Toleration) *v1.Pod {
 		labels[k] = v
 	}
 	if g, ok := templateGeneration(ds); ok {
-		labels[LabelTemplateGeneration] = strconv.FormatInt(g, 10)
+		labels[labelTemplateGeneration] = strconv.FormatInt(g, 10)
 	}
 	annotations := make(map[string]string, len(tmpl.Annotations))
 	for k, v := range tmpl.Annotations {

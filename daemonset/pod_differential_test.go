@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	extensionsv1beta1 "k8s.io/api/extensions/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 )
@@ -100,7 +101,7 @@ func TestCreatedPodAgainstUpstreamModel(t *testing.T) {
 		case 0:
 			tmpl.Labels["extra"] = "x"
 		case 1:
-			tmpl.Labels[daemonset.LabelTemplateGeneration] = "9"
+			tmpl.Labels[extensionsv1beta1.DaemonSetTemplateGenerationKey] = "9"
 		}
 		switch r.IntN(3) {
 		case 0:

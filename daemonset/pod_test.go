@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	extensionsv1beta1 "k8s.io/api/extensions/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 )
@@ -105,7 +106,7 @@ func TestNewPodSCN36TemplateGenerationLabel(t *testing.T) {
 			ds := newDS(func(ds *appsv1.DaemonSet) {
 				ds.Annotations = map[string]string{appsv1.DeprecatedTemplateGeneration: tt.annotation}
 			})
-			got, ok := createdPod(t, ds).Labels[daemonset.LabelTemplateGeneration]
+			got, ok := createdPod(t, ds).Labels[extensionsv1beta1.DaemonSetTemplateGenerationKey]
 			require.Equal(t, tt.wantOK, ok)
 			require.Equal(t, tt.wantLabel, got)
 		})
@@ -384,16 +385,18 @@ func TestPOD3Labels(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			ds := newDS(func(ds *appsv1.DaemonSet) { ds.Spec.Template.Labels[daemonset.LabelTemplateGeneration] = "tmpl" })
+			ds := newDS(func(ds *appsv1.DaemonSet) {
+				ds.Spec.Template.Labels[extensionsv1beta1.DaemonSetTemplateGenerationKey] = "tmpl"
+			})
 			if tt.annotation != nil {
 				annotateGeneration(*tt.annotation)(ds)
 			}
 			p, _ := daemonset.Compile(ds, opts())
-			got := p.NewPod("n0").Labels[daemonset.LabelTemplateGeneration]
+			got := p.NewPod("n0").Labels[extensionsv1beta1.DaemonSetTemplateGenerationKey]
 			require.Equal(t, tt.want, got)
 			res, err := daemonset.Plan(ds, nodes(1), nil, opts())
 			require.NoError(t, err)
-			require.Equal(t, tt.want, res.Create[0].Pod.Labels[daemonset.LabelTemplateGeneration])
+			require.Equal(t, tt.want, res.Create[0].Pod.Labels[extensionsv1beta1.DaemonSetTemplateGenerationKey])
 		})
 	}
 }
@@ -423,7 +426,7 @@ func TestPOD3NoLabelsRefusesTheCreate(t *testing.T) {
 	p, _ := daemonset.Compile(ds, opts())
 	res = p.Plan(daemonset.Snapshot{Nodes: nodes(1), Revisions: []*appsv1.ControllerRevision{rev}})
 	require.Len(t, res.Create, 1)
-	require.Equal(t, map[string]string{daemonset.LabelTemplateGeneration: "2"}, res.Create[0].Pod.Labels)
+	require.Equal(t, map[string]string{extensionsv1beta1.DaemonSetTemplateGenerationKey: "2"}, res.Create[0].Pod.Labels)
 }
 
 func TestRollingCreatesRefusedWithoutLabels(t *testing.T) {

@@ -151,7 +151,7 @@ func podUpdated(pod *v1.Pod, hash, gen string, hasGen bool) bool {
 // controller-revision-hash label equals hash), so that judge.facts reads the label once, not
 // twice, for every pod it claims.
 func updatedWith(hashLabel bool, pod *v1.Pod, hash, gen string, hasGen bool) bool {
-	return (hash != "" && hashLabel) || (hasGen && pod.Labels[LabelTemplateGeneration] == gen)
+	return (hash != "" && hashLabel) || (hasGen && pod.Labels[labelTemplateGeneration] == gen)
 }
 
 // IsPodReady reports whether pod is Ready (UPD-13): its first condition of type Ready has

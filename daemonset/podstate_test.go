@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	extensionsv1beta1 "k8s.io/api/extensions/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
@@ -74,7 +75,7 @@ func ruleUpdated(pod *v1.Pod, hash string, ds *appsv1.DaemonSet) bool {
 		return true
 	}
 	gen, err := strconv.ParseInt(ds.Annotations[appsv1.DeprecatedTemplateGeneration], 10, 64)
-	return err == nil && pod.Labels[LabelTemplateGeneration] == strconv.FormatInt(gen, 10)
+	return err == nil && pod.Labels[labelTemplateGeneration] == strconv.FormatInt(gen, 10)
 }
 
 func TestIsPodReady(t *testing.T) {
@@ -174,18 +175,18 @@ func TestIsPodUpdated(t *testing.T) {
 		{name: "UPD-3 other hash label is old", pod: pod(map[string]string{hashLabel: "old"}), hash: "abc", ds: &appsv1.DaemonSet{}, want: false},
 		{name: "UPD-3 missing labels mean old", pod: pod(nil), hash: "abc", ds: &appsv1.DaemonSet{}, want: false},
 		{name: "UPD-3 an empty hash never matches, even an empty label", pod: pod(map[string]string{hashLabel: ""}), hash: "", ds: &appsv1.DaemonSet{}, want: false},
-		{name: "UPD-3 SCN-81 old hash but pod-template-generation equal to the annotation is updated", pod: pod(map[string]string{hashLabel: "old", LabelTemplateGeneration: "5"}), hash: "abc", ds: dsWithGen("5"), want: true},
-		{name: "UPD-3 the annotation is compared in canonical decimal", pod: pod(map[string]string{LabelTemplateGeneration: "5"}), hash: "abc", ds: dsWithGen("05"), want: true},
-		{name: "UPD-3 a non-canonical label never matches", pod: pod(map[string]string{LabelTemplateGeneration: "05"}), hash: "abc", ds: dsWithGen("05"), want: false},
-		{name: "UPD-3 a plus-signed annotation parses", pod: pod(map[string]string{LabelTemplateGeneration: "5"}), hash: "abc", ds: dsWithGen("+5"), want: true},
-		{name: "UPD-3 a negative annotation matches its decimal", pod: pod(map[string]string{LabelTemplateGeneration: "-3"}), hash: "abc", ds: dsWithGen("-3"), want: true},
-		{name: "UPD-3 a large annotation matches its decimal", pod: pod(map[string]string{LabelTemplateGeneration: "1234567890123"}), hash: "abc", ds: dsWithGen("1234567890123"), want: true},
-		{name: "UPD-3 an unparsable annotation is ignored", pod: pod(map[string]string{LabelTemplateGeneration: "x"}), hash: "abc", ds: dsWithGen("x"), want: false},
-		{name: "UPD-3 an annotation beyond int64 is ignored", pod: pod(map[string]string{LabelTemplateGeneration: "99999999999999999999"}), hash: "abc", ds: dsWithGen("99999999999999999999"), want: false},
-		{name: "UPD-3 a generation label without the annotation is old", pod: pod(map[string]string{LabelTemplateGeneration: "5"}), hash: "abc", ds: &appsv1.DaemonSet{}, want: false},
+		{name: "UPD-3 SCN-81 old hash but pod-template-generation equal to the annotation is updated", pod: pod(map[string]string{hashLabel: "old", labelTemplateGeneration: "5"}), hash: "abc", ds: dsWithGen("5"), want: true},
+		{name: "UPD-3 the annotation is compared in canonical decimal", pod: pod(map[string]string{labelTemplateGeneration: "5"}), hash: "abc", ds: dsWithGen("05"), want: true},
+		{name: "UPD-3 a non-canonical label never matches", pod: pod(map[string]string{labelTemplateGeneration: "05"}), hash: "abc", ds: dsWithGen("05"), want: false},
+		{name: "UPD-3 a plus-signed annotation parses", pod: pod(map[string]string{labelTemplateGeneration: "5"}), hash: "abc", ds: dsWithGen("+5"), want: true},
+		{name: "UPD-3 a negative annotation matches its decimal", pod: pod(map[string]string{labelTemplateGeneration: "-3"}), hash: "abc", ds: dsWithGen("-3"), want: true},
+		{name: "UPD-3 a large annotation matches its decimal", pod: pod(map[string]string{labelTemplateGeneration: "1234567890123"}), hash: "abc", ds: dsWithGen("1234567890123"), want: true},
+		{name: "UPD-3 an unparsable annotation is ignored", pod: pod(map[string]string{labelTemplateGeneration: "x"}), hash: "abc", ds: dsWithGen("x"), want: false},
+		{name: "UPD-3 an annotation beyond int64 is ignored", pod: pod(map[string]string{labelTemplateGeneration: "99999999999999999999"}), hash: "abc", ds: dsWithGen("99999999999999999999"), want: false},
+		{name: "UPD-3 a generation label without the annotation is old", pod: pod(map[string]string{labelTemplateGeneration: "5"}), hash: "abc", ds: &appsv1.DaemonSet{}, want: false},
 		{name: "UPD-3 the annotation without a pod label is old", pod: pod(map[string]string{hashLabel: "old"}), hash: "abc", ds: dsWithGen("5"), want: false},
 		{name: "UPD-3 an empty hash does not match a pod without the label", pod: pod(map[string]string{"app": "x"}), hash: "", ds: &appsv1.DaemonSet{}, want: false},
-		{name: "UPD-3 the generation matches even with an empty hash", pod: pod(map[string]string{LabelTemplateGeneration: "7"}), hash: "", ds: dsWithGen("7"), want: true},
+		{name: "UPD-3 the generation matches even with an empty hash", pod: pod(map[string]string{labelTemplateGeneration: "7"}), hash: "", ds: dsWithGen("7"), want: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -219,7 +220,7 @@ func TestPodFactsAgreeWithTheRules(t *testing.T) {
 			pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = h
 		}
 		if g := gens[r.IntN(len(gens))]; g != "" || r.IntN(2) == 0 {
-			pod.Labels[LabelTemplateGeneration] = g
+			pod.Labels[labelTemplateGeneration] = g
 		}
 		if r.IntN(4) == 0 {
 			pod.DeletionTimestamp = &metav1.Time{Time: ruT0}
@@ -265,7 +266,7 @@ func TestPodFactsAgreeWithTheRules(t *testing.T) {
 // so reading a pod allocates nothing even for a generation that needs formatting.
 func TestPodFactsAllocateNothing(t *testing.T) {
 	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{appsv1.DeprecatedTemplateGeneration: "123456"}}}
-	pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{LabelTemplateGeneration: "123456"}}}
+	pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{labelTemplateGeneration: "123456"}}}
 	j := newJudge(ds, "abc", Options{Version: v1363})
 	var got podFacts
 	allocs := testing.AllocsPerRun(100, func() { got = j.facts(pod, false) })
@@ -379,3 +380,10 @@ func TestRollingBudgets(t *testing.T) {
 
 // v1363 is the release the package's internal tests pin their plans to (see builders_test.go).
 var v1363 = Version{1, 36, 3}
+
+// TestTemplateGenerationLabelIsKubernetes: the label POD-3 writes and UPD-3 compares is the
+// key upstream's controller uses, which callers name by k8s.io/api's constant.
+func TestTemplateGenerationLabelIsKubernetes(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, extensionsv1beta1.DaemonSetTemplateGenerationKey, labelTemplateGeneration)
+}

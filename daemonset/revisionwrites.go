@@ -51,8 +51,8 @@ type RevisionWrites struct {
 	// Relabel lists, by name, the claimed revisions without the hash label whose data.raw is
 	// not JSON (only a client writing protobuf can store one): a PUT of such a revision cannot
 	// be encoded as JSON, so the label write that Update would carry (UPD-14 step 1) is given
-	// as the JSON merge patch [RevisionRelabel.Patch] instead, sent with the updates (D-15).
-	Relabel []RevisionRelabel `json:"relabel,omitempty"`
+	// as the JSON merge patch [Relabel.Patch] instead, sent with the updates (D-15).
+	Relabel []Relabel `json:"relabel,omitempty"`
 	// Adopt and Release list, by name, the revisions the claim adopts (an orphan the selector
 	// matches) and releases (controlled, the selector no longer matching) (OWN-12). Their
 	// patches are those of pods: [ObjectRef.AdoptPatch] and [ObjectRef.ReleasePatch].
@@ -60,8 +60,8 @@ type RevisionWrites struct {
 	Release []ObjectRef `json:"release,omitempty"`
 	// RelabelPods lists, by namespace and name, the pods a de-duplication relabels (UPD-14
 	// step 3): every pod the sync claims whose hash label differs from the kept revision's,
-	// old pods included. The body is [PodRelabel.Patch], a JSON merge patch.
-	RelabelPods []PodRelabel `json:"relabelPods,omitempty"`
+	// old pods included. The body is [Relabel.Patch], a JSON merge patch.
+	RelabelPods []Relabel `json:"relabelPods,omitempty"`
 }
 
 // ObjectRef names a pod or a ControllerRevision that a plan writes: one it adopts, releases or
@@ -75,44 +75,33 @@ type ObjectRef struct {
 	UID types.UID `json:"uid,omitempty"`
 }
 
-// PodRelabel is a pod whose controller-revision-hash label becomes Hash.
-type PodRelabel struct {
+// Relabel is a pod or a claimed ControllerRevision whose controller-revision-hash label
+// becomes Hash, sent as the JSON merge patch [Relabel.Patch]: a pod a de-duplication relabels
+// ([RevisionWrites.RelabelPods]) or a revision without the label whose data is not JSON
+// ([RevisionWrites.Relabel], D-15).
+type Relabel struct {
 	Namespace string    `json:"namespace"`
 	Name      string    `json:"name"`
 	UID       types.UID `json:"uid,omitempty"`
-	Hash      string    `json:"hash"`
+	// ResourceVersion is, for a revision, the snapshot's: the patch's precondition, as it is
+	// that of the PUT the revision would otherwise get. It is empty for a pod, which upstream
+	// relabels without one.
+	ResourceVersion string `json:"resourceVersion,omitempty"`
+	Hash            string `json:"hash"`
 }
 
-// RevisionRelabel is a claimed revision whose controller-revision-hash label becomes Hash (its
-// name) by a JSON merge patch: ResourceVersion, the snapshot's, is the patch's precondition, as
-// it is that of the PUT the revision would otherwise get.
-type RevisionRelabel struct {
-	Namespace       string    `json:"namespace"`
-	Name            string    `json:"name"`
-	UID             types.UID `json:"uid,omitempty"`
-	ResourceVersion string    `json:"resourceVersion,omitempty"`
-	Hash            string    `json:"hash"`
-}
-
-// Patch returns the JSON merge patch (types.MergePatchType) that sets the hash label of r:
+// Patch returns the JSON merge patch (types.MergePatchType, "application/merge-patch+json")
+// that sets the hash label of the object r names to r.Hash:
 // {"metadata":{"labels":{"controller-revision-hash":hash},"resourceVersion":rv}}, the
-// resourceVersion left out when r has none. The API server refuses it (409) when the revision
-// changed since the snapshot, as it would refuse the PUT.
-func (r RevisionRelabel) Patch() []byte {
+// resourceVersion left out when r has none. For a pod it is the body upstream sends after a
+// de-duplication (UPD-14 step 3). For a revision the API server refuses it (409) when the
+// revision changed since the snapshot, as it would refuse the PUT.
+func (r Relabel) Patch() []byte {
 	meta := map[string]any{"labels": map[string]string{appsv1.DefaultDaemonSetUniqueLabelKey: r.Hash}}
 	if r.ResourceVersion != "" {
 		meta["resourceVersion"] = r.ResourceVersion
 	}
 	b, _ := json.Marshal(map[string]any{"metadata": meta})
-	return b
-}
-
-// Patch returns the body upstream sends, as a JSON merge patch (types.MergePatchType,
-// "application/merge-patch+json"), to set the controller-revision-hash label of the pod r
-// names to r.Hash after a de-duplication (UPD-14 step 3):
-// {"metadata":{"labels":{"controller-revision-hash":hash}}}.
-func (r PodRelabel) Patch() []byte {
-	b, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]string{appsv1.DefaultDaemonSetUniqueLabelKey: r.Hash}}})
 	return b
 }
 
@@ -138,7 +127,7 @@ func (p *Planner) revisionWrites(rev revisionOutcome, sp syncPods, cleanup bool)
 	for _, r := range rev.unlabelled {
 		if len(r.Data.Raw) > 0 && !json.Valid(r.Data.Raw) {
 			// Its PUT could not be encoded as JSON: the label goes by a patch (D-15).
-			w.Relabel = append(w.Relabel, RevisionRelabel{Namespace: r.Namespace, Name: r.Name, UID: r.UID,
+			w.Relabel = append(w.Relabel, Relabel{Namespace: r.Namespace, Name: r.Name, UID: r.UID,
 				ResourceVersion: r.ResourceVersion, Hash: r.Name})
 			continue
 		}
@@ -149,7 +138,7 @@ func (p *Planner) revisionWrites(rev revisionOutcome, sp syncPods, cleanup bool)
 		c.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = c.Name
 		updates[c.Name] = c
 	}
-	slices.SortFunc(w.Relabel, func(a, b RevisionRelabel) int { return compareNames(a.Namespace, a.Name, b.Namespace, b.Name) })
+	slices.SortFunc(w.Relabel, func(a, b Relabel) int { return compareNames(a.Namespace, a.Name, b.Namespace, b.Name) })
 	if rev.collision {
 		// The create fails with AlreadyExists and the sync stops: the claim and the labels
 		// were written before it (UPD-21).
@@ -168,10 +157,10 @@ func (p *Planner) revisionWrites(rev revisionOutcome, sp syncPods, cleanup bool)
 	if len(rev.duplicates) > 0 {
 		for pod := range sp.claimed {
 			if pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] != rev.hash {
-				w.RelabelPods = append(w.RelabelPods, PodRelabel{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID, Hash: rev.hash})
+				w.RelabelPods = append(w.RelabelPods, Relabel{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID, Hash: rev.hash})
 			}
 		}
-		slices.SortFunc(w.RelabelPods, func(a, b PodRelabel) int { return compareNames(a.Namespace, a.Name, b.Namespace, b.Name) })
+		slices.SortFunc(w.RelabelPods, func(a, b Relabel) int { return compareNames(a.Namespace, a.Name, b.Namespace, b.Name) })
 		w.Delete = revisionRefs(rev.duplicates)
 	}
 	if rev.create {

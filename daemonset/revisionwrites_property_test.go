@@ -246,8 +246,8 @@ func TestRevisionWritesBadInput(t *testing.T) {
 // patch carrying the snapshot's resourceVersion as its precondition (UPD-14 step 1, D-15).
 func TestRevisionRelabelPatch(t *testing.T) {
 	t.Parallel()
-	got := daemonset.RevisionRelabel{Name: "rt-bad", ResourceVersion: "7", Hash: "rt-bad"}.Patch()
+	got := daemonset.Relabel{Name: "rt-bad", ResourceVersion: "7", Hash: "rt-bad"}.Patch()
 	require.Equal(t, `{"metadata":{"labels":{"controller-revision-hash":"rt-bad"},"resourceVersion":"7"}}`, string(got))
-	got = daemonset.RevisionRelabel{Name: "x", Hash: "x"}.Patch()
+	got = daemonset.Relabel{Name: "x", Hash: "x"}.Patch()
 	require.Equal(t, `{"metadata":{"labels":{"controller-revision-hash":"x"}}}`, string(got))
 }

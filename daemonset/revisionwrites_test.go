@@ -317,7 +317,7 @@ func TestRevisionWritesCreateIsNewRevision(t *testing.T) {
 	want, err := daemonset.NewRevision(ds, hashOf(ds), 1)
 	require.NoError(t, err)
 	require.Equal(t, []*appsv1.ControllerRevision{want}, res.Revisions.Create)
-	require.Equal(t, `{"metadata":{"labels":{"controller-revision-hash":"abc"}}}`, string(daemonset.PodRelabel{Hash: "abc"}.Patch()))
+	require.Equal(t, `{"metadata":{"labels":{"controller-revision-hash":"abc"}}}`, string(daemonset.Relabel{Hash: "abc"}.Patch()))
 }
 
 // TestRevisionWritesSkipped: a sync that stops before constructing history writes nothing

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	extensionsv1beta1 "k8s.io/api/extensions/v1beta1"
 )
 
 func TestRollingUpdateRules(t *testing.T) {
@@ -315,7 +316,7 @@ func rollingUpdateScenarios() []scenario {
 			surprises: []int{28}, ds: newDS(rolling(ios(1), ios(0)), func(ds *appsv1.DaemonSet) {
 				ds.Annotations = map[string]string{appsv1.DeprecatedTemplateGeneration: "3"}
 			}), nodes: nodes(1),
-			pods: []*v1.Pod{pod("p0", "n0", oldHash, ready, func(p *v1.Pod) { p.Labels[daemonset.LabelTemplateGeneration] = "3" })},
+			pods: []*v1.Pod{pod("p0", "n0", oldHash, ready, func(p *v1.Pod) { p.Labels[extensionsv1beta1.DaemonSetTemplateGenerationKey] = "3" })},
 			want: sum(nil, nil, st(1, 1, 0, 1, 1, 1, 0))},
 		{name: "Surprise-31 SCN-85 UPD-24 dropping surge mid-rollout deletes the newer, updated pod",
 			surprises: []int{31}, ds: newDS(rolling(ios(1), ios(0))), nodes: nodes(1),

@@ -159,7 +159,7 @@ func ruWithGeneration(ds *appsv1.DaemonSet, gen string) *appsv1.DaemonSet {
 }
 
 func ruWithGenerationLabel(pod *v1.Pod, gen string) *v1.Pod {
-	pod.Labels[LabelTemplateGeneration] = gen
+	pod.Labels[labelTemplateGeneration] = gen
 	return pod
 }
 

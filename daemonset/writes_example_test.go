@@ -13,16 +13,14 @@ import (
 )
 
 // A controller sends the plan's adoptions and releases (Result.Adopt and Result.Release, and
-// those of RevisionWrites) as these strategic merge patches; the object's uid in the body is
-// the precondition.
+// those of RevisionWrites) as these strategic merge patches (types.StrategicMergePatchType);
+// the object's uid in the body is the precondition.
 func ExampleObjectRef_AdoptPatch() {
 	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "agent", Namespace: "kube-system", UID: "ds-uid"}}
 	pod := daemonset.ObjectRef{Namespace: "kube-system", Name: "agent-x", UID: "pod-uid"}
-	fmt.Println(daemonset.OwnerPatchType)
 	fmt.Println(string(pod.AdoptPatch(ds)))
 	fmt.Println(string(pod.ReleasePatch(ds)))
 	// Output:
-	// application/strategic-merge-patch+json
 	// {"metadata":{"ownerReferences":[{"apiVersion":"apps/v1","kind":"DaemonSet","name":"agent","uid":"ds-uid","controller":true,"blockOwnerDeletion":true}],"uid":"pod-uid"}}
 	// {"metadata":{"uid":"pod-uid","ownerReferences":[{"$patch":"delete","uid":"ds-uid"}]}}
 }

@@ -15,7 +15,7 @@ import (
 // cell is one compact decision: the low 4 bits are a code, the others the index of a taint in
 // the node's spec.taints (for the two taint codes). The codes name a placement outcome, the
 // answer of the tolerations (which taints.Tolerations.Untolerated found) or a WhatIf's outcome;
-// they are not the eligibility rules: daemonset.TaintEligibility turns the taint codes into
+// they are not the eligibility rules: daemonset.Eligibility.WithUntolerated turns the taint codes into
 // an Eligibility. Eight of the sixteen codes are free for the next outcomes (admission,
 // scheduling).
 type cell uint16
@@ -66,7 +66,7 @@ func placementCell(e daemonset.Eligibility) cell {
 
 // taintCell encodes what taints.Tolerations.Untolerated found on a node's taints: the index of
 // the first untolerated NoExecute taint when there is one, else of the first untolerated one.
-// Those are the only taints daemonset.TaintEligibility reads.
+// Those are the only taints daemonset.Eligibility.WithUntolerated reads.
 func taintCell(placement, eviction int) cell {
 	var code cell
 	idx := placement
@@ -302,7 +302,7 @@ func (s *Set) eligibility(i int, c cell, taints []v1.Taint) daemonset.Eligibilit
 	if placement == cellTaintUnknown {
 		placement, eviction = s.tolRep[s.tolOf[i]].Untolerated(taints)
 	} else if c.code() == cellEvicting {
-		eviction = placement // the only index TaintEligibility reads then
+		eviction = placement // the only index WithUntolerated reads then
 	}
-	return daemonset.TaintEligibility(eligible, taints, placement, eviction)
+	return eligible.WithUntolerated(taints, placement, eviction)
 }

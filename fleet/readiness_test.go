@@ -8,6 +8,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	extensionsv1beta1 "k8s.io/api/extensions/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/daemonsched/daemonsched/affinity"
@@ -38,7 +39,7 @@ func readyCluster(r *rand.Rand) daemonset.Snapshot {
 			switch r.IntN(6) {
 			case 0:
 				p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = "old"
-				delete(p.Labels, daemonset.LabelTemplateGeneration)
+				delete(p.Labels, extensionsv1beta1.DaemonSetTemplateGenerationKey)
 			case 1:
 				p.Status.Conditions[0].Status = v1.ConditionFalse
 			case 2:

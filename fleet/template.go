@@ -131,9 +131,6 @@ func CompileTemplate(t *NodeTemplate, fldPath *field.Path) (*Template, field.Err
 	return &Template{name: t.Name, labels: maps.Clone(t.Labels), taints: slices.Clone(t.Taints), reqs: reqs}, nil
 }
 
-// Labels returns the template's known labels. The map must not be modified.
-func (t *Template) Labels() map[string]string { return t.labels }
-
 // DecideTemplate decides every DaemonSet for the node template t (WHATIF-2): Runs when the pod
 // runs on every node t can become, DoesNotRun when on none, Depends otherwise, with the label
 // keys that decide; and the range of the total requests (WHATIF-3). When t fixes every label

@@ -1,6 +1,6 @@
 // Package manifest reads Kubernetes manifests and kubectl dumps (YAML or JSON, several
 // documents, kind: List and typed lists) into a [daemonset.Snapshot], decoding objects into the
-// v1.36 API types as the v1.36 controller decodes them. It never contacts an API server and
+// k8s.io/api types as the controller decodes them. It never contacts an API server and
 // never reads a clock: [Latest] gives a reproducible "now" from the objects themselves.
 //
 // [Read], [ReadFiles] and [ReadInputs] return a [Result]: the snapshot, where each object was

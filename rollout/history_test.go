@@ -125,7 +125,7 @@ func TestApplyRevisionWriteErrors(t *testing.T) {
 		{"result.revisions.delete[0]", daemonset.RevisionWrites{Delete: []daemonset.ObjectRef{{Namespace: "kube-system", Name: "missing"}}}},
 		{"result.revisions.adopt[0]", daemonset.RevisionWrites{Adopt: []daemonset.ObjectRef{{Namespace: "kube-system", Name: "missing"}}}},
 		{"result.revisions.release[0]", daemonset.RevisionWrites{Release: []daemonset.ObjectRef{{Namespace: "kube-system", Name: "missing"}}}},
-		{"result.revisions.relabelPods[0]", daemonset.RevisionWrites{RelabelPods: []daemonset.PodRelabel{{Namespace: "kube-system", Name: "missing", Hash: "h"}}}},
+		{"result.revisions.relabelPods[0]", daemonset.RevisionWrites{RelabelPods: []daemonset.Relabel{{Namespace: "kube-system", Name: "missing", Hash: "h"}}}},
 		{"result.revisions.create[0]", daemonset.RevisionWrites{Create: []*appsv1.ControllerRevision{cur}}},
 	} {
 		bad := *res

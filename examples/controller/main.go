@@ -92,7 +92,7 @@ func run(w io.Writer) error {
 
 const (
 	jsonType  = "application/json"
-	ownerType = string(daemonset.OwnerPatchType)
+	ownerType = string(types.StrategicMergePatchType)
 	mergeType = string(types.MergePatchType)
 )
 

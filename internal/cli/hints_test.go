@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	extensionsv1beta1 "k8s.io/api/extensions/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
@@ -47,7 +48,7 @@ func TestOldRevisionHints(t *testing.T) {
 		pod("old", "n1", map[string]string{"app": "agent", appsv1.DefaultDaemonSetUniqueLabelKey: "abc"}, false),
 		pod("unlabelled", "n1", map[string]string{"app": "agent"}, false),
 		pod("current", "n1", map[string]string{"app": "agent", appsv1.DefaultDaemonSetUniqueLabelKey: hash}, false),
-		pod("current-by-generation", "n1", map[string]string{"app": "agent", daemonset.LabelTemplateGeneration: "4"}, false),
+		pod("current-by-generation", "n1", map[string]string{"app": "agent", extensionsv1beta1.DaemonSetTemplateGenerationKey: "4"}, false),
 		pod("going", "n1", map[string]string{"app": "agent"}, true),
 		pod("elsewhere", "n2", map[string]string{"app": "agent"}, false),
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/daemonsched/daemonsched/internal/printable"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	extensionsv1beta1 "k8s.io/api/extensions/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -329,7 +330,7 @@ func describePod(pod *v1.Pod) string {
 	if h, ok := pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey]; ok {
 		b.WriteString(", revision " + q(h))
 	}
-	if g, ok := pod.Labels[daemonset.LabelTemplateGeneration]; ok {
+	if g, ok := pod.Labels[extensionsv1beta1.DaemonSetTemplateGenerationKey]; ok {
 		if _, err := strconv.Atoi(g); err == nil {
 			b.WriteString(", template generation " + g)
 		}

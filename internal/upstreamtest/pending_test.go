@@ -12,6 +12,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/util/flowcontrol"
 	"k8s.io/klog/v2"
@@ -90,7 +91,7 @@ func upstreamPendingSync(t *testing.T, ds *appsv1.DaemonSet, nodes []*v1.Node, p
 			w.PodWrites = append(w.PodWrites, "delete "+a.(clienttesting.DeleteAction).GetName())
 		case a.Matches("patch", "pods"):
 			p := a.(clienttesting.PatchAction)
-			if p.GetPatchType() == daemonset.OwnerPatchType { // the relabels are revisionActions'
+			if p.GetPatchType() == types.StrategicMergePatchType { // the relabels are revisionActions'
 				if strings.Contains(string(p.GetPatch()), `"$patch":"delete"`) {
 					w.Release = append(w.Release, p.GetName())
 				} else {

@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	extensionsv1beta1 "k8s.io/api/extensions/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -767,7 +768,7 @@ func describeWorld(w *world, now time.Time) string {
 			owner = ref.Kind + "/" + ref.Name
 		}
 		fmt.Fprintf(&b, "  pod %s node %q->%s app=%s hash=%s gen=%s %s owner %s created %s ready %v", p.Name, p.Spec.NodeName, targetNode(p),
-			p.Labels["app"], p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey], p.Labels[daemonset.LabelTemplateGeneration], p.Status.Phase,
+			p.Labels["app"], p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey], p.Labels[extensionsv1beta1.DaemonSetTemplateGenerationKey], p.Status.Phase,
 			owner, p.CreationTimestamp.Format(time.TimeOnly), podReady(p))
 		if podReady(p) {
 			for _, c := range p.Status.Conditions {

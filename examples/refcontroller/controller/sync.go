@@ -326,14 +326,14 @@ func (s *syncer) claimPods(res *daemonset.Result) error {
 		if err := s.canAdopt(); err != nil {
 			return fmt.Errorf("can't adopt pod %s/%s: %w", ref.Namespace, ref.Name, err)
 		}
-		p, err := pods.Patch(s.ctx, ref.Name, daemonset.OwnerPatchType, ref.AdoptPatch(s.ds), metav1.PatchOptions{})
+		p, err := pods.Patch(s.ctx, ref.Name, types.StrategicMergePatchType, ref.AdoptPatch(s.ds), metav1.PatchOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
 			errs = append(errs, err)
 		}
 		s.wrotePod(p)
 	}
 	for _, ref := range res.Release {
-		p, err := pods.Patch(s.ctx, ref.Name, daemonset.OwnerPatchType, ref.ReleasePatch(s.ds), metav1.PatchOptions{})
+		p, err := pods.Patch(s.ctx, ref.Name, types.StrategicMergePatchType, ref.ReleasePatch(s.ds), metav1.PatchOptions{})
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsInvalid(err) {
 			errs = append(errs, err)
 		}

@@ -36,12 +36,12 @@ func (s *syncer) claimRevisions(w *daemonset.RevisionWrites) error {
 		if err := s.canAdopt(); err != nil {
 			return fmt.Errorf("can't adopt ControllerRevision %s: %w", ref.Name, err)
 		}
-		if _, err := client.Patch(s.ctx, ref.Name, daemonset.OwnerPatchType, ref.AdoptPatch(s.ds), metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		if _, err := client.Patch(s.ctx, ref.Name, types.StrategicMergePatchType, ref.AdoptPatch(s.ds), metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}
 	}
 	for _, ref := range w.Release {
-		_, err := client.Patch(s.ctx, ref.Name, daemonset.OwnerPatchType, ref.ReleasePatch(s.ds), metav1.PatchOptions{})
+		_, err := client.Patch(s.ctx, ref.Name, types.StrategicMergePatchType, ref.ReleasePatch(s.ds), metav1.PatchOptions{})
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsInvalid(err) {
 			return err
 		}
