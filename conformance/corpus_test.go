@@ -260,6 +260,9 @@ func buildCorpus(t *testing.T) []Case {
 		cases = append(cases, handCaseOf(t, h, withCurrentRevisions(t, h.snapshot, Options{Version: v1363, Now: now, BurstLimit: h.burst})))
 	}
 	cases = append(cases, scenarioCases(t)...)
+	for _, c := range slices.Clone(cases) {
+		cases = append(cases, counterparts(t, c)...)
+	}
 	slices.SortFunc(cases, func(a, b Case) int { return strings.Compare(a.Name, b.Name) })
 	return cases
 }
