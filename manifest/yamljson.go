@@ -494,18 +494,15 @@ func (c *yamlConv) literal(rest []byte, end, indent int) bool {
 			sp++
 		}
 		switch {
-		case sp == len(line) && sp < k:
-			if sp > 0 {
-				return false // spaces alone: sigs.k8s.io/yaml decides
-			}
+		case sp > 0 && sp == len(line):
+			return false // spaces alone: sigs.k8s.io/yaml decides
+		case sp == 0 && len(line) == 0:
 			breaks++ // an empty line
 		case sp < k:
 			goto done
 		default:
-			if len(c.str) > 0 || breaks > 0 {
-				for range max(breaks, 0) {
-					c.str = append(c.str, '\n')
-				}
+			for range breaks {
+				c.str = append(c.str, '\n')
 			}
 			c.str = append(c.str, line[k:]...)
 			if e == len(c.src) {

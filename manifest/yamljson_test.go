@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -235,4 +236,24 @@ func FuzzYAMLToJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkYAMLToJSON(t, data)
 	})
+}
+
+// TestReadYAMLDumpAllocatesLittle keeps the direct conversion on the reader's path: reading a
+// generated kubectl dump allocated 35x its size through sigs.k8s.io/yaml (1.28 GB for 36 MB,
+// BenchmarkReadFloor), 5x with yamlConv. Not parallel: the count is the process's.
+func TestReadYAMLDumpAllocatesLittle(t *testing.T) {
+	dump, err := kubectldump.Realistic(200)
+	require.NoError(t, err)
+	read := func() {
+		_, err := ReadInputs([]Input{{Name: "dump", Data: dump}}, Options{Workers: 1, Lean: true})
+		require.NoError(t, err)
+	}
+	read() // warm: the first read fills caches of the decoders
+	var before, after goruntime.MemStats
+	goruntime.ReadMemStats(&before)
+	read()
+	goruntime.ReadMemStats(&after)
+	perByte := float64(after.TotalAlloc-before.TotalAlloc) / float64(len(dump))
+	t.Logf("%.1f bytes allocated per byte of a %d-byte dump", perByte, len(dump))
+	require.Less(t, perByte, 10.0, "bytes allocated per byte of input")
 }
