@@ -242,6 +242,9 @@ func FuzzYAMLToJSON(f *testing.F) {
 // generated kubectl dump allocated 35x its size through sigs.k8s.io/yaml (1.28 GB for 36 MB,
 // BenchmarkReadFloor), 5x with yamlConv. Not parallel: the count is the process's.
 func TestReadYAMLDumpAllocatesLittle(t *testing.T) {
+	if raceEnabled {
+		t.Skip("-race allocates for its instrumentation")
+	}
 	dump, err := kubectldump.Realistic(200)
 	require.NoError(t, err)
 	read := func() {
