@@ -16,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	kjson "sigs.k8s.io/json"
-	"sigs.k8s.io/yaml"
 )
 
 // kinds maps each kind read to its only supported apiVersion.
@@ -156,6 +155,12 @@ func (in *collector) decodeInput(name string, data []byte) error {
 	return nil
 }
 
+// forRange calls f on the ranges [lo, hi) that cover 0, ..., n-1, each on one of up to
+// Options.Workers goroutines of the project's worker pool, and returns when all are done.
+func (r reader) forRange(n int, f func(lo, hi int)) {
+	pool.Run(pool.Workers(r.opts.Workers, n, 1), n, f)
+}
+
 // forEach calls f(0), ..., f(n-1) on up to Options.Workers goroutines of the project's worker
 // pool and returns when all are done.
 func (r reader) forEach(n int, f func(i int)) {
@@ -208,10 +213,10 @@ func (r reader) decodeDocument(src Source, doc document) ([]decoded, error) {
 		// The whole document is read again below, giving the parser's own message (or a
 		// success, should the items depend on each other, say through YAML aliases).
 	}
-	// sigs.k8s.io/yaml's strict conversion, not apimachinery's util/yaml ToJSON: that one is the
-	// lenient conversion, which keeps the last of a key given twice without a word
-	// (TestYAMLKeyGivenTwiceIsAnError).
-	js, err := yaml.YAMLToJSONStrict(doc.data)
+	// sigs.k8s.io/yaml's strict conversion (yamlToJSON converts what it can directly, to the
+	// same bytes), not apimachinery's util/yaml ToJSON: that one is the lenient conversion,
+	// which keeps the last of a key given twice without a word (TestYAMLKeyGivenTwiceIsAnError).
+	js, err := yamlToJSON(doc.data)
 	if err != nil {
 		return nil, fmt.Errorf("%v: %s", src, yamlError(err, doc.line))
 	}

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-
-	"sigs.k8s.io/yaml"
 )
 
 // splitYAMLList cuts a YAML list the way kubectl prints it ("items:" at the start of a line,
@@ -116,7 +114,7 @@ func dedentInPlace(item []byte) []byte {
 // decodeYAMLList decodes a list split by splitYAMLList; any error sends the caller back to the
 // whole document.
 func (r reader) decodeYAMLList(src Source, wrapper []byte, items []document) ([]decoded, error) {
-	js, err := yaml.YAMLToJSONStrict(wrapper)
+	js, err := yamlToJSON(wrapper)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +133,7 @@ func (r reader) decodeYAMLList(src Source, wrapper []byte, items []document) ([]
 			return nil, r.tooLarge(itemSrc) // before it is converted, as the streaming reader refuses it
 		}
 		text := dedent(items[i].data)
-		js, err := yaml.YAMLToJSONStrict(text)
+		js, err := yamlToJSON(text)
 		if err != nil {
 			return nil, itemYAMLError(src, items[i].line, text, err)
 		}

@@ -8,8 +8,6 @@ import (
 	"io"
 	"maps"
 	"slices"
-
-	"sigs.k8s.io/yaml"
 )
 
 // streamedList is a YAML list of the current document, its items decoded as they arrive.
@@ -76,7 +74,7 @@ func newStreamedList(s *splitter) *streamedList {
 	l := &streamedList{wrapper: append(s.doc, "items: []\n"...), items: []decoded{{}}, pending: map[int][]byte{}, doc: s.docs + 1}
 	s.doc = nil
 	// A list whose kind comes before its items (not as kubectl prints it) gives the items theirs now.
-	if js, err := yaml.YAMLToJSONStrict(l.wrapper); err == nil {
+	if js, err := yamlToJSON(l.wrapper); err == nil {
 		if _, kind, _, isList, err := s.r.decodeList(Source{File: s.name, Document: l.doc, Item: -1}, js); err == nil && isList {
 			l.itemKind = kind
 		}
@@ -170,32 +168,39 @@ func (l *streamedList) decodeBatch(s *splitter) {
 	failed := make([][]byte, len(l.batch))
 	errs := make([]error, len(l.batch))
 	src := Source{File: s.name, Document: l.doc}
-	s.r.forEach(len(l.batch), func(i int) {
-		itemSrc := src
-		itemSrc.Item = first + i
-		if l.batch[i] == nil {
-			return // too large: finish reports it
-		}
-		js, err := l.batch[i], error(nil)
-		if !l.json {
-			text := dedentInPlace(js) // the list's buffer, reused once the batch is decoded
-			if js, err = yaml.YAMLToJSONStrict(text); err != nil {
-				srcDoc := src
-				srcDoc.Item = -1
-				errs[i] = itemYAMLError(srcDoc, l.lines[i], text, err)
-				failed[i] = []byte{}
-				return
+	s.r.forRange(len(l.batch), func(lo, hi int) {
+		// One converter for the items of a goroutine: its buffers are reused from item to item.
+		var conv yamlConv
+		for i := lo; i < hi; i++ {
+			itemSrc := src
+			itemSrc.Item = first + i
+			if l.batch[i] == nil {
+				continue // too large: finish reports it
 			}
+			js, err := l.batch[i], error(nil)
+			if !l.json {
+				text := dedentInPlace(js) // the list's buffer, reused once the batch is decoded
+				if js, err = conv.toJSON(text); err != nil {
+					srcDoc := src
+					srcDoc.Item = -1
+					errs[i] = itemYAMLError(srcDoc, l.lines[i], text, err)
+					failed[i] = []byte{}
+					continue
+				}
+			}
+			res, err := s.r.decodeValue(itemSrc, js, l.itemKind)
+			if err == nil && len(res) != 1 {
+				err = fmt.Errorf("%v: not one object", itemSrc) // never: decodeValue refuses nested lists
+			}
+			if err != nil {
+				if !l.json {
+					js = bytes.Clone(js) // the converter's buffer, reused by the next item
+				}
+				failed[i], errs[i] = js, finalError{err}
+				continue
+			}
+			l.items[1+first+i] = res[0]
 		}
-		res, err := s.r.decodeValue(itemSrc, js, l.itemKind)
-		if err == nil && len(res) != 1 {
-			err = fmt.Errorf("%v: not one object", itemSrc) // never: decodeValue refuses nested lists
-		}
-		if err != nil {
-			failed[i], errs[i] = js, finalError{err}
-			return
-		}
-		l.items[1+first+i] = res[0]
 	})
 	for _, js := range failed {
 		if l.json && len(js) > 0 && !json.Valid(js) {
@@ -250,7 +255,7 @@ func (l *streamedList) finish(s *splitter, end int64) ([]decoded, error) {
 	if !l.fallback && l.n > 0 {
 		js, err := l.wrapper, error(nil)
 		if !l.json {
-			js, err = yaml.YAMLToJSONStrict(l.wrapper)
+			js, err = yamlToJSON(l.wrapper)
 		}
 		if err == nil {
 			head, itemKind, _, isList, err := s.r.decodeList(src, js)
