@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/daemonsched/daemonsched/affinity"
+	"github.com/daemonsched/daemonsched/internal/errlist"
 	"github.com/daemonsched/daemonsched/selector"
 	"github.com/daemonsched/daemonsched/taints"
 	appsv1 "k8s.io/api/apps/v1"
@@ -80,9 +81,10 @@ func Validate(ds *appsv1.DaemonSet, opts Options) field.ErrorList {
 	}
 	// Labels, annotations and node selectors are maps, which upstream validates in random
 	// order: the list is sorted by path, then message, so that equal DaemonSets give equal
-	// lists and Result.Invalid equal bytes (VAL-23).
+	// lists and Result.Invalid equal bytes (VAL-23). Indexes compare by number
+	// (tolerations[9] before tolerations[10]), not as strings.
 	slices.SortStableFunc(errs, func(a, b *field.Error) int {
-		return cmp.Or(strings.Compare(a.Field, b.Field), strings.Compare(a.Error(), b.Error()))
+		return cmp.Or(errlist.CompareNatural(a.Field, b.Field), strings.Compare(a.Error(), b.Error()))
 	})
 	return errs
 }

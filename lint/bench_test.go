@@ -52,3 +52,29 @@ func BenchmarkLint(b *testing.B) {
 		})
 	}
 }
+
+// invalidTolerations is a DaemonSet with n tolerations whose keys the API server refuses.
+func invalidTolerations(n int) daemonset.Snapshot {
+	ds := apitest.DaemonSet(named("default", "ds", "app", "ds"))
+	for i := range n {
+		ds.Spec.Template.Spec.Tolerations = append(ds.Spec.Template.Spec.Tolerations,
+			v1.Toleration{Key: fmt.Sprintf("bad key %d!", i), Operator: v1.TolerationOpExists})
+	}
+	return daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds}}
+}
+
+// BenchmarkLintInvalidTolerations lints a DaemonSet that does not compile, with 4,000 field
+// errors: the error naming them was built in time quadratic in their number (issue 25, F14).
+func BenchmarkLintInvalidTolerations(b *testing.B) {
+	s := invalidTolerations(4000)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := lint.Lint(s, opts); err == nil {
+			b.Fatal("no error")
+		} else {
+			sinkMessage = err.Error()
+		}
+	}
+}
+
+var sinkMessage string

@@ -11,6 +11,7 @@ import (
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/fleet"
+	"github.com/daemonsched/daemonsched/internal/errlist"
 	"github.com/daemonsched/daemonsched/schedule"
 	"github.com/daemonsched/daemonsched/selector"
 	appsv1 "k8s.io/api/apps/v1"
@@ -55,7 +56,8 @@ type Finding struct {
 // them s is a set of manifests, not a cluster. Pods count only for LINT-7 (what is free on a
 // node) and, with revisions, for the plan LINT-2 reads its budget from.
 //
-// A DaemonSet that does not compile is an error naming it and every field problem; the others
+// A DaemonSet that does not compile is an error naming it and its field problems (the first
+// 100, then how many more); the others
 // are still linted, and their findings returned with the error. s is not modified.
 func Lint(s daemonset.Snapshot, opts Options) ([]Finding, error) {
 	opts.Plan.Check()
@@ -71,7 +73,7 @@ func Lint(s daemonset.Snapshot, opts Options) ([]Finding, error) {
 		}
 		p, ferrs := daemonset.Compile(ds, opts.Plan)
 		if len(ferrs) > 0 {
-			errs = append(errs, fmt.Errorf("DaemonSet %s/%s: %w", ds.Namespace, ds.Name, ferrs.ToAggregate()))
+			errs = append(errs, fmt.Errorf("DaemonSet %s/%s: %w", ds.Namespace, ds.Name, errlist.Aggregate(ferrs)))
 			continue
 		}
 		l.daemonSet(p)

@@ -2,6 +2,7 @@ package lint_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -424,5 +425,25 @@ func TestLintIsDeterministic(t *testing.T) {
 	require.NoError(t, err)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Lint() of the reversed snapshot mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestLintErrorIsBounded: a DaemonSet with thousands of field errors is one error naming the
+// first errlist.Shown of them, in index order, and counting the others, rather than a message
+// of every one (20,000 invalid tolerations: 7.5 MB, built in quadratic time; issue 25, F14).
+func TestLintErrorIsBounded(t *testing.T) {
+	t.Parallel()
+	s := invalidTolerations(2000)
+	before := s.DaemonSets[0].DeepCopy()
+	_, err := lint.Lint(s, opts)
+	require.Error(t, err)
+	msg := err.Error()
+	require.Less(t, len(msg), 100*1000+200, "the message is bounded")
+	require.Contains(t, msg, "spec.template.spec.tolerations[0].key")
+	require.Contains(t, msg, "spec.template.spec.tolerations[99].key")
+	require.NotContains(t, msg, "spec.template.spec.tolerations[100].key")
+	require.True(t, strings.HasSuffix(msg, ", ... and 1900 more]"), "ends with the count: %s", msg[max(0, len(msg)-100):])
+	if diff := cmp.Diff(before, s.DaemonSets[0]); diff != "" {
+		t.Errorf("Lint modified its input (-before +after):\n%s", diff)
 	}
 }

@@ -11,11 +11,11 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/daemonsched/daemonsched/conformance"
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/internal/atomicfile"
+	"github.com/daemonsched/daemonsched/internal/errlist"
 	"github.com/daemonsched/daemonsched/internal/jsonlines"
 	"github.com/daemonsched/daemonsched/internal/printable"
 	"github.com/daemonsched/daemonsched/manifest"
@@ -348,37 +348,19 @@ func plan(line []byte, req *conformance.Request, release daemonset.Version) ([]b
 // the plan of a 5,000-node DaemonSet, a daemon pod of a few KB per node, many times over.
 const defaultLineBytes = 64 << 20
 
-// maxListed bounds the mismatches listed per case or candidate; the others are counted
-// ("... and N more"), so that a candidate wrong in a million ways prints a screenful.
-const maxListed = 100
-
-// listMismatches writes the first maxListed of ms, one a line after prefix, each escaped and
-// cut as a line of a list (and with diffs its go-cmp diff indented under it), then how many
-// are left out: those of ms beyond maxListed and the more that ms does not hold. verify lists
-// a candidate's mismatches with it, conformance run a case's.
+// listMismatches writes the first errlist.Shown of ms, one a line after prefix, each escaped
+// and cut as a line of a list (and with diffs its go-cmp diff indented under it), then how many
+// are left out: those of ms beyond them and the more that ms does not hold. verify lists a
+// candidate's mismatches with it, conformance run a case's, and printError every error list.
 func listMismatches(w io.Writer, prefix string, ms []conformance.Mismatch, more int, diffs bool) {
-	for _, m := range ms[:min(len(ms), maxListed)] {
-		fmt.Fprintf(w, "%s%s\n", prefix, cutLine(printable.Escape(m.String())))
-		if diffs && m.Diff != "" {
-			fmt.Fprint(w, indent(m.Diff))
+	errlist.Write(w, prefix, len(ms), more, func(i int) {
+		fmt.Fprintf(w, "%s%s\n", prefix, cutLine(printable.Escape(ms[i].String())))
+		if diffs && ms[i].Diff != "" {
+			fmt.Fprint(w, indent(ms[i].Diff))
 		}
-	}
-	if more += max(0, len(ms)-maxListed); more > 0 {
-		fmt.Fprintf(w, "%s... and %d more\n", prefix, more)
-	}
+	})
 }
 
-// maxLineBytes bounds a line of a list of problems: a message quoting a huge value is cut.
-const maxLineBytes = 1000
-
-// cutLine cuts s to maxLineBytes, saying how much was left out.
-func cutLine(s string) string {
-	if len(s) <= maxLineBytes {
-		return s
-	}
-	cut := maxLineBytes
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s... (%d bytes more)", s[:cut], len(s)-cut)
-}
+// cutLine cuts s to errlist.LineBytes, saying how much was left out: a line of a list of
+// problems quoting a huge value.
+func cutLine(s string) string { return errlist.Cut(s, errlist.LineBytes) }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/daemonsched/daemonsched/conformance"
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/errlist"
 	"github.com/daemonsched/daemonsched/manifest"
 	"github.com/stretchr/testify/require"
 )
@@ -338,7 +339,7 @@ func TestVerifyAcceptsThePlansOfRandomClusters(t *testing.T) {
 	}
 }
 
-// TestVerifyCapsItsLists: a candidate wrong in many ways lists maxListed mismatches and counts
+// TestVerifyCapsItsLists: a candidate wrong in many ways lists errlist.Shown mismatches and counts
 // the others, each line cut (F4, F15); a key given twice or a byte that is not UTF-8 is one
 // error (F14).
 func TestVerifyCapsItsLists(t *testing.T) {
@@ -352,8 +353,8 @@ func TestVerifyCapsItsLists(t *testing.T) {
 	}
 	plan := doc["daemonSets"].([]any)[0].(map[string]any)
 	var creates []any
-	for i := range maxListed + 50 {
-		creates = append(creates, map[string]any{"node": fmt.Sprintf("ghost-%03d-%s", i, strings.Repeat("x", 2*maxLineBytes)), "reason": "MissingPod", "pod": nil})
+	for i := range errlist.Shown + 50 {
+		creates = append(creates, map[string]any{"node": fmt.Sprintf("ghost-%03d-%s", i, strings.Repeat("x", 2*errlist.LineBytes)), "reason": "MissingPod", "pod": nil})
 	}
 	plan["create"] = creates
 	bad, _ := json.Marshal(doc)
@@ -371,11 +372,11 @@ func TestVerifyCapsItsLists(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
-	if len(lines) != maxListed+1 || !regexp.MustCompile(`^\.\.\. and \d+ more$`).MatchString(lines[maxListed]) {
+	if len(lines) != errlist.Shown+1 || !regexp.MustCompile(`^\.\.\. and \d+ more$`).MatchString(lines[errlist.Shown]) {
 		t.Errorf("%d lines, the last %q", len(lines), lines[len(lines)-1])
 	}
 	for _, l := range lines {
-		if len(l) > maxLineBytes+40 {
+		if len(l) > errlist.LineBytes+40 {
 			t.Fatalf("a line of %d bytes", len(l))
 		}
 	}

@@ -13,12 +13,14 @@ import (
 	"strings"
 
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/errlist"
 	"github.com/daemonsched/daemonsched/internal/printable"
 	"github.com/daemonsched/daemonsched/internal/readmemory"
 	"github.com/daemonsched/daemonsched/manifest"
 	"github.com/spf13/pflag"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // exampleName names the built-in example cluster in messages.
@@ -292,7 +294,7 @@ func validate(in *manifest.Result, keep func(*appsv1.DaemonSet) bool, opts daemo
 		}
 		for _, e := range daemonset.Validate(ds, opts) {
 			ps = append(ps, problem{in.Sources.DaemonSets[i], fmt.Errorf("%v: DaemonSet %s/%s: %w%s", in.Sources.DaemonSets[i],
-				printable.Quote(ds.Namespace), printable.Quote(ds.Name), e, end)})
+				printable.Quote(errlist.Cut(ds.Namespace, nameBytes)), printable.Quote(errlist.Cut(ds.Name, nameBytes)), shortValue(e), end)})
 		}
 	}
 	if strict {
@@ -304,13 +306,29 @@ func validate(in *manifest.Result, keep func(*appsv1.DaemonSet) bool, opts daemo
 	}
 	slices.SortStableFunc(ps, func(a, b problem) int {
 		return cmp.Or(cmp.Compare(a.src.File, b.src.File), cmp.Compare(a.src.Document, b.src.Document),
-			cmp.Compare(a.src.Item, b.src.Item), strings.Compare(a.err.Error(), b.err.Error()))
+			cmp.Compare(a.src.Item, b.src.Item), errlist.CompareNatural(a.err.Error(), b.err.Error()))
 	})
 	problems := make(problemList, len(ps))
 	for i, p := range ps {
 		problems[i] = p.err
 	}
 	return problems
+}
+
+// nameBytes is where a name quoted in a message is cut: a name the API server accepts is at most
+// 253 bytes (a DNS subdomain), so only a name it refuses is cut.
+const nameBytes = 253
+
+// shortValue is e with a string value longer than nameBytes cut, as a message quotes it
+// (apimachinery's field.Error quotes the value whole: a 1.5 MB name was quoted whole). e is not
+// modified.
+func shortValue(e *field.Error) *field.Error {
+	if v, ok := e.BadValue.(string); ok && len(v) > nameBytes {
+		c := *e
+		c.BadValue = errlist.Cut(v, nameBytes)
+		return &c
+	}
+	return e
 }
 
 // warn writes what suggests the input is not what the user meant (suspicious: no nodes, pods
@@ -332,7 +350,7 @@ func warnReading(w io.Writer, in *manifest.Result, problems problemList, limit i
 			return
 		}
 		n++
-		fmt.Fprintf(w, "daemonsched: warning: %s\n", printable.Escape(s))
+		fmt.Fprintf(w, "daemonsched: warning: %s\n", cutLine(printable.Escape(s)))
 	}
 	for _, wa := range in.Warnings {
 		line(wa.String())
@@ -356,17 +374,19 @@ func findNode(in *manifest.Result, name string) (*v1.Node, error) {
 	return nil, fmt.Errorf("node %q not found in the input%s", name, didYouMean(name, nodeNames(in)))
 }
 
-// printError writes err on stderr, one line per error of a problemList, every line escaped
-// so that a name holding a newline or a terminal escape cannot forge or colour output.
+// printError writes err on stderr, one line per error of a problemList (the first
+// errlist.Shown, then how many more), every line escaped so that a name holding a newline or a
+// terminal escape cannot forge or colour output, and cut to errlist.LineBytes: 20,000 invalid
+// tolerations printed 20,000 lines, and a 1.5 MB name one line of 4.5 MB (issue 25, F14).
 func printError(w io.Writer, err error) {
 	var list problemList
 	if errors.As(err, &list) {
-		for _, p := range list {
-			fmt.Fprintf(w, "daemonsched: %s\n", printable.Escape(p.Error()))
-		}
+		errlist.Write(w, "daemonsched: ", len(list), 0, func(i int) {
+			fmt.Fprintf(w, "daemonsched: %s\n", cutLine(printable.Escape(list[i].Error())))
+		})
 		return
 	}
-	fmt.Fprintf(w, "daemonsched: %s\n", printable.Escape(err.Error()))
+	fmt.Fprintf(w, "daemonsched: %s\n", cutLine(printable.Escape(err.Error())))
 }
 
 // readSideFile reads a file given beside the input (a candidate plan, a node template): "-" is

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -152,4 +153,30 @@ func TestAQuantityBehindASpaceIsRefused(t *testing.T) {
 		require.Equal(t, 1, code, stderr)
 		require.True(t, strings.Contains(stderr, `status.capacity[cpu]: Invalid value: " 1e-999999999": a quantity with an exponent beyond ±100`), stderr)
 	}
+}
+
+// TestPrintErrorIsBounded: a DaemonSet with 20,000 invalid tolerations prints the first 100
+// problems, in index order, and counts the others; a 1.5 MB name is cut (issue 25, F14).
+func TestPrintErrorIsBounded(t *testing.T) {
+	t.Parallel()
+	var tols strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&tols, `{"key":"bad key %d!","operator":"Exists"},`, i)
+	}
+	ds := `{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"` + strings.Repeat("d", 1500000) + `","namespace":"default"},` +
+		`"spec":{"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"i"}],` +
+		`"tolerations":[` + strings.TrimSuffix(tols.String(), ",") + `]}}}}`
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"plan", "-f", "-", "--now", "2026-01-01T00:00:00Z"}, strings.NewReader(ds), &stdout, &stderr)
+	require.Equal(t, 1, code)
+	lines := strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n")
+	require.Len(t, lines, 101, "first line: %.300s", lines[0])
+	require.Equal(t, "daemonsched: ... and 19901 more", lines[100], "20,000 tolerations and the name")
+	for _, l := range lines {
+		require.Less(t, len(l), 1100)
+	}
+	require.Contains(t, lines[0], "metadata.name")
+	require.Contains(t, lines[1], "tolerations[0].key")
+	require.Contains(t, lines[10], "tolerations[9].key")
+	require.Contains(t, lines[11], "tolerations[10].key")
 }
