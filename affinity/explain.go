@@ -1,6 +1,7 @@
 package affinity
 
 import (
+	"github.com/daemonsched/daemonsched/internal/errlist"
 	"strconv"
 	"strings"
 
@@ -164,7 +165,7 @@ func (t TermExplanation) String() string {
 	case t.Empty:
 		return prefix + "empty, so it matches no node"
 	case len(t.Errors) > 0:
-		return prefix + "invalid, so it never matches: " + t.Errors.ToAggregate().Error()
+		return prefix + "invalid, so it never matches: " + errlist.Aggregate(t.Errors).Error()
 	default:
 		return prefix + t.Failed.String()
 	}

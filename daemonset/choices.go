@@ -1,6 +1,7 @@
 package daemonset
 
 import (
+	"github.com/daemonsched/daemonsched/internal/errlist"
 	appsv1 "k8s.io/api/apps/v1"
 
 	"github.com/daemonsched/daemonsched/internal/choice"
@@ -28,7 +29,7 @@ func (p *Planner) Orders(s Snapshot) *choice.Orders[Creation, Deletion] { return
 func (s Snapshot) Orders(opts Options) ([]*choice.Orders[Creation, Deletion], error) {
 	opts.Check()
 	if errs := s.Check(); len(errs) > 0 {
-		return nil, errs.ToAggregate()
+		return nil, errlist.Aggregate(errs)
 	}
 	planners, ccs := clusterPlanners(s, opts)
 	out := make([]*orders, len(planners))

@@ -2,6 +2,7 @@ package daemonset
 
 import (
 	"cmp"
+	"github.com/daemonsched/daemonsched/internal/errlist"
 	"slices"
 	"strings"
 
@@ -29,7 +30,7 @@ import (
 func (s Snapshot) Plan(opts Options) (*ClusterResult, error) {
 	opts.Check()
 	if errs := s.Check(); len(errs) > 0 {
-		return nil, errs.ToAggregate()
+		return nil, errlist.Aggregate(errs)
 	}
 	planners, ccs := clusterPlanners(s, opts)
 	out := &ClusterResult{DaemonSets: make([]*Result, 0, len(planners))}

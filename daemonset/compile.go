@@ -1,6 +1,7 @@
 package daemonset
 
 import (
+	"github.com/daemonsched/daemonsched/internal/errlist"
 	"maps"
 	"sync"
 
@@ -109,7 +110,7 @@ func (opts Options) Check() {
 	// The path is built only for gates: Planner.At checks the options of every sync.
 	if len(opts.FeatureGates) > 0 {
 		if errs := opts.CheckFeatureGates(field.NewPath("Options", "FeatureGates")); len(errs) > 0 {
-			panic("daemonset: Kubernetes " + opts.release().String() + ": " + errs.ToAggregate().Error())
+			panic("daemonset: Kubernetes " + opts.release().String() + ": " + errlist.Aggregate(errs).Error())
 		}
 	}
 }

@@ -2,6 +2,7 @@ package daemonset
 
 import (
 	"cmp"
+	"github.com/daemonsched/daemonsched/internal/errlist"
 	"slices"
 	"strings"
 
@@ -100,7 +101,7 @@ func Plan(ds *appsv1.DaemonSet, nodes []*v1.Node, pods []*v1.Pod, opts Options) 
 	}
 	s := Snapshot{Nodes: nodes, Pods: pods}
 	if errs := s.Check(); len(errs) > 0 {
-		return nil, errs.ToAggregate()
+		return nil, errlist.Aggregate(errs)
 	}
 	p, _ := Compile(ds, opts)
 	return p.Plan(s), nil

@@ -269,3 +269,17 @@ func TestPlanSeesNoRevisions(t *testing.T) {
 	require.Equal(t, daemonset.SkipBeingDeleted, skipped.Skipped)
 	require.Nil(t, skipped.Revisions)
 }
+
+// TestPlanErrorIsBounded: an inconsistent snapshot of many problems is one error of at most
+// 100 of them, then their count, in index order (issue 25, F14): apimachinery's aggregate
+// words the whole list, in time quadratic in its length.
+func TestPlanErrorIsBounded(t *testing.T) {
+	t.Parallel()
+	nodes := make([]*v1.Node, 5000) // every node nil
+	_, err := daemonset.Plan(newDS(), nodes, nil, daemonset.Options{Now: now1000})
+	require.Error(t, err)
+	msg := err.Error()
+	require.True(t, strings.HasSuffix(msg, ", ... and 4900 more]"), "error ends %q", msg[max(0, len(msg)-60):])
+	require.Less(t, len(msg), 100*200, "error of %d bytes", len(msg))
+	require.True(t, strings.HasPrefix(msg, "[nodes[0]"), "error starts %q", msg[:min(len(msg), 60)])
+}

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"fmt"
+	"github.com/daemonsched/daemonsched/internal/errlist"
 	"slices"
 	"strings"
 
@@ -71,7 +72,7 @@ func NodeReadiness(s daemonset.Snapshot, nodeName string, daemonSets *metav1.Lab
 	if daemonSets != nil {
 		var errs field.ErrorList
 		if sel, errs = selector.Compile(daemonSets, field.NewPath("daemonSets")); len(errs) > 0 {
-			return nil, errs.ToAggregate()
+			return nil, errlist.Aggregate(errs)
 		}
 	}
 	i := slices.IndexFunc(s.Nodes, func(n *v1.Node) bool { return n != nil && n.Name == nodeName })

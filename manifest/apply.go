@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"github.com/daemonsched/daemonsched/internal/errlist"
 	"maps"
 	"slices"
 	"strconv"
@@ -110,7 +111,7 @@ func (in *collector) overlay() error {
 				verb = "create"
 			}
 			return fmt.Errorf("%v: DaemonSet %s/%s: the API server would refuse this %s: %w", a.src,
-				printable.Quote(a.obj.Namespace), printable.Quote(a.obj.Name), verb, errs.ToAggregate())
+				printable.Quote(a.obj.Namespace), printable.Quote(a.obj.Name), verb, errlist.Aggregate(errs))
 		}
 		if ok {
 			in.daemonSets[i] = located[*appsv1.DaemonSet]{merged, a.src}

@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"fmt"
+	"github.com/daemonsched/daemonsched/internal/errlist"
 	"slices"
 	"time"
 
@@ -60,7 +61,7 @@ func Apply(s daemonset.Snapshot, res *daemonset.Result, opts ApplyOptions) (daem
 		return daemonset.Snapshot{}, field.Required(field.NewPath("opts", "now"), "the instant of the writes is needed")
 	}
 	if errs := s.Check(); len(errs) > 0 {
-		return daemonset.Snapshot{}, errs.ToAggregate()
+		return daemonset.Snapshot{}, errlist.Aggregate(errs)
 	}
 	i := slices.IndexFunc(s.DaemonSets, func(ds *appsv1.DaemonSet) bool {
 		return ds.Namespace == res.Namespace && ds.Name == res.Name
@@ -262,7 +263,7 @@ func counters(s appsv1.DaemonSetStatus) [8]int64 {
 // a duplicate name).
 func Reap(s daemonset.Snapshot, now time.Time) (daemonset.Snapshot, error) {
 	if errs := s.Check(); len(errs) > 0 {
-		return daemonset.Snapshot{}, errs.ToAggregate()
+		return daemonset.Snapshot{}, errlist.Aggregate(errs)
 	}
 	ready := make(map[string]bool, len(s.Nodes))
 	for _, n := range s.Nodes {

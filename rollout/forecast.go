@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"github.com/daemonsched/daemonsched/internal/errlist"
 	"slices"
 	"time"
 
@@ -88,14 +89,14 @@ func Forecast(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts ForecastOptions) 
 		return nil, field.Required(field.NewPath("opts", "now"), "the instant the forecast starts")
 	}
 	if errs := (daemonset.Options{Version: opts.Version, FeatureGates: opts.FeatureGates}).CheckFeatureGates(field.NewPath("opts", "featureGates")); len(errs) > 0 {
-		return nil, errs.ToAggregate()
+		return nil, errlist.Aggregate(errs)
 	}
 	if i := slices.IndexFunc(s.DaemonSets, func(d *appsv1.DaemonSet) bool {
 		return d.Namespace == ds.Namespace && d.Name == ds.Name
 	}); i >= 0 && !equality.Semantic.DeepEqual(s.DaemonSets[i].Spec, ds.Spec) {
 		updated, errs := apiserver.Update(s.DaemonSets[i], ds, apiserver.Options{Version: opts.Version, FeatureGates: opts.FeatureGates, SkipTemplateDefaults: true})
 		if len(errs) > 0 {
-			return nil, errs.ToAggregate()
+			return nil, errlist.Aggregate(errs)
 		}
 		ds = updated
 	}

@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"fmt"
+	"github.com/daemonsched/daemonsched/internal/errlist"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -147,10 +148,10 @@ func Simulate(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts Options) (*Trajec
 
 func newSim(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts Options) (*sim, error) {
 	if errs := checkOptions(opts, s, ds); len(errs) > 0 {
-		return nil, errs.ToAggregate()
+		return nil, errlist.Aggregate(errs)
 	}
 	if errs := s.Check(); len(errs) > 0 {
-		return nil, errs.ToAggregate()
+		return nil, errlist.Aggregate(errs)
 	}
 	if opts.Horizon == 0 {
 		opts.Horizon = 24 * time.Hour

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/daemonsched/daemonsched/internal/errlist"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"maps"
 	"slices"
@@ -53,7 +54,7 @@ func (f *gatesFlag) check(v daemonset.Version) error {
 	// A gate the release locks to its default (GA) is refused set otherwise, as kube-apiserver
 	// refuses to start with it (VER-5).
 	if errs := (daemonset.Options{Version: v, FeatureGates: f.gates}).CheckFeatureGates(field.NewPath("--feature-gates")); len(errs) > 0 {
-		return usagef("%v", errs.ToAggregate())
+		return usagef("%v", errlist.Aggregate(errs))
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"cmp"
 	"fmt"
+	"github.com/daemonsched/daemonsched/internal/errlist"
 	"io"
 	"maps"
 	"slices"
@@ -75,11 +76,11 @@ func runWhatIf(e *env, c *clusterFlags, ns namespaceFlags, format outputFormat, 
 	// count (fleet.MaxQuantityDigits), and then there is no Set.
 	set, errs := fleet.Compile(in.Snapshot.DaemonSets, opts)
 	if set == nil {
-		return errs.ToAggregate()
+		return errlist.Aggregate(errs)
 	}
 	adm, aerrs := fleet.CompileAdmission(in.Admission.LimitRanges, in.Admission.RuntimeClasses)
 	if len(aerrs) > 0 {
-		return aerrs.ToAggregate()
+		return errlist.Aggregate(aerrs)
 	}
 	w := set.WhatIf(fleet.Config{Admission: adm})
 	report := whatIfReport{Kubernetes: kubernetesName(opts.Version), DaemonSets: []whatIfRow{}}
