@@ -296,8 +296,9 @@ func answer(line []byte, n int, release daemonset.Version) []byte {
 	if err == nil {
 		return out
 	}
-	// An int and a string always marshal.
-	out, _ = json.Marshal(errorAnswer{ID: req.ID, Error: fmt.Sprintf("request %d: %v", n, err)})
+	// An int and a string always marshal. A message quoting a huge value is cut, as every
+	// error line of the program is (issue 25, F14).
+	out, _ = json.Marshal(errorAnswer{ID: req.ID, Error: errlist.Cut(fmt.Sprintf("request %d: %v", n, err), errlist.LineBytes)})
 	return out
 }
 

@@ -579,3 +579,25 @@ func TestConformanceServeRefusesDuplicatesAndInvalidUTF8(t *testing.T) {
 		})
 	}
 }
+
+// TestConformanceServeCutsALongError: an error answer quoting a huge value is one line of about
+// errlist.LineBytes, not an echo of the request (issue 25, F14: a 1.5 MB name was answered
+// whole).
+func TestConformanceServeCutsALongError(t *testing.T) {
+	name := strings.Repeat("x", 1_500_000)
+	line := `{"id":3,"objects":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"` + name + `"}}],"now":"2026-01-01T00:00:00Z"}` + "\n"
+	var out, stderr bytes.Buffer
+	if code := run([]string{"conformance", "serve", "--max-line-bytes", "4000000"}, strings.NewReader(line), &out, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var a struct {
+		ID    int64  `json:"id"`
+		Error string `json:"error"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &a); err != nil {
+		t.Fatalf("answer %.200q: %v", out.String(), err)
+	}
+	if a.ID != 3 || a.Error == "" || len(a.Error) > 1100 {
+		t.Errorf("answer id %d, error of %d bytes (%.120q); want id 3 and an error cut near 1000 bytes", a.ID, len(a.Error), a.Error)
+	}
+}
