@@ -115,3 +115,33 @@ func TestUpdateKeepsGatedFieldsInUse(t *testing.T) {
 		})
 	}
 }
+
+// TestGatesTheReleaseRefusesAreRefused: a gate the release does not know and a locked (GA) gate
+// set against its default are refused at the gate's key by Create, Update and Apply, as
+// kube-apiserver refuses to start with them (VER-5); before, the image volumes of a 1.37
+// template were dropped under ImageVolume=false and an unknown gate passed without a word.
+func TestGatesTheReleaseRefusesAreRefused(t *testing.T) {
+	t.Parallel()
+	gates := field.NewPath("Options", "FeatureGates")
+	for _, tt := range []struct {
+		name  string
+		gates daemonset.FeatureGates
+		want  field.ErrorList
+	}{
+		{name: "VER-5 ImageVolume is locked on in 1.37", gates: daemonset.FeatureGates{daemonset.GateImageVolume: false},
+			want: field.ErrorList{field.Forbidden(gates.Key(string(daemonset.GateImageVolume)), "")}},
+		{name: "VER-5 an unknown gate", gates: daemonset.FeatureGates{"Bogus": true},
+			want: field.ErrorList{field.NotSupported[daemonset.Gate](gates.Key("Bogus"), "Bogus", nil)}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			opts := apiserver.Options{Version: daemonset.NewestVersion(), FeatureGates: tt.gates}
+			_, errs := apiserver.Create(edit(t, emptyImageVolume), opts)
+			field.ErrorMatcher{}.ByType().ByField().Test(t, tt.want, errs)
+			_, errs = apiserver.Update(stored(t), stored(t), opts)
+			field.ErrorMatcher{}.ByType().ByField().Test(t, tt.want, errs)
+			_, errs = apiserver.Apply(nil, edit(t, emptyImageVolume), opts)
+			field.ErrorMatcher{}.ByType().ByField().Test(t, tt.want, errs)
+		})
+	}
+}

@@ -37,6 +37,13 @@ func (o Options) validation() daemonset.Options {
 	return daemonset.Options{Version: o.Version, FeatureGates: o.FeatureGates}
 }
 
+// checkGates refuses, at Options.FeatureGates[gate], a gate the release does not know and a
+// locked (GA) one set against its default, as kube-apiserver refuses to start with either
+// (VER-5): the object is not stored.
+func (o Options) checkGates() field.ErrorList {
+	return o.validation().CheckFeatureGates(field.NewPath("Options", "FeatureGates"))
+}
+
 // Create returns ds as the API server stores it when it is created (POST), or what the API
 // server refuses in it. As the v1.36 apps/v1 DaemonSet strategy (pkg/registry/apps/daemonset:
 // PrepareForCreate): the defaults are applied, the status is cleared, metadata.generation is 1
@@ -48,6 +55,9 @@ func (o Options) validation() daemonset.Options {
 func Create(ds *appsv1.DaemonSet, opts Options) (*appsv1.DaemonSet, field.ErrorList) {
 	if ds == nil {
 		panic("apiserver: Create: nil DaemonSet")
+	}
+	if errs := opts.checkGates(); len(errs) > 0 {
+		return nil, errs
 	}
 	out := defaulted(ds, nil, opts)
 	gen, errs := templateGeneration(out)
@@ -88,6 +98,9 @@ func Create(ds *appsv1.DaemonSet, opts Options) (*appsv1.DaemonSet, field.ErrorL
 func Update(stored, ds *appsv1.DaemonSet, opts Options) (*appsv1.DaemonSet, field.ErrorList) {
 	if stored == nil || ds == nil {
 		panic("apiserver: Update: nil DaemonSet")
+	}
+	if errs := opts.checkGates(); len(errs) > 0 {
+		return nil, errs
 	}
 	out := defaulted(ds, stored, opts)
 	if _, errs := templateGeneration(out); len(errs) > 0 {

@@ -43,7 +43,8 @@ const (
 	GateHostnameOverride Gate = "HostnameOverride"
 	// GatePodCertificateRequest keeps projected podCertificate sources: off until 1.36, GA and on in 1.37 (VER-11).
 	GatePodCertificateRequest Gate = "PodCertificateRequest"
-	// GateGenericWorkload keeps spec.schedulingGroup: off in 1.35 to 1.37 (VER-11).
+	// GateGenericWorkload keeps spec.workloadRef in 1.35 and spec.schedulingGroup, which
+	// replaced it, in 1.36 and 1.37: off in 1.35 to 1.37 (VER-11).
 	GateGenericWorkload Gate = "GenericWorkload"
 	// GateAtomicWriteVolumeUserFields keeps the defaultUser and user fields of secret, configMap, downwardAPI and projected volumes: alpha and off in 1.37 (VER-11).
 	GateAtomicWriteVolumeUserFields Gate = "AtomicWriteVolumeUserFields"
@@ -133,14 +134,15 @@ type FeatureGates map[Gate]bool
 
 // Enabled reports whether gate g is on for the release the options select (VER-5): its
 // setting in FeatureGates, else the release's default. A gate the release does not know is
-// off; setting one is refused by [Options.CheckFeatureGates].
+// off, and a gate it locks (GA) keeps its default whatever FeatureGates says; setting either
+// is refused by [Options.CheckFeatureGates].
 func (o Options) Enabled(g Gate) bool {
 	v := o.release()
 	def, known := v.GateDefault(g)
 	if !known {
 		return false
 	}
-	if on, set := o.FeatureGates[g]; set {
+	if on, set := o.FeatureGates[g]; set && !v.gateLocked(g) {
 		return on
 	}
 	return def

@@ -23,11 +23,12 @@ func (g *FeatureGates) String() string {
 
 // Set reads s as kube-controller-manager's and kube-apiserver's --feature-gates:
 // comma-separated Name=BOOL pairs, each added to g (a flag given twice sets the gates of
-// both). A gate no supported release models is an error naming the gates that are; whether
+// both); on an error g is left as it was. A gate no supported release models is an error naming the gates that are; whether
 // the release modelled knows a gate is [Options.CheckFeatureGates]'s question, once that
 // release is known.
 func (g *FeatureGates) Set(s string) error {
 	known := NewestVersion().Gates() // the newest release knows every gate modelled
+	read := FeatureGates{}
 	for _, pair := range strings.Split(s, ",") {
 		pair = strings.TrimSpace(pair)
 		if pair == "" {
@@ -45,11 +46,15 @@ func (g *FeatureGates) Set(s string) error {
 		if !slices.Contains(known, Gate(name)) {
 			return unknownGateError{name: name, known: known}
 		}
-		if *g == nil {
-			*g = FeatureGates{}
-		}
-		(*g)[Gate(name)] = on
+		read[Gate(name)] = on
 	}
+	if len(read) == 0 {
+		return nil
+	}
+	if *g == nil {
+		*g = FeatureGates{}
+	}
+	maps.Copy(*g, read)
 	return nil
 }
 

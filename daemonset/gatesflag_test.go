@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/stretchr/testify/require"
 )
 
 var _ flag.Value = (*daemonset.FeatureGates)(nil)
@@ -54,4 +55,16 @@ func TestFeatureGatesSet(t *testing.T) {
 			t.Errorf("%s: %q, %v; want %q", tc.name, g.String(), err, tc.want)
 		}
 	}
+}
+
+// TestFeatureGatesSetIsAllOrNothing: a value with a bad pair sets none of its pairs, and a
+// locked gate set against its default keeps its default in Enabled (VER-5).
+func TestFeatureGatesSetIsAllOrNothing(t *testing.T) {
+	g := daemonset.FeatureGates{daemonset.GateEnvFiles: true}
+	require.Error(t, g.Set("TaintTolerationComparisonOperators=true,Bogus=true"))
+	require.Equal(t, daemonset.FeatureGates{daemonset.GateEnvFiles: true}, g)
+
+	o := daemonset.Options{Version: daemonset.NewestVersion(), FeatureGates: daemonset.FeatureGates{daemonset.GateImageVolume: false}}
+	require.True(t, o.Enabled(daemonset.GateImageVolume), "ImageVolume is locked on in 1.37")
+	require.NotEmpty(t, o.CheckFeatureGates(nil))
 }

@@ -28,6 +28,8 @@ func TestPodUpdateRequeue(t *testing.T) {
 		return p
 	}
 	orphan := func(p *v1.Pod) { p.OwnerReferences = nil }
+	otherUID := func(p *v1.Pod) { p.OwnerReferences[0].UID = "other-uid" }
+	otherKind := func(p *v1.Pod) { p.OwnerReferences[0].Kind = "ReplicaSet" }
 	deleting := func(p *v1.Pod) { p.DeletionTimestamp = new(metav1.Now()) }
 	tests := []struct {
 		name     string
@@ -50,6 +52,10 @@ func TestPodUpdateRequeue(t *testing.T) {
 			pod(v1.ConditionFalse), pod(v1.ConditionTrue, deleting), 0},
 		{"SYNC-8: an orphan turning Ready is not this DaemonSet's requeue", 10,
 			pod(v1.ConditionFalse, orphan), pod(v1.ConditionTrue, orphan), 0},
+		{"SYNC-8: a pod whose controller is another DaemonSet of the name (another uid) is not this one's", 10,
+			pod(v1.ConditionFalse, otherUID), pod(v1.ConditionTrue, otherUID), 0},
+		{"SYNC-8: a pod whose controller is of another kind is not this DaemonSet's", 10,
+			pod(v1.ConditionFalse, otherKind), pod(v1.ConditionTrue, otherKind), 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,4 +69,13 @@ func TestPodUpdateRequeue(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPodUpdateRequeueWithoutObjects: a nil DaemonSet or pod asks for nothing, never a panic.
+func TestPodUpdateRequeueWithoutObjects(t *testing.T) {
+	ds := &appsv1.DaemonSet{Spec: appsv1.DaemonSetSpec{MinReadySeconds: 10}}
+	pod := &v1.Pod{}
+	v := daemonset.NewestVersion()
+	require.Zero(t, v.PodUpdateRequeue(nil, pod, pod))
+	require.Zero(t, v.PodUpdateRequeue(ds, pod, nil))
 }

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/fleet"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -65,7 +64,7 @@ func (v vector) list() v1.ResourceList {
 // resources on from 1.34 (or with PodLevelResources turned on) and leaves spec.resources out
 // otherwise (SCHED-5).
 func (p *Pod) requestsOf(spec *v1.PodSpec) vector {
-	return vectorOf(fleet.PodRequests(daemonset.Options{Version: p.release, FeatureGates: p.gates}, spec))
+	return vectorOf(fleet.PodRequests(p.counting, spec))
 }
 
 // isScalar reports whether the scheduler tracks name as a scalar resource (core/v1 helper

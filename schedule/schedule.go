@@ -57,7 +57,9 @@ type Pod struct {
 	priorityKnown   bool
 	preemptNever    bool
 	release         daemonset.Version
-	gates           daemonset.FeatureGates // Options.FeatureGates, only read
+	// counting is what requests are counted at: the release, and PodLevelResources as the
+	// release and Options.FeatureGates set it (a map of its own: the caller's is not kept).
+	counting daemonset.Options
 }
 
 // Compile reads pod for the filters of opts.Version. pod is not modified; a nil pod is an
@@ -67,7 +69,9 @@ func Compile(pod *v1.Pod, opts Options) *Pod {
 		pod = &v1.Pod{}
 	}
 	rel := opts.release()
-	p := &Pod{namespace: pod.Namespace, name: pod.Name, uid: string(pod.UID), release: rel, gates: opts.FeatureGates}
+	p := &Pod{namespace: pod.Namespace, name: pod.Name, uid: string(pod.UID), release: rel}
+	podLevel := daemonset.Options{Version: rel, FeatureGates: opts.FeatureGates}.Enabled(daemonset.GatePodLevelResources)
+	p.counting = daemonset.Options{Version: rel, FeatureGates: daemonset.FeatureGates{daemonset.GatePodLevelResources: podLevel}}
 	p.requests = p.requestsOf(&pod.Spec)
 	p.ports = fleet.PodHostPorts(&pod.Spec)
 	p.features = requiredFeatures(&pod.Spec, rel)

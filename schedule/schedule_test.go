@@ -373,3 +373,17 @@ func TestFitEach(t *testing.T) {
 	alone := schedule.Compile(pods[1], schedule.Options{}).Fit(n, bound)
 	require.True(t, alone.Fits(), "judged alone, beside the bound pods only, the second pod fits")
 }
+
+// TestCompileKeepsNotTheCallersGates: the gates are read when the pod is compiled; changing the
+// caller's map afterwards changes no answer (SCHED-5, VER-5).
+func TestCompileKeepsNotTheCallersGates(t *testing.T) {
+	t.Parallel()
+	v133, err := daemonset.ParseVersion("1.33")
+	require.NoError(t, err)
+	gates := daemonset.FeatureGates{daemonset.GatePodLevelResources: true}
+	p := schedule.Compile(pod("agent", "", list("cpu", "1"), func(p *v1.Pod) {
+		p.Spec.Resources = &v1.ResourceRequirements{Requests: list("cpu", "8")}
+	}), schedule.Options{Version: v133, FeatureGates: gates})
+	gates[daemonset.GatePodLevelResources] = false
+	require.False(t, p.Fit(node("n1", list("cpu", "4", "memory", "8Gi", "pods", "110")), nil).Fits(), "the pod-level 8 CPUs still count")
+}
