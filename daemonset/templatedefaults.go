@@ -85,14 +85,20 @@ func dropImageVolumes(spec *v1.PodSpec) {
 	keep := func(mounts []v1.VolumeMount) []v1.VolumeMount {
 		return slices.DeleteFunc(mounts, func(m v1.VolumeMount) bool { return slices.Contains(dropped, m.Name) })
 	}
+	eachContainer(spec, func(c *v1.Container) { c.VolumeMounts = keep(c.VolumeMounts) })
+}
+
+// eachContainer calls f with every container of spec: the init containers, the containers, then
+// the ephemeral containers (their common part, which has a container's shape).
+func eachContainer(spec *v1.PodSpec, f func(*v1.Container)) {
 	for i := range spec.InitContainers {
-		spec.InitContainers[i].VolumeMounts = keep(spec.InitContainers[i].VolumeMounts)
+		f(&spec.InitContainers[i])
 	}
 	for i := range spec.Containers {
-		spec.Containers[i].VolumeMounts = keep(spec.Containers[i].VolumeMounts)
+		f(&spec.Containers[i])
 	}
 	for i := range spec.EphemeralContainers {
-		spec.EphemeralContainers[i].VolumeMounts = keep(spec.EphemeralContainers[i].VolumeMounts)
+		f((*v1.Container)(&spec.EphemeralContainers[i].EphemeralContainerCommon))
 	}
 }
 
@@ -124,15 +130,7 @@ func defaultPodSpec(spec *v1.PodSpec, imageVolumes bool) {
 	for i := range spec.Volumes {
 		defaultVolume(&spec.Volumes[i], imageVolumes)
 	}
-	for i := range spec.InitContainers {
-		defaultContainer(&spec.InitContainers[i])
-	}
-	for i := range spec.Containers {
-		defaultContainer(&spec.Containers[i])
-	}
-	for i := range spec.EphemeralContainers {
-		defaultContainer((*v1.Container)(&spec.EphemeralContainers[i].EphemeralContainerCommon))
-	}
+	eachContainer(spec, defaultContainer)
 	roundUp(spec.Overhead)
 	if spec.Resources != nil {
 		roundUp(spec.Resources.Limits)

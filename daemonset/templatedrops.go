@@ -133,23 +133,14 @@ func anySet(spec *v1.PodSpec, ps []fieldPath) bool {
 // dropStopSignals drops every container's lifecycle.stopSignal, and the lifecycle it leaves
 // empty (pkg/api/pod: dropContainerStopSignals).
 func dropStopSignals(spec *v1.PodSpec) {
-	each := func(c *v1.Container) {
+	eachContainer(spec, func(c *v1.Container) {
 		if l := c.Lifecycle; l != nil && l.StopSignal != nil {
 			l.StopSignal = nil
 			if *l == (v1.Lifecycle{}) {
 				c.Lifecycle = nil
 			}
 		}
-	}
-	for i := range spec.InitContainers {
-		each(&spec.InitContainers[i])
-	}
-	for i := range spec.Containers {
-		each(&spec.Containers[i])
-	}
-	for i := range spec.EphemeralContainers {
-		each((*v1.Container)(&spec.EphemeralContainers[i].EphemeralContainerCommon))
-	}
+	})
 }
 
 // restartRulesInUse is pkg/api/pod's containerRestartRulesInUse: an init container whose
