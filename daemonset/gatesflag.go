@@ -23,9 +23,9 @@ func (g *FeatureGates) String() string {
 
 // Set reads s as kube-controller-manager's and kube-apiserver's --feature-gates:
 // comma-separated Name=BOOL pairs, each added to g (a flag given twice sets the gates of
-// both); on an error g is left as it was. A gate no supported release models is an error naming the gates that are; whether
-// the release modelled knows a gate is [Options.CheckFeatureGates]'s question, once that
-// release is known.
+// both); on an error g is left as it was. A gate no supported release models is an error
+// naming the gates that are; whether the release modelled knows a gate is
+// [Options.CheckFeatureGates]'s question, once that release is known.
 func (g *FeatureGates) Set(s string) error {
 	known := NewestVersion().Gates() // the newest release knows every gate modelled
 	read := FeatureGates{}
