@@ -1,7 +1,6 @@
 package affinity
 
 import (
-	"github.com/daemonsched/daemonsched/internal/errlist"
 	"strconv"
 	"strings"
 
@@ -9,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/daemonsched/daemonsched/internal/errlist"
 	"github.com/daemonsched/daemonsched/internal/labeltext"
 )
 

@@ -1,10 +1,10 @@
 package daemonset
 
 import (
-	"github.com/daemonsched/daemonsched/internal/errlist"
 	appsv1 "k8s.io/api/apps/v1"
 
 	"github.com/daemonsched/daemonsched/internal/choice"
+	"github.com/daemonsched/daemonsched/internal/errlist"
 )
 
 // The verifier's choice sets of one sync (D-1) are folds over the same per-node outcomes as the

@@ -1,11 +1,11 @@
 package daemonset
 
 import (
-	"github.com/daemonsched/daemonsched/internal/errlist"
 	"maps"
 	"sync"
 
 	"github.com/daemonsched/daemonsched/affinity"
+	"github.com/daemonsched/daemonsched/internal/errlist"
 	"github.com/daemonsched/daemonsched/selector"
 	"github.com/daemonsched/daemonsched/taints"
 	appsv1 "k8s.io/api/apps/v1"

@@ -2,10 +2,10 @@ package daemonset
 
 import (
 	"cmp"
-	"github.com/daemonsched/daemonsched/internal/errlist"
 	"slices"
 	"strings"
 
+	"github.com/daemonsched/daemonsched/internal/errlist"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"

@@ -1,7 +1,6 @@
 package daemonset_test
 
 import (
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"slices"
 	"testing"
 
@@ -12,6 +11,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 )
 

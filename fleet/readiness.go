@@ -2,7 +2,6 @@ package fleet
 
 import (
 	"fmt"
-	"github.com/daemonsched/daemonsched/internal/errlist"
 	"slices"
 	"strings"
 
@@ -13,6 +12,7 @@ import (
 
 	"github.com/daemonsched/daemonsched/affinity"
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/errlist"
 	"github.com/daemonsched/daemonsched/selector"
 )
 

@@ -2,11 +2,11 @@ package rollout
 
 import (
 	"fmt"
-	"github.com/daemonsched/daemonsched/internal/errlist"
 	"slices"
 	"time"
 
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/errlist"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"

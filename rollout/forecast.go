@@ -1,12 +1,12 @@
 package rollout
 
 import (
-	"github.com/daemonsched/daemonsched/internal/errlist"
 	"slices"
 	"time"
 
 	"github.com/daemonsched/daemonsched/apiserver"
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/errlist"
 	"github.com/daemonsched/daemonsched/internal/reasonrule"
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/equality"

@@ -2,10 +2,10 @@ package main
 
 import (
 	"errors"
-	"github.com/daemonsched/daemonsched/daemonset"
 
 	"bytes"
 	"context"
+	"github.com/daemonsched/daemonsched/daemonset"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/version"
 	fakediscovery "k8s.io/client-go/discovery/fake"

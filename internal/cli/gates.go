@@ -3,14 +3,14 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"github.com/daemonsched/daemonsched/internal/errlist"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"maps"
 	"slices"
 	"strings"
 
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/errlist"
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // gatesFlag is --feature-gates: feature gates set over the defaults of the release a command

@@ -3,7 +3,6 @@ package cli
 import (
 	"cmp"
 	"fmt"
-	"github.com/daemonsched/daemonsched/internal/errlist"
 	"io"
 	"maps"
 	"slices"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/fleet"
+	"github.com/daemonsched/daemonsched/internal/errlist"
 	"github.com/daemonsched/daemonsched/internal/printable"
 	"github.com/daemonsched/daemonsched/manifest"
 	"github.com/daemonsched/daemonsched/schedule"

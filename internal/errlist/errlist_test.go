@@ -7,10 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/daemonsched/daemonsched/internal/errlist"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-
-	"github.com/daemonsched/daemonsched/internal/errlist"
 )
 
 // TestCompareNaturalSortsIndexesByNumber: field paths sort by index (VAL-23), not as strings,
