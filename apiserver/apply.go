@@ -13,6 +13,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	kjson "sigs.k8s.io/json"
 )
 
 // Apply returns what the API server stores after `kubectl apply` (client-side, the default) of
@@ -77,9 +78,12 @@ func Apply(stored, manifest *appsv1.DaemonSet, opts Options) (*appsv1.DaemonSet,
 // it cannot decode, and so is text that is not UTF-8. A key given twice in one object is
 // refused with its path, and so is, before it is parsed, a resource quantity longer than 64
 // characters or with an exponent beyond ±100 (package manifest's default limits): parsing
-// "1e-999999999" would take hours. Fields the type does not know are sent as they are, where kubectl's
-// default (--validate=strict) would have the API server refuse them: a caller checks them
-// first (package manifest does). manifest is not modified.
+// "1e-999999999" would take hours. Keys are matched to fields exactly, as the API server's
+// decoder (sigs.k8s.io/json) matches them, not under case folding as encoding/json does: a key
+// spelt with other capitals ("Resources", "ApiVersion") is a field the type does not know.
+// Fields the type does not know are sent as they are and fill nothing, where kubectl's default
+// (--validate=strict) would have the API server refuse them: a caller checks them first
+// (package manifest warns of them and applies the typed object). manifest is not modified.
 func ApplyJSON(stored *appsv1.DaemonSet, manifest []byte, opts Options) (*appsv1.DaemonSet, field.ErrorList) {
 	if !utf8.Valid(manifest) {
 		// encoding/json would replace each invalid byte by U+FFFD without a word.
@@ -95,15 +99,15 @@ func ApplyJSON(stored *appsv1.DaemonSet, manifest []byte, opts Options) (*appsv1
 		return nil, field.ErrorList{field.Duplicate(d.Path, d.Key)}
 	}
 	// A quantity such as 1e-999999999 takes hours to parse: refused first, at the limits of
-	// package manifest's defaults. encoding/json matches keys as jsongate.FoldedKeys does.
-	if err := jsongate.Quantities(manifest, &appsv1.DaemonSet{}, jsongate.Defaults, jsongate.FoldedKeys); err != nil {
+	// package manifest's defaults.
+	if err := jsongate.Quantities(manifest, &appsv1.DaemonSet{}, jsongate.Defaults); err != nil {
 		if fe := (*field.Error)(nil); errors.As(err, &fe) {
 			return nil, field.ErrorList{fe}
 		}
 		return nil, field.ErrorList{field.Invalid(nil, shortened(string(manifest)), "must be the JSON of a DaemonSet: "+err.Error())}
 	}
 	var typed appsv1.DaemonSet
-	if err := json.Unmarshal(manifest, &typed); err != nil {
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(manifest, &typed); err != nil {
 		return nil, field.ErrorList{field.Invalid(nil, shortened(string(manifest)), "must be the JSON of a DaemonSet: "+err.Error())}
 	}
 	modified, err := modifiedUnstructured(obj)
@@ -148,8 +152,9 @@ func apply(stored, manifest *appsv1.DaemonSet, modified configuration, opts Opti
 		return nil, field.ErrorList{field.Invalid(field.NewPath("metadata", "annotations").Key(v1.LastAppliedConfigAnnotation),
 			shortened(string(original)), "the merge patch cannot be applied: "+err.Error())}
 	}
+	// The patch carries the manifest's keys: matched exactly, as the API server decodes it.
 	var next appsv1.DaemonSet
-	if err := json.Unmarshal(patched, &next); err != nil {
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(patched, &next); err != nil {
 		return nil, field.ErrorList{field.InternalError(nil, err)}
 	}
 	return Update(stored, &next, opts)

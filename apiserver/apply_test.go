@@ -221,3 +221,59 @@ func TestApplyJSONSendsSpeltOutZeros(t *testing.T) {
 		field.ErrorMatcher{}.ByType().ByField().Test(t, field.ErrorList{field.Invalid(nil, nil, "")}, errs)
 	}
 }
+
+// ApplyJSON decodes the file's JSON as the API server does (sigs.k8s.io/json, keys matched
+// exactly), not as encoding/json does (a key equal under case folding fills the field): a key
+// spelt with other capitals is a field the type does not know, which fills nothing (D-14).
+func TestApplyJSONMatchesKeysExactly(t *testing.T) {
+	t.Parallel()
+	// agent is manifestYAML's DaemonSet as JSON, with extra spec fields and container fields.
+	agent := func(top, spec, container string) string {
+		return `{"apiVersion": "apps/v1", "kind": "DaemonSet",` + top + `
+		  "metadata": {"name": "agent", "namespace": "kube-system", "labels": {"app": "agent"}},
+		  "spec": {"selector": {"matchLabels": {"app": "agent"}},` + spec + `
+		    "template": {"metadata": {"labels": {"app": "agent"}},
+		      "spec": {"nodeSelector": {"disk": "ssd"}, "containers": [{"name": "agent", "image": "agent:1"` + container + `}]}}}}`
+	}
+	tests := []struct {
+		name     string
+		manifest string
+		check    func(t *testing.T, got *appsv1.DaemonSet)
+	}{{
+		name:     "D-14 a container's Resources is an unknown field, not its resources",
+		manifest: agent("", "", `, "Resources": {"requests": {"cpu": "1"}}`),
+		check: func(t *testing.T, got *appsv1.DaemonSet) {
+			require.Empty(t, got.Spec.Template.Spec.Containers[0].Resources.Requests)
+		},
+	}, {
+		name:     "D-14 ApiVersion does not replace the apiVersion given",
+		manifest: agent(` "ApiVersion": "apps/v2", "Kind": "Pod",`, "", ""),
+		check: func(t *testing.T, got *appsv1.DaemonSet) {
+			require.Equal(t, "apps/v1", got.APIVersion)
+			require.Equal(t, "DaemonSet", got.Kind)
+		},
+	}, {
+		// It was refused as a quantity while keys were matched under case folding.
+		name:     "D-14 a quantity bomb under Resources is an unknown field, never parsed",
+		manifest: agent("", "", `, "Resources": {"Requests": {"cpu": "1e-999999999"}}`),
+		check: func(t *testing.T, got *appsv1.DaemonSet) {
+			require.Empty(t, got.Spec.Template.Spec.Containers[0].Resources.Requests)
+		},
+	}, {
+		name:     "D-14 MinReadySeconds is an unknown field, not minReadySeconds",
+		manifest: agent("", ` "MinReadySeconds": 5,`, ""),
+		check: func(t *testing.T, got *appsv1.DaemonSet) {
+			require.Zero(t, got.Spec.MinReadySeconds)
+		},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			for _, live := range []*appsv1.DaemonSet{nil, stored(t)} {
+				got, errs := apiserver.ApplyJSON(live, []byte(tt.manifest), apiserver.Options{})
+				require.Empty(t, errs)
+				tt.check(t, got)
+			}
+		})
+	}
+}

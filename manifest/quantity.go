@@ -7,7 +7,7 @@ import "github.com/daemonsched/daemonsched/internal/jsongate"
 // that are longer than Limits.QuantityLength or write an exponent beyond
 // Limits.QuantityExponent, and, when it finds one, a key given twice (jsongate.Quantities).
 func checkQuantities(data []byte, obj any, lim Limits) error {
-	return jsongate.Quantities(data, obj, lim.quantities(), jsongate.ExactKeys)
+	return jsongate.Quantities(data, obj, lim.quantities())
 }
 
 // quantities are the limits of the quantity gate.

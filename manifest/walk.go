@@ -75,5 +75,5 @@ func locateError(data []byte, obj any) error {
 	if err != nil {
 		return nil
 	}
-	return jsongate.Walk(reflect.TypeOf(obj), v, nil, jsongate.ExactKeys, leafError)
+	return jsongate.Walk(reflect.TypeOf(obj), v, nil, leafError)
 }

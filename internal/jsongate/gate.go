@@ -35,7 +35,7 @@ const (
 var Defaults = Limits{Length: DefaultLength, Exponent: DefaultExponent}
 
 // Quantities refuses, before the typed decoding parses them, the resource quantities of data
-// (a JSON value to be decoded as obj, its keys matched as keys says) that are longer than
+// (a JSON value to be decoded as obj, its keys matched exactly) that are longer than
 // lim.Length or write an exponent beyond lim.Exponent: apimachinery's ParseQuantity builds
 // 10^|exponent|, so "1e-999999999" would take hours, and a million-digit quantity seconds.
 // The error is a field error whose path leads from the top of data to the quantity.
@@ -45,7 +45,7 @@ var Defaults = Limits{Length: DefaultLength, Exponent: DefaultExponent}
 // a map, where the last of a key given twice is kept, while a typed decoder parses every one:
 // so a key given twice is refused first (issue 25), with its path, and the walk then sees
 // every value the decoder will parse.
-func Quantities(data []byte, obj any, lim Limits, keys Keys) error {
+func Quantities(data []byte, obj any, lim Limits) error {
 	if !hasOversizedNumber(data, lim) {
 		return nil
 	}
@@ -56,7 +56,7 @@ func Quantities(data []byte, obj any, lim Limits, keys Keys) error {
 	if err != nil {
 		return nil // the typed decoding reports it
 	}
-	return Walk(reflect.TypeOf(obj), v, nil, keys, func(t reflect.Type, v any, path *field.Path) error {
+	return Walk(reflect.TypeOf(obj), v, nil, func(t reflect.Type, v any, path *field.Path) error {
 		if t != quantityType {
 			return nil
 		}

@@ -21,18 +21,6 @@ import (
 // quantities that must not be parsed at all (Quantities) and, in package manifest, the first
 // value its type refuses.
 
-// Keys says how a decoder matches an object's keys to the fields of a struct.
-type Keys int
-
-const (
-	// ExactKeys matches a key to the field of that JSON name only, as sigs.k8s.io/json (and
-	// the API server) does.
-	ExactKeys Keys = iota
-	// FoldedKeys also matches a key to the field whose name it equals under Unicode case
-	// folding when none has it exactly, as encoding/json does.
-	FoldedKeys
-)
-
 // Generic decodes data as generic JSON, numbers kept as written.
 func Generic(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -46,9 +34,11 @@ func Generic(data []byte) (any, error) {
 // or is a scalar. A non-nil error stops the walk.
 type VisitFunc func(t reflect.Type, v any, path *field.Path) error
 
-// Walk visits, in key order, every leaf of the generic JSON value v decoded as type t, its
-// keys matched as keys says, and reports the first value of the wrong JSON kind for its type.
-func Walk(t reflect.Type, v any, path *field.Path, keys Keys, visit VisitFunc) error {
+// Walk visits, in key order, every leaf of the generic JSON value v decoded as type t, and
+// reports the first value of the wrong JSON kind for its type. Keys are matched to fields
+// exactly, as sigs.k8s.io/json (and the API server) matches them: a key spelt with other
+// capitals is a field the type does not know, which decodes nothing.
+func Walk(t reflect.Type, v any, path *field.Path, visit VisitFunc) error {
 	if v == nil {
 		return nil // null decodes into anything
 	}
@@ -57,7 +47,7 @@ func Walk(t reflect.Type, v any, path *field.Path, keys Keys, visit VisitFunc) e
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
-		return Walk(t.Elem(), v, path, keys, visit)
+		return Walk(t.Elem(), v, path, visit)
 	case reflect.Struct:
 		m, ok := v.(map[string]any)
 		if !ok {
@@ -65,12 +55,8 @@ func Walk(t reflect.Type, v any, path *field.Path, keys Keys, visit VisitFunc) e
 		}
 		fields := Fields(t)
 		for _, k := range slices.Sorted(maps.Keys(m)) {
-			f, known := fields[k]
-			if !known && keys == FoldedKeys {
-				f, known = foldedField(fields, k)
-			}
-			if known {
-				if err := Walk(f, m[k], path.Child(k), keys, visit); err != nil {
+			if f, known := fields[k]; known {
+				if err := Walk(f, m[k], path.Child(k), visit); err != nil {
 					return err
 				}
 			}
@@ -82,7 +68,7 @@ func Walk(t reflect.Type, v any, path *field.Path, keys Keys, visit VisitFunc) e
 			return KindError(v, t, path)
 		}
 		for _, k := range slices.Sorted(maps.Keys(m)) {
-			if err := Walk(t.Elem(), m[k], path.Key(k), keys, visit); err != nil {
+			if err := Walk(t.Elem(), m[k], path.Key(k), visit); err != nil {
 				return err
 			}
 		}
@@ -96,7 +82,7 @@ func Walk(t reflect.Type, v any, path *field.Path, keys Keys, visit VisitFunc) e
 			return KindError(v, t, path)
 		}
 		for i, e := range l {
-			if err := Walk(t.Elem(), e, path.Index(i), keys, visit); err != nil {
+			if err := Walk(t.Elem(), e, path.Index(i), visit); err != nil {
 				return err
 			}
 		}
@@ -105,17 +91,6 @@ func Walk(t reflect.Type, v any, path *field.Path, keys Keys, visit VisitFunc) e
 		return nil
 	}
 	return visit(t, v, path)
-}
-
-// foldedField returns the type of the field whose JSON name equals k under case folding
-// (encoding/json's foldName is bytes.EqualFold), the first in name order when several do.
-func foldedField(fields map[string]reflect.Type, k string) (reflect.Type, bool) {
-	for _, name := range slices.Sorted(maps.Keys(fields)) {
-		if strings.EqualFold(name, k) {
-			return fields[name], true
-		}
-	}
-	return nil, false
 }
 
 // UnmarshalerType is json.Unmarshaler's type.
