@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/daemonsched/daemonsched/apiserver"
+	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -69,5 +70,19 @@ func TestApplyJSONRefusesHostileInput(t *testing.T) {
 				matcher.Test(t, tt.wantErrs, errs)
 			}
 		})
+	}
+}
+
+// A refused quantity names its path and the bound passed, not the flags of the CLI, which
+// ApplyJSON does not read (issue 25): apiserver takes no limits.
+func TestApplyJSONQuantityErrorNamesTheBound(t *testing.T) {
+	t.Parallel()
+	for _, res := range []string{`"resources":{"requests":{"cpu":"1e-999999999"}}`, `"resources":{"requests":{"cpu":"` + strings.Repeat("1", 65) + `"}}`} {
+		_, errs := apiserver.ApplyJSON(nil, []byte(bombDaemonSet(res)), apiserver.Options{})
+		require.Len(t, errs, 1)
+		require.Equal(t, "spec.template.spec.containers[0].resources.requests[cpu]", errs[0].Field)
+		require.NotContains(t, errs[0].Detail, "--max-quantity")
+		require.NotContains(t, errs[0].Detail, "limit Quantity")
+		require.Regexp(t, `^a quantity (with an exponent beyond ±100|longer than 64 characters)$`, errs[0].Detail)
 	}
 }

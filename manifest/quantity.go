@@ -10,9 +10,11 @@ func checkQuantities(data []byte, obj any, lim Limits) error {
 	return jsongate.Quantities(data, obj, lim.quantities())
 }
 
-// quantities are the limits of the quantity gate.
+// quantities are the limits of the quantity gate; its messages name the fields of Limits that
+// set them ("(limit QuantityExponent)"), and a command may add the flag that sets those.
 func (l Limits) quantities() jsongate.Limits {
-	return jsongate.Limits{Length: l.QuantityLength, Exponent: l.QuantityExponent}
+	return jsongate.Limits{Length: l.QuantityLength, Exponent: l.QuantityExponent,
+		LengthOption: "QuantityLength", ExponentOption: "QuantityExponent"}
 }
 
 // shortValue cuts a long value for messages.

@@ -191,7 +191,7 @@ func load(in inputs, stdin io.Reader, stderr io.Writer, opts manifest.Options) (
 		ins = append(ins, input)
 	}
 	defer readmemory.Set(inputBytes(ins), os.Getenv)()
-	return manifest.ReadInputs(ins, opts)
+	return quantityFlagged(manifest.ReadInputs(ins, opts))
 }
 
 // inputBytes is the size of the inputs that can be known before reading them: data held and

@@ -16,10 +16,37 @@ import (
 
 // Limits bound the resource quantities the gate passes: Length the characters of one (spaces
 // trimmed), Exponent the magnitude of the exponent it writes after e or E. Neither may be
-// zero: package manifest's Limits give the defaults.
+// zero: package manifest's Limits give the defaults. LengthOption and ExponentOption name the
+// caller's settings of the two bounds in messages ("QuantityLength": "(limit
+// QuantityLength)" follows the bound); empty when it has none (package apiserver).
 type Limits struct {
-	Length, Exponent int
+	Length, Exponent             int
+	LengthOption, ExponentOption string
 }
+
+// Limit is one bound of [Limits].
+type Limit int
+
+const (
+	// LimitLength is Limits.Length.
+	LimitLength Limit = iota + 1
+	// LimitExponent is Limits.Exponent.
+	LimitExponent
+)
+
+// QuantityError is a resource quantity Quantities refuses: the field error (its path, the
+// value cut, the bound passed) and which bound. Option is how the caller names the setting of
+// that bound, "" when it has none: a command that sets the bound from a flag may name the
+// flag too.
+type QuantityError struct {
+	Err    error // a *field.Error, or a RootError when the quantity is the whole of the data
+	Limit  Limit
+	Option string
+}
+
+func (e *QuantityError) Error() string { return e.Err.Error() }
+
+func (e *QuantityError) Unwrap() error { return e.Err }
 
 // The defaults of package manifest's limits on quantities, and the limits of package
 // apiserver, which takes none.
@@ -38,7 +65,8 @@ var Defaults = Limits{Length: DefaultLength, Exponent: DefaultExponent}
 // (a JSON value to be decoded as obj, its keys matched exactly) that are longer than
 // lim.Length or write an exponent beyond lim.Exponent: apimachinery's ParseQuantity builds
 // 10^|exponent|, so "1e-999999999" would take hours, and a million-digit quantity seconds.
-// The error is a field error whose path leads from the top of data to the quantity.
+// The error is a *QuantityError, around a field error whose path leads from the top of data
+// to the quantity.
 //
 // A fast scan looks for such numbers anywhere in data; only when it finds one is the object
 // walked beside its type, to tell a quantity from, say, a label value. The walk reads data as
@@ -69,8 +97,12 @@ func Quantities(data []byte, obj any, lim Limits) error {
 		default:
 			return nil
 		}
-		if problem := Oversized(s, lim); problem != "" {
-			return FieldError(field.Invalid(path, ShortValue(s), problem), path)
+		if which, problem := oversized(s, lim); problem != "" {
+			option := lim.LengthOption
+			if which == LimitExponent {
+				option = lim.ExponentOption
+			}
+			return &QuantityError{Err: FieldError(field.Invalid(path, ShortValue(s), problem), path), Limit: which, Option: option}
 		}
 		return nil
 	})

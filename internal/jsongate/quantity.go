@@ -22,19 +22,36 @@ func ShortValue(s string) string {
 // form passes: ParseQuantity refuses it in one linear scan. Text of that form is refused when
 // longer than Limits.Length, or when its suffix is an exponent (e or E and an integer,
 // read as strconv.ParseInt reads it) beyond ±Limits.Exponent.
+//
+// The message names the bound ("a quantity with an exponent beyond ±100"), then the option
+// that sets it when lim names one ("(limit QuantityExponent)").
 func Oversized[T string | []byte](s T, lim Limits) string {
+	_, problem := oversized(s, lim)
+	return problem
+}
+
+// oversized is Oversized, and which bound s passes.
+func oversized[T string | []byte](s T, lim Limits) (Limit, string) {
 	t := trimSpace(s)
 	suffix, ok := quantityForm(t)
 	if !ok {
-		return ""
+		return 0, ""
 	}
 	if len(t) > lim.Length {
-		return fmt.Sprintf("a quantity longer than %d characters (limit QuantityLength, --max-quantity-length)", lim.Length)
+		return LimitLength, fmt.Sprintf("a quantity longer than %d characters", lim.Length) + option(lim.LengthOption)
 	}
 	if exp, ok := exponent(t[suffix:]); ok && exp > lim.Exponent {
-		return fmt.Sprintf("a quantity with an exponent beyond ±%d (limit QuantityExponent, --max-quantity-exponent)", lim.Exponent)
+		return LimitExponent, fmt.Sprintf("a quantity with an exponent beyond ±%d", lim.Exponent) + option(lim.ExponentOption)
 	}
-	return ""
+	return 0, ""
+}
+
+// option is the note that names the setting of a bound, or "" when there is none.
+func option(name string) string {
+	if name == "" {
+		return ""
+	}
+	return " (limit " + name + ")"
 }
 
 // quantityForm reports whether t has the form ParseQuantity reads (its parseQuantityString),

@@ -98,3 +98,32 @@ func BenchmarkHasOversizedNumber(b *testing.B) {
 		}
 	}
 }
+
+// A refusal names the bound, then the caller's setting of it when the caller names one: no
+// flag of a command (issue 25), which the library cannot know.
+func TestOversizedNamesTheBoundAndTheCallersOption(t *testing.T) {
+	t.Parallel()
+	named := Limits{Length: 8, Exponent: 3, LengthOption: "QuantityLength", ExponentOption: "QuantityExponent"}
+	tests := []struct {
+		name  string
+		s     string
+		lim   Limits
+		which Limit
+		want  string
+	}{
+		{"an exponent past the bound, no option", "1e-5", Limits{Length: 8, Exponent: 3}, LimitExponent, "a quantity with an exponent beyond ±3"},
+		{"a length past the bound, no option", "123456789", Limits{Length: 8, Exponent: 3}, LimitLength, "a quantity longer than 8 characters"},
+		{"an exponent past the bound, with its option", " 1E+5 ", named, LimitExponent, "a quantity with an exponent beyond ±3 (limit QuantityExponent)"},
+		{"a length past the bound, with its option", "123456789", named, LimitLength, "a quantity longer than 8 characters (limit QuantityLength)"},
+		{"a quantity within both bounds", "1e3", named, 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			which, got := oversized(tt.s, tt.lim)
+			if which != tt.which || got != tt.want {
+				t.Errorf("oversized(%q) = %v, %q; want %v, %q", tt.s, which, got, tt.which, tt.want)
+			}
+		})
+	}
+}
