@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/daemonsched/daemonsched/internal/errlist"
 	"github.com/daemonsched/daemonsched/internal/jsongate"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -87,11 +88,11 @@ func Apply(stored, manifest *appsv1.DaemonSet, opts Options) (*appsv1.DaemonSet,
 func ApplyJSON(stored *appsv1.DaemonSet, manifest []byte, opts Options) (*appsv1.DaemonSet, field.ErrorList) {
 	if !utf8.Valid(manifest) {
 		// encoding/json would replace each invalid byte by U+FFFD without a word.
-		return nil, field.ErrorList{field.Invalid(nil, shortened(strings.ToValidUTF8(string(manifest), "\uFFFD")), "must be UTF-8")}
+		return nil, field.ErrorList{field.Invalid(nil, strings.ToValidUTF8(errlist.Cut(string(manifest), errlist.ValueBytes), "\uFFFD"), "must be UTF-8")}
 	}
 	obj, err := decodeUnstructured(manifest)
 	if err != nil {
-		return nil, field.ErrorList{field.Invalid(nil, shortened(string(manifest)), "must be the JSON of a DaemonSet: "+err.Error())}
+		return nil, field.ErrorList{field.Invalid(nil, errlist.Cut(string(manifest), errlist.ValueBytes), "must be the JSON of a DaemonSet: "+err.Error())}
 	}
 	// The unstructured decoding keeps the last of a key given twice, the typed one parses
 	// both: as the API server (strict field validation, kubectl's default) refuses it.
@@ -104,11 +105,11 @@ func ApplyJSON(stored *appsv1.DaemonSet, manifest []byte, opts Options) (*appsv1
 		if fe := (*field.Error)(nil); errors.As(err, &fe) {
 			return nil, field.ErrorList{fe}
 		}
-		return nil, field.ErrorList{field.Invalid(nil, shortened(string(manifest)), "must be the JSON of a DaemonSet: "+err.Error())}
+		return nil, field.ErrorList{field.Invalid(nil, errlist.Cut(string(manifest), errlist.ValueBytes), "must be the JSON of a DaemonSet: "+err.Error())}
 	}
 	var typed appsv1.DaemonSet
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(manifest, &typed); err != nil {
-		return nil, field.ErrorList{field.Invalid(nil, shortened(string(manifest)), "must be the JSON of a DaemonSet: "+err.Error())}
+		return nil, field.ErrorList{field.Invalid(nil, errlist.Cut(string(manifest), errlist.ValueBytes), "must be the JSON of a DaemonSet: "+err.Error())}
 	}
 	modified, err := modifiedUnstructured(obj)
 	if err != nil {
@@ -141,7 +142,7 @@ func apply(stored, manifest *appsv1.DaemonSet, modified configuration, opts Opti
 		// Only a last applied configuration that is not a JSON object gets here: kubectl
 		// fails the same way before it sends anything.
 		return nil, field.ErrorList{field.Invalid(field.NewPath("metadata", "annotations").Key(v1.LastAppliedConfigAnnotation),
-			shortened(string(original)), "must be the JSON of an object: "+err.Error())}
+			errlist.Cut(string(original), errlist.ValueBytes), "must be the JSON of an object: "+err.Error())}
 	}
 	if string(patch) == "{}" {
 		// kubectl sends nothing.
@@ -150,7 +151,7 @@ func apply(stored, manifest *appsv1.DaemonSet, modified configuration, opts Opti
 	patched, err := strategicpatch.StrategicMergePatch(current, patch, &appsv1.DaemonSet{})
 	if err != nil {
 		return nil, field.ErrorList{field.Invalid(field.NewPath("metadata", "annotations").Key(v1.LastAppliedConfigAnnotation),
-			shortened(string(original)), "the merge patch cannot be applied: "+err.Error())}
+			errlist.Cut(string(original), errlist.ValueBytes), "the merge patch cannot be applied: "+err.Error())}
 	}
 	// The patch carries the manifest's keys: matched exactly, as the API server decodes it.
 	var next appsv1.DaemonSet
@@ -331,12 +332,4 @@ func withLastApplied(annotations map[string]string, config []byte) map[string]st
 	}
 	out[v1.LastAppliedConfigAnnotation] = string(config)
 	return out
-}
-
-// shortened cuts a long annotation for a message.
-func shortened(s string) string {
-	if len(s) > 80 {
-		return s[:77] + "..."
-	}
-	return s
 }

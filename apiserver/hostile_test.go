@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/daemonsched/daemonsched/apiserver"
 	"github.com/stretchr/testify/require"
@@ -85,4 +86,15 @@ func TestApplyJSONQuantityErrorNamesTheBound(t *testing.T) {
 		require.NotContains(t, errs[0].Detail, "limit Quantity")
 		require.Regexp(t, `^a quantity (with an exponent beyond ±100|longer than 64 characters)$`, errs[0].Detail)
 	}
+}
+
+// Text that is not a DaemonSet is quoted cut at a rune boundary, as every cut value is
+// (errlist.Cut): cutting at byte 77 split a two-byte rune.
+func TestApplyJSONCutsTheQuotedTextAtARune(t *testing.T) {
+	t.Parallel()
+	_, errs := apiserver.ApplyJSON(nil, []byte(strings.Repeat("é", 60)), apiserver.Options{})
+	require.Len(t, errs, 1)
+	value, ok := errs[0].BadValue.(string)
+	require.True(t, ok)
+	require.True(t, utf8.ValidString(value), "cut value %q is not UTF-8", value)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 	v1 "k8s.io/api/core/v1"
@@ -37,7 +38,7 @@ func TestCheckQuantities(t *testing.T) {
 		{"escaped", pod(`"x"`, `"\u0031e-999999999"`), manifest.Limits{},
 			`spec.containers[0].resources.requests[cpu]: Invalid value: "1e-999999999": a quantity with an exponent beyond ±100 (limit QuantityExponent)`},
 		{"too long", pod(`"x"`, `"`+strings.Repeat("1", 65)+`"`), manifest.Limits{},
-			`spec.containers[0].resources.requests[cpu]: Invalid value: "11111111111111111111...1111111111": a quantity longer than 64 characters (limit QuantityLength)`},
+			`spec.containers[0].resources.requests[cpu]: Invalid value: "1111111111111111111111111111111111111111... (25 bytes more)": a quantity longer than 64 characters (limit QuantityLength)`},
 		{"a label is text", pod(`"1e-999999999"`, `"1"`), manifest.Limits{}, ""},
 		{"a lower limit", pod(`"x"`, `"1e5"`), manifest.Limits{QuantityExponent: 3},
 			`spec.containers[0].resources.requests[cpu]: Invalid value: "1e5": a quantity with an exponent beyond ±3 (limit QuantityExponent)`},
@@ -190,4 +191,18 @@ func ExampleParseQuantity() {
 func ExampleCheckJSON() {
 	fmt.Println(manifest.CheckJSON([]byte(`{"daemonSets": [{"name": "a", "name": "b"}]}`)))
 	// Output: line 1: daemonSets[0].name: Duplicate value: "name"
+}
+
+// A long value is cut for the message at a rune boundary, as every cut value is
+// (errlist.Cut): cutting bytes 10 from the end split the no-break space.
+func TestCheckQuantitiesCutsTheValueAtARune(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("1", 70) + "\u00a0\u3000\u3000\u3000"
+	err := manifest.CheckQuantities([]byte(`{"status": {"capacity": {"cpu": "`+long+`"}}}`), &v1.Node{}, manifest.Limits{})
+	var fe *field.Error
+	require.True(t, errors.As(err, &fe), "%v", err)
+	value, ok := fe.BadValue.(string)
+	require.True(t, ok)
+	require.True(t, utf8.ValidString(value), "cut value %q is not UTF-8", value)
+	require.Less(t, len(value), len(long))
 }

@@ -1,6 +1,9 @@
 package manifest
 
-import "github.com/daemonsched/daemonsched/internal/jsongate"
+import (
+	"github.com/daemonsched/daemonsched/internal/errlist"
+	"github.com/daemonsched/daemonsched/internal/jsongate"
+)
 
 // checkQuantities refuses, before the typed decoding parses them, the resource quantities of
 // data (a JSON object to be decoded as obj by sigs.k8s.io/json, its keys matched exactly)
@@ -17,5 +20,5 @@ func (l Limits) quantities() jsongate.Limits {
 		LengthOption: "QuantityLength", ExponentOption: "QuantityExponent"}
 }
 
-// shortValue cuts a long value for messages.
-func shortValue(s string) string { return jsongate.ShortValue(s) }
+// shortValue cuts a long value for messages, as the quantity gate cuts it.
+func shortValue(s string) string { return errlist.Cut(s, errlist.ValueBytes) }

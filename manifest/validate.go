@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/daemonsched/daemonsched/internal/errlist"
 	"github.com/daemonsched/daemonsched/taints"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -127,7 +128,7 @@ func sortErrors(errs field.ErrorList) {
 
 // shortened returns e with a long string value cut (a 1 GiB label value stays a short line).
 func shortened(e *field.Error) *field.Error {
-	if v, ok := e.BadValue.(string); ok && len(v) > 40 {
+	if v, ok := e.BadValue.(string); ok && len(v) > errlist.ValueBytes {
 		c := *e
 		c.BadValue = shortValue(v)
 		return &c

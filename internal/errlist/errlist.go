@@ -22,6 +22,11 @@ const Shown = 100
 // LineBytes bounds one error as written: a message quoting a huge value (a 1.5 MB name) is cut.
 const LineBytes = 1000
 
+// ValueBytes bounds a value a message quotes (a label value, a resource quantity, text that is
+// not the JSON of an object): enough to know it again, where a 1 GiB label value would be
+// quoted whole.
+const ValueBytes = 40
+
 // Cut cuts s to at most n bytes, at a rune boundary, saying how many bytes were left out.
 func Cut(s string, n int) string {
 	if len(s) <= n {

@@ -10,6 +10,8 @@ import (
 	"encoding/json"
 	"reflect"
 
+	"github.com/daemonsched/daemonsched/internal/errlist"
+
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -102,7 +104,7 @@ func Quantities(data []byte, obj any, lim Limits) error {
 			if which == LimitExponent {
 				option = lim.ExponentOption
 			}
-			return &QuantityError{Err: FieldError(field.Invalid(path, ShortValue(s), problem), path), Limit: which, Option: option}
+			return &QuantityError{Err: FieldError(field.Invalid(path, errlist.Cut(s, errlist.ValueBytes), problem), path), Limit: which, Option: option}
 		}
 		return nil
 	})

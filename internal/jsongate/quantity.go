@@ -7,14 +7,6 @@ import (
 	"unicode/utf8"
 )
 
-// ShortValue cuts a long value for messages.
-func ShortValue(s string) string {
-	if len(s) > 40 {
-		return s[:20] + "..." + s[len(s)-10:]
-	}
-	return s
-}
-
 // Oversized says why s, the text of a resource quantity, must not be parsed, or "" when
 // it may. It reads s as resource.Quantity's UnmarshalJSON does: white space trimmed
 // (strings.TrimSpace, Unicode spaces too), then ParseQuantity's form, a sign, digits, an
