@@ -190,6 +190,36 @@ func fakeCluster(v *verbs) *fake.Clientset {
 	return cs
 }
 
+// watchAnswer is how the fake cluster answers one watch: with w, or refusing it with err.
+type watchAnswer struct {
+	w   watch.Interface
+	err error
+}
+
+// scriptWatches has the first watches of pods answered by answers, in order, each counted in
+// v; the tracker's own watch answers the ones after.
+func scriptWatches(cs *fake.Clientset, v *verbs, answers ...watchAnswer) {
+	var mu sync.Mutex
+	calls := 0
+	cs.PrependWatchReactor("pods", func(a k8stesting.Action) (bool, watch.Interface, error) {
+		v.count(a)
+		mu.Lock()
+		defer mu.Unlock()
+		if calls == len(answers) {
+			return false, nil, nil
+		}
+		calls++
+		return true, answers[calls-1].w, answers[calls-1].err
+	})
+}
+
+// errorEvent is a watch whose one event is an error with status.
+func errorEvent(status *metav1.Status) watch.Interface {
+	w := watch.NewFakeWithChanSize(1, false)
+	w.Error(status)
+	return w
+}
+
 // A server (or a proxy before it) that closes every watch at once is not asked again in a
 // tight loop: each restart waits a delay that doubles up to its cap, as client-go's reflector
 // backs off, and the kind is watched again from where it was, not listed again.
@@ -240,23 +270,9 @@ func TestWatchTooLargeResourceVersionListsAgain(t *testing.T) {
 	tooLarge := &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 504, Reason: metav1.StatusReasonTimeout,
 		Message: "Too large resource version: 12, current: 10",
 		Details: &metav1.StatusDetails{Causes: []metav1.StatusCause{{Type: metav1.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}}}}}
-	var mu sync.Mutex
-	calls := 0
-	cs.PrependWatchReactor("pods", func(a k8stesting.Action) (bool, watch.Interface, error) {
-		v.count(a)
-		mu.Lock()
-		defer mu.Unlock()
-		calls++
-		switch calls {
-		case 1: // refused with it
-			return true, nil, tooLarge
-		case 2: // sent as the watch's error event
-			w := watch.NewFakeWithChanSize(1, false)
-			w.Error(&tooLarge.ErrStatus)
-			return true, w, nil
-		}
-		return false, nil, nil // then the tracker's watch
-	})
+	scriptWatches(cs, v,
+		watchAnswer{err: tooLarge},                      // refused with it
+		watchAnswer{w: errorEvent(&tooLarge.ErrStatus)}) // sent as the watch's error event
 	w := startWatch(cs)
 	defer w.cancel()
 	require.Eventually(t, func() bool { return v.get("watch pods") == 3 }, 10*time.Second, time.Millisecond)
@@ -271,26 +287,9 @@ func TestWatchTooLargeResourceVersionListsAgain(t *testing.T) {
 func TestWatchErrorEventsRestartTheWatch(t *testing.T) {
 	v := &verbs{n: map[string]int{}}
 	cs := fakeCluster(v)
-	var mu sync.Mutex
-	calls := 0
-	cs.PrependWatchReactor("pods", func(a k8stesting.Action) (bool, watch.Interface, error) {
-		v.count(a)
-		mu.Lock()
-		defer mu.Unlock()
-		calls++
-		var status *metav1.Status
-		switch calls {
-		case 1:
-			status = &apierrors.NewTooManyRequests("slow down", 1).ErrStatus
-		case 2:
-			status = &apierrors.NewInternalError(errors.New("etcd leader changed")).ErrStatus
-		default:
-			return false, nil, nil // then the tracker's watch
-		}
-		w := watch.NewFakeWithChanSize(1, false)
-		w.Error(status)
-		return true, w, nil
-	})
+	scriptWatches(cs, v,
+		watchAnswer{w: errorEvent(&apierrors.NewTooManyRequests("slow down", 1).ErrStatus)},
+		watchAnswer{w: errorEvent(&apierrors.NewInternalError(errors.New("etcd leader changed")).ErrStatus)})
 	w := startWatch(cs)
 	defer w.cancel()
 	require.Eventually(t, func() bool { return v.get("watch pods") == 3 }, 10*time.Second, time.Millisecond)
