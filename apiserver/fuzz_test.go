@@ -27,7 +27,8 @@ func FuzzApplyJSON(f *testing.F) {
 		`"resources":{"limits":{"memory":" 1e-999999999"}}`,                      // behind a space (issue 25, F1)
 		`"resources":{"requests":{"cpu":"1e-999999999"}},"resources":{}`,         // the first of a key given twice (dupgate)
 		`"resources":{"requests":{"cpu":"1e-999999999","cpu":"1"}}`,              // the first of a quantity given twice
-		`"Resources":{"REQUESTS":{"cpu":"1e-999999999"}}`,                        // keys encoding/json folds
+		`"Resources":{"REQUESTS":{"cpu":"1e-999999999"}}`,                        // keys of other capitals: unknown fields, never parsed
+		`"resources":{},"Resources":{"requests":{"cpu":"1e-999999999"}}`,         // the same beside the real key, which encoding/json filled from it
 		`"resources":{"requests":{"cpu":1e999999999}}`,                           // a number, not a string
 		`"resources":{"requests":{"cpu":"\u0031e-999999999"}}`,                   // behind an escape
 		`"resources":{"requests":{"cpu":"99999999999999999999999999999999999"}}`, // long, but within the limit
