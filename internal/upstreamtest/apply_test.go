@@ -25,6 +25,7 @@ import (
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"k8s.io/kubernetes/pkg/apis/apps"
 	dsstrategy "k8s.io/kubernetes/pkg/registry/apps/daemonset"
+	kjson "sigs.k8s.io/json"
 )
 
 // The client-side `kubectl apply` of a manifest over a stored DaemonSet, as kubectl and the API
@@ -229,14 +230,38 @@ func randomManifest(r *rand.Rand) map[string]any {
 	return map[string]any{"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": meta, "spec": spec}
 }
 
-// typed decodes a manifest into the type apiserver.Apply takes, as package manifest reads it.
+// typed decodes a manifest into the type apiserver.Apply takes, as package manifest reads it:
+// keys matched exactly.
 func typed(t *testing.T, manifest map[string]any) *appsv1.DaemonSet {
 	t.Helper()
 	data, err := json.Marshal(manifest)
 	must(t, err)
 	ds := &appsv1.DaemonSet{}
-	must(t, json.Unmarshal(data, ds))
+	must(t, kjson.UnmarshalCaseSensitivePreserveInts(data, ds))
 	return ds
+}
+
+// withOtherCapitals returns a copy of manifest with, on one pair in five, a key spelt with
+// other capitals beside the real one ("Resources", "MinReadySeconds"): the API server decodes
+// keys exactly, so it is a field the type does not know, where encoding/json fills the field
+// from it. It draws nothing from the random source, so the pairs stay those of before.
+func withOtherCapitals(t *testing.T, manifest map[string]any, pair int) map[string]any {
+	t.Helper()
+	if pair%5 != 1 && pair%5 != 3 {
+		return manifest
+	}
+	data, err := json.Marshal(manifest)
+	must(t, err)
+	var out map[string]any
+	must(t, json.Unmarshal(data, &out))
+	spec := out["spec"].(map[string]any)
+	if pair%5 == 1 {
+		container := spec["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
+		container["Resources"] = map[string]any{"requests": map[string]any{"cpu": "3"}}
+	} else {
+		spec["MinReadySeconds"] = int64(7)
+	}
+	return out
 }
 
 // randomStored returns a DaemonSet the API server stores after kubectl applied a random
@@ -294,6 +319,7 @@ func TestApplyAgainstUpstream(t *testing.T) {
 		if first != nil && r.IntN(3) == 0 {
 			manifest = first // applied unchanged
 		}
+		manifest = withOtherCapitals(t, manifest, i)
 		want, wantRefused := upstreamApply(t, stored, manifest)
 		var storedIn *appsv1.DaemonSet
 		if stored != nil {
@@ -357,7 +383,7 @@ func TestApplyAgainstUpstream(t *testing.T) {
 				ds.ManagedFields, ds.ResourceVersion = nil, ""
 				if a, ok := ds.Annotations[v1.LastAppliedConfigAnnotation]; ok {
 					var cfg appsv1.DaemonSet
-					must(t, json.Unmarshal([]byte(a), &cfg))
+					must(t, kjson.UnmarshalCaseSensitivePreserveInts([]byte(a), &cfg))
 					canonical, err := json.Marshal(&cfg)
 					must(t, err)
 					ds.Annotations[v1.LastAppliedConfigAnnotation] = string(canonical)
