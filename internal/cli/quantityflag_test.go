@@ -1,0 +1,52 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// A refused quantity names the flag that sets its bound where one does (the inputs' reading),
+// and no flag where none does: a candidate plan is read at the default bounds, which
+// --max-quantity-* do not change (issue 25; the library's message named the flags everywhere).
+func TestQuantityRefusalNamesTheFlagOnlyWhereItApplies(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, []byte(text), 0o600))
+		return path
+	}
+	node := func(cpu string) string {
+		return "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {capacity: {cpu: \"" + cpu + "\"}}\n"
+	}
+	bomb := write("bomb.yaml", node("1e-999999999"))
+	long := write("long.yaml", node(strings.Repeat("1", 70)))
+	plan := write("plan.json", `{"daemonSets":[{"namespace":"a","name":"b","revisionHash":"","create":[{"node":"n","reason":"","pod":{"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"1e-999999999"}}}]}}}],"delete":[],"adopt":[],"release":[],"status":null}]}`)
+	tests := []struct {
+		name       string
+		args       []string
+		wantSuffix string
+	}{{
+		name:       "an input's exponent names --max-quantity-exponent",
+		args:       []string{"plan", "-f", bomb},
+		wantSuffix: "a quantity with an exponent beyond ±100 (limit QuantityExponent, --max-quantity-exponent)\n",
+	}, {
+		name:       "an input's length names --max-quantity-length, at the bound the flag set",
+		args:       []string{"plan", "-f", long, "--max-quantity-length", "65"},
+		wantSuffix: "a quantity longer than 65 characters (limit QuantityLength, --max-quantity-length)\n",
+	}, {
+		name:       "a candidate plan's exponent names no flag",
+		args:       []string{"verify", "-f", filepath.Join("testdata", "manifests", "choices.yaml"), "--plan", plan},
+		wantSuffix: "a quantity with an exponent beyond ±100 (limit QuantityExponent)\n",
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stderr := runWithin(t, nil, tt.args...)
+			require.Equal(t, 1, code, stderr)
+			require.True(t, strings.HasSuffix(stderr, tt.wantSuffix), stderr)
+		})
+	}
+}
