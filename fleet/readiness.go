@@ -135,30 +135,25 @@ func claimsOf(ds *appsv1.DaemonSet, v daemonset.Version, res *daemonset.Result) 
 }
 
 // nodeNotReady says why node itself is not ready for workloads (WHATIF-5), or "" when nothing
-// says so. The kubelet's Ready condition False, or Unknown once the node lifecycle controller
-// has lost the node, means its pods are marked not Ready and no daemon pod there is available
-// however its last reported status reads; the not-ready and unreachable taints are that
-// controller's mark of the same, and stay until the node is Ready again.
+// says so, from what daemonset.NodeNotReady reads: the Ready condition when it is not True
+// (Unknown: the node lifecycle controller lost the node), then each not-ready or unreachable
+// taint. A node whose status has no Ready condition (a hand-written manifest) is judged by its
+// taints alone.
 func nodeNotReady(node *v1.Node) string {
+	ready, taints := daemonset.NodeNotReady(node)
 	var why []string
-	for _, c := range node.Status.Conditions {
-		if c.Type != v1.NodeReady || c.Status == v1.ConditionTrue {
-			continue
-		}
-		w := "its Ready condition is " + string(c.Status)
-		if c.Status == v1.ConditionUnknown {
+	if ready.Type != "" {
+		w := "its Ready condition is " + string(ready.Status)
+		if ready.Status == v1.ConditionUnknown {
 			w += " (unreachable)"
 		}
-		if c.Reason != "" {
-			w += ": " + c.Reason
+		if ready.Reason != "" {
+			w += ": " + ready.Reason
 		}
 		why = append(why, w)
-		break
 	}
-	for _, t := range node.Spec.Taints {
-		if t.Key == v1.TaintNodeNotReady || t.Key == v1.TaintNodeUnreachable {
-			why = append(why, "it carries the taint "+t.Key+":"+string(t.Effect))
-		}
+	for _, t := range taints {
+		why = append(why, "it carries the taint "+t.Key+":"+string(t.Effect))
 	}
 	return strings.Join(why, "; ")
 }

@@ -274,27 +274,18 @@ func (l *linter) budgetUsedByDownNodes(p *daemonset.Planner, eligible, staying [
 		ru.MaxUnavailable, desired, len(down), len(target), agree(len(down), "is", "are"), strings.Join(parts, ", "), agree(len(down), "its pod uses", "their pods use"))
 }
 
-// downKind says why a node's daemon pod is unavailable however long one waits: "NotReady" (its
-// Ready condition is False) or "unreachable" (Unknown, or the unreachable taint); "" when neither
-// holds. A node without a Ready condition (a hand-written one) is not counted down, nor is a
-// cordoned one: the daemon pod tolerates node.kubernetes.io/unschedulable (DEFTOL), so the
-// rolling update replaces its pod like any other.
+// downKind says why a node's daemon pod is unavailable however long one waits, from
+// daemonset.NodeDown: "NotReady" (its Ready condition is False) or "unreachable" (Unknown, or
+// the unreachable taint); "" when neither holds. A node without a Ready condition (a
+// hand-written one) is not counted down, nor is a cordoned one: the daemon pod tolerates
+// node.kubernetes.io/unschedulable (DEFTOL), so the rolling update replaces its pod like any
+// other.
 func downKind(node *v1.Node) string {
-	for _, c := range node.Status.Conditions {
-		if c.Type != v1.NodeReady {
-			continue
-		}
-		switch c.Status {
-		case v1.ConditionFalse:
-			return "NotReady"
-		case v1.ConditionUnknown:
-			return "unreachable"
-		}
-	}
-	for _, t := range node.Spec.Taints {
-		if t.Key == v1.TaintNodeUnreachable {
-			return "unreachable"
-		}
+	switch daemonset.NodeDown(node) {
+	case v1.ConditionFalse:
+		return "NotReady"
+	case v1.ConditionUnknown:
+		return "unreachable"
 	}
 	return ""
 }

@@ -282,13 +282,7 @@ func Reap(s daemonset.Snapshot, now time.Time) (daemonset.Snapshot, error) {
 	return out, nil
 }
 
-// nodeReady reports whether node's Ready condition is True. A node without conditions (a
-// hand-written manifest) counts as Ready.
-func nodeReady(n *v1.Node) bool {
-	for _, c := range n.Status.Conditions {
-		if c.Type == v1.NodeReady {
-			return c.Status == v1.ConditionTrue
-		}
-	}
-	return true
-}
+// nodeReady is the kubelet model's reading of a node (daemonset.NodeRunsPods): its kubelet
+// starts and removes pods when the Ready condition is True, or when the node has none (a
+// hand-written manifest).
+func nodeReady(n *v1.Node) bool { return daemonset.NodeRunsPods(n) }

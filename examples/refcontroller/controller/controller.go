@@ -252,9 +252,13 @@ func (c *Controller) nodeChanged(old, cur any) {
 	c.enqueueAll()
 }
 
-// podChanged queues the DaemonSet controlling the pod, the previous controller when the
-// reference changed, or, for an orphan, every DaemonSet whose selector matches it. A pod that
-// turns ready is queued again after minReadySeconds (plus a second), when it becomes available.
+// podChanged is the add and update handler of pods (upstream's addPod and updatePod). It queues
+// the DaemonSet controlling the pod, the previous controller when the reference changed, or, for
+// an orphan, every DaemonSet whose selector matches it. A pod that turns ready is queued again
+// after minReadySeconds (plus a second), when it becomes available. A pod that is terminating,
+// whether it arrives so or an update sets its deletionTimestamp, goes the way of a delete
+// (podTerminating), as upstream's handlers send it to deletePod: the DaemonSet should replace
+// it now, not once its kubelet has removed it.
 func (c *Controller) podChanged(old, cur any) {
 	pod := asPod(cur)
 	if pod == nil {
@@ -266,6 +270,12 @@ func (c *Controller) podChanged(old, cur any) {
 		if oldPod != nil && oldPod.ResourceVersion == pod.ResourceVersion {
 			return
 		}
+	}
+	if pod.DeletionTimestamp != nil {
+		// Upstream's addPod counts no creation for a pod that arrives terminating; its
+		// updatePod counts the creation at the add event that showed the pod live.
+		c.podTerminating(pod, oldPod != nil && oldPod.DeletionTimestamp == nil)
+		return
 	}
 	ref := metav1.GetControllerOfNoCopy(pod)
 	if oldPod != nil {
@@ -293,23 +303,38 @@ func (c *Controller) podChanged(old, cur any) {
 	c.enqueueSelecting(pod.Namespace, pod.Labels)
 }
 
-// podDeleted counts a deleted pod that the controller created and its expectations still wait
-// for as observed, as upstream's add event would have (a snapshot no longer shows it), and
-// queues its controller.
+// podDeleted is the delete handler of pods (upstream's deletePod): see podTerminating. A pod
+// still awaited as created when it goes was live in the caches until then (one that arrived
+// terminating is no longer awaited), so upstream's add event counted it.
 func (c *Controller) podDeleted(obj any) {
 	if pod := asPod(obj); pod != nil {
-		c.mu.Lock()
-		for _, st := range c.state {
-			if st.created[pod.UID] {
-				delete(st.created, pod.UID)
-				if st.exp != nil {
-					st.exp.Creates--
-				}
+		c.podTerminating(pod, true)
+	}
+}
+
+// podTerminating is upstream's deletePod, for a pod that is gone or terminating: the caches no
+// longer show it live, so Expectations.Observed no longer counts it as created (SYNC-9). When it
+// is one the controller created and its expectations still wait for, it is awaited no more, and
+// when counted (upstream's addPod saw it live and counted its creation) the creates still
+// expected go down by one, as upstream's counter went down at that add event. It queues the
+// DaemonSet controlling the pod; an orphan queues nothing ("no controller should care about
+// orphans being deleted"), nor does the pod's previous controller.
+func (c *Controller) podTerminating(pod *v1.Pod, counted bool) {
+	c.mu.Lock()
+	for _, st := range c.state {
+		if st.created[pod.UID] {
+			delete(st.created, pod.UID)
+			if counted && st.exp != nil {
+				st.exp.Creates--
 			}
 		}
-		c.mu.Unlock()
 	}
-	c.podChanged(nil, obj)
+	c.mu.Unlock()
+	if ref := metav1.GetControllerOfNoCopy(pod); ref != nil {
+		if ds := c.resolve(pod.Namespace, ref); ds != nil {
+			c.enqueueObject(ds)
+		}
+	}
 }
 
 // revisionChanged queues the owner of a ControllerRevision, or for an orphan every DaemonSet

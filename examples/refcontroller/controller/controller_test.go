@@ -717,3 +717,188 @@ func TestSyncFollowsTheRelease(t *testing.T) {
 		})
 	}
 }
+
+// createdPods runs the first sync of a new DaemonSet on n nodes and returns the harness and the
+// pods it created, as the API server stored them (resourceVersion "1"), not yet in the caches.
+func createdPods(t *testing.T, n int) (*harness, []*v1.Pod) {
+	t.Helper()
+	h := newHarness(t, append(testNodes(n), testDS())...)
+	if err := h.sync(t); err != nil {
+		t.Fatal(err)
+	}
+	list, err := h.client.CoreV1().Pods("ns").List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*v1.Pod
+	for i := range list.Items {
+		p := list.Items[i].DeepCopy()
+		p.ResourceVersion = "1"
+		out = append(out, p)
+	}
+	slices.SortFunc(out, func(a, b *v1.Pod) int { return strings.Compare(a.Name, b.Name) })
+	if len(out) != n {
+		t.Fatalf("first sync created %d pods, want %d", len(out), n)
+	}
+	return h, out
+}
+
+// The pod informer's events, delivered as a running informer does: the cache first, then the
+// handler the controller registered (podChanged for adds and updates, podDeleted for deletes).
+func (h *harness) podAdded(t *testing.T, p *v1.Pod) {
+	t.Helper()
+	if err := h.c.podInf.GetIndexer().Add(p); err != nil {
+		t.Fatal(err)
+	}
+	h.c.podChanged(nil, p)
+}
+
+func (h *harness) podUpdated(t *testing.T, old, cur *v1.Pod) {
+	t.Helper()
+	if err := h.c.podInf.GetIndexer().Update(cur); err != nil {
+		t.Fatal(err)
+	}
+	h.c.podChanged(old, cur)
+}
+
+func (h *harness) podRemoved(t *testing.T, p *v1.Pod) {
+	t.Helper()
+	if err := h.c.podInf.GetIndexer().Delete(p); err != nil {
+		t.Fatal(err)
+	}
+	h.c.podDeleted(p)
+}
+
+// terminating returns p as the API server stores it once a graceful delete set its
+// deletionTimestamp: a new resourceVersion.
+func terminating(p *v1.Pod, rv string) *v1.Pod {
+	cur := p.DeepCopy()
+	cur.ResourceVersion = rv
+	cur.DeletionTimestamp = ptrTo(metav1.NewTime(now))
+	cur.DeletionGracePeriodSeconds = ptrTo(int64(30))
+	return cur
+}
+
+// expectedCreates returns the creates the expectations of ns/agent still wait for, or -1 when
+// there are none.
+func (h *harness) expectedCreates() int {
+	h.c.mu.Lock()
+	defer h.c.mu.Unlock()
+	if st := h.c.state["ns/agent"]; st != nil && st.exp != nil {
+		return st.exp.Creates
+	}
+	return -1
+}
+
+// An update that sets a created pod's deletionTimestamp is a delete, as upstream's updatePod
+// sends it to deletePod (SYNC-9): upstream counted the pod's creation at its add event and
+// does not take it back, so the expectations are met with the other created pod alone, and the
+// next sync acts (it is not PlanPending's) instead of waiting for the kubelet to remove the pod
+// or for the 5-minute timeout. The deletion that follows lowers nothing again.
+func TestPodTurningTerminatingCountsAsCreatedAndDeleted(t *testing.T) {
+	h, pods := createdPods(t, 2)
+	wantCreates := func(want int, when string) {
+		t.Helper()
+		if got := h.expectedCreates(); got != want {
+			t.Fatalf("%s: %d creates expected, want %d", when, got, want)
+		}
+	}
+	wantCreates(2, "after the sync")
+	h.podAdded(t, pods[0])
+	h.podAdded(t, pods[1])
+	gone := terminating(pods[0], "2")
+	h.podUpdated(t, pods[0], gone)
+	wantCreates(1, "after the update that set the deletionTimestamp")
+	if n := h.c.queue.Len(); n != 1 {
+		t.Errorf("%d keys queued, want the DaemonSet's", n)
+	}
+	h.podRemoved(t, gone)
+	wantCreates(1, "after the terminating pod went")
+
+	var traces []SyncTrace
+	h.c.trace = func(tr SyncTrace) { traces = append(traces, tr) }
+	if err := h.sync(t); err != nil {
+		t.Fatal(err)
+	}
+	if len(traces) != 1 || traces[0].Pending {
+		t.Fatalf("traces %+v, want one acting sync: the expectations are met", traces)
+	}
+	// The node whose pod went gets a new one.
+	if n := countPrefix(h.requests(), "create pods agent-"); n != 3 {
+		t.Errorf("%d pod creates in all, want 2 and then 1; requests %q", n, h.requests())
+	}
+}
+
+// A created pod that first reaches the caches already terminating was never counted created by
+// upstream (addPod sends it to deletePod), nor by its later deletion: the expectations keep
+// waiting for it (Observed, then the timeout), as upstream's do.
+func TestPodArrivingTerminatingIsNotCountedCreated(t *testing.T) {
+	h, pods := createdPods(t, 2)
+	h.podAdded(t, pods[1])
+	gone := terminating(pods[0], "2")
+	h.podAdded(t, gone)
+	h.podRemoved(t, gone)
+	if got := h.expectedCreates(); got != 2 {
+		t.Errorf("%d creates expected, want 2: neither event showed the pod live", got)
+	}
+	if snap, err := h.c.snapshot("ns"); err != nil || h.c.expectationsMet("ns/agent", snap, now) {
+		t.Errorf("expectations met (err %v), want still waiting", err)
+	}
+}
+
+// Which DaemonSets a pod event queues (SYNC-9, upstream's addPod, updatePod and deletePod): a
+// pod that is terminating, or gone, queues only its controller; an orphan then queues nothing,
+// and a controller reference it lost queues no one.
+func TestPodEventsQueue(t *testing.T) {
+	ds := testDS()
+	other := testDS()
+	other.Name, other.UID = "other", "other-uid"
+	orphan := pod("orphan", "node-0", ds, false)
+	owned := pod("owned", "node-0", ds, true)
+	owned.ResourceVersion, orphan.ResourceVersion = "1", "1"
+	relabelled := orphan.DeepCopy()
+	relabelled.ResourceVersion, relabelled.Labels = "2", map[string]string{"app": "agent", "tier": "x"}
+	movedAway := owned.DeepCopy()
+	movedAway.ResourceVersion = "2"
+	movedAway.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(other, appsv1.SchemeGroupVersion.WithKind("DaemonSet"))}
+	tests := []struct {
+		name  string
+		event func(h *harness)
+		want  []string
+	}{
+		{"an orphan whose labels change is offered to every DaemonSet selecting it",
+			func(h *harness) { h.c.podChanged(orphan, relabelled) }, []string{"ns/agent", "ns/other"}},
+		{"a terminating orphan whose labels change queues nothing",
+			func(h *harness) { h.c.podChanged(orphan, terminating(relabelled, "3")) }, nil},
+		{"an orphan added terminating queues nothing",
+			func(h *harness) { h.c.podChanged(nil, terminating(orphan, "2")) }, nil},
+		{"a deleted orphan queues nothing",
+			func(h *harness) { h.c.podDeleted(orphan) }, nil},
+		{"a pod that changes controller queues both",
+			func(h *harness) { h.c.podChanged(owned, movedAway) }, []string{"ns/agent", "ns/other"}},
+		{"a pod that changes controller as it turns terminating queues only the new one",
+			func(h *harness) { h.c.podChanged(owned, terminating(movedAway, "3")) }, []string{"ns/other"}},
+		{"a pod whose update sets its deletionTimestamp queues its controller",
+			func(h *harness) { h.c.podChanged(owned, terminating(owned, "2")) }, []string{"ns/agent"}},
+		{"a deleted pod queues its controller",
+			func(h *harness) { h.c.podDeleted(owned) }, []string{"ns/agent"}},
+		{"an update with the same resourceVersion queues nothing",
+			func(h *harness) { h.c.podChanged(owned, terminating(owned, "1")) }, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, append(testNodes(1), ds, other)...)
+			tt.event(h)
+			var got []string
+			for h.c.queue.Len() > 0 {
+				key, _ := h.c.queue.Get()
+				got = append(got, key)
+				h.c.queue.Done(key)
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("queued %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
