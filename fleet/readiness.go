@@ -5,15 +5,15 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/daemonsched/daemonsched/affinity"
+	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/errlist"
+	"github.com/daemonsched/daemonsched/internal/nodehealth"
+	"github.com/daemonsched/daemonsched/selector"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-
-	"github.com/daemonsched/daemonsched/affinity"
-	"github.com/daemonsched/daemonsched/daemonset"
-	"github.com/daemonsched/daemonsched/internal/errlist"
-	"github.com/daemonsched/daemonsched/selector"
 )
 
 // Readiness says whether a node's daemon pods are in place (WHATIF-5): for each DaemonSet
@@ -135,12 +135,12 @@ func claimsOf(ds *appsv1.DaemonSet, v daemonset.Version, res *daemonset.Result) 
 }
 
 // nodeNotReady says why node itself is not ready for workloads (WHATIF-5), or "" when nothing
-// says so, from what daemonset.NodeNotReady reads: the Ready condition when it is not True
+// says so, from what nodehealth.NotReady reads: the Ready condition when it is not True
 // (Unknown: the node lifecycle controller lost the node), then each not-ready or unreachable
 // taint. A node whose status has no Ready condition (a hand-written manifest) is judged by its
 // taints alone.
 func nodeNotReady(node *v1.Node) string {
-	ready, taints := daemonset.NodeNotReady(node)
+	ready, taints := nodehealth.NotReady(node)
 	var why []string
 	if ready.Type != "" {
 		w := "its Ready condition is " + string(ready.Status)

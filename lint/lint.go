@@ -12,6 +12,7 @@ import (
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/fleet"
 	"github.com/daemonsched/daemonsched/internal/errlist"
+	"github.com/daemonsched/daemonsched/internal/nodehealth"
 	"github.com/daemonsched/daemonsched/schedule"
 	"github.com/daemonsched/daemonsched/selector"
 	appsv1 "k8s.io/api/apps/v1"
@@ -275,13 +276,13 @@ func (l *linter) budgetUsedByDownNodes(p *daemonset.Planner, eligible, staying [
 }
 
 // downKind says why a node's daemon pod is unavailable however long one waits, from
-// daemonset.NodeDown: "NotReady" (its Ready condition is False) or "unreachable" (Unknown, or
+// nodehealth.Down: "NotReady" (its Ready condition is False) or "unreachable" (Unknown, or
 // the unreachable taint); "" when neither holds. A node without a Ready condition (a
 // hand-written one) is not counted down, nor is a cordoned one: the daemon pod tolerates
 // node.kubernetes.io/unschedulable (DEFTOL), so the rolling update replaces its pod like any
 // other.
 func downKind(node *v1.Node) string {
-	switch daemonset.NodeDown(node) {
+	switch nodehealth.Down(node) {
 	case v1.ConditionFalse:
 		return "NotReady"
 	case v1.ConditionUnknown:

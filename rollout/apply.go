@@ -7,6 +7,7 @@ import (
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/internal/errlist"
+	"github.com/daemonsched/daemonsched/internal/nodehealth"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -282,7 +283,7 @@ func Reap(s daemonset.Snapshot, now time.Time) (daemonset.Snapshot, error) {
 	return out, nil
 }
 
-// nodeReady is the kubelet model's reading of a node (daemonset.NodeRunsPods): its kubelet
+// nodeReady is the kubelet model's reading of a node (nodehealth.RunsPods): its kubelet
 // starts and removes pods when the Ready condition is True, or when the node has none (a
 // hand-written manifest).
-func nodeReady(n *v1.Node) bool { return daemonset.NodeRunsPods(n) }
+func nodeReady(n *v1.Node) bool { return nodehealth.RunsPods(n) }

@@ -1,4 +1,4 @@
-package daemonset_test
+package nodehealth_test
 
 import (
 	"testing"
@@ -9,12 +9,12 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/nodehealth"
 )
 
 // TestNodeReadings: the three readings of a node's health, one per question, on every Ready
-// condition status and every not-ready and unreachable taint. NodeRunsPods is the kubelet
-// model's (ROLL-3, ROLL-5), NodeDown the down nodes of the rollout budget (LINT-2), NodeNotReady
+// condition status and every not-ready and unreachable taint. RunsPods is the kubelet
+// model's (ROLL-3, ROLL-5), Down the down nodes of the rollout budget (LINT-2), NotReady
 // the node readiness (WHATIF-5).
 func TestNodeReadings(t *testing.T) {
 	added := metav1.NewTime(time.Date(2026, 11, 28, 6, 0, 0, 0, time.UTC))
@@ -34,8 +34,8 @@ func TestNodeReadings(t *testing.T) {
 		taints     []v1.Taint
 		wantRuns   bool
 		wantDown   v1.ConditionStatus
-		wantReady  v1.NodeCondition // NodeNotReady's condition
-		wantTaints []v1.Taint       // NodeNotReady's taints
+		wantReady  v1.NodeCondition // NotReady's condition
+		wantTaints []v1.Taint       // NotReady's taints
 	}{
 		{name: "a node without status (a hand-written manifest) runs its pods and is neither down nor not ready",
 			wantRuns: true},
@@ -80,14 +80,14 @@ func TestNodeReadings(t *testing.T) {
 			node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n"}, Spec: v1.NodeSpec{Taints: tt.taints},
 				Status: v1.NodeStatus{Conditions: tt.conditions}}
 			before := node.DeepCopy()
-			require.Equal(t, tt.wantRuns, daemonset.NodeRunsPods(node), "NodeRunsPods")
-			require.Equal(t, tt.wantDown, daemonset.NodeDown(node), "NodeDown")
-			gotReady, gotTaints := daemonset.NodeNotReady(node)
+			require.Equal(t, tt.wantRuns, nodehealth.RunsPods(node), "RunsPods")
+			require.Equal(t, tt.wantDown, nodehealth.Down(node), "Down")
+			gotReady, gotTaints := nodehealth.NotReady(node)
 			if diff := cmp.Diff(tt.wantReady, gotReady); diff != "" {
-				t.Errorf("NodeNotReady() condition mismatch (-want +got):\n%s", diff)
+				t.Errorf("NotReady() condition mismatch (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(tt.wantTaints, gotTaints); diff != "" {
-				t.Errorf("NodeNotReady() taints mismatch (-want +got):\n%s", diff)
+				t.Errorf("NotReady() taints mismatch (-want +got):\n%s", diff)
 			}
 			for i := range gotTaints { // the results share nothing with the node
 				gotTaints[i].TimeAdded.Time = time.Time{}
@@ -107,8 +107,8 @@ func TestNodeReadingsAllocate(t *testing.T) {
 	var runs bool
 	var down v1.ConditionStatus
 	allocs := testing.AllocsPerRun(100, func() {
-		runs = daemonset.NodeRunsPods(node)
-		down = daemonset.NodeDown(node)
+		runs = nodehealth.RunsPods(node)
+		down = nodehealth.Down(node)
 	})
 	require.Zero(t, allocs)
 	require.True(t, runs)
