@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	kjson "sigs.k8s.io/json"
-	"sigs.k8s.io/yaml"
 )
 
 // jsonSyntaxError reports where a document that is not valid JSON goes wrong, or nil.
@@ -136,7 +135,15 @@ var yamlParserErrors = []string{
 // resource quantity in obj's type is refused before it is parsed when [CheckQuantities]
 // refuses it at the default limits.
 func DecodeStrict(data []byte, obj any) (empty bool, err error) {
-	js, err := yaml.YAMLToJSONStrict(data)
+	// yamlToJSON gives the bytes, or the error, of sigs.k8s.io/yaml's strict conversion, which
+	// it calls for all it does not convert directly: the errors (a key given twice, a syntax
+	// error and its line) are that conversion's, as before.
+	return decodeStrictWith(yamlToJSON, data, obj)
+}
+
+// decodeStrictWith is DecodeStrict converting YAML to JSON with toJSON.
+func decodeStrictWith(toJSON func([]byte) ([]byte, error), data []byte, obj any) (empty bool, err error) {
+	js, err := toJSON(data)
 	if err != nil {
 		return false, errors.New(yamlError(err, 1))
 	}

@@ -164,7 +164,7 @@ func (s *splitter) jsonByte(st *jsonSplit, c byte) error {
 	case c == '{' || c == '[':
 		if st.depth == 1 && c == '[' && st.sig == ':' && st.isKey && string(st.key) == "items" && st.first == '{' && s.list == nil && !s.big {
 			st.items, st.expecting = true, 'v'
-			s.list = &streamedList{items: []decoded{{}}, pending: map[int][]byte{}, doc: s.docs + 1, json: true}
+			s.list = &streamedList{items: []listItem{{}}, pending: map[int][]byte{}, doc: s.docs + 1, json: true}
 			s.doc = append(s.doc, ']') // the wrapper holds "items": []
 			// A list whose kind comes before its items (as the API server prints it) gives
 			// the items theirs now.

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	goruntime "runtime"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"testing"
@@ -34,6 +35,7 @@ func TestReadMemoryChild(t *testing.T) {
 	if path == "" {
 		t.Skip("the child of BenchmarkReadMemory")
 	}
+	var res *Result
 	if path != "-" { // "-" is the baseline: the test binary alone
 		opts := Options{Workers: goruntime.GOMAXPROCS(0)}
 		if os.Getenv(memoryLeanEnv) != "" {
@@ -48,8 +50,11 @@ func TestReadMemoryChild(t *testing.T) {
 			if err := decodeFloor(path); err != nil {
 				t.Fatal(err)
 			}
-		} else if _, err := ReadFiles([]string{path}, opts); err != nil {
-			t.Fatal(err)
+		} else {
+			var err error
+			if res, err = ReadFiles([]string{path}, opts); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	status, err := os.ReadFile("/proc/self/status")
@@ -61,6 +66,12 @@ func TestReadMemoryChild(t *testing.T) {
 			fmt.Printf("peak %s\n", strings.TrimSpace(rest))
 		}
 	}
+	// What the result keeps: the heap live after a full collection, the peak read first.
+	goruntime.GC()
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(live)
+	goruntime.KeepAlive(res)
+	fmt.Printf("live %d\n", live[0].Value.Uint64())
 }
 
 // memoryNodes is the size of BenchmarkReadMemory's realistic dumps: 5,000 nodes, about 38 MB
@@ -80,7 +91,10 @@ func memoryNodes() int {
 // which the child prints: getrusage's ru_maxrss of a child counts the parent's at the fork, a
 // gigabyte here), and, for the dumps, decoded as BenchmarkReadFloor's floor decodes them (floor:
 // decodeFloor, under plan's memory limit): peak-MB, the child's whole peak;
-// base-MB, the peak of the same binary reading nothing; input-MB; and x-input, (peak-base)/input.
+// base-MB, the peak of the same binary reading nothing; input-MB; x-input, (peak-base)/input;
+// and, reading with the reader, kept-x-input: what the result keeps (the heap live after a full
+// collection, above the same binary's reading nothing) over the input. The peak is that, the
+// garbage the collector lets the heap grow by over what it marks, and the runtime's own.
 func BenchmarkReadMemory(b *testing.B) {
 	dir := b.TempDir()
 	yamlDump, jsonDump := generatedDump(b, memoryNodes())
@@ -94,7 +108,7 @@ func BenchmarkReadMemory(b *testing.B) {
 		name string
 		data []byte
 	}{{"yaml-dump", yamlDump}, {"json-dump", jsonDump}, {"tiny-pods-yaml", []byte(tiny.String())}}
-	base := childPeak(b, "-", false)
+	base, baseLive := childPeak(b, "-", false)
 	for _, in := range inputs {
 		path := filepath.Join(dir, in.name)
 		if err := os.WriteFile(path, in.data, 0o600); err != nil {
@@ -108,15 +122,19 @@ func BenchmarkReadMemory(b *testing.B) {
 				continue // the floor decodes kubectl's dumps only
 			}
 			b.Run(in.name+"/"+mode.name, func(b *testing.B) {
-				var peak int64
+				var peak, live int64
 				for b.Loop() {
-					peak = max(peak, childPeakEnv(b, path, mode.lean, mode.floor))
+					p, l := childPeakEnv(b, path, mode.lean, mode.floor)
+					peak, live = max(peak, p), max(live, l)
 				}
 				mb := func(n int64) float64 { return float64(n) / (1 << 20) }
 				b.ReportMetric(mb(peak), "peak-MB")
 				b.ReportMetric(mb(base), "base-MB")
 				b.ReportMetric(mb(int64(len(in.data))), "input-MB")
 				b.ReportMetric(float64(peak-base)/float64(len(in.data)), "x-input")
+				if !mode.floor {
+					b.ReportMetric(float64(live-baseLive)/float64(len(in.data)), "kept-x-input")
+				}
 			})
 		}
 	}
@@ -163,14 +181,14 @@ func decodeFloor(path string) error {
 	return nil
 }
 
-// childPeak runs TestReadMemoryChild on path, lean or not, and returns its peak resident set in
-// bytes.
-func childPeak(b *testing.B, path string, lean bool) int64 {
+// childPeak runs TestReadMemoryChild on path, lean or not, and returns its peak resident set and
+// its heap live after reading, in bytes.
+func childPeak(b *testing.B, path string, lean bool) (peak, live int64) {
 	return childPeakEnv(b, path, lean, false)
 }
 
 // childPeakEnv is childPeak, the child decoding as the floor does when floor is set.
-func childPeakEnv(b *testing.B, path string, lean, floor bool) int64 {
+func childPeakEnv(b *testing.B, path string, lean, floor bool) (peak, live int64) {
 	b.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestReadMemoryChild$", "-test.count=1")
 	cmd.Env = append(os.Environ(), memoryChildEnv+"="+path)
@@ -184,15 +202,25 @@ func childPeakEnv(b *testing.B, path string, lean, floor bool) int64 {
 	if err != nil {
 		b.Fatalf("%v: %s", err, out)
 	}
+	peak, live = -1, -1
 	for line := range strings.Lines(string(out)) {
 		if rest, ok := strings.CutPrefix(line, "peak "); ok {
 			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
 			if err != nil {
 				b.Fatal(err)
 			}
-			return kb << 10
+			peak = kb << 10
+		}
+		if rest, ok := strings.CutPrefix(line, "live "); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(rest), 10, 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			live = n
 		}
 	}
-	b.Fatalf("no peak in the child's output: %s", out)
-	return 0
+	if peak < 0 || live < 0 {
+		b.Fatalf("no peak or live heap in the child's output: %s", out)
+	}
+	return peak, live
 }

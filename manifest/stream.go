@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
+	"slices"
 	"sync/atomic"
 )
 
@@ -288,7 +290,7 @@ func (s *splitter) flushBatch() error {
 		results[i], errs[i] = s.r.decodeDocument(srcs[i], batch[i])
 	})
 	for i := range batch {
-		if err := s.result(results[i], errs[i]); err != nil {
+		if err := s.result(slices.Values(results[i]), errs[i]); err != nil {
 			return err
 		}
 	}
@@ -297,7 +299,7 @@ func (s *splitter) flushBatch() error {
 
 // result takes the outcome of one document: once an error is found, later documents are still
 // decoded, for the count of objects only (the limit's error comes first), not added.
-func (s *splitter) result(out []decoded, err error) error {
+func (s *splitter) result(out iter.Seq[decoded], err error) error {
 	if s.r.objects.Load() > int64(s.r.opts.Limits.Objects) {
 		return s.tooMany
 	}
@@ -308,7 +310,7 @@ func (s *splitter) result(out []decoded, err error) error {
 		s.first = err
 		return nil
 	}
-	for _, d := range out {
+	for d := range out {
 		if err := s.in.add(d); err != nil {
 			s.first = err
 			return nil
