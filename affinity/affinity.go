@@ -1,5 +1,6 @@
 // Package affinity decides whether a node satisfies a pod's required placement:
-// spec.nodeSelector AND required node affinity, exactly as Kubernetes v1.36 does. It does not
+// spec.nodeSelector AND required node affinity, exactly as Kubernetes does in every supported
+// release (1.33 to 1.37, alike). It does not
 // look at preferred terms, pod (anti-)affinity, taints or resources, never contacts an API
 // server, and never mutates its inputs.
 package affinity

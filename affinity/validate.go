@@ -14,7 +14,8 @@ import (
 // Validate reports what API validation rejects in the node selector and node affinity of spec
 // (VAL-18, VAL-19).
 //
-// It follows pkg/apis/core/validation of Kubernetes v1.36 for a newly created object, message
+// It follows pkg/apis/core/validation for a newly created object (the same checks from
+// v1.33.13 to v1.37.2), message
 // for message: spec.nodeSelector keys and values with label syntax, reported as Invalid at
 // fldPath.nodeSelector (VAL-19); the required node selector (at least one term; an empty term
 // is valid) and the preferred terms (weight 1..100; label values of preferred terms are not

@@ -21,7 +21,7 @@ import (
 // manifest, with stored the DaemonSet of its namespace and name (nil when there is none), or
 // what the API server refuses.
 //
-// As kubectl v1.36 (pkg/cmd/apply): manifest is sent with the
+// As kubectl (pkg/cmd/apply): manifest is sent with the
 // kubectl.kubernetes.io/last-applied-configuration annotation set to its own JSON. Without
 // stored it is created ([Create]). Otherwise the three-way strategic merge patch of the last
 // applied configuration stored carries (none on a first apply over an object kubectl did not
@@ -34,7 +34,7 @@ import (
 //
 // The annotation holds the JSON of manifest as decoded into [appsv1.DaemonSet], without its
 // status and null creationTimestamps: the fields of the file, but not its bytes, which kubectl
-// keeps (fields the v1.36 types do not know are not sent, where kubectl would have the API
+// keeps (fields the linked k8s.io/api types, 1.37's, do not know are not sent, where kubectl would have the API
 // server refuse them). A zero the file spells out in a field the type leaves out when zero
 // (minReadySeconds: 0, hostNetwork: false) is not sent either, where kubectl sends it: the
 // stored object differs when the last applied configuration lacks that field and stored holds

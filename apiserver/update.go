@@ -45,8 +45,8 @@ func (o Options) checkGates() field.ErrorList {
 }
 
 // Create returns ds as the API server stores it when it is created (POST), or what the API
-// server refuses in it. As the v1.36 apps/v1 DaemonSet strategy (pkg/registry/apps/daemonset:
-// PrepareForCreate): the defaults are applied, the status is cleared, metadata.generation is 1
+// server refuses in it. As the apps/v1 DaemonSet strategy of opts.Version
+// (pkg/registry/apps/daemonset: PrepareForCreate): the defaults are applied, the status is cleared, metadata.generation is 1
 // and the template generation (the deprecated.daemonset.template.generation annotation) is the
 // one given, or 1 when it is missing or below 1; then the object is validated as
 // [daemonset.Validate] validates a new DaemonSet. metadata.uid, resourceVersion and
@@ -77,8 +77,8 @@ func Create(ds *appsv1.DaemonSet, opts Options) (*appsv1.DaemonSet, field.ErrorL
 // every patch), or what it refuses, every problem at once with the API server's paths and
 // messages, sorted by path. stored is taken as the API server holds it (a kubectl dump is so).
 //
-// As the v1.36 apps/v1 DaemonSet strategy (pkg/registry/apps/daemonset: PrepareForUpdate,
-// ValidateUpdate) and the generic update (rest.BeforeUpdate): the defaults are applied to ds
+// As the apps/v1 DaemonSet strategy of opts.Version (pkg/registry/apps/daemonset:
+// PrepareForUpdate, ValidateUpdate) and the generic update (rest.BeforeUpdate): the defaults are applied to ds
 // (and a nil maxUnavailable or maxSurge of an OnDelete strategy's rollingUpdate is 0, as
 // the round trip through the internal type stores it);
 // the status, metadata.generation, the template generation and creationTimestamp are

@@ -43,9 +43,4 @@ type Options struct {
 }
 
 // release is the Version the options select: Version, or the newest release when it is zero.
-func (o Options) release() Version {
-	if o.Version.IsZero() {
-		return NewestVersion()
-	}
-	return o.Version
-}
+func (o Options) release() Version { return o.Version.OrNewest() }

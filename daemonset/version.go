@@ -82,6 +82,15 @@ func (v Version) String() string {
 // IsZero reports whether v is the zero Version, which is no release.
 func (v Version) IsZero() bool { return v == Version{} }
 
+// OrNewest returns v, or NewestVersion when v is zero: what a zero Version in options means
+// wherever this module takes one.
+func (v Version) OrNewest() Version {
+	if v.IsZero() {
+		return NewestVersion()
+	}
+	return v
+}
+
 // Major returns the major release of v (1 for 1.35.4).
 func (v Version) Major() int { return int(v.major) }
 

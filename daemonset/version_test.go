@@ -93,6 +93,10 @@ func TestVersionValues(t *testing.T) {
 		require.Equal(t, "", daemonset.Version{}.String())
 		require.True(t, daemonset.Version{}.IsZero())
 	})
+	t.Run("VER-1 the zero Version stands for the newest release, any other for itself", func(t *testing.T) {
+		require.Equal(t, daemonset.NewestVersion(), daemonset.Version{}.OrNewest())
+		require.Equal(t, parse("1.33.13"), parse("1.33").OrNewest())
+	})
 	t.Run("VER-1 a version reads and writes as text", func(t *testing.T) {
 		var got struct{ V daemonset.Version }
 		require.NoError(t, json.Unmarshal([]byte(`{"V":"v1.34"}`), &got))

@@ -190,11 +190,7 @@ func (a *Admission) AdmitFor(version daemonset.Version, namespace string, spec *
 // and counted, or dropped, as that gate says (ADM-8, VER-5). The other fields of opts are not
 // read.
 func (a *Admission) AdmitWith(opts daemonset.Options, namespace string, spec *v1.PodSpec) AdmittedPod {
-	version := opts.Version
-	if version.IsZero() {
-		version = daemonset.NewestVersion()
-	}
-	return a.admit(version, podLevelResources(opts), namespace, spec)
+	return a.admit(opts.Version.OrNewest(), podLevelResources(opts), namespace, spec)
 }
 
 // admit is AdmitWith at a release that is not zero, with PodLevelResources on or off.

@@ -120,8 +120,12 @@ func (in *collector) unknownField(d decoded, path string) {
 		return
 	}
 	in.unkIndex[key] = len(in.unknown)
+	// The schema is the linked k8s.io/api's, the newest supported release's, whatever release
+	// the snapshot is planned at.
+	newest := daemonset.NewestVersion()
 	in.unknown = append(in.unknown, d.warning(WarningUnknownField, path,
-		"unknown field, ignored as by the v1.36 controller"+fieldSuggestion(reflect.TypeOf(d.obj), path)))
+		fmt.Sprintf("unknown field in the Kubernetes %d.%d API, ignored as by the controller%s",
+			newest.Major(), newest.Minor(), fieldSuggestion(reflect.TypeOf(d.obj), path))))
 }
 
 func (in *collector) skip(d decoded) {

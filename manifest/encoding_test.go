@@ -149,9 +149,10 @@ func TestRealDumpReadsTheSameWhateverTheEncoding(t *testing.T) {
 	}
 }
 
-// A dump from a newer Kubernetes carries fields v1.36 does not know. The v1.36 controller's
-// decoder drops them, so Read does too: the same objects, one warning per kind and field (list
-// indices left out) naming where it was first seen; StrictFields makes it an error.
+// A dump from a newer Kubernetes carries fields the linked 1.37 types do not know. The 1.37
+// controller's decoder drops them, so Read does too: the same objects, one warning per kind and
+// field (list indices left out) naming the release whose schema lacks it and where it was first
+// seen; StrictFields makes it an error.
 func TestFieldsOfANewerKubernetesAreWarnings(t *testing.T) {
 	t.Parallel()
 	dump := realDump(t)
@@ -163,7 +164,7 @@ func TestFieldsOfANewerKubernetesAreWarnings(t *testing.T) {
 	got, err := manifest.Read("d137.yaml", bytes.NewReader(newer), manifest.Options{})
 	require.NoError(t, err)
 	if diff := gocmp.Diff(want.Snapshot, got.Snapshot); diff != "" {
-		t.Errorf("snapshot mismatch (-v1.36 +newer):\n%s", diff)
+		t.Errorf("snapshot mismatch (-known +newer):\n%s", diff)
 	}
 	var warnings []string
 	var unknown []manifest.Warning
@@ -174,15 +175,15 @@ func TestFieldsOfANewerKubernetesAreWarnings(t *testing.T) {
 		}
 	}
 	require.Equal(t, []string{
-		"d137.yaml: document 1: items[0]: Node worker-1: status.fromTheFuture: unknown field, ignored as by the v1.36 controller (and 1 more Node objects with status.fromTheFuture)",
-		"d137.yaml: document 1: items[2]: Pod kube-system/agent-x7k2p: spec.containers[0].sleepAction: unknown field, ignored as by the v1.36 controller",
-		"d137.yaml: document 1: items[2]: Pod kube-system/agent-x7k2p: status.fromTheFuture: unknown field, ignored as by the v1.36 controller",
-		"d137.yaml: document 1: items[3]: DaemonSet kube-system/agent: status.fromTheFuture: unknown field, ignored as by the v1.36 controller",
+		"d137.yaml: document 1: items[0]: Node worker-1: status.fromTheFuture: unknown field in the Kubernetes 1.37 API, ignored as by the controller (and 1 more Node objects with status.fromTheFuture)",
+		"d137.yaml: document 1: items[2]: Pod kube-system/agent-x7k2p: spec.containers[0].sleepAction: unknown field in the Kubernetes 1.37 API, ignored as by the controller",
+		"d137.yaml: document 1: items[2]: Pod kube-system/agent-x7k2p: status.fromTheFuture: unknown field in the Kubernetes 1.37 API, ignored as by the controller",
+		"d137.yaml: document 1: items[3]: DaemonSet kube-system/agent: status.fromTheFuture: unknown field in the Kubernetes 1.37 API, ignored as by the controller",
 	}, warnings)
 	require.Equal(t, manifest.Warning{
 		Reason: manifest.WarningUnknownField, Source: manifest.Source{File: "d137.yaml", Document: 1, Item: 2},
 		APIVersion: "v1", Kind: "Pod", Namespace: "kube-system", Name: "agent-x7k2p",
-		Field: "spec.containers[0].sleepAction", Message: "unknown field, ignored as by the v1.36 controller",
+		Field: "spec.containers[0].sleepAction", Message: "unknown field in the Kubernetes 1.37 API, ignored as by the controller",
 	}, unknown[1])
 
 	_, err = manifest.Read("d137.yaml", bytes.NewReader(newer), manifest.Options{StrictFields: true})

@@ -242,7 +242,7 @@ func TestManyDistinctUnknownFieldsAreLinearAndBounded(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, got.Warnings, manifest.DefaultWarnings)
 	require.Equal(t, 50_000-manifest.DefaultWarnings, got.WarningsLeftOut)
-	require.Equal(t, "in: document 1: Node n0: spec.x0: unknown field, ignored as by the v1.36 controller", got.Warnings[0].String())
+	require.Equal(t, "in: document 1: Node n0: spec.x0: unknown field in the Kubernetes 1.37 API, ignored as by the controller", got.Warnings[0].String())
 }
 
 // A kind: List of a million tiny items used 40-50 times its size: with the default limit, a

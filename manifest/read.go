@@ -34,11 +34,11 @@ const (
 // default applied (pod-template defaults included, so a hand-written manifest hashes as the
 // cluster hashes it), on one goroutine (the command sets Workers to the number of CPUs).
 type Options struct {
-	// StrictFields makes a field the v1.36 API types do not have an error; otherwise it is a
-	// [WarningUnknownField] warning and the field is dropped, as every v1.36 client (the
-	// controller included) drops it.
+	// StrictFields makes a field the linked API types (k8s.io/api v0.37.2, Kubernetes 1.37's)
+	// do not have an error; otherwise it is a [WarningUnknownField] warning and the field is
+	// dropped, as every client built with those types (the 1.37 controller included) drops it.
 	StrictFields bool
-	// StrictHandWritten makes a field the v1.36 API types do not have an error in a
+	// StrictHandWritten makes a field the linked API types do not have an error in a
 	// [HandWritten] object (a manifest: most likely a typo, which would change the plan without
 	// a word) and leaves it a warning in objects read from the API server, which may come from
 	// a newer Kubernetes. StrictFields makes it an error everywhere.
@@ -143,8 +143,9 @@ func ReadFiles(paths []string, opts Options) (*Result, error) {
 // order mark is dropped) or UTF-16 with a byte order mark, and holds YAML or JSON documents;
 // apps/v1 DaemonSet and ControllerRevision and v1 Node and Pod are read into the snapshot, v1
 // LimitRange and node.k8s.io/v1 RuntimeClass into [Result.Admission], and other kinds are
-// skipped with a warning. Objects are decoded into the v1.36 API types as the v1.36 controller decodes
-// them (see [Options.StrictFields]); a value of the wrong type, a key given twice and a syntax
+// skipped with a warning. Objects are decoded into the linked API types, 1.37's, as the 1.37
+// controller decodes them, whatever the release the snapshot is planned at (see
+// [Options.StrictFields]); a value of the wrong type, a key given twice and a syntax
 // error are errors. ControllerRevision data is re-encoded as the controller stores it (compact
 // JSON, sorted keys), so that a revision printed by kubectl still matches its template byte for
 // byte. Then the defaults of opts apply.

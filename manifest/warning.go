@@ -35,8 +35,9 @@ const (
 	// ControllerRevision, v1 Node, Pod and LimitRange, and node.k8s.io/v1 RuntimeClass are)
 	// was skipped.
 	WarningSkippedKind WarningReason = "SkippedKind"
-	// WarningUnknownField: a field the v1.36 API types do not have was dropped, as every v1.36
-	// client (the controller included) drops it.
+	// WarningUnknownField: a field the linked API types (Kubernetes 1.37's, the message says
+	// so) do not have was dropped, as every client built with them (the controller included)
+	// drops it.
 	WarningUnknownField WarningReason = "UnknownField"
 	// WarningInvalidObject: a Node or Pod read from the API server (it carries
 	// metadata.resourceVersion) fails the API server's validation of a field the plan reads

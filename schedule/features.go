@@ -1,6 +1,7 @@
 package schedule
 
 import (
+	"reflect"
 	"slices"
 
 	"github.com/daemonsched/daemonsched/daemonset"
@@ -12,15 +13,15 @@ import (
 const (
 	FeatureRestartAllContainers      = "RestartAllContainersOnContainerExits"
 	FeatureUserNamespacesHostNetwork = "UserNamespacesHostNetworkSupport"
+	FeatureVolumeBindMountOptions    = "VolumeBindMountOptions"
 )
 
 // requiredFeatures is what the NodeDeclaredFeatures filter of rel requires of a node
 // (SCHED-3), sorted: nothing before 1.36 (no filter before 1.35, and the NodeDeclaredFeatures
 // gate is alpha and off in 1.35); from 1.36 RestartAllContainersOnContainerExits for a
 // container or init container with a restart rule whose action is RestartAllContainers, and
-// UserNamespacesHostNetworkSupport for hostNetwork with hostUsers false. 1.37's
-// VolumeBindMountOptions (a volume mount with bindMountOptions, an alpha field the API server
-// drops with its gate off) is not inferred: SCHED-3 says why.
+// UserNamespacesHostNetworkSupport for hostNetwork with hostUsers false; from 1.37 also
+// VolumeBindMountOptions for a volume mount of any container with bindMountOptions.
 func requiredFeatures(spec *v1.PodSpec, rel daemonset.Version) []string {
 	if !rel.AtLeast(1, 36, 0) {
 		return nil
@@ -39,8 +40,43 @@ func requiredFeatures(spec *v1.PodSpec, rel daemonset.Version) []string {
 	if spec.HostNetwork && spec.HostUsers != nil && !*spec.HostUsers {
 		out = append(out, FeatureUserNamespacesHostNetwork)
 	}
+	if rel.AtLeast(1, 37, 0) && bindMountOptionsInUse(spec) {
+		out = append(out, FeatureVolumeBindMountOptions)
+	}
 	slices.Sort(out)
 	return out
+}
+
+// bindMountOptionsInUse reports whether a volume mount of a container, init container or
+// ephemeral container lists bindMountOptions. The field is new in k8s.io/api v0.37 and is read
+// by name, so that this package still builds against the older k8s.io/api that
+// internal/upstreamtest/release.sh links, whose volume mounts lack it (and never need the
+// feature).
+func bindMountOptionsInUse(spec *v1.PodSpec) bool {
+	set := func(mounts []v1.VolumeMount) bool {
+		for i := range mounts {
+			if f := reflect.ValueOf(&mounts[i]).Elem().FieldByName("BindMountOptions"); f.IsValid() && f.Len() > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	for i := range spec.Containers {
+		if set(spec.Containers[i].VolumeMounts) {
+			return true
+		}
+	}
+	for i := range spec.InitContainers {
+		if set(spec.InitContainers[i].VolumeMounts) {
+			return true
+		}
+	}
+	for i := range spec.EphemeralContainers {
+		if set(spec.EphemeralContainers[i].VolumeMounts) {
+			return true
+		}
+	}
+	return false
 }
 
 // missingFeatures returns the features of want the node does not declare in

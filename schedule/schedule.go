@@ -25,12 +25,7 @@ type Options struct {
 	FeatureGates daemonset.FeatureGates
 }
 
-func (o Options) release() daemonset.Version {
-	if o.Version.IsZero() {
-		return daemonset.NewestVersion()
-	}
-	return o.Version
-}
+func (o Options) release() daemonset.Version { return o.Version.OrNewest() }
 
 // Filter is the name of a kube-scheduler filter plugin, as the scheduler's events and
 // configuration spell it.

@@ -237,6 +237,60 @@ func TestFit(t *testing.T) {
 			want: schedule.Verdict{Node: "n1"},
 		},
 		{
+			name: "bind mount options need VolumeBindMountOptions at 1.37, the default (SCHED-3, SCHED-5)",
+			pod: pod("agent", "", nil, func(p *v1.Pod) {
+				p.Spec.Containers[0].VolumeMounts = []v1.VolumeMount{{Name: "data", MountPath: "/data", BindMountOptions: []string{"nosuid"}}}
+			}),
+			node: node("n1", alloc, schedule.FeatureRestartAllContainers),
+			want: schedule.Verdict{Node: "n1", MissingFeatures: []string{schedule.FeatureVolumeBindMountOptions},
+				Preemption: &schedule.Preemption{Reason: schedule.PreemptionReasonUnresolvable}},
+		},
+		{
+			name: "bind mount options of an init container count too, sorted with the other features (SCHED-3)",
+			pod: pod("agent", "", nil, func(p *v1.Pod) {
+				p.Spec.HostNetwork, p.Spec.HostUsers = true, ptr.To(false)
+				p.Spec.InitContainers = []v1.Container{{Name: "init", VolumeMounts: []v1.VolumeMount{{Name: "a"}, {Name: "b", BindMountOptions: []string{"ro"}}}}}
+			}),
+			node: node("n1", alloc),
+			want: schedule.Verdict{Node: "n1", MissingFeatures: []string{schedule.FeatureUserNamespacesHostNetwork, schedule.FeatureVolumeBindMountOptions},
+				Preemption: &schedule.Preemption{Reason: schedule.PreemptionReasonUnresolvable}},
+		},
+		{
+			name: "bind mount options of an ephemeral container need the feature (SCHED-3)",
+			pod: pod("agent", "", nil, func(p *v1.Pod) {
+				p.Spec.EphemeralContainers = []v1.EphemeralContainer{{EphemeralContainerCommon: v1.EphemeralContainerCommon{Name: "debug",
+					VolumeMounts: []v1.VolumeMount{{Name: "data", BindMountOptions: []string{"noexec"}}}}}}
+			}),
+			node: node("n1", alloc),
+			want: schedule.Verdict{Node: "n1", MissingFeatures: []string{schedule.FeatureVolumeBindMountOptions},
+				Preemption: &schedule.Preemption{Reason: schedule.PreemptionReasonUnresolvable}},
+		},
+		{
+			name: "a node declaring VolumeBindMountOptions takes a pod with bind mount options (SCHED-3)",
+			pod: pod("agent", "", nil, func(p *v1.Pod) {
+				p.Spec.Containers[0].VolumeMounts = []v1.VolumeMount{{Name: "data", BindMountOptions: []string{"nosuid"}}}
+			}),
+			node: node("n1", alloc, schedule.FeatureVolumeBindMountOptions),
+			want: schedule.Verdict{Node: "n1"},
+		},
+		{
+			name: "bind mount options need no feature at 1.36, whose filter does not know it (SCHED-3, SCHED-5)",
+			pod: pod("agent", "", nil, func(p *v1.Pod) {
+				p.Spec.Containers[0].VolumeMounts = []v1.VolumeMount{{Name: "data", BindMountOptions: []string{"nosuid"}}}
+			}),
+			opts: schedule.Options{Version: v136},
+			node: node("n1", alloc),
+			want: schedule.Verdict{Node: "n1"},
+		},
+		{
+			name: "empty bind mount options need no feature (SCHED-3)",
+			pod: pod("agent", "", nil, func(p *v1.Pod) {
+				p.Spec.Containers[0].VolumeMounts = []v1.VolumeMount{{Name: "data", BindMountOptions: []string{}}}
+			}),
+			node: node("n1", alloc),
+			want: schedule.Verdict{Node: "n1"},
+		},
+		{
 			name: "at 1.33 pod-level requests are not counted (SCHED-5, ADM-8)",
 			pod: pod("agent", "", list("cpu", "1"), func(p *v1.Pod) {
 				p.Spec.Resources = &v1.ResourceRequirements{Requests: list("cpu", "8")}

@@ -1,7 +1,7 @@
 // Package selector decides whether a set of labels satisfies a Kubernetes label selector
 // (metav1.LabelSelector) or a single selector requirement (In, NotIn, Exists, DoesNotExist, and
-// for node selectors Gt and Lt), exactly as Kubernetes v1.36 does. It never contacts an API
-// server, never validates the labels it is matched against, and never mutates its inputs.
+// for node selectors Gt and Lt), exactly as Kubernetes does in every supported release (1.33 to
+// 1.37, alike). It never contacts an API server, never validates the labels it is matched against, and never mutates its inputs.
 package selector
 
 import (

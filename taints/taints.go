@@ -1,5 +1,6 @@
 // Package taints decides which of a node's taints a pod's tolerations leave untolerated, exactly
-// as Kubernetes v1.36 does. It never contacts an API server and never mutates its inputs.
+// as Kubernetes does in every supported release (1.33 to 1.37; [Options] holds the one gate
+// that differs). It never contacts an API server and never mutates its inputs.
 //
 // [Compile] turns a pod's tolerations into an immutable [Tolerations] value once; its hot-path
 // methods ([Tolerations.Tolerates], [Tolerations.FirstUntolerated]) then answer for any number of
@@ -68,10 +69,11 @@ func (e Effects) String() string {
 }
 
 // Options holds the feature gates that change toleration matching. The zero value is the
-// Kubernetes v1.36 default.
+// default of every supported release, 1.37 included.
 type Options struct {
 	// ComparisonOperators enables the Lt and Gt toleration operators (feature gate
-	// TaintTolerationComparisonOperators, alpha and off by default in v1.36; TAINT-10, D-7).
+	// TaintTolerationComparisonOperators: unknown before 1.35, alpha and off by default from
+	// 1.35 to 1.37; TAINT-10, D-7).
 	ComparisonOperators bool
 }
 
@@ -331,7 +333,7 @@ func (e *effectTolerations) tolerates(taint *v1.Taint) bool {
 	return false
 }
 
-// parseDecimal parses s as v1.36 parses Lt/Gt operands (TAINT-10): a canonical decimal integer
+// parseDecimal parses s as Kubernetes (1.35 to 1.37) parses Lt/Gt operands (TAINT-10): a canonical decimal integer
 // (an optional "-", then "0" alone or a first digit 1-9, no "+", no "-0") that fits an int64,
 // as apimachinery's content.IsDecimalInteger followed by strconv.ParseInt. Unlike ParseInt it
 // allocates nothing on failure.

@@ -13,7 +13,8 @@ import (
 // Validate reports what API validation rejects in tols (VAL-17), every problem at once, under
 // fldPath (for a DaemonSet, spec.template.spec.tolerations). A nil or empty tols is valid.
 //
-// It follows k8s/pkg/apis/core/validation ValidateTolerations in v1.36.3, which is more precise
+// It follows k8s/pkg/apis/core/validation ValidateTolerations (the same checks in v1.36.3 and
+// v1.37.2; the Lt and Gt operators are new in 1.35), which is more precise
 // than VAL-17 in one place: with opts.ComparisonOperators on, an Lt or Gt value that is not a
 // canonical decimal integer, or does not fit an int64, is reported as Invalid at
 // tolerations[i].value (not .operator), once for the syntax and once more if ParseInt fails.
@@ -73,7 +74,8 @@ func Validate(tols []v1.Toleration, fldPath *field.Path, opts Options) field.Err
 // that is not a label value (Invalid .value), an empty effect (Required .effect) or one other
 // than NoSchedule, PreferNoSchedule and NoExecute (Unsupported .effect), and a second taint with
 // the same key and effect (Duplicate at the taint's index, whose value is the taint). It follows
-// k8s/pkg/apis/core/validation validateNodeTaints in v1.36.3. A nil or empty taints is valid.
+// k8s/pkg/apis/core/validation validateNodeTaints, unchanged from v1.33.13 to v1.37.2. A nil or
+// empty taints is valid.
 //
 // The planner does not call it: nodes come from the API server already valid. It is for callers
 // that build nodes by hand (simulators, test suites), where a misspelt effect would otherwise be

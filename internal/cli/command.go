@@ -67,12 +67,7 @@ func (f *versionFlag) Set(s string) error {
 }
 
 // release is the release given, or the newest supported one.
-func (f *versionFlag) release() daemonset.Version {
-	if f.v.IsZero() {
-		return daemonset.NewestVersion()
-	}
-	return f.v
-}
+func (f *versionFlag) release() daemonset.Version { return f.v.OrNewest() }
 
 // addVersionFlag registers --kubernetes-version on fs: every command that plans has it, those
 // of the skeleton through addClusterFlags.

@@ -191,7 +191,7 @@ func randomScheduleCase(r *rand.Rand) (*v1.Node, []*v1.Pod, *v1.Pod) {
 			node.Status.Allocatable["example.com/gpu"] = resource.MustParse([]string{"0", "1", "2"}[r.IntN(3)])
 		}
 	}
-	for _, f := range []string{schedule.FeatureRestartAllContainers, schedule.FeatureUserNamespacesHostNetwork} {
+	for _, f := range []string{schedule.FeatureRestartAllContainers, schedule.FeatureUserNamespacesHostNetwork, schedule.FeatureVolumeBindMountOptions} {
 		if r.IntN(2) == 0 {
 			declareFeature(node, f)
 		}
@@ -229,6 +229,13 @@ func randomScheduleCase(r *rand.Rand) (*v1.Node, []*v1.Pod, *v1.Pod) {
 	}
 	if r.IntN(6) == 0 {
 		pod.Spec.HostNetwork, pod.Spec.HostUsers = true, ptr.To(false)
+	}
+	if r.IntN(6) == 0 {
+		if len(pod.Spec.InitContainers) > 0 && r.IntN(2) == 0 {
+			bindMountOptionsOn(&pod.Spec.InitContainers[0])
+		} else {
+			bindMountOptionsOn(&pod.Spec.Containers[0])
+		}
 	}
 	corev1.SetObjectDefaults_Pod(pod)
 	return node, pods, pod

@@ -89,3 +89,6 @@ func declareFeature(*v1.Node, string) {}
 
 // tolerates is Toleration.ToleratesTaint, which has no comparison operators before 1.35.
 func tolerates(tol *v1.Toleration, t *v1.Taint) bool { return tol.ToleratesTaint(t) }
+
+// bindMountOptionsOn does nothing: bindMountOptions is new in 1.37.
+func bindMountOptionsOn(*v1.Container) {}

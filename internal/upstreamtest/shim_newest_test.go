@@ -53,3 +53,9 @@ func snapshotOptions(node *v1.Node, pods []*v1.Pod) []frameworkruntime.Option {
 // pod-level resources, between the mutating and the validating admission plugins: from 1.37
 // (PodLevelResourcesFixDefaulting, on) it defaults them there (ADM-7).
 func defaultPodLevelResources(pod *api.Pod) { podutil.DefaultPodLevelResources(pod) }
+
+// bindMountOptionsOn gives c a volume mount with bindMountOptions, which from 1.37 needs the
+// node feature VolumeBindMountOptions (SCHED-3).
+func bindMountOptionsOn(c *v1.Container) {
+	c.VolumeMounts = append(c.VolumeMounts, v1.VolumeMount{Name: "data", MountPath: "/data", BindMountOptions: []string{"nosuid"}})
+}

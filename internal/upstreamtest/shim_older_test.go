@@ -47,3 +47,6 @@ func snapshotOptions(node *v1.Node, pods []*v1.Pod) []frameworkruntime.Option {
 // defaultPodLevelResources is what the registry's PrepareForCreate does to a created pod's
 // pod-level resources: nothing before 1.37, which defaults them when it decodes the pod.
 func defaultPodLevelResources(*api.Pod) {}
+
+// bindMountOptionsOn does nothing: bindMountOptions is new in 1.37.
+func bindMountOptionsOn(*v1.Container) {}
