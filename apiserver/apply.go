@@ -76,12 +76,14 @@ func Apply(stored, manifest *appsv1.DaemonSet, opts Options) (*appsv1.DaemonSet,
 //
 // manifest must be the JSON of one object; what is not (or does not decode into
 // [appsv1.DaemonSet]) is refused with an error on the root, as the API server refuses a body
-// it cannot decode, and so is text that is not UTF-8. A key given twice in one object is
+// it cannot decode, and so is text that is not UTF-8. Its apiVersion and kind must be apps/v1
+// and DaemonSet as the API server reads them before the body, under case folding, the last
+// key winning ("ApiVersion" after "apiVersion" replaces it there). A key given twice in one object is
 // refused with its path, and so is, before it is parsed, a resource quantity longer than 64
 // characters or with an exponent beyond ±100 (package manifest's default limits): parsing
 // "1e-999999999" would take hours. Keys are matched to fields exactly, as the API server's
 // decoder (sigs.k8s.io/json) matches them, not under case folding as encoding/json does: a key
-// spelt with other capitals ("Resources", "ApiVersion") is a field the type does not know.
+// spelt with other capitals ("Resources") is a field the type does not know.
 // Fields the type does not know are sent as they are and fill nothing, where kubectl's default
 // (--validate=strict) would have the API server refuse them: a caller checks them first
 // (package manifest warns of them and applies the typed object). manifest is not modified.
@@ -111,11 +113,43 @@ func ApplyJSON(stored *appsv1.DaemonSet, manifest []byte, opts Options) (*appsv1
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(manifest, &typed); err != nil {
 		return nil, field.ErrorList{field.Invalid(nil, errlist.Cut(string(manifest), errlist.ValueBytes), "must be the JSON of a DaemonSet: "+err.Error())}
 	}
+	if errs := checkTypeMeta(manifest, &typed); len(errs) > 0 {
+		return nil, errs
+	}
 	modified, err := modifiedUnstructured(obj)
 	if err != nil {
 		return nil, field.ErrorList{field.InternalError(nil, err)}
 	}
 	return apply(stored, &typed, modified, opts)
+}
+
+// checkTypeMeta refuses manifest unless it is an apps/v1 DaemonSet both as kubectl reads it
+// (typed, its keys matched exactly: kubectl sends no object without an apiVersion and a kind)
+// and as the API server reads its type before decoding the body (apimachinery's json
+// SimpleMetaFactory.Interpret): with encoding/json, so keys match under case folding and the
+// last of "apiVersion", "ApiVersion", ... wins. A body that reads there as another kind or
+// version is one the DaemonSet endpoint refuses, whatever the typed decoding filled.
+func checkTypeMeta(manifest []byte, typed *appsv1.DaemonSet) field.ErrorList {
+	var server struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+	}
+	if err := json.Unmarshal(manifest, &server); err != nil {
+		return field.ErrorList{field.Invalid(nil, errlist.Cut(string(manifest), errlist.ValueBytes), "must be the JSON of a DaemonSet: "+err.Error())}
+	}
+	var errs field.ErrorList
+	for _, f := range []struct{ path, kubectl, server, want string }{
+		{"apiVersion", typed.APIVersion, server.APIVersion, "apps/v1"},
+		{"kind", typed.Kind, server.Kind, "DaemonSet"},
+	} {
+		switch {
+		case f.kubectl == "":
+			errs = append(errs, field.Required(field.NewPath(f.path), "must be "+f.want))
+		case f.server != f.want:
+			errs = append(errs, field.NotSupported(field.NewPath(f.path), errlist.Cut(f.server, errlist.ValueBytes), []string{f.want}))
+		}
+	}
+	return errs
 }
 
 // apply is Apply with modified, the configuration kubectl sends for manifest.

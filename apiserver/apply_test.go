@@ -222,6 +222,47 @@ func TestApplyJSONSendsSpeltOutZeros(t *testing.T) {
 	}
 }
 
+// The API server reads a body's apiVersion and kind before the body, under case folding, the
+// last key winning (apimachinery's json SimpleMetaFactory.Interpret): "ApiVersion" after
+// "apiVersion" makes it another object, and "apiversion" alone is an apiVersion there, but none
+// to the typed decoding or to kubectl, which does not send it (D-14).
+func TestApplyJSONReadsTheTypeAsTheAPIServer(t *testing.T) {
+	t.Parallel()
+	body := func(typeMeta string) string {
+		return `{` + typeMeta + `"metadata": {"name": "agent", "namespace": "kube-system"},
+		  "spec": {"selector": {"matchLabels": {"app": "agent"}},
+		    "template": {"metadata": {"labels": {"app": "agent"}}, "spec": {"containers": [{"name": "agent", "image": "agent:1"}]}}}}`
+	}
+	tests := []struct {
+		name     string
+		typeMeta string
+		want     field.ErrorList
+	}{
+		{"D-14 ApiVersion and Kind after the real keys replace them", `"apiVersion": "apps/v1", "kind": "DaemonSet", "ApiVersion": "apps/v2", "Kind": "Pod",`,
+			field.ErrorList{field.NotSupported[string](field.NewPath("apiVersion"), "apps/v2", nil), field.NotSupported[string](field.NewPath("kind"), "Pod", nil)}},
+		{"D-14 the real keys after ApiVersion and Kind win", `"ApiVersion": "apps/v2", "Kind": "Pod", "apiVersion": "apps/v1", "kind": "DaemonSet",`, nil},
+		{"D-14 another kind", `"apiVersion": "v1", "kind": "Pod",`,
+			field.ErrorList{field.NotSupported[string](field.NewPath("apiVersion"), "v1", nil), field.NotSupported[string](field.NewPath("kind"), "Pod", nil)}},
+		{"D-14 neither", ``, field.ErrorList{field.Required(field.NewPath("apiVersion"), ""), field.Required(field.NewPath("kind"), "")}},
+		{"D-14 apiversion alone is no apiVersion to the typed decoding", `"apiversion": "apps/v1", "kind": "DaemonSet",`,
+			field.ErrorList{field.Required(field.NewPath("apiVersion"), "")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			for _, live := range []*appsv1.DaemonSet{nil, stored(t)} {
+				got, errs := apiserver.ApplyJSON(live, []byte(body(tt.typeMeta)), apiserver.Options{})
+				if tt.want == nil {
+					require.Empty(t, errs)
+					require.Equal(t, "apps/v1", got.APIVersion)
+					continue
+				}
+				field.ErrorMatcher{}.ByType().ByField().Test(t, tt.want, errs)
+			}
+		})
+	}
+}
+
 // ApplyJSON decodes the file's JSON as the API server does (sigs.k8s.io/json, keys matched
 // exactly), not as encoding/json does (a key equal under case folding fills the field): a key
 // spelt with other capitals is a field the type does not know, which fills nothing (D-14).
@@ -244,13 +285,6 @@ func TestApplyJSONMatchesKeysExactly(t *testing.T) {
 		manifest: agent("", "", `, "Resources": {"requests": {"cpu": "1"}}`),
 		check: func(t *testing.T, got *appsv1.DaemonSet) {
 			require.Empty(t, got.Spec.Template.Spec.Containers[0].Resources.Requests)
-		},
-	}, {
-		name:     "D-14 ApiVersion does not replace the apiVersion given",
-		manifest: agent(` "ApiVersion": "apps/v2", "Kind": "Pod",`, "", ""),
-		check: func(t *testing.T, got *appsv1.DaemonSet) {
-			require.Equal(t, "apps/v1", got.APIVersion)
-			require.Equal(t, "DaemonSet", got.Kind)
 		},
 	}, {
 		// It was refused as a quantity while keys were matched under case folding.
