@@ -56,7 +56,8 @@ type streamedList struct {
 // of a kubectl dump, else the record whole. Held as a decoded (216 bytes), the records were
 // live through the whole read: 2 MB of a 5,000-node dump and 52 MB of a List of 240,000 tiny
 // pods, on which the collector lets the heap grow by three quarters again
-// (BenchmarkReadMemory); a listItem is 24 bytes.
+// (BenchmarkReadMemory); a listItem is 24 bytes. The rebuild reads obj again, so nothing
+// may change a list's objects between put and records.
 type listItem struct {
 	obj  any
 	full *decoded
