@@ -317,8 +317,8 @@ func (c *Controller) podDeleted(obj any) {
 // is one the controller created and its expectations still wait for, it is awaited no more, and
 // when counted (upstream's addPod saw it live and counted its creation) the creates still
 // expected go down by one, as upstream's counter went down at that add event. It queues the
-// DaemonSet controlling the pod; an orphan queues nothing ("no controller should care about
-// orphans being deleted"), nor does the pod's previous controller.
+// DaemonSet controlling the pod; an orphan queues nothing, as upstream's deletePod queues
+// nothing for one, nor does the pod's previous controller.
 func (c *Controller) podTerminating(pod *v1.Pod, counted bool) {
 	c.mu.Lock()
 	for _, st := range c.state {
