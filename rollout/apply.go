@@ -268,7 +268,7 @@ func Reap(s daemonset.Snapshot, now time.Time) (daemonset.Snapshot, error) {
 	}
 	ready := make(map[string]bool, len(s.Nodes))
 	for _, n := range s.Nodes {
-		ready[n.Name] = nodeReady(n)
+		ready[n.Name] = nodehealth.RunsPods(n)
 	}
 	out := s
 	out.Pods = make([]*v1.Pod, 0, len(s.Pods))
@@ -282,8 +282,3 @@ func Reap(s daemonset.Snapshot, now time.Time) (daemonset.Snapshot, error) {
 	}
 	return out, nil
 }
-
-// nodeReady is the kubelet model's reading of a node (nodehealth.RunsPods): its kubelet
-// starts and removes pods when the Ready condition is True, or when the node has none (a
-// hand-written manifest).
-func nodeReady(n *v1.Node) bool { return nodehealth.RunsPods(n) }

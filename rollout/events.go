@@ -7,12 +7,13 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/nodehealth"
 )
 
 // scheduleExisting gives a pod of the starting snapshot its kubelet events.
 func (sm *sim) scheduleExisting(p *v1.Pod) {
 	n, ok := sm.w.node(p.Spec.NodeName)
-	if !ok || !nodeReady(n) {
+	if !ok || !nodehealth.RunsPods(n) {
 		return
 	}
 	if p.DeletionTimestamp != nil {

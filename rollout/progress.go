@@ -8,6 +8,7 @@ import (
 
 	"github.com/daemonsched/daemonsched/affinity"
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/nodehealth"
 	"github.com/daemonsched/daemonsched/schedule"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
@@ -275,7 +276,7 @@ func walkNodes(r *Report, p *daemonset.Planner, s daemonset.Snapshot, res *daemo
 			flush()
 			continue
 		}
-		ready := nodeReady(n)
+		ready := nodehealth.RunsPods(n)
 		var curBuf, oldBuf [2]*v1.Pod
 		current, old := curBuf[:0], oldBuf[:0]
 		terminating := false

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/nodehealth"
 )
 
 // One sync of the simulated controller: the plan, the failed-pod back-off, and the writes.
@@ -190,7 +191,7 @@ func (sm *sim) applyStep(res *daemonset.Result, step *Step, writeStatus bool) (b
 			continue
 		}
 		e := sm.w.byNode[p.Spec.NodeName]
-		if e == nil || e.node == nil || !nodeReady(e.node) {
+		if e == nil || e.node == nil || !nodehealth.RunsPods(e.node) {
 			continue
 		}
 		if f := sm.opts.Kubelet.fate(p, sm.rng); f != FateReady {
@@ -199,7 +200,7 @@ func (sm *sim) applyStep(res *daemonset.Result, step *Step, writeStatus bool) (b
 		sm.push(pending{at: sm.now.Add(sm.opts.Kubelet.Startup.draw(sm.rng)), kind: itemStart, pod: keyOf(p), epoch: e.epoch, own: p})
 	}
 	for _, p := range a.terminating {
-		if n, ok := sm.w.node(p.Spec.NodeName); ok && nodeReady(n) {
+		if n, ok := sm.w.node(p.Spec.NodeName); ok && nodehealth.RunsPods(n) {
 			sm.scheduleRemoval(p)
 		}
 	}

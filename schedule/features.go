@@ -47,15 +47,21 @@ func requiredFeatures(spec *v1.PodSpec, rel daemonset.Version) []string {
 	return out
 }
 
+// bindMountOptions is VolumeMount's bindMountOptions field, found once: it is new in
+// k8s.io/api v0.37 and is read by name, so that this package still builds against the older
+// k8s.io/api that internal/upstreamtest/release.sh links, whose volume mounts lack it (ok is
+// false there, and no pod needs the feature).
+var bindMountOptions, bindMountOptionsKnown = reflect.TypeFor[v1.VolumeMount]().FieldByName("BindMountOptions")
+
 // bindMountOptionsInUse reports whether a volume mount of a container, init container or
-// ephemeral container lists bindMountOptions. The field is new in k8s.io/api v0.37 and is read
-// by name, so that this package still builds against the older k8s.io/api that
-// internal/upstreamtest/release.sh links, whose volume mounts lack it (and never need the
-// feature).
+// ephemeral container lists bindMountOptions.
 func bindMountOptionsInUse(spec *v1.PodSpec) bool {
+	if !bindMountOptionsKnown {
+		return false
+	}
 	set := func(mounts []v1.VolumeMount) bool {
 		for i := range mounts {
-			if f := reflect.ValueOf(&mounts[i]).Elem().FieldByName("BindMountOptions"); f.IsValid() && f.Len() > 0 {
+			if reflect.ValueOf(&mounts[i]).Elem().FieldByIndex(bindMountOptions.Index).Len() > 0 {
 				return true
 			}
 		}
