@@ -83,6 +83,9 @@ func streamCases(t testing.TB) [][]byte {
 		[]byte(`{"apiVersion":"v1","items":[{"metadata":{"name":"a"}}],"items":[],"kind":"NodeList"}`),
 		[]byte(`{"apiVersion":"v1","items":[{"metadata":{"name":"a"}}`),
 		[]byte(`{"apiVersion":"v1","kind":"Node","metadata":{"name":"a"}} 1,2 {"a":"}"`),
+		// More items of {} before the kind than wait for it (issue 25, F16); under 64 KiB, so
+		// that they seed the fuzz target.
+		f16List(maxPending+1, true, false), f16List(maxPending+1, false, false),
 	}
 }
 
