@@ -22,7 +22,7 @@ type streamedList struct {
 	batch   [][]byte
 	bytes   int
 	items   []decoded      // the list's head (set last), then its items
-	pending map[int][]byte // items decoded before their kind was known, and failed: JSON; at most maxPending
+	pending map[int][]byte // items decoded before their kind was known, and failed: JSON
 	n       int            // items seen
 	counted int            // items counted against Limits.Objects
 	doc     int            // the document's number
