@@ -170,7 +170,7 @@ func (s *splitter) jsonByte(st *jsonSplit, c byte) error {
 			// the items theirs now.
 			head := append(bytes.Clone(s.doc), '}')
 			if _, kind, _, isList, err := s.r.decodeList(Source{File: s.name, Document: s.list.doc, Item: -1}, head); err == nil && isList {
-				s.list.itemKind = kind
+				s.list.itemKind, s.list.kindKnown = kind, true
 			}
 		}
 		st.depth++

@@ -15,11 +15,12 @@ import (
 
 // streamedList is a YAML list of the current document, its items decoded as they arrive.
 type streamedList struct {
-	wrapper  []byte // the list without its items ("items: []")
-	after    bool   // past the items
-	fallback bool   // not as kubectl prints it, or an item failed: read the document again whole
-	item     []byte // the current item, nil before the first
-	itemKind string // the kind the header gives the items, if known yet
+	wrapper   []byte // the list without its items ("items: []")
+	after     bool   // past the items
+	fallback  bool   // not as kubectl prints it, or an item failed: read the document again whole
+	item      []byte // the current item, nil before the first
+	itemKind  string // the kind the header gives the items, if known yet
+	kindKnown bool   // the header gave the list's kind (itemKind is "" for a List)
 
 	batch   [][]byte
 	bytes   int
@@ -35,6 +36,11 @@ type streamedList struct {
 	// item that failed and set fallback (0: none).
 	itemBig     bool
 	big, failed int
+
+	// overflow is one more than the index of the first item that failed with pending full
+	// (0: none). From it on, items are counted, not decoded: if no pending item fails once
+	// the kind is known, finish reads the document again whole.
+	overflow int
 
 	// itemLine is the line the current item starts on, lines those of the items of batch.
 	// errAt is one more than the index of the first item whose error is final (finalError:
@@ -142,7 +148,7 @@ func newStreamedList(s *splitter) *streamedList {
 	// A list whose kind comes before its items (not as kubectl prints it) gives the items theirs now.
 	if js, err := yamlToJSON(l.wrapper); err == nil {
 		if _, kind, _, isList, err := s.r.decodeList(Source{File: s.name, Document: l.doc, Item: -1}, js); err == nil && isList {
-			l.itemKind = kind
+			l.itemKind, l.kindKnown = kind, true
 		}
 	}
 	return l
@@ -210,11 +216,15 @@ func (l *streamedList) end(s *splitter) error {
 		// than scan the rest (a 75 MB list of 25,000,000 items took 22 s; issue 25).
 		return s.tooMany
 	}
-	if l.errAt > 0 {
-		// The outcome is that item's error, or an earlier one; but a JSON document that is
+	if l.errAt > 0 || l.overflow > 0 {
+		// The outcome is that item's error, or an earlier one (or, past overflow, the document
+		// is read again whole); but a JSON document that is
 		// not JSON gives its syntax error whatever its items hold (jsonSyntaxError).
 		if l.json && item != nil && !json.Valid(item) {
 			l.fallback = true
+		}
+		if item != nil {
+			l.free = append(l.free, item[:0]) // not decoded: its buffer serves the next item
 		}
 		return nil
 	}
@@ -275,16 +285,20 @@ func (l *streamedList) decodeBatch(s *splitter) {
 	}
 	for i, js := range failed {
 		switch {
-		case js == nil || l.errAt > 0 || l.fallback:
-		case errors.As(errs[i], new(finalError)) && (len(js) == 0 || l.itemKind != ""):
+		case js == nil || l.errAt > 0 || l.overflow > 0 || l.fallback:
+		case errors.As(errs[i], new(finalError)) && (len(js) == 0 || l.kindKnown):
 			// Final whatever the list's kind says: a YAML error, or a typed error with the
-			// items' kind known.
+			// list's kind known (a List's items give their own).
 			l.errAt, l.err = first+i+1, errs[i]
 		case len(js) == 0:
 			l.fallback = true // an item that may use another's anchor: read the whole document
 			if l.failed == 0 {
 				l.failed = first + i + 1
 			}
+		case len(l.pending) >= maxPending:
+			// 200,000 items of {} before the kind were all decoded and kept (issue 25, F16):
+			// the items after this one wait for the kind no more.
+			l.overflow = first + i + 1
 		default:
 			l.pending[first+i] = js // decoded again once the list's kind is known
 		}
@@ -300,6 +314,11 @@ func (l *streamedList) decodeBatch(s *splitter) {
 	}
 	l.batch, l.lines, l.bytes = l.batch[:0], l.lines[:0], 0
 }
+
+// maxPending bounds streamedList.pending: the items of a list whose kind comes after them that
+// failed without it, kept to be decoded again with it. A typed list printed in YAML (the items
+// without kind, the kind after them) longer than that is read again whole when it ends.
+const maxPending = 10_000
 
 // errDocuments is finish's error when the documents alone are more than Limits.Objects.
 var errDocuments = errors.New("too many documents")
@@ -358,6 +377,9 @@ func (l *streamedList) finish(s *splitter, end int64) (iter.Seq[decoded], error)
 						break
 					}
 					l.put(s, 1+i, res[0])
+				}
+				if l.overflow > 0 && (firstErr == nil || first >= l.overflow-1) {
+					break // the items from overflow on were not decoded: read the document again
 				}
 				if firstErr != nil {
 					return nil, firstErr
