@@ -383,7 +383,7 @@ func (l *linter) requests(ds *appsv1.DaemonSet, eligible []*v1.Node) {
 	}
 	for _, f := range slices.Sorted(maps.Keys(missing)) {
 		nodes := missing[f]
-		l.add(ds, RuleNodeFeatureMissing, featurePath(f), nodes,
+		l.add(ds, RuleNodeFeatureMissing, featurePath(spec, f), nodes,
 			"the pod needs node feature %s, which %s %s not declare (status.declaredFeatures): the scheduler leaves the pod Pending there",
 			f, countNodes(len(nodes)), agree(len(nodes), "does", "do"))
 	}
@@ -423,11 +423,11 @@ func hostPortPath(spec *v1.PodSpec, hp fleet.HostPort) *field.Path {
 	return podSpecPath
 }
 
-// featurePath is the field that makes the pod need feature f (SCHED-3).
-func featurePath(f string) *field.Path {
-	switch f {
-	case schedule.FeatureUserNamespacesHostNetwork:
-		return podSpecPath.Child("hostUsers")
+// featurePath is the first field that makes the pod need feature f (SCHED-3), as package
+// schedule infers it, or the pod spec for a feature schedule does not know.
+func featurePath(spec *v1.PodSpec, f string) *field.Path {
+	if p := schedule.FeatureField(spec, f, podSpecPath); p != nil {
+		return p
 	}
 	return podSpecPath
 }

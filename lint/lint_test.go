@@ -380,6 +380,41 @@ func TestLintSchedulerMessages(t *testing.T) {
 	}
 }
 
+// LINT-12 points at the field that needs the feature, as schedule infers it (SCHED-3): the
+// mount with bindMountOptions (1.37, the default), the restart rule that restarts all
+// containers, hostUsers; one finding per feature.
+func TestLintNodeFeaturePaths(t *testing.T) {
+	t.Parallel()
+	ds := apitest.DaemonSet(func(ds *appsv1.DaemonSet) {
+		spec := &ds.Spec.Template.Spec
+		spec.InitContainers = []v1.Container{{Name: "init", Image: "busybox", RestartPolicyRules: []v1.ContainerRestartRule{
+			{Action: v1.ContainerRestartRuleActionRestartAllContainers, ExitCodes: &v1.ContainerRestartRuleOnExitCodes{Operator: v1.ContainerRestartRuleOnExitCodesOpIn, Values: []int32{42}}}}}}
+		spec.Containers[0].VolumeMounts = []v1.VolumeMount{{Name: "plain", MountPath: "/plain"},
+			{Name: "data", MountPath: "/data", BindMountOptions: []string{"nosuid"}}}
+	})
+	before := ds.DeepCopy()
+	s := daemonset.Snapshot{DaemonSets: []*appsv1.DaemonSet{ds},
+		Nodes: []*v1.Node{apitest.Node("a", allocatable("cpu", "4", "pods", "110"))}}
+	got, err := lint.Lint(s, opts)
+	require.NoError(t, err)
+	var fields []string
+	for _, f := range got {
+		if f.Rule == lint.RuleNodeFeatureMissing {
+			fields = append(fields, f.Field)
+		}
+	}
+	want := []string{
+		"spec.template.spec.containers[0].volumeMounts[1].bindMountOptions",
+		"spec.template.spec.initContainers[0].restartPolicyRules[0].action",
+	}
+	if diff := cmp.Diff(want, fields); diff != "" {
+		t.Errorf("LINT-12 fields mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(before, ds); diff != "" {
+		t.Errorf("Lint mutated the DaemonSet (-before +after):\n%s", diff)
+	}
+}
+
 // A DaemonSet that does not compile is an error naming it; the others are still linted.
 func TestLintReportsDaemonSetsThatDoNotCompile(t *testing.T) {
 	t.Parallel()

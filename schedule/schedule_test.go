@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 )
 
@@ -440,4 +441,62 @@ func TestCompileKeepsNotTheCallersGates(t *testing.T) {
 	}), schedule.Options{Version: v133, FeatureGates: gates})
 	gates[daemonset.GatePodLevelResources] = false
 	require.False(t, p.Fit(node("n1", list("cpu", "4", "memory", "8Gi", "pods", "110")), nil).Fits(), "the pod-level 8 CPUs still count")
+}
+
+// FeatureField names the first field that makes the pod need a node feature, the one SCHED-3
+// infers it from, under the path given (LINT-12 reports it).
+func TestFeatureField(t *testing.T) {
+	t.Parallel()
+	root := field.NewPath("spec", "template", "spec")
+	restartAll := v1.ContainerRestartRule{Action: v1.ContainerRestartRuleActionRestartAllContainers}
+	tests := []struct {
+		name    string
+		spec    v1.PodSpec
+		feature string
+		want    string
+	}{
+		{name: "the second mount of the first container with bindMountOptions (SCHED-3)",
+			spec: v1.PodSpec{Containers: []v1.Container{
+				{Name: "a", VolumeMounts: []v1.VolumeMount{{Name: "x"}, {Name: "y", BindMountOptions: []string{"nosuid"}}}},
+				{Name: "b", VolumeMounts: []v1.VolumeMount{{Name: "z", BindMountOptions: []string{"ro"}}}}}},
+			feature: schedule.FeatureVolumeBindMountOptions, want: "spec.template.spec.containers[0].volumeMounts[1].bindMountOptions"},
+		{name: "an init container's mount comes before the containers' (SCHED-3)",
+			spec: v1.PodSpec{InitContainers: []v1.Container{{Name: "i", VolumeMounts: []v1.VolumeMount{{Name: "y", BindMountOptions: []string{"ro"}}}}},
+				Containers: []v1.Container{{Name: "a", VolumeMounts: []v1.VolumeMount{{Name: "x", BindMountOptions: []string{"ro"}}}}}},
+			feature: schedule.FeatureVolumeBindMountOptions, want: "spec.template.spec.initContainers[0].volumeMounts[0].bindMountOptions"},
+		{name: "an ephemeral container's mount (SCHED-3)",
+			spec: v1.PodSpec{Containers: []v1.Container{{Name: "a"}}, EphemeralContainers: []v1.EphemeralContainer{{EphemeralContainerCommon: v1.EphemeralContainerCommon{
+				Name: "e", VolumeMounts: []v1.VolumeMount{{Name: "x"}, {Name: "y"}, {Name: "z", BindMountOptions: []string{"ro"}}}}}}},
+			feature: schedule.FeatureVolumeBindMountOptions, want: "spec.template.spec.ephemeralContainers[0].volumeMounts[2].bindMountOptions"},
+		{name: "the restart rule that restarts all containers, not the one before it (SCHED-3)",
+			spec: v1.PodSpec{Containers: []v1.Container{{Name: "a"}, {Name: "b", RestartPolicyRules: []v1.ContainerRestartRule{
+				{Action: v1.ContainerRestartRuleActionRestart}, restartAll}}}},
+			feature: schedule.FeatureRestartAllContainers, want: "spec.template.spec.containers[1].restartPolicyRules[1].action"},
+		{name: "hostUsers false beside hostNetwork (SCHED-3)",
+			spec:    v1.PodSpec{HostNetwork: true, HostUsers: ptr.To(false)},
+			feature: schedule.FeatureUserNamespacesHostNetwork, want: "spec.template.spec.hostUsers"},
+		{name: "hostUsers false without hostNetwork needs nothing (SCHED-3)",
+			spec:    v1.PodSpec{HostUsers: ptr.To(false)},
+			feature: schedule.FeatureUserNamespacesHostNetwork},
+		{name: "mounts without bindMountOptions need nothing (SCHED-3)",
+			spec:    v1.PodSpec{Containers: []v1.Container{{Name: "a", VolumeMounts: []v1.VolumeMount{{Name: "x"}}}}},
+			feature: schedule.FeatureVolumeBindMountOptions},
+		{name: "a feature the package does not know has no field",
+			spec:    v1.PodSpec{HostNetwork: true, HostUsers: ptr.To(false)},
+			feature: "SomeOtherFeature"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			before := tt.spec.DeepCopy()
+			got := ""
+			if p := schedule.FeatureField(&tt.spec, tt.feature, root); p != nil {
+				got = p.String()
+			}
+			require.Equal(t, tt.want, got)
+			if diff := cmp.Diff(before, &tt.spec); diff != "" {
+				t.Errorf("FeatureField mutated its input (-before +after):\n%s", diff)
+			}
+		})
+	}
 }
