@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -182,4 +183,113 @@ func TestDecisiveOrders(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestUpstreamPicksConform: the corpus accepts each answer the real v1.37.2 controller gave
+// when run on these cases by internal/upstreamtest's TestCorpusAgainstUpstream (2026-11-28),
+// whose pick follows its informers' list order, and refuses the same picks with another pick's
+// writes. UPD-14: which of two tied current revisions is kept (Expected.Alternatives);
+// DIFF-10: which nodes get pods and which pods go under the burst cap, with the status that
+// pick counts (the orders' choice sets and the STAT-16 recount).
+func TestUpstreamPicksConform(t *testing.T) {
+	byName := corpusByName(t)
+	judge := func(c Case, cand []*daemonset.Result) []Mismatch {
+		opts, err := c.Options()
+		require.NoError(t, err)
+		return VerifyAny(c.expectations(), cand, opts)
+	}
+
+	t.Run("UPD-14: keeping the other tied revision, as upstream wrote it", func(t *testing.T) {
+		c := byName["regression-upd-14-equal-current-revisions"]
+		s, err := c.Snapshot()
+		require.NoError(t, err)
+		opts, err := c.Options()
+		require.NoError(t, err)
+		keepA := planOf(t, s, opts)
+		require.Equal(t, "aaa", keepA[0].RevisionHash, "the project keeps aaa")
+		keepB := cloneResult(keepA[0])
+		keepB.RevisionHash, keepB.Delete = "bbb", nil
+		keepB.Revisions = &daemonset.RevisionWrites{Delete: []daemonset.ObjectRef{{Namespace: "ns", Name: "ds-aaa"}}}
+		st := keepA[0].Status.DeepCopy()
+		st.UpdatedNumberScheduled, st.NumberUnavailable = 2, 0
+		keepB.Status, keepB.StatusWrite = st, st.DeepCopy()
+		if ms := judge(c, []*daemonset.Result{keepB}); len(ms) > 0 {
+			t.Errorf("upstream's keeping bbb rejected: %v", ms)
+		}
+		if ms := judge(c, keepA); len(ms) > 0 {
+			t.Errorf("upstream's keeping aaa (the project's plan) rejected: %v", ms)
+		}
+		wrong := cloneResult(keepB)
+		wrong.Revisions = keepA[0].Revisions // keeps bbb, yet deletes it
+		if ms := judge(c, []*daemonset.Result{wrong}); len(ms) == 0 {
+			t.Error("keeping bbb with aaa's revision writes accepted")
+		}
+	})
+
+	t.Run("DIFF-10: other pods deleted and other nodes created under the cap, as upstream wrote it", func(t *testing.T) {
+		c := byName["generated-16-k8s-1-37"]
+		s, err := c.Snapshot()
+		require.NoError(t, err)
+		opts, err := c.Options()
+		require.NoError(t, err)
+		own := planOf(t, s, opts)
+		require.Len(t, own, 1)
+		require.Equal(t, []string{"p01", "p02"}, deletedNames(own[0]), "the project's pick")
+		// Upstream, listing the nodes in another order, deleted p05 and p07 (n3, where the pod
+		// should not run) and so left n0's adopted Failed pod p01 in its status: one node fewer
+		// counts as updated and available.
+		other := cloneResult(own[0])
+		other.Delete = []daemonset.Deletion{{Namespace: "ns", Name: "p05"}, {Namespace: "ns", Name: "p07"}}
+		other.Create = otherCreates(t, own[0].Create, "n0", "n2", "n5")
+		st := own[0].Status.DeepCopy()
+		st.UpdatedNumberScheduled, st.NumberAvailable, st.NumberUnavailable = st.UpdatedNumberScheduled-1, st.NumberAvailable-1, st.NumberUnavailable+1
+		other.Status, other.StatusWrite = st, st.DeepCopy()
+		if ms := judge(c, []*daemonset.Result{other}); len(ms) > 0 {
+			t.Errorf("upstream's pick rejected: %v", ms)
+		}
+		if ms := judge(c, own); len(ms) > 0 {
+			t.Errorf("the project's pick rejected: %v", ms)
+		}
+		stale := cloneResult(other)
+		stale.StatusWrite = own[0].StatusWrite // the status of the project's pick, not of this one
+		if ms := judge(c, []*daemonset.Result{stale}); len(ms) != 1 || ms[0].Rule != "STAT-14" {
+			t.Errorf("upstream's pick with the project's status write: %v, want one STAT-14 mismatch", ms)
+		}
+		over := cloneResult(other)
+		over.Delete = append(over.Delete, daemonset.Deletion{Namespace: "ns", Name: "p08"})
+		if ms := judge(c, []*daemonset.Result{over}); len(ms) == 0 {
+			t.Error("three deletions under a burst cap of 2 accepted")
+		}
+	})
+}
+
+func deletedNames(r *daemonset.Result) []string {
+	var out []string
+	for _, d := range r.Delete {
+		out = append(out, d.Name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// otherCreates returns creates for the nodes of candidates that creates does not use, as many
+// as creates has, each the pod of creates[0] bound to its node instead.
+func otherCreates(t *testing.T, creates []daemonset.Creation, candidates ...string) []daemonset.Creation {
+	t.Helper()
+	require.NotEmpty(t, creates)
+	used := map[string]bool{}
+	for _, c := range creates {
+		used[c.Node] = true
+	}
+	var out []daemonset.Creation
+	for _, n := range candidates {
+		if used[n] || len(out) == len(creates) {
+			continue
+		}
+		pod := creates[0].Pod.DeepCopy()
+		pod.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms[0].MatchFields[0].Values = []string{n}
+		out = append(out, daemonset.Creation{Node: n, Pod: pod})
+	}
+	require.Len(t, out, 1, "one node the project did not pick")
+	return append(out, creates[1:]...)
 }
