@@ -121,7 +121,8 @@ func checkWrittenQuantities(data []byte, obj any, lim Limits) error {
 	if err := yaml.Unmarshal(data, &n); err != nil {
 		return nil // the conversion read it; what it reads was checked
 	}
-	js, err := json.Marshal(writtenValue(&n))
+	budget := 4*len(data) + 1024 // nodes, aliases expanded
+	js, err := json.Marshal(writtenValue(&n, &budget))
 	if err != nil {
 		return nil
 	}
@@ -159,26 +160,36 @@ func isNumberByte(c byte) bool {
 }
 
 // writtenValue is the YAML node n as generic JSON in which every scalar but null is the string
-// written: mappings are objects, sequences arrays. Aliases and merge keys are left out (the
-// conversion's JSON, checked before, holds what they expand to), so no node is visited twice.
-func writtenValue(n *yaml.Node) any {
+// written: mappings are objects, sequences arrays, an alias the node it names (as the
+// conversion expands it). Merge keys are left out. Expanding aliases stops after budget nodes
+// (goyaml.v2, which converted the document first, refuses excessive aliasing), so no document
+// costs more than budget.
+func writtenValue(n *yaml.Node, budget *int) any {
+	if *budget <= 0 {
+		return nil
+	}
+	*budget--
 	switch n.Kind {
 	case yaml.DocumentNode:
 		if len(n.Content) == 1 {
-			return writtenValue(n.Content[0])
+			return writtenValue(n.Content[0], budget)
+		}
+	case yaml.AliasNode:
+		if n.Alias != nil {
+			return writtenValue(n.Alias, budget)
 		}
 	case yaml.MappingNode:
 		m := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			if k := n.Content[i]; k.Kind == yaml.ScalarNode && k.Tag != "!!merge" {
-				m[k.Value] = writtenValue(n.Content[i+1])
+				m[k.Value] = writtenValue(n.Content[i+1], budget)
 			}
 		}
 		return m
 	case yaml.SequenceNode:
 		l := make([]any, len(n.Content))
 		for i, c := range n.Content {
-			l[i] = writtenValue(c)
+			l[i] = writtenValue(c, budget)
 		}
 		return l
 	case yaml.ScalarNode:
