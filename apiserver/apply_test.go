@@ -351,3 +351,19 @@ func TestApplyJSONRefusesAnUnknownFieldValidation(t *testing.T) {
 	field.ErrorMatcher{}.ByType().ByField().ByValue().Test(t, field.ErrorList{
 		field.NotSupported[string](field.NewPath("Options", "FieldValidation"), "Warn", nil)}, errs)
 }
+
+// BenchmarkApplyJSON applies manifestYAML's DaemonSet, as JSON, over the stored DaemonSet, under
+// strict field validation (D-21).
+func BenchmarkApplyJSON(b *testing.B) {
+	data, err := yaml.YAMLToJSON([]byte(manifestYAML))
+	if err != nil {
+		b.Fatal(err)
+	}
+	live := stored(&testing.T{})
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, errs := apiserver.ApplyJSON(live, data, apiserver.Options{}); len(errs) > 0 {
+			b.Fatal(errs)
+		}
+	}
+}
