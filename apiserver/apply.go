@@ -84,10 +84,16 @@ func Apply(stored, manifest *appsv1.DaemonSet, opts Options) (*appsv1.DaemonSet,
 // "1e-999999999" would take hours. Keys are matched to fields exactly, as the API server's
 // decoder (sigs.k8s.io/json) matches them, not under case folding as encoding/json does: a key
 // spelt with other capitals ("Resources") is a field the type does not know.
-// Fields the type does not know are sent as they are and fill nothing, where kubectl's default
-// (--validate=strict) would have the API server refuse them: a caller checks them first
-// (package manifest warns of them and applies the typed object). manifest is not modified.
+// A field the type does not know is refused with its path, as kubectl's default
+// (--validate=strict) has the API server refuse it ("strict decoding error: unknown field
+// \"spec.foo\""), every one of them, after the apiVersion and kind; with
+// Options.FieldValidation [FieldValidationIgnore] (--validate=ignore, or =warn, whose warnings
+// are not modelled) it is sent as it is and fills nothing. An Options.FieldValidation of
+// another value is refused (D-21). manifest is not modified.
 func ApplyJSON(stored *appsv1.DaemonSet, manifest []byte, opts Options) (*appsv1.DaemonSet, field.ErrorList) {
+	if errs := opts.checkFieldValidation(); len(errs) > 0 {
+		return nil, errs
+	}
 	if !utf8.Valid(manifest) {
 		// encoding/json would replace each invalid byte by U+FFFD without a word.
 		return nil, field.ErrorList{field.Invalid(nil, strings.ToValidUTF8(errlist.Cut(string(manifest), errlist.ValueBytes), "\uFFFD"), "must be UTF-8")}
@@ -110,17 +116,62 @@ func ApplyJSON(stored *appsv1.DaemonSet, manifest []byte, opts Options) (*appsv1
 		return nil, field.ErrorList{field.Invalid(nil, errlist.Cut(string(manifest), errlist.ValueBytes), "must be the JSON of a DaemonSet: "+err.Error())}
 	}
 	var typed appsv1.DaemonSet
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(manifest, &typed); err != nil {
+	// The strict decoding fills typed as the case-sensitive one does, and names the fields it
+	// does not know besides (the key given twice is refused above).
+	strictErrs, err := kjson.UnmarshalStrict(manifest, &typed)
+	if err != nil {
 		return nil, field.ErrorList{field.Invalid(nil, errlist.Cut(string(manifest), errlist.ValueBytes), "must be the JSON of a DaemonSet: "+err.Error())}
 	}
 	if errs := checkTypeMeta(manifest, &typed); len(errs) > 0 {
 		return nil, errs
+	}
+	if opts.FieldValidation != FieldValidationIgnore {
+		if errs := unknownFields(strictErrs); len(errs) > 0 {
+			return nil, errs
+		}
 	}
 	modified, err := modifiedUnstructured(obj)
 	if err != nil {
 		return nil, field.ErrorList{field.InternalError(nil, err)}
 	}
 	return apply(stored, &typed, modified, opts)
+}
+
+// FieldValidation is how the API server treats a field of a request's body the type does not
+// know: the fieldValidation parameter kubectl's --validate sets.
+type FieldValidation string
+
+const (
+	// FieldValidationStrict refuses the body, naming every unknown field (kubectl's default,
+	// --validate=strict); the zero FieldValidation means it.
+	FieldValidationStrict FieldValidation = "Strict"
+	// FieldValidationIgnore drops unknown fields (--validate=ignore; --validate=warn stores the
+	// same, and warns).
+	FieldValidationIgnore FieldValidation = "Ignore"
+)
+
+// checkFieldValidation refuses an Options.FieldValidation that is neither value.
+func (o Options) checkFieldValidation() field.ErrorList {
+	switch o.FieldValidation {
+	case "", FieldValidationStrict, FieldValidationIgnore:
+		return nil
+	}
+	return field.ErrorList{field.NotSupported(field.NewPath("Options", "FieldValidation"), string(o.FieldValidation),
+		[]string{string(FieldValidationStrict), string(FieldValidationIgnore)})}
+}
+
+// unknownFields are the errors of the unknown fields among strictErrs, the strict decoding's
+// findings, in text order: the path is the decoder's, array indices included
+// ("spec.template.spec.containers[0].Resources"), as the API server's message names it.
+func unknownFields(strictErrs []error) field.ErrorList {
+	var errs field.ErrorList
+	for _, e := range strictErrs {
+		var fe kjson.FieldError
+		if errors.As(e, &fe) && strings.HasPrefix(e.Error(), "unknown field ") {
+			errs = append(errs, field.Forbidden(field.NewPath(fe.FieldPath()), "unknown field: the API server refuses it under strict field validation, kubectl's default"))
+		}
+	}
+	return errs
 }
 
 // checkTypeMeta refuses manifest unless it is an apps/v1 DaemonSet both as kubectl reads it

@@ -225,7 +225,8 @@ func TestApplyJSONSendsSpeltOutZeros(t *testing.T) {
 // The API server reads a body's apiVersion and kind before the body, under case folding, the
 // last key winning (apimachinery's json SimpleMetaFactory.Interpret): "ApiVersion" after
 // "apiVersion" makes it another object, and "apiversion" alone is an apiVersion there, but none
-// to the typed decoding or to kubectl, which does not send it (D-14).
+// to the typed decoding or to kubectl, which does not send it (D-14). A type that reads right
+// there is then decoded strictly, where "ApiVersion" and "Kind" are unknown fields (D-21).
 func TestApplyJSONReadsTheTypeAsTheAPIServer(t *testing.T) {
 	t.Parallel()
 	body := func(typeMeta string) string {
@@ -234,30 +235,38 @@ func TestApplyJSONReadsTheTypeAsTheAPIServer(t *testing.T) {
 		    "template": {"metadata": {"labels": {"app": "agent"}}, "spec": {"containers": [{"name": "agent", "image": "agent:1"}]}}}}`
 	}
 	tests := []struct {
-		name     string
-		typeMeta string
-		want     field.ErrorList
+		name       string
+		typeMeta   string
+		want       field.ErrorList // with FieldValidationIgnore
+		wantStrict field.ErrorList // with the default, when it differs
 	}{
-		{"D-14 ApiVersion and Kind after the real keys replace them", `"apiVersion": "apps/v1", "kind": "DaemonSet", "ApiVersion": "apps/v2", "Kind": "Pod",`,
-			field.ErrorList{field.NotSupported[string](field.NewPath("apiVersion"), "apps/v2", nil), field.NotSupported[string](field.NewPath("kind"), "Pod", nil)}},
-		{"D-14 the real keys after ApiVersion and Kind win", `"ApiVersion": "apps/v2", "Kind": "Pod", "apiVersion": "apps/v1", "kind": "DaemonSet",`, nil},
-		{"D-14 another kind", `"apiVersion": "v1", "kind": "Pod",`,
-			field.ErrorList{field.NotSupported[string](field.NewPath("apiVersion"), "v1", nil), field.NotSupported[string](field.NewPath("kind"), "Pod", nil)}},
-		{"D-14 neither", ``, field.ErrorList{field.Required(field.NewPath("apiVersion"), ""), field.Required(field.NewPath("kind"), "")}},
-		{"D-14 apiversion alone is no apiVersion to the typed decoding", `"apiversion": "apps/v1", "kind": "DaemonSet",`,
-			field.ErrorList{field.Required(field.NewPath("apiVersion"), "")}},
+		{name: "D-14 ApiVersion and Kind after the real keys replace them", typeMeta: `"apiVersion": "apps/v1", "kind": "DaemonSet", "ApiVersion": "apps/v2", "Kind": "Pod",`,
+			want: field.ErrorList{field.NotSupported[string](field.NewPath("apiVersion"), "apps/v2", nil), field.NotSupported[string](field.NewPath("kind"), "Pod", nil)}},
+		{name: "D-14 the real keys after ApiVersion and Kind win", typeMeta: `"ApiVersion": "apps/v2", "Kind": "Pod", "apiVersion": "apps/v1", "kind": "DaemonSet",`,
+			wantStrict: field.ErrorList{field.Forbidden(field.NewPath("ApiVersion"), ""), field.Forbidden(field.NewPath("Kind"), "")}},
+		{name: "D-14 another kind", typeMeta: `"apiVersion": "v1", "kind": "Pod",`,
+			want: field.ErrorList{field.NotSupported[string](field.NewPath("apiVersion"), "v1", nil), field.NotSupported[string](field.NewPath("kind"), "Pod", nil)}},
+		{name: "D-14 neither", typeMeta: ``, want: field.ErrorList{field.Required(field.NewPath("apiVersion"), ""), field.Required(field.NewPath("kind"), "")}},
+		{name: "D-14 apiversion alone is no apiVersion to the typed decoding", typeMeta: `"apiversion": "apps/v1", "kind": "DaemonSet",`,
+			want: field.ErrorList{field.Required(field.NewPath("apiVersion"), "")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			for _, live := range []*appsv1.DaemonSet{nil, stored(t)} {
-				got, errs := apiserver.ApplyJSON(live, []byte(body(tt.typeMeta)), apiserver.Options{})
-				if tt.want == nil {
-					require.Empty(t, errs)
-					require.Equal(t, "apps/v1", got.APIVersion)
-					continue
+			for _, v := range []apiserver.FieldValidation{apiserver.FieldValidationIgnore, ""} {
+				want := tt.want
+				if v == "" && tt.wantStrict != nil {
+					want = tt.wantStrict
 				}
-				field.ErrorMatcher{}.ByType().ByField().Test(t, tt.want, errs)
+				for _, live := range []*appsv1.DaemonSet{nil, stored(t)} {
+					got, errs := apiserver.ApplyJSON(live, []byte(body(tt.typeMeta)), apiserver.Options{FieldValidation: v})
+					if want == nil {
+						require.Empty(t, errs)
+						require.Equal(t, "apps/v1", got.APIVersion)
+						continue
+					}
+					field.ErrorMatcher{}.ByType().ByField().Test(t, want, errs)
+				}
 			}
 		})
 	}
@@ -265,7 +274,9 @@ func TestApplyJSONReadsTheTypeAsTheAPIServer(t *testing.T) {
 
 // ApplyJSON decodes the file's JSON as the API server does (sigs.k8s.io/json, keys matched
 // exactly), not as encoding/json does (a key equal under case folding fills the field): a key
-// spelt with other capitals is a field the type does not know, which fills nothing (D-14).
+// spelt with other capitals is a field the type does not know, which fills nothing (D-14) with
+// --validate=ignore and is refused with its path by default, as --validate=strict has the API
+// server refuse it (D-21).
 func TestApplyJSONMatchesKeysExactly(t *testing.T) {
 	t.Parallel()
 	// agent is manifestYAML's DaemonSet as JSON, with extra spec fields and container fields.
@@ -277,37 +288,82 @@ func TestApplyJSONMatchesKeysExactly(t *testing.T) {
 		      "spec": {"nodeSelector": {"disk": "ssd"}, "containers": [{"name": "agent", "image": "agent:1"` + container + `}]}}}}`
 	}
 	tests := []struct {
-		name     string
-		manifest string
-		check    func(t *testing.T, got *appsv1.DaemonSet)
+		name        string
+		manifest    string
+		check       func(t *testing.T, got *appsv1.DaemonSet) // with FieldValidationIgnore
+		wantUnknown []string                                  // the paths refused by default
 	}{{
-		name:     "D-14 a container's Resources is an unknown field, not its resources",
+		name:     "D-14 D-21 a container's Resources is an unknown field, not its resources",
 		manifest: agent("", "", `, "Resources": {"requests": {"cpu": "1"}}`),
 		check: func(t *testing.T, got *appsv1.DaemonSet) {
 			require.Empty(t, got.Spec.Template.Spec.Containers[0].Resources.Requests)
 		},
+		wantUnknown: []string{"spec.template.spec.containers[0].Resources"},
 	}, {
 		// It was refused as a quantity while keys were matched under case folding.
-		name:     "D-14 a quantity bomb under Resources is an unknown field, never parsed",
+		name:     "D-14 D-21 a quantity bomb under Resources is an unknown field, never parsed",
 		manifest: agent("", "", `, "Resources": {"Requests": {"cpu": "1e-999999999"}}`),
 		check: func(t *testing.T, got *appsv1.DaemonSet) {
 			require.Empty(t, got.Spec.Template.Spec.Containers[0].Resources.Requests)
 		},
+		wantUnknown: []string{"spec.template.spec.containers[0].Resources"},
 	}, {
-		name:     "D-14 MinReadySeconds is an unknown field, not minReadySeconds",
+		name:     "D-14 D-21 MinReadySeconds is an unknown field, not minReadySeconds",
 		manifest: agent("", ` "MinReadySeconds": 5,`, ""),
 		check: func(t *testing.T, got *appsv1.DaemonSet) {
 			require.Zero(t, got.Spec.MinReadySeconds)
 		},
+		wantUnknown: []string{"spec.MinReadySeconds"},
+	}, {
+		name:     "D-21 every unknown field is named, in text order",
+		manifest: agent(` "foo": 1,`, ` "bar": {"baz": 2},`, `, "imagePullPolicyy": "Always"`),
+		check: func(t *testing.T, got *appsv1.DaemonSet) {
+			require.NotEqual(t, v1.PullAlways, got.Spec.Template.Spec.Containers[0].ImagePullPolicy)
+		},
+		wantUnknown: []string{"foo", "spec.bar", "spec.template.spec.containers[0].imagePullPolicyy"},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
+			var wantErrs field.ErrorList
+			for _, p := range tt.wantUnknown {
+				wantErrs = append(wantErrs, field.Forbidden(field.NewPath(p), ""))
+			}
 			for _, live := range []*appsv1.DaemonSet{nil, stored(t)} {
-				got, errs := apiserver.ApplyJSON(live, []byte(tt.manifest), apiserver.Options{})
+				got, errs := apiserver.ApplyJSON(live, []byte(tt.manifest), apiserver.Options{FieldValidation: apiserver.FieldValidationIgnore})
 				require.Empty(t, errs)
 				tt.check(t, got)
+
+				for _, v := range []apiserver.FieldValidation{"", apiserver.FieldValidationStrict} {
+					got, errs = apiserver.ApplyJSON(live, []byte(tt.manifest), apiserver.Options{FieldValidation: v})
+					require.Nil(t, got)
+					field.ErrorMatcher{}.ByType().ByField().Test(t, wantErrs, errs)
+				}
 			}
 		})
+	}
+}
+
+// An Options.FieldValidation that is neither Strict nor Ignore is refused, naming it (D-21).
+func TestApplyJSONRefusesAnUnknownFieldValidation(t *testing.T) {
+	t.Parallel()
+	_, errs := apiserver.ApplyJSON(nil, []byte(`{}`), apiserver.Options{FieldValidation: "Warn"})
+	field.ErrorMatcher{}.ByType().ByField().ByValue().Test(t, field.ErrorList{
+		field.NotSupported[string](field.NewPath("Options", "FieldValidation"), "Warn", nil)}, errs)
+}
+
+// BenchmarkApplyJSON applies manifestYAML's DaemonSet, as JSON, over the stored DaemonSet, under
+// strict field validation (D-21).
+func BenchmarkApplyJSON(b *testing.B) {
+	data, err := yaml.YAMLToJSON([]byte(manifestYAML))
+	if err != nil {
+		b.Fatal(err)
+	}
+	live := stored(&testing.T{})
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, errs := apiserver.ApplyJSON(live, data, apiserver.Options{}); len(errs) > 0 {
+			b.Fatal(errs)
+		}
 	}
 }

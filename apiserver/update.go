@@ -30,6 +30,10 @@ type Options struct {
 	// FeatureGates sets feature gates over the release's defaults, as
 	// [daemonset.Options.FeatureGates] (the Lt and Gt toleration operators, TAINT-10, D-7).
 	FeatureGates daemonset.FeatureGates
+	// FieldValidation is how [ApplyJSON] treats a field the DaemonSet type does not know, as
+	// kubectl's --validate sets the API server's fieldValidation: the zero value is
+	// [FieldValidationStrict], kubectl's default. [Apply] takes a typed object, which has none.
+	FieldValidation FieldValidation
 }
 
 // validation returns the daemonset options validation reads.

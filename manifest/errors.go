@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -132,38 +131,26 @@ var yamlParserErrors = []string{
 // given twice and a syntax error (with its line). Every unknown field is named, sorted by
 // path, the errors joined by "; ". An empty document (nothing but comments) leaves obj as it
 // was and returns empty true, for the caller to refuse as Read refuses an empty input. A
-// resource quantity in obj's type is refused before it is parsed when [CheckQuantities]
-// refuses it at the default limits.
+// second document (after "---", or a second JSON value) is an error naming it and its line:
+// one document is asked for, and reading only the first would drop the others without a word
+// ([DecodeStrictAll] reads them all). A JSON document is decoded as written, as the API
+// server reads a JSON body; YAML is converted to JSON as kubectl and the API server convert
+// it. A resource quantity in obj's type is refused before it is parsed when [CheckQuantities]
+// refuses it at the default limits, as written: a YAML number such as 1e-999999999, which the
+// conversion rounds to 0, is refused as its string form "1e-999999999" is (D-20).
 func DecodeStrict(data []byte, obj any) (empty bool, err error) {
-	// yamlToJSON gives the bytes, or the error, of sigs.k8s.io/yaml's strict conversion, which
-	// it calls for all it does not convert directly: the errors (a key given twice, a syntax
-	// error and its line) are that conversion's, as before.
-	return decodeStrictWith(yamlToJSON, data, obj)
+	docs, _ := splitDocuments(data) // it fails on nothing
+	switch len(docs) {
+	case 0:
+		return true, nil
+	case 1:
+	default:
+		return false, secondDocument(docs[1])
+	}
+	return decodeStrictDocument(docs[0], obj)
 }
 
-// decodeStrictWith is DecodeStrict converting YAML to JSON with toJSON.
+// decodeStrictWith is DecodeStrict of one YAML document, converted to JSON with toJSON.
 func decodeStrictWith(toJSON func([]byte) ([]byte, error), data []byte, obj any) (empty bool, err error) {
-	js, err := toJSON(data)
-	if err != nil {
-		return false, errors.New(yamlError(err, 1))
-	}
-	if bytes.Equal(bytes.TrimSpace(js), []byte("null")) {
-		return true, nil
-	}
-	if err := checkQuantities(js, obj, Limits{}.withDefaults()); err != nil {
-		return false, err
-	}
-	unknown, err := decodeStrict(js, obj)
-	if err != nil {
-		return false, err
-	}
-	if len(unknown) == 0 {
-		return false, nil
-	}
-	msgs := make([]string, len(unknown))
-	for i, p := range unknown {
-		msgs[i] = p + ": unknown field" + fieldSuggestion(reflect.TypeOf(obj), p)
-	}
-	slices.Sort(msgs)
-	return false, errors.New(strings.Join(msgs, "; "))
+	return decodeStrictYAML(toJSON, document{data: data, line: 1}, obj)
 }

@@ -1,11 +1,14 @@
 package manifest_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/daemonsched/daemonsched/manifest"
 	"github.com/stretchr/testify/require"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
@@ -121,19 +124,27 @@ func TestYAMLKeyGivenTwiceIsAnError(t *testing.T) {
 }
 
 // A file beside the input that is not a Kubernetes object is read as strictly as a hand-written
-// manifest, and its errors read alike: the unknown field's path and the field meant.
+// manifest, and its errors read alike: the unknown field's path and the field meant. One
+// document is read, and a second is refused (D-20); a resource quantity is gated as written,
+// whether a string or a number, and a JSON number is read as resource.Quantity's UnmarshalJSON
+// reads it (D-20).
 func TestDecodeStrict(t *testing.T) {
 	t.Parallel()
 	type inner struct {
 		Effect string `json:"effect"`
 	}
 	type doc struct {
-		Labels map[string]string `json:"labels"`
-		Taints []inner           `json:"taints"`
+		Labels   map[string]string `json:"labels"`
+		Taints   []inner           `json:"taints"`
+		Requests v1.ResourceList   `json:"requests"`
 	}
+	const exponentErr = `requests[cpu]: Invalid value: "1e-999999999": a quantity with an exponent beyond ±100 (limit QuantityExponent)`
+	digits := strings.Repeat("1234567890", 10)
+	lengthErr := `requests[cpu]: Invalid value: "` + digits[:40] + `... (60 bytes more)": a quantity longer than 64 characters (limit QuantityLength)`
 	tests := []struct {
 		name, input string
 		wantEmpty   bool
+		wantCPU     string // the cpu request read, "" for none
 		wantErr     string
 	}{
 		{name: "a valid document", input: "labels: {a: b}\ntaints: [{effect: NoSchedule}]\n"},
@@ -141,9 +152,37 @@ func TestDecodeStrict(t *testing.T) {
 		{name: "an unknown field in a list item", input: "taints: [{efect: NoSchedule}]\n", wantErr: "taints[0].efect: unknown field (did you mean effect?)"},
 		{name: "every unknown field", input: "lables: {}\nfoo: 1\n", wantErr: "foo: unknown field; lables: unknown field (did you mean labels?)"},
 		{name: "a key given twice", input: "labels: {}\nlabels: {}\n", wantErr: `line 2: key "labels" already set in map`},
+		{name: "a key given twice in JSON", input: `{"labels": {}, "labels": {}}`, wantErr: `labels: duplicate field`},
 		{name: "a value of the wrong type", input: "taints: {}\n", wantErr: "taints: cannot unmarshal object into []manifest_test.inner"},
 		{name: "an empty document", input: "", wantEmpty: true},
 		{name: "comments only", input: "# nothing\n", wantEmpty: true},
+
+		// D-20: one document.
+		{name: "D-20: a second YAML document is refused with its line", input: "labels: {a: b}\n---\nlabels: {c: d}\n",
+			wantErr: "document 2 (line 3): a second document, where one is read (the first would be read alone, the others dropped)"},
+		{name: "D-20: a second document after an end marker is refused", input: "---\nlabels: {a: b}\n...\n--- {labels: {c: d}}\n",
+			wantErr: "document 2 (line 4): a second document, where one is read (the first would be read alone, the others dropped)"},
+		{name: "D-20: a second JSON value is refused", input: "{\"labels\": {}}\n\n{\"labels\": {}}\n",
+			wantErr: "document 2 (line 3): a second document, where one is read (the first would be read alone, the others dropped)"},
+		{name: "D-20: an empty document after the first is no document", input: "labels: {a: b}\n---\n# the end\n---\n"},
+		{name: "D-20: the one document after a marker and comments keeps its lines", input: "# pool\n---\nlabels: {a: b}\n\tc: d\n",
+			wantErr: "line 4: found character that cannot start any token"},
+
+		// D-20: quantities gated as written.
+		{name: "D-20: a YAML number beyond the exponent bound is refused as its string is", input: "requests: {cpu: 1e-999999999}\n", wantErr: exponentErr},
+		{name: "D-20: the quoted YAML form is refused", input: "requests: {cpu: '1e-999999999'}\n", wantErr: exponentErr},
+		{name: "D-20: a block YAML number is refused", input: "requests:\n  cpu: 1e-999999999\n", wantErr: exponentErr},
+		{name: "D-20: a JSON number beyond the exponent bound is refused", input: `{"requests": {"cpu": 1e-999999999}}`, wantErr: exponentErr},
+		{name: "D-20: the JSON string form is refused", input: `{"requests": {"cpu": "1e-999999999"}}`, wantErr: exponentErr},
+		{name: "D-20: a YAML number of 100 digits is refused by the length bound", input: "requests: {cpu: " + digits + "}\n", wantErr: lengthErr},
+		{name: "D-20: a JSON number of 100 digits is refused by the length bound", input: `{"requests": {"cpu": ` + digits + `}}`, wantErr: lengthErr},
+		{name: "D-20: a YAML number named by an alias is refused", input: "x: &n 1e-999999999\nrequests: {cpu: *n}\n", wantErr: exponentErr},
+		{name: "D-20: a YAML number named by an alias in a known field is refused", input: "labels: {a: &n b}\nrequests: {cpu: &m 1e-999999999, memory: *m}\n", wantErr: exponentErr},
+		{name: "D-20: an aliased mapping holding the number is refused", input: "x: &r {cpu: 1e-999999999}\nrequests: *r\n", wantErr: exponentErr},
+		{name: "D-20: a YAML number within the bounds is read", input: "requests: {cpu: 1e-99}\n", wantCPU: "1e-9"},
+		{name: "D-20: a JSON number within the bounds is read as UnmarshalJSON reads it", input: `{"requests": {"cpu": 1e-99}}`, wantCPU: "1e-9"},
+		{name: "D-20: a JSON number is read to the nano, not through a float64", input: `{"requests": {"cpu": 0.1000000000000000000001}}`, wantCPU: "100000001n"},
+		{name: "D-20: a long exponent outside a quantity is not one", input: "labels: {x1e-999999999: b}\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -156,6 +195,26 @@ func TestDecodeStrict(t *testing.T) {
 			}
 			require.NoError(t, err)
 			require.Equal(t, tt.wantEmpty, empty)
+			if tt.wantCPU != "" {
+				q := d.Requests[v1.ResourceCPU]
+				require.Equal(t, tt.wantCPU, q.String())
+			}
 		})
+	}
+}
+
+// A JSON number in a quantity field reads as resource.Quantity's UnmarshalJSON reads it, as
+// the API server decodes a JSON body, and not through a float64 (D-20).
+func TestDecodeStrictReadsJSONNumbersAsUnmarshalJSON(t *testing.T) {
+	t.Parallel()
+	for _, n := range []string{"1", "0.1", "0.1000000000000000000001", "12345678901234567890", "1e-9", "1e-99", "1.5e+99", "-0.0000000001", "7e3"} {
+		var want resource.Quantity
+		require.NoError(t, json.Unmarshal([]byte(n), &want), n)
+		var got struct {
+			Q resource.Quantity `json:"q"`
+		}
+		_, err := manifest.DecodeStrict([]byte(`{"q": `+n+`}`), &got)
+		require.NoError(t, err, n)
+		require.Zero(t, want.Cmp(got.Q), "%s: got %s, UnmarshalJSON %s", n, got.Q.String(), want.String())
 	}
 }

@@ -319,11 +319,19 @@ func FuzzDecodeStrict(f *testing.F) {
 	f.Add([]byte("labels: {a: b}\nlabels: {c: d}\n")) // a key given twice
 	f.Add([]byte("# nothing\n"))                      // empty
 	f.Add([]byte("{\"capacity\": {\"cpu\": \"1e-999999999\"}}\n"))
-	f.Add([]byte("labels: [\n")) // not YAML
+	f.Add([]byte("labels: [\n"))                                                // not YAML
+	f.Add([]byte("capacity: {cpu: 1e-999999999}\n"))                            // a YAML number the conversion makes 0 (D-20)
+	f.Add([]byte("{\"capacity\": {\"cpu\": 1e-999999999}}"))                    // the JSON number (D-20)
+	f.Add([]byte("x: &n 1e-999999999\ncapacity: {cpu: *n}\n"))                  // an alias of the number
+	f.Add([]byte("capacity: {cpu: '1'}\n---\ncapacity: {cpu: 1e-999999999}\n")) // a second document (D-20)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		before := bytes.Clone(data)
 		var node v1.NodeStatus
+		start := time.Now()
 		_, err := manifest.DecodeStrict(data, &node)
+		if d := time.Since(start); d > 5*time.Second {
+			t.Fatalf("DecodeStrict(%q) took %v", data, d)
+		}
 		if !bytes.Equal(before, data) {
 			t.Fatal("DecodeStrict changed its input")
 		}

@@ -11,7 +11,6 @@ package main
 import (
 	"bytes"
 	_ "embed"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -21,7 +20,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/fleet"
@@ -173,19 +171,11 @@ func quantity(l v1.ResourceList, name v1.ResourceName) string {
 	return fmt.Sprintf("%dMi", q.Value()>>20)
 }
 
-// decodeAll decodes every document of a YAML stream into a T. The node shapes are read with it,
-// not with package manifest: a shape is a node before it registers, so it has no name, and
-// manifest reads only objects a cluster could hold.
+// decodeAll decodes every document of a YAML stream into a T, strictly: a field T does not
+// have, a key given twice or spelt with other capitals ("Capacity" is not capacity) is an
+// error naming the document, its line and the field (manifest.DecodeStrictAll, D-20). The node
+// shapes are read with it, not with manifest.Read: a shape is a node before it registers, so
+// it has no name, and Read reads only objects a cluster could hold.
 func decodeAll[T any](data []byte) ([]*T, error) {
-	dec := yaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-	var out []*T
-	for {
-		obj := new(T)
-		if err := dec.Decode(obj); errors.Is(err, io.EOF) {
-			return out, nil
-		} else if err != nil {
-			return nil, err
-		}
-		out = append(out, obj)
-	}
+	return manifest.DecodeStrictAll[T](data)
 }

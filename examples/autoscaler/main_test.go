@@ -110,3 +110,40 @@ func TestWhatIfOnATaintedShape(t *testing.T) {
 	require.Empty(t, w.conflicts)
 	require.Equal(t, 4, w.running)
 }
+
+// TestDecodeAllIsStrict: a node shape is read as strictly as a hand-written manifest (D-20).
+// apimachinery's YAMLOrJSONDecoder, which read them before, matched "Capacity" to capacity and
+// dropped unknown fields without a word.
+func TestDecodeAllIsStrict(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, input string
+		wantCPU     []string // of each shape, when it is read
+		wantErr     string
+	}{
+		{name: "D-20: shapes in several documents are all read", input: "status: {capacity: {cpu: '4'}}\n---\nstatus: {capacity: {cpu: '8'}}\n", wantCPU: []string{"4", "8"}},
+		{name: "D-20: a key spelt with other capitals is an unknown field", input: "status: {capacity: {cpu: '4'}}\n---\nstatus:\n  Capacity: {cpu: '8'}\n",
+			wantErr: "document 2 (line 3): status.Capacity: unknown field (did you mean capacity?)"},
+		{name: "D-20: an unknown field is an error", input: "metadata: {lables: {a: b}}\n", wantErr: "document 1 (line 1): metadata.lables: unknown field (did you mean labels?)"},
+		{name: "D-20: a key given twice is an error", input: "metadata:\n  labels: {a: b}\n  labels: {c: d}\n", wantErr: `document 1 (line 1): line 3: key "labels" already set in map`},
+		{name: "D-20: a quantity beyond the gate is refused as written", input: "status: {capacity: {cpu: 1e-999999999}}\n",
+			wantErr: `document 1 (line 1): status.capacity[cpu]: Invalid value: "1e-999999999": a quantity with an exponent beyond ±100 (limit QuantityExponent)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			shapes, err := decodeAll[v1.Node]([]byte(tt.input))
+			if tt.wantErr != "" {
+				require.EqualError(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			var got []string
+			for _, s := range shapes {
+				q := s.Status.Capacity[v1.ResourceCPU]
+				got = append(got, q.String())
+			}
+			require.Equal(t, tt.wantCPU, got)
+		})
+	}
+}

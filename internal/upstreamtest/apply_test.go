@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/daemonsched/daemonsched/apiserver"
@@ -17,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	kjsonserializer "k8s.io/apimachinery/pkg/runtime/serializer/json"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	fieldpath "k8s.io/apimachinery/pkg/util/validation/field"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
@@ -45,9 +48,17 @@ import (
 // trip.
 
 // upstreamApply returns what the API server stores after kubectl applies manifest (the file,
-// as kubectl reads it) over stored (nil: none), or the causes of its refusal.
-func upstreamApply(t *testing.T, stored *appsv1.DaemonSet, manifest map[string]any) (*appsv1.DaemonSet, []metav1.StatusCause) {
+// as kubectl reads it) over stored (nil: none), or the causes of its refusal. validation is the
+// request's fieldValidation (metav1.FieldValidationStrict, kubectl's default, or
+// FieldValidationIgnore): under Strict the body of a create is decoded by the API server's
+// strict JSON serializer, and a patched object by the converter with validation, as the create
+// and patch handlers do (k8s.io/apiserver pkg/endpoints/handlers); each unknown field of their
+// strict decoding error becomes a cause of type FieldValueForbidden at its path, the form
+// apiserver.ApplyJSON gives it (the API server words it "strict decoding error: unknown field
+// \"spec.foo\"", in a BadRequest on create, under the field "patch" on update).
+func upstreamApply(t *testing.T, stored *appsv1.DaemonSet, manifest map[string]any, validation string) (*appsv1.DaemonSet, []metav1.StatusCause) {
 	t.Helper()
+	strict := validation == metav1.FieldValidationStrict
 	// Decoded as kubectl decodes a file (integers as int64).
 	data, err := json.Marshal(manifest)
 	must(t, err)
@@ -64,6 +75,14 @@ func upstreamApply(t *testing.T, stored *appsv1.DaemonSet, manifest map[string]a
 		}
 		annots[v1.LastAppliedConfigAnnotation] = string(modified)
 		obj.SetAnnotations(annots)
+		if strict {
+			body, err := runtime.Encode(unstructured.UnstructuredJSONScheme, obj)
+			must(t, err)
+			_, _, err = strictSerializer.Decode(body, nil, &appsv1.DaemonSet{})
+			if unknown := strictCauses(t, err); unknown != nil {
+				return nil, unknown
+			}
+		}
 		versioned := &appsv1.DaemonSet{}
 		must(t, runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, versioned))
 		legacyscheme.Scheme.Default(versioned)
@@ -99,6 +118,21 @@ func upstreamApply(t *testing.T, stored *appsv1.DaemonSet, manifest map[string]a
 	patchedMap, err := strategicpatch.StrategicMergeMapPatch(currentMap, patchMap, &appsv1.DaemonSet{})
 	must(t, err)
 	versioned := &appsv1.DaemonSet{}
+	if strict {
+		// The patch handler's strict errors: the patch's own (a key given twice), then the
+		// patched object's unknown fields.
+		patchErrs, err := kjson.UnmarshalStrict(patch, &map[string]any{})
+		must(t, err)
+		err = runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(patchedMap, versioned, true)
+		if se, ok := runtime.AsStrictDecodingError(err); ok {
+			patchErrs = append(patchErrs, se.Errors()...)
+		} else {
+			must(t, err)
+		}
+		if len(patchErrs) > 0 {
+			return nil, strictCauses(t, runtime.NewStrictDecodingError(patchErrs))
+		}
+	}
 	must(t, runtime.DefaultUnstructuredConverter.FromUnstructured(patchedMap, versioned))
 	legacyscheme.Scheme.Default(versioned)
 	newInternal, oldInternal := &apps.DaemonSet{}, &apps.DaemonSet{}
@@ -151,6 +185,35 @@ func roundTrip(t *testing.T, ds *appsv1.DaemonSet) *appsv1.DaemonSet {
 	must(t, back.Unmarshal(data))
 	back.TypeMeta = metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSet"}
 	return back
+}
+
+// strictSerializer is the API server's JSON decoder of a request body under
+// fieldValidation=Strict.
+var strictSerializer = kjsonserializer.NewSerializerWithOptions(kjsonserializer.DefaultMetaFactory, legacyscheme.Scheme, legacyscheme.Scheme,
+	kjsonserializer.SerializerOptions{Strict: true})
+
+// strictCauses returns the unknown fields of err, a strict decoding error, as causes of type
+// FieldValueForbidden at their paths; nil when err is nil. Any other error fails the test.
+func strictCauses(t *testing.T, err error) []metav1.StatusCause {
+	t.Helper()
+	if err == nil {
+		return nil
+	}
+	se, ok := runtime.AsStrictDecodingError(err)
+	if !ok {
+		t.Fatalf("not a strict decoding error: %v", err)
+	}
+	var out []metav1.StatusCause
+	for _, e := range se.Errors() {
+		path, ok := strings.CutPrefix(e.Error(), "unknown field ")
+		if !ok {
+			t.Fatalf("a strict decoding error that is no unknown field: %v", e)
+		}
+		unquoted, err := strconv.Unquote(path)
+		must(t, err)
+		out = append(out, metav1.StatusCause{Type: metav1.CauseType(fieldpath.ErrorTypeForbidden), Field: unquoted})
+	}
+	return out
 }
 
 func causes(t *testing.T, err error) []metav1.StatusCause {
@@ -275,7 +338,7 @@ func randomStored(t *testing.T, r *rand.Rand) (*appsv1.DaemonSet, map[string]any
 	}
 	for {
 		first := randomManifest(r)
-		ds, refused := upstreamApply(t, nil, first)
+		ds, refused := upstreamApply(t, nil, first, metav1.FieldValidationIgnore)
 		if refused != nil {
 			continue
 		}
@@ -312,7 +375,7 @@ func fieldsOf(cs []metav1.StatusCause) []string {
 func TestApplyAgainstUpstream(t *testing.T) {
 	const pairs = 3000
 	r := rand.New(rand.NewPCG(22, 14))
-	var accepted, refused, unchanged int
+	var accepted, refused, unchanged, refusedUnknown int
 	for i := range pairs {
 		stored, first := randomStored(t, r)
 		manifest := randomManifest(r)
@@ -320,28 +383,37 @@ func TestApplyAgainstUpstream(t *testing.T) {
 			manifest = first // applied unchanged
 		}
 		manifest = withOtherCapitals(t, manifest, i)
-		want, wantRefused := upstreamApply(t, stored, manifest)
+		ignored, ignoredRefused := upstreamApply(t, stored, manifest, metav1.FieldValidationIgnore)
 		var storedIn *appsv1.DaemonSet
 		if stored != nil {
 			storedIn = stored.DeepCopy()
 		}
 		data, err := json.Marshal(manifest)
 		must(t, err)
-		// Both forms of the manifest: the file's JSON (kubectl's patch exactly), and the typed
-		// object where the file spells out no zero the type drops.
-		forms := []string{"json"}
+		// Both forms of the manifest: the file's JSON (kubectl's patch exactly), with
+		// --validate=ignore and with kubectl's default, strict (D-21), and the typed object
+		// where the file spells out no zero the type drops.
+		forms := []string{"json", "json strict"}
 		if !spellsDroppedZero(manifest) {
 			forms = append(forms, "typed")
 		}
 		for _, form := range forms {
+			wantObj, wantRefused := ignored, ignoredRefused
 			var got *appsv1.DaemonSet
 			var errs fieldpath.ErrorList
-			if form == "json" {
+			switch form {
+			case "json":
+				got, errs = apiserver.ApplyJSON(stored, data, apiserver.Options{Version: release, FieldValidation: apiserver.FieldValidationIgnore})
+			case "json strict":
+				wantObj, wantRefused = upstreamApply(t, stored, manifest, metav1.FieldValidationStrict)
 				got, errs = apiserver.ApplyJSON(stored, data, apiserver.Options{Version: release})
-			} else {
+				if wantRefused != nil && ignoredRefused == nil {
+					refusedUnknown++
+				}
+			default:
 				got, errs = apiserver.Apply(stored, typed(t, manifest), apiserver.Options{Version: release})
 			}
-			want := want.DeepCopy()
+			want := wantObj.DeepCopy()
 			name := fmt.Sprintf("pair %d, %s: manifest %v", i, form, manifest)
 			if diff := cmp.Diff(storedIn, stored); diff != "" {
 				t.Fatalf("%s: Apply modified stored:\n%s", name, diff)
@@ -376,7 +448,7 @@ func TestApplyAgainstUpstream(t *testing.T) {
 			// objects they hold: kubectl keeps the file's spelling ("0.1" where the type says
 			// "100m"); the JSON form keeps it too, byte for byte.
 			for _, ds := range []*appsv1.DaemonSet{want, got} {
-				if form == "json" {
+				if form != "typed" {
 					ds.ManagedFields, ds.ResourceVersion = nil, ""
 					continue
 				}
@@ -397,9 +469,9 @@ func TestApplyAgainstUpstream(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d pairs: %d stored (%d with the generation unchanged), %d refused", pairs, accepted, unchanged, refused)
-	if accepted < pairs/4 || refused < pairs/20 || unchanged < pairs/20 {
-		t.Fatalf("the pairs do not reach every outcome: %d stored, %d unchanged, %d refused", accepted, unchanged, refused)
+	t.Logf("%d pairs: %d stored (%d with the generation unchanged), %d refused; %d more refused for unknown fields under strict validation", pairs, accepted, unchanged, refused, refusedUnknown)
+	if accepted < pairs/4 || refused < pairs/20 || unchanged < pairs/20 || refusedUnknown < pairs/20 {
+		t.Fatalf("the pairs do not reach every outcome: %d stored, %d unchanged, %d refused, %d refused for unknown fields", accepted, unchanged, refused, refusedUnknown)
 	}
 }
 

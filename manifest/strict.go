@@ -1,0 +1,201 @@
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/daemonsched/daemonsched/internal/jsongate"
+)
+
+// DecodeStrictAll decodes every document of data, a YAML stream or a JSON stream of objects
+// that are not Kubernetes objects a cluster holds (the node shapes an autoscaler may add, which
+// have no name yet), each into a new T as [DecodeStrict] decodes one: a field T does not have,
+// a value of the wrong type, a key given twice, a syntax error and a quantity beyond the
+// default limits are errors, prefixed with the document's number and first line ("document 2
+// (line 9): metadata.Labels: unknown field (did you mean labels?)"). Keys match fields
+// exactly, as the API server matches them, not under case folding as encoding/json (and
+// apimachinery's YAMLOrJSONDecoder) does. Empty documents are skipped; no document at all is
+// an empty result. The first document that fails ends the reading.
+func DecodeStrictAll[T any](data []byte) ([]*T, error) {
+	docs, _ := splitDocuments(data) // it fails on nothing
+	var out []*T
+	for i, doc := range docs {
+		obj := new(T)
+		empty, err := decodeStrictDocument(doc, obj)
+		if err != nil {
+			return nil, fmt.Errorf("document %d (line %d): %w", i+1, doc.line, err)
+		}
+		if !empty {
+			out = append(out, obj)
+		}
+	}
+	return out, nil
+}
+
+// secondDocument is DecodeStrict's error on a document after the first.
+func secondDocument(doc document) error {
+	return fmt.Errorf("document 2 (line %d): a second document, where one is read (the first would be read alone, the others dropped)", doc.line)
+}
+
+// decodeStrictDocument is DecodeStrict of one document of its input. A JSON document is
+// decoded as written, as the API server decodes a JSON body: through the YAML conversion its
+// numbers would become float64s ("1e-999999999" 0, "0.1000000000000000000001" 0.1) where
+// resource.Quantity's UnmarshalJSON parses the number's text. JSON that is not valid, or not
+// UTF-8, goes the YAML way, whose error names the line.
+func decodeStrictDocument(doc document, obj any) (empty bool, err error) {
+	if doc.json && utf8.Valid(doc.data) && json.Valid(doc.data) {
+		return decodeStrictJSON(doc.data, obj)
+	}
+	return decodeStrictYAML(yamlToJSON, doc, obj)
+}
+
+// decodeStrictYAML is DecodeStrict of one YAML document, converted to JSON with toJSON.
+func decodeStrictYAML(toJSON func([]byte) ([]byte, error), doc document, obj any) (empty bool, err error) {
+	js, err := toJSON(doc.data)
+	if err != nil {
+		return false, errors.New(yamlError(err, doc.line))
+	}
+	if bytes.Equal(bytes.TrimSpace(js), []byte("null")) {
+		return true, nil
+	}
+	lim := Limits{}.withDefaults()
+	if err := checkQuantities(js, obj, lim); err != nil {
+		return false, err
+	}
+	if err := checkWrittenQuantities(doc.data, obj, lim); err != nil {
+		return false, err
+	}
+	return false, decodeStrictValue(js, obj)
+}
+
+// decodeStrictJSON is DecodeStrict of one JSON document, valid and UTF-8.
+func decodeStrictJSON(data []byte, obj any) (empty bool, err error) {
+	if bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
+		return true, nil
+	}
+	// The quantity gate refuses a key given twice only when it finds a quantity to refuse;
+	// the strict decoding below refuses it otherwise ("labels: duplicate field").
+	if err := checkQuantities(data, obj, Limits{}.withDefaults()); err != nil {
+		return false, err
+	}
+	return false, decodeStrictValue(data, obj)
+}
+
+// decodeStrictValue decodes the JSON js into obj strictly, naming every unknown field.
+func decodeStrictValue(js []byte, obj any) error {
+	unknown, err := decodeStrict(js, obj)
+	if err != nil {
+		return err
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	msgs := make([]string, len(unknown))
+	for i, p := range unknown {
+		msgs[i] = p + ": unknown field" + fieldSuggestion(reflect.TypeOf(obj), p)
+	}
+	slices.Sort(msgs)
+	return errors.New(strings.Join(msgs, "; "))
+}
+
+// checkWrittenQuantities refuses a resource quantity of the YAML document data that the gate
+// refuses as written, though not as converted: a plain number the conversion (goyaml.v2's, as
+// kubectl's and the API server's) turns into a float64, so that "1e-999999999" arrives as 0
+// and a 100-digit number as 1.2345678901234568e+99, both within the limits. The gate judges
+// what the user wrote: the same text quoted ("1e-999999999") is refused, and so is the JSON
+// number 1e-999999999 the API server would parse (D-20). Only a document holding a run of
+// number characters the gate refuses is parsed again, as written.
+func checkWrittenQuantities(data []byte, obj any, lim Limits) error {
+	if !holdsOversizedRun(data, lim) {
+		return nil
+	}
+	var n yaml.Node
+	if err := yaml.Unmarshal(data, &n); err != nil {
+		return nil // the conversion read it; what it reads was checked
+	}
+	budget := 4*len(data) + 1024 // nodes, aliases expanded
+	js, err := json.Marshal(writtenValue(&n, &budget))
+	if err != nil {
+		return nil
+	}
+	err = checkQuantities(js, obj, lim)
+	if qe := (*jsongate.QuantityError)(nil); errors.As(err, &qe) {
+		return err
+	}
+	return nil // anything else the typed decoding of the converted JSON reports
+}
+
+// holdsOversizedRun reports whether data holds a run of the characters of a number (digits,
+// '.', 'e', 'E', '+', '-') that the quantity gate refuses: a cheap test, which a word such as
+// "free-1000" may pass, before the document is parsed again.
+func holdsOversizedRun(data []byte, lim Limits) bool {
+	q := lim.quantities()
+	for i := 0; i < len(data); {
+		if !isNumberByte(data[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(data) && isNumberByte(data[j]) {
+			j++
+		}
+		if jsongate.Oversized(data[i:j], q) != "" {
+			return true
+		}
+		i = j
+	}
+	return false
+}
+
+func isNumberByte(c byte) bool {
+	return '0' <= c && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'
+}
+
+// writtenValue is the YAML node n as generic JSON in which every scalar but null is the string
+// written: mappings are objects, sequences arrays, an alias the node it names (as the
+// conversion expands it). Merge keys are left out. Expanding aliases stops after budget nodes
+// (goyaml.v2, which converted the document first, refuses excessive aliasing), so no document
+// costs more than budget.
+func writtenValue(n *yaml.Node, budget *int) any {
+	if *budget <= 0 {
+		return nil
+	}
+	*budget--
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 1 {
+			return writtenValue(n.Content[0], budget)
+		}
+	case yaml.AliasNode:
+		if n.Alias != nil {
+			return writtenValue(n.Alias, budget)
+		}
+	case yaml.MappingNode:
+		m := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if k := n.Content[i]; k.Kind == yaml.ScalarNode && k.Tag != "!!merge" {
+				m[k.Value] = writtenValue(n.Content[i+1], budget)
+			}
+		}
+		return m
+	case yaml.SequenceNode:
+		l := make([]any, len(n.Content))
+		for i, c := range n.Content {
+			l[i] = writtenValue(c, budget)
+		}
+		return l
+	case yaml.ScalarNode:
+		if n.Tag != "!!null" {
+			return n.Value
+		}
+	}
+	return nil
+}
