@@ -338,4 +338,18 @@ func TestTerms(t *testing.T) {
 	require.False(t, terms[1].FieldsMatch("n1"), "NotIn n1 fails on n1")
 	require.True(t, terms[1].FieldsMatch("n2"))
 	require.True(t, terms[2].FieldsMatch("n1"), "any key but metadata.name reads as the empty string (AFF-9)")
+
+	require.Empty(t, terms[0].AppendNames(nil), "no matchFields, no name told apart")
+	require.Equal(t, []string{"n1"}, terms[1].AppendNames(nil))
+	require.Empty(t, terms[2].AppendNames(nil), "metadata.uid names no node (AFF-9)")
+	require.Equal(t, []string{"a", "n1"}, terms[1].AppendNames([]string{"a"}), "appends to dst")
+	terms, _ = affinity.Compile(req(v1.NodeSelectorTerm{MatchFields: []v1.NodeSelectorRequirement{
+		{Key: "metadata.name", Operator: v1.NodeSelectorOpNotIn, Values: []string{"n2"}},
+		{Key: "metadata.uid", Operator: v1.NodeSelectorOpIn, Values: []string{""}},
+		{Key: "metadata.name", Operator: v1.NodeSelectorOpIn, Values: []string{"n1"}}}}), nil).Terms()
+	names := terms[0].AppendNames(nil)
+	require.Equal(t, []string{"n2", "n1"}, names, "the metadata.name values, in input order")
+	for _, name := range []string{"n3", "x", "0", "n10"} {
+		require.Equal(t, terms[0].FieldsMatch("n3"), terms[0].FieldsMatch(name), "every name not among %v answers alike", names)
+	}
 }

@@ -1,6 +1,10 @@
 package affinity
 
-import "github.com/daemonsched/daemonsched/selector"
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/daemonsched/daemonsched/selector"
+)
 
 // Term is one term of a [Required]'s node affinity that can match some node, for a caller that
 // decides placement on classes of nodes rather than on nodes (package fleet compiles templates
@@ -43,4 +47,17 @@ func (t Term) FieldsMatch(name string) bool {
 		}
 	}
 	return true
+}
+
+// AppendNames appends to dst the node names the term's matchFields compare a node's name with
+// (the values of its metadata.name requirements, AFF-9), in input order, and returns the
+// extended slice. [Term.FieldsMatch] answers alike for every name that is not among them, so a
+// caller deciding on classes of names need tell apart only these and one other name.
+func (t Term) AppendNames(dst []string) []string {
+	for j := range t.t.fields {
+		if f := &t.t.fields[j]; f.key == metav1.ObjectNameField {
+			dst = append(dst, f.value)
+		}
+	}
+	return dst
 }

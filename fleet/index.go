@@ -63,42 +63,49 @@ func buildTemplateIndex(w *WhatIf) *templateIndex {
 		}
 		return x.nameID
 	}
-	// First pass: the keys, values and bounds. The bounds are those of the terms as affinity
-	// compiles them, parsed once by selector (AFF-7, AFF-8); the second pass reads the same terms.
-	required := make([]*affinity.Required, len(s.placeRep))
+	// First pass: the keys, values and bounds. The terms are those affinity compiles, which
+	// the controller's Eligibility reads (AFF-4, AFF-8); their bounds are parsed once, by
+	// selector (AFF-7), and the names their matchFields tell apart are affinity's (AFF-9). The
+	// second pass reads the same terms.
+	ats := make([][]affinity.Term, len(s.placeRep))
+	required := make([]bool, len(s.placeRep))
+	n := 0
+	for c, rep := range s.placeRep {
+		ats[c], required[c] = affinity.Compile(&rep.DaemonSet().Spec.Template.Spec, nil).Terms()
+		for _, at := range ats[c] {
+			n += len(at.Expressions())
+		}
+	}
+	terms := make([][]placeTerm, len(s.placeRep))
+	vals := make([][]string, 0, n) // the values of every term's expressions, in one array
 	for c, rep := range s.placeRep {
 		spec := &rep.DaemonSet().Spec.Template.Spec
 		if spec.NodeName != "" {
-			u := &x.univ[name()]
-			u.values = append(u.values, spec.NodeName)
+			id := name()
+			x.univ[id].values = append(x.univ[id].values, spec.NodeName)
 		}
 		for k, v := range spec.NodeSelector {
 			id := key(k)
 			x.univ[id].values = append(x.univ[id].values, v)
 		}
-		forEachTerm(spec, func(t *v1.NodeSelectorTerm) {
-			for _, e := range t.MatchExpressions {
-				id := key(e.Key)
-				if e.Operator != v1.NodeSelectorOpGt && e.Operator != v1.NodeSelectorOpLt {
-					x.univ[id].values = append(x.univ[id].values, e.Values...)
+		terms[c] = make([]placeTerm, len(ats[c]))
+		for j, at := range ats[c] {
+			var pt placeTerm
+			pt, vals = readTerm(at, vals)
+			terms[c][j] = pt
+			for i, r := range at.Expressions() {
+				id := key(r.Key())
+				if b, ok := r.Bound(); ok {
+					bounds[id] = append(bounds[id], b)
+				} else {
+					x.univ[id].values = append(x.univ[id].values, pt.values[i]...)
 				}
 			}
-			for _, f := range t.MatchFields {
-				if f.Key == metav1.ObjectNameField {
-					u := &x.univ[name()]
-					u.values = append(u.values, f.Values...)
-				}
-			}
-		})
-		required[c] = affinity.Compile(spec, nil)
-		if terms, ok := required[c].Terms(); ok {
-			for _, at := range terms {
-				for _, r := range at.Expressions() {
-					if b, ok := r.Bound(); ok {
-						id := key(r.Key())
-						bounds[id] = append(bounds[id], b)
-					}
-				}
+			if at.ReadsFields() {
+				// A term with matchFields may read the name: the name key is then in the index,
+				// with the names the fields tell apart.
+				id := name()
+				x.univ[id].values = at.AppendNames(x.univ[id].values)
 			}
 		}
 	}
@@ -127,7 +134,7 @@ func buildTemplateIndex(w *WhatIf) *templateIndex {
 	// Second pass: the placements.
 	x.place = make([]placementParts, len(s.placeRep))
 	for c, rep := range s.placeRep {
-		x.place[c] = x.compilePlacement(&rep.DaemonSet().Spec.Template.Spec, required[c])
+		x.place[c] = x.compilePlacement(&rep.DaemonSet().Spec.Template.Spec, terms[c], required[c])
 	}
 	x.pending = make([]dnf, len(w.pending))
 	for i, sel := range w.pending {
@@ -191,12 +198,30 @@ func (x *templateIndex) effective(w *WhatIf, i int) dnf {
 	return x.place[w.set.placeOf[i]].all
 }
 
-func forEachTerm(spec *v1.PodSpec, f func(*v1.NodeSelectorTerm)) {
-	if required := requiredSelector(spec); required != nil {
-		for i := range required.NodeSelectorTerms {
-			f(&required.NodeSelectorTerms[i])
+// placeTerm is a term of a placement's required node affinity as affinity compiled it, with
+// the values of its expressions read once for both passes of buildTemplateIndex (selector
+// hands out a copy of a requirement's values on each call: 4,400 of 50 values each for the
+// hostile DaemonSet of issue 25, F5).
+type placeTerm struct {
+	affinity.Term
+	// values[i] are the values of the term's i-th expression when it is In or NotIn, the only
+	// operators whose values name classes (a Gt or Lt bound is read from the requirement).
+	values [][]string
+}
+
+// readTerm reads the values of at's expressions. It appends them to vals and returns the
+// longer slice, so that the terms of an index share one array of them.
+func readTerm(at affinity.Term, vals [][]string) (placeTerm, [][]string) {
+	exprs := at.Expressions()
+	start := len(vals)
+	for i := range exprs {
+		var v []string
+		if op := exprs[i].Operator(); op == selector.In || op == selector.NotIn {
+			v = exprs[i].Values()
 		}
+		vals = append(vals, v)
 	}
+	return placeTerm{Term: at, values: vals[start:len(vals):len(vals)]}, vals
 }
 
 // equals is the constraint "key id has value v".
@@ -212,14 +237,15 @@ func (x *templateIndex) equals(id int, v string) keyClasses {
 // index, a Gt or Lt one finds its classes by binary search among the key's integers, so that
 // thousands of requirements of many values on one key (issue 25, F5) cost time linear in their
 // values, plus one set of the key's classes each. Every class answers as its representative
-// would, which index_internal_test.go checks against trying each class.
-func (x *templateIndex) matching(id int, r *selector.Requirement) keyClasses {
+// would, which index_internal_test.go checks against trying each class. values are r's values
+// (r.Values()).
+func (x *templateIndex) matching(id int, r *selector.Requirement, values []string) keyClasses {
 	u := &x.univ[id]
 	n := u.classes()
 	s := newClassSet(n)
 	switch op := r.Operator(); op {
 	case selector.In, selector.NotIn:
-		u.named(r, s.add)
+		u.named(values, s.add)
 		if op == selector.NotIn {
 			for w := range s {
 				s[w] = ^s[w]
@@ -261,9 +287,10 @@ func (x *templateIndex) matching(id int, r *selector.Requirement) keyClasses {
 	return keyClasses{id, s}
 }
 
-// named calls f with each class whose representative is one of the values of r (In or NotIn).
-func (u *universe) named(r *selector.Requirement, f func(c int)) {
-	for _, v := range r.Values() {
+// named calls f with each class whose representative is one of values, those of an In or
+// NotIn requirement.
+func (u *universe) named(values []string, f func(c int)) {
+	for _, v := range values {
 		if c, ok := u.index[v]; ok {
 			f(1 + c)
 		} else if c := u.classOf(v); c > len(u.values) {
@@ -316,10 +343,10 @@ func setRange(s classSet, lo, hi int) {
 }
 
 // compilePlacement compiles spec.nodeName, spec.nodeSelector and the required node affinity
-// over the classes (ELIG-2, NSEL-2, AFF-*). The terms are read through required, spec's
-// affinity.Compile, as the controller's Eligibility reads them: which terms count (AFF-2,
-// AFF-4, AFF-8) and what their matchFields mean (AFF-9) are affinity's.
-func (x *templateIndex) compilePlacement(spec *v1.PodSpec, required *affinity.Required) placementParts {
+// over the classes (ELIG-2, NSEL-2, AFF-*). The terms are those of affinity.Compile(spec).Terms,
+// with required its ok: the terms the controller's Eligibility reads. Which terms count and
+// what their matchFields mean are affinity's; fleet only turns each into classes.
+func (x *templateIndex) compilePlacement(spec *v1.PodSpec, terms []placeTerm, required bool) placementParts {
 	p := placementParts{name: always, sel: always, aff: always}
 	if spec.NodeName != "" {
 		p.name = dnf{term{x.equals(x.nameID, spec.NodeName)}}
@@ -331,10 +358,10 @@ func (x *templateIndex) compilePlacement(spec *v1.PodSpec, required *affinity.Re
 		}
 		p.sel = dnf{t}
 	}
-	if terms, ok := required.Terms(); ok {
-		p.aff = nil // zero terms match no node (AFF-2)
-		for _, at := range terms {
-			if t, ok := x.compileTerm(at); ok {
+	if required {
+		p.aff = nil // a disjunction of the terms, of which there may be none
+		for _, pt := range terms {
+			if t, ok := x.compileTerm(pt); ok {
 				p.aff = append(p.aff, t)
 			}
 		}
@@ -345,7 +372,7 @@ func (x *templateIndex) compilePlacement(spec *v1.PodSpec, required *affinity.Re
 
 // compileTerm compiles one term that can match a node; ok is false when no node name satisfies
 // its matchFields.
-func (x *templateIndex) compileTerm(at affinity.Term) (term, bool) {
+func (x *templateIndex) compileTerm(at placeTerm) (term, bool) {
 	// The constraints of each key are intersected in place, into one set per key: conjoining
 	// them one by one cloned the key's set per requirement, and a NotIn only clears the classes
 	// it names (issue 25, F5: thousands of NotIn on one key).
@@ -361,15 +388,15 @@ func (x *templateIndex) compileTerm(at affinity.Term) (term, bool) {
 		id, r := keyOf(i), &exprs[i]
 		n := len(merged)
 		if n == 0 || merged[n-1].key != id {
-			merged = append(merged, x.matching(id, r))
+			merged = append(merged, x.matching(id, r, at.values[i]))
 			continue
 		}
 		acc := merged[n-1].set
 		if r.Operator() == selector.NotIn {
-			x.univ[id].named(r, func(c int) { acc[c/64] &^= 1 << (c % 64) })
+			x.univ[id].named(at.values[i], func(c int) { acc[c/64] &^= 1 << (c % 64) })
 			continue
 		}
-		kc := x.matching(id, r)
+		kc := x.matching(id, r, at.values[i])
 		for w := range kc.set {
 			acc[w] &= kc.set[w]
 		}
@@ -378,15 +405,11 @@ func (x *templateIndex) compileTerm(at affinity.Term) (term, bool) {
 	if !at.ReadsFields() {
 		return t, true
 	}
-	// A template's node has a name (the classes of the name key from 1 on), which the fields
-	// may read; a term whose fields no name satisfies is left out, and one whose fields every
-	// name satisfies does not read the name.
-	if x.nameID < 0 {
-		if !at.FieldsMatch("x") { // fields on other keys only: each reads as "" (AFF-9)
-			return nil, false
-		}
-		return t, true
-	}
+	// A template's node has a name (the classes of the name key from 1 on, a key the first
+	// pass made for every term with matchFields), which the fields may read; a term whose fields
+	// no name satisfies is left out, and one whose fields every name satisfies does not read the
+	// name. Each class answers as its representative does: the names the fields tell apart each
+	// have a class of their own, and every other name answers alike (Term.AppendNames).
 	u := &x.univ[x.nameID]
 	kc := keyClasses{x.nameID, newClassSet(u.classes())}
 	all := true

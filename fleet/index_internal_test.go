@@ -76,7 +76,7 @@ func TestMatchingAgreesWithTryingEveryClass(t *testing.T) {
 			if len(errs) > 0 {
 				t.Fatalf("%s %v: %v", op, values, errs)
 			}
-			got, want := x.matching(0, &req), x.matchingByClass(0, &req)
+			got, want := x.matching(0, &req, req.Values()), x.matchingByClass(0, &req)
 			if fmt.Sprint(got.set) != fmt.Sprint(want.set) {
 				t.Fatalf("iteration %d: values %q, bounds %v, regions %v: %s: got classes %b, want %b",
 					iter, u.values, bounds, u.regions, req, got.set, want.set)
@@ -90,7 +90,7 @@ func TestMatchingZeroRequirement(t *testing.T) {
 	u := universe{key: "k", values: []string{"a", "5"}}
 	u.finish([]int64{3})
 	x := &templateIndex{univ: []universe{u}}
-	if got := x.matching(0, &selector.Requirement{}); got.set.count() != 0 {
+	if got := x.matching(0, &selector.Requirement{}, nil); got.set.count() != 0 {
 		t.Fatalf("zero requirement: classes %b, want none", got.set)
 	}
 }
@@ -176,7 +176,8 @@ func TestCompileTermAgreesWithRequirementByRequirement(t *testing.T) {
 			t.Fatalf("iteration %d: %v: terms %v, %v", iter, exprs, terms, ok)
 		}
 		want := x.compileTermByRequirement(terms[0])
-		got, ok := x.compileTerm(terms[0])
+		pt, _ := readTerm(terms[0], nil)
+		got, ok := x.compileTerm(pt)
 		if !ok || fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("iteration %d: %v: got %v (%v), want %v", iter, exprs, got, ok, want)
 		}

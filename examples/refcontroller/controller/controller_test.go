@@ -829,6 +829,66 @@ func TestPodTurningTerminatingCountsAsCreatedAndDeleted(t *testing.T) {
 	}
 }
 
+// A pod of the first slow-start batch that turns terminating while the sync still writes the
+// next batch counts as created and deleted (SYNC-9), as one that turns terminating after the
+// sync does: the sync keeps each created pod as its create returns, so the update finds it. The
+// expectations then wait for the other created pod alone, not for the 5-minute timeout.
+func TestPodTurningTerminatingDuringTheWritesCountsAsCreated(t *testing.T) {
+	h := newHarness(t, append(testNodes(3), testDS())...)
+	var creates atomic.Int32
+	first := make(chan *v1.Pod, 1)
+	h.client.PrependReactor("create", "pods", func(clienttesting.Action) (bool, runtime.Object, error) {
+		if creates.Add(1) != 2 {
+			return false, nil, nil
+		}
+		// The second batch is being written: the informer delivers the first batch's pod,
+		// live, then its deletionTimestamp (another client deleted it).
+		list, err := h.client.Tracker().List(v1.SchemeGroupVersion.WithResource("pods"), v1.SchemeGroupVersion.WithKind("Pod"), "ns")
+		if err != nil {
+			t.Error(err)
+			return false, nil, nil
+		}
+		items := list.(*v1.PodList).Items
+		if len(items) != 1 {
+			t.Errorf("%d pods stored when the second batch starts, want the first batch's one", len(items))
+			return false, nil, nil
+		}
+		live := items[0].DeepCopy()
+		live.ResourceVersion = "1"
+		h.podAdded(t, live)
+		h.podUpdated(t, live, terminating(live, "2"))
+		first <- live
+		return false, nil, nil
+	})
+	if err := h.sync(t); err != nil {
+		t.Fatal(err)
+	}
+	if n := creates.Load(); n != 3 {
+		t.Fatalf("%d creates sent, want 3 (batches of 1 and 2)", n)
+	}
+	gone := <-first
+	if got := h.expectedCreates(); got != 2 {
+		t.Fatalf("%d creates expected after the sync, want 2: the pod that turned terminating during the writes was counted created and then deleted", got)
+	}
+	list, err := h.client.CoreV1().Pods("ns").List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range list.Items {
+		if p := &list.Items[i]; p.Name != gone.Name {
+			p.ResourceVersion = "1"
+			h.podAdded(t, p)
+		}
+	}
+	snap, err := h.c.snapshot("ns")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !h.c.expectationsMet("ns/agent", snap, now) {
+		t.Errorf("expectations %+v not met by the two live created pods", h.c.state["ns/agent"].exp)
+	}
+}
+
 // A created pod that first reaches the caches already terminating was never counted created by
 // upstream (addPod sends it to deletePod), nor by its later deletion: the expectations keep
 // waiting for it (Observed, then the timeout), as upstream's do.

@@ -105,14 +105,24 @@ func (s *syncer) cleanupHistory(w *daemonset.RevisionWrites) error {
 // podWrites sends the creates of res, a plan made on snap at now, in slow-start batches (1, 2,
 // 4, ...; a batch with a failure ends the series) and then its deletes, all at once. The expectations (SYNC-9) are the plan's,
 // lowered by every create and delete the API server refused and every create not sent.
+//
+// The expectations and the pods created are the DaemonSet's state from before the first write,
+// and each created pod joins it as its create returns, as upstream raises its expectations
+// before it writes: a pod that turns terminating while later batches are still being sent is
+// then one podTerminating knows, not one the expectations wait for until their timeout. Both
+// are guarded by the controller's lock, which the pod handlers take.
 func (s *syncer) podWrites(res *daemonset.Result, snap daemonset.Snapshot, now time.Time) error {
 	if len(res.Create) == 0 && len(res.Delete) == 0 {
 		return nil
 	}
 	exp := res.Expectations(snap, now)
 	created := map[types.UID]bool{}
+	st := s.c.stateOf(s.key)
+	s.c.mu.Lock()
+	st.exp, st.created = &exp, created
+	s.c.mu.Unlock()
 	pods := s.c.client.CoreV1().Pods(s.ds.Namespace)
-	var mu sync.Mutex // guards exp, created and errs
+	var mu sync.Mutex // guards errs
 	var errs []error
 	fail := func(err error) {
 		mu.Lock()
@@ -127,9 +137,9 @@ func (s *syncer) podWrites(res *daemonset.Result, snap daemonset.Snapshot, now t
 			wg.Go(func() {
 				p, err := pods.Create(s.ctx, cr.Pod, metav1.CreateOptions{})
 				if err != nil {
-					mu.Lock()
+					s.c.mu.Lock()
 					exp.Creates--
-					mu.Unlock()
+					s.c.mu.Unlock()
 					if !apierrors.HasStatusCause(err, v1.NamespaceTerminatingCause) {
 						s.c.recorder.Eventf(s.ds, v1.EventTypeWarning, "FailedCreate", "Error creating: %v", err)
 						fail(err)
@@ -137,16 +147,18 @@ func (s *syncer) podWrites(res *daemonset.Result, snap daemonset.Snapshot, now t
 					return
 				}
 				s.c.recorder.Eventf(s.ds, v1.EventTypeNormal, "SuccessfulCreate", "Created pod: %v", p.Name)
-				mu.Lock()
+				s.c.mu.Lock()
 				created[p.UID] = true
-				mu.Unlock()
+				s.c.mu.Unlock()
 				s.wrotePod(p)
 			})
 		}
 		wg.Wait()
 		sent += batch
 		if len(errs) > failed {
+			s.c.mu.Lock()
 			exp.Creates -= len(res.Create) - sent // never sent, never expected
+			s.c.mu.Unlock()
 			break
 		}
 	}
@@ -159,17 +171,13 @@ func (s *syncer) podWrites(res *daemonset.Result, snap daemonset.Snapshot, now t
 				s.c.recorder.Eventf(s.ds, v1.EventTypeNormal, "SuccessfulDelete", "Deleted pod: %v", d.Name)
 			case !apierrors.IsNotFound(err): // a pod already gone counts as observed
 				s.c.recorder.Eventf(s.ds, v1.EventTypeWarning, "FailedDelete", "Error deleting: %v", err)
-				mu.Lock()
+				s.c.mu.Lock()
 				exp.Deletes = slices.DeleteFunc(exp.Deletes, func(r daemonset.ObjectRef) bool { return r.UID == d.UID && r.Name == d.Name })
-				mu.Unlock()
+				s.c.mu.Unlock()
 				fail(err)
 			}
 		})
 	}
 	wg.Wait()
-	st := s.c.stateOf(s.key)
-	s.c.mu.Lock()
-	st.exp, st.created = &exp, created
-	s.c.mu.Unlock()
 	return errors.Join(errs...)
 }
