@@ -62,6 +62,7 @@ type sim struct {
 	// The planner of the current DaemonSet, kept while its key holds.
 	planner    *daemonset.Planner
 	plannerKey plannerKey
+	compiles   int    // the DaemonSets compiled: at most one per sync (tests)
 	spec       uint64 // bumped when the DaemonSet's spec or collision count changes
 	// The pods of queued items, by slot; free lists the slots not in use.
 	slots []slot
@@ -105,6 +106,7 @@ func (sm *sim) plannerFor() *daemonset.Planner {
 		return sm.planner
 	}
 	sm.planner, _ = daemonset.Compile(sm.w.sharedDS(), sm.opts.planOptions(sm.now))
+	sm.compiles++
 	sm.plannerKey = key
 	return sm.planner
 }
