@@ -102,7 +102,7 @@ func (w *world) apply(res *daemonset.Result, now time.Time, sched Scheduler, wri
 	}
 	root := resultPath{}
 	for i, d := range res.Delete {
-		pod, ok := w.pod(podKey{d.Namespace, d.Name})
+		at, pod, ok := w.podAt(podKey{d.Namespace, d.Name})
 		if !ok {
 			return out, field.NotFound(root.Child("delete").Index(i), d.Namespace+"/"+d.Name)
 		}
@@ -120,7 +120,7 @@ func (w *world) apply(res *daemonset.Result, now time.Time, sched Scheduler, wri
 		}
 		terminal := pod.Status.Phase == v1.PodFailed || pod.Status.Phase == v1.PodSucceeded
 		if pod.Spec.NodeName == "" || terminal || grace == 0 {
-			w.removePod(keyOf(pod))
+			w.removeAt(at)
 			out.removed = append(out.removed, pod)
 			continue
 		}
@@ -131,7 +131,7 @@ func (w *world) apply(res *daemonset.Result, now time.Time, sched Scheduler, wri
 		cp.pod.DeletionTimestamp = &cp.at
 		cp.pod.DeletionGracePeriodSeconds = &cp.grace
 		pod = &cp.pod
-		w.setPod(pod)
+		w.replaceAt(at, pod)
 		out.terminating = append(out.terminating, pod)
 	}
 	for i, ref := range res.Adopt {

@@ -188,24 +188,36 @@ func (w *world) exported() daemonset.Snapshot {
 }
 
 func (w *world) pod(k podKey) (*v1.Pod, bool) {
+	_, p, ok := w.podAt(k)
+	return p, ok
+}
+
+// podAt is pod with the pod's index in w.pods, for replaceAt and removeAt: a pod the caller
+// both reads and replaces or removes is looked up by name once (its key hashes two strings).
+func (w *world) podAt(k podKey) (int, *v1.Pod, bool) {
 	i, ok := w.podIx[k]
 	if !ok {
-		return nil, false
+		return 0, nil, false
 	}
-	return w.pods[i], true
+	return i, w.pods[i], true
 }
 
 // setPod replaces the pod of the same name, or adds it.
 func (w *world) setPod(p *v1.Pod) {
 	k := keyOf(p)
 	if i, ok := w.podIx[k]; ok {
-		w.regroup(w.pods[i], p)
-		w.pods[i] = p
+		w.replaceAt(i, p)
 		return
 	}
 	w.regroup(nil, p)
 	w.podIx[k] = len(w.pods)
 	w.pods = append(w.pods, p)
+}
+
+// replaceAt replaces the pod at index i of w.pods (podAt) by p, which has its name.
+func (w *world) replaceAt(i int, p *v1.Pod) {
+	w.regroup(w.pods[i], p)
+	w.pods[i] = p
 }
 
 // removePod removes the named pod, moving the last one into its place.
@@ -214,6 +226,13 @@ func (w *world) removePod(k podKey) bool {
 	if !ok {
 		return false
 	}
+	w.removeAt(i)
+	return true
+}
+
+// removeAt removes the pod at index i of w.pods (podAt), moving the last one into its place.
+func (w *world) removeAt(i int) {
+	k := keyOf(w.pods[i])
 	w.regroup(w.pods[i], nil)
 	last := len(w.pods) - 1
 	if i != last {
@@ -223,7 +242,6 @@ func (w *world) removePod(k podKey) bool {
 	w.pods[last] = nil
 	w.pods = w.pods[:last]
 	delete(w.podIx, k)
-	return true
 }
 
 func (w *world) node(name string) (*v1.Node, bool) {
