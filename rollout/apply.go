@@ -231,7 +231,10 @@ func (w *world) writeStatus(st *appsv1.DaemonSetStatus) {
 	next := *st
 	next.CollisionCount = ds.Status.CollisionCount
 	next.Conditions = ds.Status.Conditions
-	if counters(next) == counters(ds.Status) && equality.Semantic.DeepEqual(next.Conditions, st.Conditions) {
+	// Semantic equality holds a nil and an empty list equal; without conditions on either side
+	// (a simulation's common case) it is not called (reflection, about 1% of a run).
+	if counters(next) == counters(ds.Status) && (len(next.Conditions) == 0 && len(st.Conditions) == 0 ||
+		equality.Semantic.DeepEqual(next.Conditions, st.Conditions)) {
 		return
 	}
 	if ds == w.scratch {
