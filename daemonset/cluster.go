@@ -35,7 +35,7 @@ func (s Snapshot) Plan(opts Options) (*ClusterResult, error) {
 	planners, ccs := clusterPlanners(s, opts)
 	out := &ClusterResult{DaemonSets: make([]*Result, 0, len(planners))}
 	for i, p := range planners {
-		out.DaemonSets = append(out.DaemonSets, p.plan(s, ccs[i], syncActs))
+		out.DaemonSets = append(out.DaemonSets, p.plan(s, ccs[i], syncActs, nil))
 	}
 	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/daemonsched/daemonsched/internal/errlist"
+	"github.com/daemonsched/daemonsched/internal/requeue"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -112,7 +113,17 @@ func Plan(ds *appsv1.DaemonSet, nodes []*v1.Node, pods []*v1.Pod, opts Options) 
 // diff (DIFF-*), the rolling-update step when the base diff is empty (UPD-2) and the status
 // (STAT-*). s should pass [Snapshot.Check]; nil entries are skipped, and with duplicate names
 // the plan is deterministic but not meaningful.
-func (p *Planner) Plan(s Snapshot) *Result { return p.plan(s, nil, syncActs) }
+func (p *Planner) Plan(s Snapshot) *Result { return p.plan(s, nil, syncActs, nil) }
+
+// PlanRequeues is [Planner.Plan] with the parts of the Result's RequeueAfter apart (SYNC-8):
+// the failed-pod back-off's (DIFF-12, DIFF-17) before the minReadySeconds requeue of the
+// status (STAT-15) is folded in. It is the bridge to package rollout, whose result type is
+// internal (docs/decisions.md).
+func (p *Planner) PlanRequeues(s Snapshot) (*Result, requeue.Parts) {
+	var rq requeue.Parts
+	res := p.plan(s, nil, syncActs, &rq)
+	return res, rq
+}
 
 // PlanPending plans the sync upstream runs while the DaemonSet's expectations are not
 // satisfied (SYNC-9: an earlier sync's creates or deletes are not yet observed, as
@@ -143,7 +154,7 @@ func (p *Planner) Plan(s Snapshot) *Result { return p.plan(s, nil, syncActs) }
 //
 // The expectations the sync waits for stay in force: [Result.Expectations] of this Result expects
 // nothing, and must not replace them.
-func (p *Planner) PlanPending(s Snapshot) *Result { return p.plan(s, nil, syncPending) }
+func (p *Planner) PlanPending(s Snapshot) *Result { return p.plan(s, nil, syncPending, nil) }
 
 // syncKind says how far a sync goes once its revision history is settled.
 type syncKind uint8
@@ -159,8 +170,9 @@ const (
 // plan is Plan where cc, when non-nil, says how a cluster-wide plan shares contested pods
 // (D-2): orphans it gives to another DaemonSet are reported as conflicts instead of adopted,
 // and pods an older DaemonSet releases may be adopted. kind says whether the sync acts or
-// only writes status (PlanPending).
-func (p *Planner) plan(s Snapshot, cc *clusterClaims, kind syncKind) *Result {
+// only writes status (PlanPending). rq, when not nil, receives the parts of RequeueAfter
+// (PlanRequeues).
+func (p *Planner) plan(s Snapshot, cc *clusterClaims, kind syncKind, rq *requeue.Parts) *Result {
 	res := p.newResult()
 	if p.skip != "" {
 		return p.skipped(res, p.skip)
@@ -253,6 +265,9 @@ func (p *Planner) plan(s Snapshot, cc *clusterClaims, kind syncKind) *Result {
 		// STAT-16: the status pass claims the cached orphans again; one this sync adopted
 		// and deleted, and the API server removed at once, is not found and not counted.
 		counts = ix.countsWithout(syncPods{res: res}.removedAtOnce())
+	}
+	if rq != nil {
+		rq.Backoff = d.bo.requeue // before writeStatus folds in the minReadySeconds requeue
 	}
 	p.writeStatus(res, &counts, &d.bo, syncActs)
 	ix.release(p)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/google/go-cmp/cmp"
@@ -282,4 +283,48 @@ func TestPlanErrorIsBounded(t *testing.T) {
 	require.True(t, strings.HasSuffix(msg, ", ... and 4900 more]"), "error ends %q", msg[max(0, len(msg)-60):])
 	require.Less(t, len(msg), 100*200, "error of %d bytes", len(msg))
 	require.True(t, strings.HasPrefix(msg, "[nodes[0]"), "error starts %q", msg[:min(len(msg), 60)])
+}
+
+// TestPlanRequeuesSplitsTheBackoff: PlanRequeues is Plan, and its parts keep the failed-pod
+// back-off's requeue (DIFF-12, DIFF-17) apart from the minReadySeconds one of the status
+// (STAT-15), which RequeueAfter folds into one minimum (SYNC-8). On n0 a pod Ready since 995
+// is not available under minReadySeconds 10 at 1000; on n1 a Failed pod is held by the
+// back-off for 60 s, or deleted when no entry holds it.
+func TestPlanRequeuesSplitsTheBackoff(t *testing.T) {
+	t.Parallel()
+	held := []daemonset.BackoffEntry{{DaemonSetUID: "uid-foo", Node: "n1",
+		Delay: metav1.Duration{Duration: time.Minute}, Last: metav1.NewTime(now1000)}}
+	tests := []struct {
+		name             string
+		minReady         int32
+		backoff          []daemonset.BackoffEntry
+		wantRequeueAfter time.Duration
+		wantBackoff      time.Duration
+	}{
+		{name: "held Failed pod under minReadySeconds keeps the back-off's 60s apart from the status's 10s (SYNC-8, STAT-15, DIFF-12)",
+			minReady: 10, backoff: held, wantRequeueAfter: 10 * time.Second, wantBackoff: time.Minute},
+		{name: "held Failed pod without minReadySeconds: both are the back-off's (DIFF-17)",
+			backoff: held, wantRequeueAfter: time.Minute, wantBackoff: time.Minute},
+		{name: "Failed pod deleted under minReadySeconds: no back-off part (DIFF-12)",
+			minReady: 10, wantRequeueAfter: 10 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ds := newDS(minReadySeconds(tt.minReady))
+			ns := nodes(2)
+			pods := []*v1.Pod{pod("p0", "n0", readyAt(995)), pod("p1", "n1", phase(v1.PodFailed))}
+			dsCopy, nsCopy, podsCopy := ds.DeepCopy(), deepNodes(ns), deepPods(pods)
+			p, errs := daemonset.Compile(ds, daemonset.Options{Version: v1363, Now: now1000, Backoff: tt.backoff})
+			require.Empty(t, errs)
+			s := daemonset.Snapshot{Nodes: ns, Pods: pods}
+			got, parts := p.PlanRequeues(s)
+			requireUnmutated(t, dsCopy, ds, nsCopy, ns, podsCopy, pods)
+			if diff := cmp.Diff(p.Plan(s), got); diff != "" {
+				t.Errorf("PlanRequeues() plan differs from Plan() (-Plan +PlanRequeues):\n%s", diff)
+			}
+			require.Equal(t, tt.wantRequeueAfter, got.RequeueAfter.Duration, "RequeueAfter")
+			require.Equal(t, tt.wantBackoff, parts.Backoff, "the back-off's part")
+		})
+	}
 }

@@ -102,7 +102,7 @@ func (w *world) apply(res *daemonset.Result, now time.Time, sched Scheduler, wri
 	}
 	root := resultPath{}
 	for i, d := range res.Delete {
-		pod, ok := w.pod(podKey{d.Namespace, d.Name})
+		at, pod, ok := w.podAt(podKey{d.Namespace, d.Name})
 		if !ok {
 			return out, field.NotFound(root.Child("delete").Index(i), d.Namespace+"/"+d.Name)
 		}
@@ -120,7 +120,7 @@ func (w *world) apply(res *daemonset.Result, now time.Time, sched Scheduler, wri
 		}
 		terminal := pod.Status.Phase == v1.PodFailed || pod.Status.Phase == v1.PodSucceeded
 		if pod.Spec.NodeName == "" || terminal || grace == 0 {
-			w.removePod(keyOf(pod))
+			w.removeAt(at)
 			out.removed = append(out.removed, pod)
 			continue
 		}
@@ -131,7 +131,7 @@ func (w *world) apply(res *daemonset.Result, now time.Time, sched Scheduler, wri
 		cp.pod.DeletionTimestamp = &cp.at
 		cp.pod.DeletionGracePeriodSeconds = &cp.grace
 		pod = &cp.pod
-		w.setPod(pod)
+		w.replaceAt(at, pod)
 		out.terminating = append(out.terminating, pod)
 	}
 	for i, ref := range res.Adopt {
@@ -231,7 +231,10 @@ func (w *world) writeStatus(st *appsv1.DaemonSetStatus) {
 	next := *st
 	next.CollisionCount = ds.Status.CollisionCount
 	next.Conditions = ds.Status.Conditions
-	if counters(next) == counters(ds.Status) && equality.Semantic.DeepEqual(next.Conditions, st.Conditions) {
+	// Semantic equality holds a nil and an empty list equal; without conditions on either side
+	// (a simulation's common case) it is not called (reflection, about 1% of a run).
+	if counters(next) == counters(ds.Status) && (len(next.Conditions) == 0 && len(st.Conditions) == 0 ||
+		equality.Semantic.DeepEqual(next.Conditions, st.Conditions)) {
 		return
 	}
 	if ds == w.scratch {

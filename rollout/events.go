@@ -41,7 +41,7 @@ func (sm *sim) handle(it item) bool {
 	case itemStart:
 		s := sm.podOf(it)
 		key := s.key
-		p, ok := sm.w.pod(key)
+		i, p, ok := sm.w.podAt(key)
 		if !ok || p.DeletionTimestamp != nil || it.epoch != sm.w.epoch(p.Spec.NodeName) {
 			return false
 		}
@@ -56,17 +56,17 @@ func (sm *sim) handle(it item) bool {
 		} else {
 			np = started(p, sm.fate(key), sm.now)
 		}
-		sm.w.setPod(np)
+		sm.w.replaceAt(i, np)
 		sm.changed()
 		sm.addAfter(sm.opts.Version.PodUpdateRequeue(ds, old, np)) // updatePod's requeue (SYNC-8)
 		return sm.opts.Version.IsControlledBy(np, ds)
 	case itemRemove:
 		key := sm.podOf(it).key
-		p, ok := sm.w.pod(key)
+		i, p, ok := sm.w.podAt(key)
 		if !ok || it.epoch != sm.w.epoch(p.Spec.NodeName) {
 			return false
 		}
-		sm.w.removePod(key)
+		sm.w.removeAt(i)
 		delete(sm.fates, key)
 		sm.changed()
 		return sm.opts.Version.IsControlledBy(p, ds)

@@ -27,3 +27,14 @@ func FatesKept(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts Options) (*Traje
 	traj, err := sm.run()
 	return traj, len(sm.fates), err
 }
+
+// Compiles runs Simulate and returns, with its trajectory, how many times the simulation
+// compiled a DaemonSet.
+func Compiles(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts Options) (*Trajectory, int, error) {
+	sm, err := newSim(s, ds, opts)
+	if err != nil {
+		return nil, 0, err
+	}
+	traj, err := sm.run()
+	return traj, sm.compiles, err
+}

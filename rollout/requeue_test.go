@@ -122,12 +122,15 @@ func TestSimulateObservedQueuesTheBackoffNotTheFirstStatus(t *testing.T) {
 	}
 	held := []daemonset.BackoffEntry{{DaemonSetUID: next.UID, Generation: 1, Node: "node-00001",
 		Delay: metav1.Duration{Duration: time.Minute}, Last: metav1.NewTime(t0)}}
+	// The DaemonSet is compiled three times in either model: at t0, again at t0 once the
+	// first sync's status write raised observedGeneration, and at the next sync's time.
 	for _, tt := range []struct {
-		model     rollout.SyncModel
-		want, not time.Duration
+		model        rollout.SyncModel
+		want, not    time.Duration
+		wantCompiles int
 	}{
-		{rollout.SyncObserved, time.Minute, 10 * time.Second},
-		{rollout.SyncUnobserved, 10 * time.Second, time.Minute},
+		{rollout.SyncObserved, time.Minute, 10 * time.Second, 3},
+		{rollout.SyncUnobserved, 10 * time.Second, time.Minute, 3},
 	} {
 		t.Run(tt.model.String(), func(t *testing.T) {
 			traj, err := rollout.Simulate(s, next, rollout.WithBackoff(rollout.Options{Start: t0, Horizon: 5 * time.Minute, Model: tt.model,
@@ -141,6 +144,13 @@ func TestSimulateObservedQueuesTheBackoffNotTheFirstStatus(t *testing.T) {
 				}
 			}
 			require.Equal(t, []time.Duration{tt.want}, at, "the syncs after t0")
+			// The back-off's part of the first plan's requeue comes with that plan
+			// (daemonset's PlanRequeues): no sync compiles the DaemonSet a second time, as
+			// the simulation did to plan the snapshot again without minReadySeconds.
+			_, compiles, err := rollout.Compiles(s, next, rollout.WithBackoff(rollout.Options{Start: t0, Horizon: 5 * time.Minute, Model: tt.model,
+				Kubelet: rollout.Kubelet{Startup: rollout.Fixed(time.Hour)}}, held))
+			require.NoError(t, err)
+			require.Equal(t, tt.wantCompiles, compiles, "DaemonSets compiled")
 		})
 	}
 }

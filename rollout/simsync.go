@@ -17,16 +17,10 @@ func (sm *sim) sync() error {
 	p := sm.plannerFor()
 	planned := sm.plan(p)
 	step := Step{At: sm.now}
-	before := sm.backoff
-	res := sm.backedOff(p, planned, &step)
-	first, heldBack := res, res != planned
+	res, backoffRequeue := sm.backedOff(p, planned, &step)
 	observed := sm.opts.Model == SyncObserved
-	var backoffRequeue time.Duration
-	if heldBack {
-		backoffRequeue = first.RequeueAfter.Duration
-		if observed {
-			backoffRequeue = sm.backoffRequeue(first, before)
-		}
+	if !observed {
+		backoffRequeue = 0 // res's RequeueAfter, queued below, holds it
 	}
 	acted, err := sm.applyStep(res, &step, !observed)
 	if err != nil {
@@ -35,14 +29,14 @@ func (sm *sim) sync() error {
 	if observed && res.Skipped == "" {
 		if ru := res.RollingUpdate; ru != nil && ru.Reason == daemonset.RollingReasonBaseDiffNotEmpty && acted {
 			// The live controller sees its own writes before the rolling step (ROLL-7).
-			res2 := sm.backedOff(p, sm.plan(p), nil)
+			res2, _ := sm.backedOff(p, sm.plan(p), nil)
 			if res2.RollingUpdate != nil && res2.RollingUpdate.Acted {
 				if _, err := sm.applyStep(res2, &step, false); err != nil {
 					return err
 				}
 			}
 		}
-		final := sm.backedOff(p, sm.plan(p), nil)
+		final, _ := sm.backedOff(p, sm.plan(p), nil)
 		if final.Status != nil {
 			sm.w.writeStatus(final.Status)
 			res = final
@@ -62,8 +56,10 @@ func (sm *sim) sync() error {
 		}
 	}
 	// The sync's requeues (SYNC-8): the failed-pod back-off's from the plan that held Failed
-	// pods back (DIFF-12), the minReadySeconds one (STAT-15) from the plan whose status the sync
-	// wrote. Under SyncUnobserved both are res's RequeueAfter.
+	// pods back (DIFF-12, DIFF-17), asked for while upstream walks the nodes
+	// (podsShouldBeOnNode) whatever status it writes later, and the minReadySeconds one
+	// (STAT-15) from the plan whose status the sync wrote. Under SyncUnobserved both are res's
+	// RequeueAfter.
 	sm.addAfter(backoffRequeue)
 	sm.addAfter(res.RequeueAfter.Duration)
 	if len(sm.traj.Steps) == cap(sm.traj.Steps) {
@@ -118,41 +114,21 @@ func (sm *sim) plan(p *daemonset.Planner) *daemonset.Result {
 // backedOff returns the plan of the sync with the failed-pod back-off in force (ROLL-6): res,
 // planned without it, when it deletes no Failed pod (no node has one it could delete, so the
 // back-off changes nothing), else the whole-snapshot plan with sm.backoff, whose back-off after
-// the sync becomes sm.backoff. step, when not nil, counts the Failed-pod deletions the back-off
-// held back. The caller queues the plan's requeue (addAfter).
-func (sm *sim) backedOff(p *daemonset.Planner, res *daemonset.Result, step *Step) *daemonset.Result {
+// the sync becomes sm.backoff; and that plan's back-off requeue (DIFF-12, DIFF-17) apart from
+// its minReadySeconds one (daemonset's PlanRequeues), 0 when res is returned. step, when not
+// nil, counts the Failed-pod deletions the back-off held back. The caller queues the plan's
+// requeue (addAfter).
+func (sm *sim) backedOff(p *daemonset.Planner, res *daemonset.Result, step *Step) (*daemonset.Result, time.Duration) {
 	free := failedDeletes(res)
 	if free == 0 {
-		return res
+		return res, 0
 	}
-	full := p.At(sm.now, sm.backoff).Plan(sm.w.snapshot())
+	full, rq := p.At(sm.now, sm.backoff).PlanRequeues(sm.w.snapshot())
 	if step != nil {
 		step.HeldBack += free - failedDeletes(full)
 	}
 	sm.backoff = daemonset.UpdateBackoff(sm.backoff, full, sm.now)
-	return full
-}
-
-// backoffRequeue returns the failed-pod back-off's requeue of the sync whose first plan is
-// first, made at sm.now with the back-off state before (SYNC-8, DIFF-12, DIFF-17): upstream
-// asks for it while it walks the nodes (podsShouldBeOnNode), whatever status it writes later.
-// first.RequeueAfter also holds the minReadySeconds requeue of first's status (STAT-15); under
-// SyncObserved that is not the status the sync writes, whose own requeue the final plan
-// carries. The back-off's requeue does not depend on minReadySeconds, so the plan of the same
-// snapshot by the DaemonSet without it has the back-off's requeue alone. That costs a
-// compile and a plan, only in a sync that holds a Failed pod back under minReadySeconds.
-func (sm *sim) backoffRequeue(first *daemonset.Result, before []daemonset.BackoffEntry) time.Duration {
-	ds := sm.w.ds()
-	if ds.Spec.MinReadySeconds == 0 {
-		return first.RequeueAfter.Duration
-	}
-	bare := ds.DeepCopy()
-	bare.Spec.MinReadySeconds = 0
-	p, errs := daemonset.Compile(bare, sm.opts.planOptions(sm.now))
-	if len(errs) > 0 { // not after plannerFor compiled ds: it validates nothing minReadySeconds 0 fails
-		return first.RequeueAfter.Duration
-	}
-	return p.At(sm.now, before).Plan(sm.w.snapshot()).RequeueAfter.Duration
+	return full, rq.Backoff
 }
 
 func failedDeletes(res *daemonset.Result) int {

@@ -62,6 +62,7 @@ type sim struct {
 	// The planner of the current DaemonSet, kept while its key holds.
 	planner    *daemonset.Planner
 	plannerKey plannerKey
+	compiles   int    // the DaemonSets compiled: at most one per sync (tests)
 	spec       uint64 // bumped when the DaemonSet's spec or collision count changes
 	// The pods of queued items, by slot; free lists the slots not in use.
 	slots []slot
@@ -84,6 +85,12 @@ type sim struct {
 	syncedAt time.Time
 	// idle says the simulation ended at the horizon with nothing queued but the next resync.
 	idle bool
+	// syncAt is the time, as an offset from Options.Start, of the queued itemSync, kept
+	// beside the queue (-1: none). Every sync that writes queues one at its own time, and
+	// an itemSync does nothing but ask for a sync at its time, so the queue's heap need not
+	// order them: they were about half of its pushes and pops. Another itemSync at a
+	// different time while one waits goes into the queue.
+	syncAt int64
 }
 
 type plannerKey struct {
@@ -105,6 +112,7 @@ func (sm *sim) plannerFor() *daemonset.Planner {
 		return sm.planner
 	}
 	sm.planner, _ = daemonset.Compile(sm.w.sharedDS(), sm.opts.planOptions(sm.now))
+	sm.compiles++
 	sm.plannerKey = key
 	return sm.planner
 }
@@ -179,6 +187,7 @@ func newSim(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts Options) (*sim, err
 		// Only read: UpdateBackoff returns a new slice.
 		backoff: opts.backoff,
 	}
+	sm.syncAt = -1
 	sm.w.touched = func(e *nodeEntry) {
 		if sm.inc != nil {
 			sm.inc.touch(e)
@@ -204,6 +213,12 @@ func newSim(s daemonset.Snapshot, ds *appsv1.DaemonSet, opts Options) (*sim, err
 // queue nor runs write barriers as it is reordered): the time is an offset from
 // Options.Start, the pod a slot of sm.slots.
 func (sm *sim) push(p pending) {
+	if p.kind == itemSync {
+		if off := int64(p.at.Sub(sm.opts.Start)); sm.syncAt < 0 || sm.syncAt == off {
+			sm.syncAt = off
+			return
+		}
+	}
 	sm.seq++
 	it := item{at: int64(p.at.Sub(sm.opts.Start)), seq: sm.seq, kind: p.kind, epoch: p.epoch, event: int32(p.event), slot: -1}
 	if p.kind == itemStart || p.kind == itemRemove {
@@ -263,29 +278,30 @@ func (sm *sim) run() (*Trajectory, error) {
 	end := int64(sm.opts.Horizon)
 	syncsAtNow := 0
 	now := int64(-1)
-	for len(sm.q) > 0 || sm.resyncAt != 0 {
+	for len(sm.q) > 0 || sm.syncAt >= 0 || sm.resyncAt != 0 {
 		if len(sm.q) > 0 && sm.q[0].kind == itemRequeue && sm.q[0].at != sm.waiting {
 			// The entry moved earlier, was due and is gone: nothing happens then, and the
 			// clock does not move for it (EndTime is the last instant something happened).
 			sm.q.pop()
 			continue
 		}
+		first, queued := sm.first()
 		var next int64
 		resync := false
 		switch {
-		case len(sm.q) == 0:
+		case !queued:
 			// Nothing is queued but the informers' next resync.
 			if sm.settled() {
 				return sm.finish(true), nil
 			}
 			next, resync = sm.resyncAt, true
-		case sm.resyncAt != 0 && sm.resyncAt <= sm.q[0].at:
+		case sm.resyncAt != 0 && sm.resyncAt <= first:
 			next, resync = sm.resyncAt, true
 		default:
-			next = sm.q[0].at
+			next = first
 		}
 		if next > end {
-			sm.idle = len(sm.q) == 0
+			sm.idle = !queued
 			sm.now = sm.opts.Start.Add(sm.opts.Horizon)
 			return sm.finish(false), nil
 		}
@@ -319,6 +335,10 @@ func (sm *sim) run() (*Trajectory, error) {
 				wantSync = true
 			}
 		}
+		if sm.syncAt == now {
+			sm.syncAt = -1
+			wantSync = true
+		}
 		if !wantSync {
 			continue
 		}
@@ -335,6 +355,18 @@ func (sm *sim) run() (*Trajectory, error) {
 		sm.synced, sm.syncedAt = sm.version, sm.now
 	}
 	return sm.finish(true), nil
+}
+
+// first returns the time of the first thing queued, an item or the itemSync beside the queue
+// (syncAt), and false when nothing is.
+func (sm *sim) first() (int64, bool) {
+	switch {
+	case len(sm.q) == 0:
+		return sm.syncAt, sm.syncAt >= 0
+	case sm.syncAt >= 0:
+		return min(sm.q[0].at, sm.syncAt), true
+	}
+	return sm.q[0].at, true
 }
 
 // settled reports whether a resync, with nothing else queued, would find nothing new to do:

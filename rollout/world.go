@@ -188,24 +188,36 @@ func (w *world) exported() daemonset.Snapshot {
 }
 
 func (w *world) pod(k podKey) (*v1.Pod, bool) {
+	_, p, ok := w.podAt(k)
+	return p, ok
+}
+
+// podAt is pod with the pod's index in w.pods, for replaceAt and removeAt: a pod the caller
+// both reads and replaces or removes is looked up by name once (its key hashes two strings).
+func (w *world) podAt(k podKey) (int, *v1.Pod, bool) {
 	i, ok := w.podIx[k]
 	if !ok {
-		return nil, false
+		return 0, nil, false
 	}
-	return w.pods[i], true
+	return i, w.pods[i], true
 }
 
 // setPod replaces the pod of the same name, or adds it.
 func (w *world) setPod(p *v1.Pod) {
 	k := keyOf(p)
 	if i, ok := w.podIx[k]; ok {
-		w.regroup(w.pods[i], p)
-		w.pods[i] = p
+		w.replaceAt(i, p)
 		return
 	}
 	w.regroup(nil, p)
 	w.podIx[k] = len(w.pods)
 	w.pods = append(w.pods, p)
+}
+
+// replaceAt replaces the pod at index i of w.pods (podAt) by p, which has its name.
+func (w *world) replaceAt(i int, p *v1.Pod) {
+	w.regroup(w.pods[i], p)
+	w.pods[i] = p
 }
 
 // removePod removes the named pod, moving the last one into its place.
@@ -214,6 +226,13 @@ func (w *world) removePod(k podKey) bool {
 	if !ok {
 		return false
 	}
+	w.removeAt(i)
+	return true
+}
+
+// removeAt removes the pod at index i of w.pods (podAt), moving the last one into its place.
+func (w *world) removeAt(i int) {
+	k := keyOf(w.pods[i])
 	w.regroup(w.pods[i], nil)
 	last := len(w.pods) - 1
 	if i != last {
@@ -223,7 +242,6 @@ func (w *world) removePod(k podKey) bool {
 	w.pods[last] = nil
 	w.pods = w.pods[:last]
 	delete(w.podIx, k)
-	return true
 }
 
 func (w *world) node(name string) (*v1.Node, bool) {
@@ -325,22 +343,27 @@ func fnvBytes(h uint64, p []byte) uint64 {
 const uidLen = 36
 
 // putUID writes a version-4-shaped UUID from sum and lo, the 64-bit FNV-1a of the pod's name.
+// The digits are set in an array and written at once: a WriteByte per digit cost about a
+// twentieth of a 1,000-node rollout's instructions with newName.
 func putUID(b *strings.Builder, sum, lo uint64) {
 	const hex = "0123456789abcdef"
-	put := func(v uint64, digits int) {
+	var u [uidLen]byte
+	put := func(at int, v uint64, digits int) {
 		for i := digits - 1; i >= 0; i-- {
-			b.WriteByte(hex[(v>>(4*uint(i)))&0xf])
+			u[at+i] = hex[v&0xf]
+			v >>= 4
 		}
 	}
-	put(sum>>32, 8)
-	b.WriteByte('-')
-	put(sum>>16, 4)
-	b.WriteString("-4")
-	put(sum, 3)
-	b.WriteString("-8")
-	put(lo>>48, 3)
-	b.WriteByte('-')
-	put(lo, 12)
+	put(0, sum>>32, 8)
+	u[8] = '-'
+	put(9, sum>>16, 4)
+	u[13], u[14] = '-', '4'
+	put(15, sum, 3)
+	u[18], u[19] = '-', '8'
+	put(20, lo>>48, 3)
+	u[23] = '-'
+	put(24, lo, 12)
+	b.Write(u[:])
 }
 
 func metavNow(t time.Time) metav1.Time { return metav1.NewTime(t) }
