@@ -1,6 +1,9 @@
 package manifest
 
 import (
+	"hash/maphash"
+	"maps"
+	"sync"
 	"time"
 	"unique"
 
@@ -223,4 +226,47 @@ func intern(s string) string {
 		return ""
 	}
 	return unique.Make(s).Value()
+}
+
+// sharedLabels hands out, during one lean read, one map for every set of pod labels equal from
+// pod to pod: a DaemonSet's pods carry its template's labels, its revision's hash and its
+// generation, the same on every pod of a revision (so do a ReplicaSet's). On a realistic dump
+// that is 336 bytes a pod (the map and its one group of eight slots), 1.4 MB of 5,000 nodes'
+// pods. Pods of one read then share their label maps: a lean snapshot is read, not written
+// (Options.Lean). It is safe for concurrent use.
+type sharedLabels struct {
+	seed maphash.Seed
+	mu   sync.Mutex
+	sets map[uint64]map[string]string // by the sum of its pairs' hashes, which needs no order
+}
+
+func newSharedLabels() *sharedLabels {
+	return &sharedLabels{seed: maphash.MakeSeed(), sets: map[uint64]map[string]string{}}
+}
+
+// share returns the map equal to m handed out before, else m, which it hands out from then on.
+func (s *sharedLabels) share(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return m
+	}
+	var sum uint64
+	var h maphash.Hash
+	h.SetSeed(s.seed)
+	for k, v := range m {
+		h.Reset()
+		h.WriteString(k)
+		h.WriteByte(0)
+		h.WriteString(v)
+		sum += h.Sum64()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if prev, ok := s.sets[sum]; ok {
+		if maps.Equal(prev, m) {
+			return prev
+		}
+		return m // another set of the same sum (rare): not shared
+	}
+	s.sets[sum] = m
+	return m
 }

@@ -439,3 +439,28 @@ func TestLeanKeepsTheConditionsRead(t *testing.T) {
 		})
 	}
 }
+
+// TestLeanPodsShareEqualLabels (D-16): read lean, pods whose labels are equal (the pods of one
+// DaemonSet revision) share one label map, others keep their own, and nothing is shared when
+// every field is read.
+func TestLeanPodsShareEqualLabels(t *testing.T) {
+	pod := func(name, hash string) string {
+		return fmt.Sprintf("apiVersion: v1\nkind: Pod\nmetadata:\n  name: %s\n  namespace: kube-system\n  labels:\n    app: agent\n    controller-revision-hash: %q\n", name, hash)
+	}
+	data := []byte(pod("a", "1") + "---\n" + pod("b", "1") + "---\n" + pod("c", "2"))
+	same := func(x, y map[string]string) bool {
+		return reflect.ValueOf(x).UnsafePointer() == reflect.ValueOf(y).UnsafePointer()
+	}
+	for _, lean := range []bool{true, false} {
+		res, err := ReadInputs([]Input{{Name: "pods", Data: data}}, Options{Lean: lean, Workers: 2})
+		require.NoError(t, err)
+		ps := res.Snapshot.Pods
+		require.Len(t, ps, 3)
+		slices.SortFunc(ps, func(x, y *v1.Pod) int { return strings.Compare(x.Name, y.Name) })
+		if diff := cmp.Diff(map[string]string{"app": "agent", "controller-revision-hash": "1"}, ps[1].Labels); diff != "" {
+			t.Errorf("lean %v: labels of b (-want +got):\n%s", lean, diff)
+		}
+		require.Equal(t, lean, same(ps[0].Labels, ps[1].Labels), "lean %v: a and b share their label map", lean)
+		require.False(t, same(ps[0].Labels, ps[2].Labels), "lean %v: a and c share their label map", lean)
+	}
+}
