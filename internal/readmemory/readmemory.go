@@ -4,7 +4,7 @@
 // While reading, the command collects at 50% growth instead of 100%: what a realistic YAML
 // dump read lean keeps is 0.46x its size, and at 75% the garbage allowed over it, with what is
 // decoding in flight, left its peak at 0.95-1.03x the input (BenchmarkReadMemory in package
-// manifest, yaml-dump/plan), 0.92x at 50%, for more CPU while reading that still leaves the
+// manifest, yaml-dump/plan), 0.92-0.94x at 50%, for more CPU while reading that still leaves the
 // reader well under the decode floor's (BenchmarkReadFloor; issue 25 item 6), and under a soft memory
 // limit (runtime/debug.SetMemoryLimit) of 3 times the input's size, never under 512 MiB, which
 // a realistic dump never reaches, but which collects an input of many tiny objects (a List of
