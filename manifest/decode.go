@@ -80,6 +80,8 @@ type reader struct {
 	// applying keeps the JSON of each DaemonSet (decoded.raw): the input is an Apply input,
 	// whose spelt-out zeros the three-way merge must see (D-14).
 	applying bool
+	// labels shares the label maps of lean pods (Options.Lean) for all of the read.
+	labels *sharedLabels
 }
 
 // rawOf returns a copy of data, the JSON of an object of kind, when the reader keeps it:
@@ -94,7 +96,20 @@ func (r reader) rawOf(kind string, data []byte) []byte {
 // newReader returns a reader with opts, their limits defaulted.
 func newReader(opts Options) reader {
 	opts.Limits = opts.Limits.withDefaults()
-	return reader{opts: opts, objects: new(atomic.Int64)}
+	r := reader{opts: opts, objects: new(atomic.Int64)}
+	if opts.Lean {
+		r.labels = newSharedLabels()
+	}
+	return r
+}
+
+// lean trims obj as lean reading keeps it (leanObject), a pod's labels shared with the pods
+// read before it that have the same.
+func (r reader) lean(obj typedObject) {
+	leanObject(obj)
+	if p, ok := obj.(*v1.Pod); ok && r.labels != nil {
+		p.Labels = r.labels.share(p.Labels)
+	}
 }
 
 // count adds n objects to the input's count, and fails when they are more than the limit. The
@@ -276,7 +291,7 @@ func (r reader) decodeValue(src Source, data []byte, itemKind string) ([]decoded
 	}
 	d.invalid = validateObject(obj)
 	if r.opts.Lean {
-		leanObject(obj)
+		r.lean(obj)
 	}
 	// The identity read first and the object share their strings: a list of tiny objects
 	// would otherwise hold each twice until it ends.

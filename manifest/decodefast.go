@@ -49,7 +49,7 @@ func (r reader) decodeFast(src Source, data []byte, itemKind string) (out []deco
 	}
 	d.invalid = validateObject(obj)
 	if r.opts.Lean {
-		leanObject(obj)
+		r.lean(obj)
 		// The identity keeps the object's strings, as decodeValue's does, but not the namespace
 		// finish gave an object without one: the identity says what the input wrote (an
 		// applied manifest without a namespace takes -n's, as kubectl apply -n).

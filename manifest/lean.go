@@ -1,6 +1,10 @@
 package manifest
 
 import (
+	"hash/maphash"
+	"maps"
+	"sync"
+	"time"
 	"unique"
 
 	v1 "k8s.io/api/core/v1"
@@ -20,7 +24,9 @@ import (
 // finalizers and the grace period), explain (Planner.Explain, the pods a DaemonSet controls on
 // a node), and this package's Latest, HandWritten and the uid defaults (D-5).
 // managedFields, which only HandWritten (whether there are any) and Latest (their latest time)
-// read, become one entry holding the latest time. Everything else is dropped, new fields of a
+// read, become one entry holding the latest time. Of the conditions (a kubelet posts five of a
+// pod and five of a node) those of the types read are kept: a pod's Ready and PodScheduled, a
+// node's Ready (keepConditions). Everything else is dropped, new fields of a
 // newer k8s.io/api included. TestLeanKeepsWhatThePlanReads fills the dropped fields at random
 // and requires the same plans, explanations and Latest; TestLeanClassifiesEveryField fails when
 // k8s.io/api gains a field nobody has classified.
@@ -63,12 +69,16 @@ func keepPod(dst, src *v1.Pod) {
 	}
 	dst.Status.Phase = v1.PodPhase(intern(string(src.Status.Phase)))
 	dst.Status.StartTime = src.Status.StartTime
-	dst.Status.Conditions = keepEach(src.Status.Conditions, func(c v1.PodCondition) v1.PodCondition {
-		c.Type = v1.PodConditionType(intern(string(c.Type)))
-		c.Status = v1.ConditionStatus(intern(string(c.Status)))
-		c.Reason, c.Message = intern(c.Reason), intern(c.Message)
-		return c
-	})
+	dst.Status.Conditions = nil
+	dst.Status.Conditions = keepConditions(src.Status.Conditions, latestPod(time.Time{}, dst),
+		func(c *v1.PodCondition) bool { return c.Type == v1.PodReady || c.Type == v1.PodScheduled },
+		func(c *v1.PodCondition) time.Time { return c.LastTransitionTime.Time },
+		func(c v1.PodCondition) v1.PodCondition {
+			c.Type = v1.PodConditionType(intern(string(c.Type)))
+			c.Status = v1.ConditionStatus(intern(string(c.Status)))
+			c.Reason, c.Message = intern(c.Reason), intern(c.Message)
+			return c
+		})
 }
 
 // keepNode sets, in dst, the fields of src that lean reading keeps, interned.
@@ -84,12 +94,58 @@ func keepNode(dst, src *v1.Node) {
 		t.Effect = v1.TaintEffect(intern(string(t.Effect)))
 		return t
 	})
-	dst.Status.Conditions = keepEach(src.Status.Conditions, func(c v1.NodeCondition) v1.NodeCondition {
-		c.Type = v1.NodeConditionType(intern(string(c.Type)))
-		c.Status = v1.ConditionStatus(intern(string(c.Status)))
-		c.Reason, c.Message = intern(c.Reason), intern(c.Message)
-		return c
-	})
+	dst.Status.Conditions = nil
+	dst.Status.Conditions = keepConditions(src.Status.Conditions, latestNode(time.Time{}, dst),
+		func(c *v1.NodeCondition) bool { return c.Type == v1.NodeReady },
+		func(c *v1.NodeCondition) time.Time { return later(c.LastTransitionTime.Time, c.LastHeartbeatTime) },
+		func(c v1.NodeCondition) v1.NodeCondition {
+			c.Type = v1.NodeConditionType(intern(string(c.Type)))
+			c.Status = v1.ConditionStatus(intern(string(c.Status)))
+			c.Reason, c.Message = intern(c.Reason), intern(c.Message)
+			return c
+		})
+}
+
+// keepConditions returns the conditions lean reading keeps, f applied to each, in their order:
+// those of the types read (read), and, of the others, the one whose time is the latest if it is
+// later than carried (the latest time the kept object carries elsewhere) and every kept
+// condition's, so that Latest is unchanged; nil for nil. Every reader looks a condition up by
+// its type (the first of it), so a condition of a type nobody reads changes no answer, and
+// dropping the others changes none either.
+func keepConditions[C any](conds []C, carried time.Time, read func(*C) bool, timeOf func(*C) time.Time, f func(C) C) []C {
+	if conds == nil {
+		return nil
+	}
+	n, extra := 0, -1
+	var dropped time.Time
+	for i := range conds {
+		t := timeOf(&conds[i])
+		if read(&conds[i]) {
+			n++
+			carried = maxTime(carried, t)
+		} else if extra < 0 || t.After(dropped) {
+			dropped, extra = t, i
+		}
+	}
+	if extra >= 0 && dropped.After(carried) {
+		n++
+	} else {
+		extra = -1
+	}
+	out := make([]C, 0, n)
+	for i := range conds {
+		if i == extra || read(&conds[i]) {
+			out = append(out, f(conds[i]))
+		}
+	}
+	return out
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 func keepTypeMeta(t metav1.TypeMeta) metav1.TypeMeta {
@@ -170,4 +226,47 @@ func intern(s string) string {
 		return ""
 	}
 	return unique.Make(s).Value()
+}
+
+// sharedLabels hands out, during one lean read, one map for every set of pod labels equal from
+// pod to pod: a DaemonSet's pods carry its template's labels, its revision's hash and its
+// generation, the same on every pod of a revision (so do a ReplicaSet's). On a realistic dump
+// that is 336 bytes a pod (the map and its one group of eight slots), 1.4 MB of 5,000 nodes'
+// pods. Pods of one read then share their label maps: a lean snapshot is read, not written
+// (Options.Lean). It is safe for concurrent use.
+type sharedLabels struct {
+	seed maphash.Seed
+	mu   sync.Mutex
+	sets map[uint64]map[string]string // by the sum of its pairs' hashes, which needs no order
+}
+
+func newSharedLabels() *sharedLabels {
+	return &sharedLabels{seed: maphash.MakeSeed(), sets: map[uint64]map[string]string{}}
+}
+
+// share returns the map equal to m handed out before, else m, which it hands out from then on.
+func (s *sharedLabels) share(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return m
+	}
+	var sum uint64
+	var h maphash.Hash
+	h.SetSeed(s.seed)
+	for k, v := range m {
+		h.Reset()
+		h.WriteString(k)
+		h.WriteByte(0)
+		h.WriteString(v)
+		sum += h.Sum64()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if prev, ok := s.sets[sum]; ok {
+		if maps.Equal(prev, m) {
+			return prev
+		}
+		return m // another set of the same sum (rare): not shared
+	}
+	s.sets[sum] = m
+	return m
 }

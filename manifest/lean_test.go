@@ -17,6 +17,7 @@ import (
 	"github.com/daemonsched/daemonsched/internal/kubectldump"
 	"github.com/daemonsched/daemonsched/internal/shapefuzz"
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -163,8 +164,8 @@ func TestLeanClassifiesEveryField(t *testing.T) {
 		// Kept whole, as read: everything but managedFields and the affinity beyond the
 		// required node affinity.
 		if !reflect.DeepEqual(pod.Labels, leanPod.Labels) || !reflect.DeepEqual(pod.OwnerReferences, leanPod.OwnerReferences) ||
-			!reflect.DeepEqual(pod.Status.Conditions, leanPod.Status.Conditions) || !reflect.DeepEqual(node.Spec.Taints, leanNode.Spec.Taints) ||
-			!reflect.DeepEqual(node.Status.Conditions, leanNode.Status.Conditions) || !reflect.DeepEqual(node.Labels, leanNode.Labels) ||
+			!reflect.DeepEqual(readPodConditions(pod), readPodConditions(leanPod)) || !reflect.DeepEqual(node.Spec.Taints, leanNode.Spec.Taints) ||
+			!reflect.DeepEqual(readNodeConditions(node), readNodeConditions(leanNode)) || !reflect.DeepEqual(node.Labels, leanNode.Labels) ||
 			!reflect.DeepEqual(pod.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution,
 				leanPod.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution) {
 			t.Errorf("seed %d: a kept field changed in trimming", seed)
@@ -185,7 +186,7 @@ func TestLeanClassifiesEveryField(t *testing.T) {
 // whose kept fields are pod's: if the plan read a dropped field, it would tell them apart.
 func withRandomDroppedPod(pod *v1.Pod, r *rand.Rand) *v1.Pod {
 	out := filledPod(r.Uint64())
-	random := out.Spec.Affinity
+	random, randomConditions := out.Spec.Affinity, out.Status.Conditions
 	keepPod(out, pod)
 	// The affinity beyond the required node affinity is dropped too: random as well.
 	if out.Spec.Affinity == nil {
@@ -193,13 +194,40 @@ func withRandomDroppedPod(pod *v1.Pod, r *rand.Rand) *v1.Pod {
 	}
 	out.Spec.Affinity.PodAffinity, out.Spec.Affinity.PodAntiAffinity = random.PodAffinity, random.PodAntiAffinity
 	out.Spec.Affinity.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution = random.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution
+	// So are the conditions of the types nobody reads: random ones among the kept.
+	for _, c := range randomConditions {
+		c.Type = []v1.PodConditionType{v1.PodInitialized, v1.ContainersReady, v1.PodReadyToStartContainers, v1.DisruptionTarget, "Other"}[r.IntN(5)]
+		c.Status = []v1.ConditionStatus{v1.ConditionTrue, v1.ConditionFalse, v1.ConditionUnknown}[r.IntN(3)]
+		i := r.IntN(len(out.Status.Conditions) + 1)
+		out.Status.Conditions = slices.Insert(out.Status.Conditions, i, c)
+	}
 	return out
 }
 
 func withRandomDroppedNode(node *v1.Node, r *rand.Rand) *v1.Node {
 	out := filledNode(r.Uint64())
+	random := out.Status.Conditions
 	keepNode(out, node)
+	// Conditions of the types nobody reads are dropped: random ones among the kept.
+	for _, c := range random {
+		c.Type = []v1.NodeConditionType{v1.NodeMemoryPressure, v1.NodeDiskPressure, v1.NodePIDPressure, v1.NodeNetworkUnavailable, "Other"}[r.IntN(5)]
+		c.Status = []v1.ConditionStatus{v1.ConditionTrue, v1.ConditionFalse, v1.ConditionUnknown}[r.IntN(3)]
+		i := r.IntN(len(out.Status.Conditions) + 1)
+		out.Status.Conditions = slices.Insert(out.Status.Conditions, i, c)
+	}
 	return out
+}
+
+// readPodConditions and readNodeConditions are the conditions of the types something reads
+// (a pod's Ready and PodScheduled, a node's Ready), in their order: those lean reading keeps.
+func readPodConditions(p *v1.Pod) []v1.PodCondition {
+	return slices.DeleteFunc(slices.Clone(p.Status.Conditions), func(c v1.PodCondition) bool {
+		return c.Type != v1.PodReady && c.Type != v1.PodScheduled
+	})
+}
+
+func readNodeConditions(n *v1.Node) []v1.NodeCondition {
+	return slices.DeleteFunc(slices.Clone(n.Status.Conditions), func(c v1.NodeCondition) bool { return c.Type != v1.NodeReady })
 }
 
 // TestLeanKeepsWhatThePlanReads is the property behind D-16: on shaped clusters
@@ -330,5 +358,109 @@ func TestLeanReadsTheSamePlan(t *testing.T) {
 				t.Errorf("%s: node %s not trimmed", name, n.Name)
 			}
 		}
+	}
+}
+
+// TestLeanKeepsTheConditionsRead (D-16): of a pod's conditions lean reading keeps Ready
+// (readiness and availability, UPD-12, UPD-13) and PodScheduled (rollout.Progress, which plan's
+// table asks who holds the budget), of a node's Ready (internal/nodehealth), each in its order;
+// another is kept only when its time is the latest the object carries, for Latest.
+func TestLeanKeepsTheConditionsRead(t *testing.T) {
+	at := func(min int) metav1.Time { return metav1.NewTime(shapefuzz.Base.Add(time.Duration(min) * time.Minute)) }
+	podWith := func(conds ...v1.PodCondition) *v1.Pod {
+		return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", CreationTimestamp: at(0),
+			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubelet", Time: new(at(10))}}}, Status: v1.PodStatus{Conditions: conds}}
+	}
+	pc := func(typ v1.PodConditionType, min int) v1.PodCondition {
+		return v1.PodCondition{Type: typ, Status: v1.ConditionTrue, LastTransitionTime: at(min)}
+	}
+	nodeWith := func(conds ...v1.NodeCondition) *v1.Node {
+		return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n", CreationTimestamp: at(0),
+			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubelet", Time: new(at(10))}}}, Status: v1.NodeStatus{Conditions: conds}}
+	}
+	nc := func(typ v1.NodeConditionType, transition, heartbeat int) v1.NodeCondition {
+		return v1.NodeCondition{Type: typ, Status: v1.ConditionFalse, LastTransitionTime: at(transition), LastHeartbeatTime: at(heartbeat)}
+	}
+	tests := []struct {
+		name      string
+		pod       *v1.Pod
+		node      *v1.Node
+		wantPod   []v1.PodCondition
+		wantNodes []v1.NodeCondition
+	}{{
+		name:    "a running pod's five conditions keep Ready and PodScheduled in their order",
+		pod:     podWith(pc(v1.PodReadyToStartContainers, 3), pc(v1.PodInitialized, 1), pc(v1.PodReady, 5), pc(v1.ContainersReady, 5), pc(v1.PodScheduled, 0)),
+		wantPod: []v1.PodCondition{pc(v1.PodReady, 5), pc(v1.PodScheduled, 0)},
+	}, {
+		name:    "a second Ready condition is kept behind the first",
+		pod:     podWith(pc(v1.PodReady, 5), pc(v1.ContainersReady, 5), pc(v1.PodReady, 6)),
+		wantPod: []v1.PodCondition{pc(v1.PodReady, 5), pc(v1.PodReady, 6)},
+	}, {
+		name:    "a dropped type holding the latest time is kept, the latest one only",
+		pod:     podWith(pc(v1.PodInitialized, 11), pc(v1.PodReady, 5), pc(v1.ContainersReady, 12)),
+		wantPod: []v1.PodCondition{pc(v1.PodReady, 5), pc(v1.ContainersReady, 12)},
+	}, {
+		name:    "a dropped type no later than what is kept goes",
+		pod:     podWith(pc(v1.ContainersReady, 10), pc(v1.PodReady, 5)),
+		wantPod: []v1.PodCondition{pc(v1.PodReady, 5)},
+	}, {
+		name:    "no conditions stay none",
+		pod:     podWith(),
+		wantPod: nil,
+	}, {
+		name:      "a node's conditions keep Ready",
+		node:      nodeWith(nc(v1.NodeMemoryPressure, 0, 10), nc(v1.NodeDiskPressure, 0, 10), nc(v1.NodeReady, 1, 10), nc(v1.NodePIDPressure, 0, 10)),
+		wantNodes: []v1.NodeCondition{nc(v1.NodeReady, 1, 10)},
+	}, {
+		name:      "a node's later heartbeat on a dropped type is kept",
+		node:      nodeWith(nc(v1.NodeMemoryPressure, 0, 13), nc(v1.NodeReady, 1, 10)),
+		wantNodes: []v1.NodeCondition{nc(v1.NodeMemoryPressure, 0, 13), nc(v1.NodeReady, 1, 10)},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var s, leanS daemonset.Snapshot
+			if tt.pod != nil {
+				lean := tt.pod.DeepCopy()
+				leanObject(lean)
+				if diff := cmp.Diff(tt.wantPod, lean.Status.Conditions); diff != "" {
+					t.Errorf("pod conditions (-want +got):\n%s", diff)
+				}
+				s.Pods, leanS.Pods = []*v1.Pod{tt.pod}, []*v1.Pod{lean}
+			}
+			if tt.node != nil {
+				lean := tt.node.DeepCopy()
+				leanObject(lean)
+				if diff := cmp.Diff(tt.wantNodes, lean.Status.Conditions); diff != "" {
+					t.Errorf("node conditions (-want +got):\n%s", diff)
+				}
+				s.Nodes, leanS.Nodes = []*v1.Node{tt.node}, []*v1.Node{lean}
+			}
+			require.True(t, Latest(s).Equal(Latest(leanS)), "Latest %v, lean %v", Latest(s), Latest(leanS))
+		})
+	}
+}
+
+// TestLeanPodsShareEqualLabels (D-16): read lean, pods whose labels are equal (the pods of one
+// DaemonSet revision) share one label map, others keep their own, and nothing is shared when
+// every field is read.
+func TestLeanPodsShareEqualLabels(t *testing.T) {
+	pod := func(name, hash string) string {
+		return fmt.Sprintf("apiVersion: v1\nkind: Pod\nmetadata:\n  name: %s\n  namespace: kube-system\n  labels:\n    app: agent\n    controller-revision-hash: %q\n", name, hash)
+	}
+	data := []byte(pod("a", "1") + "---\n" + pod("b", "1") + "---\n" + pod("c", "2"))
+	same := func(x, y map[string]string) bool {
+		return reflect.ValueOf(x).UnsafePointer() == reflect.ValueOf(y).UnsafePointer()
+	}
+	for _, lean := range []bool{true, false} {
+		res, err := ReadInputs([]Input{{Name: "pods", Data: data}}, Options{Lean: lean, Workers: 2})
+		require.NoError(t, err)
+		ps := res.Snapshot.Pods
+		require.Len(t, ps, 3)
+		slices.SortFunc(ps, func(x, y *v1.Pod) int { return strings.Compare(x.Name, y.Name) })
+		if diff := cmp.Diff(map[string]string{"app": "agent", "controller-revision-hash": "1"}, ps[1].Labels); diff != "" {
+			t.Errorf("lean %v: labels of b (-want +got):\n%s", lean, diff)
+		}
+		require.Equal(t, lean, same(ps[0].Labels, ps[1].Labels), "lean %v: a and b share their label map", lean)
+		require.False(t, same(ps[0].Labels, ps[2].Labels), "lean %v: a and c share their label map", lean)
 	}
 }

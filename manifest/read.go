@@ -60,8 +60,11 @@ type Options struct {
 	Limits Limits
 	// Lean keeps, of every Node and Pod, only the fields the plan and explain read (D-16):
 	// identity, labels, owner references, timestamps, a pod's node name, required node
-	// affinity, phase, conditions and start time, a node's taints and conditions, and one
-	// managedFields entry holding their latest time; their repeated strings are shared. A
+	// affinity, phase, Ready and PodScheduled conditions and start time, a node's taints and
+	// Ready condition (another condition only when it holds the object's latest time, for
+	// [Latest]), and one managedFields entry holding their latest time; their repeated
+	// strings are shared, and so are the label maps of pods whose labels are equal (a
+	// DaemonSet's pods of one revision): a lean snapshot is to be read, not written. A
 	// kubectl dump's nodes and pods then take a fraction of the memory, and the plan is the
 	// same. Off in the zero value, since a caller reading the Snapshot may want every field;
 	// the daemonsched command sets it for plan and explain. Objects are checked (unknown

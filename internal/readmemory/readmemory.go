@@ -1,9 +1,11 @@
 // Package readmemory is the daemonsched command's garbage-collector policy while it reads its
 // input. With the Go defaults (GOGC=100) the heap grows to twice what is live before a
 // collection, and while reading much of what is live at a collection is decoding in flight.
-// While reading, the command collects at 75% growth instead of 100%, which brings the peak of
-// a realistic YAML dump read lean from 2.0x its size to 1.7-1.8x (BenchmarkReadMemory in
-// package manifest) for about 5% more CPU while reading, and under a soft memory
+// While reading, the command collects at 50% growth instead of 100%: what a realistic YAML
+// dump read lean keeps is 0.46x its size, and at 75% the garbage allowed over it, with what is
+// decoding in flight, left its peak at 0.95-1.03x the input (BenchmarkReadMemory in package
+// manifest, yaml-dump/plan), 0.92-0.94x at 50%, for more CPU while reading that still leaves the
+// reader well under the decode floor's (BenchmarkReadFloor; issue 25 item 6), and under a soft memory
 // limit (runtime/debug.SetMemoryLimit) of 3 times the input's size, never under 512 MiB, which
 // a realistic dump never reaches, but which collects an input of many tiny objects (a List of
 // 240,000 empty pods, whose objects are 16 times its size) more often near the limit instead of
@@ -24,7 +26,7 @@ const Floor = 512 << 20
 const PerInputByte = 3
 
 // GCPercent is the collector's GOGC while reading.
-const GCPercent = 75
+const GCPercent = 50
 
 // Limit returns the soft memory limit for reading inputs of n bytes together.
 func Limit(n int64) int64 {
