@@ -205,7 +205,7 @@ var corpusGroups = func() func(testing.TB) []releaseGroup {
 
 // spotCheck is the release, other than a group's representative (its newest), whose verdict
 // the case named name also computes and compares with its group's: one per case, drawn from
-// the name, so that across the corpus every such release is compared several times (the 316
+// the name, so that across the corpus every such release is compared several times (the 437
 // cases draw from 23 releases) while a case costs one plan per group and one more.
 func spotCheck(name string, groups []releaseGroup) (v daemonset.Version, group int, ok bool) {
 	type member struct {

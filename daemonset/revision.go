@@ -15,8 +15,8 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
 
-// revisionPatch returns the bytes a v1.36 ControllerRevision of ds stores in data.raw, which
-// are also what decides whether a revision is current (UPD-16): the JSON object
+// revisionPatch returns the bytes a ControllerRevision of ds stores in data.raw at release v,
+// which are also what decides whether a revision is current (UPD-16): the JSON object
 // {"spec":{"template":T}} where T is ds.Spec.Template as JSON with the extra key
 // "$patch":"replace", every object's keys sorted and integers written as integers. Only the
 // template matters, so nothing else of ds changes the bytes.
@@ -26,7 +26,11 @@ import (
 // on its own rather than as part of the whole object: encoding/json writes a nested value
 // exactly as it writes it alone, so the bytes are the same. The error is that of encoding/json;
 // no value of the k8s.io/api types makes it fail.
-func revisionPatch(ds *appsv1.DaemonSet) ([]byte, error) {
+//
+// The one difference between releases in these bytes is the template's zero
+// metadata.creationTimestamp (VER-12), written as the release's own types write it whatever
+// k8s.io/api is linked.
+func revisionPatch(ds *appsv1.DaemonSet, v Version) ([]byte, error) {
 	raw, err := json.Marshal(&ds.Spec.Template)
 	if err != nil {
 		return nil, err
@@ -35,26 +39,55 @@ func revisionPatch(ds *appsv1.DaemonSet) ([]byte, error) {
 	if err := utiljson.Unmarshal(raw, &template); err != nil {
 		return nil, err
 	}
+	if meta, ok := template["metadata"].(map[string]any); ok {
+		writeZeroCreationTimestamp(meta, v)
+	}
 	template["$patch"] = "replace"
 	return json.Marshal(map[string]any{"spec": map[string]any{"template": template}})
 }
 
-// NewRevision returns the ControllerRevision the v1.36 controller creates for ds when none is
-// current (pkg/controller/daemon snapshot; UPD-14 step 5): named <ds name>-<hash> in ds's
-// namespace, labelled with the template labels plus controller-revision-hash, annotated with
-// ds's annotations, controlled by ds (apps/v1 DaemonSet, blockOwnerDeletion), holding
-// the given revision number and, in data.raw, the bytes that decide whether a revision is
-// current (UPD-16): {"spec":{"template":T}}, T being ds.Spec.Template as JSON with the extra
-// key "$patch":"replace", every object's keys sorted and integers written as integers; nothing
-// else of ds changes them. hash is normally [Version.ComputeHash] of the template and
-// status.collisionCount. The maps are copies: changing the result never changes ds. The error
-// is that of encoding/json, which no value of the k8s.io/api types makes fail. NewRevision
-// panics if ds is nil.
+// writeZeroCreationTimestamp makes the JSON of an object's metadata say a zero creation time as
+// release v's types do (VER-12): until 1.33, metav1.ObjectMeta's creationTimestamp is only
+// omitempty, which leaves a struct in, so a zero one is written "creationTimestamp":null; from
+// 1.34 (apimachinery v0.34) it is also omitzero and left out. meta is the object's metadata as
+// encoding/json wrote it with the linked types, either way; a creation time that is set is
+// written by every release alike and left as it is.
+func writeZeroCreationTimestamp(meta map[string]any, v Version) {
+	ts, set := meta["creationTimestamp"]
+	switch {
+	case v.AtLeast(1, 34, 0) && set && ts == nil:
+		delete(meta, "creationTimestamp")
+	case !v.AtLeast(1, 34, 0) && !set:
+		meta["creationTimestamp"] = nil
+	}
+}
+
+// NewRevision returns the ControllerRevision the controller of the newest release creates for
+// ds when none is current: [Version.NewRevision] at [NewestVersion].
 func NewRevision(ds *appsv1.DaemonSet, hash string, revision int64) (*appsv1.ControllerRevision, error) {
 	if ds == nil {
 		panic("daemonset: NewRevision: nil DaemonSet")
 	}
-	patch, err := revisionPatch(ds)
+	return NewestVersion().NewRevision(ds, hash, revision)
+}
+
+// NewRevision returns the ControllerRevision release v's controller creates for ds when none is
+// current (pkg/controller/daemon snapshot; UPD-14 step 5): named <ds name>-<hash> in ds's
+// namespace, labelled with the template labels plus controller-revision-hash, annotated with
+// ds's annotations, controlled by ds (apps/v1 DaemonSet, blockOwnerDeletion), holding
+// the given revision number and, in data.raw, the bytes that decide whether a revision is
+// current at v (UPD-16): {"spec":{"template":T}}, T being ds.Spec.Template as JSON with the
+// extra key "$patch":"replace", every object's keys sorted and integers written as integers,
+// and a zero creation time written as v's types write it (VER-12); nothing else of ds changes
+// them. hash is normally [Version.ComputeHash] of the template and status.collisionCount. The
+// maps are copies: changing the result never changes ds. The error is that of encoding/json,
+// which no value of the k8s.io/api types makes fail. NewRevision panics if ds is nil; the zero
+// Version is the newest release.
+func (v Version) NewRevision(ds *appsv1.DaemonSet, hash string, revision int64) (*appsv1.ControllerRevision, error) {
+	if ds == nil {
+		panic("daemonset: Version.NewRevision: nil DaemonSet")
+	}
+	patch, err := revisionPatch(ds, v.OrNewest())
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +124,7 @@ type templateDigest struct {
 
 func newTemplateDigest(ds *appsv1.DaemonSet, version Version) templateDigest {
 	return templateDigest{
-		patch: sync.OnceValues(func() ([]byte, error) { return revisionPatch(ds) }),
+		patch: sync.OnceValues(func() ([]byte, error) { return revisionPatch(ds, version) }),
 		hash: sync.OnceValue(func() string {
 			return version.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
 		}),

@@ -42,7 +42,7 @@ func FuzzRevision(f *testing.F) {
 		}
 		before := ds.DeepCopy()
 
-		patch, err := revisionPatch(&ds)
+		patch, err := revisionPatch(&ds, NewestVersion())
 		if err != nil {
 			t.Fatalf("revisionPatch: %v", err)
 		}

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/daemonsched/daemonsched/internal/apitest"
 	"github.com/daemonsched/daemonsched/selector"
@@ -54,7 +55,7 @@ func revPatchIndependently(t *testing.T, ds *appsv1.DaemonSet) []byte {
 func TestRevisionPatch(t *testing.T) {
 	t.Parallel()
 	t.Run("UPD-16 the patch of a small DaemonSet has exactly these bytes", func(t *testing.T) {
-		got, err := revisionPatch(revDS())
+		got, err := revisionPatch(revDS(), NewestVersion())
 		require.NoError(t, err)
 		want := `{"spec":{"template":{"$patch":"replace","metadata":{"labels":{"app":"d"}},` +
 			`"spec":{"containers":[{"image":"img:1","name":"c","resources":{}}]}}}}`
@@ -72,7 +73,7 @@ func TestRevisionPatch(t *testing.T) {
 			ds.Spec.Template.Spec.ActiveDeadlineSeconds = ptr.To[int64](1 << 62)
 			ds.Status.NumberReady = 3
 			before := ds.DeepCopy()
-			got, err := revisionPatch(ds)
+			got, err := revisionPatch(ds, NewestVersion())
 			require.NoError(t, err)
 			require.Equal(t, string(revPatchIndependently(t, ds)), string(got))
 			if diff := cmp.Diff(before, ds); diff != "" {
@@ -81,7 +82,7 @@ func TestRevisionPatch(t *testing.T) {
 		})
 	}
 	t.Run("UPD-16 SCN-107 strategy, minReadySeconds, selector and status leave the patch unchanged", func(t *testing.T) {
-		a, err := revisionPatch(revDS())
+		a, err := revisionPatch(revDS(), NewestVersion())
 		require.NoError(t, err)
 		ds := revDS()
 		ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType}
@@ -89,14 +90,14 @@ func TestRevisionPatch(t *testing.T) {
 		ds.Spec.Selector.MatchLabels["extra"] = "y"
 		ds.Status.CollisionCount = ptr.To[int32](4)
 		ds.Annotations = map[string]string{"changed": "yes"}
-		b, err := revisionPatch(ds)
+		b, err := revisionPatch(ds, NewestVersion())
 		require.NoError(t, err)
 		require.Equal(t, string(a), string(b))
 	})
 	t.Run("UPD-16 large integers stay integral", func(t *testing.T) {
 		ds := revDS()
 		ds.Spec.Template.Spec.ActiveDeadlineSeconds = ptr.To[int64](9007199254740993)
-		got, err := revisionPatch(ds)
+		got, err := revisionPatch(ds, NewestVersion())
 		require.NoError(t, err)
 		require.Contains(t, string(got), `"activeDeadlineSeconds":9007199254740993`)
 	})
@@ -108,7 +109,7 @@ func TestNewRevision(t *testing.T) {
 	before := ds.DeepCopy()
 	got, err := NewRevision(ds, "abc", 3)
 	require.NoError(t, err)
-	patch, err := revisionPatch(ds)
+	patch, err := revisionPatch(ds, NewestVersion())
 	require.NoError(t, err)
 	want := &appsv1.ControllerRevision{
 		ObjectMeta: metav1.ObjectMeta{
@@ -438,4 +439,89 @@ func BenchmarkCurrentRevision(b *testing.B) {
 func TestRevisionFunctionsPanicOnNil(t *testing.T) {
 	t.Parallel()
 	require.PanicsWithValue(t, "daemonset: NewRevision: nil DaemonSet", func() { _, _ = NewRevision(nil, "h", 1) })
+}
+
+// TestRevisionPatchAtEachRelease: until 1.33 a revision's data says the template's zero
+// creation time, as null; from 1.34 it leaves it out, whatever k8s.io/api is linked (VER-12,
+// UPD-16). A revision stored with the other releases' bytes is therefore not current, and the
+// sync creates its own, as the release's controller does (its Match compares the bytes).
+func TestRevisionPatchAtEachRelease(t *testing.T) {
+	t.Parallel()
+	const (
+		until133 = `{"spec":{"template":{"$patch":"replace","metadata":{"creationTimestamp":null,"labels":{"app":"d"}},` +
+			`"spec":{"containers":[{"image":"img:1","name":"c","resources":{}}]}}}}`
+		from134 = `{"spec":{"template":{"$patch":"replace","metadata":{"labels":{"app":"d"}},` +
+			`"spec":{"containers":[{"image":"img:1","name":"c","resources":{}}]}}}}`
+	)
+	tests := []struct{ release, want, other string }{
+		{"1.33.0", until133, from134},
+		{"1.33.13", until133, from134},
+		{"1.34.0", from134, until133},
+		{"1.35", from134, until133},
+		{"1.36", from134, until133},
+		{"1.37", from134, until133},
+	}
+	for _, tt := range tests {
+		t.Run("VER-12 UPD-16 at "+tt.release, func(t *testing.T) {
+			v, err := ParseVersion(tt.release)
+			require.NoError(t, err)
+			ds := revDS()
+			got, err := revisionPatch(ds, v)
+			require.NoError(t, err)
+			require.Equal(t, tt.want, string(got))
+
+			p, errs := Compile(ds, Options{Version: v, Now: time.Unix(1000, 0)})
+			require.Empty(t, errs)
+			nodes := []*v1.Node{apitest.Node("n0")}
+			stored := func(raw string) []*appsv1.ControllerRevision {
+				return []*appsv1.ControllerRevision{newRevision(ds, "stored", 1, []byte(raw))}
+			}
+			res := p.Plan(Snapshot{Nodes: nodes, Revisions: stored(tt.want)})
+			require.Equal(t, "stored", res.RevisionHash, "the release's own bytes are current")
+			require.True(t, res.Revisions == nil || len(res.Revisions.Create) == 0, "no revision created: %+v", res.Revisions)
+
+			res = p.Plan(Snapshot{Nodes: nodes, Revisions: stored(tt.other)})
+			require.Equal(t, v.ComputeHash(&ds.Spec.Template, nil), res.RevisionHash, "the other releases' bytes are not current")
+			require.NotNil(t, res.Revisions)
+			require.Len(t, res.Revisions.Create, 1)
+			require.Equal(t, tt.want, string(res.Revisions.Create[0].Data.Raw))
+		})
+	}
+	t.Run("VER-12 a creation time that is set is written alike at every release", func(t *testing.T) {
+		ds := revDS()
+		ds.Spec.Template.CreationTimestamp = metav1.Unix(1000, 0)
+		var want string
+		for _, v := range SupportedVersions() {
+			got, err := revisionPatch(ds, v)
+			require.NoError(t, err)
+			require.Contains(t, string(got), `"creationTimestamp":"`)
+			if want == "" {
+				want = string(got)
+			}
+			require.Equal(t, want, string(got), "at %s", v)
+		}
+	})
+}
+
+// TestVersionNewRevision: a release's revision carries that release's bytes (VER-12), so it is
+// current in a plan at that release; NewRevision is the newest release's.
+func TestVersionNewRevision(t *testing.T) {
+	t.Parallel()
+	for _, v := range SupportedVersions() {
+		ds := revDS()
+		rev, err := v.NewRevision(ds, "stored", 1)
+		require.NoError(t, err)
+		want, err := revisionPatch(ds, v)
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(rev.Data.Raw), "VER-12 at %s", v)
+		p, errs := Compile(ds, Options{Version: v, Now: time.Unix(1000, 0)})
+		require.Empty(t, errs)
+		res := p.Plan(Snapshot{Nodes: []*v1.Node{apitest.Node("n0")}, Revisions: []*appsv1.ControllerRevision{rev}})
+		require.Equal(t, "stored", res.RevisionHash, "UPD-16 at %s", v)
+	}
+	newest, err := NewRevision(revDS(), "h", 1)
+	require.NoError(t, err)
+	at, err := NewestVersion().NewRevision(revDS(), "h", 1)
+	require.NoError(t, err)
+	require.Equal(t, at, newest)
 }

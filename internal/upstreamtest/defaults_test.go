@@ -265,20 +265,5 @@ func TestTemplateDefaultsWithTheGatesOn(t *testing.T) {
 			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, dep, true)
 		}
 	}
-	gates := daemonset.FeatureGates{}
-	for _, g := range release.Gates() {
-		if on, _ := release.GateDefault(g); !on {
-			gates[g] = true
-			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, featuregate.Feature(g), true)
-		}
-	}
-	opts := daemonset.Options{Version: release, FeatureGates: gates}
-	for seed := range uint64(1000) {
-		ds := randomDaemonSet(seed)
-		want := stored(t, ds)
-		got := opts.WithTemplateDefaults(daemonset.WithDefaults(ds), nil)
-		if diff := cmp.Diff(want.Spec.Template, got.Spec.Template, fieldsV1Raw); diff != "" {
-			t.Fatalf("seed %d, gates %v: template mismatch (-stored +daemonsched):\n%s", seed, gates, diff)
-		}
-	}
+	checkTemplateDefaultsWith(t, turnGates(t, true))
 }

@@ -71,16 +71,33 @@ func TestGateTableAsUpstream(t *testing.T) {
 // (VER-5, VER-11): the twin of TestTemplateDefaultsWithTheGatesOn, checked whole against the
 // release's own code.
 func TestTemplateDefaultsWithTheGatesOff(t *testing.T) {
-	gates := daemonset.FeatureGates{}
-	for _, g := range release.Gates() {
-		if on, _ := release.GateDefault(g); on && !gateLocked(t, release, g) {
-			gates[g] = false
-			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, featuregate.Feature(g), false)
-		}
-	}
+	gates := turnGates(t, false)
 	if len(gates) == 0 {
 		t.Skipf("%s: no modelled gate is on by default and unlocked", release)
 	}
+	checkTemplateDefaultsWith(t, gates)
+}
+
+// turnGates sets to on every modelled gate of the linked release whose default is the other
+// value and that the release does not lock (only GA gates are locked, and on): in the API
+// server's gates for the duration of t and in the gates it returns for the library (VER-5,
+// VER-11).
+func turnGates(t *testing.T, on bool) daemonset.FeatureGates {
+	t.Helper()
+	gates := daemonset.FeatureGates{}
+	for _, g := range release.Gates() {
+		if def, _ := release.GateDefault(g); def != on && !gateLocked(t, release, g) {
+			gates[g] = on
+			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, featuregate.Feature(g), on)
+		}
+	}
+	return gates
+}
+
+// checkTemplateDefaultsWith compares the template the API server stores with the library's
+// defaulting under gates, on 1000 random DaemonSets, whole.
+func checkTemplateDefaultsWith(t *testing.T, gates daemonset.FeatureGates) {
+	t.Helper()
 	opts := daemonset.Options{Version: release, FeatureGates: gates}
 	for seed := range uint64(1000) {
 		ds := randomDaemonSet(seed)

@@ -68,7 +68,7 @@ func revisionCase(r *rand.Rand) (*appsv1.DaemonSet, []*v1.Node, []*v1.Pod, []*ap
 		if slices.ContainsFunc(revs, func(o *appsv1.ControllerRevision) bool { return o.Name == name }) {
 			continue
 		}
-		rev, err := daemonset.NewRevision(tmpl, h, int64(numbers[i]+1))
+		rev, err := release.NewRevision(tmpl, h, int64(numbers[i]+1))
 		if err != nil {
 			panic(err)
 		}
@@ -318,7 +318,7 @@ func TestRevisionHistoryGraceAgainstUpstream(t *testing.T) {
 			var revs []*appsv1.ControllerRevision
 			for i, d := range []*appsv1.DaemonSet{old, ds} {
 				h := []string{"old", hash}[i]
-				rev, err := daemonset.NewRevision(d, h, int64(i+1))
+				rev, err := release.NewRevision(d, h, int64(i+1))
 				if err != nil {
 					t.Fatal(err)
 				}

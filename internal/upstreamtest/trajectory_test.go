@@ -30,6 +30,7 @@ import (
 
 	"github.com/daemonsched/daemonsched/conformance"
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/nodehealth"
 )
 
 var (
@@ -124,20 +125,15 @@ func randomNode(r *rand.Rand, name string, now time.Time) *v1.Node {
 	return n
 }
 
+// makeNotReady turns n's Ready condition False and taints it not-ready. Every node of a
+// trajectory has a Ready condition (randomNode, makeNotReady, the "ready" event), so the
+// kubelet model reads it with nodehealth.RunsPods, rollout's reading, which agrees there with
+// pkg/util/node IsNodeReady (they differ only on a node without the condition).
 func makeNotReady(n *v1.Node, now time.Time) {
 	n.Status.Conditions = []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionFalse}}
 	t := notReadyTaint
 	t.TimeAdded = &metav1.Time{Time: now}
 	n.Spec.Taints = append(n.Spec.Taints, t)
-}
-
-func nodeReady(n *v1.Node) bool {
-	for _, c := range n.Status.Conditions {
-		if c.Type == v1.NodeReady {
-			return c.Status == v1.ConditionTrue
-		}
-	}
-	return false
 }
 
 func randomIntOrPercent(r *rand.Rand, ints []int32, percents []string) *intstr.IntOrString {
@@ -268,7 +264,7 @@ func randomWorld(r *rand.Rand, now time.Time) *world {
 	older.Annotations[appsv1.DeprecatedTemplateGeneration] = "0"
 	for i, d := range []*appsv1.DaemonSet{older, w.ds} {
 		h := release.ComputeHash(&d.Spec.Template, nil)
-		rev, err := daemonset.NewRevision(d, h, int64(i+1))
+		rev, err := release.NewRevision(d, h, int64(i+1))
 		if err != nil {
 			panic(err)
 		}
@@ -322,7 +318,7 @@ func randomWorld(r *rand.Rand, now time.Time) *world {
 				setReady(pods[0], false, now.Add(-time.Minute))
 			}
 		}
-		if !nodeReady(n) {
+		if !nodehealth.RunsPods(n) {
 			for _, p := range pods {
 				setReady(p, false, now.Add(-time.Minute))
 			}
@@ -406,7 +402,7 @@ func (w *world) kubeletStep(r *rand.Rand, now time.Time) bool {
 		case n == nil:
 		case p.DeletionTimestamp != nil:
 			grace := time.Duration(*p.DeletionGracePeriodSeconds) * time.Second
-			if nodeReady(n) && !now.Before(p.DeletionTimestamp.Add(grace)) {
+			if nodehealth.RunsPods(n) && !now.Before(p.DeletionTimestamp.Add(grace)) {
 				changed = true
 				continue
 			}
@@ -416,7 +412,7 @@ func (w *world) kubeletStep(r *rand.Rand, now time.Time) bool {
 				changed = true
 			}
 		case p.Status.Phase == v1.PodFailed || p.Status.Phase == v1.PodSucceeded:
-		case !nodeReady(n):
+		case !nodehealth.RunsPods(n):
 			if podReady(p) {
 				setReady(p, false, now)
 				changed = true
@@ -470,7 +466,7 @@ func (w *world) nodeEvent(r *rand.Rand, sync int, now time.Time) string {
 		w.nodes[i] = n
 		return "taint " + n.Name + " " + t.ToString()
 	case 14:
-		if !nodeReady(n) {
+		if !nodehealth.RunsPods(n) {
 			return ""
 		}
 		makeNotReady(n, now)
@@ -481,7 +477,7 @@ func (w *world) nodeEvent(r *rand.Rand, sync int, now time.Time) string {
 		w.goneAt[n.Name] = now
 		return "leave " + n.Name
 	case lastEventAt:
-		if nodeReady(n) {
+		if nodehealth.RunsPods(n) {
 			return ""
 		}
 		n.Status.Conditions = []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}}
@@ -760,7 +756,7 @@ func describeWorld(w *world, now time.Time) string {
 		for _, t := range n.Spec.Taints {
 			taints = append(taints, t.ToString())
 		}
-		fmt.Fprintf(&b, "  node %s labels %v taints %v ready %v\n", n.Name, n.Labels, taints, nodeReady(n))
+		fmt.Fprintf(&b, "  node %s labels %v taints %v ready %v\n", n.Name, n.Labels, taints, nodehealth.RunsPods(n))
 	}
 	for _, p := range w.pods {
 		owner := "orphan"
