@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -31,28 +30,18 @@ type handCase struct {
 // case's source then says whether a real controller runs it today (upstreamClause).
 const handSource = "hand-written; expectations checked by hand against pkg/controller/daemon of Kubernetes v1.36.3 when written (TestHandCasesHoldWhatWasChecked keeps what was checked)"
 
-// upstreamJudgedFromMinor is the oldest minor release at which internal/upstreamtest's
-// TestCorpusAgainstUpstream runs the corpus through the real controller (VER-9): it skips the
-// older ones (issue 21). Change both together.
-const upstreamJudgedFromMinor = 37
-
-// upstreamClause is what a hand-written case's source adds about the real controllers: a case
-// that holds at a release TestCorpusAgainstUpstream runs (release.sh links each minor's newest
-// supported patch) is run through that release's controller; one that holds only at older
-// releases is not, and its counterpart at the newest release is (VER-9).
+// upstreamClause is what a hand-written case's source adds about the real controllers: the case
+// is run through the controller of each release it holds at (release.sh links each minor's
+// newest supported patch) by TestCorpusAgainstUpstream (VER-9).
 func upstreamClause(c Case) string {
 	var judged []string
 	for _, v := range daemonset.SupportedVersions() {
-		if ok, err := c.HoldsAt(v); err == nil && ok && v.AtLeast(1, upstreamJudgedFromMinor, 0) {
+		if ok, err := c.HoldsAt(v); err == nil && ok {
 			judged = append(judged, "v"+v.String())
 		}
 	}
-	if len(judged) > 0 {
-		return "; since issue 21 also run through the real controller of " + strings.Join(judged, ", ") +
-			" by TestCorpusAgainstUpstream (internal/upstreamtest), which judges it unless it names the case as not expressible (VER-9)"
-	}
-	return fmt.Sprintf("; no real controller runs it yet: TestCorpusAgainstUpstream (internal/upstreamtest) runs the cases that hold from 1.%d on (VER-9), so the scenario is checked there through its 1.%d case",
-		upstreamJudgedFromMinor, upstreamJudgedFromMinor)
+	return "; since issue 21 also run through the real controller of " + strings.Join(judged, ", ") +
+		" by TestCorpusAgainstUpstream (internal/upstreamtest), which judges it unless it names the case as not expressible (VER-9)"
 }
 
 func handDS(mods ...func(*appsv1.DaemonSet)) *appsv1.DaemonSet {
