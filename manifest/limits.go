@@ -19,7 +19,8 @@ type Limits struct {
 	InputBytes int64
 	// Objects bounds the objects of one input: documents, and the items of every list
 	// (default [DefaultObjects]). A list longer than that is refused before its items are
-	// decoded.
+	// decoded. Documents without objects (empty, or only comments) count with the documents,
+	// so that an endless run of "---" lines ends after that many.
 	Objects int
 	// ObjectBytes bounds the size of one object, as the API server bounds a request (default
 	// [DefaultObjectBytes]); a list is not an object, its items are.
