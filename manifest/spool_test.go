@@ -31,7 +31,7 @@ func TestStreamOfEmptyDocumentsEndsEarly(t *testing.T) {
 	for _, line := range []string{"---\n", "...\n", "--- # a comment\n"} {
 		r := &repeatReader{line: []byte(line)}
 		_, err := ReadInputs([]Input{{Name: "stdin", Reader: r}}, Options{Limits: Limits{InputBytes: 256 << 20}})
-		require.EqualError(t, err, "stdin: more than 250000 documents, empty ones included (limit Objects, --max-objects)", "%q", line)
+		require.EqualError(t, err, "stdin: more than 250000 documents, empty ones included (limit Objects)", "%q", line)
 		require.Less(t, r.n, int64(8<<20), "%q: read %d bytes", line, r.n)
 	}
 }
@@ -42,7 +42,7 @@ func TestEmptyDocumentsCountInAFile(t *testing.T) {
 	t.Parallel()
 	data := []byte(strings.Repeat("---\n# nothing\n", 11) + "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n")
 	_, err := ReadInputs([]Input{{Name: "in", Data: data}}, Options{Limits: Limits{Objects: 10}})
-	require.EqualError(t, err, "in: more than 10 documents, empty ones included (limit Objects, --max-objects)")
+	require.EqualError(t, err, "in: more than 10 documents, empty ones included (limit Objects)")
 	_, err = ReadInputs([]Input{{Name: "in", Data: data}}, Options{Limits: Limits{Objects: 12}})
 	require.NoError(t, err)
 }
@@ -66,7 +66,7 @@ func TestStreamOverTheLimitIsHeldInBoundedMemory(t *testing.T) {
 		require.LessOrEqual(t, len(o.spool.chunks), 2, "%q: holds what is left of the document", line)
 
 		_, err = ReadInputs([]Input{{Name: "stdin", Reader: &repeatReader{line: []byte(line)}}}, Options{Limits: Limits{InputBytes: limit}})
-		require.EqualError(t, err, "stdin: input is larger than 32 MiB (limit InputBytes, --max-input-bytes)")
+		require.EqualError(t, err, "stdin: input is larger than 32 MiB (limit InputBytes)")
 	}
 }
 
@@ -110,5 +110,31 @@ func TestStreamReadWholeWhenItMayBeJSON(t *testing.T) {
 		_, o, _, err := openStreamed(Input{Name: "stdin", Reader: &pieceReader{r: strings.NewReader(text), most: 7}}, 1<<20)
 		require.NoError(t, err, "%q", text)
 		require.Nil(t, o.spool, "%q", text)
+	}
+}
+
+// Each limit's refusal is a *LimitError naming the field of Limits it passed, and the message
+// names it as "(limit NAME)" and no program's flag: the command adds its own (issue 25).
+func TestLimitErrorsNameTheirBound(t *testing.T) {
+	t.Parallel()
+	two := []byte("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n2}\n")
+	tests := []struct {
+		name   string
+		limits Limits
+		want   string
+	}{
+		{"InputBytes", Limits{InputBytes: 10}, "in: input is larger than 10 bytes (limit InputBytes)"},
+		{"Objects", Limits{Objects: 1}, "in: more than 1 objects (limit Objects)"},
+		{"ObjectBytes", Limits{ObjectBytes: 10}, "in: document 1: an object larger than 10 bytes (limit ObjectBytes; the API server's is 3 MiB)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := ReadInputs([]Input{{Name: "in", Data: two}}, Options{Limits: tt.limits})
+			require.EqualError(t, err, tt.want)
+			var le *LimitError
+			require.ErrorAs(t, err, &le)
+			require.Equal(t, tt.name, le.Limit)
+		})
 	}
 }

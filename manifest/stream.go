@@ -27,7 +27,7 @@ const (
 func (in *collector) streamInput(name string, o opened) error {
 	s := &splitter{in: in, name: name, o: o, r: in.reader, start: 1}
 	s.r.objects = new(atomic.Int64)
-	s.tooMany = fmt.Errorf("%s: more than %d objects (limit Objects, --max-objects)", name, s.r.opts.Limits.Objects)
+	s.tooMany = tooManyObjects(name, s.r.opts.Limits.Objects)
 	var text io.Reader = io.NewSectionReader(o.ra, o.start, o.size)
 	if o.spool != nil {
 		text = o.spool
@@ -317,7 +317,7 @@ func (s *splitter) flushDoc(end int64) error {
 		// Counted too: an endless run of "---" lines holds no object, and was read to the
 		// input's size limit (1 GiB) before it failed for holding none (issue 25).
 		if s.blanks++; s.docs+s.blanks > s.r.opts.Limits.Objects {
-			return fmt.Errorf("%s: more than %d documents, empty ones included (limit Objects, --max-objects)", s.name, s.r.opts.Limits.Objects)
+			return fmt.Errorf("%s: %w", s.name, limitError("Objects", fmt.Sprintf("more than %d documents, empty ones included", s.r.opts.Limits.Objects), ""))
 		}
 		return nil
 	}

@@ -168,7 +168,7 @@ func TestObjectLimitStopsTheStream(t *testing.T) {
 	js.WriteString("]}")
 	for _, text := range [][]byte{js.Bytes(), ys.Bytes()} {
 		read, err := streamRead(text, Options{Limits: Limits{Objects: 10}})
-		require.EqualError(t, err, "in: more than 10 objects (limit Objects, --max-objects)")
+		require.EqualError(t, err, "in: more than 10 objects (limit Objects)")
 		if read > 256<<10 {
 			t.Errorf("read %d of %d bytes to refuse the 11th object", read, len(text))
 		}

@@ -404,7 +404,7 @@ func applyTemplate(file string, cur *appsv1.DaemonSet, ns string, opts manifest.
 	if err != nil {
 		return nil, err
 	}
-	res, err := quantityFlagged(manifest.ReadInputs([]manifest.Input{{Name: "the input", Data: stored}, {Path: file, Apply: true, Namespace: ns}}, opts))
+	res, err := limitFlagged(manifest.ReadInputs([]manifest.Input{{Name: "the input", Data: stored}, {Path: file, Apply: true, Namespace: ns}}, opts))
 	if err != nil {
 		return nil, err
 	}
