@@ -138,3 +138,15 @@ func TestLimitErrorsNameTheirBound(t *testing.T) {
 		})
 	}
 }
+
+// blankLines, the fast form of blankYAML for the lines of a document refused for its size,
+// says what blankYAML says.
+func TestBlankLinesIsBlankYAML(t *testing.T) {
+	t.Parallel()
+	for _, text := range []string{
+		"", "\n", "# c\n", "  # c\n\t% d\n\r\n", "# a comment longer than sixteen bytes\n# and another\n",
+		"# c\na: 1\n", "  ...\n", "\u00a0# c\n", "\u00a0a\n", "#\n \v\f\n", "a\n", "# c\n  - a\n", "%YAML 1.2\n",
+	} {
+		require.Equal(t, blankYAML([]byte(text)), blankLines([]byte(text)), "%q", text)
+	}
+}
