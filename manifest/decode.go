@@ -143,7 +143,7 @@ func (in *collector) decodeInput(name string, data []byte) error {
 	}
 	r := in.reader
 	r.objects = new(atomic.Int64)
-	tooMany := fmt.Errorf("%s: more than %d objects (limit Objects, --max-objects)", name, r.opts.Limits.Objects)
+	tooMany := tooManyObjects(name, r.opts.Limits.Objects)
 	if r.count(len(docs)) != nil {
 		return tooMany
 	}
@@ -277,7 +277,7 @@ func (r reader) decodeValue(src Source, data []byte, itemKind string) ([]decoded
 		return nil, fmt.Errorf("%s: %w", d.where(), field.Required(field.NewPath("metadata", "name"), ""))
 	}
 	if len(data) > r.opts.Limits.ObjectBytes {
-		return nil, fmt.Errorf("%s: %s", d.where(), r.objectTooLarge())
+		return nil, fmt.Errorf("%s: %w", d.where(), r.objectTooLarge())
 	}
 	obj := newObject(tn.Kind)
 	if err := checkQuantities(data, obj, r.opts.Limits); err != nil {

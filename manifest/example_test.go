@@ -131,7 +131,7 @@ spec: {taints: [{key: gpu, effect: NoSchedule}, {key: gpu, effect: NoSchedule}]}
 	fmt.Println(res.Warnings[0].Reason)
 	// Output:
 	// node.yaml: document 1: Node worker-1: status.capacity[cpu]: Invalid value: "1e-999999999": a quantity with an exponent beyond ±100 (limit QuantityExponent)
-	// node.yaml: document 1: an object larger than 64 bytes (limit ObjectBytes, --max-object-bytes; the API server's is 3 MiB)
+	// node.yaml: document 1: an object larger than 64 bytes (limit ObjectBytes; the API server's is 3 MiB)
 	// node.yaml: document 1: Node worker-2: spec.taints[1]: Duplicate value: {"key":"gpu","effect":"NoSchedule"}: taints must be unique by key and effect pair
 	// InvalidObject
 }

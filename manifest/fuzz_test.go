@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 	"unicode/utf8"
 
@@ -38,6 +39,9 @@ func FuzzRead(f *testing.F) {
 		"a: &x [*x]\n", // a YAML alias
 		"apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {capacity: {cpu: \" 1e-999999999\"}}\n",                                 // issue 25, F1: a quantity bomb behind a space
 		"{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"},\"spec\":{\"overhead\":{\"cpu\":\"1e-999999999\\u00a0\"}}}", // and before a Unicode space, escaped
+		"---\n---\n...\n--- # c\n", // issue 25: empty documents (an endless run of them on stdin read 1 GiB first)
+		"apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\nb: \xE2\x82",       // invalid UTF-8 after a document, a rune cut at the end
+		"\xEF\xBB\xBF# c\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n1}\n", // a byte order mark before a stream's documents
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s))
@@ -52,6 +56,15 @@ func FuzzRead(f *testing.F) {
 		again, err2 := manifest.ReadInputs([]manifest.Input{{Name: "in", Data: data}}, manifest.Options{Workers: 3})
 		if (err == nil) != (err2 == nil) || (err != nil && err.Error() != err2.Error()) {
 			t.Fatalf("two reads disagree: %v, then %v", err, err2)
+		}
+		// A stream of unknown size (stdin from a pipe) is checked as it is decoded: the same
+		// outcome, read half a buffer at a time.
+		streamed, err3 := manifest.ReadInputs([]manifest.Input{{Name: "in", Reader: iotest.HalfReader(bytes.NewReader(data))}}, manifest.Options{})
+		if (err == nil) != (err3 == nil) || (err != nil && err.Error() != err3.Error()) {
+			t.Fatalf("bytes and a stream disagree: %v, then %v", err, err3)
+		}
+		if diff := cmp.Diff(got, streamed); diff != "" {
+			t.Fatalf("bytes and a stream disagree (-bytes +stream):\n%s", diff)
 		}
 		if err != nil {
 			return

@@ -114,13 +114,13 @@ func TestHostileInputEndsWithOneLine(t *testing.T) {
 	}, {
 		name: "an object over the API server's 3 MiB",
 		in:   "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  annotations: {a: \"" + strings.Repeat("x", 3<<20) + "\"}\n",
-		want: `in: document 1: an object larger than 3 MiB (limit ObjectBytes, --max-object-bytes; the API server's is 3 MiB)`,
+		want: `in: document 1: an object larger than 3 MiB (limit ObjectBytes; the API server's is 3 MiB)`,
 	}, {
 		name: "an item over the limit inside a list",
 		in:   `{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1","labels":{"a":"` + strings.Repeat("x", 2048) + `"}}}]}`,
 		opts: manifest.Options{Limits: manifest.Limits{ObjectBytes: 1024}},
 		// Refused before it is parsed, so named by its place only (issue 25, F7).
-		want: `in: document 1: items[0]: an object larger than 1 KiB (limit ObjectBytes, --max-object-bytes; the API server's is 3 MiB)`,
+		want: `in: document 1: items[0]: an object larger than 1 KiB (limit ObjectBytes; the API server's is 3 MiB)`,
 	}, {
 		name: "invalid UTF-8 in JSON, which encoding/json would replace silently",
 		in:   "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\n\"metadata\":{\"name\":\"n\xff1\"}}",
@@ -133,17 +133,17 @@ func TestHostileInputEndsWithOneLine(t *testing.T) {
 		name: "too many documents",
 		in:   strings.Repeat("---\n{apiVersion: v1, kind: Secret, metadata: {name: s}}\n", 11),
 		opts: manifest.Options{Limits: manifest.Limits{Objects: 10}},
-		want: `in: more than 10 objects (limit Objects, --max-objects)`,
+		want: `in: more than 10 objects (limit Objects)`,
 	}, {
 		name: "too many items in a kubectl list",
 		in:   "apiVersion: v1\nkind: List\nitems:\n" + strings.Repeat("- apiVersion: v1\n  kind: Secret\n  metadata: {name: s}\n", 10),
 		opts: manifest.Options{Limits: manifest.Limits{Objects: 10}},
-		want: `in: more than 10 objects (limit Objects, --max-objects)`,
+		want: `in: more than 10 objects (limit Objects)`,
 	}, {
 		name: "too many items over several JSON lists",
 		in:   strings.Repeat(`{"apiVersion":"v1","kind":"List","items":[{"kind":"Secret","apiVersion":"v1","metadata":{"name":"s"}},{"kind":"Secret","apiVersion":"v1","metadata":{"name":"s"}}]}`+"\n", 4) + "{",
 		opts: manifest.Options{Limits: manifest.Limits{Objects: 10}},
-		want: `in: more than 10 objects (limit Objects, --max-objects)`,
+		want: `in: more than 10 objects (limit Objects)`,
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -186,7 +186,7 @@ func TestInputBytesBoundsAllInputs(t *testing.T) {
 	_, err := manifest.ReadInputs([]manifest.Input{{Name: "a", Data: []byte(a)}}, lim)
 	require.NoError(t, err)
 	_, err = manifest.ReadInputs([]manifest.Input{{Name: "a", Data: []byte(a)}, {Name: "b", Reader: strings.NewReader(b)}}, lim)
-	require.EqualError(t, err, "b: the inputs up to this one are larger than 1 KiB together (limit InputBytes, --max-input-bytes)")
+	require.EqualError(t, err, "b: the inputs up to this one are larger than 1 KiB together (limit InputBytes)")
 }
 
 // A named pipe without a writer once blocked forever, and /dev/zero read for minutes: only
@@ -259,7 +259,7 @@ func TestTheDefaultObjectLimitRefusesAHugeListEarly(t *testing.T) {
 	}
 	b.WriteString("]}")
 	_, err := readString(b.String(), manifest.Options{Workers: 2})
-	require.EqualError(t, err, "in: more than 250000 objects (limit Objects, --max-objects)")
+	require.EqualError(t, err, "in: more than 250000 objects (limit Objects)")
 }
 
 func TestNegativeLimitsPanic(t *testing.T) {

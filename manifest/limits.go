@@ -19,7 +19,8 @@ type Limits struct {
 	InputBytes int64
 	// Objects bounds the objects of one input: documents, and the items of every list
 	// (default [DefaultObjects]). A list longer than that is refused before its items are
-	// decoded.
+	// decoded. Documents without objects (empty, or only comments) count with the documents,
+	// so that an endless run of "---" lines ends after that many.
 	Objects int
 	// ObjectBytes bounds the size of one object, as the API server bounds a request (default
 	// [DefaultObjectBytes]); a list is not an object, its items are.
@@ -77,6 +78,31 @@ func (l Limits) check() {
 	}
 }
 
+// LimitError is the part of an error that says an input passed one of its [Limits]: Limit is
+// the name of the field of Limits passed ("InputBytes", "Objects" or "ObjectBytes"), and the
+// message names it as "(limit Objects)", after which a caller that sets the bound another way
+// (a command's flag) may name that too. ReadInputs wraps it with where it was passed.
+type LimitError struct {
+	Limit string
+	msg   string
+}
+
+func (e *LimitError) Error() string { return e.msg }
+
+// limitError words the limit named by the field of Limits limit: what passed it, then
+// "(limit NAME[; note])".
+func limitError(limit, what, note string) *LimitError {
+	if note != "" {
+		note = "; " + note
+	}
+	return &LimitError{Limit: limit, msg: fmt.Sprintf("%s (limit %s%s)", what, limit, note)}
+}
+
+// tooManyObjects is the error of the input name past Limits.Objects.
+func tooManyObjects(name string, limit int) error {
+	return fmt.Errorf("%s: %w", name, limitError("Objects", fmt.Sprintf("more than %d objects", limit), ""))
+}
+
 // errInputBytes is the error of an input over what is left of Limits.InputBytes; ReadInputs
 // words it (inputTooLarge).
 var errInputBytes = errors.New("input too large")
@@ -84,9 +110,9 @@ var errInputBytes = errors.New("input too large")
 // inputTooLarge words the InputBytes limit for the input name, the first one or not.
 func inputTooLarge(name string, limit int64, first bool) error {
 	if first {
-		return fmt.Errorf("%s: input is larger than %s (limit InputBytes, --max-input-bytes)", name, byteSize(limit))
+		return fmt.Errorf("%s: %w", name, limitError("InputBytes", "input is larger than "+byteSize(limit), ""))
 	}
-	return fmt.Errorf("%s: the inputs up to this one are larger than %s together (limit InputBytes, --max-input-bytes)", name, byteSize(limit))
+	return fmt.Errorf("%s: %w", name, limitError("InputBytes", "the inputs up to this one are larger than "+byteSize(limit)+" together", ""))
 }
 
 // byteSize writes n as "3 MiB", "1 GiB" when it is such a multiple, else in bytes.

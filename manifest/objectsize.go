@@ -8,13 +8,13 @@ import (
 // tooLarge is the error of a document or item at src larger than ObjectBytes, refused before
 // it is parsed.
 func (r reader) tooLarge(src Source) error {
-	return fmt.Errorf("%v: %w", src, objectBytesError(r.objectTooLarge()))
+	return fmt.Errorf("%v: %w", src, objectBytesError{r.objectTooLarge()})
 }
 
 // objectBytesError is the ObjectBytes limit worded.
-type objectBytesError string
+type objectBytesError struct{ *LimitError }
 
-func (e objectBytesError) Error() string { return string(e) }
+func (e objectBytesError) Unwrap() error { return e.LimitError }
 
 // listShaped reports whether a document, given by its first ObjectBytes bytes, may be a list:
 // whether it has a top-level items key there. Only a list may be larger than ObjectBytes; any
@@ -93,7 +93,6 @@ func flowItemsKey(t []byte) bool {
 }
 
 // objectTooLarge words the ObjectBytes limit.
-func (r reader) objectTooLarge() string {
-	return fmt.Sprintf("an object larger than %s (limit ObjectBytes, --max-object-bytes; the API server's is 3 MiB)",
-		byteSize(int64(r.opts.Limits.ObjectBytes)))
+func (r reader) objectTooLarge() *LimitError {
+	return limitError("ObjectBytes", "an object larger than "+byteSize(int64(r.opts.Limits.ObjectBytes)), "the API server's is 3 MiB")
 }

@@ -23,6 +23,7 @@ type opened struct {
 	json        bool   // a JSON stream, split and decoded whole (splitJSON)
 	text        []byte // the text, when held in memory
 	file        *os.File
+	spool       *spool // a stream read as it is decoded (then ra, without size)
 }
 
 // whole returns the text of in, for the inputs decoded whole.
@@ -70,6 +71,30 @@ func open(in Input, limit int64) (name string, o opened, n int64, err error) {
 	}
 	o, err = openBytes(name, data)
 	return name, o, int64(len(data)), err
+}
+
+// openStreamed opens in as open does, except that a stream of unknown size (stdin from a pipe)
+// holding YAML is not read first: it is checked as it is decoded (spool), so that a stream
+// that fails a limit fails when it passes it, and n is 0 (the spool counts what it reads).
+// JSON, UTF-16 and a stream starting with more than peekLimit bytes of spaces are read whole,
+// as open reads them: whether a stream starting with "{" is JSON depends on all of its text.
+func openStreamed(in Input, limit int64) (name string, o opened, n int64, err error) {
+	if in.Data != nil || in.Path != "" || in.Reader == nil {
+		return open(in, limit)
+	}
+	if size, err := streamSize(in.Reader); err != nil || size > 0 {
+		return open(in, limit)
+	}
+	head, stream := peekStream(in.Reader)
+	in.Reader = io.MultiReader(bytes.NewReader(head), in.Reader)
+	if !stream {
+		return open(in, limit)
+	}
+	sp := newSpool(in.Reader, limit)
+	if bytes.HasPrefix(head, utf8BOM) {
+		sp.pos = int64(len(utf8BOM))
+	}
+	return cmp.Or(in.Name, in.Path), opened{ra: sp, start: sp.pos, spool: sp}, 0, nil
 }
 
 // hasUTF16BOM reports whether data starts with a UTF-16 byte order mark, as nulGuard reads it.

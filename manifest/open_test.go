@@ -62,10 +62,10 @@ func TestReadTextRefusesWhatReadRefuses(t *testing.T) {
 		{"a link to /dev/zero is refused before it is read", manifest.Input{Path: zeroLink}, zeroLink + ": not a regular file (a character device)"},
 		{"a directory is refused", manifest.Input{Path: dir}, dir + ": is a directory"},
 		{"a missing file names itself", manifest.Input{Path: filepath.Join(dir, "none")}, filepath.Join(dir, "none") + ": no such file or directory"},
-		{"a file over the limit is refused before it is read", manifest.Input{Path: big}, big + ": input is larger than 1 KiB (limit InputBytes, --max-input-bytes)"},
+		{"a file over the limit is refused before it is read", manifest.Input{Path: big}, big + ": input is larger than 1 KiB (limit InputBytes)"},
 		{"stdin from /dev/zero ends at its first block", manifest.Input{Name: "-", Reader: zero}, "-: line 1: a NUL byte: not YAML or JSON text"},
-		{"stdin from a large file is refused by its size", manifest.Input{Name: "-", Reader: bigStdin}, "-: input is larger than 1 KiB (limit InputBytes, --max-input-bytes)"},
-		{"a stream over the limit fails one byte past it", manifest.Input{Name: "-", Reader: strings.NewReader(strings.Repeat("b", 1025))}, "-: input is larger than 1 KiB (limit InputBytes, --max-input-bytes)"},
+		{"stdin from a large file is refused by its size", manifest.Input{Name: "-", Reader: bigStdin}, "-: input is larger than 1 KiB (limit InputBytes)"},
+		{"a stream over the limit fails one byte past it", manifest.Input{Name: "-", Reader: strings.NewReader(strings.Repeat("b", 1025))}, "-: input is larger than 1 KiB (limit InputBytes)"},
 		{"invalid UTF-8 names its line", manifest.Input{Name: "t", Data: []byte("a: 1\nb: \xff\n")}, "t: line 2: invalid UTF-8 (byte 0xFF)"},
 		{"invalid UTF-8 in a file names its line", manifest.Input{Path: write("bad.yaml", "a: 1\nb: \xc3\n")}, filepath.Join(dir, "bad.yaml") + ": line 2: invalid UTF-8 (byte 0xC3)"},
 	}
@@ -133,7 +133,7 @@ func TestAStreamPastTheLimitIsRefusedInTheLimitsMemory(t *testing.T) {
 	_, err := manifest.ReadInputs([]manifest.Input{{Name: "stdin", Reader: io.LimitReader(endless{}, 2*limit)}},
 		manifest.Options{Limits: manifest.Limits{InputBytes: limit}})
 	runtime.ReadMemStats(&after)
-	require.EqualError(t, err, "stdin: input is larger than 64 MiB (limit InputBytes, --max-input-bytes)")
+	require.EqualError(t, err, "stdin: input is larger than 64 MiB (limit InputBytes)")
 	allocated := after.TotalAlloc - before.TotalAlloc
 	require.LessOrEqual(t, allocated, uint64(limit*5/4), "allocated %d MiB", allocated>>20)
 }

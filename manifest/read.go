@@ -105,9 +105,12 @@ type Sources struct {
 
 // Input is one named input: bytes held in memory, a file or a stream. The first of Data, Path
 // and Reader that is set is read; files and streams are read when their turn comes. A file is
-// never held whole (it is read twice: checked, then decoded as it is split); a stream is held
-// whole while it is decoded, since it cannot be read again. Only regular files are read from a
-// Path (see [Limits.InputBytes] for the size).
+// never held whole (it is read twice: checked, then decoded as it is split). A stream of YAML
+// is checked as it is decoded (a NUL byte, invalid UTF-8 and the size limit end it where they
+// are) and held one document at a time, a list whole, since a list may be read again; a stream
+// whose text starts with "{" (a JSON stream, unless a line of it starts with "---"), UTF-16
+// and a stream redirected from a regular file are read whole first. Only regular files are
+// read from a Path (see [Limits.InputBytes] for the size).
 type Input struct {
 	// Name stands for the input in messages and in [Source.File]; "" means Path.
 	Name   string
@@ -167,7 +170,7 @@ func ReadInputs(inputs []Input, opts Options) (*Result, error) {
 	in := newCollector(opts)
 	left := opts.Limits.InputBytes
 	for i, input := range inputs {
-		name, o, n, err := open(input, left)
+		name, o, n, err := openStreamed(input, left)
 		if errors.Is(err, errInputBytes) {
 			return nil, inputTooLarge(name, opts.Limits.InputBytes, i == 0)
 		}
@@ -181,6 +184,12 @@ func ReadInputs(inputs []Input, opts Options) (*Result, error) {
 		err = in.readOpened(name, o)
 		if o.file != nil {
 			o.file.Close()
+		}
+		if o.spool != nil {
+			left -= o.spool.total
+		}
+		if errors.Is(err, errInputBytes) {
+			return nil, inputTooLarge(name, opts.Limits.InputBytes, i == 0)
 		}
 		if err != nil {
 			return nil, err

@@ -110,7 +110,7 @@ func TestReadFilesRefusesATooLargeFile(t *testing.T) {
 	require.NoError(t, f.Truncate(manifest.DefaultInputBytes+1))
 	require.NoError(t, f.Close())
 	_, err = manifest.ReadFiles([]string{path}, manifest.Options{})
-	require.EqualError(t, err, path+": input is larger than 1 GiB (limit InputBytes, --max-input-bytes)")
+	require.EqualError(t, err, path+": input is larger than 1 GiB (limit InputBytes)")
 }
 
 // Inputs are read in turn: an error in one input is reported before a later file is opened.

@@ -29,7 +29,7 @@ func TestOnlyListsMayExceedObjectBytes(t *testing.T) {
 		return b.String()
 	}
 	tooLarge := func(where string) string {
-		return "in: " + where + ": an object larger than 1 KiB (limit ObjectBytes, --max-object-bytes; the API server's is 3 MiB)"
+		return "in: " + where + ": an object larger than 1 KiB (limit ObjectBytes; the API server's is 3 MiB)"
 	}
 	tests := []struct {
 		name, in string

@@ -39,7 +39,10 @@ func sameAsWhole(t *testing.T, data []byte, opts Options) {
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, input := range []Input{{Name: "in", Data: data}, {Name: "in", Path: path}} {
+	// A stream of unknown size (stdin from a pipe), read a few bytes at a time: checked as it
+	// is decoded (spool), and released document by document.
+	pipe := Input{Name: "in", Reader: &pieceReader{r: bytes.NewReader(data), most: 1000}}
+	for _, input := range []Input{{Name: "in", Data: data}, {Name: "in", Path: path}, pipe} {
 		got, err := ReadInputs([]Input{input}, opts)
 		if fmt.Sprint(err) != fmt.Sprint(wantErr) {
 			t.Fatalf("%+v:\nstreamed: %v\nwhole:    %v", input.Path, err, wantErr)
@@ -49,6 +52,14 @@ func sameAsWhole(t *testing.T, data []byte, opts Options) {
 		}
 	}
 }
+
+// pieceReader reads at most most bytes at a time from r, as a pipe gives what was written.
+type pieceReader struct {
+	r    io.Reader
+	most int
+}
+
+func (p *pieceReader) Read(b []byte) (int, error) { return p.r.Read(b[:min(len(b), p.most)]) }
 
 // typedYAML is a typed list as the API server's objects print in YAML: the items without kind,
 // the list's kind after them.
@@ -157,7 +168,7 @@ func TestObjectLimitStopsTheStream(t *testing.T) {
 	js.WriteString("]}")
 	for _, text := range [][]byte{js.Bytes(), ys.Bytes()} {
 		read, err := streamRead(text, Options{Limits: Limits{Objects: 10}})
-		require.EqualError(t, err, "in: more than 10 objects (limit Objects, --max-objects)")
+		require.EqualError(t, err, "in: more than 10 objects (limit Objects)")
 		if read > 256<<10 {
 			t.Errorf("read %d of %d bytes to refuse the 11th object", read, len(text))
 		}

@@ -222,6 +222,12 @@ func loadCorpus(dir string) ([]conformance.Case, error) {
 	if dir == "" {
 		return conformance.Corpus()
 	}
+	// As -f names a path that is not a directory: a named pipe or a file said "no *.yaml case".
+	if st, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, errors.Unwrap(err))
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("%s: not a directory", dir)
+	}
 	cases, err := conformance.LoadCases(manifest.DirFS(dir, corpusFileBytes))
 	if err == nil && len(cases) == 0 {
 		err = fmt.Errorf("%s: no *.yaml case", dir)

@@ -191,7 +191,7 @@ func load(in inputs, stdin io.Reader, stderr io.Writer, opts manifest.Options) (
 		ins = append(ins, input)
 	}
 	defer readmemory.Set(inputBytes(ins), os.Getenv)()
-	return quantityFlagged(manifest.ReadInputs(ins, opts))
+	return limitFlagged(manifest.ReadInputs(ins, opts))
 }
 
 // inputBytes is the size of the inputs that can be known before reading them: data held and
@@ -392,9 +392,10 @@ func printError(w io.Writer, err error) {
 // readSideFile reads a file given beside the input (a candidate plan, a node template): "-" is
 // stdin. It passes the input's gate (manifest.ReadText): a regular file (a FIFO or /dev/zero
 // would block or never end) or stdin, at most limit bytes, UTF-8 text.
+// limit is the inputs' (--max-input-bytes), which limitFlagged names.
 func readSideFile(name string, stdin io.Reader, limit int64) ([]byte, error) {
 	if name == "-" {
-		return manifest.ReadText(manifest.Input{Name: name, Reader: stdin}, limit)
+		return limitFlagged(manifest.ReadText(manifest.Input{Name: name, Reader: stdin}, limit))
 	}
-	return manifest.ReadText(manifest.Input{Path: name}, limit)
+	return limitFlagged(manifest.ReadText(manifest.Input{Path: name}, limit))
 }

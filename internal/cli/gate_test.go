@@ -180,3 +180,50 @@ func TestPrintErrorIsBounded(t *testing.T) {
 	require.Contains(t, lines[10], "tolerations[9].key")
 	require.Contains(t, lines[11], "tolerations[10].key")
 }
+
+// --apply and --template go through -f's gate (issue 25): a named pipe is refused without
+// waiting for a writer, a link to /dev/zero without reading it, a directory reads its
+// manifests; --template - is refused, since the template is read twice and stdin once (it
+// read nothing and said "stdin: no objects"); --corpus names a directory, and a named pipe or
+// a device in its place is said to be none ("no *.yaml case" before).
+func TestEveryPathFlagPassesTheInputsGate(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	mkfifo(t, fifo)
+	zero := filepath.Join(dir, "zero")
+	require.NoError(t, os.Symlink("/dev/zero", zero))
+	empty := filepath.Join(dir, "empty")
+	require.NoError(t, os.Mkdir(empty, 0o755))
+	surge := filepath.Join("testdata", "manifests", "surge.yaml")
+	now := "--now=2026-01-01T00:00:00Z"
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"a named pipe as --apply", []string{"plan", "-f", surge, "--apply", fifo, now}, 1,
+			"daemonsched: " + fifo + ": not a regular file (a named pipe); read a stream from stdin (-f -)\n"},
+		{"a link to /dev/zero as --apply", []string{"plan", "-f", surge, "--apply", zero, now}, 1,
+			"daemonsched: " + zero + ": not a regular file (a character device); read a stream from stdin (-f -)\n"},
+		{"a directory without manifests as --apply", []string{"plan", "-f", surge, "--apply", empty, now}, 1,
+			"daemonsched: " + empty + ": a directory without .json, .yaml or .yml files (-R reads its subdirectories too)\n"},
+		{"a named pipe as --template", []string{"forecast", "-f", surge, "--template", fifo, now}, 1,
+			"daemonsched: " + fifo + ": not a regular file (a named pipe); read a stream from stdin (-f -)\n"},
+		{"a link to /dev/zero as --template", []string{"forecast", "-f", surge, "--template", zero, now}, 1,
+			"daemonsched: " + zero + ": not a regular file (a character device); read a stream from stdin (-f -)\n"},
+		{"stdin as --template", []string{"forecast", "-f", surge, "--template", "-", now}, 2,
+			"error: --template -: give the template as a file; stdin is not read for it\n"},
+		{"a named pipe as --corpus", []string{"conformance", "run", "--report", "", "--corpus", fifo, "--", "true"}, 1,
+			"daemonsched: " + fifo + ": not a directory\n"},
+		{"a link to /dev/zero as --corpus", []string{"conformance", "run", "--report", "", "--corpus", zero, "--", "true"}, 1,
+			"daemonsched: " + zero + ": not a directory\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stderr := runWithin(t, nil, tt.args...)
+			require.Equal(t, tt.code, code, stderr)
+			require.True(t, strings.HasPrefix(stderr, tt.want), stderr)
+		})
+	}
+}

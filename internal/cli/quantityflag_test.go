@@ -50,3 +50,52 @@ func TestQuantityRefusalNamesTheFlagOnlyWhereItApplies(t *testing.T) {
 		})
 	}
 }
+
+// The refusals at the bounds of manifest.Limits name the flag that sets each, beside the bound
+// the library names (issue 25: the library's messages named the command's flags, the flags of
+// a program it does not know), for the inputs and for the files read beside them at
+// --max-input-bytes.
+func TestLimitRefusalNamesTheFlag(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, []byte(text), 0o600))
+		return path
+	}
+	nodes := write("nodes.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n2}\n")
+	blanks := write("blanks.yaml", strings.Repeat("---\n", 5)+"apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n")
+	whatif := filepath.Join("testdata", "manifests", "whatif.yaml")
+	template := write("template.yaml", "name: n\nlabels: {a: b}\n"+strings.Repeat("# padding\n", 1000))
+	tests := []struct {
+		name       string
+		args       []string
+		wantSuffix string
+	}{{
+		name:       "too many objects names --max-objects",
+		args:       []string{"plan", "-f", nodes, "--max-objects", "1"},
+		wantSuffix: ": more than 1 objects (limit Objects, --max-objects)\n",
+	}, {
+		name:       "too many empty documents names --max-objects",
+		args:       []string{"plan", "-f", blanks, "--max-objects", "3"},
+		wantSuffix: ": more than 3 documents, empty ones included (limit Objects, --max-objects)\n",
+	}, {
+		name:       "an input too large names --max-input-bytes",
+		args:       []string{"plan", "-f", nodes, "--max-input-bytes", "10"},
+		wantSuffix: ": input is larger than 10 bytes (limit InputBytes, --max-input-bytes)\n",
+	}, {
+		name:       "an object too large names --max-object-bytes before the API server's limit",
+		args:       []string{"plan", "-f", nodes, "--max-object-bytes", "10"},
+		wantSuffix: ": an object larger than 10 bytes (limit ObjectBytes, --max-object-bytes; the API server's is 3 MiB)\n",
+	}, {
+		name:       "a node template too large names --max-input-bytes",
+		args:       []string{"whatif", "-f", whatif, "--node-template", template, "--max-input-bytes", "5000"},
+		wantSuffix: ": input is larger than 5000 bytes (limit InputBytes, --max-input-bytes)\n",
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stderr := runWithin(t, nil, tt.args...)
+			require.Equal(t, 1, code, stderr)
+			require.True(t, strings.HasSuffix(stderr, tt.wantSuffix), stderr)
+		})
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/daemonsched/daemonsched/affinity"
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/errlist"
 	"github.com/daemonsched/daemonsched/internal/printable"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
@@ -189,9 +190,11 @@ func renderActions(w io.Writer, r *daemonset.Result, wide bool, held string) {
 		}
 		line("EVENT", "%s %s: %s", e.Type, e.Reason, printable.Escape(strings.TrimSpace(text)))
 	}
-	for _, msg := range r.Invalid {
-		line("INVALID", "%s", printable.Escape(msg))
-	}
+	// Capped as errors are (errlist): a DaemonSet with 20,000 invalid tolerations, planned
+	// with --lenient, printed 20,000 lines (issue 25).
+	errlist.Write(w, fmt.Sprintf("  %-9s  ", "INVALID"), len(r.Invalid), 0, func(i int) {
+		line("INVALID", "%s", errlist.Cut(printable.Escape(r.Invalid[i]), errlist.LineBytes))
+	})
 	if n == 0 {
 		line("NOTHING", "to do: every node that should run a daemon pod runs an up-to-date one")
 	}

@@ -404,7 +404,7 @@ func applyTemplate(file string, cur *appsv1.DaemonSet, ns string, opts manifest.
 	if err != nil {
 		return nil, err
 	}
-	res, err := quantityFlagged(manifest.ReadInputs([]manifest.Input{{Name: "the input", Data: stored}, {Path: file, Apply: true, Namespace: ns}}, opts))
+	res, err := limitFlagged(manifest.ReadInputs([]manifest.Input{{Name: "the input", Data: stored}, {Path: file, Apply: true, Namespace: ns}}, opts))
 	if err != nil {
 		return nil, err
 	}
@@ -422,6 +422,11 @@ func applyTemplate(file string, cur *appsv1.DaemonSet, ns string, opts manifest.
 // whatever the strictness, as with --apply. A template without a namespace is in the -n
 // namespace, as kubectl apply -n puts it. Reading warnings are returned to print.
 func loadTemplate(file string, l *loaded, dsName string, ns namespaceFlags, reading *readFlags) (*appsv1.DaemonSet, problemList, error) {
+	if file == "-" || file == "/dev/stdin" {
+		// The template is read twice (as written, then applied over the input), and stdin can
+		// be read once: "-" read nothing and said "stdin: no objects" (issue 25).
+		return nil, nil, usagef("--template %s: give the template as a file; stdin is not read for it", file)
+	}
 	opts := reading.options(l.mode, 1)
 	// As written: the defaults are the API server's to apply, after the merge.
 	opts.SkipDefaults |= manifest.DefaultUID | manifest.DefaultDaemonSetFields | manifest.DefaultNamespace | manifest.DefaultPodTemplate

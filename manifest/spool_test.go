@@ -1,0 +1,152 @@
+package manifest
+
+import (
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// repeatReader is an endless stream of line, counting the bytes read.
+type repeatReader struct {
+	line []byte
+	n    int64
+}
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	k := 0
+	for k < len(p) {
+		k += copy(p[k:], r.line[int((r.n+int64(k))%int64(len(r.line))):])
+	}
+	r.n += int64(k)
+	return k, nil
+}
+
+// A stream of unknown size is checked as it is decoded, not read to the input-size limit
+// first: `yes -- --- | daemonsched plan -f -` read 1 GiB before it failed (issue 25). An
+// endless run of empty documents ends after Limits.Objects of them, with one line.
+func TestStreamOfEmptyDocumentsEndsEarly(t *testing.T) {
+	t.Parallel()
+	for _, line := range []string{"---\n", "...\n", "--- # a comment\n"} {
+		r := &repeatReader{line: []byte(line)}
+		_, err := ReadInputs([]Input{{Name: "stdin", Reader: r}}, Options{Limits: Limits{InputBytes: 256 << 20}})
+		require.EqualError(t, err, "stdin: more than 250000 documents, empty ones included (limit Objects)", "%q", line)
+		require.Less(t, r.n, int64(8<<20), "%q: read %d bytes", line, r.n)
+	}
+}
+
+// Empty documents count against Limits.Objects in a file too: the same limits hold for every
+// input.
+func TestEmptyDocumentsCountInAFile(t *testing.T) {
+	t.Parallel()
+	data := []byte(strings.Repeat("---\n# nothing\n", 11) + "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n")
+	_, err := ReadInputs([]Input{{Name: "in", Data: data}}, Options{Limits: Limits{Objects: 10}})
+	require.EqualError(t, err, "in: more than 10 documents, empty ones included (limit Objects)")
+	_, err = ReadInputs([]Input{{Name: "in", Data: data}}, Options{Limits: Limits{Objects: 12}})
+	require.NoError(t, err)
+}
+
+// A stream that passes the input-size limit fails when it passes it, holding only the
+// document being read (one refused for its size holds nothing): `yes a:1 | daemonsched plan
+// -f -` held the whole GiB before.
+func TestStreamOverTheLimitIsHeldInBoundedMemory(t *testing.T) {
+	t.Parallel()
+	for _, line := range []string{"a: 1\n", "# a comment\n", "- a\n"} {
+		const limit = 32 << 20
+		opts := Options{}
+		opts.Limits = Limits{InputBytes: limit}.withDefaults()
+		r := &repeatReader{line: []byte(line)}
+		name, o, _, err := openStreamed(Input{Name: "stdin", Reader: r}, limit)
+		require.NoError(t, err)
+		require.NotNil(t, o.spool, "a YAML stream is read as it is decoded")
+		err = newCollector(opts).readOpened(name, o)
+		require.ErrorIs(t, err, errInputBytes, "%q", line)
+		require.Equal(t, int64(limit+1), o.spool.total, "%q: reads one byte past the limit, no more", line)
+		require.LessOrEqual(t, len(o.spool.chunks), 2, "%q: holds what is left of the document", line)
+
+		_, err = ReadInputs([]Input{{Name: "stdin", Reader: &repeatReader{line: []byte(line)}}}, Options{Limits: Limits{InputBytes: limit}})
+		require.EqualError(t, err, "stdin: input is larger than 32 MiB (limit InputBytes)")
+	}
+}
+
+// A NUL byte or invalid UTF-8 in a stream ends it where it is, with its line, as in a file,
+// even after documents that were decoded.
+func TestStreamFailsAtItsFirstBadByte(t *testing.T) {
+	t.Parallel()
+	node := "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\n"
+	tests := []struct {
+		name, text, want string
+		ends             bool // the stream ends after text; else endless lines follow
+	}{
+		{"a NUL byte after a document", node + "a: \x00\n", "stdin: line 5: a NUL byte: not YAML or JSON text", false},
+		{"invalid UTF-8 after a document", node + "a: \xFF\n", "stdin: line 5: invalid UTF-8 (byte 0xFF)", false},
+		{"a rune cut at the end", node + "a: \xE2\x82", "stdin: line 5: invalid UTF-8 (byte 0xE2)", true},
+		{"a byte order mark, then a bad byte", "\xEF\xBB\xBF" + node + "\xC0\n", "stdin: line 5: invalid UTF-8 (byte 0xC0)", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			for _, most := range []int{1, 3, 1 << 20} {
+				var r io.Reader = strings.NewReader(tt.text)
+				if !tt.ends {
+					r = io.MultiReader(r, &repeatReader{line: []byte("b: 1\n")})
+				}
+				_, err := ReadInputs([]Input{{Name: "stdin", Reader: &pieceReader{r: r, most: most}}}, Options{})
+				require.EqualError(t, err, tt.want, "reads of %d bytes", most)
+			}
+			// Bytes in memory say the same.
+			_, err := ReadInputs([]Input{{Name: "stdin", Data: []byte(tt.text)}}, Options{})
+			require.EqualError(t, err, tt.want)
+		})
+	}
+}
+
+// JSON, UTF-16 and text whose first byte past spaces is not ASCII are read whole, as before:
+// whether "{" starts a JSON stream depends on all of the text.
+func TestStreamReadWholeWhenItMayBeJSON(t *testing.T) {
+	t.Parallel()
+	for _, text := range []string{`{"a": 1}`, "\xFF\xFEa\x00", "\u00a0{}", strings.Repeat(" ", peekLimit+1) + "a: 1\n", ""} {
+		_, o, _, err := openStreamed(Input{Name: "stdin", Reader: &pieceReader{r: strings.NewReader(text), most: 7}}, 1<<20)
+		require.NoError(t, err, "%q", text)
+		require.Nil(t, o.spool, "%q", text)
+	}
+}
+
+// Each limit's refusal is a *LimitError naming the field of Limits it passed, and the message
+// names it as "(limit NAME)" and no program's flag: the command adds its own (issue 25).
+func TestLimitErrorsNameTheirBound(t *testing.T) {
+	t.Parallel()
+	two := []byte("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n2}\n")
+	tests := []struct {
+		name   string
+		limits Limits
+		want   string
+	}{
+		{"InputBytes", Limits{InputBytes: 10}, "in: input is larger than 10 bytes (limit InputBytes)"},
+		{"Objects", Limits{Objects: 1}, "in: more than 1 objects (limit Objects)"},
+		{"ObjectBytes", Limits{ObjectBytes: 10}, "in: document 1: an object larger than 10 bytes (limit ObjectBytes; the API server's is 3 MiB)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := ReadInputs([]Input{{Name: "in", Data: two}}, Options{Limits: tt.limits})
+			require.EqualError(t, err, tt.want)
+			var le *LimitError
+			require.ErrorAs(t, err, &le)
+			require.Equal(t, tt.name, le.Limit)
+		})
+	}
+}
+
+// blankLines, the fast form of blankYAML for the lines of a document refused for its size,
+// says what blankYAML says.
+func TestBlankLinesIsBlankYAML(t *testing.T) {
+	t.Parallel()
+	for _, text := range []string{
+		"", "\n", "# c\n", "  # c\n\t% d\n\r\n", "# a comment longer than sixteen bytes\n# and another\n",
+		"# c\na: 1\n", "  ...\n", "\u00a0# c\n", "\u00a0a\n", "#\n \v\f\n", "a\n", "# c\n  - a\n", "%YAML 1.2\n",
+	} {
+		require.Equal(t, blankYAML([]byte(text)), blankLines([]byte(text)), "%q", text)
+	}
+}
