@@ -18,6 +18,7 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
@@ -290,6 +291,7 @@ func (c *Controller) podChanged(old, cur any) {
 		if ds == nil {
 			return
 		}
+		c.seenEarly(ds, pod.UID, earlyLive)
 		c.enqueueObject(ds)
 		if after := c.version.PodUpdateRequeue(ds, oldPod, pod); after > 0 {
 			key, _ := cache.MetaNamespaceKeyFunc(ds)
@@ -332,8 +334,34 @@ func (c *Controller) podTerminating(pod *v1.Pod, counted bool) {
 	c.mu.Unlock()
 	if ref := metav1.GetControllerOfNoCopy(pod); ref != nil {
 		if ds := c.resolve(pod.Namespace, ref); ds != nil {
+			if counted {
+				c.seenEarly(ds, pod.UID, earlyGone)
+			}
 			c.enqueueObject(ds)
 		}
+	}
+}
+
+// seenEarly records what the caches showed of a pod of ds while a sync's creates are in flight
+// and before the pod's own create has returned (dsState.early): live, or gone after it was seen
+// live. Upstream counts a creation at the add event, whether or not its create call has
+// returned; the sync settles the count when the create does.
+func (c *Controller) seenEarly(ds *appsv1.DaemonSet, uid types.UID, seen earlySeen) {
+	key, err := cache.MetaNamespaceKeyFunc(ds)
+	if err != nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st := c.state[key]
+	if st == nil || st.early == nil || st.created[uid] {
+		return
+	}
+	switch {
+	case seen == earlyLive:
+		st.early[uid] = earlyLive
+	case st.early[uid] == earlyLive:
+		st.early[uid] = earlyGone
 	}
 }
 

@@ -889,6 +889,58 @@ func TestPodTurningTerminatingDuringTheWritesCountsAsCreated(t *testing.T) {
 	}
 }
 
+// A pod whose add event, and then its deletionTimestamp, reach the handlers before its create
+// call has returned to the sync counts as created and deleted (SYNC-9), as upstream's addPod
+// counts a creation by the informer event and not by the create's return: the expectations then
+// wait for the two other created pods, not for the 5-minute timeout.
+func TestPodSeenBeforeItsCreateReturnsCountsAsCreated(t *testing.T) {
+	h := newHarness(t, append(testNodes(3), testDS())...)
+	var creates atomic.Int32
+	gvr := v1.SchemeGroupVersion.WithResource("pods")
+	h.client.PrependReactor("create", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		if creates.Add(1) != 1 {
+			return false, nil, nil
+		}
+		// The API server stores the pod and the informer delivers it, live and then
+		// terminating, before the response reaches the sync.
+		p := a.(clienttesting.CreateAction).GetObject().(*v1.Pod).DeepCopy()
+		p.Name, p.UID, p.ResourceVersion = "agent-early", "agent-early-uid", "1"
+		if err := h.client.Tracker().Create(gvr, p, "ns"); err != nil {
+			t.Error(err)
+			return true, nil, err
+		}
+		h.podAdded(t, p)
+		h.podUpdated(t, p, terminating(p, "2"))
+		return true, p, nil
+	})
+	if err := h.sync(t); err != nil {
+		t.Fatal(err)
+	}
+	if n := creates.Load(); n != 3 {
+		t.Fatalf("%d creates sent, want 3 (batches of 1 and 2)", n)
+	}
+	if got := h.expectedCreates(); got != 2 {
+		t.Fatalf("%d creates expected after the sync, want 2: the pod seen before its create returned was counted created and then deleted", got)
+	}
+	list, err := h.client.CoreV1().Pods("ns").List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range list.Items {
+		if p := &list.Items[i]; p.Name != "agent-early" {
+			p.ResourceVersion = "1"
+			h.podAdded(t, p)
+		}
+	}
+	snap, err := h.c.snapshot("ns")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !h.c.expectationsMet("ns/agent", snap, now) {
+		t.Errorf("expectations %+v not met by the two live created pods", h.c.state["ns/agent"].exp)
+	}
+}
+
 // A created pod that first reaches the caches already terminating was never counted created by
 // upstream (addPod sends it to deletePod), nor by its later deletion: the expectations keep
 // waiting for it (Observed, then the timeout), as upstream's do.

@@ -24,8 +24,12 @@ import (
 type dsState struct {
 	exp     *daemonset.Expectations // of the last sync that wrote pods; nil once observed
 	created map[types.UID]bool      // the pods that sync created, while exp waits for them
-	dsRV    string                  // the DaemonSet's resourceVersion after our last status write
-	podRV   string                  // the highest resourceVersion our pod writes returned
+	// early holds, while a sync's creates are in flight, the pods of this DaemonSet the caches
+	// showed before their create returned: earlyLive once seen live (upstream's addPod counted
+	// the creation), earlyGone once then seen terminating or gone (and deletePod took it back).
+	early map[types.UID]earlySeen
+	dsRV  string // the DaemonSet's resourceVersion after our last status write
+	podRV string // the highest resourceVersion our pod writes returned
 }
 
 // errNotObserved asks for a requeue: the caches have not yet seen the controller's own writes.
@@ -85,6 +89,13 @@ func (c *Controller) Sync(ctx context.Context, key string) (time.Duration, error
 // expectationsMet reports whether the caches show the creates and deletes of key's last sync
 // that wrote pods, or upstream's timeout has passed (SYNC-9). Observed once is observed: later
 // deletions do not undo it.
+type earlySeen int8
+
+const (
+	earlyLive earlySeen = iota + 1
+	earlyGone
+)
+
 func (c *Controller) expectationsMet(key string, snap daemonset.Snapshot, now time.Time) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -109,8 +109,10 @@ func (s *syncer) cleanupHistory(w *daemonset.RevisionWrites) error {
 // The expectations and the pods created are the DaemonSet's state from before the first write,
 // and each created pod joins it as its create returns, as upstream raises its expectations
 // before it writes: a pod that turns terminating while later batches are still being sent is
-// then one podTerminating knows, not one the expectations wait for until their timeout. Both
-// are guarded by the controller's lock, which the pod handlers take.
+// then one podTerminating knows, not one the expectations wait for until their timeout. A pod
+// the informer delivers before its create has returned is counted by that event, as upstream
+// counts creations by the informer event (see dsState.early). All are guarded by the
+// controller's lock, which the pod handlers take.
 func (s *syncer) podWrites(res *daemonset.Result, snap daemonset.Snapshot, now time.Time) error {
 	if len(res.Create) == 0 && len(res.Delete) == 0 {
 		return nil
@@ -119,8 +121,13 @@ func (s *syncer) podWrites(res *daemonset.Result, snap daemonset.Snapshot, now t
 	created := map[types.UID]bool{}
 	st := s.c.stateOf(s.key)
 	s.c.mu.Lock()
-	st.exp, st.created = &exp, created
+	st.exp, st.created, st.early = &exp, created, map[types.UID]earlySeen{}
 	s.c.mu.Unlock()
+	defer func() {
+		s.c.mu.Lock()
+		st.early = nil
+		s.c.mu.Unlock()
+	}()
 	pods := s.c.client.CoreV1().Pods(s.ds.Namespace)
 	var mu sync.Mutex // guards errs
 	var errs []error
@@ -148,7 +155,12 @@ func (s *syncer) podWrites(res *daemonset.Result, snap daemonset.Snapshot, now t
 				}
 				s.c.recorder.Eventf(s.ds, v1.EventTypeNormal, "SuccessfulCreate", "Created pod: %v", p.Name)
 				s.c.mu.Lock()
-				created[p.UID] = true
+				if st.early[p.UID] == earlyGone {
+					exp.Creates-- // counted at its add event, taken back when it went
+				} else {
+					created[p.UID] = true
+				}
+				delete(st.early, p.UID)
 				s.c.mu.Unlock()
 				s.wrotePod(p)
 			})
