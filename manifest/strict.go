@@ -112,17 +112,36 @@ func decodeStrictValue(js []byte, obj any) error {
 // and a 100-digit number as 1.2345678901234568e+99, both within the limits. The gate judges
 // what the user wrote: the same text quoted ("1e-999999999") is refused, and so is the JSON
 // number 1e-999999999 the API server would parse (D-20). Only a document holding a run of
-// number characters the gate refuses is parsed again, as written.
+// number characters the gate refuses is parsed again, as written. Both readers judge so:
+// DecodeStrict here, Read in checkWrittenYAML.
 func checkWrittenQuantities(data []byte, obj any, lim Limits) error {
-	if !holdsOversizedRun(data, lim) {
+	w, ok := writtenDocument(data, lim)
+	if !ok {
 		return nil
+	}
+	return checkWritten(w, obj, lim)
+}
+
+// writtenDocument returns the YAML document data as written (writtenValue); ok is false, and
+// nothing is parsed, when data holds no run of number characters the gate refuses, and when
+// data is not YAML (the conversion, which read it, reports that).
+func writtenDocument(data []byte, lim Limits) (w any, ok bool) {
+	if !holdsOversizedRun(data, lim) {
+		return nil, false
 	}
 	var n yaml.Node
 	if err := yaml.Unmarshal(data, &n); err != nil {
-		return nil // the conversion read it; what it reads was checked
+		return nil, false
 	}
 	budget := 4*len(data) + 1024 // nodes, aliases expanded
-	js, err := json.Marshal(writtenValue(&n, &budget))
+	return writtenValue(&n, &budget), true
+}
+
+// checkWritten is the quantity gate's error on w, a value as written (writtenValue) to be
+// decoded as obj; nil when the gate refuses nothing in it. Other errors (a key given twice)
+// are left to the typed decoding of the converted JSON.
+func checkWritten(w, obj any, lim Limits) error {
+	js, err := json.Marshal(w)
 	if err != nil {
 		return nil
 	}
@@ -130,7 +149,7 @@ func checkWrittenQuantities(data []byte, obj any, lim Limits) error {
 	if qe := (*jsongate.QuantityError)(nil); errors.As(err, &qe) {
 		return err
 	}
-	return nil // anything else the typed decoding of the converted JSON reports
+	return nil
 }
 
 // holdsOversizedRun reports whether data holds a run of the characters of a number (digits,
