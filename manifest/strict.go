@@ -162,11 +162,14 @@ func holdsOversizedRun(data []byte, lim Limits) bool {
 			i++
 			continue
 		}
-		j := i
+		j, exp := i, false
 		for j < len(data) && isNumberByte(data[j]) {
+			exp = exp || data[j] == 'e' || data[j] == 'E'
 			j++
 		}
-		if jsongate.Oversized(data[i:j], q) != "" {
+		// The gate refuses only a run longer than its Length or one with an exponent: the
+		// digits of timestamps, ports and addresses are not judged one by one.
+		if (exp || j-i > q.Length) && jsongate.Oversized(data[i:j], q) != "" {
 			return true
 		}
 		i = j
