@@ -154,27 +154,65 @@ func checkWritten(w, obj any, lim Limits) error {
 
 // holdsOversizedRun reports whether data holds a run of the characters of a number (digits,
 // '.', 'e', 'E', '+', '-') that the quantity gate refuses: a cheap test, which a word such as
-// "free-1000" may pass, before the document is parsed again.
+// "free-1000" may pass, before the document is parsed again. The gate refuses only a run
+// longer than its Length, which covers a multiple of Length, or one with an exponent, an 'e'
+// or 'E' then a digit or a sign: only the runs around those bytes are judged, so the scan
+// reads one byte in Length and searches for 'e' and 'E' (bytes.IndexByte), and every run is
+// judged at most once per test.
 func holdsOversizedRun(data []byte, lim Limits) bool {
 	q := lim.quantities()
-	for i := 0; i < len(data); {
-		if !isNumberByte(data[i]) {
-			i++
+	for k := 0; k < len(data); k += max(q.Length, 1) {
+		if !isNumberByte(data[k]) {
 			continue
 		}
-		j, exp := i, false
-		for j < len(data) && isNumberByte(data[j]) {
-			exp = exp || data[j] == 'e' || data[j] == 'E'
-			j++
-		}
-		// The gate refuses only a run longer than its Length or one with an exponent: the
-		// digits of timestamps, ports and addresses are not judged one by one.
-		if (exp || j-i > q.Length) && jsongate.Oversized(data[i:j], q) != "" {
+		i, j := numberRun(data, k)
+		if jsongate.Oversized(data[i:j], q) != "" {
 			return true
 		}
-		i = j
+		k = j // the next multiple past the run, below
+		k -= k % max(q.Length, 1)
+	}
+	for _, e := range []byte{'e', 'E'} {
+		for p := 0; p < len(data); {
+			at := bytes.IndexByte(data[p:], e)
+			if at < 0 {
+				break
+			}
+			at += p
+			p = at + 1
+			if !exponentAt(data, at) {
+				continue
+			}
+			i, j := numberRun(data, at)
+			if jsongate.Oversized(data[i:j], q) != "" {
+				return true
+			}
+			p = j
+		}
 	}
 	return false
+}
+
+// exponentAt reports whether the 'e' or 'E' at data[at] is followed by a digit, or by a sign
+// and a digit.
+func exponentAt(data []byte, at int) bool {
+	at++
+	if at < len(data) && (data[at] == '+' || data[at] == '-') {
+		at++
+	}
+	return at < len(data) && '0' <= data[at] && data[at] <= '9'
+}
+
+// numberRun returns the bounds of the run of number characters holding data[k].
+func numberRun(data []byte, k int) (i, j int) {
+	i, j = k, k
+	for i > 0 && isNumberByte(data[i-1]) {
+		i--
+	}
+	for j < len(data) && isNumberByte(data[j]) {
+		j++
+	}
+	return i, j
 }
 
 func isNumberByte(c byte) bool {
