@@ -235,7 +235,47 @@ func (r reader) decodeDocument(src Source, doc document) ([]decoded, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%v: %s", src, yamlError(err, doc.line))
 	}
-	return r.decodeValue(src, js, "")
+	out, err := r.decodeValue(src, js, "")
+	if err != nil {
+		return nil, err
+	}
+	if err := r.checkWrittenYAML(doc.data, out, true); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// checkWrittenYAML judges the quantities of the objects out, decoded from the YAML text, as
+// written, as DecodeStrict judges them (checkWrittenQuantities, D-20): a plain number the
+// conversion made a float64 within the gate's limits ("1e-999999999" is 0) is refused, with
+// the message of its quoted form. text is one object, or, when document is true, the document
+// whose list items out may be. Only text holding a run of number characters the gate refuses
+// is parsed again; other text costs one scan.
+func (r reader) checkWrittenYAML(text []byte, out []decoded, document bool) error {
+	w, ok := writtenDocument(text, r.opts.Limits)
+	if !ok {
+		return nil
+	}
+	var items []any
+	if m, isMap := w.(map[string]any); isMap && document {
+		items, _ = m["items"].([]any)
+	}
+	for _, d := range out {
+		if d.obj == nil {
+			continue // skipped kinds
+		}
+		v := w
+		if document && d.src.Item >= 0 {
+			if d.src.Item >= len(items) {
+				continue
+			}
+			v = items[d.src.Item]
+		}
+		if err := checkWritten(v, d.obj, r.opts.Limits); err != nil {
+			return fmt.Errorf("%s: %w", d.where(), err)
+		}
+	}
+	return nil
 }
 
 // decodeValue decodes one object (JSON) found at src, or the items of a list. itemKind is the

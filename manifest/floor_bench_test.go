@@ -90,3 +90,17 @@ func BenchmarkReadFloor(b *testing.B) {
 	})
 	run("json/Read", jsonDump, read(jsonDump))
 }
+
+// BenchmarkHoldsOversizedRun is the scan every YAML document Read decodes whole pays before
+// its quantities are judged as written (D-20): here over the floor's whole YAML dump.
+func BenchmarkHoldsOversizedRun(b *testing.B) {
+	yamlDump, _ := generatedDump(b, floorNodes)
+	lim := Limits{}.withDefaults()
+	b.ReportAllocs()
+	b.SetBytes(int64(len(yamlDump)))
+	for b.Loop() {
+		if holdsOversizedRun(yamlDump, lim) {
+			b.Fatal("the dump holds no oversized number")
+		}
+	}
+}

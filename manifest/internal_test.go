@@ -3,10 +3,13 @@ package manifest
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/jsongate"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
@@ -99,4 +102,46 @@ func TestCanonicalDataIsWhatTheControllerWrites(t *testing.T) {
 	cr.Data.Raw = []byte(`{"spec": {"template": {"spec": {"terminationGracePeriodSeconds": 30, "containers": [{"name": "c", "image": "busybox", "resources": {}}]}, "metadata": {"labels": {"app": "a<b>&c"}}, "$patch": "replace"}}}`)
 	require.NoError(t, canonicalData(cr))
 	require.Equal(t, string(want), string(cr.Data.Raw))
+}
+
+// holdsOversizedRun judges only the runs around a multiple of the length bound or an
+// exponent; it must answer as the judging of every run of number characters does (D-20).
+func TestHoldsOversizedRunJudgesAsEveryRun(t *testing.T) {
+	t.Parallel()
+	everyRun := func(data []byte, lim Limits) bool {
+		q := lim.quantities()
+		for i := 0; i < len(data); {
+			if !isNumberByte(data[i]) {
+				i++
+				continue
+			}
+			j := i
+			for j < len(data) && isNumberByte(data[j]) {
+				j++
+			}
+			if jsongate.Oversized(data[i:j], q) != "" {
+				return true
+			}
+			i = j
+		}
+		return false
+	}
+	const alphabet = "0123456789.eE+-eE+- ax:\n1e-"
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for n := range 20000 {
+		data := make([]byte, rnd.IntN(80))
+		for i := range data {
+			data[i] = alphabet[rnd.IntN(len(alphabet))]
+		}
+		lim := Limits{QuantityLength: 1 + rnd.IntN(12), QuantityExponent: 1 + rnd.IntN(12)}
+		if got, want := holdsOversizedRun(data, lim), everyRun(data, lim); got != want {
+			t.Fatalf("case %d: holdsOversizedRun(%q, %+v) = %v, want %v", n, data, lim, got, want)
+		}
+	}
+	for _, s := range []string{"cpu: 1e-999999999\n", "cpu: 1e+101\n", "n: " + strings.Repeat("1", 65) + "\n"} {
+		require.True(t, holdsOversizedRun([]byte(s), Limits{}.withDefaults()), s)
+	}
+	for _, s := range []string{"cpu: 1e-100\n", "time: 2026-03-01T10:00:00Z\n", "n: " + strings.Repeat("1", 64) + "\n", "name: eeeeeeeeeee-1\n"} {
+		require.False(t, holdsOversizedRun([]byte(s), Limits{}.withDefaults()), s)
+	}
 }

@@ -138,6 +138,9 @@ func (r reader) decodeYAMLList(src Source, wrapper []byte, items []document) ([]
 			return nil, itemYAMLError(src, items[i].line, text, err)
 		}
 		out, err := r.decodeValue(itemSrc, js, itemKind)
+		if err == nil {
+			err = r.checkWrittenYAML(text, out, false)
+		}
 		if err != nil {
 			return nil, finalError{err}
 		}

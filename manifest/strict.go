@@ -112,17 +112,36 @@ func decodeStrictValue(js []byte, obj any) error {
 // and a 100-digit number as 1.2345678901234568e+99, both within the limits. The gate judges
 // what the user wrote: the same text quoted ("1e-999999999") is refused, and so is the JSON
 // number 1e-999999999 the API server would parse (D-20). Only a document holding a run of
-// number characters the gate refuses is parsed again, as written.
+// number characters the gate refuses is parsed again, as written. Both readers judge so:
+// DecodeStrict here, Read in checkWrittenYAML.
 func checkWrittenQuantities(data []byte, obj any, lim Limits) error {
-	if !holdsOversizedRun(data, lim) {
+	w, ok := writtenDocument(data, lim)
+	if !ok {
 		return nil
+	}
+	return checkWritten(w, obj, lim)
+}
+
+// writtenDocument returns the YAML document data as written (writtenValue); ok is false, and
+// nothing is parsed, when data holds no run of number characters the gate refuses, and when
+// data is not YAML (the conversion, which read it, reports that).
+func writtenDocument(data []byte, lim Limits) (w any, ok bool) {
+	if !holdsOversizedRun(data, lim) {
+		return nil, false
 	}
 	var n yaml.Node
 	if err := yaml.Unmarshal(data, &n); err != nil {
-		return nil // the conversion read it; what it reads was checked
+		return nil, false
 	}
 	budget := 4*len(data) + 1024 // nodes, aliases expanded
-	js, err := json.Marshal(writtenValue(&n, &budget))
+	return writtenValue(&n, &budget), true
+}
+
+// checkWritten is the quantity gate's error on w, a value as written (writtenValue) to be
+// decoded as obj; nil when the gate refuses nothing in it. Other errors (a key given twice)
+// are left to the typed decoding of the converted JSON.
+func checkWritten(w, obj any, lim Limits) error {
+	js, err := json.Marshal(w)
 	if err != nil {
 		return nil
 	}
@@ -130,29 +149,70 @@ func checkWrittenQuantities(data []byte, obj any, lim Limits) error {
 	if qe := (*jsongate.QuantityError)(nil); errors.As(err, &qe) {
 		return err
 	}
-	return nil // anything else the typed decoding of the converted JSON reports
+	return nil
 }
 
 // holdsOversizedRun reports whether data holds a run of the characters of a number (digits,
 // '.', 'e', 'E', '+', '-') that the quantity gate refuses: a cheap test, which a word such as
-// "free-1000" may pass, before the document is parsed again.
+// "free-1000" may pass, before the document is parsed again. The gate refuses only a run
+// longer than its Length, which covers a multiple of Length, or one with an exponent, an 'e'
+// or 'E' then a digit or a sign: only the runs around those bytes are judged, so the scan
+// reads one byte in Length and searches for 'e' and 'E' (bytes.IndexByte), and every run is
+// judged at most once per test.
 func holdsOversizedRun(data []byte, lim Limits) bool {
 	q := lim.quantities()
-	for i := 0; i < len(data); {
-		if !isNumberByte(data[i]) {
-			i++
+	for k := 0; k < len(data); k += max(q.Length, 1) {
+		if !isNumberByte(data[k]) {
 			continue
 		}
-		j := i
-		for j < len(data) && isNumberByte(data[j]) {
-			j++
-		}
+		i, j := numberRun(data, k)
 		if jsongate.Oversized(data[i:j], q) != "" {
 			return true
 		}
-		i = j
+		k = j // the next multiple past the run, below
+		k -= k % max(q.Length, 1)
+	}
+	for _, e := range []byte{'e', 'E'} {
+		for p := 0; p < len(data); {
+			at := bytes.IndexByte(data[p:], e)
+			if at < 0 {
+				break
+			}
+			at += p
+			p = at + 1
+			if !exponentAt(data, at) {
+				continue
+			}
+			i, j := numberRun(data, at)
+			if jsongate.Oversized(data[i:j], q) != "" {
+				return true
+			}
+			p = j
+		}
 	}
 	return false
+}
+
+// exponentAt reports whether the 'e' or 'E' at data[at] is followed by a digit, or by a sign
+// and a digit.
+func exponentAt(data []byte, at int) bool {
+	at++
+	if at < len(data) && (data[at] == '+' || data[at] == '-') {
+		at++
+	}
+	return at < len(data) && '0' <= data[at] && data[at] <= '9'
+}
+
+// numberRun returns the bounds of the run of number characters holding data[k].
+func numberRun(data []byte, k int) (i, j int) {
+	i, j = k, k
+	for i > 0 && isNumberByte(data[i-1]) {
+		i--
+	}
+	for j < len(data) && isNumberByte(data[j]) {
+		j++
+	}
+	return i, j
 }
 
 func isNumberByte(c byte) bool {
