@@ -254,8 +254,9 @@ func (l *streamedList) decodeBatch(s *splitter) {
 				continue // too large: finish reports it
 			}
 			js, err := l.batch[i], error(nil)
+			var text []byte // the item as written, for the quantities written as YAML numbers (D-20)
 			if !l.json {
-				text := dedentInPlace(js) // the list's buffer, reused once the batch is decoded
+				text = dedentInPlace(js) // the list's buffer, reused once the batch is decoded
 				if js, err = conv.toJSON(text); err != nil {
 					srcDoc := src
 					srcDoc.Item = -1
@@ -267,6 +268,9 @@ func (l *streamedList) decodeBatch(s *splitter) {
 			res, err := s.r.decodeValue(itemSrc, js, l.itemKind)
 			if err == nil && len(res) != 1 {
 				err = fmt.Errorf("%v: not one object", itemSrc) // never: decodeValue refuses nested lists
+			}
+			if err == nil && !l.json {
+				err = s.r.checkWrittenYAML(text, res, false)
 			}
 			if err != nil {
 				if !l.json {
