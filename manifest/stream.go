@@ -50,6 +50,9 @@ func (in *collector) streamInput(name string, o opened) error {
 				s.skipBig(br)
 			}
 		}
+		if s.list != nil && !split && len(long) == 0 && br.Buffered() > 0 {
+			s.skipList(br)
+		}
 		line, err := br.ReadSlice('\n')
 		switch {
 		case errors.Is(err, bufio.ErrBufferFull) && split:
@@ -139,6 +142,76 @@ func (s *splitter) skipBig(br *bufio.Reader) {
 	s.n += bytes.Count(buf[:end], []byte("\n"))
 	s.off += int64(end)
 	s.to, s.lineSpace = toBlank, false
+	_, _ = br.Discard(end)
+}
+
+// skipList takes, at the start of a line of a list's document, the whole lines br holds that
+// the list ignores, at once, as streamedList.line would take them one by one: once the list is
+// read again whole (fallback), every line up to one that may end the document; else the
+// blank lines between items, and the lines of an item refused for its size. Taken one by one,
+// an endless run of comment lines after "items:" (`(echo items:; yes '# c')`) took 20 s to reach
+// the input-size limit.
+func (s *splitter) skipList(br *bufio.Reader) {
+	l := s.list
+	buf, _ := br.Peek(br.Buffered())
+	end := 0
+	switch {
+	case l.fallback:
+		if bytes.HasPrefix(buf, []byte("---")) || bytes.HasPrefix(buf, []byte("...")) {
+			return
+		}
+		end = bytes.LastIndexByte(buf, '\n') + 1
+		for _, marker := range [][]byte{[]byte("\n---"), []byte("\n...")} {
+			if i := bytes.Index(buf[:end], marker); i >= 0 {
+				end = i + 1
+			}
+		}
+		s.to = toNothing
+	case l.after:
+		return
+	default:
+		// Line by line, a short line byte by byte (a call of IndexByte per line was most of the
+		// time of short ones); a line another form of blank ("\r\r\n") is left to line.
+		for end < len(buf) {
+			if buf[end] == '\n' && (l.item == nil || l.itemBig) {
+				// A run of empty lines, a byte at a time (`yes ''`).
+				for end < len(buf) && buf[end] == '\n' {
+					end++
+				}
+				continue
+			}
+			rest := buf[end:]
+			blank := rest[0] == '\n' || len(rest) > 1 && rest[0] == '\r' && rest[1] == '\n'
+			indented := len(rest) > 1 && rest[0] == ' ' && rest[1] == ' '
+			if !(blank && l.item == nil || l.item != nil && l.itemBig && (blank || indented)) {
+				break
+			}
+			i := 0
+			for i < len(rest) && i < 16 && rest[i] != '\n' {
+				i++
+			}
+			if i < len(rest) && rest[i] != '\n' {
+				j := bytes.IndexByte(rest[i:], '\n')
+				if j < 0 {
+					break
+				}
+				i += j
+			}
+			if i == len(rest) {
+				break // not a whole line
+			}
+			end += i + 1
+		}
+		s.to = toNothing
+		if l.item != nil {
+			s.to = toItem
+		}
+	}
+	if end == 0 {
+		return
+	}
+	s.n += bytes.Count(buf[:end], []byte("\n"))
+	s.off += int64(end)
 	_, _ = br.Discard(end)
 }
 

@@ -97,6 +97,11 @@ func streamCases(t testing.TB) [][]byte {
 		// More items of {} before the kind than wait for it (issue 25, F16); under 64 KiB, so
 		// that they seed the fuzz target.
 		f16List(maxPending+1, true, false), f16List(maxPending+1, false, false),
+		// Lines a list skips a buffer at a time (skipList): blank runs before and between
+		// items, comments (read again whole), and a marker after them.
+		[]byte("kind: List\napiVersion: v1\nitems:\n\n\n\r\n- apiVersion: v1\n  kind: Node\n  metadata: {name: a}\n\n\n  spec: {}\n\n- apiVersion: v1\n  kind: Node\n  metadata: {name: b}\n"),
+		[]byte("kind: List\napiVersion: v1\nitems:\n# c\n- apiVersion: v1\n  kind: Node\n  metadata: {name: a}\n# c\n\n---\napiVersion: v1\nkind: Node\nmetadata: {name: b}\n"),
+		[]byte("kind: List\napiVersion: v1\nitems:\n\n\n...\n"),
 	}
 }
 
@@ -333,5 +338,25 @@ func TestTypedListPastThePendingBound(t *testing.T) {
 			}
 			sameAsWhole(t, b.Bytes(), Options{Workers: 2})
 		})
+	}
+}
+
+// The lines of a list's item refused for its size, and the blank lines around it, are skipped a
+// buffer at a time (skipList) with the outcome of the whole input: the first item too large,
+// wherever the item ends.
+func TestListSkipsWhatItIgnores(t *testing.T) {
+	t.Parallel()
+	item := func(name string, lines int) string {
+		return "- apiVersion: v1\n  kind: Node\n  metadata:\n    name: " + name + "\n    labels:\n" +
+			strings.Repeat("      a: b\n\n", lines)
+	}
+	for _, text := range []string{
+		"kind: List\napiVersion: v1\nitems:\n" + item("a", 1) + item("b", 400) + strings.Repeat("\n", 5000) + item("c", 1),
+		"kind: List\napiVersion: v1\nitems:\n" + strings.Repeat("\n", 5000) + item("a", 1) + "# c\n" + item("b", 400),
+		"apiVersion: v1\nitems:\n" + item("a", 400) + "kind: NodeList\n",
+	} {
+		for _, opts := range []Options{{}, {Limits: Limits{ObjectBytes: 1 << 10}}} {
+			sameAsWhole(t, []byte(text), opts)
+		}
 	}
 }
