@@ -42,8 +42,16 @@ func (in *collector) streamInput(name string, o opened) error {
 	var long []byte
 	split := false // the current line goes on: its first piece was taken as a line (cont)
 	for {
-		if s.big && s.list == nil && !split && len(long) == 0 && br.Buffered() > 0 {
-			s.skipBig(br)
+		if s.big && s.list == nil && !split && len(long) == 0 {
+			if s.blank {
+				return s.blankTooLarge()
+			}
+			if br.Buffered() > 0 {
+				s.skipBig(br)
+			}
+		}
+		if s.list != nil && !split && len(long) == 0 && br.Buffered() > 0 {
+			s.skipList(br)
 		}
 		line, err := br.ReadSlice('\n')
 		switch {
@@ -87,15 +95,35 @@ func (in *collector) streamInput(name string, o opened) error {
 			break
 		}
 	}
+	if s.big && s.blank && s.list == nil {
+		return s.blankTooLarge()
+	}
 	if err := s.flushDoc(s.off); err != nil {
 		return err
 	}
 	return s.end()
 }
 
-// skipBig takes, at the start of a line of a document refused for its size, the whole lines
-// br holds up to the next one that may end the document ("---" or "..."), at once: their text
-// is dropped, and only whether they are blank counts. Taken one by one, as line takes them, a
+// blankTooLarge refuses the current document once its first Limits.ObjectBytes bytes are
+// only comments, directives and blank lines, at once, whatever follows: had it been read on,
+// to be dropped as a small blank document is (or refused for its size if content followed),
+// an endless run of comment lines (`yes '# c'`) was read to the input's size limit, 1 GiB in
+// 5.7 s (issue 25). The documents before it come first: their error, if one has any, is the
+// error.
+func (s *splitter) blankTooLarge() error {
+	if err := s.flushBatch(); err != nil {
+		return err
+	}
+	if s.first != nil {
+		return s.first
+	}
+	return fmt.Errorf("%s: line %d: %w", s.name, s.start, limitError("ObjectBytes",
+		"a document with more than "+byteSize(int64(s.r.opts.Limits.ObjectBytes))+" of comments and blank lines", ""))
+}
+
+// skipBig takes, at the start of a line of a document refused for its size and not blank
+// (a blank one is refused at once: blankTooLarge), the whole lines br holds up to the next one
+// that may end the document ("---" or "..."), at once: their text is dropped. Taken one by one, as line takes them, a
 // 1 GiB document of short lines (`yes a:1`) took 20 s to be refused.
 func (s *splitter) skipBig(br *bufio.Reader) {
 	buf, _ := br.Peek(br.Buffered())
@@ -111,43 +139,80 @@ func (s *splitter) skipBig(br *bufio.Reader) {
 	if end == 0 {
 		return
 	}
-	s.blank = s.blank && blankLines(buf[:end])
 	s.n += bytes.Count(buf[:end], []byte("\n"))
 	s.off += int64(end)
 	s.to, s.lineSpace = toBlank, false
 	_, _ = br.Discard(end)
 }
 
-// blankLines is blankYAML(b) for whole lines, faster on what a run of blank lines holds
-// (spaces, comments, directives): blankYAML took 7 s of 1 GiB of "# c" lines, a line at a
-// time. Any other line is left to blankYAML.
-func blankLines(b []byte) bool {
-	start := 0 // of the current line
-	for i := 0; i < len(b); {
-		switch b[i] {
-		case '\n':
-			i++
-			start = i
-		case ' ', '\t', '\r', '\v', '\f':
-			i++
-		case '#', '%':
-			// To the line's end: a short comment byte by byte, a long one by IndexByte (a call
-			// per line was most of the time of short ones).
-			for k := 0; k < 16 && i < len(b) && b[i] != '\n'; k++ {
+// skipList takes, at the start of a line of a list's document, the whole lines br holds that
+// the list ignores, at once, as streamedList.line would take them one by one: once the list is
+// read again whole (fallback), every line up to one that may end the document; else the
+// blank lines between items, and the lines of an item refused for its size. Taken one by one,
+// an endless run of comment lines after "items:" (`(echo items:; yes '# c')`) took 20 s to reach
+// the input-size limit.
+func (s *splitter) skipList(br *bufio.Reader) {
+	l := s.list
+	buf, _ := br.Peek(br.Buffered())
+	end := 0
+	switch {
+	case l.fallback:
+		if bytes.HasPrefix(buf, []byte("---")) || bytes.HasPrefix(buf, []byte("...")) {
+			return
+		}
+		end = bytes.LastIndexByte(buf, '\n') + 1
+		for _, marker := range [][]byte{[]byte("\n---"), []byte("\n...")} {
+			if i := bytes.Index(buf[:end], marker); i >= 0 {
+				end = i + 1
+			}
+		}
+		s.to = toNothing
+	case l.after:
+		return
+	default:
+		// Line by line, a short line byte by byte (a call of IndexByte per line was most of the
+		// time of short ones); a line another form of blank ("\r\r\n") is left to line.
+		for end < len(buf) {
+			if buf[end] == '\n' && (l.item == nil || l.itemBig) {
+				// A run of empty lines, a byte at a time (`yes ''`).
+				for end < len(buf) && buf[end] == '\n' {
+					end++
+				}
+				continue
+			}
+			rest := buf[end:]
+			blank := rest[0] == '\n' || len(rest) > 1 && rest[0] == '\r' && rest[1] == '\n'
+			indented := len(rest) > 1 && rest[0] == ' ' && rest[1] == ' '
+			if !(blank && l.item == nil || l.item != nil && l.itemBig && (blank || indented)) {
+				break
+			}
+			i := 0
+			for i < len(rest) && i < 16 && rest[i] != '\n' {
 				i++
 			}
-			if i < len(b) && b[i] != '\n' {
-				j := bytes.IndexByte(b[i:], '\n')
+			if i < len(rest) && rest[i] != '\n' {
+				j := bytes.IndexByte(rest[i:], '\n')
 				if j < 0 {
-					return true
+					break
 				}
 				i += j
 			}
-		default:
-			return blankYAML(b[start:])
+			if i == len(rest) {
+				break // not a whole line
+			}
+			end += i + 1
+		}
+		s.to = toNothing
+		if l.item != nil {
+			s.to = toItem
 		}
 	}
-	return true
+	if end == 0 {
+		return
+	}
+	s.n += bytes.Count(buf[:end], []byte("\n"))
+	s.off += int64(end)
+	_, _ = br.Discard(end)
 }
 
 // release lets a stream (spool) drop the text it will not read again: what is before the
