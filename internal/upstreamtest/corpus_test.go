@@ -65,8 +65,14 @@ func upstreamImpl(t *testing.T) conformance.Impl {
 				res.Delete = append(res.Delete, daemonset.Deletion{Namespace: ds.Namespace, Name: name})
 			}
 			res.Adopt, res.Release = refs(ds.Namespace, up.adopt), refs(ds.Namespace, up.release)
-			if up.status != nil {
-				res.Status = up.status
+			res.StatusWrite = upstreamStatusWrite(client.Actions(), ds)
+			if res.StatusWrite != nil {
+				res.Status = res.StatusWrite.DeepCopy()
+			}
+			var kept string
+			res.Revisions, kept = upstreamRevisionWrites(t, client.Actions(), s.Revisions, s.Pods, res.Revisions)
+			if h, ok := upstreamRevisionHash(up, res.Revisions, kept); ok {
+				res.RevisionHash = h
 			}
 		}
 		return c.DaemonSets, nil
@@ -90,11 +96,6 @@ var unexpressed = map[string]string{
 		"the second then sees as owned); the harness syncs each DaemonSet once against the same snapshot",
 	"upd-21-hash-collision": "UPD-21: upstream raises status.collisionCount with a status update; " +
 		"writesOfSync reads every status update as the sync's status write (STAT-10), which the case says there is none of",
-	"regression-upd-14-equal-current-revisions": "UPD-14: with two claimed revisions holding the current template, " +
-		"upstream keeps the one its lister returns first, and the fake informer's order varies from run to run; " +
-		"the case pins one choice (open question: corpus too narrow, or the library's tie-break?)",
-	"generated-16": "DIFF-10: under the burst cap of 2 upstream's pick and so its status write " +
-		"vary with the informer's order from run to run",
 }
 
 // counterpartSuffix is the suffix conformance gives a case's counterpart at another release.
