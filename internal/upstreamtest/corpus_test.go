@@ -94,8 +94,6 @@ func refs(ns string, names []string) []daemonset.ObjectRef {
 var unexpressed = map[string]string{
 	"d-2-orphan-two-daemonsets": "D-2: the case is two syncs in queue order (the first DaemonSet adopts the orphan " +
 		"the second then sees as owned); the harness syncs each DaemonSet once against the same snapshot",
-	"upd-21-hash-collision": "UPD-21: upstream raises status.collisionCount with a status update; " +
-		"writesOfSync reads every status update as the sync's status write (STAT-10), which the case says there is none of",
 }
 
 // counterpartSuffix is the suffix conformance gives a case's counterpart at another release.

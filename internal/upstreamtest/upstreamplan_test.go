@@ -219,3 +219,23 @@ func isCollisionUpdate(before, after appsv1.DaemonSetStatus) bool {
 	before.CollisionCount, after.CollisionCount = nil, nil
 	return reflect.DeepEqual(before, after)
 }
+
+// TestIsCollisionUpdate pins what upstreamStatusWrite leaves out as the UPD-21 collision update:
+// collisionCount raised and nothing else changed.
+func TestIsCollisionUpdate(t *testing.T) {
+	one, two := int32(1), int32(2)
+	for _, tc := range []struct {
+		name          string
+		before, after appsv1.DaemonSetStatus
+		want          bool
+	}{
+		{"UPD-21 raised from none", appsv1.DaemonSetStatus{}, appsv1.DaemonSetStatus{CollisionCount: &one}, true},
+		{"UPD-21 raised from one", appsv1.DaemonSetStatus{CollisionCount: &one}, appsv1.DaemonSetStatus{CollisionCount: &two}, true},
+		{"STAT-10 unchanged count", appsv1.DaemonSetStatus{CollisionCount: &one}, appsv1.DaemonSetStatus{CollisionCount: &one}, false},
+		{"STAT-10 other field changed too", appsv1.DaemonSetStatus{}, appsv1.DaemonSetStatus{CollisionCount: &one, NumberReady: 1}, false},
+	} {
+		if got := isCollisionUpdate(tc.before, tc.after); got != tc.want {
+			t.Errorf("%s: isCollisionUpdate = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
