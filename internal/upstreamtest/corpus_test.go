@@ -17,10 +17,11 @@ import (
 
 // upstreamImpl is a conformance.Impl whose writes are the real controller's (issue 21): each
 // DaemonSet of the snapshot is synced once by a fresh upstream controller whose caches hold the
-// snapshot, and its pod creates, deletes, adoptions, releases and status write replace those
-// of the library's plan. What upstream writes nowhere (the revision hash, skip and pending
-// marks, the rolling update's accounting) and the revision writes (revisions_test.go compares
-// those with upstream's, not this test) stay the library's. The burst cap is the case's.
+// snapshot, and its pod creates, deletes, adoptions, releases, revision hash, revision writes
+// and status write replace those of the library's plan (upstreamplan_test.go). What upstream
+// writes nowhere (skip and pending marks, the rolling update's accounting, the revision hash of
+// a sync that writes neither pod nor revision, a non-JSON revision's Relabel) stays the
+// library's. The burst cap is the case's.
 func upstreamImpl(t *testing.T) conformance.Impl {
 	return func(s daemonset.Snapshot, opts conformance.Options) ([]*daemonset.Result, error) {
 		c, err := s.Plan(daemonset.Options{Now: opts.Now, Version: opts.Version, BurstLimit: opts.BurstLimit, FeatureGates: opts.FeatureGates})
