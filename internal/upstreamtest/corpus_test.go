@@ -17,10 +17,11 @@ import (
 
 // upstreamImpl is a conformance.Impl whose writes are the real controller's (issue 21): each
 // DaemonSet of the snapshot is synced once by a fresh upstream controller whose caches hold the
-// snapshot, and its pod creates, deletes, adoptions, releases and status write replace those
-// of the library's plan. What upstream writes nowhere (the revision hash, skip and pending
-// marks, the rolling update's accounting) and the revision writes (revisions_test.go compares
-// those with upstream's, not this test) stay the library's. The burst cap is the case's.
+// snapshot, and its pod creates, deletes, adoptions, releases, revision hash, revision writes
+// and status write replace those of the library's plan (upstreamplan_test.go). What upstream
+// writes nowhere (skip and pending marks, the rolling update's accounting, the revision hash of
+// a sync that writes neither pod nor revision, a non-JSON revision's Relabel) stays the
+// library's. The burst cap is the case's.
 func upstreamImpl(t *testing.T) conformance.Impl {
 	return func(s daemonset.Snapshot, opts conformance.Options) ([]*daemonset.Result, error) {
 		c, err := s.Plan(daemonset.Options{Now: opts.Now, Version: opts.Version, BurstLimit: opts.BurstLimit, FeatureGates: opts.FeatureGates})
@@ -65,8 +66,14 @@ func upstreamImpl(t *testing.T) conformance.Impl {
 				res.Delete = append(res.Delete, daemonset.Deletion{Namespace: ds.Namespace, Name: name})
 			}
 			res.Adopt, res.Release = refs(ds.Namespace, up.adopt), refs(ds.Namespace, up.release)
-			if up.status != nil {
-				res.Status = up.status
+			res.StatusWrite = upstreamStatusWrite(client.Actions(), ds)
+			if res.StatusWrite != nil {
+				res.Status = res.StatusWrite.DeepCopy()
+			}
+			var kept string
+			res.Revisions, kept = upstreamRevisionWrites(t, client.Actions(), s.Revisions, s.Pods, res.Revisions)
+			if h, ok := upstreamRevisionHash(up, res.Revisions, kept); ok {
+				res.RevisionHash = h
 			}
 		}
 		return c.DaemonSets, nil
@@ -88,13 +95,6 @@ func refs(ns string, names []string) []daemonset.ObjectRef {
 var unexpressed = map[string]string{
 	"d-2-orphan-two-daemonsets": "D-2: the case is two syncs in queue order (the first DaemonSet adopts the orphan " +
 		"the second then sees as owned); the harness syncs each DaemonSet once against the same snapshot",
-	"upd-21-hash-collision": "UPD-21: upstream raises status.collisionCount with a status update; " +
-		"writesOfSync reads every status update as the sync's status write (STAT-10), which the case says there is none of",
-	"regression-upd-14-equal-current-revisions": "UPD-14: with two claimed revisions holding the current template, " +
-		"upstream keeps the one its lister returns first, and the fake informer's order varies from run to run; " +
-		"the case pins one choice (open question: corpus too narrow, or the library's tie-break?)",
-	"generated-16": "DIFF-10: under the burst cap of 2 upstream's pick and so its status write " +
-		"vary with the informer's order from run to run",
 }
 
 // counterpartSuffix is the suffix conformance gives a case's counterpart at another release.

@@ -126,7 +126,7 @@ compat() {
 	done
 	if [ "$minor" -lt 34 ]; then
 		rewrite schedule/features.go 's/node\.Status\.DeclaredFeatures/[]string(nil)/' \
-			's/c\.RestartPolicyRules, func(r v1\.ContainerRestartRule) bool {/[]struct{ Action string }(nil), func(r struct{ Action string }) bool {/' \
+			's/range g\.containers\[i\]\.RestartPolicyRules {/range []struct{ Action string }(nil) {/' \
 			's/v1\.ContainerRestartRuleActionRestartAllContainers/"RestartAllContainers"/' || return 1
 		rewrite daemonset/templatedefaults.go 's/from\.FileKeyRef/(*struct{ Optional *bool })(nil)/g' || return 1
 	else
