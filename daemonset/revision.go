@@ -39,11 +39,31 @@ func revisionPatch(ds *appsv1.DaemonSet, v Version) ([]byte, error) {
 	if err := utiljson.Unmarshal(raw, &template); err != nil {
 		return nil, err
 	}
-	if meta, ok := template["metadata"].(map[string]any); ok {
+	for _, meta := range templateMetas(template) {
 		writeZeroCreationTimestamp(meta, v)
 	}
 	template["$patch"] = "replace"
 	return json.Marshal(map[string]any{"spec": map[string]any{"template": template}})
+}
+
+// templateMetas returns the object metadata a pod template's JSON holds: the template's own and
+// each ephemeral volume's claim template's, the two places a PodTemplateSpec embeds ObjectMeta.
+func templateMetas(template map[string]any) []map[string]any {
+	var metas []map[string]any
+	if meta, ok := template["metadata"].(map[string]any); ok {
+		metas = append(metas, meta)
+	}
+	spec, _ := template["spec"].(map[string]any)
+	volumes, _ := spec["volumes"].([]any)
+	for _, vol := range volumes {
+		vol, _ := vol.(map[string]any)
+		eph, _ := vol["ephemeral"].(map[string]any)
+		claim, _ := eph["volumeClaimTemplate"].(map[string]any)
+		if meta, ok := claim["metadata"].(map[string]any); ok {
+			metas = append(metas, meta)
+		}
+	}
+	return metas
 }
 
 // writeZeroCreationTimestamp makes the JSON of an object's metadata say a zero creation time as

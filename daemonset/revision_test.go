@@ -8,6 +8,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -487,6 +489,21 @@ func TestRevisionPatchAtEachRelease(t *testing.T) {
 			require.Equal(t, tt.want, string(res.Revisions.Create[0].Data.Raw))
 		})
 	}
+	t.Run("VER-12 an ephemeral volume's claim template says its zero creation time as the release does", func(t *testing.T) {
+		ds := revDS()
+		ds.Spec.Template.Spec.Volumes = []v1.Volume{{Name: "scratch", VolumeSource: v1.VolumeSource{
+			Ephemeral: &v1.EphemeralVolumeSource{VolumeClaimTemplate: &v1.PersistentVolumeClaimTemplate{}}}}}
+		for release, want := range map[string]string{
+			"1.33.13": `"volumeClaimTemplate":{"metadata":{"creationTimestamp":null},`,
+			"1.34.0":  `"volumeClaimTemplate":{"metadata":{},`,
+		} {
+			v, err := ParseVersion(release)
+			require.NoError(t, err)
+			got, err := revisionPatch(ds, v)
+			require.NoError(t, err)
+			require.Contains(t, string(got), want, release)
+		}
+	})
 	t.Run("VER-12 a creation time that is set is written alike at every release", func(t *testing.T) {
 		ds := revDS()
 		ds.Spec.Template.CreationTimestamp = metav1.Unix(1000, 0)
@@ -524,4 +541,51 @@ func TestVersionNewRevision(t *testing.T) {
 	at, err := NewestVersion().NewRevision(revDS(), "h", 1)
 	require.NoError(t, err)
 	require.Equal(t, at, newest)
+}
+
+// templateMetas finds every ObjectMeta a PodTemplateSpec embeds (VER-12): walked in the linked
+// types, the JSON paths of ObjectMeta are exactly the two it reads, so a k8s.io/api that embeds
+// another fails here before a release's revision data can silently differ.
+func TestTemplateMetasAreEveryObjectMeta(t *testing.T) {
+	t.Parallel()
+	var paths []string
+	var walk func(ty reflect.Type, path string, seen map[reflect.Type]bool)
+	walk = func(ty reflect.Type, path string, seen map[reflect.Type]bool) {
+		switch ty.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Map:
+			walk(ty.Elem(), path, seen)
+			return
+		case reflect.Struct:
+		default:
+			return
+		}
+		if ty == reflect.TypeFor[metav1.ObjectMeta]() {
+			paths = append(paths, path)
+			return
+		}
+		if seen[ty] {
+			return
+		}
+		seen[ty] = true
+		defer delete(seen, ty)
+		for f := range ty.Fields() {
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if f.Anonymous && name == "" {
+				walk(f.Type, path, seen)
+				continue
+			}
+			walk(f.Type, path+"."+name, seen)
+		}
+	}
+	walk(reflect.TypeFor[v1.PodTemplateSpec](), "", map[reflect.Type]bool{})
+	require.Equal(t, []string{".metadata", ".spec.volumes.ephemeral.volumeClaimTemplate.metadata"}, paths)
+
+	template := map[string]any{
+		"metadata": map[string]any{"a": 1},
+		"spec": map[string]any{"volumes": []any{
+			map[string]any{"name": "x"},
+			map[string]any{"ephemeral": map[string]any{"volumeClaimTemplate": map[string]any{"metadata": map[string]any{"b": 2}}}},
+		}},
+	}
+	require.Equal(t, []map[string]any{{"a": 1}, {"b": 2}}, templateMetas(template))
 }
