@@ -86,6 +86,12 @@ func writeLists(t *testing.T, files [][]json.RawMessage) []string {
 // Every golden case gives the same bytes on every run: warnings, --strict errors and the
 // problems of Result.Invalid are sorted, not in map order.
 func TestGoldenCasesAreTheSameOnEveryRun(t *testing.T) {
+	if raceEnabled {
+		// Five runs of every golden case, the whole corpus through the Python example among them:
+		// under the detector it pushed this package past go test's 10-minute default on 2 cores,
+		// and map order is no race. .ci/run runs it without -race after the README's command.
+		t.Skip("run without -race: go test -run '^TestGoldenCasesAreTheSameOnEveryRun$' ./internal/cli")
+	}
 	dirs, err := filepath.Glob(filepath.Join("testdata", "*", "args"))
 	require.NoError(t, err)
 	for _, argsFile := range dirs {
