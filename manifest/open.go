@@ -239,26 +239,8 @@ func checkFile(name string, f *os.File, limit int64) (opened, int64, error) {
 			if len(carry) > 0 {
 				probe = append(carry, chunk...)
 			}
-			cut := len(probe)
-			if err == nil {
-				for i := len(probe) - 1; i >= max(0, len(probe)-utf8.UTFMax); i-- {
-					if utf8.RuneStart(probe[i]) {
-						if !utf8.FullRune(probe[i:]) {
-							cut = i
-						}
-						break
-					}
-				}
-			}
-			if !utf8.Valid(probe[:cut]) {
-				off := 0
-				for off < cut {
-					r, size := utf8.DecodeRune(probe[off:cut])
-					if r == utf8.RuneError && size <= 1 {
-						break
-					}
-					off += size
-				}
+			cut, off := utf8Cut(probe, err != nil)
+			if off >= 0 {
 				badAt, badByte = total-int64(len(carry))+int64(off), probe[off]
 				badLine = lines + int64(bytes.Count(probe[:off], []byte("\n"))) + 1
 			}
@@ -379,4 +361,33 @@ func (d dirFS) ReadFile(name string) ([]byte, error) {
 		return nil, &fs.PathError{Op: "readfile", Path: name, Err: fs.ErrInvalid}
 	}
 	return ReadText(Input{Name: name, Path: filepath.Join(d.dir, filepath.FromSlash(name))}, d.limit)
+}
+
+// utf8Cut judges one piece of a text read in pieces, probe being the piece after the bytes the
+// previous one carried: cut is how much of probe is judged now (all of it when last, else up to
+// a rune split at its end, which is carried into the next), and off the offset of the first
+// invalid UTF-8 byte in probe[:cut], or -1.
+func utf8Cut(probe []byte, last bool) (cut, off int) {
+	cut = len(probe)
+	if !last {
+		for i := len(probe) - 1; i >= max(0, len(probe)-utf8.UTFMax); i-- {
+			if utf8.RuneStart(probe[i]) {
+				if !utf8.FullRune(probe[i:]) {
+					cut = i
+				}
+				break
+			}
+		}
+	}
+	if utf8.Valid(probe[:cut]) {
+		return cut, -1
+	}
+	for off < cut {
+		r, size := utf8.DecodeRune(probe[off:cut])
+		if r == utf8.RuneError && size <= 1 {
+			break
+		}
+		off += size
+	}
+	return cut, off
 }

@@ -114,26 +114,8 @@ func (s *spool) check(piece []byte, eof bool) error {
 	if len(s.carry) > 0 {
 		probe = append(s.carry, piece...)
 	}
-	cut := len(probe)
-	if !eof {
-		for i := len(probe) - 1; i >= max(0, len(probe)-utf8.UTFMax); i-- {
-			if utf8.RuneStart(probe[i]) {
-				if !utf8.FullRune(probe[i:]) {
-					cut = i
-				}
-				break
-			}
-		}
-	}
-	if !utf8.Valid(probe[:cut]) {
-		off := 0
-		for off < cut {
-			r, size := utf8.DecodeRune(probe[off:cut])
-			if r == utf8.RuneError && size <= 1 {
-				break
-			}
-			off += size
-		}
+	cut, off := utf8Cut(probe, eof)
+	if off >= 0 {
 		return fmt.Errorf("line %d: invalid UTF-8 (byte 0x%02X)", s.lines+int64(bytes.Count(probe[:off], []byte("\n")))+1, probe[off])
 	}
 	s.lines += int64(bytes.Count(probe[:cut], []byte("\n")))
