@@ -226,18 +226,11 @@ func revisionActionsOf(t *testing.T, actions []clienttesting.Action, revs []*app
 			}
 		case a.Matches("patch", "pods"):
 			p := a.(clienttesting.PatchAction)
-			if p.GetPatchType() != types.MergePatchType {
+			hash, ok := relabelHash(t, p)
+			if !ok {
 				continue // adoption and release
 			}
-			var body struct {
-				Metadata struct {
-					Labels map[string]string `json:"labels"`
-				} `json:"metadata"`
-			}
-			if err := json.Unmarshal(p.GetPatch(), &body); err != nil {
-				t.Fatal(err)
-			}
-			out.RelabelPods = append(out.RelabelPods, p.GetName()+"="+body.Metadata.Labels[appsv1.DefaultDaemonSetUniqueLabelKey])
+			out.RelabelPods = append(out.RelabelPods, p.GetName()+"="+hash)
 		}
 	}
 	for _, r := range updates {
@@ -400,4 +393,22 @@ func TestRevisionDataAgainstUpstream(t *testing.T) {
 		t.Fatal("no template had an ephemeral volume's claim template: the generator misses it")
 	}
 	t.Logf("%d templates with an ephemeral volume's claim template", ephemeral)
+}
+
+// relabelHash reads a pod patch of a sync: a JSON merge patch is a de-duplication's relabel
+// (UPD-14 step 3), whose hash label it returns; any other patch (an adoption or release) is not.
+func relabelHash(t *testing.T, p clienttesting.PatchAction) (string, bool) {
+	t.Helper()
+	if p.GetPatchType() != types.MergePatchType {
+		return "", false
+	}
+	var body struct {
+		Metadata struct {
+			Labels map[string]string `json:"labels"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(p.GetPatch(), &body); err != nil {
+		t.Fatal(err)
+	}
+	return body.Metadata.Labels[appsv1.DefaultDaemonSetUniqueLabelKey], true
 }

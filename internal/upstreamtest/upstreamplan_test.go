@@ -1,7 +1,6 @@
 package upstreamtest
 
 import (
-	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -87,19 +86,12 @@ func upstreamRevisionWrites(t *testing.T, actions []clienttesting.Action, revs [
 			any = true
 		case a.Matches("patch", "pods"):
 			p := a.(clienttesting.PatchAction)
-			if p.GetPatchType() != types.MergePatchType {
+			hash, ok := relabelHash(t, p)
+			if !ok {
 				continue // adoption and release
 			}
-			var body struct {
-				Metadata struct {
-					Labels map[string]string `json:"labels"`
-				} `json:"metadata"`
-			}
-			if err := json.Unmarshal(p.GetPatch(), &body); err != nil {
-				t.Fatal(err)
-			}
 			out.RelabelPods = append(out.RelabelPods, daemonset.Relabel{Namespace: ns, Name: p.GetName(),
-				UID: podUID[ns+"/"+p.GetName()], Hash: body.Metadata.Labels[appsv1.DefaultDaemonSetUniqueLabelKey]})
+				UID: podUID[ns+"/"+p.GetName()], Hash: hash})
 			any = true
 		}
 	}
