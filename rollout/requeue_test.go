@@ -144,9 +144,11 @@ func TestSimulateObservedQueuesTheBackoffNotTheFirstStatus(t *testing.T) {
 				}
 			}
 			require.Equal(t, []time.Duration{tt.want}, at, "the syncs after t0")
-			// The back-off's part of the first plan's requeue comes with that plan
-			// (daemonset's PlanRequeues): no sync compiles the DaemonSet a second time, as
-			// the simulation did to plan the snapshot again without minReadySeconds.
+			// The simulation's planner is compiled again only when what it was compiled for
+			// changes (plannerFor): three times here, whatever the model. This counts
+			// plannerFor's compiles only; that the back-off's part of the requeue comes with
+			// the plan (PlanRequeues) rather than from planning again is what the syncs'
+			// times above show.
 			_, compiles, err := rollout.Compiles(s, next, rollout.WithBackoff(rollout.Options{Start: t0, Horizon: 5 * time.Minute, Model: tt.model,
 				Kubelet: rollout.Kubelet{Startup: rollout.Fixed(time.Hour)}}, held))
 			require.NoError(t, err)

@@ -86,9 +86,7 @@ func (c *Controller) Sync(ctx context.Context, key string) (time.Duration, error
 	return after, err
 }
 
-// expectationsMet reports whether the caches show the creates and deletes of key's last sync
-// that wrote pods, or upstream's timeout has passed (SYNC-9). Observed once is observed: later
-// deletions do not undo it.
+// earlySeen is what the caches showed of a pod before its create returned (dsState.early).
 type earlySeen int8
 
 const (
@@ -96,6 +94,9 @@ const (
 	earlyGone
 )
 
+// expectationsMet reports whether the caches show the creates and deletes of key's last sync
+// that wrote pods, or upstream's timeout has passed (SYNC-9). Observed once is observed: later
+// deletions do not undo it.
 func (c *Controller) expectationsMet(key string, snap daemonset.Snapshot, now time.Time) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
