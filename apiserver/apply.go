@@ -78,10 +78,13 @@ func Apply(stored, manifest *appsv1.DaemonSet, opts Options) (*appsv1.DaemonSet,
 // [appsv1.DaemonSet]) is refused with an error on the root, as the API server refuses a body
 // it cannot decode, and so is text that is not UTF-8. Its apiVersion and kind must be apps/v1
 // and DaemonSet as the API server reads them before the body, under case folding, the last
-// key winning ("ApiVersion" after "apiVersion" replaces it there). A key given twice in one object is
-// refused with its path, and so is, before it is parsed, a resource quantity longer than 64
-// characters or with an exponent beyond ±100 (package manifest's default limits): parsing
-// "1e-999999999" would take hours. Keys are matched to fields exactly, as the API server's
+// key winning ("ApiVersion" after "apiVersion" replaces it there). A key given twice in one
+// object keeps its last value, whole (an object given twice is the last one, not the two
+// merged), under either field validation: kubectl reads the file into an unstructured object
+// and sends that object's JSON, so the API server never sees the key twice (D-21). A resource
+// quantity longer than 64 characters or with an exponent beyond ±100 (package manifest's
+// default limits) is refused with its path before it is parsed: parsing "1e-999999999" would
+// take hours. Keys are matched to fields exactly, as the API server's
 // decoder (sigs.k8s.io/json) matches them, not under case folding as encoding/json does: a key
 // spelt with other capitals ("Resources") is a field the type does not know.
 // A field the type does not know is refused with its path, as kubectl's default
@@ -102,14 +105,20 @@ func ApplyJSON(stored *appsv1.DaemonSet, manifest []byte, opts Options) (*appsv1
 	if err != nil {
 		return nil, field.ErrorList{field.Invalid(nil, errlist.Cut(string(manifest), errlist.ValueBytes), "must be the JSON of a DaemonSet: "+err.Error())}
 	}
-	// The unstructured decoding keeps the last of a key given twice, the typed one parses
-	// both: as the API server (strict field validation, kubectl's default) refuses it.
-	if d, ok := jsongate.FirstDuplicate(manifest); ok {
-		return nil, field.ErrorList{field.Duplicate(d.Path, d.Key)}
+	body := manifest
+	if _, ok := jsongate.FirstDuplicate(manifest); ok {
+		// kubectl decodes the file into an unstructured object, where the last of a key given
+		// twice replaces the others whole, and sends that object's JSON (pkg/cmd/apply: the
+		// create, the patch and the last-applied annotation are all computed from it): the API
+		// server, whose strict decoding would refuse a "duplicate field", never sees one. The
+		// body is that JSON; the typed decoding of the file's text would merge the two objects.
+		if body, err = json.Marshal(obj); err != nil {
+			return nil, field.ErrorList{field.Invalid(nil, errlist.Cut(string(manifest), errlist.ValueBytes), "must be the JSON of a DaemonSet: "+err.Error())}
+		}
 	}
 	// A quantity such as 1e-999999999 takes hours to parse: refused first, at the limits of
 	// package manifest's defaults.
-	if err := jsongate.Quantities(manifest, &appsv1.DaemonSet{}, jsongate.Defaults); err != nil {
+	if err := jsongate.Quantities(body, &appsv1.DaemonSet{}, jsongate.Defaults); err != nil {
 		if fe := (*field.Error)(nil); errors.As(err, &fe) {
 			return nil, field.ErrorList{fe}
 		}
@@ -117,12 +126,12 @@ func ApplyJSON(stored *appsv1.DaemonSet, manifest []byte, opts Options) (*appsv1
 	}
 	var typed appsv1.DaemonSet
 	// The strict decoding fills typed as the case-sensitive one does, and names the fields it
-	// does not know besides (the key given twice is refused above).
-	strictErrs, err := kjson.UnmarshalStrict(manifest, &typed)
+	// does not know besides (body has no key given twice).
+	strictErrs, err := kjson.UnmarshalStrict(body, &typed)
 	if err != nil {
 		return nil, field.ErrorList{field.Invalid(nil, errlist.Cut(string(manifest), errlist.ValueBytes), "must be the JSON of a DaemonSet: "+err.Error())}
 	}
-	if errs := checkTypeMeta(manifest, &typed); len(errs) > 0 {
+	if errs := checkTypeMeta(body, &typed); len(errs) > 0 {
 		return nil, errs
 	}
 	if opts.FieldValidation != FieldValidationIgnore {

@@ -344,6 +344,70 @@ func TestApplyJSONMatchesKeysExactly(t *testing.T) {
 	}
 }
 
+// A key given twice keeps its last value, whole, under either field validation (D-21): kubectl
+// reads the file into an unstructured object (the last of a key replaces the others) and sends
+// that object's JSON, so the API server, whose strict decoding refuses a "duplicate field",
+// never sees one. Each manifest applies as the one without the first of its keys given twice;
+// before, all were refused ("Duplicate value"), though kubectl applies them.
+// internal/upstreamtest's TestApplyAgainstUpstream checks it against kubectl's own decoding.
+func TestApplyJSONKeepsTheLastOfAKeyGivenTwice(t *testing.T) {
+	t.Parallel()
+	// agent is manifestYAML's DaemonSet as JSON, with the node selector and container fields
+	// given.
+	agent := func(top, nodeSelector, container string) string {
+		return `{"apiVersion": "apps/v1", "kind": "DaemonSet",` + top + `
+		  "metadata": {"name": "agent", "namespace": "kube-system", "labels": {"app": "agent"}},
+		  "spec": {"selector": {"matchLabels": {"app": "agent"}},
+		    "template": {"metadata": {"labels": {"app": "agent"}},
+		      "spec": {` + nodeSelector + `"containers": [{"name": "agent"` + container + `}]}}}}`
+	}
+	ssd := `"nodeSelector": {"disk": "ssd"}, `
+	tests := []struct {
+		name     string
+		manifest string
+		sent     string // what kubectl sends: the manifest with the last of each key only
+	}{{
+		name:     "D-21 the last of a scalar given twice is applied",
+		manifest: agent("", ssd, `, "image": "agent:0", "image": "agent:2"`),
+		sent:     agent("", ssd, `, "image": "agent:2"`),
+	}, {
+		name:     "D-21 an object given twice is the last one, not the two merged",
+		manifest: agent("", `"nodeSelector": {"disk": "hdd", "zone": "a"}, "nodeSelector": {"disk": "ssd"}, `, `, "image": "agent:1"`),
+		sent:     agent("", ssd, `, "image": "agent:1"`),
+	}, {
+		name:     "D-21 an unknown field in the first of a key given twice is not sent, so strict validation refuses nothing",
+		manifest: agent("", ssd, `, "image": "agent:1", "resources": {"Requests": {"cpu": "1"}}, "resources": {"requests": {"cpu": "1"}}`),
+		sent:     agent("", ssd, `, "image": "agent:1", "resources": {"requests": {"cpu": "1"}}`),
+	}, {
+		name:     "D-21 a quantity bomb in the first of a key given twice is not sent, and never parsed",
+		manifest: agent("", ssd, `, "image": "agent:1", "resources": {"requests": {"cpu": "1e-999999999"}}, "resources": {}`),
+		sent:     agent("", ssd, `, "image": "agent:1", "resources": {}`),
+	}, {
+		name:     "D-21 a kind given twice is the last one",
+		manifest: agent(` "kind": "Pod", "kind": "DaemonSet",`, ssd, `, "image": "agent:1"`),
+		sent:     agent("", ssd, `, "image": "agent:1"`),
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			for _, live := range []*appsv1.DaemonSet{nil, stored(t)} {
+				for _, v := range []apiserver.FieldValidation{apiserver.FieldValidationIgnore, apiserver.FieldValidationStrict} {
+					opts := apiserver.Options{FieldValidation: v}
+					want, errs := apiserver.ApplyJSON(live, []byte(tt.sent), opts)
+					require.Empty(t, errs)
+					data := []byte(tt.manifest)
+					got, errs := apiserver.ApplyJSON(live, data, opts)
+					require.Empty(t, errs, "%s, over a stored DaemonSet: %t", v, live != nil)
+					require.Equal(t, tt.manifest, string(data), "ApplyJSON modified its manifest")
+					if diff := cmp.Diff(want, got); diff != "" {
+						t.Errorf("ApplyJSON() under %s, over a stored DaemonSet: %t, mismatch (-sent alone +given twice):\n%s", v, live != nil, diff)
+					}
+				}
+			}
+		})
+	}
+}
+
 // An Options.FieldValidation that is neither Strict nor Ignore is refused, naming it (D-21).
 func TestApplyJSONRefusesAnUnknownFieldValidation(t *testing.T) {
 	t.Parallel()

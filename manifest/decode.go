@@ -235,60 +235,30 @@ func (r reader) decodeDocument(src Source, doc document) ([]decoded, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%v: %s", src, yamlError(err, doc.line))
 	}
-	out, err := r.decodeValue(src, js, "")
-	if err != nil {
-		return nil, err
-	}
-	if err := r.checkWrittenYAML(doc.data, out, true); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// checkWrittenYAML judges the quantities of the objects out, decoded from the YAML text, as
-// written, as DecodeStrict judges them (checkWrittenQuantities, D-20): a plain number the
-// conversion made a float64 within the gate's limits ("1e-999999999" is 0) is refused, with
-// the message of its quoted form. text is one object, or, when document is true, the document
-// whose list items out may be. Only text holding a run of number characters the gate refuses
-// is parsed again; other text costs one scan.
-func (r reader) checkWrittenYAML(text []byte, out []decoded, document bool) error {
-	w, ok := writtenDocument(text, r.opts.Limits)
-	if !ok {
-		return nil
-	}
-	var items []any
-	if m, isMap := w.(map[string]any); isMap && document {
-		items, _ = m["items"].([]any)
-	}
-	for _, d := range out {
-		if d.obj == nil {
-			continue // skipped kinds
-		}
-		v := w
-		if document && d.src.Item >= 0 {
-			if d.src.Item >= len(items) {
-				continue
-			}
-			v = items[d.src.Item]
-		}
-		if err := checkWritten(v, d.obj, r.opts.Limits); err != nil {
-			return fmt.Errorf("%s: %w", d.where(), err)
-		}
-	}
-	return nil
+	return r.decodeAsWritten(src, js, doc.data, "", true)
 }
 
 // decodeValue decodes one object (JSON) found at src, or the items of a list. itemKind is the
 // kind a typed list gives its items ("" outside typed lists).
 func (r reader) decodeValue(src Source, data []byte, itemKind string) ([]decoded, error) {
+	return r.decodeWritten(src, data, itemKind, nil)
+}
+
+// decodeWritten is decodeValue of data converted from YAML whose value as written is written
+// (writtenValue; nil for none, or JSON): the gate judges one object's quantities as written
+// too, where it judges the quoted ones (gateQuantities, D-20). The items of a list are decoded
+// without it, and judged after (decodeAsWritten).
+func (r reader) decodeWritten(src Source, data []byte, itemKind string, written any) ([]decoded, error) {
 	if src.Item < 0 && bytes.Contains(data, []byte(`"items"`)) {
 		// Most likely a list (say, all of a dump): one pass reads it.
 		if out, isList, err := r.decodeListValue(src, data); isList || err != nil {
 			return out, err
 		}
 	}
-	if out, ok := r.decodeFast(src, data, itemKind); ok {
-		return out, nil
+	if written == nil {
+		if out, ok := r.decodeFast(src, data, itemKind); ok {
+			return out, nil
+		}
 	}
 	// The identity is read and checked first, so that every problem is worded with the
 	// object's identity and in a fixed order: kind, apiVersion, name, then the fields.
@@ -320,7 +290,7 @@ func (r reader) decodeValue(src Source, data []byte, itemKind string) ([]decoded
 		return nil, fmt.Errorf("%s: %w", d.where(), r.objectTooLarge())
 	}
 	obj := newObject(tn.Kind)
-	if err := checkQuantities(data, obj, r.opts.Limits); err != nil {
+	if err := gateQuantities(data, written, obj, r.opts.Limits); err != nil {
 		return nil, fmt.Errorf("%s: %w", d.where(), err)
 	}
 	if d.unknown, err = decodeStrict(data, obj); err != nil {

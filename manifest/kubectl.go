@@ -137,10 +137,7 @@ func (r reader) decodeYAMLList(src Source, wrapper []byte, items []document) ([]
 		if err != nil {
 			return nil, itemYAMLError(src, items[i].line, text, err)
 		}
-		out, err := r.decodeValue(itemSrc, js, itemKind)
-		if err == nil {
-			err = r.checkWrittenYAML(text, out, false)
-		}
+		out, err := r.decodeAsWritten(itemSrc, js, text, itemKind, false)
 		if err != nil {
 			return nil, finalError{err}
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/daemonsched/daemonsched/manifest"
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
+	v1 "k8s.io/api/core/v1"
 )
 
 // Lists as kubectl prints them (items with kind) and as the API server returns typed lists
@@ -259,4 +260,83 @@ func TestReadJudgesYAMLNumbersInListItemsAsWritten(t *testing.T) {
 	const list = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: n1\n  status:\n    allocatable:\n      cpu: 1e-999999999\n"
 	_, err := manifest.Read("in", strings.NewReader(list), manifest.Options{})
 	require.EqualError(t, err, `in: document 1: items[0]: Node n1: status.allocatable[cpu]: Invalid value: "1e-999999999": a quantity with an exponent beyond ±100 (limit QuantityExponent)`)
+}
+
+// A document or list item with two errors, one of them a quantity written as a plain YAML
+// number, names the error its quoted form names (D-20): the quantity gate judges both forms
+// before the typed decoding, in the order of its walk (keys sorted: the order in which the JSON
+// kubectl sends reaches the API server's decoder, which would parse the quantity for hours
+// before anything else is reported). The plain number was judged after the typed decoding, so
+// a value of the wrong type elsewhere was named instead, and a quoted quantity later in that
+// order before it. Every input is read from memory and from a stream (the two list readers).
+func TestReadNamesTheFirstOfTwoErrorsAsTheQuotedFormDoes(t *testing.T) {
+	t.Parallel()
+	node := func(indent, capacity, allocatable, unschedulable string) string {
+		doc := "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\nspec:\n  unschedulable: " + unschedulable +
+			"\nstatus:\n  allocatable:\n    cpu: " + allocatable + "\n  capacity:\n    cpu: " + capacity + "\n"
+		if indent == "" {
+			return doc
+		}
+		return "apiVersion: v1\nkind: List\nitems:\n- " + strings.ReplaceAll(strings.TrimSuffix(doc, "\n"), "\n", "\n  ") + "\n"
+	}
+	const (
+		bomb    = "1e-999999999"
+		quoted  = `"1e-999999999"`
+		cpuErr  = `status.allocatable[cpu]: Invalid value: "1e-999999999": a quantity with an exponent beyond ±100 (limit QuantityExponent)`
+		capErr  = `status.capacity[cpu]: Invalid value: "1e-999999999": a quantity with an exponent beyond ±100 (limit QuantityExponent)`
+		fine    = "2"
+		notBool = `"yes"`
+	)
+	tests := []struct {
+		name          string
+		plain, quoted [3]string // capacity, allocatable, unschedulable
+		want          string
+	}{{
+		name:   "D-20 a plain quantity bomb is named before a value of the wrong type",
+		plain:  [3]string{fine, bomb, notBool},
+		quoted: [3]string{fine, quoted, notBool},
+		want:   cpuErr,
+	}, {
+		name:   "D-20 a plain quantity bomb is named before a quoted one later in key order",
+		plain:  [3]string{quoted, bomb, "false"},
+		quoted: [3]string{quoted, quoted, "false"},
+		want:   cpuErr,
+	}, {
+		name:   "D-20 a quoted quantity bomb is named before a plain one later in key order",
+		plain:  [3]string{bomb, quoted, "false"},
+		quoted: [3]string{quoted, quoted, "false"},
+		want:   cpuErr,
+	}, {
+		name:   "D-20 a plain quantity bomb alone is named",
+		plain:  [3]string{bomb, fine, "false"},
+		quoted: [3]string{quoted, fine, "false"},
+		want:   capErr,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			for _, list := range []string{"", "  "} {
+				for _, streamed := range []bool{false, true} {
+					read := func(text string) error {
+						in := manifest.Input{Name: "in", Data: []byte(text)}
+						if streamed {
+							in = manifest.Input{Name: "in", Reader: strings.NewReader(text)}
+						}
+						_, err := manifest.ReadInputs([]manifest.Input{in}, manifest.Options{})
+						return err
+					}
+					wantErr := read(node(list, tt.quoted[0], tt.quoted[1], tt.quoted[2]))
+					require.Error(t, wantErr)
+					require.True(t, strings.HasSuffix(wantErr.Error(), tt.want), "the quoted form: %v", wantErr)
+					err := read(node(list, tt.plain[0], tt.plain[1], tt.plain[2]))
+					require.EqualError(t, err, wantErr.Error(), "in a list: %t, streamed: %t", list != "", streamed)
+				}
+			}
+			// DecodeStrict judges so too.
+			_, wantErr := manifest.DecodeStrict([]byte(node("", tt.quoted[0], tt.quoted[1], tt.quoted[2])), &v1.Node{})
+			require.True(t, wantErr != nil && strings.HasSuffix(wantErr.Error(), tt.want), "DecodeStrict of the quoted form: %v", wantErr)
+			_, err := manifest.DecodeStrict([]byte(node("", tt.plain[0], tt.plain[1], tt.plain[2])), &v1.Node{})
+			require.EqualError(t, err, wantErr.Error(), "DecodeStrict")
+		})
+	}
 }

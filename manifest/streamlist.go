@@ -265,12 +265,9 @@ func (l *streamedList) decodeBatch(s *splitter) {
 					continue
 				}
 			}
-			res, err := s.r.decodeValue(itemSrc, js, l.itemKind)
+			res, err := s.r.decodeAsWritten(itemSrc, js, text, l.itemKind, false)
 			if err == nil && len(res) != 1 {
 				err = fmt.Errorf("%v: not one object", itemSrc) // never: decodeValue refuses nested lists
-			}
-			if err == nil && !l.json {
-				err = s.r.checkWrittenYAML(text, res, false)
 			}
 			if err != nil {
 				if !l.json {

@@ -67,10 +67,8 @@ func decodeStrictYAML(toJSON func([]byte) ([]byte, error), doc document, obj any
 		return true, nil
 	}
 	lim := Limits{}.withDefaults()
-	if err := checkQuantities(js, obj, lim); err != nil {
-		return false, err
-	}
-	if err := checkWrittenQuantities(doc.data, obj, lim); err != nil {
+	w, _ := writtenDocument(doc.data, lim)
+	if err := gateQuantities(js, w, obj, lim); err != nil {
 		return false, err
 	}
 	return false, decodeStrictValue(js, obj)
@@ -106,20 +104,55 @@ func decodeStrictValue(js []byte, obj any) error {
 	return errors.New(strings.Join(msgs, "; "))
 }
 
-// checkWrittenQuantities refuses a resource quantity of the YAML document data that the gate
+// gateQuantities is the quantity gate of one object: data is its JSON, to be decoded as obj,
+// and written, when not nil, its value as written in YAML (writtenValue), where a plain number
+// is the text the user wrote, as a quoted one is. It refuses a resource quantity the gate
 // refuses as written, though not as converted: a plain number the conversion (goyaml.v2's, as
 // kubectl's and the API server's) turns into a float64, so that "1e-999999999" arrives as 0
 // and a 100-digit number as 1.2345678901234568e+99, both within the limits. The gate judges
 // what the user wrote: the same text quoted ("1e-999999999") is refused, and so is the JSON
-// number 1e-999999999 the API server would parse (D-20). Only a document holding a run of
-// number characters the gate refuses is parsed again, as written. Both readers judge so:
-// DecodeStrict here, Read in checkWrittenYAML.
-func checkWrittenQuantities(data []byte, obj any, lim Limits) error {
-	w, ok := writtenDocument(data, lim)
-	if !ok {
-		return nil
+// number 1e-999999999 the API server would parse (D-20). The written value is judged first,
+// so that both forms are judged in one walk, in the order of its keys, and the quantity named
+// is the one the document with every quantity quoted names; then data, for what only the
+// conversion wrote. Both readers judge so: DecodeStrict (decodeStrictYAML) and Read
+// (decodeAsWritten).
+func gateQuantities(data []byte, written, obj any, lim Limits) error {
+	if written != nil {
+		if err := checkWritten(written, obj, lim); err != nil {
+			return err
+		}
 	}
-	return checkWritten(w, obj, lim)
+	return checkQuantities(data, obj, lim)
+}
+
+// decodeAsWritten decodes js, the JSON conversion of the YAML text (nil: js is JSON), as
+// decodeValue does, with the quantities written as plain YAML numbers judged as written
+// (gateQuantities, D-20): an object's at the quantity gate, beside its quoted ones and
+// before the typed decoding, as the quoted form is judged, so that of two errors the same one
+// is named whichever form the quantity is written in; the items of a list document (text is
+// a whole document when document is true) each after it is decoded, in item order. Only
+// text holding a run of number characters the gate refuses is parsed again; other text costs
+// one scan.
+func (r reader) decodeAsWritten(src Source, js, text []byte, itemKind string, document bool) ([]decoded, error) {
+	w, ok := writtenDocument(text, r.opts.Limits)
+	if !ok {
+		return r.decodeValue(src, js, itemKind)
+	}
+	out, err := r.decodeWritten(src, js, itemKind, w)
+	if err != nil || !document {
+		return out, err
+	}
+	m, _ := w.(map[string]any)
+	items, _ := m["items"].([]any)
+	for _, d := range out {
+		if d.obj == nil || d.src.Item < 0 || d.src.Item >= len(items) {
+			continue // skipped kinds, and the object judged at the gate
+		}
+		if err := checkWritten(items[d.src.Item], d.obj, r.opts.Limits); err != nil {
+			return nil, fmt.Errorf("%s: %w", d.where(), err)
+		}
+	}
+	return out, nil
 }
 
 // writtenDocument returns the YAML document data as written (writtenValue); ok is false, and

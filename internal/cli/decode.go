@@ -183,6 +183,13 @@ func load(in inputs, stdin io.Reader, stderr io.Writer, opts manifest.Options) (
 			// Read as a stream, like -: only regular files are read from a path.
 			input = manifest.Input{Name: f, Reader: stdin}
 		default:
+			flag := "-f"
+			if i >= len(main) {
+				flag = "--apply"
+			}
+			if err := checkPathFlag(flag, f); err != nil {
+				return nil, err
+			}
 			input = manifest.Input{Path: f}
 		}
 		if input.Apply = i >= len(main); input.Apply {
@@ -389,13 +396,16 @@ func printError(w io.Writer, err error) {
 	fmt.Fprintf(w, "daemonsched: %s\n", cutLine(printable.Escape(err.Error())))
 }
 
-// readSideFile reads a file given beside the input (a candidate plan, a node template): "-" is
-// stdin. It passes the input's gate (manifest.ReadText): a regular file (a FIFO or /dev/zero
-// would block or never end) or stdin, at most limit bytes, UTF-8 text.
-// limit is the inputs' (--max-input-bytes), which limitFlagged names.
-func readSideFile(name string, stdin io.Reader, limit int64) ([]byte, error) {
+// readSideFile reads a file given beside the input to flag (verify's --plan, whatif's
+// --node-template): "-" is stdin. It passes the input's gate (manifest.ReadText): a regular
+// file (a FIFO or /dev/zero would block or never end, checkPathFlag) or stdin, at most limit
+// bytes, UTF-8 text. limit is the inputs' (--max-input-bytes), which limitFlagged names.
+func readSideFile(flag, name string, stdin io.Reader, limit int64) ([]byte, error) {
 	if name == "-" {
 		return limitFlagged(manifest.ReadText(manifest.Input{Name: name, Reader: stdin}, limit))
+	}
+	if err := checkPathFlag(flag, name); err != nil {
+		return nil, err
 	}
 	return limitFlagged(manifest.ReadText(manifest.Input{Path: name}, limit))
 }

@@ -63,9 +63,9 @@ func TestSideFilesPassTheInputsGate(t *testing.T) {
 		want  string
 	}{
 		{"a named pipe as --node-template", nil, []string{"whatif", "-f", whatif, "--node-template", fifo},
-			"daemonsched: " + fifo + ": not a regular file (a named pipe)\n"},
+			"daemonsched: " + fifo + ": not a regular file (a named pipe); read a stream from stdin (--node-template -)\n"},
 		{"a named pipe as --plan", nil, []string{"verify", "-f", choices, "--plan", fifo},
-			"daemonsched: " + fifo + ": not a regular file (a named pipe)\n"},
+			"daemonsched: " + fifo + ": not a regular file (a named pipe); read a stream from stdin (--plan -)\n"},
 		{"/dev/zero on stdin as --node-template", zero, []string{"whatif", "-f", whatif, "--node-template", "-"},
 			"daemonsched: -: line 1: a NUL byte: not YAML or JSON text\n"},
 		{"/dev/zero on stdin as --plan", zero, []string{"verify", "-f", choices, "--plan", "-"},
@@ -185,7 +185,9 @@ func TestPrintErrorIsBounded(t *testing.T) {
 // waiting for a writer, a link to /dev/zero without reading it, a directory reads its
 // manifests; --template - is refused, since the template is read twice and stdin once (it
 // read nothing and said "stdin: no objects"); --corpus names a directory, and a named pipe or
-// a device in its place is said to be none ("no *.yaml case" before).
+// a device in its place is said to be none ("no *.yaml case" before). The refusal's hint names
+// the flag's own way to read stdin, or none: --apply FIFO said "(-f -)", which reads the stream
+// as the input, and --template FIFO the same, though --template reads no stdin.
 func TestEveryPathFlagPassesTheInputsGate(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
@@ -194,6 +196,9 @@ func TestEveryPathFlagPassesTheInputsGate(t *testing.T) {
 	require.NoError(t, os.Symlink("/dev/zero", zero))
 	empty := filepath.Join(dir, "empty")
 	require.NoError(t, os.Mkdir(empty, 0o755))
+	pipes := filepath.Join(dir, "pipes")
+	require.NoError(t, os.Mkdir(pipes, 0o755))
+	mkfifo(t, filepath.Join(pipes, "ds.yaml"))
 	surge := filepath.Join("testdata", "manifests", "surge.yaml")
 	now := "--now=2026-01-01T00:00:00Z"
 	tests := []struct {
@@ -202,16 +207,20 @@ func TestEveryPathFlagPassesTheInputsGate(t *testing.T) {
 		code int
 		want string
 	}{
-		{"a named pipe as --apply", []string{"plan", "-f", surge, "--apply", fifo, now}, 1,
+		{"a named pipe as -f", []string{"plan", "-f", fifo, now}, 1,
 			"daemonsched: " + fifo + ": not a regular file (a named pipe); read a stream from stdin (-f -)\n"},
+		{"a named pipe as --apply", []string{"plan", "-f", surge, "--apply", fifo, now}, 1,
+			"daemonsched: " + fifo + ": not a regular file (a named pipe); read a stream from stdin (--apply -)\n"},
 		{"a link to /dev/zero as --apply", []string{"plan", "-f", surge, "--apply", zero, now}, 1,
-			"daemonsched: " + zero + ": not a regular file (a character device); read a stream from stdin (-f -)\n"},
+			"daemonsched: " + zero + ": not a regular file (a character device); read a stream from stdin (--apply -)\n"},
+		{"a named pipe in a directory given to --apply", []string{"plan", "-f", surge, "--apply", pipes, now}, 1,
+			"daemonsched: " + filepath.Join(pipes, "ds.yaml") + ": not a regular file (a named pipe); read a stream from stdin (--apply -)\n"},
 		{"a directory without manifests as --apply", []string{"plan", "-f", surge, "--apply", empty, now}, 1,
 			"daemonsched: " + empty + ": a directory without .json, .yaml or .yml files (-R reads its subdirectories too)\n"},
 		{"a named pipe as --template", []string{"forecast", "-f", surge, "--template", fifo, now}, 1,
-			"daemonsched: " + fifo + ": not a regular file (a named pipe); read a stream from stdin (-f -)\n"},
+			"daemonsched: " + fifo + ": not a regular file (a named pipe)\n"},
 		{"a link to /dev/zero as --template", []string{"forecast", "-f", surge, "--template", zero, now}, 1,
-			"daemonsched: " + zero + ": not a regular file (a character device); read a stream from stdin (-f -)\n"},
+			"daemonsched: " + zero + ": not a regular file (a character device)\n"},
 		{"stdin as --template", []string{"forecast", "-f", surge, "--template", "-", now}, 2,
 			"error: --template -: give the template as a file; stdin is not read for it\n"},
 		{"a named pipe as --corpus", []string{"conformance", "run", "--report", "", "--corpus", fifo, "--", "true"}, 1,
@@ -226,4 +235,18 @@ func TestEveryPathFlagPassesTheInputsGate(t *testing.T) {
 			require.True(t, strings.HasPrefix(stderr, tt.want), stderr)
 		})
 	}
+}
+
+// The way to read stdin each refusal's hint names works: the applied manifest given as
+// --apply - plans as the same file given as --apply FILE.
+func TestPathFlagHintsReadStdin(t *testing.T) {
+	surge := filepath.Join("testdata", "manifests", "surge.yaml")
+	now := "--now=2026-01-01T00:00:00Z"
+	f, err := os.Open(surge)
+	require.NoError(t, err)
+	defer f.Close()
+	var fromFile, fromStdin bytes.Buffer
+	require.Equal(t, 0, run([]string{"plan", "-f", surge, "--apply", surge, now}, bytes.NewReader(nil), &fromFile, io.Discard))
+	require.Equal(t, 0, run([]string{"plan", "-f", surge, "--apply", "-", now}, f, &fromStdin, io.Discard))
+	require.Equal(t, fromFile.String(), fromStdin.String())
 }

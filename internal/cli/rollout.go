@@ -427,6 +427,9 @@ func loadTemplate(file string, l *loaded, dsName string, ns namespaceFlags, read
 		// be read once: "-" read nothing and said "stdin: no objects" (issue 25).
 		return nil, nil, usagef("--template %s: give the template as a file; stdin is not read for it", file)
 	}
+	if err := checkPathFlag("--template", file); err != nil {
+		return nil, nil, err
+	}
 	opts := reading.options(l.mode, 1)
 	// As written: the defaults are the API server's to apply, after the merge.
 	opts.SkipDefaults |= manifest.DefaultUID | manifest.DefaultDaemonSetFields | manifest.DefaultNamespace | manifest.DefaultPodTemplate

@@ -133,7 +133,7 @@ func readPlanFile(name string, stdin io.Reader, inputLimit, maxPlan int64) ([]by
 	} else if st, err := os.Stat(name); err == nil && st.Mode().IsRegular() && st.Size() > maxPlan {
 		return nil, tooLarge()
 	}
-	data, err := readSideFile(name, stdin, inputLimit)
+	data, err := readSideFile("--plan", name, stdin, inputLimit)
 	if err != nil {
 		return nil, err
 	}

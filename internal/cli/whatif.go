@@ -117,7 +117,7 @@ func runWhatIf(e *env, c *clusterFlags, ns namespaceFlags, format outputFormat, 
 
 // readTemplate reads a node template file ("-" is stdin), YAML or JSON, strictly.
 func readTemplate(name string, stdin io.Reader, limit int64) (*fleet.Template, error) {
-	data, err := readSideFile(name, stdin, limit)
+	data, err := readSideFile("--node-template", name, stdin, limit)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package upstreamtest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -58,10 +59,19 @@ import (
 // \"spec.foo\"", in a BadRequest on create, under the field "patch" on update).
 func upstreamApply(t *testing.T, stored *appsv1.DaemonSet, manifest map[string]any, validation string) (*appsv1.DaemonSet, []metav1.StatusCause) {
 	t.Helper()
-	strict := validation == metav1.FieldValidationStrict
-	// Decoded as kubectl decodes a file (integers as int64).
 	data, err := json.Marshal(manifest)
 	must(t, err)
+	return upstreamApplyJSON(t, stored, data, validation)
+}
+
+// upstreamApplyJSON is upstreamApply of the manifest's JSON as the file spells it, keys given
+// twice included: kubectl decodes it into an unstructured object (integers as int64, the last
+// of a key given twice replacing the others, pkg/cmd/apply through cli-runtime's builder), and
+// everything it sends, the create, the patch and the last-applied annotation, is computed from
+// that object.
+func upstreamApplyJSON(t *testing.T, stored *appsv1.DaemonSet, data []byte, validation string) (*appsv1.DaemonSet, []metav1.StatusCause) {
+	t.Helper()
+	strict := validation == metav1.FieldValidationStrict
 	obj := &unstructured.Unstructured{}
 	must(t, obj.UnmarshalJSON(data))
 	if stored == nil {
@@ -327,6 +337,38 @@ func withOtherCapitals(t *testing.T, manifest map[string]any, pair int) map[stri
 	return out
 }
 
+// withKeysGivenTwice returns data, the JSON of a manifest as json.Marshal writes it (keys
+// sorted, no spaces), with, on three pairs in seven, keys given twice before the real ones: a
+// whole spec before the real one, holding an unknown field, a quantity bomb and another
+// minReadySeconds; labels before the first labels (merged into the real ones, the typed
+// decoding would keep "dup"); another image before the container's. kubectl keeps the last of
+// each, so the manifest applies as data does; the API server's strict decoding
+// (sigs.k8s.io/json's UnmarshalStrict) refuses the text itself ("duplicate field"), which
+// kubectl never sends. It draws nothing from the
+// random source, so the pairs stay those of before.
+func withKeysGivenTwice(t *testing.T, data []byte, pair int) []byte {
+	t.Helper()
+	var out []byte
+	switch pair % 7 {
+	case 2:
+		first := `{"spec":{"minReadySeconds":9,"Bogus":1,"template":{"spec":{"containers":[{"name":"x","resources":{"requests":{"cpu":"1e-999999999"}}}]}}},`
+		out = append([]byte(first), data[1:]...)
+	case 4:
+		out = bytes.Replace(data, []byte(`"labels":{`), []byte(`"labels":{"dup":"first"},"labels":{`), 1)
+	case 6:
+		out = bytes.Replace(data, []byte(`"image":`), []byte(`"image":"other:0","image":`), 1)
+	default:
+		return data
+	}
+	// Into a map, as the patch handler checks a patch: the typed decoding would parse the bomb.
+	strictErrs, err := kjson.UnmarshalStrict(out, &map[string]any{})
+	must(t, err)
+	if len(strictErrs) == 0 || !strings.Contains(strictErrs[0].Error(), "duplicate field") {
+		t.Fatalf("the API server's strict decoding of %s: %v, want a duplicate field", out, strictErrs)
+	}
+	return out
+}
+
 // randomStored returns a DaemonSet the API server stores after kubectl applied a random
 // manifest, then, at random, `kubectl rollout restart` (a template annotation, through the
 // strategy), a status, and the loss of the last-applied annotation (an object kubectl create
@@ -375,7 +417,7 @@ func fieldsOf(cs []metav1.StatusCause) []string {
 func TestApplyAgainstUpstream(t *testing.T) {
 	const pairs = 3000
 	r := rand.New(rand.NewPCG(22, 14))
-	var accepted, refused, unchanged, refusedUnknown int
+	var accepted, refused, unchanged, refusedUnknown, twice, twiceStored int
 	for i := range pairs {
 		stored, first := randomStored(t, r)
 		manifest := randomManifest(r)
@@ -383,13 +425,17 @@ func TestApplyAgainstUpstream(t *testing.T) {
 			manifest = first // applied unchanged
 		}
 		manifest = withOtherCapitals(t, manifest, i)
-		ignored, ignoredRefused := upstreamApply(t, stored, manifest, metav1.FieldValidationIgnore)
 		var storedIn *appsv1.DaemonSet
 		if stored != nil {
 			storedIn = stored.DeepCopy()
 		}
 		data, err := json.Marshal(manifest)
 		must(t, err)
+		data = withKeysGivenTwice(t, data, i)
+		if i%7 == 2 || i%7 == 4 || i%7 == 6 {
+			twice++
+		}
+		ignored, ignoredRefused := upstreamApplyJSON(t, stored, data, metav1.FieldValidationIgnore)
 		// Both forms of the manifest: the file's JSON (kubectl's patch exactly), with
 		// --validate=ignore and with kubectl's default, strict (D-21), and the typed object
 		// where the file spells out no zero the type drops.
@@ -405,7 +451,7 @@ func TestApplyAgainstUpstream(t *testing.T) {
 			case "json":
 				got, errs = apiserver.ApplyJSON(stored, data, apiserver.Options{Version: release, FieldValidation: apiserver.FieldValidationIgnore})
 			case "json strict":
-				wantObj, wantRefused = upstreamApply(t, stored, manifest, metav1.FieldValidationStrict)
+				wantObj, wantRefused = upstreamApplyJSON(t, stored, data, metav1.FieldValidationStrict)
 				got, errs = apiserver.ApplyJSON(stored, data, apiserver.Options{Version: release})
 				if wantRefused != nil && ignoredRefused == nil {
 					refusedUnknown++
@@ -434,6 +480,9 @@ func TestApplyAgainstUpstream(t *testing.T) {
 			}
 			if len(errs) > 0 {
 				t.Fatalf("%s: upstream stores it, ours refuses: %v", name, errs)
+			}
+			if form == "json strict" && (i%7 == 2 || i%7 == 4 || i%7 == 6) {
+				twiceStored++
 			}
 			if form == "json" {
 				accepted++
@@ -469,9 +518,11 @@ func TestApplyAgainstUpstream(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d pairs: %d stored (%d with the generation unchanged), %d refused; %d more refused for unknown fields under strict validation", pairs, accepted, unchanged, refused, refusedUnknown)
-	if accepted < pairs/4 || refused < pairs/20 || unchanged < pairs/20 || refusedUnknown < pairs/20 {
-		t.Fatalf("the pairs do not reach every outcome: %d stored, %d unchanged, %d refused, %d refused for unknown fields", accepted, unchanged, refused, refusedUnknown)
+	t.Logf("%d pairs: %d stored (%d with the generation unchanged), %d refused; %d more refused for unknown fields under strict validation; %d with keys given twice, %d of them stored under strict validation",
+		pairs, accepted, unchanged, refused, refusedUnknown, twice, twiceStored)
+	if accepted < pairs/4 || refused < pairs/20 || unchanged < pairs/20 || refusedUnknown < pairs/20 || twiceStored < pairs/20 {
+		t.Fatalf("the pairs do not reach every outcome: %d stored, %d unchanged, %d refused, %d refused for unknown fields, %d with keys given twice stored under strict validation",
+			accepted, unchanged, refused, refusedUnknown, twiceStored)
 	}
 }
 
