@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"unicode/utf8"
 
 	"github.com/daemonsched/daemonsched/daemonset"
@@ -189,7 +190,7 @@ func readPlans(dec *json.Decoder, in *checkedReader, lim PlanLimits) ([]*daemons
 		var raw json.RawMessage
 		// The decoder reads ahead into a buffer up to about twice the largest value it held:
 		// the reader stops well past the limit, and the exact check follows.
-		in.planEnd = dec.InputOffset() + 3*lim.PlanBytes + 4096
+		in.planEnd = planEnd(dec.InputOffset(), lim.PlanBytes)
 		err := dec.Decode(&raw)
 		in.planEnd = 0
 		if errors.Is(in.err, errPlanTooLong) || err == nil && int64(len(raw)) > lim.PlanBytes {
@@ -208,6 +209,16 @@ func readPlans(dec *json.Decoder, in *checkedReader, lim PlanLimits) ([]*daemons
 		return nil, err
 	}
 	return out, nil
+}
+
+// planEnd is the offset past which the reader stops a plan starting at off, 3*planBytes+4096
+// further on; math.MaxInt64 when that is beyond it, where 3*planBytes+4096 would wrap to a
+// negative offset and stop every plan.
+func planEnd(off, planBytes int64) int64 {
+	if planBytes > (math.MaxInt64-4096-off)/3 {
+		return math.MaxInt64
+	}
+	return off + 3*planBytes + 4096
 }
 
 // decodeOnePlan decodes the text of one plan; its errors start with the path below the plan

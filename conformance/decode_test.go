@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -119,6 +120,26 @@ func TestReadPlanReadsNowAndNulls(t *testing.T) {
 	}
 	if string(c.Now) != `"2026-03-02T10:00:00Z"` || len(c.DaemonSets) != 2 || c.DaemonSets[0] != nil || c.DaemonSets[1].RevisionHash != "h" {
 		t.Errorf("got %s %+v", c.Now, c.DaemonSets)
+	}
+}
+
+// TestReadPlanTakesTheLargestLimits: the largest limits ([math.MaxInt64] bytes, plans and
+// bytes a plan, "no limit" to a caller) read a plan, a byte at a time so that the reader
+// checks each plan's end; 3*PlanBytes wrapped to a negative offset
+// and every plan was "longer than 9223372036854775807 bytes".
+func TestReadPlanTakesTheLargestLimits(t *testing.T) {
+	for _, lim := range []PlanLimits{
+		{PlanBytes: math.MaxInt64},
+		{PlanBytes: math.MaxInt64 / 3},
+		{Bytes: math.MaxInt64, DaemonSets: math.MaxInt, PlanBytes: math.MaxInt64 - 4096},
+	} {
+		c, err := ReadPlan(iotest.OneByteReader(strings.NewReader(`{"daemonSets":[null,`+plan("")+`]}`)), lim)
+		if err != nil {
+			t.Fatalf("%+v: %v", lim, err)
+		}
+		if len(c.DaemonSets) != 2 || c.DaemonSets[1].RevisionHash != "h" {
+			t.Errorf("%+v: got %+v", lim, c.DaemonSets)
+		}
 	}
 }
 

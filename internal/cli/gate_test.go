@@ -143,15 +143,52 @@ func TestALinkToADirectoryIsThatDirectory(t *testing.T) {
 	require.Equal(t, []string{filepath.Join(link, "a.yaml")}, got)
 }
 
-// A quantity behind a space once spun forever in every command that reads a cluster (issue
-// 25, F1); it is refused at once, with its field.
+// A quantity behind a space once spun forever in every command that reads a cluster, the
+// candidate of verify --plan and the requests of conformance serve (issue 25, F1); it is
+// refused at once, with its field, whichever side the space is on.
 func TestAQuantityBehindASpaceIsRefused(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "node.yaml")
-	require.NoError(t, os.WriteFile(path, []byte("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {capacity: {cpu: \" 1e-999999999\"}}\n"), 0o600))
-	for _, args := range [][]string{{"plan", "-f", path}, {"whatif", "-f", path, "--node", "n1"}, {"node-ready", "-f", path, "--node", "n1"}} {
-		code, stderr := runWithin(t, nil, args...)
+	dir := t.TempDir()
+	choices := filepath.Join("testdata", "manifests", "choices.yaml")
+	candidate := filepath.Join("testdata", "manifests", "choices-plan.json")
+	for _, q := range []string{" 1e-999999999", "1e-999999999 "} {
+		path := filepath.Join(dir, "node.yaml")
+		require.NoError(t, os.WriteFile(path, []byte("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {capacity: {cpu: \""+q+"\"}}\n"), 0o600))
+		plan := filepath.Join(dir, "plan.json")
+		require.NoError(t, os.WriteFile(plan, []byte(`{"daemonSets":[{"namespace":"a","name":"b","revisionHash":"","create":[{"node":"n","reason":"","pod":{"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"`+q+`"}}}]}}}],"delete":[],"adopt":[],"release":[],"status":{}}]}`), 0o600))
+		now := "--now=2026-01-01T00:00:00Z"
+		for _, args := range [][]string{
+			{"plan", "-f", path, now},
+			{"explain", "-f", path, "--node", "n1", now},
+			{"whatif", "-f", path, "--node", "n1", now},
+			{"node-ready", "-f", path, "--node", "n1", now},
+			{"rollout", "status", "-f", path, now},
+			{"forecast", "-f", path, now},
+			{"lint", "-f", path},
+			{"verify", "-f", path, "--plan", candidate, now},
+		} {
+			code, stderr := runWithin(t, nil, args...)
+			require.Equal(t, 1, code, "%q: %s", args, stderr)
+			require.Contains(t, stderr, `status.capacity[cpu]: Invalid value: "`+q+`": a quantity with an exponent beyond ±100`, "%q", args)
+		}
+		code, stderr := runWithin(t, nil, "verify", "-f", choices, "--plan", plan, now)
 		require.Equal(t, 1, code, stderr)
-		require.True(t, strings.Contains(stderr, `status.capacity[cpu]: Invalid value: " 1e-999999999": a quantity with an exponent beyond ±100`), stderr)
+		require.Contains(t, stderr, `candidate: daemonSets[0].create[0].pod.spec.containers[0].resources.requests[cpu]: Invalid value: "`+q+`": a quantity with an exponent beyond ±100`)
+		requests := filepath.Join(dir, "requests")
+		require.NoError(t, os.WriteFile(requests, []byte(`{"id":1,"now":"2026-01-01T00:00:00Z","objects":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"},"status":{"capacity":{"cpu":"`+q+`"}}}]}`+"\n"), 0o600))
+		stdin, err := os.Open(requests)
+		require.NoError(t, err)
+		var stdout bytes.Buffer
+		done := make(chan int, 1)
+		go func() { done <- run([]string{"conformance", "serve"}, stdin, &stdout, io.Discard) }()
+		select {
+		case code := <-done:
+			require.Equal(t, 0, code)
+		case <-time.After(5 * time.Second):
+			t.Fatalf("conformance serve of a request with cpu %q still running after 5s", q)
+		}
+		stdin.Close()
+		require.Contains(t, stdout.String(), `{"id":1,"error":"request 1: `, "%q", q)
+		require.Contains(t, stdout.String(), `a quantity with an exponent beyond ±100`, "%q", q)
 	}
 }
 

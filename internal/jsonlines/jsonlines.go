@@ -35,7 +35,7 @@ func NewReader(r io.Reader, max int) *Reader {
 	if max <= 0 {
 		panic("jsonlines: max must be positive")
 	}
-	return &Reader{r: bufio.NewReaderSize(r, min(max+1, 64<<10)), max: max}
+	return &Reader{r: bufio.NewReaderSize(r, min(max, 64<<10)+1), max: max}
 }
 
 // Next returns the next line that is not blank, without its newline and the spaces around
@@ -50,7 +50,13 @@ func (l *Reader) Next() ([]byte, error) {
 		l.buf = l.buf[:0]
 		for {
 			chunk, err := l.r.ReadSlice('\n')
-			if len(l.buf)+len(chunk) > l.max+1 || len(l.buf)+len(chunk) == l.max+1 && chunk[len(chunk)-1] != '\n' {
+			// The line's bytes so far, its newline not counted; never max+1, which wraps for
+			// the largest int.
+			n := len(l.buf) + len(chunk)
+			if err == nil {
+				n--
+			}
+			if n > l.max {
 				l.err = &TooLongError{Max: l.max}
 				l.buf = nil
 				return nil, l.err

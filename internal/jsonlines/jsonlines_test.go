@@ -3,6 +3,7 @@ package jsonlines
 import (
 	"errors"
 	"io"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -68,5 +69,23 @@ func TestNextEndlessLine(t *testing.T) {
 	}
 	if time.Since(start) > 5*time.Second {
 		t.Errorf("took %v", time.Since(start))
+	}
+}
+
+// TestNextTakesAnyPositiveBound: the bound is compared without adding to it, so that the
+// largest (--max-line-bytes 9223372036854775807) reads lines; max+1 wrapped to the most
+// negative int and every line was "longer than 9223372036854775807 bytes".
+func TestNextTakesAnyPositiveBound(t *testing.T) {
+	for _, max := range []int{math.MaxInt, math.MaxInt - 1, 1 << 62} {
+		r := NewReader(strings.NewReader("{\"id\":1}\n{\"id\":2}"), max)
+		for _, want := range []string{`{"id":1}`, `{"id":2}`} {
+			got, err := r.Next()
+			if err != nil || string(got) != want {
+				t.Fatalf("max %d: Next() = %q, %v; want %q", max, got, err, want)
+			}
+		}
+		if _, err := r.Next(); err != io.EOF {
+			t.Fatalf("max %d: at the end: %v, want EOF", max, err)
+		}
 	}
 }
