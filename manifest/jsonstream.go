@@ -44,6 +44,11 @@ func (s *splitter) splitJSON(br *bufio.Reader) error {
 			}
 			s.off++
 		}
+		if s.list != nil && s.list.pastBound() {
+			if err := s.itemTooLarge(); err != nil {
+				return err
+			}
+		}
 		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
 			if !errors.Is(err, io.EOF) {
 				return fmt.Errorf("%s: %w", s.name, pathErr(err))
@@ -168,10 +173,7 @@ func (s *splitter) jsonByte(st *jsonSplit, c byte) error {
 			s.doc = append(s.doc, ']') // the wrapper holds "items": []
 			// A list whose kind comes before its items (as the API server prints it) gives
 			// the items theirs now.
-			head := append(bytes.Clone(s.doc), '}')
-			if _, kind, _, isList, err := s.r.decodeList(Source{File: s.name, Document: s.list.doc, Item: -1}, head); err == nil && isList {
-				s.list.itemKind, s.list.kindKnown = kind, true
-			}
+			s.list.header(s, append(bytes.Clone(s.doc), '}'))
 		}
 		st.depth++
 	case c == '}' || c == ']':

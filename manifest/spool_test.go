@@ -197,3 +197,49 @@ func TestLargeBlankDocumentIsRefusedAtItsBound(t *testing.T) {
 		})
 	}
 }
+
+// An item of a list past Limits.ObjectBytes ends the reading where it passes the bound, in YAML
+// and in JSON, whatever follows: an endless item (`(echo 'kind: List'; echo items:; echo '- a';
+// yes '  b') | daemonsched plan -f -`) was held to the input-size limit, 1 GiB in 5.24 s, for
+// the list to be read again (issue 25). What is known by then comes first: an earlier document's
+// error, the object limit, a document that says it is not a list before its items, an earlier
+// item's error.
+func TestListItemPastTheBoundEndsTheReading(t *testing.T) {
+	t.Parallel()
+	const bound = 1 << 10
+	tooLarge := "stdin: document %d: %san object larger than 1 KiB (limit ObjectBytes; the API server's is 3 MiB)"
+	node := "- apiVersion: v1\n  kind: Node\n  metadata: {name: n%d}\n"
+	tests := []struct {
+		name, text, endless string
+		objects             int
+		want                string
+	}{
+		{"an endless item, the list's apiVersion missing", "kind: List\nitems:\n- a\n", "  b\n", 0, fmt.Sprintf(tooLarge, 1, "items[0]: ")},
+		{"an endless item after two", "apiVersion: v1\nkind: List\nitems:\n" + fmt.Sprintf(node, 1) + fmt.Sprintf(node, 2) + "- a\n", "  b\n\n", 0, fmt.Sprintf(tooLarge, 1, "items[2]: ")},
+		{"an endless line in an item", "apiVersion: v1\nkind: List\nitems:\n- a: ", "b", 0, fmt.Sprintf(tooLarge, 1, "items[0]: ")},
+		{"an endless item in the second document", "apiVersion: v1\nkind: Node\nmetadata: {name: n0}\n---\nitems:\n- a\n", "  b\n", 0, fmt.Sprintf(tooLarge, 2, "items[0]: ")},
+		{"an earlier document's error first", "a: [\n---\nkind: List\napiVersion: v1\nitems:\n- a\n", "  b\n", 0, "stdin: document 1: line 2: did not find expected node content"},
+		{"an earlier item's error first", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: [n1\n- a\n", "  b\n", 0, "stdin: document 1: line 7: did not find expected ',' or ']'"},
+		{"a document that is not a list", "apiVersion: v1\nkind: Service\nitems:\n- a\n", "  b\n", 0, fmt.Sprintf(tooLarge, 1, "")},
+		{"the object limit first", "apiVersion: v1\nkind: List\nitems:\n" + fmt.Sprintf(node, 1) + "- a\n", "  b\n", 2, "stdin: more than 2 objects (limit Objects)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			for _, most := range []int{1, 100, 1 << 20} {
+				rr := &repeatReader{line: []byte(tt.endless)}
+				r := &pieceReader{r: io.MultiReader(strings.NewReader(tt.text), rr), most: most}
+				_, err := ReadInputs([]Input{{Name: "stdin", Reader: r}},
+					Options{Limits: Limits{ObjectBytes: bound, InputBytes: 64 << 20, Objects: tt.objects}})
+				require.EqualError(t, err, tt.want, "reads of %d bytes", most)
+				require.Less(t, rr.n, int64(1<<20), "reads of %d bytes: read %d bytes of the endless item", most, rr.n)
+			}
+		})
+	}
+	// A JSON list read from a file or from memory is not read past the item either.
+	text := `{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"}},{"a":"` +
+		strings.Repeat("b", 16<<20) + `"}]}`
+	read, err := streamRead([]byte(text), Options{Limits: Limits{ObjectBytes: bound}})
+	require.EqualError(t, err, "in: document 1: items[1]: an object larger than 1 KiB (limit ObjectBytes; the API server's is 3 MiB)")
+	require.Less(t, read, int64(1<<20), "read %d of %d bytes", read, len(text))
+}
