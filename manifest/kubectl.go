@@ -7,7 +7,8 @@ import (
 )
 
 // splitYAMLList cuts a YAML list the way kubectl prints it ("items:" at the start of a line,
-// each item a "- " line followed by lines indented by two spaces) into the list without its items
+// each item a "- " line followed by lines indented by two spaces; blank lines and comments at
+// column 0 may come between them) into the list without its items
 // ("items: []") and each item (still indented: see dedent) as a document of its own, so that the
 // items, most of a large dump, can be parsed in parallel. It reports false for any other layout,
 // read as a whole.
@@ -55,12 +56,15 @@ func splitYAMLList(doc document) (wrapper []byte, items []document, ok bool) {
 				end()
 				items = append(items, document{line: n})
 				item = off
-			case len(bytes.TrimRight(line, "\r\n")) == 0:
+			case len(bytes.TrimRight(line, "\r\n")) == 0 || line[0] == '#':
+				// A comment at column 0, as a blank line, is the item's, if one began: inside
+				// it, less indented than anything in it, it ends what a blank line would not end
+				// (a plain scalar on several lines), there and in the item alone.
 			case bytes.HasPrefix(line, []byte("  ")):
 				if item < 0 {
 					return nil, nil, false
 				}
-			case line[0] == ' ' || line[0] == '\t' || line[0] == '-' || line[0] == '#':
+			case line[0] == ' ' || line[0] == '\t' || line[0] == '-':
 				return nil, nil, false
 			default: // the next key of the list
 				end()

@@ -47,6 +47,9 @@ func (in *collector) streamInput(name string, o opened) error {
 				return err
 			}
 		}
+		if s.list != nil && s.list.gap > s.r.opts.Limits.ObjectBytes && !s.list.fallback {
+			return s.gapTooLarge()
+		}
 		if s.big && s.list == nil && !split && len(long) == 0 {
 			if s.blank {
 				return s.blankTooLarge()
@@ -153,9 +156,9 @@ func (s *splitter) skipBig(br *bufio.Reader) {
 // skipList takes, at the start of a line of a list's document, the whole lines br holds that
 // the list ignores, at once, as streamedList.line would take them one by one: once the list is
 // read again whole (fallback), every line up to one that may end the document; else the
-// blank lines before the first item. (An item refused for its size ends the reading at once:
-// itemTooLarge.) Taken one by one, an endless run of comment lines after "items:" (`(echo
-// items:; yes '# c')`) took 20 s to reach the input-size limit.
+// blank lines before the first item (bounded: gapTooLarge). An item refused for its size ends
+// the reading at once (itemTooLarge). Taken one by one, an endless run of comment lines after
+// "items:" in a list read again whole took 20 s to reach the input-size limit.
 func (s *splitter) skipList(br *bufio.Reader) {
 	l := s.list
 	buf, _ := br.Peek(br.Buffered())
@@ -188,7 +191,8 @@ func (s *splitter) skipList(br *bufio.Reader) {
 			}
 			break
 		}
-		s.to = toNothing
+		s.to = toGap
+		l.gap += end
 	}
 	if end == 0 {
 		return
@@ -215,6 +219,7 @@ const (
 	toBlank // a document dropped for its size (its blankness still counts)
 	toItem
 	toWrapper
+	toGap // the blank lines and comments before a list's first item: counted
 )
 
 // cont takes the next piece of a line whose first piece line took.
@@ -234,6 +239,8 @@ func (s *splitter) cont(piece []byte) {
 		s.list.grow(s, piece...)
 	case toWrapper:
 		s.list.wrapper = append(s.list.wrapper, piece...)
+	case toGap:
+		s.list.gap += len(piece)
 	}
 }
 

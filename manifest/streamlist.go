@@ -23,6 +23,9 @@ type streamedList struct {
 	itemKind  string // the kind the header gives the items, if known yet
 	kindKnown bool   // the header gave the list's kind (itemKind is "" for a List)
 	notList   bool   // the header says the document is not a list (itemTooLarge)
+	// gap counts the bytes of the blank lines and comments before the first item, from the
+	// line gapLine on: bounded by Limits.ObjectBytes (gapTooLarge).
+	gap, gapLine int
 
 	batch   [][]byte
 	bytes   int
@@ -145,7 +148,7 @@ func (l *streamedList) grow(s *splitter, b ...byte) {
 }
 
 func newStreamedList(s *splitter) *streamedList {
-	l := &streamedList{wrapper: append(s.doc, "items: []\n"...), items: []listItem{{}}, pending: map[int][]byte{}, doc: s.docs + 1}
+	l := &streamedList{wrapper: append(s.doc, "items: []\n"...), items: []listItem{{}}, pending: map[int][]byte{}, doc: s.docs + 1, gapLine: s.n + 1}
 	s.doc = nil
 	// A list whose kind comes before its items (not as kubectl prints it) gives the items theirs now.
 	if js, err := yamlToJSON(l.wrapper); err == nil {
@@ -172,6 +175,21 @@ func (l *streamedList) header(s *splitter, js []byte) {
 // Limits.ObjectBytes: the reading then ends (itemTooLarge).
 func (l *streamedList) pastBound() bool {
 	return l.itemBig && !l.fallback
+}
+
+// gapTooLarge refuses a list whose blank lines and comments before its first item pass
+// Limits.ObjectBytes, at the bound, whatever follows, as blankTooLarge refuses a document of
+// them: read on, they were held to the input-size limit, a list being read again whole if it
+// fails (`(echo items:; yes "")`: 1 GiB held). The documents before it come first.
+func (s *splitter) gapTooLarge() error {
+	if err := s.flushBatch(); err != nil {
+		return err
+	}
+	if s.first != nil {
+		return s.first
+	}
+	return fmt.Errorf("%s: line %d: %w", s.name, s.list.gapLine, limitError("ObjectBytes",
+		"a list with more than "+byteSize(int64(s.r.opts.Limits.ObjectBytes))+" of comments and blank lines before its first item", ""))
 }
 
 // itemTooLarge ends the reading at the item of the list past Limits.ObjectBytes, whatever
@@ -228,10 +246,15 @@ func (l *streamedList) line(s *splitter, line []byte) error {
 		l.item = l.newItem(len(line))
 		l.grow(s, line...)
 		s.to = toItem
-	case len(bytes.TrimRight(line, "\r\n")) == 0:
+	case len(bytes.TrimRight(line, "\r\n")) == 0 || line[0] == '#':
+		// A blank line, or a comment at column 0 (splitYAMLList): the item's, else part of
+		// the gap before the first item.
 		if l.item != nil {
 			l.grow(s, line...)
 			s.to = toItem
+		} else {
+			l.gap += len(line)
+			s.to = toGap
 		}
 	case bytes.HasPrefix(line, []byte("  ")):
 		if l.item == nil {
@@ -240,7 +263,7 @@ func (l *streamedList) line(s *splitter, line []byte) error {
 			l.grow(s, line...)
 			s.to = toItem
 		}
-	case line[0] == ' ' || line[0] == '\t' || line[0] == '-' || line[0] == '#':
+	case line[0] == ' ' || line[0] == '\t' || line[0] == '-':
 		l.fallback = true
 	default:
 		if err := l.end(s); err != nil {
