@@ -119,6 +119,12 @@ func (s *splitter) jsonByte(st *jsonSplit, c byte) error {
 			if c == '\n' {
 				s.n++
 			}
+			if s.docs == 0 && s.off >= int64(s.r.opts.Limits.ObjectBytes) {
+				// Spaces before the first value past the bound are refused, as a document of
+				// blank lines is in YAML (blankTooLarge): a stream that may be JSON is then
+				// refused at the bound whatever it is (readJSONHead).
+				return s.blankTooLarge()
+			}
 			return nil
 		}
 		*st = jsonSplit{in: true, first: c}

@@ -1,8 +1,11 @@
 package manifest
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -58,7 +61,7 @@ func TestStreamOverTheLimitIsHeldInBoundedMemory(t *testing.T) {
 		opts := Options{}
 		opts.Limits = Limits{InputBytes: limit}.withDefaults()
 		r := &repeatReader{line: []byte(line)}
-		name, o, _, err := openStreamed(Input{Name: "stdin", Reader: r}, limit)
+		name, o, _, err := openStreamed(Input{Name: "stdin", Reader: r}, limit, DefaultObjectBytes)
 		require.NoError(t, err)
 		require.NotNil(t, o.spool, "a YAML stream is read as it is decoded")
 		err = newCollector(opts).readOpened(name, o)
@@ -104,13 +107,69 @@ func TestStreamFailsAtItsFirstBadByte(t *testing.T) {
 }
 
 // JSON, UTF-16 and text whose first byte past spaces is not ASCII are read whole, as before:
-// whether "{" starts a JSON stream depends on all of the text.
+// whether "{" starts a JSON stream depends on all of the text. YAML after more than peekLimit
+// bytes of spaces is streamed.
 func TestStreamReadWholeWhenItMayBeJSON(t *testing.T) {
 	t.Parallel()
-	for _, text := range []string{`{"a": 1}`, "\xFF\xFEa\x00", "\u00a0{}", strings.Repeat(" ", peekLimit+1) + "a: 1\n", ""} {
-		_, o, _, err := openStreamed(Input{Name: "stdin", Reader: &pieceReader{r: strings.NewReader(text), most: 7}}, 1<<20)
+	for _, text := range []string{`{"a": 1}`, "\xFF\xFEa\x00", "\u00a0{}", strings.Repeat(" ", peekLimit+1) + "{}", strings.Repeat(" ", peekLimit+1) + "\v{}", ""} {
+		_, o, _, err := openStreamed(Input{Name: "stdin", Reader: &pieceReader{r: strings.NewReader(text), most: 7}}, 1<<20, DefaultObjectBytes)
 		require.NoError(t, err, "%q", text)
 		require.Nil(t, o.spool, "%q", text)
+	}
+	_, o, _, err := openStreamed(Input{Name: "stdin", Reader: strings.NewReader(strings.Repeat(" \n", peekLimit) + "a: 1\n")}, 1<<20, DefaultObjectBytes)
+	require.NoError(t, err)
+	require.NotNil(t, o.spool)
+}
+
+// A stream that may be JSON (its first byte past spaces "{") is refused at the bounds it passes
+// whatever follows, without reading on: more than ObjectBytes of spaces first, or a first value
+// past ObjectBytes before any line that would make it YAML. `{"a":"` and an endless string, or
+// endless spaces, were held to the input-size limit, 1 GiB (1.07 GB peak; issue 25). A
+// finite input of the same kind gives the same error from memory and from a file, and a first
+// value that may be a list, or a line starting with "---" before the bound, is read whole.
+func TestStreamThatMayBeJSONIsRefusedAtItsBounds(t *testing.T) {
+	t.Parallel()
+	const bound = 1 << 10
+	tooLarge := "stdin: document 1: an object larger than 1 KiB (limit ObjectBytes; the API server's is 3 MiB)"
+	blank := "stdin: line 1: a document with more than 1 KiB of comments and blank lines (limit ObjectBytes)"
+	tests := []struct {
+		name, text, endless, want string
+	}{
+		{"an endless string", `{"a":"`, "b", tooLarge},
+		{"an endless string after spaces and a byte order mark", "\xEF\xBB\xBF \n\t" + `{"a":"`, "b\\\"", tooLarge},
+		{"endless spaces in an object", `{"a":`, " \n", tooLarge},
+		{"endless spaces", "", " \r\n\t", blank},
+		{"spaces, then an endless string", strings.Repeat(" \n", 300) + `{"a":"`, "b", tooLarge},
+		{"a second value is not refused early", `{}` + "\n" + `{"a":"`, "b", "stdin: input is larger than 2 MiB (limit InputBytes)"},
+		{"a list is not refused early", `{"kind":"List","items":[`, "{},", "stdin: input is larger than 2 MiB (limit InputBytes)"},
+		{"a line that may end a YAML document is not refused early", `{"a":"` + "\n...\n", "b", "stdin: input is larger than 2 MiB (limit InputBytes)"},
+		{"a NUL byte before the bound comes first", `{"a":"` + "x\n\x00", "b", "stdin: line 2: a NUL byte: not YAML or JSON text"},
+		{"invalid UTF-8 before the bound comes first", `{"a":"` + "\n\xFF", "b", "stdin: line 2: invalid UTF-8 (byte 0xFF)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			for _, most := range []int{7, 1 << 20} {
+				rr := &repeatReader{line: []byte(tt.endless)}
+				r := &pieceReader{r: io.MultiReader(strings.NewReader(tt.text), rr), most: most}
+				_, err := ReadInputs([]Input{{Name: "stdin", Reader: r}}, Options{Limits: Limits{ObjectBytes: bound, InputBytes: 2 << 20}})
+				require.EqualError(t, err, tt.want, "reads of %d bytes", most)
+				if tt.want == tooLarge || tt.want == blank {
+					require.Less(t, rr.n, int64(256<<10), "reads of %d bytes: read %d bytes of the endless text", most, rr.n)
+				}
+			}
+			if tt.want != tooLarge && tt.want != blank {
+				return
+			}
+			// The same text, ended, reads the same from memory and from a file.
+			text := []byte(tt.text + strings.Repeat(tt.endless, 4*bound/len(tt.endless)) + `"}`)
+			path := filepath.Join(t.TempDir(), "in")
+			require.NoError(t, os.WriteFile(path, text, 0o600))
+			for _, in := range []Input{{Name: "stdin", Data: text}, {Name: "stdin", Path: path}, {Name: "stdin", Reader: bytes.NewReader(text)}} {
+				_, err := ReadInputs([]Input{in}, Options{Limits: Limits{ObjectBytes: bound}})
+				require.EqualError(t, err, tt.want, "%+v", in.Path)
+			}
+		})
 	}
 }
 
