@@ -343,7 +343,7 @@ func (l *streamedList) decodeBatch(s *splitter) {
 			var text []byte // the item as written, for the quantities written as YAML numbers (D-20)
 			if !l.json {
 				text = dedentInPlace(js) // the list's buffer, reused once the batch is decoded
-				if js, err = conv.toJSON(text); err != nil {
+				if js, text, err = conv.itemToJSON(text); err != nil {
 					srcDoc := src
 					srcDoc.Item = -1
 					errs[i] = itemYAMLError(srcDoc, l.lines[i], text, err)
