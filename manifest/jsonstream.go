@@ -44,6 +44,11 @@ func (s *splitter) splitJSON(br *bufio.Reader) error {
 			}
 			s.off++
 		}
+		if s.list != nil && s.list.pastBound() {
+			if err := s.itemTooLarge(); err != nil {
+				return err
+			}
+		}
 		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
 			if !errors.Is(err, io.EOF) {
 				return fmt.Errorf("%s: %w", s.name, pathErr(err))
@@ -114,6 +119,12 @@ func (s *splitter) jsonByte(st *jsonSplit, c byte) error {
 			if c == '\n' {
 				s.n++
 			}
+			if s.docs == 0 && s.off >= int64(s.r.opts.Limits.ObjectBytes) {
+				// Spaces before the first value past the bound are refused, as a document of
+				// blank lines is in YAML (blankTooLarge): a stream that may be JSON is then
+				// refused at the bound whatever it is (readJSONHead).
+				return s.blankTooLarge()
+			}
 			return nil
 		}
 		*st = jsonSplit{in: true, first: c}
@@ -168,10 +179,7 @@ func (s *splitter) jsonByte(st *jsonSplit, c byte) error {
 			s.doc = append(s.doc, ']') // the wrapper holds "items": []
 			// A list whose kind comes before its items (as the API server prints it) gives
 			// the items theirs now.
-			head := append(bytes.Clone(s.doc), '}')
-			if _, kind, _, isList, err := s.r.decodeList(Source{File: s.name, Document: s.list.doc, Item: -1}, head); err == nil && isList {
-				s.list.itemKind, s.list.kindKnown = kind, true
-			}
+			s.list.header(s, append(bytes.Clone(s.doc), '}'))
 		}
 		st.depth++
 	case c == '}' || c == ']':

@@ -76,25 +76,44 @@ func open(in Input, limit int64) (name string, o opened, n int64, err error) {
 // openStreamed opens in as open does, except that a stream of unknown size (stdin from a pipe)
 // holding YAML is not read first: it is checked as it is decoded (spool), so that a stream
 // that fails a limit fails when it passes it, and n is 0 (the spool counts what it reads).
-// JSON, UTF-16 and a stream starting with more than peekLimit bytes of spaces are read whole,
-// as open reads them: whether a stream starting with "{" is JSON depends on all of its text.
-func openStreamed(in Input, limit int64) (name string, o opened, n int64, err error) {
+// A stream that may be JSON (its first byte past spaces "{", or more than peekLimit bytes of
+// spaces) is read whole, as open reads it, but checked as it is read and refused at the bounds
+// it passes whatever follows (readJSONHead); UTF-16 and other streams are read whole as before.
+// objectBytes is Limits.ObjectBytes.
+func openStreamed(in Input, limit int64, objectBytes int) (name string, o opened, n int64, err error) {
 	if in.Data != nil || in.Path != "" || in.Reader == nil {
 		return open(in, limit)
 	}
 	if size, err := streamSize(in.Reader); err != nil || size > 0 {
 		return open(in, limit)
 	}
-	head, stream := peekStream(in.Reader)
+	head, kind := peekStream(in.Reader)
 	in.Reader = io.MultiReader(bytes.NewReader(head), in.Reader)
-	if !stream {
+	if kind == peekWhole {
 		return open(in, limit)
 	}
+	name = cmp.Or(in.Name, in.Path)
 	sp := newSpool(in.Reader, limit)
 	if bytes.HasPrefix(head, utf8BOM) {
 		sp.pos = int64(len(utf8BOM))
 	}
-	return cmp.Or(in.Name, in.Path), opened{ra: sp, start: sp.pos, spool: sp}, 0, nil
+	start := sp.pos
+	if kind == peekJSON {
+		yaml, err := readJSONHead(sp, name, objectBytes)
+		switch {
+		case err != nil:
+			return name, o, 0, err
+		case !yaml:
+			data, err := sp.readRest(name)
+			if err != nil {
+				return name, o, 0, err
+			}
+			o, err = openBytes(name, data)
+			return name, o, int64(len(data)), err
+		}
+		sp.pos = start
+	}
+	return name, opened{ra: sp, start: start, spool: sp}, 0, nil
 }
 
 // hasUTF16BOM reports whether data starts with a UTF-16 byte order mark, as nulGuard reads it.

@@ -170,7 +170,7 @@ func ReadInputs(inputs []Input, opts Options) (*Result, error) {
 	in := newCollector(opts)
 	left := opts.Limits.InputBytes
 	for i, input := range inputs {
-		name, o, n, err := openStreamed(input, left)
+		name, o, n, err := openStreamed(input, left, opts.Limits.ObjectBytes)
 		if errors.Is(err, errInputBytes) {
 			return nil, inputTooLarge(name, opts.Limits.InputBytes, i == 0)
 		}

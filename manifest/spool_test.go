@@ -1,8 +1,11 @@
 package manifest
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -58,7 +61,7 @@ func TestStreamOverTheLimitIsHeldInBoundedMemory(t *testing.T) {
 		opts := Options{}
 		opts.Limits = Limits{InputBytes: limit}.withDefaults()
 		r := &repeatReader{line: []byte(line)}
-		name, o, _, err := openStreamed(Input{Name: "stdin", Reader: r}, limit)
+		name, o, _, err := openStreamed(Input{Name: "stdin", Reader: r}, limit, DefaultObjectBytes)
 		require.NoError(t, err)
 		require.NotNil(t, o.spool, "a YAML stream is read as it is decoded")
 		err = newCollector(opts).readOpened(name, o)
@@ -104,13 +107,69 @@ func TestStreamFailsAtItsFirstBadByte(t *testing.T) {
 }
 
 // JSON, UTF-16 and text whose first byte past spaces is not ASCII are read whole, as before:
-// whether "{" starts a JSON stream depends on all of the text.
+// whether "{" starts a JSON stream depends on all of the text. YAML after more than peekLimit
+// bytes of spaces is streamed.
 func TestStreamReadWholeWhenItMayBeJSON(t *testing.T) {
 	t.Parallel()
-	for _, text := range []string{`{"a": 1}`, "\xFF\xFEa\x00", "\u00a0{}", strings.Repeat(" ", peekLimit+1) + "a: 1\n", ""} {
-		_, o, _, err := openStreamed(Input{Name: "stdin", Reader: &pieceReader{r: strings.NewReader(text), most: 7}}, 1<<20)
+	for _, text := range []string{`{"a": 1}`, "\xFF\xFEa\x00", "\u00a0{}", strings.Repeat(" ", peekLimit+1) + "{}", strings.Repeat(" ", peekLimit+1) + "\v{}", ""} {
+		_, o, _, err := openStreamed(Input{Name: "stdin", Reader: &pieceReader{r: strings.NewReader(text), most: 7}}, 1<<20, DefaultObjectBytes)
 		require.NoError(t, err, "%q", text)
 		require.Nil(t, o.spool, "%q", text)
+	}
+	_, o, _, err := openStreamed(Input{Name: "stdin", Reader: strings.NewReader(strings.Repeat(" \n", peekLimit) + "a: 1\n")}, 1<<20, DefaultObjectBytes)
+	require.NoError(t, err)
+	require.NotNil(t, o.spool)
+}
+
+// A stream that may be JSON (its first byte past spaces "{") is refused at the bounds it passes
+// whatever follows, without reading on: more than ObjectBytes of spaces first, or a first value
+// past ObjectBytes before any line that would make it YAML. `{"a":"` and an endless string, or
+// endless spaces, were held to the input-size limit, 1 GiB (1.07 GB peak; issue 25). A
+// finite input of the same kind gives the same error from memory and from a file, and a first
+// value that may be a list, or a line starting with "---" before the bound, is read whole.
+func TestStreamThatMayBeJSONIsRefusedAtItsBounds(t *testing.T) {
+	t.Parallel()
+	const bound = 1 << 10
+	tooLarge := "stdin: document 1: an object larger than 1 KiB (limit ObjectBytes; the API server's is 3 MiB)"
+	blank := "stdin: line 1: a document with more than 1 KiB of comments and blank lines (limit ObjectBytes)"
+	tests := []struct {
+		name, text, endless, want string
+	}{
+		{"an endless string", `{"a":"`, "b", tooLarge},
+		{"an endless string after spaces and a byte order mark", "\xEF\xBB\xBF \n\t" + `{"a":"`, "b\\\"", tooLarge},
+		{"endless spaces in an object", `{"a":`, " \n", tooLarge},
+		{"endless spaces", "", " \r\n\t", blank},
+		{"spaces, then an endless string", strings.Repeat(" \n", 300) + `{"a":"`, "b", tooLarge},
+		{"a second value is not refused early", `{}` + "\n" + `{"a":"`, "b", "stdin: input is larger than 2 MiB (limit InputBytes)"},
+		{"a list is not refused early", `{"kind":"List","items":[`, "{},", "stdin: input is larger than 2 MiB (limit InputBytes)"},
+		{"a line that may end a YAML document is not refused early", `{"a":"` + "\n...\n", "b", "stdin: input is larger than 2 MiB (limit InputBytes)"},
+		{"a NUL byte before the bound comes first", `{"a":"` + "x\n\x00", "b", "stdin: line 2: a NUL byte: not YAML or JSON text"},
+		{"invalid UTF-8 before the bound comes first", `{"a":"` + "\n\xFF", "b", "stdin: line 2: invalid UTF-8 (byte 0xFF)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			for _, most := range []int{7, 1 << 20} {
+				rr := &repeatReader{line: []byte(tt.endless)}
+				r := &pieceReader{r: io.MultiReader(strings.NewReader(tt.text), rr), most: most}
+				_, err := ReadInputs([]Input{{Name: "stdin", Reader: r}}, Options{Limits: Limits{ObjectBytes: bound, InputBytes: 2 << 20}})
+				require.EqualError(t, err, tt.want, "reads of %d bytes", most)
+				if tt.want == tooLarge || tt.want == blank {
+					require.Less(t, rr.n, int64(256<<10), "reads of %d bytes: read %d bytes of the endless text", most, rr.n)
+				}
+			}
+			if tt.want != tooLarge && tt.want != blank {
+				return
+			}
+			// The same text, ended, reads the same from memory and from a file.
+			text := []byte(tt.text + strings.Repeat(tt.endless, 4*bound/len(tt.endless)) + `"}`)
+			path := filepath.Join(t.TempDir(), "in")
+			require.NoError(t, os.WriteFile(path, text, 0o600))
+			for _, in := range []Input{{Name: "stdin", Data: text}, {Name: "stdin", Path: path}, {Name: "stdin", Reader: bytes.NewReader(text)}} {
+				_, err := ReadInputs([]Input{in}, Options{Limits: Limits{ObjectBytes: bound}})
+				require.EqualError(t, err, tt.want, "%+v", in.Path)
+			}
+		})
 	}
 }
 
@@ -196,4 +255,50 @@ func TestLargeBlankDocumentIsRefusedAtItsBound(t *testing.T) {
 			}
 		})
 	}
+}
+
+// An item of a list past Limits.ObjectBytes ends the reading where it passes the bound, in YAML
+// and in JSON, whatever follows: an endless item (`(echo 'kind: List'; echo items:; echo '- a';
+// yes '  b') | daemonsched plan -f -`) was held to the input-size limit, 1 GiB in 5.24 s, for
+// the list to be read again (issue 25). What is known by then comes first: an earlier document's
+// error, the object limit, a document that says it is not a list before its items, an earlier
+// item's error.
+func TestListItemPastTheBoundEndsTheReading(t *testing.T) {
+	t.Parallel()
+	const bound = 1 << 10
+	tooLarge := "stdin: document %d: %san object larger than 1 KiB (limit ObjectBytes; the API server's is 3 MiB)"
+	node := "- apiVersion: v1\n  kind: Node\n  metadata: {name: n%d}\n"
+	tests := []struct {
+		name, text, endless string
+		objects             int
+		want                string
+	}{
+		{"an endless item, the list's apiVersion missing", "kind: List\nitems:\n- a\n", "  b\n", 0, fmt.Sprintf(tooLarge, 1, "items[0]: ")},
+		{"an endless item after two", "apiVersion: v1\nkind: List\nitems:\n" + fmt.Sprintf(node, 1) + fmt.Sprintf(node, 2) + "- a\n", "  b\n\n", 0, fmt.Sprintf(tooLarge, 1, "items[2]: ")},
+		{"an endless line in an item", "apiVersion: v1\nkind: List\nitems:\n- a: ", "b", 0, fmt.Sprintf(tooLarge, 1, "items[0]: ")},
+		{"an endless item in the second document", "apiVersion: v1\nkind: Node\nmetadata: {name: n0}\n---\nitems:\n- a\n", "  b\n", 0, fmt.Sprintf(tooLarge, 2, "items[0]: ")},
+		{"an earlier document's error first", "a: [\n---\nkind: List\napiVersion: v1\nitems:\n- a\n", "  b\n", 0, "stdin: document 1: line 2: did not find expected node content"},
+		{"an earlier item's error first", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: [n1\n- a\n", "  b\n", 0, "stdin: document 1: line 7: did not find expected ',' or ']'"},
+		{"a document that is not a list", "apiVersion: v1\nkind: Service\nitems:\n- a\n", "  b\n", 0, fmt.Sprintf(tooLarge, 1, "")},
+		{"the object limit first", "apiVersion: v1\nkind: List\nitems:\n" + fmt.Sprintf(node, 1) + "- a\n", "  b\n", 2, "stdin: more than 2 objects (limit Objects)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			for _, most := range []int{1, 100, 1 << 20} {
+				rr := &repeatReader{line: []byte(tt.endless)}
+				r := &pieceReader{r: io.MultiReader(strings.NewReader(tt.text), rr), most: most}
+				_, err := ReadInputs([]Input{{Name: "stdin", Reader: r}},
+					Options{Limits: Limits{ObjectBytes: bound, InputBytes: 64 << 20, Objects: tt.objects}})
+				require.EqualError(t, err, tt.want, "reads of %d bytes", most)
+				require.Less(t, rr.n, int64(1<<20), "reads of %d bytes: read %d bytes of the endless item", most, rr.n)
+			}
+		})
+	}
+	// A JSON list read from a file or from memory is not read past the item either.
+	text := `{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"}},{"a":"` +
+		strings.Repeat("b", 16<<20) + `"}]}`
+	read, err := streamRead([]byte(text), Options{Limits: Limits{ObjectBytes: bound}})
+	require.EqualError(t, err, "in: document 1: items[1]: an object larger than 1 KiB (limit ObjectBytes; the API server's is 3 MiB)")
+	require.Less(t, read, int64(1<<20), "read %d of %d bytes", read, len(text))
 }

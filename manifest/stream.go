@@ -42,6 +42,14 @@ func (in *collector) streamInput(name string, o opened) error {
 	var long []byte
 	split := false // the current line goes on: its first piece was taken as a line (cont)
 	for {
+		if s.list != nil && s.list.pastBound() {
+			if err := s.itemTooLarge(); err != nil {
+				return err
+			}
+		}
+		if s.list != nil && s.list.gap > s.r.opts.Limits.ObjectBytes && !s.list.fallback {
+			return s.gapTooLarge()
+		}
 		if s.big && s.list == nil && !split && len(long) == 0 {
 			if s.blank {
 				return s.blankTooLarge()
@@ -148,9 +156,9 @@ func (s *splitter) skipBig(br *bufio.Reader) {
 // skipList takes, at the start of a line of a list's document, the whole lines br holds that
 // the list ignores, at once, as streamedList.line would take them one by one: once the list is
 // read again whole (fallback), every line up to one that may end the document; else the
-// blank lines between items, and the lines of an item refused for its size. Taken one by one,
-// an endless run of comment lines after "items:" (`(echo items:; yes '# c')`) took 20 s to reach
-// the input-size limit.
+// blank lines before the first item (bounded: gapTooLarge). An item refused for its size ends
+// the reading at once (itemTooLarge). Taken one by one, an endless run of comment lines after
+// "items:" in a list read again whole took 20 s to reach the input-size limit.
 func (s *splitter) skipList(br *bufio.Reader) {
 	l := s.list
 	buf, _ := br.Peek(br.Buffered())
@@ -170,42 +178,21 @@ func (s *splitter) skipList(br *bufio.Reader) {
 	case l.after:
 		return
 	default:
-		// Line by line, a short line byte by byte (a call of IndexByte per line was most of the
-		// time of short ones); a line another form of blank ("\r\r\n") is left to line.
-		for end < len(buf) {
-			if buf[end] == '\n' && (l.item == nil || l.itemBig) {
+		// A byte at a time; a line another form of blank ("\r\r\n") is left to line.
+		for end < len(buf) && l.item == nil {
+			if buf[end] == '\n' {
 				// A run of empty lines, a byte at a time (`yes ''`).
-				for end < len(buf) && buf[end] == '\n' {
-					end++
-				}
+				end++
 				continue
 			}
-			rest := buf[end:]
-			blank := rest[0] == '\n' || len(rest) > 1 && rest[0] == '\r' && rest[1] == '\n'
-			indented := len(rest) > 1 && rest[0] == ' ' && rest[1] == ' '
-			if !(blank && l.item == nil || l.item != nil && l.itemBig && (blank || indented)) {
-				break
+			if end+1 < len(buf) && buf[end] == '\r' && buf[end+1] == '\n' {
+				end += 2
+				continue
 			}
-			i := 0
-			for i < len(rest) && i < 16 && rest[i] != '\n' {
-				i++
-			}
-			if i < len(rest) && rest[i] != '\n' {
-				j := bytes.IndexByte(rest[i:], '\n')
-				if j < 0 {
-					break
-				}
-				i += j
-			}
-			if i == len(rest) {
-				break // not a whole line
-			}
-			end += i + 1
+			break
 		}
-		s.to = toNothing
-		if l.item != nil {
-			s.to = toItem
-		}
+		s.to = toGap
+		l.gap += end
 	}
 	if end == 0 {
 		return
@@ -232,6 +219,7 @@ const (
 	toBlank // a document dropped for its size (its blankness still counts)
 	toItem
 	toWrapper
+	toGap // the blank lines and comments before a list's first item: counted
 )
 
 // cont takes the next piece of a line whose first piece line took.
@@ -251,6 +239,8 @@ func (s *splitter) cont(piece []byte) {
 		s.list.grow(s, piece...)
 	case toWrapper:
 		s.list.wrapper = append(s.list.wrapper, piece...)
+	case toGap:
+		s.list.gap += len(piece)
 	}
 }
 

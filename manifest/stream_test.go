@@ -98,7 +98,7 @@ func streamCases(t testing.TB) [][]byte {
 		// large to seed the fuzz target (maxFuzzSeed).
 		f16List(maxPending+1, true, false), f16List(maxPending+1, false, false),
 		// Lines a list skips a buffer at a time (skipList): blank runs before and between
-		// items, comments (read again whole), and a marker after them.
+		// items, comments at column 0 (the items'), and a marker after them.
 		[]byte("kind: List\napiVersion: v1\nitems:\n\n\n\r\n- apiVersion: v1\n  kind: Node\n  metadata: {name: a}\n\n\n  spec: {}\n\n- apiVersion: v1\n  kind: Node\n  metadata: {name: b}\n"),
 		[]byte("kind: List\napiVersion: v1\nitems:\n# c\n- apiVersion: v1\n  kind: Node\n  metadata: {name: a}\n# c\n\n---\napiVersion: v1\nkind: Node\nmetadata: {name: b}\n"),
 		[]byte("kind: List\napiVersion: v1\nitems:\n\n\n...\n"),
@@ -358,11 +358,77 @@ func TestListSkipsWhatItIgnores(t *testing.T) {
 	}
 	for _, text := range []string{
 		"kind: List\napiVersion: v1\nitems:\n" + item("a", 1) + item("b", 400) + strings.Repeat("\n", 5000) + item("c", 1),
-		"kind: List\napiVersion: v1\nitems:\n" + strings.Repeat("\n", 5000) + item("a", 1) + "# c\n" + item("b", 400),
+		// Blank lines under the bound before the first item (past it: TestListGapPastTheBound).
+		"kind: List\napiVersion: v1\nitems:\n" + strings.Repeat("\n", 1000) + item("a", 1) + "# c\n" + item("b", 400),
 		"apiVersion: v1\nitems:\n" + item("a", 400) + "kind: NodeList\n",
 	} {
 		for _, opts := range []Options{{}, {Limits: Limits{ObjectBytes: 1 << 10}}} {
 			sameAsWhole(t, []byte(text), opts)
 		}
+	}
+}
+
+// A comment at column 0 before, between or inside the items of a YAML list leaves it in
+// kubectl's layout: it is read once, item by item, where it was read, then read again whole
+// (issue 25), with what the whole input reads.
+func TestListWithCommentsIsReadOnce(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	b.WriteString("apiVersion: v1\nkind: List\nitems:\n# the nodes\n")
+	for i := range 3000 {
+		fmt.Fprintf(&b, "- apiVersion: v1\n  kind: Node\n# node %d\n  metadata:\n    name: n%d\n", i, i)
+		if i%7 == 0 {
+			b.WriteString("#\n\n# between\n")
+		}
+	}
+	b.WriteString("# after\nmetadata: {}\n")
+	read, err := streamRead(b.Bytes(), Options{Workers: 2})
+	require.NoError(t, err)
+	if read > int64(b.Len())+64<<10 {
+		t.Errorf("read %d bytes of a %d-byte list", read, b.Len())
+	}
+	sameAsWhole(t, b.Bytes(), Options{Workers: 2})
+	got, err := ReadInputs([]Input{{Name: "in", Data: b.Bytes()}}, Options{})
+	require.NoError(t, err)
+	require.Len(t, got.Snapshot.Nodes, 3000)
+}
+
+// The blank lines and comments before a list's first item are refused once they pass
+// Limits.ObjectBytes, with the line they start on, whatever follows, as a document of them is
+// (TestLargeBlankDocumentIsRefusedAtItsBound): `(echo items:; yes "")` was held to the
+// input-size limit, 1 GiB, for the list to be read again. An earlier document's error comes
+// first; under the bound they are read past.
+func TestListGapPastTheBound(t *testing.T) {
+	t.Parallel()
+	const bound = 1 << 10
+	refused := "stdin: line %d: a list with more than 1 KiB of comments and blank lines before its first item (limit ObjectBytes)"
+	tests := []struct {
+		name, text, endless, want string
+	}{
+		{"endless blank lines", "kind: List\nitems:\n", "\n", fmt.Sprintf(refused, 3)},
+		{"endless comments and blank lines", "apiVersion: v1\nkind: Node\nmetadata: {name: n0}\n---\nkind: List\nitems:\n", "# c\n\r\n\n", fmt.Sprintf(refused, 7)},
+		{"an endless comment line", "kind: List\nitems:\n#", "c", fmt.Sprintf(refused, 3)},
+		{"an earlier document's error first", "a: [\n---\nkind: List\nitems:\n", "# c\n", "stdin: document 1: line 2: did not find expected node content"},
+		{"under the bound", "apiVersion: v1\nkind: List\nitems:\n" + strings.Repeat("# c\n\n", bound/6) + "- apiVersion: v1\n  kind: Node\n  metadata: {name: n1}\n", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			for _, most := range []int{1, 100, 1 << 20} {
+				rr := &repeatReader{line: []byte(tt.endless)}
+				var r io.Reader = strings.NewReader(tt.text)
+				if tt.endless != "" {
+					r = io.MultiReader(r, rr)
+				}
+				_, err := ReadInputs([]Input{{Name: "stdin", Reader: &pieceReader{r: r, most: most}}},
+					Options{Limits: Limits{ObjectBytes: bound, InputBytes: 64 << 20}})
+				if tt.want == "" {
+					require.NoError(t, err, "reads of %d bytes", most)
+				} else {
+					require.EqualError(t, err, tt.want, "reads of %d bytes", most)
+				}
+				require.Less(t, rr.n, int64(1<<20), "reads of %d bytes: read %d bytes of the endless lines", most, rr.n)
+			}
+		})
 	}
 }

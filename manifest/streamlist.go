@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kjson "sigs.k8s.io/json"
 )
 
 // streamedList is a YAML list of the current document, its items decoded as they arrive.
@@ -21,6 +22,10 @@ type streamedList struct {
 	item      []byte // the current item, nil before the first
 	itemKind  string // the kind the header gives the items, if known yet
 	kindKnown bool   // the header gave the list's kind (itemKind is "" for a List)
+	notList   bool   // the header says the document is not a list (itemTooLarge)
+	// gap counts the bytes of the blank lines and comments before the first item, from the
+	// line gapLine on: bounded by Limits.ObjectBytes (gapTooLarge).
+	gap, gapLine int
 
 	batch   [][]byte
 	bytes   int
@@ -143,15 +148,85 @@ func (l *streamedList) grow(s *splitter, b ...byte) {
 }
 
 func newStreamedList(s *splitter) *streamedList {
-	l := &streamedList{wrapper: append(s.doc, "items: []\n"...), items: []listItem{{}}, pending: map[int][]byte{}, doc: s.docs + 1}
+	l := &streamedList{wrapper: append(s.doc, "items: []\n"...), items: []listItem{{}}, pending: map[int][]byte{}, doc: s.docs + 1, gapLine: s.n + 1}
 	s.doc = nil
 	// A list whose kind comes before its items (not as kubectl prints it) gives the items theirs now.
 	if js, err := yamlToJSON(l.wrapper); err == nil {
-		if _, kind, _, isList, err := s.r.decodeList(Source{File: s.name, Document: l.doc, Item: -1}, js); err == nil && isList {
-			l.itemKind, l.kindKnown = kind, true
-		}
+		l.header(s, js)
 	}
 	return l
+}
+
+// header takes what the list's document says before its items (JSON, closed): the items' kind,
+// or that the document is not a list (a kind that is not a list's: given again after the items,
+// it would be a key given twice).
+func (l *streamedList) header(s *splitter, js []byte) {
+	_, kind, _, isList, err := s.r.decodeList(Source{File: s.name, Document: l.doc, Item: -1}, js)
+	switch {
+	case err == nil && isList:
+		l.itemKind, l.kindKnown = kind, true
+	case err == nil:
+		var tm metav1.TypeMeta
+		l.notList = kjson.UnmarshalCaseSensitivePreserveInts(js, &tm) == nil && tm.Kind != ""
+	}
+}
+
+// pastBound reports whether an item of the list, read as kubectl prints it, passed
+// Limits.ObjectBytes: the reading then ends (itemTooLarge).
+func (l *streamedList) pastBound() bool {
+	return l.itemBig && !l.fallback
+}
+
+// gapTooLarge refuses a list whose blank lines and comments before its first item pass
+// Limits.ObjectBytes, at the bound, whatever follows, as blankTooLarge refuses a document of
+// them: read on, they were held to the input-size limit, a list being read again whole if it
+// fails (`(echo items:; yes "")`: 1 GiB held). The documents before it come first.
+func (s *splitter) gapTooLarge() error {
+	if err := s.flushBatch(); err != nil {
+		return err
+	}
+	if s.first != nil {
+		return s.first
+	}
+	return fmt.Errorf("%s: line %d: %w", s.name, s.list.gapLine, limitError("ObjectBytes",
+		"a list with more than "+byteSize(int64(s.r.opts.Limits.ObjectBytes))+" of comments and blank lines before its first item", ""))
+}
+
+// itemTooLarge ends the reading at the item of the list past Limits.ObjectBytes, whatever
+// follows: the input is not read on, nor the list read again. Read on, an endless item
+// (`(echo 'kind: List'; echo items:; echo '- a'; yes '  b')`) was held to the input-size limit
+// for the list to be read again, 5.24 s and 1 GiB (issue 25). What is known by then comes first,
+// in the order of the text: an error of an earlier document, the object limit, the document
+// too large when what precedes its items says it is not a list, the final error of an earlier
+// item. Had the input been read to its end, a problem after the item (the list's kind, given
+// after its items, saying it is not one; a YAML error), or an earlier item that fails only
+// with the list's kind given after the items, came first instead: every such input is refused
+// either way, and kubectl prints the kind first.
+func (s *splitter) itemTooLarge() error {
+	l := s.list
+	if err := s.flushBatch(); err != nil {
+		return err
+	}
+	if s.first != nil {
+		return s.first
+	}
+	l.decodeBatch(s)
+	if l.fallback {
+		return nil // an item waiting may use another's anchor: the list is read again whole
+	}
+	item := l.n
+	if s.r.count(2) != nil { // the item, not yet counted, and the document
+		return s.tooMany
+	}
+	src := Source{File: s.name, Document: l.doc, Item: -1}
+	if l.notList {
+		return s.r.tooLarge(src)
+	}
+	if l.errAt > 0 && l.errAt-1 < item {
+		return errors.Unwrap(l.err)
+	}
+	src.Item = item
+	return s.r.tooLarge(src)
 }
 
 // line takes a line of the list's document, as splitYAMLList's loop does.
@@ -171,10 +246,15 @@ func (l *streamedList) line(s *splitter, line []byte) error {
 		l.item = l.newItem(len(line))
 		l.grow(s, line...)
 		s.to = toItem
-	case len(bytes.TrimRight(line, "\r\n")) == 0:
+	case len(bytes.TrimRight(line, "\r\n")) == 0 || line[0] == '#':
+		// A blank line, or a comment at column 0 (splitYAMLList): the item's, else part of
+		// the gap before the first item.
 		if l.item != nil {
 			l.grow(s, line...)
 			s.to = toItem
+		} else {
+			l.gap += len(line)
+			s.to = toGap
 		}
 	case bytes.HasPrefix(line, []byte("  ")):
 		if l.item == nil {
@@ -183,7 +263,7 @@ func (l *streamedList) line(s *splitter, line []byte) error {
 			l.grow(s, line...)
 			s.to = toItem
 		}
-	case line[0] == ' ' || line[0] == '\t' || line[0] == '-' || line[0] == '#':
+	case line[0] == ' ' || line[0] == '\t' || line[0] == '-':
 		l.fallback = true
 	default:
 		if err := l.end(s); err != nil {
@@ -200,6 +280,12 @@ func (l *streamedList) line(s *splitter, line []byte) error {
 func (l *streamedList) end(s *splitter) error {
 	if l.item == nil {
 		return nil
+	}
+	if l.pastBound() {
+		// An item of JSON may end where it passes the bound.
+		if err := s.itemTooLarge(); err != nil || !l.fallback {
+			return err
+		}
 	}
 	item := l.item
 	if l.itemBig {
@@ -257,7 +343,7 @@ func (l *streamedList) decodeBatch(s *splitter) {
 			var text []byte // the item as written, for the quantities written as YAML numbers (D-20)
 			if !l.json {
 				text = dedentInPlace(js) // the list's buffer, reused once the batch is decoded
-				if js, err = conv.toJSON(text); err != nil {
+				if js, text, err = conv.itemToJSON(text); err != nil {
 					srcDoc := src
 					srcDoc.Item = -1
 					errs[i] = itemYAMLError(srcDoc, l.lines[i], text, err)
