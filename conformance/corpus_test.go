@@ -558,3 +558,32 @@ func TestLoadCasesRefusesAQuantityBomb(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// FuzzLoadCases reads arbitrary text as a case file of conformance run --corpus DIR: LoadCases
+// never panics, ends in bounded time (a quantity bomb in an expected pod once spun for minutes;
+// the bound is generous for a loaded machine) and loads a case only under its file's name.
+func FuzzLoadCases(f *testing.F) {
+	head := "name: a\nprofile: placement\nnow: \"2026-05-01T08:00:00Z\"\nobjects: []\n"
+	create := func(cpu string) string {
+		return `{"namespace": "ns", "name": "ds", "revisionHash": "h", "adopt": [], "release": [], "status": null, "orders": {"phase": "base", "creates": [{"take": 1, "groups": [{"node": "n1", "parts": [{"creates": [` +
+			`{"node": "n1", "reason": "MissingPod", "pod": {"spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "` + cpu + `"}}}]}}}]}]}]}], "deletes": []}}`
+	}
+	f.Add([]byte(head + "expected: []\n"))                                                                                                                                                                           // a case that loads
+	f.Add([]byte(head + "expected:\n- " + create("100m") + "\n"))                                                                                                                                                    // an expected pod
+	f.Add([]byte(head + "expected:\n- " + create("1e-999999999") + "\n"))                                                                                                                                            // a quantity bomb in it (issue 25)
+	f.Add([]byte(head + "expected:\n- " + create(" 1e-999999999") + "\n"))                                                                                                                                           // behind a space
+	f.Add([]byte(head + "expected: []\nalternatives: [[" + create("1e-999999999") + "]]\n"))                                                                                                                         // in another order's expectations
+	f.Add([]byte("a0: &a0 [x, x, x, x, x, x, x, x, x]\na1: &a1 [*a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0]\na2: &a2 [*a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1]\n" + head + "expected: []\ndescription: *a2\n")) // aliases
+	f.Add([]byte(head + "name: b\nexpected: []\n"))                                                                                                                                                                  // a key given twice
+	f.Add([]byte(head + "expected: []\nbogus: 1\n"))                                                                                                                                                                 // an unknown field
+	f.Fuzz(func(t *testing.T, data []byte) {
+		start := time.Now()
+		cases, err := LoadCases(fstest.MapFS{"a.yaml": {Data: data}})
+		if d := time.Since(start); d > 5*time.Second {
+			t.Fatalf("LoadCases(%q) took %v", data, d)
+		}
+		if err == nil && (len(cases) != 1 || cases[0].Name != "a") {
+			t.Fatalf("LoadCases(%q) loaded %d cases, want one named a", data, len(cases))
+		}
+	})
+}
