@@ -110,7 +110,9 @@ func Corpus() ([]Case, error) {
 	if err != nil {
 		return nil, err
 	}
-	return LoadCases(sub)
+	// The embedded corpus is the project's own, generated and checked (TestCorpusIsCurrent):
+	// it skips the quantity gate, which would double the time of loading it.
+	return loadCases(sub, false)
 }
 
 // LoadCases reads every *.yaml case of fsys's root, sorted by name. Unknown fields are
@@ -118,6 +120,12 @@ func Corpus() ([]Case, error) {
 // that is not printable. Reading a directory from outside, give it manifest.DirFS: a named pipe
 // or /dev/zero among its files is then refused instead of read forever.
 func LoadCases(fsys fs.FS) ([]Case, error) {
+	return loadCases(fsys, true)
+}
+
+// loadCases is LoadCases; gate says whether the quantities of the expected pods are gated
+// (checkCaseQuantities), as they must be in cases from outside.
+func loadCases(fsys fs.FS, gate bool) ([]Case, error) {
 	names, err := fs.Glob(fsys, "*.yaml")
 	if err != nil {
 		return nil, err
@@ -133,8 +141,10 @@ func LoadCases(fsys fs.FS) ([]Case, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := checkCaseQuantities(data); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+		if gate {
+			if err := checkCaseQuantities(data); err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
 		}
 		var c Case
 		if err := yaml.UnmarshalStrict(data, &c); err != nil {
