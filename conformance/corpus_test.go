@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/daemonsched/daemonsched/daemonset"
@@ -507,4 +508,82 @@ func TestProfilesAreTheCallers(t *testing.T) {
 	if diff := cmp.Diff(want, Profiles()); diff != "" {
 		t.Errorf("Profiles() after changing a copy mismatch (-want +got):\n%s", diff)
 	}
+}
+
+// TestLoadCasesRefusesAQuantityBomb: a case read from outside (conformance run --corpus DIR)
+// whose expected pods hold a quantity such as "1e-999999999" is refused at once, with its
+// path, as manifests refuse it (issue 25, F1 and F9): decoding it into a resource.Quantity
+// builds 10^999999999, and LoadCases spun for minutes before anything was sent to PROGRAM.
+func TestLoadCasesRefusesAQuantityBomb(t *testing.T) {
+	pod := func(cpu string) string {
+		return `{"node": "n1", "reason": "MissingPod", "pod": {"spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "` + cpu + `"}}}]}}}`
+	}
+	expected := func(create string) string {
+		return `{"namespace": "ns", "name": "ds", "revisionHash": "h", "adopt": [], "release": [], "status": null,
+  "orders": {"phase": "base", "creates": [{"take": 1, "groups": [{"node": "n1", "parts": [{"creates": [` + create + `]}]}]}], "deletes": []}`
+	}
+	head := "name: a\nprofile: placement\nnow: \"2026-05-01T08:00:00Z\"\nobjects: []\n"
+	path := "expected[0].orders.creates[0].groups[0].parts[0].creates[0].pod.spec.containers[0].resources.requests[cpu]"
+	tests := []struct {
+		name, text, want string
+	}{
+		{"in an expected pod", head + "expected:\n- " + expected(pod("1e-999999999")) + "}\n",
+			"a.yaml: " + path + `: Invalid value: "1e-999999999": a quantity with an exponent beyond ±100`},
+		{"behind a space", head + "expected:\n- " + expected(pod(" 1e-999999999")) + "}\n",
+			"a.yaml: " + path + `: Invalid value: " 1e-999999999": a quantity with an exponent beyond ±100`},
+		{"in a tie's alternative", head + "expected:\n- " + expected(pod("1")) + ",\n  \"alternatives\": [" + expected(pod("1e-999999999")) + "}]}\n",
+			"a.yaml: expected[0].alternatives[0].orders.creates[0].groups[0].parts[0].creates[0].pod.spec.containers[0].resources.requests[cpu]: Invalid value: \"1e-999999999\""},
+		{"in another order's expectations", head + "expected: []\nalternatives:\n- - " + expected(pod("1e-999999999")) + "}\n",
+			"a.yaml: alternatives[0][0]." + strings.TrimPrefix(path, "expected[0].") + `: Invalid value: "1e-999999999"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			done := make(chan error, 1)
+			go func() {
+				_, err := LoadCases(fstest.MapFS{"a.yaml": {Data: []byte(tt.text)}})
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+					t.Fatalf("LoadCases: %v, want an error starting %q", err, tt.want)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("LoadCases still running after 5s")
+			}
+		})
+	}
+	// A quantity the gate passes still loads.
+	if _, err := LoadCases(fstest.MapFS{"a.yaml": {Data: []byte(head + "expected:\n- " + expected(pod("100m")) + "}\n")}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// FuzzLoadCases reads arbitrary text as a case file of conformance run --corpus DIR: LoadCases
+// never panics, ends in bounded time (a quantity bomb in an expected pod once spun for minutes;
+// the bound is generous for a loaded machine) and loads a case only under its file's name.
+func FuzzLoadCases(f *testing.F) {
+	head := "name: a\nprofile: placement\nnow: \"2026-05-01T08:00:00Z\"\nobjects: []\n"
+	create := func(cpu string) string {
+		return `{"namespace": "ns", "name": "ds", "revisionHash": "h", "adopt": [], "release": [], "status": null, "orders": {"phase": "base", "creates": [{"take": 1, "groups": [{"node": "n1", "parts": [{"creates": [` +
+			`{"node": "n1", "reason": "MissingPod", "pod": {"spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "` + cpu + `"}}}]}}}]}]}]}], "deletes": []}}`
+	}
+	f.Add([]byte(head + "expected: []\n"))                                                                                                                                                                           // a case that loads
+	f.Add([]byte(head + "expected:\n- " + create("100m") + "\n"))                                                                                                                                                    // an expected pod
+	f.Add([]byte(head + "expected:\n- " + create("1e-999999999") + "\n"))                                                                                                                                            // a quantity bomb in it (issue 25)
+	f.Add([]byte(head + "expected:\n- " + create(" 1e-999999999") + "\n"))                                                                                                                                           // behind a space
+	f.Add([]byte(head + "expected: []\nalternatives: [[" + create("1e-999999999") + "]]\n"))                                                                                                                         // in another order's expectations
+	f.Add([]byte("a0: &a0 [x, x, x, x, x, x, x, x, x]\na1: &a1 [*a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0]\na2: &a2 [*a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1]\n" + head + "expected: []\ndescription: *a2\n")) // aliases
+	f.Add([]byte(head + "name: b\nexpected: []\n"))                                                                                                                                                                  // a key given twice
+	f.Add([]byte(head + "expected: []\nbogus: 1\n"))                                                                                                                                                                 // an unknown field
+	f.Fuzz(func(t *testing.T, data []byte) {
+		start := time.Now()
+		cases, err := LoadCases(fstest.MapFS{"a.yaml": {Data: data}})
+		if d := time.Since(start); d > 5*time.Second {
+			t.Fatalf("LoadCases(%q) took %v", data, d)
+		}
+		if err == nil && (len(cases) != 1 || cases[0].Name != "a") {
+			t.Fatalf("LoadCases(%q) loaded %d cases, want one named a", data, len(cases))
+		}
+	})
 }

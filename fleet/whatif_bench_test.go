@@ -16,7 +16,7 @@ import (
 // benchWhatIf is the reference Set of 200 DaemonSets admitted through a LimitRange with
 // default requests and limits in every namespace they use, one DaemonSet in ten running under
 // a RuntimeClass with overhead (its pods are re-compiled in), as issue 15's targets ask.
-func benchWhatIf(b *testing.B) *fleet.WhatIf {
+func benchWhatIf(b testing.TB) *fleet.WhatIf {
 	dss := workload.DaemonSets(1, scalebench.DaemonSets)
 	for i := 0; i < len(dss); i += 10 {
 		dss[i].Spec.Template.Spec.RuntimeClassName = new("kata")
