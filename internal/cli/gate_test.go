@@ -84,6 +84,34 @@ func TestSideFilesPassTheInputsGate(t *testing.T) {
 	}
 }
 
+// A node template is one object, bounded as one (issue 25, F6): a template past
+// --max-object-bytes is refused, from a file before it is read and from stdin at the bound,
+// where it was read up to --max-input-bytes and decoded whole (300 MB: 4-5 GB).
+func TestNodeTemplateIsBoundedAsAnObject(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.yaml")
+	text := "name: n\nlabels:\n  a: " + strings.Repeat("b", 2<<20) + "\n"
+	require.NoError(t, os.WriteFile(big, []byte(text), 0o600))
+	whatif := filepath.Join("testdata", "manifests", "whatif.yaml")
+	stdin, err := os.Open(big)
+	require.NoError(t, err)
+	defer stdin.Close()
+	for _, tt := range []struct {
+		name  string
+		stdin *os.File
+		tmpl  string
+	}{{"a file", nil, big}, {"stdin", stdin, "-"}} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stderr := runWithin(t, tt.stdin, "whatif", "-f", whatif, "--node-template", tt.tmpl, "--max-object-bytes", "1048576")
+			require.Equal(t, 1, code, stderr)
+			require.Equal(t, "daemonsched: "+tt.tmpl+": a node template larger than 1 MiB (--max-object-bytes; the API server's bound on an object is 3 MiB)\n", stderr)
+		})
+	}
+	// Under the default bound the same template is read and judged.
+	code, stderr := runWithin(t, nil, "whatif", "-f", whatif, "--node-template", big)
+	require.NotContains(t, stderr, "larger than", "exit %d", code)
+}
+
 // --corpus reads its cases through the gate (issue 25, F9): a named pipe or a link to
 // /dev/zero among them ends the run at once, and a case file whose name would print a
 // terminal escape is refused.

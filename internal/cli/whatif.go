@@ -2,6 +2,7 @@ package cli
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -61,7 +62,7 @@ func runWhatIf(e *env, c *clusterFlags, ns namespaceFlags, format outputFormat, 
 	var tmpl *fleet.Template
 	if tmplFile != "" {
 		var err error
-		if tmpl, err = readTemplate(tmplFile, e.stdin, c.reading.limits.InputBytes); err != nil {
+		if tmpl, err = readTemplate(tmplFile, e.stdin, c.reading.limits.ObjectBytes); err != nil {
 			return err
 		}
 	}
@@ -115,9 +116,14 @@ func runWhatIf(e *env, c *clusterFlags, ns namespaceFlags, format outputFormat, 
 	return l.done(e, nil)
 }
 
-// readTemplate reads a node template file ("-" is stdin), YAML or JSON, strictly.
-func readTemplate(name string, stdin io.Reader, limit int64) (*fleet.Template, error) {
-	data, err := readSideFile("--node-template", name, stdin, limit)
+// readTemplate reads a node template file ("-" is stdin), YAML or JSON, strictly. A template
+// is one object and is bounded as one (--max-object-bytes), not as the whole input: it is
+// read no further than that, where a 300 MB template took gigabytes to decode.
+func readTemplate(name string, stdin io.Reader, objectBytes int) (*fleet.Template, error) {
+	data, err := readSideFile("--node-template", name, stdin, int64(objectBytes))
+	if le := (*manifest.LimitError)(nil); errors.As(err, &le) {
+		return nil, fmt.Errorf("%s: a node template larger than %s (--max-object-bytes; the API server's bound on an object is 3 MiB)", name, planSize(int64(objectBytes)))
+	}
 	if err != nil {
 		return nil, err
 	}
