@@ -56,6 +56,20 @@ func TestHelpOnStdoutForEveryCommand(t *testing.T) {
 	}
 }
 
+// A flag's help states one default: conformance's --kubernetes-version says what none given
+// means, and pflag added "(default 1.37.2)", the newest release, after it.
+func TestHelpStatesOneDefault(t *testing.T) {
+	for _, args := range [][]string{{"conformance", "run", "--help"}, {"conformance", "serve", "--help"}, {"plan", "--help"}} {
+		var out, errOut bytes.Buffer
+		require.Equal(t, exitOK, run(args, nil, &out, &errOut), "%q", args)
+		for line := range strings.Lines(out.String()) {
+			if strings.Contains(line, "(default") {
+				require.Equal(t, 1, strings.Count(line, "(default")+strings.Count(line, "; default v"), "%q: %s", args, line)
+			}
+		}
+	}
+}
+
 // A terminal on stdin is never read without -f -: stdin is read only when it is piped.
 func TestTerminalIsNotRead(t *testing.T) {
 	require.True(t, isTerminal(nil))

@@ -69,6 +69,18 @@ func (f *versionFlag) Set(s string) error {
 // release is the release given, or the newest supported one.
 func (f *versionFlag) release() daemonset.Version { return f.v.OrNewest() }
 
+// optionalVersionFlag is --kubernetes-version where none given is not the newest release
+// (conformance run: every case at its own; serve: the protocol's v1.36.3): its usage says what
+// the default is, and pflag prints no "(default 1.37.2)" after it.
+type optionalVersionFlag struct{ versionFlag }
+
+func (f *optionalVersionFlag) String() string {
+	if f.v == (daemonset.Version{}) {
+		return ""
+	}
+	return f.v.String()
+}
+
 // addVersionFlag registers --kubernetes-version on fs: every command that plans has it, those
 // of the skeleton through addClusterFlags.
 func addVersionFlag(fs *pflag.FlagSet, f *versionFlag) {

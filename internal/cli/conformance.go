@@ -59,7 +59,7 @@ most --max-line-bytes; its stderr is shown escaped, at most 1,000 lines.`,
 		Args:  noArgs,
 	}
 	serveLine := serve.Flags().Int("max-line-bytes", defaultLineBytes, "refuse a request line longer than `N` bytes")
-	var serveVersion versionFlag
+	var serveVersion optionalVersionFlag
 	serve.Flags().Var(&serveVersion, "kubernetes-version", "answer a request that names no release at Kubernetes `RELEASE` ("+supportedRange()+
 		"; default v1.36.3, the protocol's meaning); a request naming another release is an error")
 	refuseGates(serve)
@@ -130,7 +130,7 @@ func newConformanceRunCommand(e *env) *cobra.Command {
 	timeout := fs.Duration("timeout", 30*time.Second, "how long PROGRAM may take to read one case and answer it")
 	lineBytes := fs.Int("max-line-bytes", defaultLineBytes, "refuse an answer line longer than `N` bytes")
 	fs.Var(&profiles, "profile", "run only the cases of `PROFILE` (repeatable): "+strings.Join(conformance.Profiles(), ", "))
-	var version versionFlag
+	var version optionalVersionFlag
 	fs.Var(&version, "kubernetes-version", "run only the cases that hold at Kubernetes `RELEASE` ("+supportedRange()+
 		"), at that release (default: every case at the release it names, v1.36.3)")
 	refuseGates(cmd)
