@@ -98,7 +98,12 @@ func (s *splitter) jsonRun(st *jsonSplit, b []byte) int {
 		return 0
 	}
 	run := b[:k]
-	s.n += bytes.Count(run, []byte("\n"))
+	if run[k-1] == '\n' {
+		// splitJSON's chunks are lines (bufio.Reader.ReadSlice('\n')): a run holds a newline
+		// only as its last byte. Counting them over the run was 5% of the reader's CPU on
+		// kubectl -o json.
+		s.n++
+	}
 	s.off += int64(k)
 	switch {
 	case l != nil && l.fallback:

@@ -37,24 +37,23 @@ func TestReadMemoryChild(t *testing.T) {
 	}
 	var res *Result
 	if path != "-" { // "-" is the baseline: the test binary alone
-		opts := Options{Workers: goruntime.GOMAXPROCS(0)}
-		if os.Getenv(memoryLeanEnv) != "" {
-			st, err := os.Stat(path)
-			if err != nil {
-				t.Fatal(err)
+		workers := goruntime.GOMAXPROCS(0) // as the daemonsched command reads
+		var err error
+		switch {
+		case os.Getenv(memoryFloorEnv) != "":
+			st, serr := os.Stat(path)
+			if serr != nil {
+				t.Fatal(serr)
 			}
 			defer readmemory.Set(st.Size(), os.Getenv)()
-			opts.Lean = true
+			err = decodeFloor(path)
+		case os.Getenv(memoryLeanEnv) != "":
+			res, err = planRead(path, workers)
+		default:
+			res, err = ReadFiles([]string{path}, Options{Workers: workers})
 		}
-		if os.Getenv(memoryFloorEnv) != "" {
-			if err := decodeFloor(path); err != nil {
-				t.Fatal(err)
-			}
-		} else {
-			var err error
-			if res, err = ReadFiles([]string{path}, opts); err != nil {
-				t.Fatal(err)
-			}
+		if err != nil {
+			t.Fatal(err)
 		}
 	}
 	status, err := os.ReadFile("/proc/self/status")

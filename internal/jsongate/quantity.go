@@ -1,6 +1,7 @@
 package jsongate
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -138,6 +139,12 @@ func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 // 1e9999 to the decoder).
 func hasOversizedNumber(data []byte, lim Limits) bool {
 	for i := 0; i < len(data); i++ {
+		for i < len(data) && !numberStart[data[i]] {
+			i++ // spaces, punctuation, literals: most of the bytes outside strings
+		}
+		if i == len(data) {
+			break
+		}
 		switch c := data[i]; {
 		case c == '"':
 			j, escaped := stringEnd(data, i)
@@ -171,11 +178,29 @@ func hasOversizedNumber(data []byte, lim Limits) bool {
 // len(data) when none does, and whether the string holds an escape (a quote after a backslash
 // does not close it).
 func stringEnd(data []byte, i int) (j int, escaped bool) {
-	for j = i + 1; j < len(data) && data[j] != '"'; j++ {
-		if data[j] == '\\' {
-			escaped = true
-			j++
+	// Strings are most of a manifest's text: vectorised searches, not a loop over its bytes.
+	for j = i + 1; ; {
+		k := bytes.IndexByte(data[j:], '"')
+		if k < 0 {
+			return len(data), escaped || bytes.IndexByte(data[j:], '\\') >= 0
+		}
+		b := bytes.IndexByte(data[j:j+k], '\\')
+		if b < 0 {
+			return j + k, escaped
+		}
+		escaped = true
+		j += b + 2 // past the backslash and the byte it escapes
+		if j >= len(data) {
+			return len(data), true
 		}
 	}
-	return min(j, len(data)), escaped
 }
+
+// numberStart[c] is whether hasOversizedNumber looks at the byte c outside strings: a quote
+// or the start of a number.
+var numberStart = func() (t [256]bool) {
+	for _, c := range []byte(`"-0123456789`) {
+		t[c] = true
+	}
+	return t
+}()

@@ -127,3 +127,43 @@ func TestOversizedNamesTheBoundAndTheCallersOption(t *testing.T) {
 		})
 	}
 }
+
+// stringEndByBytes is stringEnd as it was written first, one byte at a time: the vectorised
+// stringEnd must find the same end and the same escape flag.
+func stringEndByBytes(data []byte, i int) (j int, escaped bool) {
+	for j = i + 1; j < len(data) && data[j] != '"'; j++ {
+		if data[j] == '\\' {
+			escaped = true
+			j++
+		}
+	}
+	return min(j, len(data)), escaped
+}
+
+func TestStringEndAgreesWithTheByteLoop(t *testing.T) {
+	for _, s := range []string{
+		`""`, `"a"`, `"abc", "d"`, `"a\"b"`, `"a\\"b"`, `"a\\\"b"`, `"\u0031e9"`,
+		`"unclosed`, `"ends in a backslash\`, `"escaped quote at the end\"`, `"\\`, `"\`, `"`,
+		`"a\nb" "c"`, `"x\\\\"`, `"\"\"\""tail`,
+	} {
+		wantJ, wantEsc := stringEndByBytes([]byte(s), 0)
+		gotJ, gotEsc := stringEnd([]byte(s), 0)
+		if gotJ != wantJ || gotEsc != wantEsc {
+			t.Errorf("stringEnd(%q) = %d, %v, want %d, %v", s, gotJ, gotEsc, wantJ, wantEsc)
+		}
+	}
+}
+
+func FuzzStringEnd(f *testing.F) {
+	f.Add([]byte(`"a\"b" "c"`)) // an escaped quote, then a second string
+	f.Add([]byte(`"ends\`))     // a backslash as the last byte
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) == 0 {
+			return
+		}
+		wantJ, wantEsc := stringEndByBytes(data, 0)
+		if gotJ, gotEsc := stringEnd(data, 0); gotJ != wantJ || gotEsc != wantEsc {
+			t.Errorf("stringEnd(%q) = %d, %v, want %d, %v", data, gotJ, gotEsc, wantJ, wantEsc)
+		}
+	})
+}
