@@ -104,7 +104,7 @@ func TestNodeTemplateIsBoundedAsAnObject(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			code, stderr := runWithin(t, tt.stdin, "whatif", "-f", whatif, "--node-template", tt.tmpl, "--max-object-bytes", "1048576")
 			require.Equal(t, 1, code, stderr)
-			require.Equal(t, "daemonsched: "+tt.tmpl+": a node template larger than 1 MiB (--max-object-bytes; the API server's bound on an object is 3 MiB)\n", stderr)
+			require.Equal(t, "daemonsched: "+tt.tmpl+": a node template larger than 1 MiB (limit ObjectBytes, --max-object-bytes; the API server's is 3 MiB)\n", stderr)
 		})
 	}
 	// Under the default bound the same template is read and judged.

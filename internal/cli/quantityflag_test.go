@@ -87,9 +87,9 @@ func TestLimitRefusalNamesTheFlag(t *testing.T) {
 		args:       []string{"plan", "-f", nodes, "--max-object-bytes", "10"},
 		wantSuffix: ": an object larger than 10 bytes (limit ObjectBytes, --max-object-bytes; the API server's is 3 MiB)\n",
 	}, {
-		name:       "a node template too large names --max-input-bytes",
-		args:       []string{"whatif", "-f", whatif, "--node-template", template, "--max-input-bytes", "5000"},
-		wantSuffix: ": input is larger than 5000 bytes (limit InputBytes, --max-input-bytes)\n",
+		name:       "a node template too large names --max-object-bytes",
+		args:       []string{"whatif", "-f", whatif, "--node-template", template, "--max-object-bytes", "5000"},
+		wantSuffix: ": a node template larger than 5000 bytes (limit ObjectBytes, --max-object-bytes; the API server's is 3 MiB)\n",
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

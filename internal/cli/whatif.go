@@ -122,7 +122,7 @@ func runWhatIf(e *env, c *clusterFlags, ns namespaceFlags, format outputFormat, 
 func readTemplate(name string, stdin io.Reader, objectBytes int) (*fleet.Template, error) {
 	data, err := readSideFile("--node-template", name, stdin, int64(objectBytes))
 	if le := (*manifest.LimitError)(nil); errors.As(err, &le) {
-		return nil, fmt.Errorf("%s: a node template larger than %s (--max-object-bytes; the API server's bound on an object is 3 MiB)", name, planSize(int64(objectBytes)))
+		return nil, fmt.Errorf("%s: a node template larger than %s (limit ObjectBytes, --max-object-bytes; the API server's is 3 MiB)", name, planSize(int64(objectBytes)))
 	}
 	if err != nil {
 		return nil, err
