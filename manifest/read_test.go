@@ -2,6 +2,7 @@ package manifest_test
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -260,6 +261,38 @@ func TestReadJudgesYAMLNumbersInListItemsAsWritten(t *testing.T) {
 	const list = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: n1\n  status:\n    allocatable:\n      cpu: 1e-999999999\n"
 	_, err := manifest.Read("in", strings.NewReader(list), manifest.Options{})
 	require.EqualError(t, err, `in: document 1: items[0]: Node n1: status.allocatable[cpu]: Invalid value: "1e-999999999": a quantity with an exponent beyond ±100 (limit QuantityExponent)`)
+	// A typed list as the API server's objects print in YAML: the items without a kind, the
+	// list's kind after them. Such an item waited for the kind as JSON, where the number was
+	// already 0, and was accepted with cpu 0 (review33, F9), from memory and from a stream.
+	const kindAfter = "apiVersion: v1\nitems:\n- metadata:\n    name: n1\n  status:\n    allocatable:\n      cpu: 1e-999999999\nkind: NodeList\n"
+	for _, in := range []manifest.Input{{Name: "in", Data: []byte(kindAfter)}, {Name: "in", Reader: io.MultiReader(strings.NewReader(kindAfter))}} {
+		_, err := manifest.ReadInputs([]manifest.Input{in}, manifest.Options{})
+		require.ErrorContains(t, err, `status.allocatable[cpu]: Invalid value: "1e-999999999": a quantity with an exponent beyond ±100 (limit QuantityExponent)`)
+	}
+}
+
+// A merge key's mappings are judged as written as the conversion merges them (D-20): "<<"
+// was left out of the written value, and the merged 1e-999999999 read as 0 (review33, F1).
+func TestReadJudgesYAMLNumbersMergedIn(t *testing.T) {
+	t.Parallel()
+	const head = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\nstatus:\n"
+	const want = `status.allocatable[cpu]: Invalid value: "1e-999999999": a quantity with an exponent beyond ±100 (limit QuantityExponent)`
+	for _, tt := range []struct{ name, status, want string }{
+		{"a mapping", "  allocatable:\n    <<: {cpu: 1e-999999999}\n", want},
+		{"an alias", "  capacity: &c {cpu: 1e-999999999}\n  allocatable:\n    <<: *c\n", want},
+		{"a sequence of mappings", "  allocatable:\n    <<: [{memory: 1Gi}, {cpu: 1e-999999999}]\n", want},
+		{"beside a key", "  allocatable:\n    memory: 1Gi\n    <<: {cpu: 1e-999999999}\n", want},
+		// The strict conversion refuses a key both given and merged, as a key given twice.
+		{"a key given and merged", "  allocatable:\n    cpu: 2\n    <<: {cpu: 1e-999999999}\n", `key "cpu" already set in map`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := manifest.Read("in", strings.NewReader(head+tt.status), manifest.Options{})
+			require.ErrorContains(t, err, tt.want)
+			var status v1.NodeStatus
+			_, err = manifest.DecodeStrict([]byte(strings.ReplaceAll(tt.status, "\n  ", "\n")[2:]), &status)
+			require.ErrorContains(t, err, strings.TrimPrefix(tt.want, "status."), "DecodeStrict")
+		})
+	}
 }
 
 // A document or list item with two errors, one of them a quantity written as a plain YAML

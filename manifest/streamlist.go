@@ -329,6 +329,9 @@ func (l *streamedList) decodeBatch(s *splitter) {
 	l.items = append(l.items, make([]listItem, len(l.batch))...)
 	failed := make([][]byte, len(l.batch))
 	errs := make([]error, len(l.batch))
+	// written marks a failed YAML item holding a number the quantity gate judges as written
+	// (D-20): its pending JSON no longer shows what was written.
+	written := make([]bool, len(l.batch))
 	src := Source{File: s.name, Document: l.doc}
 	s.r.forRange(len(l.batch), func(lo, hi int) {
 		// One converter for the items of a goroutine: its buffers are reused from item to item.
@@ -358,6 +361,7 @@ func (l *streamedList) decodeBatch(s *splitter) {
 			if err != nil {
 				if !l.json {
 					js = bytes.Clone(js) // the converter's buffer, reused by the next item
+					written[i] = holdsOversizedRun(text, s.r.opts.Limits)
 				}
 				failed[i], errs[i] = js, finalError{err}
 				continue
@@ -382,6 +386,10 @@ func (l *streamedList) decodeBatch(s *splitter) {
 			if l.failed == 0 {
 				l.failed = first + i + 1
 			}
+		case written[i]:
+			// Decoded again from its JSON once the list's kind is known, it would not be
+			// judged as written: the whole document is read again, and judged so.
+			l.fallback = true
 		case len(l.pending) >= maxPending:
 			// 200,000 items of {} before the kind were all decoded and kept (issue 25, F16):
 			// the items after this one wait for the kind no more.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -254,7 +255,8 @@ func isNumberByte(c byte) bool {
 
 // writtenValue is the YAML node n as generic JSON in which every scalar but null is the string
 // written: mappings are objects, sequences arrays, an alias the node it names (as the
-// conversion expands it). Merge keys are left out. Expanding aliases stops after budget nodes
+// conversion expands it), and a merge key's mappings merged in (mergeWritten), as the
+// conversion merges them. Expanding aliases stops after budget nodes
 // (goyaml.v2, which converted the document first, refuses excessive aliasing), so no document
 // costs more than budget.
 func writtenValue(n *yaml.Node, budget *int) any {
@@ -274,7 +276,11 @@ func writtenValue(n *yaml.Node, budget *int) any {
 	case yaml.MappingNode:
 		m := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			if k := n.Content[i]; k.Kind == yaml.ScalarNode && k.Tag != "!!merge" {
+			switch k := n.Content[i]; {
+			case k.Kind != yaml.ScalarNode:
+			case k.Tag == "!!merge":
+				mergeWritten(m, n.Content[i+1], budget)
+			default:
 				m[k.Value] = writtenValue(n.Content[i+1], budget)
 			}
 		}
@@ -291,4 +297,22 @@ func writtenValue(n *yaml.Node, budget *int) any {
 		}
 	}
 	return nil
+}
+
+// mergeWritten sets in m the keys of the mappings a merge key ("<<") names, as goyaml.v2's
+// conversion merges them: a mapping, an alias of one, or a sequence of them in which the
+// earlier mappings win. A key also given beside the merge is refused by the strict
+// conversion as a key given twice, before anything is judged.
+func mergeWritten(m map[string]any, n *yaml.Node, budget *int) {
+	if n.Kind == yaml.SequenceNode {
+		for i := len(n.Content) - 1; i >= 0; i-- {
+			if c := n.Content[i]; c.Kind != yaml.SequenceNode {
+				mergeWritten(m, c, budget)
+			}
+		}
+		return
+	}
+	if merged, ok := writtenValue(n, budget).(map[string]any); ok {
+		maps.Copy(m, merged)
+	}
 }
