@@ -20,9 +20,10 @@
 // of lists are decoded on several goroutines, with the same result and the same first error as
 // on one.
 //
-// With [Options.Lean] (D-16), every Node and Pod keeps only what the plan and explain read
-// (identity, labels, owner references, timestamps, a pod's node name, required node affinity,
-// phase and conditions, a node's taints and conditions, the latest managedFields time), its
+// With [Options.Lean] (D-16), every Node and Pod keeps only what the plan, explain and
+// rollout.Progress read (identity, labels, owner references, timestamps, a pod's node name,
+// required node affinity, phase and conditions, what the scheduler's verdict reads, a node's
+// taints and conditions, the latest managedFields time), its
 // repeated strings shared: a kubectl dump's objects then take about half its YAML instead of
 // twice it, and plans are the same.
 //

@@ -12,24 +12,36 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// Lean reading ([Options.Lean], D-16). A kubectl dump's nodes and pods are mostly what the plan
-// never reads: managedFields, a node's images, addresses and nodeInfo, a pod's containers,
-// volumes and container statuses. Lean reading trims every Node and Pod as it is decoded to the
-// fields keepPod and keepNode set, so that the rest becomes garbage at once and the snapshot
-// holds a fraction of the object; the strings that repeat from object to object (namespaces,
-// label keys and values, owner references, conditions, taints, node names) are interned.
+// Lean reading ([Options.Lean], D-16). A kubectl dump's nodes and pods are mostly what no
+// reader of the snapshot looks at: managedFields, a node's images, addresses and nodeInfo, a
+// pod's volumes, tolerations, images, environment, probes and container statuses. Lean reading
+// trims every Node and Pod as it is decoded to the fields keepPod and keepNode set, so that the
+// rest becomes garbage at once and the snapshot holds a fraction of the object; the strings
+// that repeat from object to object (namespaces, label keys and values, owner references,
+// conditions, taints, node names) are interned.
 //
-// What is kept is what these read: the plan (daemonset.Snapshot.Plan and its Planner: ownership,
-// target node, readiness and availability, survivor order, whether a deleted pod goes at once:
-// finalizers and the grace period), explain (Planner.Explain, the pods a DaemonSet controls on
-// a node), and this package's Latest, HandWritten and the uid defaults (D-5).
+// What is kept is what every reader of a lean snapshot reads, which the daemonsched command
+// limits to plan (internal/cli: lean):
+//   - the plan (daemonset.Snapshot.Plan and its Planner: ownership, target node, readiness and
+//     availability, survivor order, whether a deleted pod goes at once: finalizers and the
+//     grace period) and explain's Planner.Explain (the pods a DaemonSet controls on a node);
+//   - rollout.Progress, which plan's table asks who holds a waiting rollout's update budget:
+//     the scheduler's verdict on a pending daemon pod (package schedule: each container's
+//     requests and limits, restart policy and rules, ports and volume mounts; the pod's
+//     overhead, pod-level resources, priority, priority class, preemption policy, hostNetwork
+//     and hostUsers; the node's allocatable and declared features; SCHED-1 to SCHED-4), a
+//     container's waiting reason (only the statuses that wait are kept, with their reason),
+//     and a node's Ready condition;
+//   - this package's Latest, HandWritten and the uid defaults (D-5).
+//
 // managedFields, which only HandWritten (whether there are any) and Latest (their latest time)
 // read, become one entry holding the latest time. Of the conditions (a kubelet posts five of a
 // pod and five of a node) those of the types read are kept: a pod's Ready and PodScheduled, a
-// node's Ready (keepConditions). Everything else is dropped, new fields of a
-// newer k8s.io/api included. TestLeanKeepsWhatThePlanReads fills the dropped fields at random
-// and requires the same plans, explanations and Latest; TestLeanClassifiesEveryField fails when
-// k8s.io/api gains a field nobody has classified.
+// node's Ready (keepConditions). Everything else is dropped, new fields of a newer k8s.io/api
+// included. TestLeanKeepsWhatThePlanReads fills the dropped fields at random and requires the
+// same plans, Progress reports, explanations and Latest; TestLeanClassifiesEveryField fails
+// when k8s.io/api gains a field nobody has classified; internal/cli's
+// TestLeanCommandsPrintTheSame runs every command that reads lean both ways.
 
 // leanObject trims a Node or a Pod in place to what lean reading keeps; other objects are left
 // as they are. The kept fields are built aside and copied over, so no second object is
@@ -67,6 +79,20 @@ func keepPod(dst, src *v1.Pod) {
 			RequiredDuringSchedulingIgnoredDuringExecution: keepNodeSelector(a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution),
 		}}
 	}
+	// What rollout.Progress reads beside the plan: the scheduler's verdict (SCHED-*) and the
+	// containers' waiting reasons.
+	dst.Spec.Containers = keepEach(src.Spec.Containers, keptContainer)
+	dst.Spec.InitContainers = keepEach(src.Spec.InitContainers, keptContainer)
+	dst.Spec.EphemeralContainers = keepEach(src.Spec.EphemeralContainers, func(c v1.EphemeralContainer) v1.EphemeralContainer {
+		var kept v1.EphemeralContainer
+		keepContainer((*v1.Container)(&kept.EphemeralContainerCommon), (*v1.Container)(&c.EphemeralContainerCommon))
+		return kept
+	})
+	dst.Spec.Overhead, dst.Spec.Resources = src.Spec.Overhead, src.Spec.Resources
+	dst.Spec.Priority, dst.Spec.PriorityClassName, dst.Spec.PreemptionPolicy = src.Spec.Priority, intern(src.Spec.PriorityClassName), src.Spec.PreemptionPolicy
+	dst.Spec.HostNetwork, dst.Spec.HostUsers = src.Spec.HostNetwork, src.Spec.HostUsers
+	dst.Status.ContainerStatuses = keepWaiting(src.Status.ContainerStatuses)
+	dst.Status.InitContainerStatuses = keepWaiting(src.Status.InitContainerStatuses)
 	dst.Status.Phase = v1.PodPhase(intern(string(src.Status.Phase)))
 	dst.Status.StartTime = src.Status.StartTime
 	dst.Status.Conditions = nil
@@ -79,6 +105,37 @@ func keepPod(dst, src *v1.Pod) {
 			c.Reason, c.Message = intern(c.Reason), intern(c.Message)
 			return c
 		})
+}
+
+// keepContainer sets, in dst, what lean reading keeps of a container: what the scheduler reads
+// (package schedule; fleet.PodRequests and fleet.PodHostPorts): its requests and limits, its
+// restart policy and rules (a sidecar's requests, SCHED-1; RestartAllContainers, SCHED-3), its
+// ports (SCHED-2) and volume mounts (bindMountOptions, SCHED-3). dst's other fields are left as
+// they are.
+func keepContainer(dst, src *v1.Container) {
+	dst.Resources.Limits, dst.Resources.Requests = src.Resources.Limits, src.Resources.Requests
+	dst.RestartPolicy, dst.RestartPolicyRules = src.RestartPolicy, src.RestartPolicyRules
+	dst.Ports, dst.VolumeMounts = src.Ports, src.VolumeMounts
+}
+
+// keptContainer is keepContainer into a new container.
+func keptContainer(c v1.Container) v1.Container {
+	var kept v1.Container
+	keepContainer(&kept, &c)
+	return kept
+}
+
+// keepWaiting returns the statuses of containers that wait, each with only its waiting state
+// (rollout.Progress names a reason a pod does not recover from); nil when none waits. Nothing
+// reads the order of the others or anything else of them.
+func keepWaiting(statuses []v1.ContainerStatus) []v1.ContainerStatus {
+	var out []v1.ContainerStatus
+	for _, st := range statuses {
+		if w := st.State.Waiting; w != nil {
+			out = append(out, v1.ContainerStatus{State: v1.ContainerState{Waiting: &v1.ContainerStateWaiting{Reason: intern(w.Reason)}}})
+		}
+	}
+	return out
 }
 
 // keepNode sets, in dst, the fields of src that lean reading keeps, interned.
@@ -94,6 +151,7 @@ func keepNode(dst, src *v1.Node) {
 		t.Effect = v1.TaintEffect(intern(string(t.Effect)))
 		return t
 	})
+	dst.Status.Allocatable, dst.Status.DeclaredFeatures = src.Status.Allocatable, src.Status.DeclaredFeatures
 	dst.Status.Conditions = nil
 	dst.Status.Conditions = keepConditions(src.Status.Conditions, latestNode(time.Time{}, dst),
 		func(c *v1.NodeCondition) bool { return c.Type == v1.NodeReady },

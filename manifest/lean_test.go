@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -16,10 +17,12 @@ import (
 	"github.com/daemonsched/daemonsched/daemonset"
 	"github.com/daemonsched/daemonsched/internal/kubectldump"
 	"github.com/daemonsched/daemonsched/internal/shapefuzz"
+	"github.com/daemonsched/daemonsched/rollout"
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/randfill"
 )
@@ -29,12 +32,24 @@ import (
 // field, and fails on a field of k8s.io/api that is in neither list: whoever upgrades k8s.io/api
 // decides whether the plan reads it.
 var leanKept = map[reflect.Type][]string{
-	reflect.TypeFor[v1.Pod]():        {"TypeMeta", "ObjectMeta", "Spec", "Status"},
-	reflect.TypeFor[v1.Node]():       {"TypeMeta", "ObjectMeta", "Spec", "Status"},
-	reflect.TypeFor[v1.PodSpec]():    {"NodeName", "Affinity", "TerminationGracePeriodSeconds"},
-	reflect.TypeFor[v1.PodStatus]():  {"Phase", "Conditions", "StartTime"},
+	reflect.TypeFor[v1.Pod]():  {"TypeMeta", "ObjectMeta", "Spec", "Status"},
+	reflect.TypeFor[v1.Node](): {"TypeMeta", "ObjectMeta", "Spec", "Status"},
+	// The scheduler's verdict in rollout.Progress (plan's table) reads the containers, the
+	// overhead, the pod-level resources, the priority, hostNetwork and hostUsers.
+	reflect.TypeFor[v1.PodSpec](): {"NodeName", "Affinity", "TerminationGracePeriodSeconds",
+		"Containers", "InitContainers", "EphemeralContainers", "Overhead", "Resources", "Priority", "PriorityClassName",
+		"PreemptionPolicy", "HostNetwork", "HostUsers"},
+	// rollout.Progress names a container's waiting reason.
+	reflect.TypeFor[v1.PodStatus]():  {"Phase", "Conditions", "StartTime", "ContainerStatuses", "InitContainerStatuses"},
 	reflect.TypeFor[v1.NodeSpec]():   {"Taints"},
-	reflect.TypeFor[v1.NodeStatus](): {"Conditions"},
+	reflect.TypeFor[v1.NodeStatus](): {"Conditions", "Allocatable", "DeclaredFeatures"},
+	// Of a container (and an ephemeral container's common part), what the scheduler reads.
+	reflect.TypeFor[v1.Container]():             {"Resources", "RestartPolicy", "RestartPolicyRules", "Ports", "VolumeMounts"},
+	reflect.TypeFor[v1.ResourceRequirements]():  {"Limits", "Requests"},
+	reflect.TypeFor[v1.EphemeralContainer]():    {"EphemeralContainerCommon"},
+	reflect.TypeFor[v1.ContainerStatus]():       {"State"},
+	reflect.TypeFor[v1.ContainerState]():        {"Waiting"},
+	reflect.TypeFor[v1.ContainerStateWaiting](): {"Reason"},
 }
 
 // leanKeptMeta is the same for the ObjectMeta of pods and of nodes.
@@ -46,22 +61,31 @@ var leanKeptMeta = map[reflect.Type][]string{
 
 // leanDropped lists the fields lean reading drops, so that a new field is noticed.
 var leanDropped = map[reflect.Type][]string{
-	reflect.TypeFor[v1.PodSpec](): {"Volumes", "InitContainers", "Containers", "EphemeralContainers", "RestartPolicy",
+	reflect.TypeFor[v1.PodSpec](): {"Volumes", "RestartPolicy",
 		"ActiveDeadlineSeconds", "DNSPolicy", "NodeSelector", "ServiceAccountName",
-		"DeprecatedServiceAccount", "AutomountServiceAccountToken", "HostNetwork", "HostPID", "HostIPC",
+		"DeprecatedServiceAccount", "AutomountServiceAccountToken", "HostPID", "HostIPC",
 		"ShareProcessNamespace", "SecurityContext", "ImagePullSecrets", "Hostname", "Subdomain", "SchedulerName",
-		"Tolerations", "HostAliases", "PriorityClassName", "Priority", "DNSConfig", "ReadinessGates", "RuntimeClassName",
-		"EnableServiceLinks", "PreemptionPolicy", "Overhead", "TopologySpreadConstraints", "SetHostnameAsFQDN", "OS",
-		"HostUsers", "SchedulingGates", "ResourceClaims", "Resources", "HostnameOverride", "SchedulingGroup",
+		"Tolerations", "HostAliases", "DNSConfig", "ReadinessGates", "RuntimeClassName",
+		"EnableServiceLinks", "TopologySpreadConstraints", "SetHostnameAsFQDN", "OS",
+		"SchedulingGates", "ResourceClaims", "HostnameOverride", "SchedulingGroup",
 		"EvictionResponders"}, // new in 1.37; pkg/controller/daemon never reads it
 	reflect.TypeFor[v1.PodStatus](): {"ObservedGeneration", "Message", "Reason", "NominatedNodeName", "HostIP", "HostIPs",
-		"PodIP", "PodIPs", "InitContainerStatuses", "ContainerStatuses", "QOSClass", "EphemeralContainerStatuses",
+		"PodIP", "PodIPs", "QOSClass", "EphemeralContainerStatuses",
 		"Resize", "ResourceClaimStatuses", "ExtendedResourceClaimStatus", "AllocatedResources", "Resources",
 		"NodeAllocatableResourceClaimStatuses", "VolumeHealth"}, // VolumeHealth: new in 1.37
 	reflect.TypeFor[v1.NodeSpec](): {"PodCIDR", "PodCIDRs", "ProviderID", "Unschedulable", "ConfigSource", "DoNotUseExternalID",
 		"PodPreemptionPolicy"}, // new in 1.37, read by the scheduler and kubelet only
-	reflect.TypeFor[v1.NodeStatus](): {"Capacity", "Allocatable", "Phase", "Addresses", "DaemonEndpoints", "NodeInfo",
-		"Images", "VolumesInUse", "VolumesAttached", "Config", "RuntimeHandlers", "Features", "DeclaredFeatures"},
+	reflect.TypeFor[v1.NodeStatus](): {"Capacity", "Phase", "Addresses", "DaemonEndpoints", "NodeInfo",
+		"Images", "VolumesInUse", "VolumesAttached", "Config", "RuntimeHandlers", "Features"},
+	reflect.TypeFor[v1.Container](): {"Name", "Image", "Command", "Args", "WorkingDir", "EnvFrom", "Env", "ResizePolicy",
+		"VolumeDevices", "LivenessProbe", "ReadinessProbe", "StartupProbe", "Lifecycle", "TerminationMessagePath",
+		"TerminationMessagePolicy", "ImagePullPolicy", "SecurityContext", "Stdin", "StdinOnce", "TTY"},
+	reflect.TypeFor[v1.ResourceRequirements](): {"Claims"},
+	reflect.TypeFor[v1.EphemeralContainer]():   {"TargetContainerName"},
+	reflect.TypeFor[v1.ContainerStatus](): {"Name", "LastTerminationState", "Ready", "RestartCount", "Image", "ImageID",
+		"ContainerID", "Started", "AllocatedResources", "Resources", "VolumeMounts", "User", "AllocatedResourcesStatus", "StopSignal"},
+	reflect.TypeFor[v1.ContainerState]():        {"Running", "Terminated"},
+	reflect.TypeFor[v1.ContainerStateWaiting](): {"Message"},
 }
 
 // leanDroppedMeta lists the ObjectMeta fields dropped; together with leanKeptMeta, all of them.
@@ -91,6 +115,27 @@ func filler(seed uint64) *randfill.Filler {
 		func(t *metav1.Time, c randfill.Continue) { *t = near(c) },
 		func(p *v1.PodPhase, c randfill.Continue) {
 			*p = []v1.PodPhase{v1.PodRunning, v1.PodPending, v1.PodFailed, v1.PodSucceeded, ""}[c.Intn(5)]
+		},
+		// Resources, ports and waiting reasons the scheduler's verdict and rollout.Progress
+		// tell apart: requests against allocatable, host ports that conflict, a stuck reason.
+		func(l *v1.ResourceList, c randfill.Continue) {
+			*l = v1.ResourceList{}
+			for _, name := range []v1.ResourceName{v1.ResourceCPU, v1.ResourceMemory, v1.ResourcePods, "example.com/gpu"} {
+				if c.Intn(3) > 0 {
+					(*l)[name] = *resource.NewQuantity(int64(c.Intn(4)), resource.DecimalSI)
+				}
+			}
+		},
+		func(p *v1.ContainerPort, c randfill.Continue) {
+			c.FillNoCustom(p)
+			p.HostPort, p.ContainerPort, p.HostIP = int32(c.Intn(3)*80), int32(80+c.Intn(2)), ""
+			p.Protocol = []v1.Protocol{v1.ProtocolTCP, v1.ProtocolUDP, ""}[c.Intn(3)]
+		},
+		func(w *v1.ContainerStateWaiting, c randfill.Continue) {
+			c.FillNoCustom(w)
+			if c.Intn(2) == 0 {
+				w.Reason = "CrashLoopBackOff"
+			}
 		},
 	)
 }
@@ -161,6 +206,33 @@ func TestLeanClassifiesEveryField(t *testing.T) {
 		check("Node.metadata", nv.Field(1), lnv.Field(1), leanKeptMeta[nodeType], leanDroppedMeta[nodeType])
 		check("Node.spec", nv.FieldByName("Spec"), lnv.FieldByName("Spec"), leanKept[reflect.TypeFor[v1.NodeSpec]()], leanDropped[reflect.TypeFor[v1.NodeSpec]()])
 		check("Node.status", nv.FieldByName("Status"), lnv.FieldByName("Status"), leanKept[reflect.TypeFor[v1.NodeStatus]()], leanDropped[reflect.TypeFor[v1.NodeStatus]()])
+		checkAs := func(what string, full, lean any) {
+			typ := reflect.TypeOf(full)
+			check(what, reflect.ValueOf(full), reflect.ValueOf(lean), leanKept[typ], leanDropped[typ])
+		}
+		for i := range pod.Spec.Containers {
+			checkAs("Pod.spec.containers[]", pod.Spec.Containers[i], leanPod.Spec.Containers[i])
+			checkAs("Pod.spec.containers[].resources", pod.Spec.Containers[i].Resources, leanPod.Spec.Containers[i].Resources)
+		}
+		for i := range pod.Spec.InitContainers {
+			checkAs("Pod.spec.initContainers[]", pod.Spec.InitContainers[i], leanPod.Spec.InitContainers[i])
+		}
+		for i := range pod.Spec.EphemeralContainers {
+			checkAs("Pod.spec.ephemeralContainers[]", pod.Spec.EphemeralContainers[i], leanPod.Spec.EphemeralContainers[i])
+			checkAs("Pod.spec.ephemeralContainers[] common", v1.Container(pod.Spec.EphemeralContainers[i].EphemeralContainerCommon),
+				v1.Container(leanPod.Spec.EphemeralContainers[i].EphemeralContainerCommon))
+		}
+		// Filled, every status waits (no nil): each is kept, with its waiting reason alone.
+		for _, l := range []struct{ full, lean []v1.ContainerStatus }{
+			{pod.Status.ContainerStatuses, leanPod.Status.ContainerStatuses}, {pod.Status.InitContainerStatuses, leanPod.Status.InitContainerStatuses},
+		} {
+			require.Len(t, l.lean, len(l.full))
+			for i := range l.full {
+				checkAs("Pod.status.containerStatuses[]", l.full[i], l.lean[i])
+				checkAs("Pod.status.containerStatuses[].state", l.full[i].State, l.lean[i].State)
+				checkAs("Pod.status.containerStatuses[].state.waiting", *l.full[i].State.Waiting, *l.lean[i].State.Waiting)
+			}
+		}
 		// Kept whole, as read: everything but managedFields and the affinity beyond the
 		// required node affinity.
 		if !reflect.DeepEqual(pod.Labels, leanPod.Labels) || !reflect.DeepEqual(pod.OwnerReferences, leanPod.OwnerReferences) ||
@@ -187,7 +259,23 @@ func TestLeanClassifiesEveryField(t *testing.T) {
 func withRandomDroppedPod(pod *v1.Pod, r *rand.Rand) *v1.Pod {
 	out := filledPod(r.Uint64())
 	random, randomConditions := out.Spec.Affinity, out.Status.Conditions
+	spec, status := out.Spec, out.Status
 	keepPod(out, pod)
+	// shapefuzz draws no containers, priorities or container statuses: those the filler drew
+	// stay, kept fields and dropped ones alike, so that the scheduler's verdicts and the stuck
+	// reasons of rollout.Progress judge real values and would notice a dropped field.
+	out.Spec.Containers, out.Spec.InitContainers, out.Spec.EphemeralContainers = spec.Containers, spec.InitContainers, spec.EphemeralContainers
+	out.Spec.Overhead, out.Spec.Resources = spec.Overhead, spec.Resources
+	out.Spec.Priority, out.Spec.PriorityClassName, out.Spec.PreemptionPolicy = spec.Priority, spec.PriorityClassName, spec.PreemptionPolicy
+	out.Spec.HostNetwork, out.Spec.HostUsers = spec.HostNetwork, spec.HostUsers
+	out.Status.ContainerStatuses, out.Status.InitContainerStatuses = status.ContainerStatuses, status.InitContainerStatuses
+	for _, list := range [][]v1.ContainerStatus{out.Status.ContainerStatuses, out.Status.InitContainerStatuses} {
+		for i := range list {
+			if r.IntN(2) == 0 {
+				list[i].State.Waiting = nil // running or terminated: no reason
+			}
+		}
+	}
 	// The affinity beyond the required node affinity is dropped too: random as well.
 	if out.Spec.Affinity == nil {
 		out.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{}}
@@ -206,8 +294,10 @@ func withRandomDroppedPod(pod *v1.Pod, r *rand.Rand) *v1.Pod {
 
 func withRandomDroppedNode(node *v1.Node, r *rand.Rand) *v1.Node {
 	out := filledNode(r.Uint64())
-	random := out.Status.Conditions
+	random, allocatable := out.Status.Conditions, out.Status.Allocatable
 	keepNode(out, node)
+	// shapefuzz's allocatable names no resource the scheduler counts: the filler's does.
+	out.Status.Allocatable = allocatable
 	// Conditions of the types nobody reads are dropped: random ones among the kept.
 	for _, c := range random {
 		c.Type = []v1.NodeConditionType{v1.NodeMemoryPressure, v1.NodeDiskPressure, v1.NodePIDPressure, v1.NodeNetworkUnavailable, "Other"}[r.IntN(5)]
@@ -232,8 +322,9 @@ func readNodeConditions(n *v1.Node) []v1.NodeCondition {
 
 // TestLeanKeepsWhatThePlanReads is the property behind D-16: on shaped clusters
 // (internal/shapefuzz) whose nodes and pods have every dropped field drawn at random, the
-// cluster plan, every explanation of every node, the pods on each node and Latest are the same
-// as on the trimmed objects. A field the plan starts reading that lean reading drops fails it.
+// cluster plan, every DaemonSet's rollout.Progress report (which plan's table reads), every
+// explanation of every node, the pods on each node and Latest are the same as on the trimmed
+// objects. A field the plan starts reading that lean reading drops fails it.
 func TestLeanKeepsWhatThePlanReads(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := range 300 {
@@ -241,6 +332,7 @@ func TestLeanKeepsWhatThePlanReads(t *testing.T) {
 		data = binary.LittleEndian.AppendUint64(data, r.Uint64())
 		data = binary.LittleEndian.AppendUint64(data, r.Uint64())
 		c := shapefuzz.New(data)
+		currentPods(c, r)
 		full := daemonset.Snapshot{DaemonSets: c.DaemonSets, Revisions: c.Revisions}
 		for _, n := range c.Nodes {
 			full.Nodes = append(full.Nodes, withRandomDroppedNode(n, r))
@@ -275,6 +367,19 @@ func TestLeanKeepsWhatThePlanReads(t *testing.T) {
 		if a, b := jsonOf(t, want), jsonOf(t, got); a != b {
 			t.Fatalf("cluster %d: the plan differs when trimmed:\nfull %s\nlean %s", i, a, b)
 		}
+		// The plan command's table asks rollout.Progress who holds a waiting rollout's budget
+		// (internal/cli budgetHolders): its report is the same too.
+		for j, ds := range full.DaemonSets {
+			popts := rollout.ProgressOptions{Now: opts.Now}
+			a, errA := rollout.Progress(full, ds, popts)
+			b, errB := rollout.Progress(lean, lean.DaemonSets[j], popts)
+			if (errA == nil) != (errB == nil) {
+				t.Fatalf("cluster %d: progress of %s/%s: error %v, lean %v", i, ds.Namespace, ds.Name, errA, errB)
+			}
+			if x, y := jsonOf(t, a), jsonOf(t, b); x != y {
+				t.Fatalf("cluster %d: progress of %s/%s differs when trimmed:\nfull %s\nlean %s", i, ds.Namespace, ds.Name, x, y)
+			}
+		}
 		for j, ds := range full.DaemonSets {
 			p, _ := daemonset.Compile(ds, opts)
 			leanP, _ := daemonset.Compile(lean.DaemonSets[j], opts)
@@ -288,6 +393,37 @@ func TestLeanKeepsWhatThePlanReads(t *testing.T) {
 						t.Fatalf("cluster %d: pods on %q differ when trimmed:\n%s\n%s", i, n.Name, a, b)
 					}
 				}
+			}
+		}
+	}
+}
+
+// currentPods makes some of c's pods of a DaemonSet pods of its current revision (UPD-3), and
+// some of those pending daemon pods (targeting their node by required node affinity, unbound),
+// so that rollout.Progress judges them: whether they are stuck (a container's waiting reason)
+// and what the scheduler would say of the pending ones. shapefuzz's pods are rarely current.
+func currentPods(c shapefuzz.Cluster, r *rand.Rand) {
+	plan, err := daemonset.Snapshot{DaemonSets: c.DaemonSets, Nodes: c.Nodes, Pods: c.Pods, Revisions: c.Revisions}.Plan(daemonset.Options{Now: shapefuzz.Base})
+	if err != nil {
+		return
+	}
+	for _, pod := range c.Pods {
+		for _, res := range plan.DaemonSets {
+			i := slices.IndexFunc(c.DaemonSets, func(ds *appsv1.DaemonSet) bool { return ds.Namespace == res.Namespace && ds.Name == res.Name })
+			if res.RevisionHash == "" || !daemonset.NewestVersion().IsControlledBy(pod, c.DaemonSets[i]) || r.IntN(3) == 0 {
+				continue
+			}
+			labels := maps.Clone(pod.Labels)
+			if labels == nil {
+				labels = map[string]string{}
+			}
+			labels[appsv1.DefaultDaemonSetUniqueLabelKey] = res.RevisionHash
+			pod.Labels = labels
+			if node := pod.Spec.NodeName; node != "" && r.IntN(2) == 0 {
+				pod.Spec.NodeName = ""
+				pod.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{
+					NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchFields: []v1.NodeSelectorRequirement{{
+						Key: "metadata.name", Operator: v1.NodeSelectorOpIn, Values: []string{node}}}}}}}}
 			}
 		}
 	}
@@ -314,8 +450,8 @@ func jsonOf(t *testing.T, v any) string {
 }
 
 // TestLeanReadsTheSamePlan reads a realistic kubectl dump (internal/kubectldump), as YAML and
-// as JSON, with and without Options.Lean: the same sources, warnings, Latest and cluster plan,
-// and nodes and pods without what lean reading drops.
+// as JSON, with and without Options.Lean: the same sources, warnings, Latest, cluster plan and
+// rollout.Progress reports, and nodes and pods without what lean reading drops.
 func TestLeanReadsTheSamePlan(t *testing.T) {
 	yamlDump, jsonDump := generatedDump(t, 40)
 	for name, data := range map[string][]byte{"yaml": yamlDump, "json": jsonDump, "real": kubectldump.Real()} {
@@ -348,13 +484,23 @@ func TestLeanReadsTheSamePlan(t *testing.T) {
 		if jsonOf(t, a) != jsonOf(t, b) {
 			t.Errorf("%s: the plan differs when read lean", name)
 		}
+		for j, ds := range full.Snapshot.DaemonSets {
+			popts := rollout.ProgressOptions{Now: opts.Now}
+			a, errA := rollout.Progress(full.Snapshot, ds, popts)
+			b, errB := rollout.Progress(lean.Snapshot, lean.Snapshot.DaemonSets[j], popts)
+			if (errA == nil) != (errB == nil) || jsonOf(t, a) != jsonOf(t, b) {
+				t.Errorf("%s: progress of %s/%s differs when read lean:\nfull %s %v\nlean %s %v", name, ds.Namespace, ds.Name, jsonOf(t, a), errA, jsonOf(t, b), errB)
+			}
+		}
 		for _, p := range lean.Snapshot.Pods {
-			if p.Spec.Containers != nil || p.Status.ContainerStatuses != nil || len(p.ManagedFields) > 1 {
+			// A running pod's container statuses do not wait: none is kept.
+			if p.Spec.Volumes != nil || p.Spec.Tolerations != nil || p.Status.ContainerStatuses != nil || len(p.ManagedFields) > 1 ||
+				slices.ContainsFunc(p.Spec.Containers, func(c v1.Container) bool { return c.Image != "" || c.Name != "" || c.Env != nil }) {
 				t.Errorf("%s: pod %s not trimmed", name, p.Name)
 			}
 		}
 		for _, n := range lean.Snapshot.Nodes {
-			if n.Status.Images != nil || n.Status.Allocatable != nil || len(n.ManagedFields) > 1 {
+			if n.Status.Images != nil || n.Status.Capacity != nil || n.Status.Addresses != nil || len(n.ManagedFields) > 1 {
 				t.Errorf("%s: node %s not trimmed", name, n.Name)
 			}
 		}

@@ -58,16 +58,18 @@ type Options struct {
 	WarnInvalidObjects bool
 	// Limits bound the input; the zero value is the defaults. Negative limits panic.
 	Limits Limits
-	// Lean keeps, of every Node and Pod, only the fields the plan and explain read (D-16):
-	// identity, labels, owner references, timestamps, a pod's node name, required node
-	// affinity, phase, Ready and PodScheduled conditions and start time, a node's taints and
-	// Ready condition (another condition only when it holds the object's latest time, for
-	// [Latest]), and one managedFields entry holding their latest time; their repeated
+	// Lean keeps, of every Node and Pod, only the fields the plan, explain and
+	// rollout.Progress read (D-16): identity, labels, owner references, timestamps, a pod's
+	// node name, required node affinity, phase, Ready and PodScheduled conditions and start
+	// time, a node's taints and Ready condition (another condition only when it holds the
+	// object's latest time, for [Latest]), what the scheduler's verdict reads (requests,
+	// ports, priorities, allocatable), a container's waiting reason, and one managedFields
+	// entry holding their latest time; their repeated
 	// strings are shared, and so are the label maps of pods whose labels are equal (a
 	// DaemonSet's pods of one revision): a lean snapshot is to be read, not written. A
 	// kubectl dump's nodes and pods then take a fraction of the memory, and the plan is the
 	// same. Off in the zero value, since a caller reading the Snapshot may want every field;
-	// the daemonsched command sets it for plan and explain. Objects are checked (unknown
+	// the daemonsched command sets it for plan. Objects are checked (unknown
 	// fields, VAL-24) before they are trimmed, so warnings and errors are the same.
 	Lean bool
 	// Version is the Kubernetes release whose API server admits the DaemonSets of the Apply

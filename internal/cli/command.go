@@ -177,7 +177,7 @@ func (c *clusterFlags) read(e *env, f fields, namespace string) (*loaded, error)
 	}
 	opts := c.reading.options(mode, runtime.GOMAXPROCS(0))
 	if f == planFields {
-		opts = lean(opts)
+		opts = lean(e, opts)
 	}
 	live, err := c.readLive(e)
 	if err != nil {

@@ -60,6 +60,9 @@ type env struct {
 	// plugin is the kubectl plugin's live cluster (live.go); nil in daemonsched, which never
 	// contacts an API server.
 	plugin *plugin
+	// readLean records that a command read its input lean, and readEvery, set by a test, has
+	// it read every field instead: the test compares the two outputs (lean, D-16).
+	readLean, readEvery bool
 }
 
 // run is the whole command: it parses args, reads the input and writes the result. It writes
