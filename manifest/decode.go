@@ -80,8 +80,10 @@ type reader struct {
 	// applying keeps the JSON of each DaemonSet (decoded.raw): the input is an Apply input,
 	// whose spelt-out zeros the three-way merge must see (D-14).
 	applying bool
-	// labels shares the label maps of lean pods (Options.Lean) for all of the read.
+	// labels and specs share the label maps and kept containers of lean pods, and the
+	// allocatable of lean nodes (Options.Lean), for all of the read.
 	labels *sharedLabels
+	specs  *sharedSpecs
 }
 
 // rawOf returns a copy of data, the JSON of an object of kind, when the reader keeps it:
@@ -98,17 +100,24 @@ func newReader(opts Options) reader {
 	opts.Limits = opts.Limits.withDefaults()
 	r := reader{opts: opts, objects: new(atomic.Int64)}
 	if opts.Lean {
-		r.labels = newSharedLabels()
+		r.labels, r.specs = newSharedLabels(), new(sharedSpecs)
 	}
 	return r
 }
 
-// lean trims obj as lean reading keeps it (leanObject), a pod's labels shared with the pods
-// read before it that have the same.
+// lean trims obj as lean reading keeps it (leanObject), a pod's labels and containers and a
+// node's allocatable shared with the objects read before it that have the same.
 func (r reader) lean(obj typedObject) {
 	leanObject(obj)
-	if p, ok := obj.(*v1.Pod); ok && r.labels != nil {
-		p.Labels = r.labels.share(p.Labels)
+	if r.labels == nil {
+		return
+	}
+	switch o := obj.(type) {
+	case *v1.Pod:
+		o.Labels = r.labels.share(o.Labels)
+		r.specs.sharePod(o)
+	case *v1.Node:
+		r.specs.shareAllocatable(o)
 	}
 }
 

@@ -3,6 +3,7 @@ package manifest
 import (
 	"hash/maphash"
 	"maps"
+	"reflect"
 	"sync"
 	"time"
 	"unique"
@@ -327,4 +328,59 @@ func (s *sharedLabels) share(m map[string]string) map[string]string {
 	}
 	s.sets[sum] = m
 	return m
+}
+
+// sharedSpecs hands out, during one lean read, one copy of what lean reading keeps of pods'
+// containers and nodes' allocatable when it is equal from object to object: the pods of one
+// controller's revision have the same containers, and the nodes of one pool the same
+// allocatable. Kept, they made a snapshot of a realistic dump 0.8x its YAML where 0.46x held
+// every other field (TestLeanKeepsWhatThePlanReads). Like labels, they are read, not written
+// (Options.Lean). It is safe for concurrent use.
+type sharedSpecs struct {
+	mu sync.Mutex
+	// pods holds, by controller, the containers of the last pod read that it controls.
+	pods map[types.UID]podContainers
+	// allocatable holds the last distinct allocatables handed out, the latest first.
+	allocatable [8]v1.ResourceList
+}
+
+type podContainers struct{ containers, init []v1.Container }
+
+// sharePod gives p the containers of the pod of its controller read before it when they are
+// equal, and keeps p's for the next one otherwise.
+func (s *sharedSpecs) sharePod(p *v1.Pod) {
+	ref := metav1.GetControllerOfNoCopy(p)
+	if ref == nil || len(p.Spec.Containers) == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	prev, ok := s.pods[ref.UID]
+	if ok && reflect.DeepEqual(prev.containers, p.Spec.Containers) && reflect.DeepEqual(prev.init, p.Spec.InitContainers) {
+		p.Spec.Containers, p.Spec.InitContainers = prev.containers, prev.init
+		return
+	}
+	if s.pods == nil {
+		s.pods = map[types.UID]podContainers{}
+	}
+	s.pods[ref.UID] = podContainers{p.Spec.Containers, p.Spec.InitContainers}
+}
+
+// shareAllocatable gives n an allocatable handed out before when one is equal to its own.
+func (s *sharedSpecs) shareAllocatable(n *v1.Node) {
+	if len(n.Status.Allocatable) == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, a := range s.allocatable {
+		if a != nil && reflect.DeepEqual(a, n.Status.Allocatable) {
+			n.Status.Allocatable = a
+			copy(s.allocatable[1:i+1], s.allocatable[:i])
+			s.allocatable[0] = a
+			return
+		}
+	}
+	copy(s.allocatable[1:], s.allocatable[:len(s.allocatable)-1])
+	s.allocatable[0] = n.Status.Allocatable
 }

@@ -610,3 +610,42 @@ func TestLeanPodsShareEqualLabels(t *testing.T) {
 		require.False(t, same(ps[0].Labels, ps[2].Labels), "lean %v: a and c share their label map", lean)
 	}
 }
+
+// TestLeanSharesEqualContainersAndAllocatable (D-16): read lean, the pods of one controller
+// whose kept containers are equal share one slice, and nodes with equal allocatable one map;
+// a pod whose containers differ, or of another controller, and a node whose allocatable
+// differs keep their own, and nothing is shared when every field is read. Kept unshared, they
+// took a realistic dump's snapshot from 0.46x its YAML to 0.80x.
+func TestLeanSharesEqualContainersAndAllocatable(t *testing.T) {
+	pod := func(name, owner, cpu string) string {
+		return fmt.Sprintf("apiVersion: v1\nkind: Pod\nmetadata:\n  name: %s\n  namespace: kube-system\n  uid: %s-uid\n"+
+			"  ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: %s, uid: %s, controller: true}]\n"+
+			"spec:\n  containers:\n  - name: c\n    image: i:%s\n    resources: {requests: {cpu: %s}}\n    ports: [{containerPort: 80, hostPort: 80}]\n",
+			name, name, owner, owner, name, cpu)
+	}
+	node := func(name, cpu string) string {
+		return fmt.Sprintf("apiVersion: v1\nkind: Node\nmetadata:\n  name: %s\nstatus:\n  allocatable: {cpu: %q, memory: 8Gi}\n", name, cpu)
+	}
+	data := []byte(strings.Join([]string{pod("a", "ds1", "100m"), pod("b", "ds1", "100m"), pod("c", "ds1", "200m"), pod("d", "ds2", "100m"),
+		node("n1", "4"), node("n2", "4"), node("n3", "8")}, "---\n"))
+	for _, lean := range []bool{true, false} {
+		res, err := ReadInputs([]Input{{Name: "in", Data: data}}, Options{Lean: lean})
+		require.NoError(t, err)
+		ps, ns := res.Snapshot.Pods, res.Snapshot.Nodes
+		require.Len(t, ps, 4)
+		require.Len(t, ns, 3)
+		slices.SortFunc(ps, func(x, y *v1.Pod) int { return strings.Compare(x.Name, y.Name) })
+		slices.SortFunc(ns, func(x, y *v1.Node) int { return strings.Compare(x.Name, y.Name) })
+		same := func(x, y []v1.Container) bool { return &x[0] == &y[0] }
+		require.Equal(t, lean, same(ps[0].Spec.Containers, ps[1].Spec.Containers), "lean %v: a and b share their containers", lean)
+		require.False(t, same(ps[0].Spec.Containers, ps[2].Spec.Containers), "lean %v: a and c (another request)", lean)
+		require.False(t, same(ps[0].Spec.Containers, ps[3].Spec.Containers), "lean %v: a and d (another controller)", lean)
+		require.Equal(t, "100m", ps[1].Spec.Containers[0].Resources.Requests.Cpu().String())
+		sameMap := func(x, y v1.ResourceList) bool {
+			return reflect.ValueOf(x).UnsafePointer() == reflect.ValueOf(y).UnsafePointer()
+		}
+		require.Equal(t, lean, sameMap(ns[0].Status.Allocatable, ns[1].Status.Allocatable), "lean %v: n1 and n2 share their allocatable", lean)
+		require.False(t, sameMap(ns[0].Status.Allocatable, ns[2].Status.Allocatable), "lean %v: n1 and n3", lean)
+		require.Equal(t, "8", ns[2].Status.Allocatable.Cpu().String())
+	}
+}
