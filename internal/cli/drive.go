@@ -15,6 +15,7 @@ import (
 	"github.com/daemonsched/daemonsched/conformance"
 	"github.com/daemonsched/daemonsched/internal/jsonlines"
 	"github.com/daemonsched/daemonsched/internal/printable"
+	"github.com/daemonsched/daemonsched/manifest"
 )
 
 // protocolLimits bound one run of the conformance protocol.
@@ -195,13 +196,33 @@ func (s *session) exchange(c conformance.Case, id int64) (conformance.Outcome, e
 	case a.err != nil:
 		return failed(fmt.Errorf("reading the answer of %s: %w", s.prog, a.err))
 	}
-	var numbered struct {
-		ID *int64 `json:"id"`
-	}
-	if json.Unmarshal(a.line, &numbered) == nil && numbered.ID != nil && *numbered.ID != id {
-		return failed(fmt.Errorf("%s answered request %d while request %d was waiting: its answers are out of step", s.prog, *numbered.ID, id))
+	if got, ok := answerID(a.line); ok && got != id {
+		return failed(fmt.Errorf("%s answered request %d while request %d was waiting: its answers are out of step", s.prog, got, id))
 	}
 	return conformance.JudgeResponse(c, a.line), nil
+}
+
+// answerID is the id an answer line gives, read as the rest of the answer is: through the
+// same gate (manifest.CheckJSON: a key given twice or invalid UTF-8 refuses the line, which
+// JudgeResponse then reports as this case's error) and under its exact key, "id" (encoding/json
+// alone would take the last of two ids, and "ID" or "Id" as well).
+func answerID(line []byte) (int64, bool) {
+	if manifest.CheckJSON(line) != nil {
+		return 0, false
+	}
+	var keys map[string]json.RawMessage
+	if json.Unmarshal(line, &keys) != nil {
+		return 0, false
+	}
+	raw, ok := keys["id"]
+	if !ok {
+		return 0, false
+	}
+	var got int64
+	if json.Unmarshal(raw, &got) != nil {
+		return 0, false
+	}
+	return got, true
 }
 
 // gone says why the program's stream (stdin or stdout) closed: its exit, with its status, or

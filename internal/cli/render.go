@@ -75,8 +75,10 @@ func kubernetesName(release daemonset.Version) string { return "v" + release.Str
 func formatNow(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 // q quotes a name or value read from the input when it holds a control or other non-graphic
-// character, so that it can neither forge a line nor reach the terminal as an escape.
-func q(s string) string { return printable.Quote(s) }
+// character, so that it can neither forge a line nor reach the terminal as an escape. It cuts
+// one longer than nameBytes, which only an invalid name is: plan --lenient printed a 1.5 MB
+// name whole in every row naming it (issue 25).
+func q(s string) string { return printable.Quote(errlist.Cut(s, nameBytes)) }
 
 // count says n noun, the noun plural unless n is 1: "1 DaemonSet", "2 DaemonSets", "0 pods".
 func count(n int, noun string) string {
