@@ -153,10 +153,18 @@ type Response struct {
 	Error string `json:"error,omitempty"`
 }
 
+// AnswerBytes bounds an answer line [JudgeResponse] judges. An answer is a plan: 32 MiB, the
+// bound verify puts on its candidate by default (--max-plan-bytes), where decoding a plan
+// takes about 23 times its text: a 60 MB answer of 600,000 creates peaked at 2.42 GB.
+const AnswerBytes = 32 << 20
+
 // JudgeResponse judges an implementation's answer line to c. A line with a key given twice in
 // one object, or that is not UTF-8, is an error naming where ([manifest.CheckJSON]).
 func JudgeResponse(c Case, line []byte) Outcome {
 	o := Outcome{Case: c.Name, Profile: c.Profile}
+	if len(line) > AnswerBytes {
+		return o.failed(fmt.Errorf("answer: %d bytes, larger than %d (limit AnswerBytes)", len(line), AnswerBytes))
+	}
 	// encoding/json keeps the last of a key given twice ({"skip":"x","skip":""}) and
 	// replaces invalid UTF-8 silently: the answer is refused first, as manifests are.
 	if err := manifest.CheckJSON(line); err != nil {

@@ -116,3 +116,14 @@ func TestJudgeResponseCutsTheAnswersTexts(t *testing.T) {
 		}
 	}
 }
+
+// TestJudgeResponseBoundsTheAnswer: issue 25 (audit33 1): an answer line over AnswerBytes is
+// refused before it is decoded (a 60 MB one peaked at 2.42 GB).
+func TestJudgeResponseBoundsTheAnswer(t *testing.T) {
+	c := corpusCase(t, "diff-17-controlled-failed-before-adopted")
+	line := []byte(`{"daemonSets":[]}` + strings.Repeat(" ", AnswerBytes))
+	o := JudgeResponse(c, line)
+	if o.Result != "error" || !strings.Contains(o.Error, "limit AnswerBytes") {
+		t.Errorf("%s: %.200s", o.Result, o.Error)
+	}
+}
