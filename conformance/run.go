@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/errlist"
 	"github.com/daemonsched/daemonsched/manifest"
 )
 
@@ -83,17 +84,32 @@ func RunCase(c Case, impl Impl) Outcome {
 	return o.judged(VerifyAny(c.expectations(), got, opts))
 }
 
+// The texts an Outcome keeps come from the implementation (a skip reason, an error, node
+// names quoted in mismatches): each is cut as errors are ([errlist.Cut]), so that a program
+// answering 20 MB of text per case makes a report of a screenful per case, not gigabytes.
 func (o Outcome) failed(err error) Outcome {
-	o.Result, o.Error = "error", err.Error()
+	o.Result, o.Error = "error", errlist.Cut(err.Error(), errlist.LineBytes)
 	return o
 }
+
+// diffBytes bounds a mismatch's diff an Outcome keeps: a diff has many lines, so it gets
+// the room of a screenful of them.
+const diffBytes = errlist.Shown * errlist.LineBytes
 
 func (o Outcome) judged(ms []Mismatch) Outcome {
 	o.Result = "pass"
 	if len(ms) > 0 {
 		o.Result = "fail"
-		o.Mismatches = slices.Clip(ms[:min(len(ms), MaxMismatches)])
-		o.MoreMismatches = len(ms) - len(o.Mismatches)
+		shown := ms[:min(len(ms), MaxMismatches)]
+		o.Mismatches = make([]Mismatch, len(shown))
+		for i, m := range shown {
+			m.DaemonSet = errlist.Cut(m.DaemonSet, errlist.LineBytes)
+			m.Object = errlist.Cut(m.Object, errlist.LineBytes)
+			m.Message = errlist.Cut(m.Message, errlist.LineBytes)
+			m.Diff = errlist.Cut(m.Diff, diffBytes)
+			o.Mismatches[i] = m
+		}
+		o.MoreMismatches = len(ms) - len(shown)
 	}
 	return o
 }
@@ -137,10 +153,18 @@ type Response struct {
 	Error string `json:"error,omitempty"`
 }
 
+// AnswerBytes bounds an answer line [JudgeResponse] judges. An answer is a plan: 32 MiB, the
+// bound verify puts on its candidate by default (--max-plan-bytes), where decoding a plan
+// takes about 23 times its text: a 60 MB answer of 600,000 creates peaked at 2.42 GB.
+const AnswerBytes = 32 << 20
+
 // JudgeResponse judges an implementation's answer line to c. A line with a key given twice in
 // one object, or that is not UTF-8, is an error naming where ([manifest.CheckJSON]).
 func JudgeResponse(c Case, line []byte) Outcome {
 	o := Outcome{Case: c.Name, Profile: c.Profile}
+	if len(line) > AnswerBytes {
+		return o.failed(fmt.Errorf("answer: %d bytes, larger than %d (limit AnswerBytes)", len(line), AnswerBytes))
+	}
 	// encoding/json keeps the last of a key given twice ({"skip":"x","skip":""}) and
 	// replaces invalid UTF-8 silently: the answer is refused first, as manifests are.
 	if err := manifest.CheckJSON(line); err != nil {
@@ -151,7 +175,7 @@ func JudgeResponse(c Case, line []byte) Outcome {
 		return o.failed(fmt.Errorf("answer: %w", err))
 	}
 	if r.Skip != "" {
-		o.Result, o.Error = "skip", r.Skip
+		o.Result, o.Error = "skip", errlist.Cut(r.Skip, errlist.LineBytes)
 		return o
 	}
 	if r.Error != "" {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/daemonsched/daemonsched/daemonset"
+	"github.com/daemonsched/daemonsched/internal/errlist"
 )
 
 func corpusCase(t *testing.T, name string) Case {
@@ -79,5 +80,50 @@ func TestReports(t *testing.T) {
 	}
 	if got[2].Conforms || got[2].Skipped != 1 {
 		t.Errorf("a skipped case does not conform: %+v", got[2])
+	}
+}
+
+// TestJudgeResponseCutsTheAnswersTexts: issue 25 (F15 through the runner, audit33b 2): a skip
+// reason, an error text or a node name of megabytes is kept cut as errors are, so that a
+// program answering 20 MB a case does not hold gigabytes over a run.
+func TestJudgeResponseCutsTheAnswersTexts(t *testing.T) {
+	c := corpusCase(t, "diff-17-controlled-failed-before-adopted")
+	big := strings.Repeat("x", 1<<20)
+	for i, line := range []string{
+		`{"skip": "` + big + `"}`,
+		`{"error": "` + big + `"}`,
+		`{"daemonSets": [{"namespace": "` + big + `"}]}`,
+		`{"daemonSets":[{"namespace":"a","name":"` + big + `","revisionHash":"","create":[{"node":"` + big + `","reason":"` + big + `","pod":{}}],"delete":[],"adopt":[],"release":[],"status":null}]}`,
+	} {
+		o := JudgeResponse(c, []byte(line))
+		texts := []string{o.Error}
+		for _, m := range o.Mismatches {
+			texts = append(texts, m.DaemonSet, m.Object, m.Message)
+			if len(m.Diff) > diffBytes+40 {
+				t.Errorf("%.40s...: a diff of %d bytes", line, len(m.Diff))
+			}
+		}
+		for _, s := range texts {
+			if len(s) > errlist.LineBytes+40 {
+				t.Errorf("%.40s...: %s keeps %d bytes: %.80s", line, o.Result, len(s), s)
+			}
+		}
+		if o.Result == "pass" {
+			t.Errorf("%.40s...: passes", line)
+		}
+		if i < 2 && !strings.Contains(o.Error, "bytes more)") {
+			t.Errorf("%.40s...: not cut: %.80s", line, o.Error)
+		}
+	}
+}
+
+// TestJudgeResponseBoundsTheAnswer: issue 25 (audit33 1): an answer line over AnswerBytes is
+// refused before it is decoded (a 60 MB one peaked at 2.42 GB).
+func TestJudgeResponseBoundsTheAnswer(t *testing.T) {
+	c := corpusCase(t, "diff-17-controlled-failed-before-adopted")
+	line := []byte(`{"daemonSets":[]}` + strings.Repeat(" ", AnswerBytes))
+	o := JudgeResponse(c, line)
+	if o.Result != "error" || !strings.Contains(o.Error, "limit AnswerBytes") {
+		t.Errorf("%s: %.200s", o.Result, o.Error)
 	}
 }

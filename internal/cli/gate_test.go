@@ -130,6 +130,10 @@ func TestCorpusFilesPassTheInputsGate(t *testing.T) {
 		{"a terminal escape in a case name", func(t *testing.T, dir string) {
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "\x1b[2J.yaml"), []byte("name: x\n"), 0o600))
 		}, `daemonsched: "\x1b[2J.yaml": a case file name must be printable, without control characters or spaces other than ' '` + "\n"},
+		// A 60 MB case took 15 s under the 64 MiB bound; no case needs more than 600 KB.
+		{"a case over the case-file bound", func(t *testing.T, dir string) {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "a.yaml"), bytes.Repeat([]byte("#\n"), corpusFileBytes/2+1), 0o600))
+		}, "daemonsched: a.yaml: input is larger than 8 MiB (limit InputBytes)\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
