@@ -3,6 +3,7 @@ package manifest_test
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -326,4 +327,85 @@ func TestInvalidObjectsFromTheServerAreWarnings(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, got.Warnings, 1)
 	require.Equal(t, manifest.WarningInvalidObject, got.Warnings[0].Reason)
+}
+
+// countingReader is head, then fill repeated up to n bytes, then tail, counting what is read.
+type countingReader struct {
+	r    io.Reader
+	read int64
+}
+
+func newCountingReader(head string, fill byte, n int64, tail string) *countingReader {
+	body := io.LimitReader(repeatReader(fill), n)
+	return &countingReader{r: io.MultiReader(strings.NewReader(head), body, strings.NewReader(tail))}
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	k, err := c.r.Read(p)
+	c.read += int64(k)
+	return k, err
+}
+
+type repeatReader byte
+
+func (b repeatReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(b)
+	}
+	return len(p), nil
+}
+
+// F7 of issue 25, the form left: a JSON stream whose object has a top-level "items" key may be
+// a list, so it was read and parsed whole (1,000 MB on stdin: 43 s, 3.67 GB) before its
+// ObjectBytes refusal. Its bytes outside the items array are now refused at the bound as
+// they are read.
+func TestAJSONObjectWithItemsIsRefusedAtTheBoundOutsideItsItems(t *testing.T) {
+	t.Parallel()
+	const big = 64 << 20
+	tests := []struct {
+		name, head, tail string
+	}{{
+		name: "items first, then a huge label value",
+		head: `{"items":[],"kind":"Node","metadata":{"name":"n","labels":{"a":"`,
+		tail: `"}}}`,
+	}, {
+		name: "items later, after a huge label value",
+		head: `{"kind":"Node","metadata":{"name":"n","labels":{"a":"`,
+		tail: `"}},"items":[]}`,
+	}, {
+		name: "items as an object, not an array",
+		head: `{"items":{"a":"`,
+		tail: `"},"kind":"Node"}`,
+	}, {
+		name: "items as a label key",
+		head: `{"kind":"Node","metadata":{"labels":{"items":"`,
+		tail: `"}}}`,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			in := newCountingReader(tt.head, 'x', big, tt.tail)
+			_, err := manifest.Read("in", in, manifest.Options{})
+			require.EqualError(t, err, "in: document 1: an object larger than 3 MiB (limit ObjectBytes; the API server's is 3 MiB)")
+			require.Less(t, in.read, int64(8<<20), "bytes read before the refusal")
+		})
+	}
+}
+
+// A list larger than ObjectBytes in its items is still read.
+func TestAJSONListLargerThanTheObjectBoundIsRead(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString(`{"kind":"List", "apiVersion":"v1", "items":[`)
+	for i := range 40000 {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, `{"apiVersion":"v1","kind":"Node","metadata":{"name":"n%d","labels":{"a":"%s"}}}`, i, strings.Repeat("y", 20))
+	}
+	b.WriteString(`], "metadata": {"resourceVersion": ""}}`)
+	require.Greater(t, b.Len(), 3<<20)
+	got, err := manifest.Read("in", strings.NewReader(b.String()), manifest.Options{})
+	require.NoError(t, err)
+	require.Len(t, got.Snapshot.Nodes, 40000)
 }

@@ -205,6 +205,17 @@ func readJSONHead(sp *spool, name string, objectBytes int) (yaml bool, err error
 		inString, escaped bool
 		tail              []byte // the last bytes read, for a marker across reads
 		buf               = make([]byte, 64<<10)
+		// The top level of the first value, for a list past ObjectBytes: its bytes outside the
+		// value of a quoted "items" key (outside) are refused past the bound as any object's.
+		listed        bool  // the value is past ObjectBytes and list-shaped
+		outside       int64 // bytes of the value not inside its items value
+		expectKey     bool  // at depth 1, a key may start here
+		inKey, keyBad bool  // in a quoted top-level key; whether it is not "items"
+		keyLen        int
+		keyIsItems    bool // the last top-level key read is "items"
+		itemsNext     bool // the next top-level byte starts the value of an items key
+		plainKeys     bool // a top-level key is plain or single-quoted (YAML flow)
+		inItems       bool // in the value of a top-level items key
 	)
 	for {
 		k, rerr := sp.Read(buf)
@@ -240,6 +251,38 @@ func readJSONHead(sp *spool, name string, objectBytes int) (yaml bool, err error
 			}
 			// The first value: how jsonValueEnd reads it.
 			n++
+			if inKey {
+				switch {
+				case c == '"' && !escaped:
+					inKey, keyIsItems = false, !keyBad && keyLen == 5
+				case keyLen >= 5 || c != "items"[keyLen]:
+					keyBad = true
+				default:
+					keyLen++
+				}
+			} else if depth == 1 && !inString {
+				switch {
+				case c == ',':
+					expectKey, inItems = true, false
+				case c == ':':
+					itemsNext = keyIsItems
+				case itemsNext && !isJSONSpace(c):
+					// Only an array is a list's items: any other value counts as the object's.
+					itemsNext, inItems = false, c == '['
+				case c == '"' && expectKey:
+					expectKey, inKey, keyBad, keyLen = false, true, false, 0
+				case expectKey && !isJSONSpace(c) && c != '}':
+					// A plain or single-quoted key: a YAML flow mapping, read whole as before.
+					if listed {
+						state = rest
+						continue
+					}
+					expectKey, keyIsItems, plainKeys = false, false, true
+				}
+			}
+			if !inItems {
+				outside++
+			}
 			switch {
 			case inString && escaped:
 				escaped = false
@@ -249,18 +292,27 @@ func readJSONHead(sp *spool, name string, objectBytes int) (yaml bool, err error
 				inString = !inString
 			case inString:
 			case c == '{' || c == '[':
-				depth++
+				if depth++; depth == 1 {
+					expectKey = c == '{'
+				}
 			case c == '}' || c == ']':
 				if depth--; depth == 0 {
 					state = rest
 				}
 			}
-			if state == value && n > int64(objectBytes) {
+			switch {
+			case state != value:
+			case listed && outside > int64(objectBytes):
+				r := reader{opts: Options{Limits: Limits{ObjectBytes: objectBytes}}}
+				return false, r.tooLarge(Source{File: name, Document: 1, Item: -1})
+			case !listed && n > int64(objectBytes):
 				if !listShaped(sp.prefix(valueStart, objectBytes)) && !listShaped(sp.prefix(start, objectBytes)) {
 					r := reader{opts: Options{Limits: Limits{ObjectBytes: objectBytes}}}
 					return false, r.tooLarge(Source{File: name, Document: 1, Item: -1})
 				}
-				state = rest
+				if listed = true; plainKeys {
+					state = rest
+				}
 			}
 		}
 		tail = append(tail[:0], chunk[max(0, len(chunk)-3):]...)
