@@ -70,7 +70,7 @@ items:
       metadata: {labels: {app: agent}}
       spec:
         nodeSelector: {kubernetes.io/os: linux}
-        containers: [{name: agent, image: agent:1}]
+        containers: [{name: agent, image: agent:1, resources: {requests: {cpu: 100m}}}]
 - apiVersion: v1
   kind: Pod
   metadata:
@@ -136,9 +136,10 @@ spec: {taints: [{key: gpu, effect: NoSchedule}, {key: gpu, effect: NoSchedule}]}
 	// InvalidObject
 }
 
-// Read lean (D-16), a dump's pods keep what the plan reads (here the phase, the Ready condition
-// and the node name) and drop the rest (here the containers); managedFields shrink to one entry
-// holding their latest time, so Latest is the same as on the whole objects.
+// Read lean (D-16), a dump's pods keep what the plan and its table read (here the phase, the
+// Ready condition, the node name and the containers' requests) and drop the rest (here the
+// containers' images); managedFields shrink to one entry holding their latest time, so Latest
+// is the same as on the whole objects.
 func ExampleOptions_lean() {
 	const dump = `apiVersion: v1
 kind: Pod
@@ -151,7 +152,7 @@ metadata:
   - {manager: kube-controller-manager, operation: Update, time: "2026-03-01T10:00:00Z"}
 spec:
   nodeName: worker-1
-  containers: [{name: agent, image: agent:1}]
+  containers: [{name: agent, image: agent:1, resources: {requests: {cpu: 100m}}}]
 status:
   phase: Running
   conditions: [{type: Ready, status: "True", lastTransitionTime: "2026-03-01T10:00:04Z"}]
@@ -163,11 +164,12 @@ status:
 			return
 		}
 		p := res.Snapshot.Pods[0]
-		fmt.Printf("lean %v: %s on %s, %s, ready %v, %d containers, %d managedFields, latest %s\n",
-			lean, p.Name, p.Spec.NodeName, p.Status.Phase, daemonset.IsPodReady(p), len(p.Spec.Containers),
+		c := p.Spec.Containers[0]
+		fmt.Printf("lean %v: %s on %s, %s, ready %v, requests cpu %s, image %q, %d managedFields, latest %s\n",
+			lean, p.Name, p.Spec.NodeName, p.Status.Phase, daemonset.IsPodReady(p), c.Resources.Requests.Cpu(), c.Image,
 			len(p.ManagedFields), manifest.Latest(res.Snapshot).Format("15:04:05"))
 	}
 	// Output:
-	// lean false: agent-x7k2p on worker-1, Running, ready true, 1 containers, 2 managedFields, latest 10:00:05
-	// lean true: agent-x7k2p on worker-1, Running, ready true, 0 containers, 1 managedFields, latest 10:00:05
+	// lean false: agent-x7k2p on worker-1, Running, ready true, requests cpu 100m, image "agent:1", 2 managedFields, latest 10:00:05
+	// lean true: agent-x7k2p on worker-1, Running, ready true, requests cpu 100m, image "", 1 managedFields, latest 10:00:05
 }
