@@ -73,7 +73,8 @@ type Mismatch struct {
 	Rule string `json:"rule"`
 	// Message says what differs, in words.
 	Message string `json:"message"`
-	// Diff is a go-cmp diff (-want +got) where a pod or the status differs.
+	// Diff is a go-cmp diff (-want +got) where a pod or the status differs; of one DaemonSet's
+	// creates, the first MaxMismatches pods that differ have one, the others say so.
 	Diff string `json:"diff,omitempty"`
 }
 

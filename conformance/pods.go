@@ -35,14 +35,30 @@ import (
 //     node-selector terms, args) are compared in order too.
 //   - An empty map or list equals a missing one.
 func ComparePods(want, got *v1.Pod) string {
-	if want == nil || got == nil {
-		return gocmp.Diff(want, got)
+	w, g, equal := comparablePods(want, got)
+	if equal {
+		return ""
 	}
-	w, g := normalizePod(want, nil), normalizePod(got, want)
+	return podDiff(w, g)
+}
+
+// comparablePods returns want and got as ComparePods compares them (normalized, keyed lists
+// sorted) and whether they are equal, without wording how they differ.
+func comparablePods(want, got *v1.Pod) (w, g *v1.Pod, equal bool) {
+	if want == nil || got == nil {
+		return want, got, want == got
+	}
+	w, g = normalizePod(want, nil), normalizePod(got, want)
 	sortKeyed(w)
 	sortKeyed(g)
-	if podsEqual(w, g) {
-		return ""
+	return w, g, podsEqual(w, g)
+}
+
+// podDiff words how the comparable pods w and g differ (-want +got): go-cmp, some milliseconds
+// a daemon pod, which is why a check words at most maxPodDiffs of them.
+func podDiff(w, g *v1.Pod) string {
+	if w == nil || g == nil {
+		return gocmp.Diff(w, g)
 	}
 	return gocmp.Diff(w, g, cmpopts.EquateEmpty(),
 		cmpopts.SortSlices(func(a, b v1.Volume) bool { return a.Name < b.Name }),
@@ -88,9 +104,12 @@ func sortKeyed(p *v1.Pod) {
 // podRule names the POD-* rule of the first part of got that differs from want, in the order
 // metadata name, namespace, labels, other metadata, owner, spec.
 func podRule(want, got *v1.Pod) string {
-	w, g := normalizePod(want, nil), normalizePod(got, want)
-	sortKeyed(w)
-	sortKeyed(g)
+	w, g, _ := comparablePods(want, got)
+	return comparableRule(w, g)
+}
+
+// comparableRule is podRule of pods comparablePods returned.
+func comparableRule(w, g *v1.Pod) string {
 	eq := equality.Semantic.DeepEqual
 	switch {
 	case w.GenerateName != g.GenerateName || w.Name != g.Name:
