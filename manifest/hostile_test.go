@@ -205,6 +205,14 @@ func TestOnlyRegularFilesAreRead(t *testing.T) {
 	}
 	_, err = manifest.ReadFiles([]string{dir}, manifest.Options{})
 	require.EqualError(t, err, dir+": is a directory")
+	// NotRegular words the same refusal without -f's hint, for a command to end with its own,
+	// and leaves directories, regular files and paths that cannot be stat'ed to their readers.
+	require.EqualError(t, manifest.NotRegular(fifo), fifo+": not a regular file (a named pipe)")
+	regular := filepath.Join(dir, "a.yaml")
+	require.NoError(t, os.WriteFile(regular, nil, 0o600))
+	for _, p := range []string{dir, regular, filepath.Join(dir, "missing")} {
+		require.NoError(t, manifest.NotRegular(p), p)
+	}
 }
 
 // 100,000 documents of distinct unknown kinds took 180 s when each warning scanned the ones

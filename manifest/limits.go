@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 
 	"github.com/daemonsched/daemonsched/internal/jsongate"
 )
@@ -135,6 +136,23 @@ func pathErr(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// NotRegular returns the refusal of path when it names a file that is neither regular nor a
+// directory (a named pipe would block in open(2), a device never end), worded as this
+// package's readers refuse it, and nil otherwise, a path that cannot be stat'ed included (its
+// reader says why). A command may end the message with its own way to read a stream.
+func NotRegular(path string) error {
+	st, err := os.Stat(path)
+	if err != nil || st.Mode().IsRegular() || st.IsDir() {
+		return nil
+	}
+	return notRegular(path, st.Mode())
+}
+
+// notRegular is the refusal of the file name of mode m, which is not regular.
+func notRegular(name string, m fs.FileMode) error {
+	return fmt.Errorf("%s: not a regular file (%s)", name, fileType(m))
 }
 
 // fileType names the type of a file that is not regular.

@@ -178,7 +178,7 @@ func openFile(name, path string, limit int64, hint string) (string, opened, int6
 	case st.IsDir():
 		return name, opened{}, 0, fmt.Errorf("%s: is a directory", name)
 	case !st.Mode().IsRegular():
-		return name, opened{}, 0, fmt.Errorf("%s: not a regular file (%s)%s", name, fileType(st.Mode()), hint)
+		return name, opened{}, 0, fmt.Errorf("%w%s", notRegular(name, st.Mode()), hint)
 	default:
 		return name, opened{}, 0, errInputBytes
 	}

@@ -2,8 +2,8 @@ package cli
 
 import (
 	"fmt"
-	"io/fs"
-	"os"
+
+	"github.com/daemonsched/daemonsched/manifest"
 )
 
 // stdinHint ends the refusal of a file, given to flag, that is not regular: it names the
@@ -26,25 +26,8 @@ func stdinHint(flag string) string {
 // the file change in between), ended by the flag's hint (stdinHint). A path that cannot be
 // stat'ed is left to the reader's error.
 func checkPathFlag(flag, path string) error {
-	st, err := os.Stat(path)
-	if err != nil || st.Mode().IsRegular() || st.IsDir() {
-		return nil
+	if err := manifest.NotRegular(path); err != nil {
+		return fmt.Errorf("%w%s", err, stdinHint(flag))
 	}
-	return fmt.Errorf("%s: not a regular file (%s)%s", path, fileType(st.Mode()), stdinHint(flag))
-}
-
-// fileType names the type of a file that is not regular, as package manifest names it in the
-// same refusal.
-func fileType(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "mode " + m.String()
+	return nil
 }
