@@ -70,7 +70,7 @@ items:
       metadata: {labels: {app: agent}}
       spec:
         nodeSelector: {kubernetes.io/os: linux}
-        containers: [{name: agent, image: agent:1, resources: {requests: {cpu: 100m}}}]
+        containers: [{name: agent, image: agent:1}]
 - apiVersion: v1
   kind: Pod
   metadata:
