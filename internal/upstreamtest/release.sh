@@ -124,14 +124,19 @@ compat() {
 		grep -q 'TolerationOp[LG]t' "$root/$f" && e+=("$ops")
 		rewrite "$f" "${e[@]}" || return 1
 	done
+	# Lean reading keeps what the scheduler reads of a node and a container (D-16).
+	local declared='s/dst\.Status\.Allocatable, dst\.Status\.DeclaredFeatures = src\.Status\.Allocatable, src\.Status\.DeclaredFeatures/dst.Status.Allocatable = src.Status.Allocatable/'
 	if [ "$minor" -lt 34 ]; then
 		rewrite schedule/features.go 's/node\.Status\.DeclaredFeatures/[]string(nil)/' \
 			's/range g\.containers\[i\]\.RestartPolicyRules {/range []struct{ Action string }(nil) {/' \
 			's/v1\.ContainerRestartRuleActionRestartAllContainers/"RestartAllContainers"/' || return 1
 		rewrite daemonset/templatedefaults.go 's/from\.FileKeyRef/(*struct{ Optional *bool })(nil)/g' || return 1
+		rewrite manifest/lean.go "$declared" \
+			's/dst\.RestartPolicy, dst\.RestartPolicyRules = src\.RestartPolicy, src\.RestartPolicyRules/dst.RestartPolicy = src.RestartPolicy/' || return 1
 	else
 		rewrite schedule/features.go 's/node\.Status\.DeclaredFeatures/[]string(nil)/' \
 			's/v1\.ContainerRestartRuleActionRestartAllContainers/"RestartAllContainers"/' || return 1
+		rewrite manifest/lean.go "$declared" || return 1
 	fi
 	{
 		printf '{"Replace": {\n'
