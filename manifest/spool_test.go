@@ -229,21 +229,7 @@ func TestLargeBlankDocumentIsRefusedAtItsBound(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			for _, most := range []int{1, 100, 1 << 20} {
-				var r io.Reader = strings.NewReader(tt.text)
-				rr := &repeatReader{line: []byte(tt.endless)}
-				if tt.endless != "" {
-					r = io.MultiReader(r, rr)
-				}
-				_, err := ReadInputs([]Input{{Name: "stdin", Reader: &pieceReader{r: r, most: most}}},
-					Options{Limits: Limits{ObjectBytes: bound, InputBytes: 64 << 20}})
-				if tt.want == "" {
-					require.NoError(t, err, "reads of %d bytes", most)
-				} else {
-					require.EqualError(t, err, tt.want, "reads of %d bytes", most)
-				}
-				require.Less(t, rr.n, int64(1<<20), "reads of %d bytes: read %d bytes of the endless lines", most, rr.n)
-			}
+			requireStdinEnds(t, tt.text, tt.endless, tt.want, bound)
 			if tt.endless == "" {
 				// Bytes in memory say the same.
 				_, err := ReadInputs([]Input{{Name: "stdin", Data: []byte(tt.text)}}, Options{Limits: Limits{ObjectBytes: bound}})
@@ -301,4 +287,26 @@ func TestListItemPastTheBoundEndsTheReading(t *testing.T) {
 	read, err := streamRead([]byte(text), Options{Limits: Limits{ObjectBytes: bound}})
 	require.EqualError(t, err, "in: document 1: items[1]: an object larger than 1 KiB (limit ObjectBytes; the API server's is 3 MiB)")
 	require.Less(t, read, int64(1<<20), "read %d of %d bytes", read, len(text))
+}
+
+// requireStdinEnds reads text, then endless repeated without end when it is not empty, as stdin
+// in reads of 1, 100 and 1 MiB bytes under an ObjectBytes of bound, and requires want (""
+// none) as the error, having read less than 1 MiB of the endless lines.
+func requireStdinEnds(t *testing.T, text, endless, want string, bound int) {
+	t.Helper()
+	for _, most := range []int{1, 100, 1 << 20} {
+		rr := &repeatReader{line: []byte(endless)}
+		var r io.Reader = strings.NewReader(text)
+		if endless != "" {
+			r = io.MultiReader(r, rr)
+		}
+		_, err := ReadInputs([]Input{{Name: "stdin", Reader: &pieceReader{r: r, most: most}}},
+			Options{Limits: Limits{ObjectBytes: bound, InputBytes: 64 << 20}})
+		if want == "" {
+			require.NoError(t, err, "reads of %d bytes", most)
+		} else {
+			require.EqualError(t, err, want, "reads of %d bytes", most)
+		}
+		require.Less(t, rr.n, int64(1<<20), "reads of %d bytes: read %d bytes of the endless lines", most, rr.n)
+	}
 }

@@ -414,21 +414,7 @@ func TestListGapPastTheBound(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			for _, most := range []int{1, 100, 1 << 20} {
-				rr := &repeatReader{line: []byte(tt.endless)}
-				var r io.Reader = strings.NewReader(tt.text)
-				if tt.endless != "" {
-					r = io.MultiReader(r, rr)
-				}
-				_, err := ReadInputs([]Input{{Name: "stdin", Reader: &pieceReader{r: r, most: most}}},
-					Options{Limits: Limits{ObjectBytes: bound, InputBytes: 64 << 20}})
-				if tt.want == "" {
-					require.NoError(t, err, "reads of %d bytes", most)
-				} else {
-					require.EqualError(t, err, tt.want, "reads of %d bytes", most)
-				}
-				require.Less(t, rr.n, int64(1<<20), "reads of %d bytes: read %d bytes of the endless lines", most, rr.n)
-			}
+			requireStdinEnds(t, tt.text, tt.endless, tt.want, bound)
 		})
 	}
 }

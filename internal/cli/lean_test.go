@@ -275,18 +275,5 @@ func randomScheduledCluster(t *testing.T, r *rand.Rand) string {
 					Key: "metadata.name", Operator: v1.NodeSelectorOpIn, Values: []string{node}}}}}}}}
 		}
 	}
-	objs := []any{}
-	for _, ds := range c.DaemonSets {
-		objs = append(objs, ds)
-	}
-	for _, n := range c.Nodes {
-		objs = append(objs, n)
-	}
-	for _, p := range c.Pods {
-		objs = append(objs, p)
-	}
-	for _, cr := range c.Revisions {
-		objs = append(objs, cr)
-	}
-	return writeList(t, objs...)
+	return writeList(t, c.Objects()...)
 }
