@@ -217,6 +217,11 @@ func readJSONHead(sp *spool, name string, objectBytes int) (yaml bool, err error
 		plainKeys     bool // a top-level key is plain or single-quoted (YAML flow)
 		inItems       bool // in the value of a top-level items key
 	)
+	// tooLarge refuses the first value past ObjectBytes as any object is refused.
+	tooLarge := func() error {
+		r := reader{opts: Options{Limits: Limits{ObjectBytes: objectBytes}}}
+		return r.tooLarge(Source{File: name, Document: 1, Item: -1})
+	}
 	for {
 		k, rerr := sp.Read(buf)
 		chunk := buf[:k]
@@ -239,7 +244,7 @@ func readJSONHead(sp *spool, name string, objectBytes int) (yaml bool, err error
 					}
 				case isJSONSpace(c):
 					if n++; n > int64(objectBytes) {
-						return false, fmt.Errorf("%s: line 1: %w", name, limitError("ObjectBytes", "a document with more than "+byteSize(int64(objectBytes))+" of comments and blank lines", ""))
+						return false, blankDocumentTooLarge(name, 1, objectBytes)
 					}
 					continue
 				case c < utf8.RuneSelf && c != '\v' && c != '\f':
@@ -303,12 +308,10 @@ func readJSONHead(sp *spool, name string, objectBytes int) (yaml bool, err error
 			switch {
 			case state != value:
 			case listed && outside > int64(objectBytes):
-				r := reader{opts: Options{Limits: Limits{ObjectBytes: objectBytes}}}
-				return false, r.tooLarge(Source{File: name, Document: 1, Item: -1})
+				return false, tooLarge()
 			case !listed && n > int64(objectBytes):
 				if !listShaped(sp.prefix(valueStart, objectBytes)) && !listShaped(sp.prefix(start, objectBytes)) {
-					r := reader{opts: Options{Limits: Limits{ObjectBytes: objectBytes}}}
-					return false, r.tooLarge(Source{File: name, Document: 1, Item: -1})
+					return false, tooLarge()
 				}
 				if listed = true; plainKeys {
 					state = rest

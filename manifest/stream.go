@@ -125,8 +125,14 @@ func (s *splitter) blankTooLarge() error {
 	if s.first != nil {
 		return s.first
 	}
-	return fmt.Errorf("%s: line %d: %w", s.name, s.start, limitError("ObjectBytes",
-		"a document with more than "+byteSize(int64(s.r.opts.Limits.ObjectBytes))+" of comments and blank lines", ""))
+	return blankDocumentTooLarge(s.name, s.start, s.r.opts.Limits.ObjectBytes)
+}
+
+// blankDocumentTooLarge is the error of a document of input name, from line on, whose first
+// objectBytes bytes are only comments and blank lines.
+func blankDocumentTooLarge(name string, line, objectBytes int) error {
+	return fmt.Errorf("%s: line %d: %w", name, line, limitError("ObjectBytes",
+		"a document with more than "+byteSize(int64(objectBytes))+" of comments and blank lines", ""))
 }
 
 // skipBig takes, at the start of a line of a document refused for its size and not blank
