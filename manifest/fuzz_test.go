@@ -40,8 +40,9 @@ func FuzzRead(f *testing.F) {
 		"apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {capacity: {cpu: \" 1e-999999999\"}}\n",                                 // issue 25, F1: a quantity bomb behind a space
 		"{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"},\"spec\":{\"overhead\":{\"cpu\":\"1e-999999999\\u00a0\"}}}", // and before a Unicode space, escaped
 		"---\n---\n...\n--- # c\n", // issue 25: empty documents (an endless run of them on stdin read 1 GiB first)
-		"apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\nb: \xE2\x82",       // invalid UTF-8 after a document, a rune cut at the end
-		"\xEF\xBB\xBF# c\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n1}\n", // a byte order mark before a stream's documents
+		"apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\nb: \xE2\x82",                             // invalid UTF-8 after a document, a rune cut at the end
+		"\xEF\xBB\xBF# c\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n1}\n",                       // a byte order mark before a stream's documents
+		"apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {capacity: {cpu: 1_e-999_999_999}}\n", // a plain number's underscores, which YAML drops (D-20)
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s))
@@ -337,6 +338,7 @@ func FuzzDecodeStrict(f *testing.F) {
 	f.Add([]byte("{\"capacity\": {\"cpu\": 1e-999999999}}"))                    // the JSON number (D-20)
 	f.Add([]byte("x: &n 1e-999999999\ncapacity: {cpu: *n}\n"))                  // an alias of the number
 	f.Add([]byte("capacity: {cpu: '1'}\n---\ncapacity: {cpu: 1e-999999999}\n")) // a second document (D-20)
+	f.Add([]byte("capacity: {cpu: 1_e_-999999999}\n"))                          // underscores YAML drops (D-20)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		before := bytes.Clone(data)
 		var node v1.NodeStatus

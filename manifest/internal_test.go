@@ -119,14 +119,14 @@ func TestHoldsOversizedRunJudgesAsEveryRun(t *testing.T) {
 			for j < len(data) && isNumberByte(data[j]) {
 				j++
 			}
-			if jsongate.Oversized(data[i:j], q) != "" {
+			if jsongate.Oversized(bytes.ReplaceAll(data[i:j], []byte("_"), nil), q) != "" {
 				return true
 			}
 			i = j
 		}
 		return false
 	}
-	const alphabet = "0123456789.eE+-eE+- ax:\n1e-"
+	const alphabet = "0123456789.eE+-eE+- ax:\n1e-__"
 	rnd := rand.New(rand.NewPCG(1, 2))
 	for n := range 20000 {
 		data := make([]byte, rnd.IntN(80))
@@ -138,10 +138,10 @@ func TestHoldsOversizedRunJudgesAsEveryRun(t *testing.T) {
 			t.Fatalf("case %d: holdsOversizedRun(%q, %+v) = %v, want %v", n, data, lim, got, want)
 		}
 	}
-	for _, s := range []string{"cpu: 1e-999999999\n", "cpu: 1e+101\n", "n: " + strings.Repeat("1", 65) + "\n"} {
+	for _, s := range []string{"cpu: 1e-999999999\n", "cpu: 1e+101\n", "n: " + strings.Repeat("1", 65) + "\n", "cpu: 1_e_-_999999999\n", "n: " + strings.Repeat("1_", 65) + "\n"} {
 		require.True(t, holdsOversizedRun([]byte(s), Limits{}.withDefaults()), s)
 	}
-	for _, s := range []string{"cpu: 1e-100\n", "time: 2026-03-01T10:00:00Z\n", "n: " + strings.Repeat("1", 64) + "\n", "name: eeeeeeeeeee-1\n"} {
+	for _, s := range []string{"cpu: 1e-100\n", "time: 2026-03-01T10:00:00Z\n", "n: " + strings.Repeat("1", 64) + "\n", "name: eeeeeeeeeee-1\n", "n: " + strings.Repeat("1_", 64) + "\n", "name: a_e_9\n"} {
 		require.False(t, holdsOversizedRun([]byte(s), Limits{}.withDefaults()), s)
 	}
 }

@@ -295,6 +295,46 @@ func TestReadJudgesYAMLNumbersMergedIn(t *testing.T) {
 	}
 }
 
+// YAML reads a plain number without its underscores (goyaml.v2, in kubectl and the API server,
+// as v3): the gate judges the number read, as written otherwise. "1_e-999999999" was read as
+// cpu 0 and 100 digits with underscores as 1.23e+99, where the same numbers without them are
+// refused (review33, F2). A list item, DecodeStrict and a short number read as itself.
+func TestReadJudgesYAMLNumbersWithUnderscores(t *testing.T) {
+	t.Parallel()
+	const head = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\nstatus:\n  allocatable:\n    cpu: "
+	digits := strings.Repeat("1234567890_", 10)
+	tests := []struct{ name, cpu, want string }{
+		{"an exponent", "1_e-999999999", `Invalid value: "1e-999999999": a quantity with an exponent beyond ±100 (limit QuantityExponent)`},
+		{"underscores in the exponent", "1e_-_99_9", `Invalid value: "1e-999": a quantity with an exponent beyond ±100 (limit QuantityExponent)`},
+		{"100 digits", digits, `Invalid value: "` + strings.Repeat("1234567890", 4) + `... (60 bytes more)": a quantity longer than 64 characters (limit QuantityLength)`},
+		{"a number within the bounds", "1_000", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			doc := head + tt.cpu + "\n"
+			list := "apiVersion: v1\nkind: List\nitems:\n- " + strings.ReplaceAll(strings.TrimSuffix(doc, "\n"), "\n", "\n  ") + "\n"
+			var status v1.NodeStatus
+			_, strictErr := manifest.DecodeStrict([]byte("allocatable:\n  cpu: "+tt.cpu+"\n"), &status)
+			for _, in := range []string{doc, list} {
+				objs, err := manifest.Read("in", strings.NewReader(in), manifest.Options{})
+				if tt.want != "" {
+					require.ErrorContains(t, err, "status.allocatable[cpu]: "+tt.want)
+					continue
+				}
+				require.NoError(t, err)
+				require.Equal(t, "1k", objs.Snapshot.Nodes[0].Status.Allocatable.Cpu().String())
+			}
+			if tt.want != "" {
+				require.ErrorContains(t, strictErr, "allocatable[cpu]: "+tt.want, "DecodeStrict")
+			} else {
+				require.NoError(t, strictErr, "DecodeStrict")
+				require.Equal(t, "1k", status.Allocatable.Cpu().String())
+			}
+		})
+	}
+}
+
 // A document or list item with two errors, one of them a quantity written as a plain YAML
 // number, names the error its quoted form names (D-20): the quantity gate judges both forms
 // before the typed decoding, in the order of its walk (keys sorted: the order in which the JSON

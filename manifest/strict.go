@@ -187,7 +187,8 @@ func checkWritten(w, obj any, lim Limits) error {
 }
 
 // holdsOversizedRun reports whether data holds a run of the characters of a number (digits,
-// '.', 'e', 'E', '+', '-') that the quantity gate refuses: a cheap test, which a word such as
+// '.', 'e', 'E', '+', '-', and the underscores YAML drops from a plain number) that the
+// quantity gate refuses, underscores dropped: a cheap test, which a word such as
 // "free-1000" may pass, before the document is parsed again. The gate refuses only a run
 // longer than its Length, which covers a multiple of Length, or one with an exponent, an 'e'
 // or 'E' then a digit or a sign: only the runs around those bytes are judged, so the scan
@@ -200,7 +201,7 @@ func holdsOversizedRun(data []byte, lim Limits) bool {
 			continue
 		}
 		i, j := numberRun(data, k)
-		if jsongate.Oversized(data[i:j], q) != "" {
+		if oversizedRun(data[i:j], q) {
 			return true
 		}
 		k = j // the next multiple past the run, below
@@ -218,7 +219,7 @@ func holdsOversizedRun(data []byte, lim Limits) bool {
 				continue
 			}
 			i, j := numberRun(data, at)
-			if jsongate.Oversized(data[i:j], q) != "" {
+			if oversizedRun(data[i:j], q) {
 				return true
 			}
 			p = j
@@ -227,14 +228,30 @@ func holdsOversizedRun(data []byte, lim Limits) bool {
 	return false
 }
 
+// oversizedRun reports whether the gate refuses run, a run of number characters, its
+// underscores dropped.
+func oversizedRun(run []byte, q jsongate.Limits) bool {
+	if bytes.IndexByte(run, '_') >= 0 {
+		run = bytes.ReplaceAll(run, []byte("_"), nil)
+	}
+	return jsongate.Oversized(run, q) != ""
+}
+
 // exponentAt reports whether the 'e' or 'E' at data[at] is followed by a digit, or by a sign
-// and a digit.
+// and a digit, underscores skipped.
 func exponentAt(data []byte, at int) bool {
-	at++
+	at = skipUnderscores(data, at+1)
 	if at < len(data) && (data[at] == '+' || data[at] == '-') {
-		at++
+		at = skipUnderscores(data, at+1)
 	}
 	return at < len(data) && '0' <= data[at] && data[at] <= '9'
+}
+
+func skipUnderscores(data []byte, at int) int {
+	for at < len(data) && data[at] == '_' {
+		at++
+	}
+	return at
 }
 
 // numberRun returns the bounds of the run of number characters holding data[k].
@@ -250,7 +267,7 @@ func numberRun(data []byte, k int) (i, j int) {
 }
 
 func isNumberByte(c byte) bool {
-	return '0' <= c && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'
+	return '0' <= c && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-' || c == '_'
 }
 
 // writtenValue is the YAML node n as generic JSON in which every scalar but null is the string
@@ -292,7 +309,13 @@ func writtenValue(n *yaml.Node, budget *int) any {
 		}
 		return l
 	case yaml.ScalarNode:
-		if n.Tag != "!!null" {
+		switch n.Tag {
+		case "!!null":
+		case "!!int", "!!float":
+			// The number YAML reads: goyaml.v2, as v3, drops a plain number's underscores
+			// ("1_000" is 1000, "1_e-999999999" is 1e-999999999).
+			return strings.ReplaceAll(n.Value, "_", "")
+		default:
 			return n.Value
 		}
 	}
