@@ -160,32 +160,32 @@ var fuzzDriveLimits = protocolLimits{timeout: 200 * time.Millisecond, lineBytes:
 // request, floods without reading, stops reading, closes its stdout, exits with a status or
 // hangs, leaves a child in its group. Whatever it does, drive returns in time with one outcome
 // per case, in order, each of an allowed result with a bounded text, printable where it is not
-// the program's own words; the program's stderr
-// reaches ours escaped and bounded; and no process of the program's group survives (issue 25,
-// item 7).
+// the program's own words; the program's stderr reaches ours escaped and bounded; and no
+// process of the program's group survives (issue 25, item 7).
 func FuzzDrive(f *testing.F) {
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		f.Skip("no /proc to tell whether the program's processes are gone")
 	}
 	small, big := fuzzDriveCases(f)
 	lim := fuzzDriveLimits
-	answers := serveAnswers(f, small)
-	const answers3, stops, floods, closes = byte(driveAnswers), byte(driveStopsReading), byte(driveFloods), byte(driveClosesStdout)
+	correct := serveAnswers(f, small)
+	skip := []byte(`{"skip":"x"}` + "\n")
+	const answers, stops, floods, closes = byte(driveAnswers), byte(driveStopsReading), byte(driveFloods), byte(driveClosesStdout)
 	// Each seed: the program's stdout, its stderr, its behaviour, which cases (1 + pick%3 small
 	// ones, the first replaced by the largest when pick has 0x80), its exit status.
-	f.Add(answers, []byte(nil), answers3, byte(2), byte(0))                                                                // correct answers to three cases: all pass
-	f.Add([]byte(`{"id":2,"skip":"x"}`+"\n"), []byte(nil), answers3, byte(1), byte(0))                                     // an answer with another id (F11)
-	f.Add([]byte(`{"id":1,"id":1,"skip":"x"}`+"\n"), []byte(nil), answers3, byte(0), byte(0))                              // an id given twice
-	f.Add([]byte("{\"skip\":\"\xff\"}\n"), []byte(nil), answers3, byte(0), byte(0))                                        // invalid UTF-8
-	f.Add([]byte(strings.Repeat("x", lim.lineBytes+1)+"\n"), []byte(nil), answers3, byte(1), byte(0))                      // a line past the bound (F3)
-	f.Add([]byte(`{"skip":"x"}`), []byte(nil), floods, byte(2), byte(3))                                                   // no newline, then exit 3
-	f.Add(bytes.Repeat([]byte(`{"skip":"x"}`+"\n"), 10_000), []byte(nil), floods|driveHang, byte(0x81), byte(0))           // a flood of skips without reading a request larger than a pipe (F2)
-	f.Add([]byte(`{"id":1,"skip":"x"}`+"\n"+`{"id":1,"skip":"x"}`+"\n"), []byte(nil), floods|driveHang, byte(1), byte(0))  // an answer given twice (F11)
-	f.Add([]byte(nil), []byte("\x1b]0;title\x07\x1b[2J\u202eevil\n"+strings.Repeat("y", 200)), answers3, byte(0), byte(0)) // escapes on stderr, a long line without a newline
-	f.Add([]byte(nil), bytes.Repeat([]byte("line\n"), 10_000), answers3, byte(0), byte(0))                                 // 10,000 stderr lines
-	f.Add([]byte(`{"skip":"x"}`+"\n"), []byte(nil), stops|driveChild|driveHang, byte(2), byte(0))                          // stops reading after one answer, a child in its group (F8)
-	f.Add([]byte(nil), []byte(nil), closes, byte(2), byte(0))                                                              // closes its stdout (F12)
-	f.Add([]byte(`{"skip":"\u001b[2J"}`+"\n"+`{"error":"\u202e"}`+"\n"), []byte(nil), answers3, byte(1), byte(0))          // escapes in a skip reason and an error
+	f.Add(correct, []byte(nil), answers, byte(2), byte(0))                                                                // correct answers to three cases: all pass
+	f.Add([]byte(`{"id":2,"skip":"x"}`+"\n"), []byte(nil), answers, byte(1), byte(0))                                     // an answer with another id (F11)
+	f.Add([]byte(`{"id":1,"id":1,"skip":"x"}`+"\n"), []byte(nil), answers, byte(0), byte(0))                              // an id given twice
+	f.Add([]byte("{\"skip\":\"\xff\"}\n"), []byte(nil), answers, byte(0), byte(0))                                        // invalid UTF-8
+	f.Add([]byte(strings.Repeat("x", lim.lineBytes+1)+"\n"), []byte(nil), answers, byte(1), byte(0))                      // a line past the bound (F3)
+	f.Add([]byte(`{"skip":"x"}`), []byte(nil), floods, byte(2), byte(3))                                                  // no newline, then exit 3
+	f.Add(bytes.Repeat([]byte(`{"skip":"x"}`+"\n"), 10_000), []byte(nil), floods|driveHang, byte(0x81), byte(0))          // a flood of skips without reading a request larger than a pipe (F2)
+	f.Add([]byte(`{"id":1,"skip":"x"}`+"\n"+`{"id":1,"skip":"x"}`+"\n"), []byte(nil), floods|driveHang, byte(1), byte(0)) // an answer given twice (F11)
+	f.Add(skip, []byte("\x1b]0;title\x07\x1b[2J\u202eevil\n"+strings.Repeat("y", 200)), answers, byte(0), byte(0))        // escapes on stderr, a long line without a newline
+	f.Add(skip, bytes.Repeat([]byte("line\n"), 10_000), answers, byte(0), byte(0))                                        // 10,000 stderr lines
+	f.Add(skip, []byte(nil), stops|driveChild|driveHang, byte(1), byte(0))                                                // stops reading after one answer, a child in its group (F8)
+	f.Add([]byte(nil), []byte(nil), closes, byte(2), byte(0))                                                             // closes its stdout (F12)
+	f.Add([]byte(`{"skip":"\u001b[2J"}`+"\n"+`{"error":"\u202e"}`+"\n"), []byte(nil), answers, byte(1), byte(0))          // escapes in a skip reason and an error
 	f.Fuzz(func(t *testing.T, stdout, stderr []byte, behaviour, pick, code byte) {
 		cases := slices.Clone(small[:1+pick%3])
 		if pick&0x80 != 0 {
