@@ -310,3 +310,31 @@ func requireStdinEnds(t *testing.T, text, endless, want string, bound int) {
 		require.Less(t, rr.n, int64(1<<20), "reads of %d bytes: read %d bytes of the endless lines", most, rr.n)
 	}
 }
+
+// BenchmarkReadJSONHead is the scan a JSON stream on stdin pays before it is read whole
+// (readJSONHead), on the JSON dump of BenchmarkReadFloor: "list" scans all of it (its items
+// are read to the end of the value); "object" is the same text with no items key, refused at
+// ObjectBytes after listShaped (flowItemsKey) has scanned its first ObjectBytes twice.
+//
+//	GOMAXPROCS=1 go test -run '^$' -bench ReadJSONHead -benchtime 1x -benchmem -count 5 ./manifest
+func BenchmarkReadJSONHead(b *testing.B) {
+	_, list := generatedDump(b, floorNodes)
+	object := bytes.ReplaceAll(list, []byte(`"items"`), []byte(`"itemz"`))
+	for _, tt := range []struct {
+		name    string
+		text    []byte
+		refused bool
+	}{{"list", list, false}, {"object", object, true}} {
+		b.Run(tt.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(tt.text)))
+			for b.Loop() {
+				sp := newSpool(bytes.NewReader(tt.text), int64(len(tt.text)))
+				yaml, err := readJSONHead(sp, "stdin", DefaultObjectBytes)
+				if yaml || (err != nil) != tt.refused {
+					b.Fatalf("yaml %v, error %v", yaml, err)
+				}
+			}
+		})
+	}
+}
