@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/daemonsched/daemonsched/internal/scalebench"
 	"github.com/stretchr/testify/require"
 )
 
@@ -308,5 +309,45 @@ func requireStdinEnds(t *testing.T, text, endless, want string, bound int) {
 			require.EqualError(t, err, want, "reads of %d bytes", most)
 		}
 		require.Less(t, rr.n, int64(1<<20), "reads of %d bytes: read %d bytes of the endless lines", most, rr.n)
+	}
+}
+
+// headDump is the JSON dump of BenchmarkReadJSONHead, made once for every -count.
+var headDump []byte
+
+// BenchmarkReadJSONHead is the scan a JSON stream on stdin pays before it is read whole
+// (readJSONHead), on the JSON dump of BenchmarkReadFloor: "list" scans all of it (its items
+// are read to the end of the value); "object" is the same text with no items key, refused at
+// ObjectBytes after listShaped (flowItemsKey) has scanned its first ObjectBytes twice.
+//
+//	GOMAXPROCS=1 go test -run '^$' -bench ReadJSONHead -benchtime 1x -benchmem -count 5 ./manifest
+func BenchmarkReadJSONHead(b *testing.B) {
+	if headDump == nil {
+		_, headDump = generatedDump(b, floorNodes)
+	}
+	list := headDump
+	object := bytes.ReplaceAll(list, []byte(`"items"`), []byte(`"itemz"`))
+	for _, tt := range []struct {
+		name    string
+		text    []byte
+		refused bool
+	}{{"list", list, false}, {"object", object, true}} {
+		b.Run(tt.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(tt.text)))
+			start, known := scalebench.CPUTime()
+			n := 0
+			for b.Loop() {
+				sp := newSpool(bytes.NewReader(tt.text), int64(len(tt.text)))
+				yaml, err := readJSONHead(sp, "stdin", DefaultObjectBytes)
+				if yaml || (err != nil) != tt.refused {
+					b.Fatalf("yaml %v, error %v", yaml, err)
+				}
+				n++
+			}
+			if end, _ := scalebench.CPUTime(); known {
+				b.ReportMetric(float64(end-start)/float64(n)/1e6, "cpu-ms/op")
+			}
+		})
 	}
 }
