@@ -3,6 +3,7 @@ package apiserver
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -137,7 +138,11 @@ func ApplyJSON(stored *appsv1.DaemonSet, manifest []byte, opts Options) (*appsv1
 		return nil, errs
 	}
 	if opts.FieldValidation != FieldValidationIgnore {
-		if errs := unknownFields(strictErrs); len(errs) > 0 {
+		errs := unknownFields(strictErrs)
+		if stored != nil {
+			sortAsThePatchHandler(errs)
+		}
+		if len(errs) > 0 {
 			return nil, errs
 		}
 	}
@@ -172,8 +177,10 @@ func (o Options) checkFieldValidation() field.ErrorList {
 }
 
 // unknownFields are the errors of the unknown fields among strictErrs, the strict decoding's
-// findings, in text order: the path is the decoder's, array indices included
-// ("spec.template.spec.containers[0].Resources"), as the API server's message names it.
+// findings, in the order of the body: the order in which the API server's create handler
+// names them, decoding kubectl's JSON, keys sorted, strictly (D-21). The path is the
+// decoder's, array indices included ("spec.template.spec.containers[0].Resources"), as the
+// API server's message names it.
 func unknownFields(strictErrs []error) field.ErrorList {
 	var errs field.ErrorList
 	for _, e := range strictErrs {
@@ -183,6 +190,17 @@ func unknownFields(strictErrs []error) field.ErrorList {
 		}
 	}
 	return errs
+}
+
+// sortAsThePatchHandler puts errs, unknown fields, in the order in which the API server's
+// patch handler names them: its converter (runtime.DefaultUnstructuredConverter's
+// FromUnstructuredWithValidation) checks the patched object and sorts its messages,
+// `unknown field "path"`, as strings, so the closing quote sorts with the path: "a b" comes
+// before "a" there (' ' sorts before '"'), though after it as a plain string.
+func sortAsThePatchHandler(errs field.ErrorList) {
+	slices.SortStableFunc(errs, func(a, b *field.Error) int {
+		return strings.Compare(a.Field+`"`, b.Field+`"`)
+	})
 }
 
 // checkTypeMeta refuses manifest unless it is an apps/v1 DaemonSet both as kubectl reads it

@@ -491,3 +491,54 @@ func TestApplyJSONReadsANumberAsKubectlSendsIt(t *testing.T) {
 		})
 	}
 }
+
+// Unknown fields are named in the API server's order, not the file's (D-21, issue 25 item 3).
+// kubectl sends encoding/json of its unstructured object, keys sorted, so a create, which the
+// API server decodes strictly as it reads the body (runtime/serializer/json), names them in
+// sorted key order, depth first; a patch, whose patched object the converter checks
+// (runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation), names them sorted by
+// message, `unknown field "path"`: "resources-x" before "resources.zeta", as '-' sorts before
+// '.', where the create names "resources.zeta" first ("resources" sorts before "resources-x").
+func TestApplyJSONNamesUnknownFieldsInTheAPIServersOrder(t *testing.T) {
+	t.Parallel()
+	manifest := `{"apiVersion": "apps/v1", "kind": "DaemonSet",
+	  "metadata": {"name": "agent", "namespace": "kube-system", "labels": {"app": "agent"}},
+	  "spec": {"selector": {"matchLabels": {"app": "agent"}},
+	    "template": {"metadata": {"labels": {"app": "agent"}},
+	      "spec": {"nodeSelector": {"disk": "ssd"}, "containers": [{"name": "agent", "image": "agent:1",
+	        "zeta": 1, "resources-x": 1, "resources": {"zeta": 1}, "alpha": 1}]}}}}`
+	container := field.NewPath("spec", "template", "spec", "containers").Index(0)
+	unknown := func(paths ...*field.Path) field.ErrorList {
+		var errs field.ErrorList
+		for _, p := range paths {
+			errs = append(errs, field.Forbidden(p, ""))
+		}
+		return errs
+	}
+	tests := []struct {
+		name   string
+		stored *appsv1.DaemonSet
+		want   field.ErrorList
+	}{
+		{name: "D-21 a create names them in sorted key order, depth first", want: unknown(
+			container.Child("alpha"), container.Child("resources", "zeta"), container.Child("resources-x"), container.Child("zeta"))},
+		{name: "D-21 a patch names them sorted by message", stored: stored(t), want: unknown(
+			container.Child("alpha"), container.Child("resources-x"), container.Child("resources", "zeta"), container.Child("zeta"))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, errs := apiserver.ApplyJSON(tt.stored, []byte(manifest), apiserver.Options{})
+			var got, want []string
+			for _, e := range errs {
+				got = append(got, string(e.Type)+" "+e.Field)
+			}
+			for _, e := range tt.want {
+				want = append(want, string(e.Type)+" "+e.Field)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("ApplyJSON() unknown fields (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
