@@ -1,9 +1,9 @@
 package apiserver
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -76,12 +76,15 @@ func Apply(stored, manifest *appsv1.DaemonSet, opts Options) (*appsv1.DaemonSet,
 //
 // manifest must be the JSON of one object; what is not (or does not decode into
 // [appsv1.DaemonSet]) is refused with an error on the root, as the API server refuses a body
-// it cannot decode, and so is text that is not UTF-8. Its apiVersion and kind must be apps/v1
-// and DaemonSet as the API server reads them before the body, under case folding, the last
-// key winning ("ApiVersion" after "apiVersion" replaces it there). A key given twice in one
-// object keeps its last value, whole (an object given twice is the last one, not the two
-// merged), under either field validation: kubectl reads the file into an unstructured object
-// and sends that object's JSON, so the API server never sees the key twice (D-21). A resource
+// it cannot decode, and so is text that is not UTF-8. What the API server receives is what
+// kubectl sends, the JSON of the unstructured object it reads the file into (D-21): keys
+// sorted, the last of a key given twice only, and each number as the int64 or float64 kubectl
+// read (0.1000000000000000000001 is sent as 0.1, 1e-999999999 as 0, and 1e400, beyond
+// float64, is refused as kubectl refuses the file). So its apiVersion and kind must be apps/v1
+// and DaemonSet as the API server reads them in that JSON before the body, under case folding,
+// the last key winning ("apiversion" comes after "apiVersion" and replaces it there; "ApiVersion"
+// comes before). A key given twice in one object keeps its last value, whole (an object given
+// twice is the last one, not the two merged), under either field validation. A resource
 // quantity longer than 64 characters or with an exponent beyond ±100 (package manifest's
 // default limits) is refused with its path before it is parsed: parsing "1e-999999999" would
 // take hours. Keys are matched to fields exactly, as the API server's
@@ -105,19 +108,19 @@ func ApplyJSON(stored *appsv1.DaemonSet, manifest []byte, opts Options) (*appsv1
 	if err != nil {
 		return nil, field.ErrorList{field.Invalid(nil, errlist.Cut(string(manifest), errlist.ValueBytes), "must be the JSON of a DaemonSet: "+err.Error())}
 	}
-	body := manifest
-	if _, ok := jsongate.FirstDuplicate(manifest); ok {
-		// kubectl decodes the file into an unstructured object, where the last of a key given
-		// twice replaces the others whole, and sends that object's JSON (pkg/cmd/apply: the
-		// create, the patch and the last-applied annotation are all computed from it): the API
-		// server, whose strict decoding would refuse a "duplicate field", never sees one. The
-		// body is that JSON; the typed decoding of the file's text would merge the two objects.
-		if body, err = json.Marshal(obj); err != nil {
-			return nil, field.ErrorList{field.Invalid(nil, errlist.Cut(string(manifest), errlist.ValueBytes), "must be the JSON of a DaemonSet: "+err.Error())}
-		}
+	// kubectl reads the file into an unstructured object (cli-runtime's builder, apimachinery's
+	// UnstructuredJSONScheme) and sends that object's JSON, encoding/json of a map: the
+	// create, the patch and the last-applied annotation are all computed from it (pkg/cmd/apply).
+	// So the API server sees the last of a key given twice only, its keys in sorted order, and
+	// a number as the int64 or float64 kubectl read it (D-21): the body is that JSON, whether or
+	// not the file gives a key twice.
+	body, err := json.Marshal(obj)
+	if err != nil {
+		return nil, field.ErrorList{field.Invalid(nil, errlist.Cut(string(manifest), errlist.ValueBytes), "must be the JSON of a DaemonSet: "+err.Error())}
 	}
-	// A quantity such as 1e-999999999 takes hours to parse: refused first, at the limits of
-	// package manifest's defaults.
+	// A quantity such as "1e-999999999" takes hours to parse: refused first, at the limits of
+	// package manifest's defaults. A JSON number is judged as kubectl sends it, the float's
+	// text (1e-999999999 is 0), as the API server parses it.
 	if err := jsongate.Quantities(body, &appsv1.DaemonSet{}, jsongate.Defaults); err != nil {
 		if fe := (*field.Error)(nil); errors.As(err, &fe) {
 			return nil, field.ErrorList{fe}
@@ -135,7 +138,11 @@ func ApplyJSON(stored *appsv1.DaemonSet, manifest []byte, opts Options) (*appsv1
 		return nil, errs
 	}
 	if opts.FieldValidation != FieldValidationIgnore {
-		if errs := unknownFields(strictErrs); len(errs) > 0 {
+		errs := unknownFields(strictErrs)
+		if stored != nil {
+			sortAsThePatchHandler(errs)
+		}
+		if len(errs) > 0 {
 			return nil, errs
 		}
 	}
@@ -170,8 +177,10 @@ func (o Options) checkFieldValidation() field.ErrorList {
 }
 
 // unknownFields are the errors of the unknown fields among strictErrs, the strict decoding's
-// findings, in text order: the path is the decoder's, array indices included
-// ("spec.template.spec.containers[0].Resources"), as the API server's message names it.
+// findings, in the order of the body: the order in which the API server's create handler
+// names them, decoding kubectl's JSON, keys sorted, strictly (D-21). The path is the
+// decoder's, array indices included ("spec.template.spec.containers[0].Resources"), as the
+// API server's message names it.
 func unknownFields(strictErrs []error) field.ErrorList {
 	var errs field.ErrorList
 	for _, e := range strictErrs {
@@ -183,11 +192,22 @@ func unknownFields(strictErrs []error) field.ErrorList {
 	return errs
 }
 
+// sortAsThePatchHandler puts errs, unknown fields, in the order in which the API server's
+// patch handler names them: its converter (runtime.DefaultUnstructuredConverter's
+// FromUnstructuredWithValidation) checks the patched object and sorts its messages,
+// `unknown field "path"`, as strings, so the closing quote sorts with the path: "a b" comes
+// before "a" there (' ' sorts before '"'), though after it as a plain string.
+func sortAsThePatchHandler(errs field.ErrorList) {
+	slices.SortStableFunc(errs, func(a, b *field.Error) int {
+		return strings.Compare(a.Field+`"`, b.Field+`"`)
+	})
+}
+
 // checkTypeMeta refuses manifest unless it is an apps/v1 DaemonSet both as kubectl reads it
 // (typed, its keys matched exactly: kubectl sends no object without an apiVersion and a kind)
 // and as the API server reads its type before decoding the body (apimachinery's json
 // SimpleMetaFactory.Interpret): with encoding/json, so keys match under case folding and the
-// last of "apiVersion", "ApiVersion", ... wins. A body that reads there as another kind or
+// last of "apiVersion", "ApiVersion", ... in manifest, the body kubectl sends, wins. A body that reads there as another kind or
 // version is one the DaemonSet endpoint refuses, whatever the typed decoding filled.
 func checkTypeMeta(manifest []byte, typed *appsv1.DaemonSet) field.ErrorList {
 	var server struct {
@@ -277,45 +297,20 @@ func modifiedConfiguration(manifest *appsv1.DaemonSet) (configuration, error) {
 	return configuration{original, annotated}, err
 }
 
-// decodeUnstructured decodes the JSON of one object as kubectl's unstructured decoding does:
-// integers as int64, other numbers as float64.
+// decodeUnstructured decodes the JSON of one object as kubectl's unstructured decoding does
+// (apimachinery's util/json Unmarshal, which is sigs.k8s.io/json's
+// UnmarshalCaseSensitivePreserveInts): an integer within int64 as int64, any other number as
+// float64, a number beyond float64 (1e400) refused as kubectl refuses the file, and the last
+// of a key given twice replacing the others.
 func decodeUnstructured(data []byte) (map[string]any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	var m map[string]any
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(data, &m); err != nil {
 		return nil, err
 	}
-	if dec.More() {
-		return nil, errors.New("more than one JSON value")
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
+	if m == nil {
 		return nil, errors.New("not a JSON object")
 	}
-	return convertNumbers(m).(map[string]any), nil
-}
-
-// convertNumbers replaces, in place, every json.Number of v with an int64 when it is one and a
-// float64 otherwise, and returns v.
-func convertNumbers(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, e := range v {
-			v[k] = convertNumbers(e)
-		}
-	case []any:
-		for i, e := range v {
-			v[i] = convertNumbers(e)
-		}
-	case json.Number:
-		if i, err := v.Int64(); err == nil {
-			return i
-		}
-		f, _ := v.Float64() // the decoder accepted it as a number
-		return f
-	}
-	return v
+	return m, nil
 }
 
 // modifiedUnstructured returns obj as kubectl encodes it (pkg/util GetModifiedConfiguration

@@ -223,10 +223,12 @@ func TestApplyJSONSendsSpeltOutZeros(t *testing.T) {
 }
 
 // The API server reads a body's apiVersion and kind before the body, under case folding, the
-// last key winning (apimachinery's json SimpleMetaFactory.Interpret): "ApiVersion" after
-// "apiVersion" makes it another object, and "apiversion" alone is an apiVersion there, but none
-// to the typed decoding or to kubectl, which does not send it (D-14). A type that reads right
-// there is then decoded strictly, where "ApiVersion" and "Kind" are unknown fields (D-21).
+// last key winning (apimachinery's json SimpleMetaFactory.Interpret), in the body kubectl sends,
+// whose keys are sorted (D-21): "ApiVersion" and "Kind" come before the real keys wherever the
+// file writes them, and "apiversion" after "apiVersion", making it another object; "apiversion"
+// alone is an apiVersion there, but none to the typed decoding or to kubectl, which does not
+// send it (D-14). A type that reads right there is then decoded strictly, where "ApiVersion"
+// and "Kind" are unknown fields (D-21).
 func TestApplyJSONReadsTheTypeAsTheAPIServer(t *testing.T) {
 	t.Parallel()
 	body := func(typeMeta string) string {
@@ -240,8 +242,10 @@ func TestApplyJSONReadsTheTypeAsTheAPIServer(t *testing.T) {
 		want       field.ErrorList // with FieldValidationIgnore
 		wantStrict field.ErrorList // with the default, when it differs
 	}{
-		{name: "D-14 ApiVersion and Kind after the real keys replace them", typeMeta: `"apiVersion": "apps/v1", "kind": "DaemonSet", "ApiVersion": "apps/v2", "Kind": "Pod",`,
-			want: field.ErrorList{field.NotSupported[string](field.NewPath("apiVersion"), "apps/v2", nil), field.NotSupported[string](field.NewPath("kind"), "Pod", nil)}},
+		{name: "D-14 ApiVersion and Kind written after the real keys are sent before them, and lose", typeMeta: `"apiVersion": "apps/v1", "kind": "DaemonSet", "ApiVersion": "apps/v2", "Kind": "Pod",`,
+			wantStrict: field.ErrorList{field.Forbidden(field.NewPath("ApiVersion"), ""), field.Forbidden(field.NewPath("Kind"), "")}},
+		{name: "D-14 apiversion written before apiVersion is sent after it, and wins", typeMeta: `"apiversion": "apps/v2", "apiVersion": "apps/v1", "kind": "DaemonSet",`,
+			want: field.ErrorList{field.NotSupported[string](field.NewPath("apiVersion"), "apps/v2", nil)}},
 		{name: "D-14 the real keys after ApiVersion and Kind win", typeMeta: `"ApiVersion": "apps/v2", "Kind": "Pod", "apiVersion": "apps/v1", "kind": "DaemonSet",`,
 			wantStrict: field.ErrorList{field.Forbidden(field.NewPath("ApiVersion"), ""), field.Forbidden(field.NewPath("Kind"), "")}},
 		{name: "D-14 another kind", typeMeta: `"apiVersion": "v1", "kind": "Pod",`,
@@ -429,5 +433,112 @@ func BenchmarkApplyJSON(b *testing.B) {
 		if _, errs := apiserver.ApplyJSON(live, data, apiserver.Options{}); len(errs) > 0 {
 			b.Fatal(errs)
 		}
+	}
+}
+
+// A JSON number in a quantity is read as kubectl sends it, whether or not the file gives a key
+// twice (D-21, issue 25 item 2): kubectl reads the file into an unstructured object (numbers
+// as int64, or float64) and sends that object's JSON, so the API server parses the float's
+// text. The file's own text was judged and parsed when no key was given twice: 1e-999999999
+// was refused where kubectl stores 0, and 0.1000000000000000000001 was 100000001n where
+// kubectl stores 100m.
+func TestApplyJSONReadsANumberAsKubectlSendsIt(t *testing.T) {
+	t.Parallel()
+	requests := field.NewPath("spec", "template", "spec", "containers").Index(0).Child("resources", "requests")
+	tests := []struct {
+		name     string
+		cpu      string // a JSON number
+		wantCPU  string // the stored request; "" when refused
+		wantErrs field.ErrorList
+	}{
+		{name: "D-21 a number beyond the gate's exponent as written is kubectl's float, 0", cpu: "1e-999999999", wantCPU: "0"},
+		{name: "D-21 a number of more digits than a float holds is kubectl's float", cpu: "0.1000000000000000000001", wantCPU: "100m"},
+		{name: "D-21 an integer beyond int64 is kubectl's float", cpu: "100000000000000000001", wantCPU: "100E"},
+		{name: "D-21 a float beyond the gate's exponent is refused at its path", cpu: "1e200",
+			wantErrs: field.ErrorList{field.Invalid(requests.Key("cpu"), "1e+200", "")}},
+		{name: "D-21 a number beyond float64 is refused whole, as kubectl refuses the file", cpu: "1e400",
+			wantErrs: field.ErrorList{field.Invalid(nil, nil, "")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			for _, twice := range []bool{false, true} {
+				image := `"image": "agent:1"`
+				if twice {
+					image = `"image": "agent:0", "image": "agent:1"`
+				}
+				manifest := `{"apiVersion": "apps/v1", "kind": "DaemonSet",
+				  "metadata": {"name": "agent", "namespace": "kube-system", "labels": {"app": "agent"}},
+				  "spec": {"selector": {"matchLabels": {"app": "agent"}},
+				    "template": {"metadata": {"labels": {"app": "agent"}},
+				      "spec": {"nodeSelector": {"disk": "ssd"}, "containers": [{"name": "agent", ` + image + `,
+				        "resources": {"requests": {"cpu": ` + tt.cpu + `}}}]}}}}`
+				for _, live := range []*appsv1.DaemonSet{nil, stored(t)} {
+					got, errs := apiserver.ApplyJSON(live, []byte(manifest), apiserver.Options{})
+					if tt.wantErrs != nil {
+						matcher := field.ErrorMatcher{}.ByType().ByField()
+						if tt.wantErrs[0].Field != "<nil>" {
+							matcher = matcher.ByValue()
+						}
+						matcher.Test(t, tt.wantErrs, errs)
+						continue
+					}
+					require.Empty(t, errs, "key given twice: %t, over a stored DaemonSet: %t", twice, live != nil)
+					cpu := got.Spec.Template.Spec.Containers[0].Resources.Requests[v1.ResourceCPU]
+					require.Equal(t, tt.wantCPU, cpu.String(), "key given twice: %t, over a stored DaemonSet: %t", twice, live != nil)
+				}
+			}
+		})
+	}
+}
+
+// Unknown fields are named in the API server's order, not the file's (D-21, issue 25 item 3).
+// kubectl sends encoding/json of its unstructured object, keys sorted, so a create, which the
+// API server decodes strictly as it reads the body (runtime/serializer/json), names them in
+// sorted key order, depth first; a patch, whose patched object the converter checks
+// (runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation), names them sorted by
+// message, `unknown field "path"`: "resources-x" before "resources.zeta", as '-' sorts before
+// '.', where the create names "resources.zeta" first ("resources" sorts before "resources-x").
+func TestApplyJSONNamesUnknownFieldsInTheAPIServersOrder(t *testing.T) {
+	t.Parallel()
+	manifest := `{"apiVersion": "apps/v1", "kind": "DaemonSet",
+	  "metadata": {"name": "agent", "namespace": "kube-system", "labels": {"app": "agent"}},
+	  "spec": {"selector": {"matchLabels": {"app": "agent"}},
+	    "template": {"metadata": {"labels": {"app": "agent"}},
+	      "spec": {"nodeSelector": {"disk": "ssd"}, "containers": [{"name": "agent", "image": "agent:1",
+	        "zeta": 1, "resources-x": 1, "resources": {"zeta": 1}, "alpha": 1}]}}}}`
+	container := field.NewPath("spec", "template", "spec", "containers").Index(0)
+	unknown := func(paths ...*field.Path) field.ErrorList {
+		var errs field.ErrorList
+		for _, p := range paths {
+			errs = append(errs, field.Forbidden(p, ""))
+		}
+		return errs
+	}
+	tests := []struct {
+		name   string
+		stored *appsv1.DaemonSet
+		want   field.ErrorList
+	}{
+		{name: "D-21 a create names them in sorted key order, depth first", want: unknown(
+			container.Child("alpha"), container.Child("resources", "zeta"), container.Child("resources-x"), container.Child("zeta"))},
+		{name: "D-21 a patch names them sorted by message", stored: stored(t), want: unknown(
+			container.Child("alpha"), container.Child("resources-x"), container.Child("resources", "zeta"), container.Child("zeta"))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, errs := apiserver.ApplyJSON(tt.stored, []byte(manifest), apiserver.Options{})
+			var got, want []string
+			for _, e := range errs {
+				got = append(got, string(e.Type)+" "+e.Field)
+			}
+			for _, e := range tt.want {
+				want = append(want, string(e.Type)+" "+e.Field)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("ApplyJSON() unknown fields (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

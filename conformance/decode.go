@@ -30,6 +30,12 @@ type PlanLimits struct {
 	// PlanBytes bounds the text of one plan (default [DefaultPlanBytes]); it is checked as the
 	// plan is read, so that one endless plan is not held whole.
 	PlanBytes int64
+	// QuantityLength and QuantityExponent bound the resource quantities of the plans as
+	// [manifest.Limits] bounds those of manifests (defaults [manifest.DefaultQuantityLength]
+	// and [manifest.DefaultQuantityExponent]), so that a program reads its candidates at the
+	// bounds it reads its manifests at; a refusal names them as manifest's do ("(limit
+	// QuantityExponent)").
+	QuantityLength, QuantityExponent int
 }
 
 // The defaults of [PlanLimits].
@@ -80,10 +86,10 @@ func DecodePlan(data []byte) ([]*daemonset.Result, error) {
 // is read, so that the text of one plan at most is held besides what is decoded. It is an
 // error, naming where: text that is not JSON or not UTF-8, a key given twice in the
 // candidate's object or a plan's, a missing required field, a value of the wrong type, a
-// resource quantity beyond manifest's default limits ([manifest.CheckQuantities]), and a
-// candidate, a plan or a count of plans beyond lim.
+// resource quantity beyond lim's QuantityLength or QuantityExponent
+// ([manifest.CheckQuantities]), and a candidate, a plan or a count of plans beyond lim.
 func ReadPlan(r io.Reader, lim PlanLimits) (Candidate, error) {
-	if lim.Bytes < 0 || lim.DaemonSets < 0 || lim.PlanBytes < 0 {
+	if lim.Bytes < 0 || lim.DaemonSets < 0 || lim.PlanBytes < 0 || lim.QuantityLength < 0 || lim.QuantityExponent < 0 {
 		return Candidate{}, errors.New("conformance: negative PlanLimits")
 	}
 	lim = lim.withDefaults()
@@ -199,7 +205,7 @@ func readPlans(dec *json.Decoder, in *checkedReader, lim PlanLimits) ([]*daemons
 		if err != nil {
 			return nil, err
 		}
-		r, err := decodeOnePlan(raw)
+		r, err := decodeOnePlan(raw, lim.quantities())
 		if err != nil {
 			return nil, fmt.Errorf("daemonSets[%d]%w", i, err)
 		}
@@ -221,9 +227,15 @@ func planEnd(off, planBytes int64) int64 {
 	return off + 3*planBytes + 4096
 }
 
-// decodeOnePlan decodes the text of one plan; its errors start with the path below the plan
-// (".create[0]...", or ": ..." for the plan itself).
-func decodeOnePlan(raw json.RawMessage) (*daemonset.Result, error) {
+// quantities are the bounds of lim on resource quantities, as manifest.CheckQuantities takes
+// them (zero: the default).
+func (l PlanLimits) quantities() manifest.Limits {
+	return manifest.Limits{QuantityLength: l.QuantityLength, QuantityExponent: l.QuantityExponent}
+}
+
+// decodeOnePlan decodes the text of one plan, its quantities bounded by lim; its errors start
+// with the path below the plan (".create[0]...", or ": ..." for the plan itself).
+func decodeOnePlan(raw json.RawMessage, lim manifest.Limits) (*daemonset.Result, error) {
 	if string(raw) == "null" {
 		return nil, nil
 	}
@@ -242,7 +254,7 @@ func decodeOnePlan(raw json.RawMessage) (*daemonset.Result, error) {
 	}
 	var r daemonset.Result
 	// A quantity such as 1e-999999999 takes hours to parse: refuse it first.
-	if err := manifest.CheckQuantities(raw, &r, manifest.Limits{}); err != nil {
+	if err := manifest.CheckQuantities(raw, &r, lim); err != nil {
 		return nil, fmt.Errorf(".%w", err)
 	}
 	strict, err := kjson.UnmarshalStrict(raw, &r, kjson.DisallowDuplicateFields)

@@ -12,6 +12,8 @@ import (
 	"testing/iotest"
 	"time"
 	"unicode/utf8"
+
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 func TestDecodePlanErrors(t *testing.T) {
@@ -105,6 +107,49 @@ func TestReadPlanRefuses(t *testing.T) {
 			}
 			if d := time.Since(start); d > 2*time.Second {
 				t.Errorf("took %v", d)
+			}
+		})
+	}
+}
+
+// TestReadPlanBoundsQuantitiesAtItsLimits: PlanLimits.QuantityLength and QuantityExponent
+// bound a candidate's quantities as manifest.Limits bounds a manifest's, so that verify reads
+// its candidate at the bounds --max-quantity-* set for its inputs (issue 25 item 1: the
+// candidate was judged at the defaults whatever the limits said).
+func TestReadPlanBoundsQuantitiesAtItsLimits(t *testing.T) {
+	withCPU := func(cpu string) string {
+		return `{"daemonSets":[` + `{"namespace":"a","name":"b","revisionHash":"h","create":[{"node":"n","reason":"","pod":{"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"` + cpu + `"}}}]}}}],"delete":[],"adopt":[],"release":[],"status":null}]}`
+	}
+	const path = "candidate: daemonSets[0].create[0].pod.spec.containers[0].resources.requests[cpu]: "
+	tests := []struct {
+		name    string
+		cpu     string
+		lim     PlanLimits
+		wantErr string // "": read, with the quantity as written
+	}{
+		{"an exponent within the default passes", "1e-60", PlanLimits{}, ""},
+		{"an exponent beyond a lower QuantityExponent is refused", "1e-60", PlanLimits{QuantityExponent: 50},
+			path + `Invalid value: "1e-60": a quantity with an exponent beyond ±50 (limit QuantityExponent)`},
+		{"an exponent beyond the default passes a higher QuantityExponent", "1e-150", PlanLimits{QuantityExponent: 200}, ""},
+		{"a quantity longer than a lower QuantityLength is refused", "123456789", PlanLimits{QuantityLength: 8},
+			path + `Invalid value: "123456789": a quantity longer than 8 characters (limit QuantityLength)`},
+		{"negative quantity limits are misuse", "1", PlanLimits{QuantityExponent: -1}, "conformance: negative PlanLimits"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := ReadPlan(strings.NewReader(withCPU(tt.cpu)), tt.lim)
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("error %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := c.DaemonSets[0].Create[0].Pod.Spec.Containers[0].Resources.Requests["cpu"]
+			if got.String() == "" || got.Cmp(resource.MustParse(tt.cpu)) != 0 {
+				t.Errorf("cpu %v, want %s", &got, tt.cpu)
 			}
 		})
 	}

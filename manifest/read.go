@@ -109,7 +109,9 @@ type Sources struct {
 // and Reader that is set is read; files and streams are read when their turn comes. A file is
 // never held whole (it is read twice: checked, then decoded as it is split). A stream of YAML
 // is checked as it is decoded (a NUL byte, invalid UTF-8 and the size limit end it where they
-// are) and held one document at a time, a list whole, since a list may be read again; a stream
+// are, after the text before them is decoded, however the stream's reads cut it; so does a
+// file of YAML holding a NUL byte or invalid UTF-8, so that a file and a pipe of the same
+// text name the same first problem) and held one document at a time, a list whole, since a list may be read again; a stream
 // whose text starts with "{" (a JSON stream, unless a line of it starts with "---"), UTF-16
 // and a stream redirected from a regular file are read whole first. Only regular files are
 // read from a Path (see [Limits.InputBytes] for the size).

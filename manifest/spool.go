@@ -92,37 +92,46 @@ func (s *spool) fill() {
 	last := &s.chunks[len(s.chunks)-1]
 	k, err := s.r.Read((*last)[len(*last):cap(*last)])
 	piece := (*last)[len(*last) : len(*last)+k]
-	if cerr := s.check(piece, errors.Is(err, io.EOF)); cerr != nil {
-		s.err = cerr
-		return
-	}
-	*last = (*last)[:len(*last)+k]
-	s.total += int64(k)
+	good, cerr := s.check(piece, errors.Is(err, io.EOF))
+	*last = (*last)[:len(*last)+good]
+	s.total += int64(good)
 	switch {
 	case s.total > s.limit:
 		s.err = errInputBytes
+	case cerr != nil:
+		s.err = cerr
 	case err != nil:
 		s.err = err
 	}
 }
 
-// check checks the next piece of text, as checkFile checks a file: a NUL byte, then invalid
-// UTF-8, with the line they are on.
-func (s *spool) check(piece []byte, eof bool) error {
-	if i := bytes.IndexByte(piece, 0); i >= 0 {
-		return fmt.Errorf("line %d: a NUL byte: not YAML or JSON text", s.lines+int64(bytes.Count(piece[:i], []byte("\n")))+1)
+// check checks the next piece of text, as checkFile checks a file: a NUL byte and invalid
+// UTF-8, with the line they are on. good is how many bytes of piece come before the first
+// problem: those are kept and read, and the problem is met when the reading gets to it, as a
+// stream read a byte at a time meets it (issue 25 item 4, review33 F10). A problem found in a
+// piece was met at once, so a bound passed before it in the same piece (Limits.Objects) was
+// named or not by how the stream was cut into reads.
+func (s *spool) check(piece []byte, eof bool) (good int, err error) {
+	nul := bytes.IndexByte(piece, 0)
+	text := piece
+	if nul >= 0 {
+		text = piece[:nul]
 	}
-	probe := piece
+	probe := text
 	if len(s.carry) > 0 {
-		probe = append(s.carry, piece...)
+		probe = append(s.carry, text...)
 	}
-	cut, off := utf8Cut(probe, eof)
+	// A rune cut by the NUL is not judged: read a byte at a time, the NUL comes first.
+	cut, off := utf8Cut(probe, eof && nul < 0)
 	if off >= 0 {
-		return fmt.Errorf("line %d: invalid UTF-8 (byte 0x%02X)", s.lines+int64(bytes.Count(probe[:off], []byte("\n")))+1, probe[off])
+		return max(0, off-len(s.carry)), fmt.Errorf("line %d: invalid UTF-8 (byte 0x%02X)", s.lines+int64(bytes.Count(probe[:off], []byte("\n")))+1, probe[off])
+	}
+	if nul >= 0 {
+		return nul, fmt.Errorf("line %d: a NUL byte: not YAML or JSON text", s.lines+int64(bytes.Count(probe, []byte("\n")))+1)
 	}
 	s.lines += int64(bytes.Count(probe[:cut], []byte("\n")))
 	s.carry = append(s.carry[:0], probe[cut:]...)
-	return nil
+	return len(piece), nil
 }
 
 // peekLimit is how far open looks into a stream for its first byte past spaces, to choose

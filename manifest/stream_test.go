@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/daemonsched/daemonsched/internal/kubectldump"
 	"github.com/google/go-cmp/cmp"
@@ -415,6 +416,51 @@ func TestListGapPastTheBound(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			requireStdinEnds(t, tt.text, tt.endless, tt.want, bound)
+		})
+	}
+}
+
+// onlyReader hides every method of its reader but Read, as a pipe has none.
+type onlyReader struct{ r io.Reader }
+
+func (o onlyReader) Read(p []byte) (int, error) { return o.r.Read(p) }
+
+// The same text gives the same error read from a file, from a pipe in large reads and from a
+// pipe a byte at a time: the first problem in reading order, as the stream meets it (issue 25
+// item 4, review33 F10). Past Limits.Objects before a NUL byte or invalid UTF-8, a file was
+// refused for the byte, checked whole before anything was decoded, and a pipe for the byte or
+// for the objects by how its reads cut the text.
+func TestAFileAndAPipeGiveTheFirstProblemInReadingOrder(t *testing.T) {
+	t.Parallel()
+	node := func(name string) string { return "apiVersion: v1\nkind: Node\nmetadata: {name: " + name + "}\n" }
+	two := node("a") + "---\n" + node("b") + "---\n"
+	tests := []struct {
+		name, text, want string
+	}{
+		{"F10 a NUL byte after the object past the limit", two + node("c") + "# \x00\n", "in: more than 1 objects (limit Objects)"},
+		{"F10 invalid UTF-8 after the object past the limit", two + node("c") + "# \xff\n", "in: more than 1 objects (limit Objects)"},
+		{"F10 a rune cut at the end after the object past the limit", two + "\xc3", "in: more than 1 objects (limit Objects)"},
+		{"F10 a NUL byte in the object past the limit comes first", node("a") + "---\n" + node("b") + "# \x00\n", "in: line 8: a NUL byte: not YAML or JSON text"},
+		{"F10 invalid UTF-8 in the first object", node("a") + "# \xff\n---\n" + node("b"), "in: line 4: invalid UTF-8 (byte 0xFF)"},
+		{"F10 a NUL byte in a file of JSON is refused at once, as a pipe reads JSON whole", `{"kind":"List","items":[{},{}]}` + "\n\x00", "in: line 2: a NUL byte: not YAML or JSON text"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "in.yaml")
+			require.NoError(t, os.WriteFile(path, []byte(tt.text), 0o600))
+			opts := Options{Limits: Limits{Objects: 1}}
+			for _, in := range []struct {
+				way   string
+				input Input
+			}{
+				{"a file", Input{Name: "in", Path: path}},
+				{"a pipe", Input{Name: "in", Reader: onlyReader{strings.NewReader(tt.text)}}},
+				{"a pipe a byte at a time", Input{Name: "in", Reader: iotest.OneByteReader(strings.NewReader(tt.text))}},
+			} {
+				_, err := ReadInputs([]Input{in.input}, opts)
+				require.EqualError(t, err, tt.want, in.way)
+			}
 		})
 	}
 }

@@ -25,8 +25,9 @@ var limitFlags = map[string]string{
 // ObjectBytes; the API server's is 3 MiB)" reads "(limit ObjectBytes, --max-object-bytes; the
 // API server's is 3 MiB)". The library does not name the flags (apiserver and conformance
 // have none). Only what is read at the bounds of the flags goes through here: the inputs,
-// and the files beside them (read at --max-input-bytes); a candidate plan's quantities are
-// read at the default bounds, which no flag changes.
+// the files beside them (read at --max-input-bytes), and verify's candidate plan, whose
+// quantities are read at --max-quantity-* (its other bounds are conformance.PlanLimits', which
+// no flag here sets but --max-input-bytes, and name no flag of this table).
 func limitFlagged[T any](v T, err error) (T, error) {
 	var (
 		qe    *jsongate.QuantityError

@@ -9,10 +9,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// A refused quantity names the flag that sets its bound where one does (the inputs' reading),
-// and no flag where none does: a candidate plan is read at the default bounds, which
-// --max-quantity-* do not change (issue 25; the library's message named the flags everywhere).
-func TestQuantityRefusalNamesTheFlagOnlyWhereItApplies(t *testing.T) {
+// A refused quantity names the flag that sets its bound, in the inputs and in verify's
+// candidate plan alike: --max-quantity-* bound every quantity the command reads (issue 25 item
+// 1: the candidate was read at the default bounds whatever the flags said, and its refusal
+// named no flag).
+func TestQuantityRefusalNamesTheFlag(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) string {
 		path := filepath.Join(dir, name)
@@ -24,7 +25,12 @@ func TestQuantityRefusalNamesTheFlagOnlyWhereItApplies(t *testing.T) {
 	}
 	bomb := write("bomb.yaml", node("1e-999999999"))
 	long := write("long.yaml", node(strings.Repeat("1", 70)))
-	plan := write("plan.json", `{"daemonSets":[{"namespace":"a","name":"b","revisionHash":"","create":[{"node":"n","reason":"","pod":{"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"1e-999999999"}}}]}}}],"delete":[],"adopt":[],"release":[],"status":null}]}`)
+	candidate := func(cpu string) string {
+		return `{"daemonSets":[{"namespace":"a","name":"b","revisionHash":"","create":[{"node":"n","reason":"","pod":{"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"` + cpu + `"}}}]}}}],"delete":[],"adopt":[],"release":[],"status":null}]}`
+	}
+	plan := write("plan.json", candidate("1e-999999999"))
+	plan60 := write("plan60.json", candidate("1e-60"))
+	choices := filepath.Join("testdata", "manifests", "choices.yaml")
 	tests := []struct {
 		name       string
 		args       []string
@@ -38,9 +44,13 @@ func TestQuantityRefusalNamesTheFlagOnlyWhereItApplies(t *testing.T) {
 		args:       []string{"plan", "-f", long, "--max-quantity-length", "65"},
 		wantSuffix: "a quantity longer than 65 characters (limit QuantityLength, --max-quantity-length)\n",
 	}, {
-		name:       "a candidate plan's exponent names no flag",
-		args:       []string{"verify", "-f", filepath.Join("testdata", "manifests", "choices.yaml"), "--plan", plan},
-		wantSuffix: "a quantity with an exponent beyond ±100 (limit QuantityExponent)\n",
+		name:       "a candidate plan's exponent names --max-quantity-exponent",
+		args:       []string{"verify", "-f", choices, "--plan", plan},
+		wantSuffix: "a quantity with an exponent beyond ±100 (limit QuantityExponent, --max-quantity-exponent)\n",
+	}, {
+		name:       "a candidate plan's exponent is judged at the bound the flag set",
+		args:       []string{"verify", "-f", choices, "--plan", plan60, "--max-quantity-exponent", "50"},
+		wantSuffix: "plan60.json: candidate: daemonSets[0].create[0].pod.spec.containers[0].resources.requests[cpu]: Invalid value: \"1e-60\": a quantity with an exponent beyond ±50 (limit QuantityExponent, --max-quantity-exponent)\n",
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

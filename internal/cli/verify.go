@@ -68,8 +68,10 @@ rolling update that did not act) may be present or not.
 			return err
 		}
 		// ReadPlan streams: the candidate is held once as text (readSideFile's) and once
-		// decoded, never as the copies a whole-document decoding makes.
-		candidate, err := conformance.ReadPlan(bytes.NewReader(data), conformance.PlanLimits{Bytes: c.reading.limits.InputBytes})
+		// decoded, never as the copies a whole-document decoding makes. Its quantities are
+		// bounded as the inputs' are, by --max-quantity-*, and a refusal names the flag.
+		lim := c.reading.limits
+		candidate, err := limitFlagged(conformance.ReadPlan(bytes.NewReader(data), conformance.PlanLimits{Bytes: lim.InputBytes, QuantityLength: lim.QuantityLength, QuantityExponent: lim.QuantityExponent}))
 		if err != nil {
 			return fmt.Errorf("%s: %w", *planFile, err)
 		}
