@@ -310,3 +310,38 @@ func requireStdinEnds(t *testing.T, text, endless, want string, bound int) {
 		require.Less(t, rr.n, int64(1<<20), "reads of %d bytes: read %d bytes of the endless lines", most, rr.n)
 	}
 }
+
+// spoolPeak reads r for a spool, recording the most chunks the spool held at a read.
+type spoolPeak struct {
+	r    io.Reader
+	sp   *spool
+	peak int
+}
+
+func (p *spoolPeak) Read(b []byte) (int, error) {
+	if p.sp != nil {
+		p.peak = max(p.peak, len(p.sp.chunks))
+	}
+	return p.r.Read(b)
+}
+
+// One line of a document refused for its size is not held whole: the stream drops each piece
+// of it once read, as it drops each whole line. Released only at the line's end, one line of
+// 1,000 MB on stdin was held whole (1.0 GB peak, 30 s; audit34).
+func TestOneLongLineOfAStreamIsNotHeldWhole(t *testing.T) {
+	t.Parallel()
+	const line = 48 << 20
+	opts := Options{}
+	opts.Limits = opts.Limits.withDefaults()
+	text := io.MultiReader(strings.NewReader("apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  annotations: {a: \""),
+		io.LimitReader(&repeatReader{line: []byte("a")}, line), strings.NewReader("\"}\n"))
+	r := &spoolPeak{r: text}
+	name, o, _, err := openStreamed(Input{Name: "stdin", Reader: r}, opts.Limits.InputBytes, opts.Limits.ObjectBytes)
+	require.NoError(t, err)
+	require.NotNil(t, o.spool, "a YAML stream is read as it is decoded")
+	r.sp = o.spool
+	err = newCollector(opts).readOpened(name, o)
+	require.EqualError(t, err, "stdin: document 1: an object larger than 3 MiB (limit ObjectBytes; the API server's is 3 MiB)")
+	held := int64(r.peak) * spoolChunk
+	require.LessOrEqual(t, held, int64(DefaultObjectBytes)+4*spoolChunk, "held %d MiB of a %d MiB line", held>>20, line>>20)
+}
