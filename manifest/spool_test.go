@@ -345,3 +345,34 @@ func TestOneLongLineOfAStreamIsNotHeldWhole(t *testing.T) {
 	held := int64(r.peak) * spoolChunk
 	require.LessOrEqual(t, held, int64(DefaultObjectBytes)+4*spoolChunk, "held %d MiB of a %d MiB line", held>>20, line>>20)
 }
+
+// Stdin redirected from a regular file is read as a stream is, not whole, so that it holds
+// what a pipe holds: read whole, a 1,000 MB Node took 1 GB and 33 s to be refused for its
+// size (audit34). One over the input-size limit is still refused by its size, unread.
+func TestStdinFromAFileIsReadAsAStream(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "in.yaml")
+	text := "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  annotations: {a: \"" + strings.Repeat("a", 4<<20) + "\"}\n"
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o600))
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+
+	_, o, _, err := openStreamed(Input{Name: "stdin", Reader: f}, DefaultInputBytes, DefaultObjectBytes)
+	require.NoError(t, err)
+	require.True(t, o.text == nil, "not read whole")
+	require.NotNil(t, o.spool, "read as it is decoded")
+
+	_, err = f.Seek(0, io.SeekStart)
+	require.NoError(t, err)
+	_, err = ReadInputs([]Input{{Name: "stdin", Reader: f}}, Options{})
+	require.EqualError(t, err, "stdin: document 1: an object larger than 3 MiB (limit ObjectBytes; the API server's is 3 MiB)")
+
+	_, err = f.Seek(0, io.SeekStart)
+	require.NoError(t, err)
+	_, err = ReadInputs([]Input{{Name: "stdin", Reader: f}}, Options{Limits: Limits{InputBytes: 1 << 20}})
+	require.EqualError(t, err, "stdin: input is larger than 1 MiB (limit InputBytes)")
+	at, err := f.Seek(0, io.SeekCurrent)
+	require.NoError(t, err)
+	require.Zero(t, at, "refused by its size, unread")
+}
