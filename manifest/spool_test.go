@@ -351,3 +351,69 @@ func BenchmarkReadJSONHead(b *testing.B) {
 		})
 	}
 }
+
+// spoolPeak reads r for a spool, recording the most chunks the spool held at a read.
+type spoolPeak struct {
+	r    io.Reader
+	sp   *spool
+	peak int
+}
+
+func (p *spoolPeak) Read(b []byte) (int, error) {
+	if p.sp != nil {
+		p.peak = max(p.peak, len(p.sp.chunks))
+	}
+	return p.r.Read(b)
+}
+
+// One line of a document refused for its size is not held whole: the stream drops each piece
+// of it once read, as it drops each whole line. Released only at the line's end, one line of
+// 1,000 MB on stdin was held whole (1.0 GB peak, 30 s; audit34).
+func TestOneLongLineOfAStreamIsNotHeldWhole(t *testing.T) {
+	t.Parallel()
+	const line = 48 << 20
+	opts := Options{}
+	opts.Limits = opts.Limits.withDefaults()
+	text := io.MultiReader(strings.NewReader("apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  annotations: {a: \""),
+		io.LimitReader(&repeatReader{line: []byte("a")}, line), strings.NewReader("\"}\n"))
+	r := &spoolPeak{r: text}
+	name, o, _, err := openStreamed(Input{Name: "stdin", Reader: r}, opts.Limits.InputBytes, opts.Limits.ObjectBytes)
+	require.NoError(t, err)
+	require.NotNil(t, o.spool, "a YAML stream is read as it is decoded")
+	r.sp = o.spool
+	err = newCollector(opts).readOpened(name, o)
+	require.EqualError(t, err, "stdin: document 1: an object larger than 3 MiB (limit ObjectBytes; the API server's is 3 MiB)")
+	held := int64(r.peak) * spoolChunk
+	require.LessOrEqual(t, held, int64(DefaultObjectBytes)+4*spoolChunk, "held %d MiB of a %d MiB line", held>>20, line>>20)
+}
+
+// Stdin redirected from a regular file is read as a stream is, not whole, so that it holds
+// what a pipe holds: read whole, a 1,000 MB Node took 1 GB and 33 s to be refused for its
+// size (audit34). One over the input-size limit is still refused by its size, unread.
+func TestStdinFromAFileIsReadAsAStream(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "in.yaml")
+	text := "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  annotations: {a: \"" + strings.Repeat("a", 4<<20) + "\"}\n"
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o600))
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+
+	_, o, _, err := openStreamed(Input{Name: "stdin", Reader: f}, DefaultInputBytes, DefaultObjectBytes)
+	require.NoError(t, err)
+	require.True(t, o.text == nil, "not read whole")
+	require.NotNil(t, o.spool, "read as it is decoded")
+
+	_, err = f.Seek(0, io.SeekStart)
+	require.NoError(t, err)
+	_, err = ReadInputs([]Input{{Name: "stdin", Reader: f}}, Options{})
+	require.EqualError(t, err, "stdin: document 1: an object larger than 3 MiB (limit ObjectBytes; the API server's is 3 MiB)")
+
+	_, err = f.Seek(0, io.SeekStart)
+	require.NoError(t, err)
+	_, err = ReadInputs([]Input{{Name: "stdin", Reader: f}}, Options{Limits: Limits{InputBytes: 1 << 20}})
+	require.EqualError(t, err, "stdin: input is larger than 1 MiB (limit InputBytes)")
+	at, err := f.Seek(0, io.SeekCurrent)
+	require.NoError(t, err)
+	require.Zero(t, at, "refused by its size, unread")
+}

@@ -65,6 +65,7 @@ func (in *collector) streamInput(name string, o opened) error {
 		switch {
 		case errors.Is(err, bufio.ErrBufferFull) && split:
 			s.cont(line)
+			s.releaseStream()
 			continue
 		case errors.Is(err, bufio.ErrBufferFull) && len(long) == 0 && !bytes.HasPrefix(line, []byte("---")) && !bytes.HasPrefix(line, []byte("...")):
 			// A line longer than the buffer is taken piece by piece, not held whole: one line
@@ -74,6 +75,7 @@ func (in *collector) streamInput(name string, o opened) error {
 				return ferr
 			}
 			split = true
+			s.releaseStream()
 			continue
 		case errors.Is(err, bufio.ErrBufferFull):
 			long = append(long, line...)
@@ -92,9 +94,7 @@ func (in *collector) streamInput(name string, o opened) error {
 				return ferr
 			}
 		}
-		if o.spool != nil && s.list == nil {
-			s.release()
-		}
+		s.releaseStream()
 		long = long[:0]
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
@@ -206,6 +206,15 @@ func (s *splitter) skipList(br *bufio.Reader) {
 	s.n += bytes.Count(buf[:end], []byte("\n"))
 	s.off += int64(end)
 	_, _ = br.Discard(end)
+}
+
+// releaseStream lets a stream drop what it will not read again, after each line and after each
+// piece of a line longer than the buffer: released only at the end of a line, one line of a
+// document refused for its size was held whole, 1,000 MB of it on stdin (audit34).
+func (s *splitter) releaseStream() {
+	if s.o.spool != nil && s.list == nil {
+		s.release()
+	}
 }
 
 // release lets a stream (spool) drop the text it will not read again: what is before the
