@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/daemonsched/daemonsched/internal/readmemory"
 	"github.com/daemonsched/daemonsched/internal/scalebench"
@@ -32,6 +35,14 @@ const floorNodes = 5000
 // cpu-ms/op within 1.2 times the floor's.
 //
 //	GOMAXPROCS=1 go test -run '^$' -bench 'ReadFloor/(yaml|json)' -benchtime 1x -benchmem -count 5 ./manifest
+//
+// Run one after the other, the floor and Read see different loads on a shared machine, and
+// their ratio moves with it (0.85-1.35x from run to run at load 2-10). The alternated
+// sub-benchmarks run both in each round instead, the floor first in even rounds and Read first
+// in odd ones, so that a change of load falls on both sides alike; x-floor is the median of the
+// rounds' own ratios of CPU time (each round one floor and one Read):
+//
+//	GOMAXPROCS=1 go test -run '^$' -bench 'ReadFloor/alternated' -benchtime 5x ./manifest
 func BenchmarkReadFloor(b *testing.B) {
 	yamlDump, jsonDump := generatedDump(b, floorNodes)
 	kindOf := itemKinds(b, yamlDump)
@@ -75,7 +86,7 @@ func BenchmarkReadFloor(b *testing.B) {
 			return err
 		}
 	}
-	run("yaml/floor", yamlDump, func() error {
+	yamlFloor := func() error {
 		for i, it := range dedented {
 			js, err := yaml.YAMLToJSONStrict(it)
 			if err != nil {
@@ -86,9 +97,8 @@ func BenchmarkReadFloor(b *testing.B) {
 			}
 		}
 		return nil
-	})
-	run("yaml/Read", yamlDump, read(yamlDump))
-	run("json/floor", jsonDump, func() error {
+	}
+	jsonFloor := func() error {
 		var l struct{ Items []json.RawMessage }
 		if err := json.Unmarshal(jsonDump, &l); err != nil {
 			return err
@@ -99,8 +109,75 @@ func BenchmarkReadFloor(b *testing.B) {
 			}
 		}
 		return nil
-	})
-	run("json/Read", jsonDump, read(jsonDump))
+	}
+	yamlRead, jsonRead := read(yamlDump), read(jsonDump)
+	run("yaml/floor", yamlDump, yamlFloor)
+	run("yaml/Read", yamlDump, yamlRead)
+	run("json/floor", jsonDump, jsonFloor)
+	run("json/Read", jsonDump, jsonRead)
+	b.Run("alternated/yaml", func(b *testing.B) { alternate(b, yamlFloor, yamlRead) })
+	b.Run("alternated/json", func(b *testing.B) { alternate(b, jsonFloor, jsonRead) })
+}
+
+// alternate runs floor and read once each per round, in turn first, and reports the median of
+// the rounds' ratios of read's CPU time to floor's (x-floor), with the CPU time of each side
+// per round. Without a CPU clock it reports nothing but wall time.
+func alternate(b *testing.B, floor, read func() error) {
+	if _, known := scalebench.CPUTime(); !known {
+		b.Skip("no CPU clock on this platform")
+	}
+	var floorCPU, readCPU time.Duration
+	var ratios []float64
+	for b.Loop() {
+		first, second := floor, read
+		if len(ratios)%2 == 1 {
+			first, second = read, floor
+		}
+		a, err := cpuOf(first)
+		if err != nil {
+			b.Fatal(err)
+		}
+		c, err := cpuOf(second)
+		if err != nil {
+			b.Fatal(err)
+		}
+		f, r := a, c
+		if len(ratios)%2 == 1 {
+			f, r = c, a
+		}
+		floorCPU += f
+		readCPU += r
+		ratios = append(ratios, float64(r)/float64(f))
+	}
+	n := float64(len(ratios))
+	b.ReportMetric(median(ratios), "x-floor")
+	b.ReportMetric(float64(floorCPU)/n/1e6, "floor-cpu-ms/op")
+	b.ReportMetric(float64(readCPU)/n/1e6, "Read-cpu-ms/op")
+}
+
+// cpuOf is the CPU time the process spends in f, all threads together, so the collector's
+// background work during f counts against f. Each side starts as a fresh process would, its
+// garbage collected and the memory it held returned to the system, uncounted: the benchmark
+// holds its dumps (137 MB live) and what generating them freed, and Read's soft memory limit
+// (internal/readmemory, 512 MiB for this dump) counts memory the runtime keeps but does not
+// use, so that Read began its first collection at once and held it for seconds
+// (GODEBUG=gctrace=1), paying for the benchmark's memory rather than its own.
+func cpuOf(f func() error) (time.Duration, error) {
+	debug.FreeOSMemory()
+	start, _ := scalebench.CPUTime()
+	err := f()
+	end, _ := scalebench.CPUTime()
+	return end - start, err
+}
+
+// median is the middle of xs, or the mean of its two middle values; xs is sorted in place.
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	m := len(xs) / 2
+	if len(xs)%2 == 1 {
+		return xs[m]
+	}
+	return (xs[m-1] + xs[m]) / 2
 }
 
 // planReadOptions are the options the daemonsched plan command reads with, by default

@@ -1,6 +1,8 @@
 package jsongate
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -164,6 +166,66 @@ func FuzzStringEnd(f *testing.F) {
 		wantJ, wantEsc := stringEndByBytes(data, 0)
 		if gotJ, gotEsc := stringEnd(data, 0); gotJ != wantJ || gotEsc != wantEsc {
 			t.Errorf("stringEnd(%q) = %d, %v, want %d, %v", data, gotJ, gotEsc, wantJ, wantEsc)
+		}
+	})
+}
+
+// mayBeQuantityHolds is the promise of mayBeQuantity on raw, the text between the quotes of a
+// JSON string: when it says no, json.Unmarshal unescapes raw to text that Oversized passes
+// under the tightest limits, so that text has no quantity's form.
+func mayBeQuantityHolds(raw []byte) error {
+	data := append(append([]byte{'"'}, raw...), '"')
+	if j, _ := stringEnd(data, 0); j != len(data)-1 || mayBeQuantity(raw) {
+		return nil // not one string, or the unescaping decides
+	}
+	var s string
+	if err := json.Unmarshal(data, &s); err != nil {
+		return fmt.Errorf("mayBeQuantity(%q) = false, but it does not unescape: %v", raw, err)
+	}
+	if problem := Oversized(s, Limits{}); problem != "" {
+		return fmt.Errorf("mayBeQuantity(%q) = false, but %q is refused: %s", raw, s, problem)
+	}
+	return nil
+}
+
+func TestMayBeQuantity(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		raw  string
+		want bool
+	}{
+		{"a letter outside the escapes rules it out", `{\"a\":1}`, false},
+		{"an escaped digit may be a quantity", `\u0031e9999`, true},
+		{"escaped spaces around a quantity", `\t1e9999\n`, true},
+		{"a quantity's characters only", `1\u00659999`, true},
+		{"a malformed escape leaves it to the unescaping", `x\q`, true},
+		{"a short unicode escape leaves it to the unescaping", `x\u12`, true},
+		{"a control byte leaves it to the unescaping", "x\x01\\n", true},
+		{"a byte beyond ASCII may be a space", "\u00a01e9999\\n", true},
+		{"an escaped quote inside text", `say \"hi\"`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := mayBeQuantity([]byte(tt.raw)); got != tt.want {
+				t.Errorf("mayBeQuantity(%q) = %v, want %v", tt.raw, got, tt.want)
+			}
+			if err := mayBeQuantityHolds([]byte(tt.raw)); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+func FuzzMayBeQuantity(f *testing.F) {
+	f.Add([]byte(`{\"a\":1}`))     // an annotation holding JSON: ruled out
+	f.Add([]byte(`\u0031e9999`))   // an escaped quantity
+	f.Add([]byte(`x\u12`))         // a malformed escape
+	f.Add([]byte("\u00a0\\u0031")) // a space beyond ASCII, then an escaped digit
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if err := mayBeQuantityHolds(raw); err != nil {
+			t.Error(err)
 		}
 	})
 }
