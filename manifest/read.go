@@ -108,13 +108,15 @@ type Sources struct {
 // Input is one named input: bytes held in memory, a file or a stream. The first of Data, Path
 // and Reader that is set is read; files and streams are read when their turn comes. A file is
 // never held whole (it is read twice: checked, then decoded as it is split). A stream of YAML
-// is checked as it is decoded (a NUL byte, invalid UTF-8 and the size limit end it where they
-// are, after the text before them is decoded, however the stream's reads cut it; so does a
-// file of YAML holding a NUL byte or invalid UTF-8, so that a file and a pipe of the same
-// text name the same first problem) and held one document at a time, a list whole, since a list may be read again; a stream
-// whose text starts with "{" (a JSON stream, unless a line of it starts with "---"), UTF-16
-// and a stream redirected from a regular file are read whole first. Only regular files are
-// read from a Path (see [Limits.InputBytes] for the size).
+// (stdin from a pipe, or redirected from a regular file within the size limit) is checked as
+// it is decoded: a NUL byte, invalid UTF-8 and the size limit end it where they are, after the
+// text before them is decoded, however the stream's reads cut it; so does a file of YAML
+// holding a NUL byte or invalid UTF-8, so that a file and a pipe of the same text name the
+// same first problem. It is held one document at a time, a list whole, since a list may be
+// read again. A stream whose text starts with "{" (a JSON stream, unless a line of it starts
+// with "---") and UTF-16 are read whole first; a stream redirected from a regular file over
+// the size limit is refused by its size, unread. Only regular files are read from a Path (see
+// [Limits.InputBytes] for the size).
 type Input struct {
 	// Name stands for the input in messages and in [Source.File]; "" means Path.
 	Name   string
