@@ -43,7 +43,8 @@ that names none at --kubernetes-version (v1.36.3 without it).
 
 Each request carries an id that its answer repeats (conformance/testdata/protocol.schema.json);
 an answer without one is paired by order. PROGRAM runs in a process group of its own, killed
-when the run ends; it must read each request and answer it within --timeout, in a line of at
+when the run ends, or at once when the run gets SIGINT (Ctrl-C) or SIGTERM, which then writes
+no report and exits 130 or 143; it must read each request and answer it within --timeout, in a line of at
 most --max-line-bytes; its stderr is shown escaped, at most 1,000 lines.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -47,7 +47,9 @@ type session struct {
 	in      *os.File          // PROGRAM's stdin
 	answers <-chan answerLine // PROGRAM's stdout, line by line
 	exited  <-chan struct{}   // closed once PROGRAM has exited and waitErr is set
-	waitErr error             // exec.Cmd.Wait's
+	// interrupted is closed once a signal has killed PROGRAM's group (interrupts).
+	interrupted <-chan struct{}
+	waitErr     error // exec.Cmd.Wait's
 }
 
 // drive starts program once, in a process group of its own, and sends it every case, the
@@ -55,6 +57,8 @@ type session struct {
 // answer it within lim.timeout, exits, closes its stdin or stdout, writes a line longer than
 // lim.lineBytes or answers another request than the one waiting fails the case, and the
 // remaining cases fail without being sent. At the end the whole process group is killed.
+// SIGINT or SIGTERM while it runs kills the group at once, and drive returns an
+// *interruptedError and no outcomes (interrupt.go).
 // program's stderr reaches stderr escaped (printable.Escape) and cut to lim's bounds.
 func drive(program []string, cases []conformance.Case, lim protocolLimits, stderr io.Writer) ([]conformance.Outcome, error) {
 	// Pipes of our own rather than exec's: their ends are pollable, so that writes and reads
@@ -79,16 +83,19 @@ func drive(program []string, cases []conformance.Case, lim protocolLimits, stder
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	inOwnGroup(cmd)
 	prog := printable.Quote(program[0])
+	intr := catchInterrupts()
 	if err := cmd.Start(); err != nil {
+		intr.release()
 		return nil, fmt.Errorf("starting %s: %w", prog, err)
 	}
+	intr.watch(cmd)
 	// PROGRAM holds its ends now; ours would keep its reads from ending.
 	inR.Close()
 	outW.Close()
 	errW.Close()
 
 	exited := make(chan struct{})
-	s := &session{prog: prog, lim: lim, in: inW, exited: exited}
+	s := &session{prog: prog, lim: lim, in: inW, exited: exited, interrupted: intr.caught}
 	go func() {
 		s.waitErr = cmd.Wait()
 		close(exited)
@@ -137,10 +144,11 @@ func drive(program []string, cases []conformance.Case, lim protocolLimits, stder
 			}
 		case <-time.After(lim.timeout):
 			ending = fmt.Sprintf("daemonsched: %s did not exit within %v of its stdin closing: killed\n", prog, lim.timeout)
+		case <-intr.caught:
 		}
 	}
 	killGroup(cmd)
-	<-exited
+	exitSeen := intr.awaitExit(exited)
 	close(done)
 	// What the group wrote before it died is relayed; a process that left the group may still
 	// hold stderr open: stop waiting for it soon.
@@ -149,6 +157,9 @@ func drive(program []string, cases []conformance.Case, lim protocolLimits, stder
 	case <-time.After(time.Second):
 		errR.Close()
 		<-relayed
+	}
+	if sig := intr.release(); sig != nil {
+		return nil, &interruptedError{sig: sig, prog: prog, exitSeen: exitSeen}
 	}
 	io.WriteString(stderr, ending) //nolint:errcheck // as fmt.Fprintf to stderr
 	return outcomes, nil
@@ -184,6 +195,8 @@ func (s *session) exchange(c conformance.Case, id int64) (conformance.Outcome, e
 	var a answerLine
 	select {
 	case a = <-s.answers:
+	case <-s.interrupted:
+		return failed(errors.New("interrupted"))
 	case <-timer.C:
 		return failed(fmt.Errorf("%s did not answer within %v", s.prog, s.lim.timeout))
 	}

@@ -24,6 +24,10 @@ const (
 	exitStuck         = 4 // rollout status (ROLL-11), forecast (ROLL-10)
 	exitNonconforming = exitBadInput
 	exitLintFindings  = exitBadInput // lint (LINT-9)
+	// A signal ended conformance run (interrupt.go): 128 plus the signal's number (2 and 15
+	// on every system Go runs on), as a shell reports a command the signal killed.
+	exitInterrupted = 130 // SIGINT
+	exitTerminated  = 143 // SIGTERM
 )
 
 // exitStatus is a command that answered, with a status other than 0: run writes its output, as
@@ -60,6 +64,8 @@ var exitStatuses = []struct {
 	{exitStuck, []string{"rollout status"}, "a rollout is stuck (the report on stdout)"},
 	{exitProgressing, []string{"forecast"}, "a rollout is still progressing at the forecast's end and none is stuck (the forecast on stdout)"},
 	{exitStuck, []string{"forecast"}, "a rollout ends stuck (the forecast on stdout)"},
+	{exitInterrupted, []string{"conformance run"}, "interrupted by SIGINT: PROGRAM's process group killed, no report written (one line on stderr, nothing on stdout)"},
+	{exitTerminated, []string{"conformance run"}, "terminated by SIGTERM: the same"},
 }
 
 // exitHelp is the "Exit status" section of the help of the command at path (its CommandPath
@@ -106,11 +112,15 @@ func addExitHelp(c *cobra.Command) {
 // where to find help (cmd's), and on any other error the error, nothing on stdout.
 func exit(cmd *cobra.Command, err error, out []byte, stdout, stderr io.Writer) int {
 	var status exitStatus
+	var interrupted *interruptedError
 	switch {
 	case errors.Is(err, errUsage):
 		msg := strings.TrimRight(err.Error(), "\n")
 		fmt.Fprintf(stderr, "error: %s\nSee '%s --help'.\n", printable.Escape(msg), cmd.CommandPath())
 		return exitUsage
+	case errors.As(err, &interrupted):
+		printError(stderr, err)
+		return interrupted.code()
 	case err != nil && !errors.As(err, &status):
 		printError(stderr, err)
 		return exitBadInput

@@ -13,3 +13,6 @@ func killGroup(cmd *exec.Cmd) {
 		cmd.Process.Kill() //nolint:errcheck // it may have exited already
 	}
 }
+
+// groupOf names what killGroup kills, for messages: prog alone.
+func groupOf(prog string) string { return prog }

@@ -22,3 +22,6 @@ func killGroup(cmd *exec.Cmd) {
 	}
 	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) //nolint:errcheck // the group may be gone already
 }
+
+// groupOf names what killGroup kills, for messages: prog's process group.
+func groupOf(prog string) string { return prog + "'s process group" }
