@@ -207,8 +207,9 @@ func sortAsThePatchHandler(errs field.ErrorList) {
 // (typed, its keys matched exactly: kubectl sends no object without an apiVersion and a kind)
 // and as the API server reads its type before decoding the body (apimachinery's json
 // SimpleMetaFactory.Interpret): with encoding/json, so keys match under case folding and the
-// last of "apiVersion", "ApiVersion", ... in manifest, the body kubectl sends, wins. A body that reads there as another kind or
-// version is one the DaemonSet endpoint refuses, whatever the typed decoding filled.
+// last of "apiVersion", "ApiVersion", ... in manifest, the body kubectl sends, wins. A body
+// that reads there as another kind or version is one the DaemonSet endpoint refuses, whatever
+// the typed decoding filled.
 func checkTypeMeta(manifest []byte, typed *appsv1.DaemonSet) field.ErrorList {
 	var server struct {
 		APIVersion string `json:"apiVersion"`
