@@ -601,3 +601,19 @@ func TestConformanceServeCutsALongError(t *testing.T) {
 		t.Errorf("answer id %d, error of %d bytes (%.120q); want id 3 and an error cut near 1000 bytes", a.ID, len(a.Error), a.Error)
 	}
 }
+
+// answerID reads an answer's id as JudgeResponse reads the answer: not from a line past
+// conformance.AnswerBytes, which JudgeResponse refuses unparsed, where a 40 MB line was
+// checked and decoded whole for its id first (audit34).
+func TestAnswerIDReadsWhatTheJudgeReads(t *testing.T) {
+	t.Parallel()
+	line := func(skip int) []byte {
+		return []byte(`{"id":7,"skip":"` + strings.Repeat("a", skip) + `"}`)
+	}
+	if id, ok := answerID(line(10)); !ok || id != 7 {
+		t.Errorf("answerID of a short answer = %d, %v; want 7, true", id, ok)
+	}
+	if id, ok := answerID(line(conformance.AnswerBytes)); ok {
+		t.Errorf("answerID of a line past AnswerBytes = %d, true; want it unread", id)
+	}
+}

@@ -217,10 +217,11 @@ func (s *session) exchange(c conformance.Case, id int64) (conformance.Outcome, e
 
 // answerID is the id an answer line gives, read as the rest of the answer is: through the
 // same gate (manifest.CheckJSON: a key given twice or invalid UTF-8 refuses the line, which
-// JudgeResponse then reports as this case's error) and under its exact key, "id" (encoding/json
-// alone would take the last of two ids, and "ID" or "Id" as well).
+// JudgeResponse then reports as this case's error; so does a line over conformance.AnswerBytes,
+// which it refuses unparsed) and under its exact key, "id" (encoding/json alone would take the
+// last of two ids, and "ID" or "Id" as well).
 func answerID(line []byte) (int64, bool) {
-	if manifest.CheckJSON(line) != nil {
+	if len(line) > conformance.AnswerBytes || manifest.CheckJSON(line) != nil {
 		return 0, false
 	}
 	var keys map[string]json.RawMessage
