@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
-	"time"
 	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -100,13 +99,11 @@ func TestReadPlanRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			start := time.Now()
+			// The endless inputs end only at a bound: a reader without one hangs until go
+			// test's timeout.
 			_, err := ReadPlan(tt.in, tt.lim)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error %v, want one containing %q", err, tt.want)
-			}
-			if d := time.Since(start); d > 2*time.Second {
-				t.Errorf("took %v", d)
 			}
 		})
 	}
