@@ -123,11 +123,18 @@ func (s *spool) check(piece []byte, eof bool) (good int, err error) {
 	}
 	// A rune cut by the NUL is not judged: read a byte at a time, the NUL comes first.
 	cut, off := utf8Cut(probe, eof && nul < 0)
+	if nul >= 0 {
+		// A NUL is named before invalid UTF-8 ahead of it in the same piece, as the check of
+		// text held whole names it (binary, not text of another encoding); the text is
+		// kept up to the first of the two.
+		good = nul
+		if off >= 0 {
+			good = max(0, off-len(s.carry))
+		}
+		return good, fmt.Errorf("line %d: a NUL byte: not YAML or JSON text", s.lines+int64(bytes.Count(probe, []byte("\n")))+1)
+	}
 	if off >= 0 {
 		return max(0, off-len(s.carry)), fmt.Errorf("line %d: invalid UTF-8 (byte 0x%02X)", s.lines+int64(bytes.Count(probe[:off], []byte("\n")))+1, probe[off])
-	}
-	if nul >= 0 {
-		return nul, fmt.Errorf("line %d: a NUL byte: not YAML or JSON text", s.lines+int64(bytes.Count(probe, []byte("\n")))+1)
 	}
 	s.lines += int64(bytes.Count(probe[:cut], []byte("\n")))
 	s.carry = append(s.carry[:0], probe[cut:]...)
